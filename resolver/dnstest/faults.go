@@ -1,0 +1,125 @@
+package dnstest
+
+import (
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Fault changes how questions about one owner name are answered. The zero
+// Fault changes nothing. When several apply, Delay comes first, then Drop,
+// then Rcode, then Garbage, then Truncate.
+type Fault struct {
+	// Delay holds the reply back this long.
+	Delay time.Duration
+	// Drop sends no reply at all: the client times out.
+	Drop bool
+	// Rcode, when non-zero, replaces the answer with this response code
+	// (dns.RcodeServerFailure, dns.RcodeRefused, …).
+	Rcode int
+	// Garbage sends bytes that are not a DNS message.
+	Garbage bool
+	// Truncate answers UDP queries with the TC bit and no records, so the
+	// client must retry over TCP; TCP queries get the full answer.
+	Truncate bool
+}
+
+// Common faults.
+var (
+	ServFail = Fault{Rcode: dns.RcodeServerFailure} // SERVFAIL (RCODE 2)
+	Refused  = Fault{Rcode: dns.RcodeRefused}       // REFUSED (RCODE 5)
+	Drop     = Fault{Drop: true}                    // no reply: a timeout
+	Truncate = Fault{Truncate: true}                // TC bit over UDP
+	Garbage  = Fault{Garbage: true}                 // not a DNS message
+)
+
+// Delay returns a Fault that holds the reply back for d.
+func Delay(d time.Duration) Fault { return Fault{Delay: d} }
+
+// AnyType makes SetFault apply to questions of every type.
+const AnyType resolver.Type = 0
+
+type faultKey struct {
+	name  string
+	qtype resolver.Type
+}
+
+// faults is a concurrency-safe fault table, shared by Server and Resolver.
+type faults struct {
+	mu sync.RWMutex
+	m  map[faultKey]Fault
+}
+
+func (f *faults) set(name string, qtype resolver.Type, ft Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[faultKey]Fault{}
+	}
+	f.m[faultKey{resolver.CanonicalName(name), qtype}] = ft
+}
+
+// lookup merges the faults that apply to a question whose CNAME chain
+// visited names.
+func (f *faults) lookup(names []string, qtype resolver.Type) Fault {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var out Fault
+	for _, n := range names {
+		for _, t := range []resolver.Type{AnyType, qtype} {
+			ft, ok := f.m[faultKey{n, t}]
+			if !ok {
+				continue
+			}
+			out.Delay += ft.Delay
+			out.Drop = out.Drop || ft.Drop
+			out.Garbage = out.Garbage || ft.Garbage
+			out.Truncate = out.Truncate || ft.Truncate
+			if ft.Rcode != 0 {
+				out.Rcode = ft.Rcode
+			}
+		}
+	}
+	return out
+}
+
+// Received is one question a Server or Resolver answered.
+type Received struct {
+	Name string
+	Type resolver.Type
+	// Net is "udp", "tcp" or "mem".
+	Net  string
+	Time time.Time
+}
+
+// queryLog counts received questions.
+type queryLog struct {
+	mu  sync.Mutex
+	log []Received
+}
+
+func (l *queryLog) add(name string, qtype resolver.Type, net string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, Time: time.Now()})
+}
+
+func (l *queryLog) all() []Received {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Received(nil), l.log...)
+}
+
+func (l *queryLog) count(name string, qtype resolver.Type) int {
+	name = resolver.CanonicalName(name)
+	n := 0
+	for _, r := range l.all() {
+		if r.Name == name && (qtype == AnyType || r.Type == qtype) {
+			n++
+		}
+	}
+	return n
+}

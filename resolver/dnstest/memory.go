@@ -1,0 +1,67 @@
+package dnstest
+
+import (
+	"context"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Resolver answers from Zones in memory, with the same answers and faults
+// as a Server but without a socket. A dropped reply returns a timeout at
+// once (after any Delay), so unit tests never wait on it.
+type Resolver struct {
+	zones  *Zones
+	faults faults
+	log    queryLog
+}
+
+// NewResolver returns an in-memory resolver.Resolver over z.
+func NewResolver(z *Zones) *Resolver { return &Resolver{zones: z} }
+
+// SetFault injects f for questions about name of type qtype (AnyType for
+// all types), also when name is reached through a CNAME.
+func (r *Resolver) SetFault(name string, qtype resolver.Type, f Fault) {
+	r.faults.set(name, qtype, f)
+}
+
+// Queries returns every question answered so far.
+func (r *Resolver) Queries() []Received { return r.log.all() }
+
+// Count returns how many questions for name of type qtype (AnyType: any)
+// were answered.
+func (r *Resolver) Count(name string, qtype resolver.Type) int { return r.log.count(name, qtype) }
+
+// Lookup implements resolver.Resolver.
+func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	r.log.add(name, qtype, "mem")
+	if _, ok := dns.IsDomainName(name); !ok || resolver.CanonicalName(name) == "" {
+		return resolver.Fail(resolver.ReasonInvalidName)
+	}
+	q := dns.Question{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}
+	m, visited := r.zones.answer(q)
+	f := r.faults.lookup(visited, qtype)
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return resolver.Fail(resolver.ReasonCanceled)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return resolver.Fail(resolver.ReasonCanceled)
+	case f.Drop:
+		return resolver.Fail(resolver.ReasonTimeout)
+	case f.Rcode != 0:
+		m = &dns.Msg{MsgHdr: dns.MsgHdr{Rcode: f.Rcode}}
+	case f.Garbage:
+		return resolver.Fail(resolver.ReasonMalformed)
+	}
+	a, _ := resolver.FromMsg(name, qtype, m)
+	return a
+}

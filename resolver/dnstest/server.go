@@ -1,0 +1,163 @@
+package dnstest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Server is a real DNS server on 127.0.0.1 serving Zones over UDP and TCP
+// on the same, randomly chosen port.
+type Server struct {
+	zones  *Zones
+	faults faults
+	log    queryLog
+	udp    *dns.Server
+	tcp    *dns.Server
+	addr   string
+	stop   chan struct{}
+	once   sync.Once
+}
+
+// Start starts a Server for z and stops it when tb's test ends.
+func Start(tb testing.TB, z *Zones) *Server {
+	tb.Helper()
+	s, err := Listen(z)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Listen starts a Server for z; the caller must Close it.
+func Listen(z *Zones) (*Server, error) {
+	s := &Server{zones: z, stop: make(chan struct{})}
+	var lastErr error
+	for try := 0; try < 10; try++ {
+		tl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("dnstest: listen tcp: %w", err)
+		}
+		pc, err := net.ListenPacket("udp", tl.Addr().String())
+		if err != nil {
+			tl.Close()
+			lastErr = err
+			continue
+		}
+		s.addr = tl.Addr().String()
+		s.udp = &dns.Server{PacketConn: pc, Handler: s.handler("udp")}
+		s.tcp = &dns.Server{Listener: tl, Handler: s.handler("tcp")}
+		if err := s.serve(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("dnstest: listen udp: %w", lastErr)
+}
+
+func (s *Server) serve() error {
+	started := make(chan error, 2)
+	for _, srv := range []*dns.Server{s.udp, s.tcp} {
+		srv.NotifyStartedFunc = func() { started <- nil }
+		go func(srv *dns.Server) {
+			if err := srv.ActivateAndServe(); err != nil {
+				started <- err
+			}
+		}(srv)
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-started; err != nil {
+			s.Close()
+			return fmt.Errorf("dnstest: serve: %w", err)
+		}
+	}
+	return nil
+}
+
+// Addr returns the server's "127.0.0.1:port" address.
+func (s *Server) Addr() string { return s.addr }
+
+// Client returns a resolver.Client that asks only this server, with the
+// given per-attempt timeout (0 means the Client default).
+func (s *Server) Client(timeout time.Duration) *resolver.Client {
+	return &resolver.Client{Servers: []string{s.addr}, Timeout: timeout, Attempts: 1}
+}
+
+// SetFault injects f for questions about name of type qtype (AnyType for
+// all types). It applies also when name is reached through a CNAME.
+func (s *Server) SetFault(name string, qtype resolver.Type, f Fault) { s.faults.set(name, qtype, f) }
+
+// Queries returns every question received so far.
+func (s *Server) Queries() []Received { return s.log.all() }
+
+// Count returns how many questions for name of type qtype (AnyType: any)
+// were received, over UDP and TCP together.
+func (s *Server) Count(name string, qtype resolver.Type) int { return s.log.count(name, qtype) }
+
+// Close stops the server. It is safe to call more than once.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.stop)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = s.udp.ShutdownContext(ctx)
+		_ = s.tcp.ShutdownContext(ctx)
+	})
+}
+
+func (s *Server) handler(network string) dns.HandlerFunc {
+	return func(w dns.ResponseWriter, r *dns.Msg) {
+		if len(r.Question) != 1 {
+			m := new(dns.Msg)
+			m.SetRcode(r, dns.RcodeFormatError)
+			_ = w.WriteMsg(m)
+			return
+		}
+		q := r.Question[0]
+		s.log.add(q.Name, resolver.Type(q.Qtype), network)
+		m, visited := s.zones.answer(q)
+		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
+		if f.Delay > 0 {
+			select {
+			case <-time.After(f.Delay):
+			case <-s.stop:
+				return
+			}
+		}
+		s.reply(w, r, m, f, network)
+	}
+}
+
+func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network string) {
+	switch {
+	case f.Drop:
+		return
+	case f.Rcode != 0:
+		m = new(dns.Msg)
+		m.SetRcode(r, f.Rcode)
+	case f.Garbage:
+		_, _ = w.Write([]byte{0xde, 0xad})
+		return
+	case f.Truncate && network == "udp":
+		m = new(dns.Msg)
+		m.SetReply(r)
+		m.Truncated = true
+	default:
+		rcode := m.Rcode
+		m.SetReply(r)
+		m.Rcode = rcode
+	}
+	m.RecursionAvailable = true
+	if opt := r.IsEdns0(); opt != nil {
+		m.SetEdns0(opt.UDPSize(), false)
+	}
+	_ = w.WriteMsg(m)
+}

@@ -1,0 +1,177 @@
+package resolver
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// MaxCNAMEChain bounds the aliases followed for one question, inside one
+// reply and across re-queries (RFC 1034 §3.6.2 asks resolvers to bound
+// chains; 8 matches common recursive resolvers).
+const MaxCNAMEChain = 8
+
+// FromMsg turns a DNS reply to the question (qname, qtype) into an Answer.
+// It follows the CNAME chain that starts at qname inside the answer
+// section. When the chain ends in an alias whose target the reply does not
+// cover, FromMsg returns NoData and the unresolved target as next; the
+// caller may ask again for next. FromMsg is exported for resolver/dnstest,
+// which serves the same decoded answers without a socket.
+func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
+	a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData}
+	name := CanonicalName(qname)
+	seen := map[string]bool{name: true}
+	for {
+		recs, target := recordsAt(m.Answer, name, qtype)
+		if len(recs) > 0 {
+			a.Outcome, a.Records = Found, recs
+			return a, ""
+		}
+		if target == "" {
+			break
+		}
+		if seen[target] || len(a.CNAMEs) >= MaxCNAMEChain {
+			return failWith(a, ReasonCNAMELoop), ""
+		}
+		seen[target] = true
+		a.CNAMEs = append(a.CNAMEs, target)
+		name = target
+		if !ownerPresent(m.Answer, name) && m.Rcode == dns.RcodeSuccess && !hasSOA(m.Ns) {
+			// The reply stops at the alias; ask again for the target.
+			a.Outcome = NoData
+			return a, name
+		}
+	}
+	switch m.Rcode {
+	case dns.RcodeSuccess:
+		a.Outcome = NoData
+	case dns.RcodeNameError:
+		a.Outcome = NXDomain
+	case dns.RcodeServerFailure:
+		return failWith(a, ReasonServFail), ""
+	case dns.RcodeRefused:
+		return failWith(a, ReasonRefused), ""
+	default:
+		return failWith(a, ReasonRcode), ""
+	}
+	return a, ""
+}
+
+func failWith(a Answer, r Reason) Answer {
+	a.Outcome, a.Reason, a.Records = Inconclusive, r, nil
+	return a
+}
+
+// recordsAt returns the records of qtype owned by name, and the target of
+// a CNAME owned by name when there are none.
+func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname string) {
+	for _, rr := range rrs {
+		h := rr.Header()
+		if h.Class != dns.ClassINET || CanonicalName(h.Name) != name {
+			continue
+		}
+		if Type(h.Rrtype) == qtype {
+			if r, ok := decode(rr); ok {
+				recs = append(recs, r)
+			}
+			continue
+		}
+		if c, ok := rr.(*dns.CNAME); ok && cname == "" {
+			cname = CanonicalName(c.Target)
+		}
+	}
+	return recs, cname
+}
+
+// hasSOA reports whether an authority section carries the SOA that marks
+// a final negative answer (RFC 2308 §2.2).
+func hasSOA(rrs []dns.RR) bool {
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == dns.TypeSOA {
+			return true
+		}
+	}
+	return false
+}
+
+func ownerPresent(rrs []dns.RR, name string) bool {
+	for _, rr := range rrs {
+		if CanonicalName(rr.Header().Name) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decode converts one miekg RR into a Record. Types mailauth does not use
+// are reported with their header only.
+func decode(rr dns.RR) (Record, bool) {
+	h := rr.Header()
+	r := Record{Name: CanonicalName(h.Name), Type: Type(h.Rrtype), TTL: h.Ttl}
+	switch v := rr.(type) {
+	case *dns.A:
+		addr, ok := netip.AddrFromSlice(v.A.To4())
+		if !ok {
+			return r, false
+		}
+		r.Addr = addr
+	case *dns.AAAA:
+		addr, ok := netip.AddrFromSlice(v.AAAA.To16())
+		if !ok {
+			return r, false
+		}
+		r.Addr = addr
+	case *dns.MX:
+		r.Preference, r.Target = v.Preference, CanonicalName(v.Mx)
+	case *dns.PTR:
+		r.Target = CanonicalName(v.Ptr)
+	case *dns.CNAME:
+		r.Target = CanonicalName(v.Target)
+	case *dns.TXT:
+		r.TXT = unescapeAll(v.Txt)
+	case *dns.SPF:
+		r.TXT = unescapeAll(v.Txt)
+	case *dns.CAA:
+		r.CAAFlags, r.CAATag, r.CAAValue = v.Flag, v.Tag, unescape(v.Value)
+	}
+	return r, true
+}
+
+func unescapeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = unescape(s)
+	}
+	return out
+}
+
+// unescape undoes the presentation escapes miekg/dns applies to
+// character-strings (\X and \DDD), giving back the octets on the wire.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
+			if n, err := strconv.Atoi(s[i+1 : i+4]); err == nil && n <= 255 {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i+1])
+		i++
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

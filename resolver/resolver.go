@@ -1,0 +1,233 @@
+// Package resolver is the DNS layer every mailauth check is built on.
+//
+// A lookup never fails with a Go error: it returns an [Answer] whose
+// [Outcome] says what the DNS said. Found means records of the asked type
+// were returned; NoData means the name exists without records of that type
+// (RFC 2308); NXDomain means the name does not exist (RFC 8020);
+// Inconclusive means nothing can be concluded (SERVFAIL, REFUSED, timeout,
+// a failed TCP retry, a CNAME loop, a malformed reply or an exhausted query
+// budget), and [Answer.Reason] says which. Only NoData and NXDomain may ever
+// be reported as "absent"; an inconclusive lookup is never turned into one.
+//
+// The package offers one interface, [Resolver], with one method, so fakes
+// stay trivial; [Client], the production implementation on top of
+// github.com/miekg/dns; and [Scan], a per-scan decorator that shares
+// identical questions, caches answers for the life of a scan, counts them
+// and enforces a query budget.
+//
+// Names are plain ASCII strings (A-labels). They are compared
+// case-insensitively (RFC 4343) and a trailing dot is optional: every name
+// returned in an Answer is lower-case without the trailing dot.
+//
+// What this package does not do: DNSSEC validation (the AD bit of the
+// recursive resolver is reported as is), IDNA mapping of user input (the
+// root package does that), or any caching across scans.
+package resolver
+
+import (
+	"context"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Resolver answers one DNS question. Implementations must be safe for
+// concurrent use, must honour ctx, and must never block past ctx's deadline.
+type Resolver interface {
+	// Lookup asks for the records of type qtype at name. name is an ASCII
+	// domain name, with or without the trailing dot, in any case.
+	Lookup(ctx context.Context, name string, qtype Type) Answer
+}
+
+// Type is a DNS RR type (RFC 1035 §3.2.2).
+type Type uint16
+
+// The RR types mailauth asks for or follows.
+const (
+	TypeA     Type = 1   // IPv4 address (RFC 1035)
+	TypeNS    Type = 2   // name server (RFC 1035)
+	TypeCNAME Type = 5   // alias (RFC 1035)
+	TypeSOA   Type = 6   // start of authority (RFC 1035)
+	TypePTR   Type = 12  // domain name pointer (RFC 1035)
+	TypeMX    Type = 15  // mail exchange (RFC 1035)
+	TypeTXT   Type = 16  // text strings (RFC 1035)
+	TypeAAAA  Type = 28  // IPv6 address (RFC 3596)
+	TypeSPF   Type = 99  // obsolete SPF type (RFC 7208 §14.1)
+	TypeCAA   Type = 257 // certification authority authorization (RFC 8659)
+)
+
+var typeNames = map[Type]string{
+	TypeA: "A", TypeNS: "NS", TypeCNAME: "CNAME", TypeSOA: "SOA", TypePTR: "PTR",
+	TypeMX: "MX", TypeTXT: "TXT", TypeAAAA: "AAAA", TypeSPF: "SPF", TypeCAA: "CAA",
+}
+
+// String returns the mnemonic of t, or TYPEnnn (RFC 3597) for others.
+func (t Type) String() string {
+	if s, ok := typeNames[t]; ok {
+		return s
+	}
+	return "TYPE" + strconv.Itoa(int(t))
+}
+
+// Outcome classifies a lookup.
+type Outcome string
+
+// The four outcomes of a lookup (DESIGN.md section 2).
+const (
+	Found        Outcome = "found"        // records of the asked type were returned
+	NoData       Outcome = "nodata"       // the name exists, no records of this type (RFC 2308)
+	NXDomain     Outcome = "nxdomain"     // the name does not exist (RFC 8020)
+	Inconclusive Outcome = "inconclusive" // nothing can be concluded; see Reason
+)
+
+// Reason says why a lookup was inconclusive. It is empty otherwise.
+type Reason string
+
+// Reasons for an inconclusive lookup.
+const (
+	ReasonNone            Reason = ""
+	ReasonServFail        Reason = "servfail"         // RCODE 2
+	ReasonRefused         Reason = "refused"          // RCODE 5
+	ReasonRcode           Reason = "rcode"            // another error RCODE
+	ReasonTimeout         Reason = "timeout"          // no reply within the timeout
+	ReasonNetwork         Reason = "network"          // the server could not be reached
+	ReasonTruncated       Reason = "truncated"        // UDP reply truncated and the TCP retry failed
+	ReasonBudgetExhausted Reason = "budget_exhausted" // the per-scan query budget is spent
+	ReasonCanceled        Reason = "canceled"         // the caller's context ended
+	ReasonMalformed       Reason = "malformed"        // the reply could not be used
+	ReasonCNAMELoop       Reason = "cname_loop"       // CNAME chain looped or was too long
+	ReasonInvalidName     Reason = "invalid_name"     // the question name is not a valid DNS name
+)
+
+// Answer is the result of one lookup.
+type Answer struct {
+	Outcome Outcome
+	// Reason is set only when Outcome is Inconclusive.
+	Reason Reason
+	// Rcode is the DNS response code of the final reply, or -1 when there
+	// was no reply.
+	Rcode int
+	// Records holds the records of the asked type at the end of the CNAME
+	// chain. It is empty unless Outcome is Found.
+	Records []Record
+	// CNAMEs lists the alias targets followed from the question name, in
+	// order. Kept for the redaction guard; never displayed.
+	CNAMEs []string
+	// Authentic is the AD bit of the reply.
+	Authentic bool
+}
+
+// Exists reports whether the name exists: Found or NoData.
+func (a Answer) Exists() bool { return a.Outcome == Found || a.Outcome == NoData }
+
+// Absent reports whether the lookup proved there are no such records:
+// NoData or NXDomain.
+func (a Answer) Absent() bool { return a.Outcome == NoData || a.Outcome == NXDomain }
+
+// Conclusive reports whether the outcome is anything but Inconclusive.
+func (a Answer) Conclusive() bool { return a.Outcome != Inconclusive }
+
+// Fail returns an inconclusive Answer with the given reason.
+func Fail(reason Reason) Answer {
+	return Answer{Outcome: Inconclusive, Reason: reason, Rcode: -1}
+}
+
+// Record is one resource record in a decoded, presentation-neutral form.
+// Exactly the fields of its Type are set.
+type Record struct {
+	// Name is the owner name, lower-case, without the trailing dot.
+	Name string
+	Type Type
+	TTL  uint32
+	// TXT holds the character-strings of a TXT or SPF record as raw bytes
+	// (zone-file escapes undone), one element per string.
+	TXT []string
+	// Target is the exchange of an MX, the name of a PTR or the target of a
+	// CNAME, lower-case without the trailing dot; "" for the root (a null MX).
+	Target string
+	// Preference is the MX preference.
+	Preference uint16
+	// Addr is the address of an A or AAAA record.
+	Addr netip.Addr
+	// CAA fields (RFC 8659 §4.1).
+	CAAFlags uint8
+	CAATag   string
+	CAAValue string
+}
+
+// JoinedTXT returns the strings of a TXT record joined with no separator,
+// as SPF, DMARC, DKIM, MTA-STS and TLS-RPT require.
+func (r Record) JoinedTXT() string { return strings.Join(r.TXT, "") }
+
+// TXTs returns one joined string per TXT record of a Found answer.
+func (a Answer) TXTs() []string {
+	var out []string
+	for _, r := range a.Records {
+		if r.Type == TypeTXT || r.Type == TypeSPF {
+			out = append(out, r.JoinedTXT())
+		}
+	}
+	return out
+}
+
+// Addrs returns the addresses of the A and AAAA records of a Found answer.
+func (a Answer) Addrs() []netip.Addr {
+	var out []netip.Addr
+	for _, r := range a.Records {
+		if r.Type == TypeA || r.Type == TypeAAAA {
+			out = append(out, r.Addr)
+		}
+	}
+	return out
+}
+
+// Targets returns the Target of every MX, PTR or CNAME record of a Found
+// answer.
+func (a Answer) Targets() []string {
+	var out []string
+	for _, r := range a.Records {
+		if r.Type == TypeMX || r.Type == TypePTR || r.Type == TypeCNAME {
+			out = append(out, r.Target)
+		}
+	}
+	return out
+}
+
+// CanonicalName returns name lower-cased without a trailing dot: the form
+// every name in this package is compared and returned in.
+func CanonicalName(name string) string {
+	name = strings.TrimSuffix(name, ".")
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(name)
+		}
+	}
+	return name
+}
+
+// ReverseName returns the name to query PTR records for addr: in-addr.arpa
+// for IPv4 (RFC 1035 §3.5) and the nibble form under ip6.arpa for IPv6
+// (RFC 3596 §2.5). IPv4-mapped IPv6 addresses are treated as IPv4.
+func ReverseName(addr netip.Addr) string {
+	addr = addr.Unmap()
+	var b strings.Builder
+	if addr.Is4() {
+		a := addr.As4()
+		for i := 3; i >= 0; i-- {
+			b.WriteString(strconv.Itoa(int(a[i])))
+			b.WriteByte('.')
+		}
+		b.WriteString("in-addr.arpa")
+		return b.String()
+	}
+	const hexdigits = "0123456789abcdef"
+	a := addr.As16()
+	for i := 15; i >= 0; i-- {
+		b.WriteByte(hexdigits[a[i]&0x0f])
+		b.WriteByte('.')
+		b.WriteByte(hexdigits[a[i]>>4])
+		b.WriteByte('.')
+	}
+	b.WriteString("ip6.arpa")
+	return b.String()
+}
