@@ -1,0 +1,17 @@
+// Package mailauth diagnoses the public email-authentication and
+// transport-security configuration of a domain — MX, SPF, DMARC (RFC 9989),
+// DKIM for a supplied selector, MTA-STS (RFC 8461, with a real HTTPS policy
+// fetch), TLS-RPT, PTR with forward confirmation for a supplied sending IP,
+// and CAA — or of one sending IP alone.
+//
+// A [Scanner] runs the eight checks of the protocol packages (spf, dmarc,
+// dkim, mtasts, tlsrpt, ptr, caa, mx) concurrently over one per-scan
+// resolver, judges their facts into a status and severity per check, a
+// score and a grade, and words the result in Chinese and English. The
+// result never carries raw records, hostnames, addresses, URIs, policy text
+// or key material: only counts, states and the caller's own inputs.
+//
+// Input normalization (domains given as names, URLs or mailboxes; sending
+// IPs that must be public; DKIM selectors) lives here too, so that the
+// library, the CLI and the HTTP service accept exactly the same inputs.
+package mailauth

@@ -1,0 +1,153 @@
+// Package redact is mailauth's leak guard. During a scan it records every
+// sensitive value seen on the wire — queried names, answer data (TXT text
+// and its tokens, MX/PTR/CNAME targets, addresses, CAA values), and values
+// reported by the HTTPS fetch (policy text, MX patterns, URLs) — and it
+// proves that an outgoing JSON document contains none of them.
+//
+// Collection happens at the boundaries (a Resolver wrapper and the fetch's
+// observe hook), so protocol packages stay unaware of it. An explicit
+// allowlist holds the values a response may echo: the normalized and
+// Unicode domain, the DKIM selector, the sending IP and the DMARC policy
+// domain.
+//
+// A Set never logs or returns the values it holds: errors and counts only.
+package redact
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/net/idna"
+)
+
+// MinLen is the shortest value a Set records. Shorter fragments ("mx",
+// "ca") are protocol words that would match ordinary text.
+const MinLen = 4
+
+// ErrLeak is returned by Verify when a recorded value was found.
+var ErrLeak = errors.New("redact: sensitive value in output")
+
+// Set holds the sensitive values of one scan. It is safe for concurrent
+// use. The zero value is not usable; call NewSet.
+type Set struct {
+	mu     sync.RWMutex
+	values map[string]struct{}
+	allow  map[string]struct{}
+}
+
+// NewSet returns an empty Set.
+func NewSet() *Set {
+	return &Set{values: map[string]struct{}{}, allow: map[string]struct{}{}}
+}
+
+// Add records values. Each is stored lower-cased, without a trailing dot,
+// and also in Unicode form when it contains an A-label. Values shorter
+// than MinLen are ignored.
+func (s *Set) Add(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		for _, f := range forms(v) {
+			if len(f) >= MinLen {
+				s.values[f] = struct{}{}
+			}
+		}
+	}
+}
+
+// Allow marks values a response may echo (the caller's own inputs and the
+// DMARC policy domain). A recorded value equal to an allowed one is not a
+// leak, and a JSON string equal to an allowed value is not searched.
+func (s *Set) Allow(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		for _, f := range forms(v) {
+			if f != "" {
+				s.allow[f] = struct{}{}
+			}
+		}
+	}
+}
+
+// Len returns the number of recorded values.
+func (s *Set) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.values)
+}
+
+// Contains reports whether text contains any recorded value that is not
+// allowed, compared case-insensitively.
+func (s *Set) Contains(text string) bool {
+	if text == "" {
+		return false
+	}
+	t := strings.ToLower(text)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.allow[t]; ok {
+		return false
+	}
+	for v := range s.values {
+		if _, ok := s.allow[v]; ok {
+			continue
+		}
+		if strings.Contains(t, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// Verify decodes a JSON document and checks every string in it, keys and
+// values, with Contains. It returns an error wrapping ErrLeak that counts
+// the hits without naming them, or a decoding error.
+func (s *Set) Verify(body []byte) error {
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return fmt.Errorf("redact: decode output: %w", err)
+	}
+	if n := s.hits(doc); n > 0 {
+		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
+	}
+	return nil
+}
+
+func (s *Set) hits(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case string:
+		if s.Contains(x) {
+			n++
+		}
+	case []any:
+		for _, e := range x {
+			n += s.hits(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if s.Contains(k) {
+				n++
+			}
+			n += s.hits(e)
+		}
+	}
+	return n
+}
+
+// forms returns the comparison forms of v: lower-case without a trailing
+// dot, plus the Unicode form when v holds A-labels.
+func forms(v string) []string {
+	v = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), ".")
+	out := []string{v}
+	if strings.Contains(v, "xn--") {
+		if u, err := idna.Display.ToUnicode(v); err == nil && u != v {
+			out = append(out, u)
+		}
+	}
+	return out
+}

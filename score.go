@@ -1,0 +1,81 @@
+package mailauth
+
+// Scoring, in one place (DESIGN.md section 3; documented on
+// /developers/api/). Each check has a weight; a pass earns its whole
+// weight, a warn half of it, a fail nothing; an info check is left out of
+// both the points and the total. The score is the share of points in the
+// total, as a percentage rounded half up; a scan where every check is info
+// scores 0.
+
+// weights of the checks; they sum to 100.
+var weights = map[CheckID]int{
+	CheckMX:     15,
+	CheckSPF:    20,
+	CheckDMARC:  25,
+	CheckDKIM:   10,
+	CheckMTASTS: 10,
+	CheckTLSRPT: 5,
+	CheckPTR:    10,
+	CheckCAA:    5,
+}
+
+// gradeFloors maps the lowest score of each grade, best first.
+var gradeFloors = []struct {
+	min   int
+	grade Grade
+}{
+	{90, GradeA},
+	{80, GradeB},
+	{65, GradeC},
+	{50, GradeD},
+	{0, GradeF},
+}
+
+// score returns the score of a set of check verdicts.
+func score(checks []CheckSummary) int {
+	num, den := 0, 0 // in half points, to stay in integers
+	for _, c := range checks {
+		w := weights[c.ID]
+		switch c.Status {
+		case StatusPass:
+			num, den = num+2*w, den+2*w
+		case StatusWarn:
+			num, den = num+w, den+2*w
+		case StatusFail:
+			den += 2 * w
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	// round(100·num/den) with halves rounded up, in integers.
+	return (200*num + den) / (2 * den)
+}
+
+// gradeFor returns the grade of a score.
+func gradeFor(score int) Grade {
+	for _, f := range gradeFloors {
+		if score >= f.min {
+			return f.grade
+		}
+	}
+	return GradeF
+}
+
+// countStatuses counts checks by status.
+func countStatuses(checks []CheckSummary) StatusCounts {
+	var c StatusCounts
+	for _, ch := range checks {
+		switch ch.Status {
+		case StatusPass:
+			c.Pass++
+		case StatusWarn:
+			c.Warn++
+		case StatusFail:
+			c.Fail++
+		default:
+			c.Info++
+		}
+	}
+	return c
+}

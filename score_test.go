@@ -1,0 +1,88 @@
+package mailauth
+
+import "testing"
+
+func checksWith(statuses map[CheckID]Status) []CheckSummary {
+	var out []CheckSummary
+	for _, id := range CheckOrder {
+		st, ok := statuses[id]
+		if !ok {
+			st = StatusInfo
+		}
+		out = append(out, CheckSummary{ID: id, Status: st})
+	}
+	return out
+}
+
+func TestWeightsSumTo100(t *testing.T) {
+	sum := 0
+	for _, id := range CheckOrder {
+		w, ok := weights[id]
+		if !ok {
+			t.Fatalf("no weight for %s", id)
+		}
+		sum += w
+	}
+	if sum != 100 || len(weights) != 8 {
+		t.Fatalf("weights sum to %d over %d checks, want 100 over 8", sum, len(weights))
+	}
+}
+
+func TestScore(t *testing.T) {
+	all := func(s Status) map[CheckID]Status {
+		m := map[CheckID]Status{}
+		for _, id := range CheckOrder {
+			m[id] = s
+		}
+		return m
+	}
+	tests := []struct {
+		name     string
+		statuses map[CheckID]Status
+		want     int
+		grade    Grade
+	}{
+		{"all pass", all(StatusPass), 100, GradeA},
+		{"all fail", all(StatusFail), 0, GradeF},
+		{"all warn", all(StatusWarn), 50, GradeD},
+		{"all info", all(StatusInfo), 0, GradeF},
+		// mx 15 + spf 20 pass of 35 → 100.
+		{"only two evaluated, both pass", map[CheckID]Status{CheckMX: StatusPass, CheckSPF: StatusPass}, 100, GradeA},
+		// dkim and ptr info (not supplied): den 80. pass mx,spf,dmarc(60) + warn mta-sts(5) + fail tls-rpt + pass caa(5) = 70/80 = 87.5 → 88.
+		{"typical", map[CheckID]Status{CheckMX: StatusPass, CheckSPF: StatusPass, CheckDMARC: StatusPass, CheckMTASTS: StatusWarn, CheckTLSRPT: StatusFail, CheckCAA: StatusPass}, 88, GradeB},
+		// mx pass 15, spf warn 10, dmarc warn 12.5, mta-sts fail, tls-rpt fail, caa info, dkim/ptr info → 37.5/75 = 50 → D.
+		{"weak", map[CheckID]Status{CheckMX: StatusPass, CheckSPF: StatusWarn, CheckDMARC: StatusWarn, CheckMTASTS: StatusFail, CheckTLSRPT: StatusFail}, 50, GradeD},
+		// 1 warn (caa 2.5) of 5 → 50; half-up: mx warn 7.5 / 15 = 50.
+		{"half", map[CheckID]Status{CheckCAA: StatusWarn}, 50, GradeD},
+		// spf pass 20, dmarc fail 25 → 20/45 = 44.44 → 44.
+		{"rounding down", map[CheckID]Status{CheckSPF: StatusPass, CheckDMARC: StatusFail}, 44, GradeF},
+		// tls-rpt warn 2.5, mx pass 15 → 17.5/20 = 87.5 → 88 (half up).
+		{"rounding half up", map[CheckID]Status{CheckTLSRPT: StatusWarn, CheckMX: StatusPass}, 88, GradeB},
+		// mx pass 15 + dmarc pass 25 + spf fail → 40/60 = 66.67 → 67 → C.
+		{"grade C", map[CheckID]Status{CheckMX: StatusPass, CheckDMARC: StatusPass, CheckSPF: StatusFail}, 67, GradeC},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checks := checksWith(tc.statuses)
+			got := score(checks)
+			if got != tc.want {
+				t.Fatalf("score = %d, want %d", got, tc.want)
+			}
+			if g := gradeFor(got); g != tc.grade {
+				t.Fatalf("grade(%d) = %s, want %s", got, g, tc.grade)
+			}
+			c := countStatuses(checks)
+			if c.Pass+c.Warn+c.Fail+c.Info != 8 {
+				t.Fatalf("counts %+v do not sum to 8", c)
+			}
+		})
+	}
+}
+
+func TestGradeBoundaries(t *testing.T) {
+	for s, want := range map[int]Grade{100: GradeA, 90: GradeA, 89: GradeB, 80: GradeB, 79: GradeC, 65: GradeC, 64: GradeD, 50: GradeD, 49: GradeF, 0: GradeF} {
+		if got := gradeFor(s); got != want {
+			t.Errorf("gradeFor(%d) = %s, want %s", s, got, want)
+		}
+	}
+}

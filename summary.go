@@ -1,0 +1,221 @@
+package mailauth
+
+import (
+	"errors"
+	"time"
+)
+
+// ScanRequest asks for a scan of one domain. It mirrors the API's
+// ScanRequest; empty optional fields mean "not supplied".
+type ScanRequest struct {
+	// Domain is a bare domain, an http(s) URL or a mailbox address.
+	Domain string
+	// DKIMSelector, when not empty, is the selector whose key is checked.
+	// The scanner never guesses selectors.
+	DKIMSelector string
+	// SendingIP, when not empty, is the public outbound address whose PTR
+	// and forward confirmation are checked.
+	SendingIP string
+}
+
+// ErrResolverUnavailable means no DNS server answered at all during a
+// scan: the result would say nothing about the domain, so none is given.
+// The HTTP service answers 500.
+var ErrResolverUnavailable = errors.New("mailauth: DNS resolver unavailable")
+
+// CheckID names one of the eight checks.
+type CheckID string
+
+// The eight checks, in the order a ScanSummary lists them (DESIGN.md
+// section 3).
+const (
+	CheckMX     CheckID = "mx"
+	CheckSPF    CheckID = "spf"
+	CheckDMARC  CheckID = "dmarc"
+	CheckDKIM   CheckID = "dkim"
+	CheckMTASTS CheckID = "mta-sts"
+	CheckTLSRPT CheckID = "tls-rpt"
+	CheckPTR    CheckID = "ptr"
+	CheckCAA    CheckID = "caa"
+)
+
+// CheckOrder is the fixed order of the checks in a ScanSummary.
+var CheckOrder = [8]CheckID{CheckMX, CheckSPF, CheckDMARC, CheckDKIM, CheckMTASTS, CheckTLSRPT, CheckPTR, CheckCAA}
+
+// Status is the verdict of one check.
+type Status string
+
+// Statuses.
+const (
+	StatusPass Status = "pass" // configured as it should be
+	StatusWarn Status = "warn" // works, with a weakness, or could not be determined
+	StatusFail Status = "fail" // missing or broken
+	StatusInfo Status = "info" // not evaluated or not applicable; leaves the score
+)
+
+// Severity says how much a check's finding matters.
+type Severity string
+
+// Severities.
+const (
+	SeverityCritical Severity = "critical"
+	SeverityHigh     Severity = "high"
+	SeverityMedium   Severity = "medium"
+	SeverityLow      Severity = "low"
+	SeverityInfo     Severity = "info"
+)
+
+// Grade is the letter for a score (DESIGN.md section 3).
+type Grade string
+
+// Grades.
+const (
+	GradeA Grade = "A"
+	GradeB Grade = "B"
+	GradeC Grade = "C"
+	GradeD Grade = "D"
+	GradeF Grade = "F"
+)
+
+// LocalizedText is a text in Chinese and English.
+type LocalizedText struct {
+	ZH string `json:"zh"`
+	EN string `json:"en"`
+}
+
+// StatusCounts counts the checks of a scan by status; the four always sum
+// to 8.
+type StatusCounts struct {
+	Pass int `json:"pass"`
+	Warn int `json:"warn"`
+	Fail int `json:"fail"`
+	Info int `json:"info"`
+}
+
+// ScanSummary is the result of a scan: the API's 200 body of POST
+// /api/scan.
+type ScanSummary struct {
+	Domain        string         `json:"domain"`
+	UnicodeDomain string         `json:"unicodeDomain"`
+	DKIMSelector  *string        `json:"dkimSelector"`
+	SendingIP     *string        `json:"sendingIp"`
+	ScannedAt     time.Time      `json:"scannedAt"`
+	DurationMs    int64          `json:"durationMs"`
+	Score         int            `json:"score"`
+	Grade         Grade          `json:"grade"`
+	Counts        StatusCounts   `json:"counts"`
+	Summary       LocalizedText  `json:"summary"`
+	Checks        []CheckSummary `json:"checks"`
+	Disclaimer    LocalizedText  `json:"disclaimer"`
+}
+
+// PtrCheckSummary is the result of checking one sending IP: the API's 200
+// body of POST /api/ptr-check.
+type PtrCheckSummary struct {
+	SendingIP  string        `json:"sendingIp"`
+	CheckedAt  time.Time     `json:"checkedAt"`
+	DurationMs int64         `json:"durationMs"`
+	Check      CheckSummary  `json:"check"`
+	Disclaimer LocalizedText `json:"disclaimer"`
+}
+
+// CheckSummary is the verdict of one check.
+type CheckSummary struct {
+	ID       CheckID       `json:"id"`
+	Title    LocalizedText `json:"title"`
+	Status   Status        `json:"status"`
+	Severity Severity      `json:"severity"`
+	Summary  LocalizedText `json:"summary"`
+	Details  LocalizedText `json:"details"`
+	// Diagnostics is one of *SpfDiagnostics, *DmarcDiagnostics,
+	// *DkimDiagnostics, *MtaStsDiagnostics, *TlsRptDiagnostics or
+	// *PtrDiagnostics, or nil where the contract has none (mx, caa, dkim
+	// without a selector, ptr without a sending IP).
+	Diagnostics Diagnostics `json:"diagnostics,omitempty"`
+}
+
+// Diagnostics is implemented by the per-check diagnostics objects.
+type Diagnostics interface{ diagnostics() }
+
+// SpfDiagnostics are the counts of the SPF check. Pointer fields are null
+// when unknown.
+type SpfDiagnostics struct {
+	SPFRecordCount int  `json:"spfRecordCount"`
+	DNSLookupCount *int `json:"dnsLookupCount"`
+	DNSLookupLimit int  `json:"dnsLookupLimit"`
+	LookupComplete bool `json:"lookupComplete"`
+}
+
+// DkimDiagnostics are the facts of the DKIM selector check. Pointer fields
+// are null when unknown.
+type DkimDiagnostics struct {
+	RecordCount         *int    `json:"recordCount"`
+	KeyType             *string `json:"keyType"`
+	PublicKeyPresent    *bool   `json:"publicKeyPresent"`
+	Revoked             *bool   `json:"revoked"`
+	TestMode            *bool   `json:"testMode"`
+	StrictIdentity      *bool   `json:"strictIdentity"`
+	EmailServiceAllowed *bool   `json:"emailServiceAllowed"`
+	SHA256Allowed       *bool   `json:"sha256Allowed"`
+}
+
+// DmarcDiagnostics are the facts of DMARC policy discovery (RFC 9989).
+// Pointer fields are null when unknown.
+type DmarcDiagnostics struct {
+	DirectRecordCount  *int    `json:"directRecordCount"`
+	PolicyFound        *bool   `json:"policyFound"`
+	PolicyDomain       *string `json:"policyDomain"`
+	Inherited          *bool   `json:"inherited"`
+	PolicyTag          *string `json:"policyTag"`
+	Policy             *string `json:"policy"`
+	UsesNoneFallback   *bool   `json:"usesNoneFallback"`
+	TestMode           *bool   `json:"testMode"`
+	DKIMAlignment      *string `json:"dkimAlignment"`
+	SPFAlignment       *string `json:"spfAlignment"`
+	AggregateReporting *bool   `json:"aggregateReporting"`
+	TreeWalkQueries    int     `json:"treeWalkQueries"`
+	ConflictingRecords bool    `json:"conflictingRecords"`
+	DomainExistence    *string `json:"domainExistence"`
+	LegacyPctPresent   *bool   `json:"legacyPctPresent"`
+}
+
+// MtaStsDiagnostics are the facts of the MTA-STS check (RFC 8461).
+// Pointer fields are null when unknown.
+type MtaStsDiagnostics struct {
+	AnnouncementRecordCount *int    `json:"announcementRecordCount"`
+	AnnouncementValid       *bool   `json:"announcementValid"`
+	PolicyFetchState        string  `json:"policyFetchState"`
+	PolicyValid             *bool   `json:"policyValid"`
+	PolicyMode              *string `json:"policyMode"`
+	MaxAge                  *int64  `json:"maxAge"`
+	MXPatternCount          *int    `json:"mxPatternCount"`
+}
+
+// TlsRptDiagnostics are the facts of the TLS-RPT check (RFC 8460).
+// Pointer fields are null when unknown.
+type TlsRptDiagnostics struct {
+	RecordCount            *int  `json:"recordCount"`
+	Configured             *bool `json:"configured"`
+	DestinationCount       *int  `json:"destinationCount"`
+	MailtoDestinationCount *int  `json:"mailtoDestinationCount"`
+	HTTPSDestinationCount  *int  `json:"httpsDestinationCount"`
+}
+
+// PtrDiagnostics are the facts of the PTR check with forward
+// confirmation. Pointer fields are null when unknown.
+type PtrDiagnostics struct {
+	IPVersion               int    `json:"ipVersion"`
+	PTRRecordCount          *int   `json:"ptrRecordCount"`
+	ForwardRecordType       string `json:"forwardRecordType"`
+	ForwardQueryCount       int    `json:"forwardQueryCount"`
+	ForwardQueriesCompleted int    `json:"forwardQueriesCompleted"`
+	ForwardAddressCount     *int   `json:"forwardAddressCount"`
+	ForwardConfirmed        *bool  `json:"forwardConfirmed"`
+}
+
+func (*SpfDiagnostics) diagnostics()    {}
+func (*DkimDiagnostics) diagnostics()   {}
+func (*DmarcDiagnostics) diagnostics()  {}
+func (*MtaStsDiagnostics) diagnostics() {}
+func (*TlsRptDiagnostics) diagnostics() {}
+func (*PtrDiagnostics) diagnostics()    {}
