@@ -1,0 +1,539 @@
+package mailauth
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+
+	"github.com/mailauth/mailauth/internal/ipclass"
+)
+
+// Bounds of the request fields, from the API contract (ScanRequest,
+// PtrCheckRequest and the Limits table). Lengths of raw request fields
+// count Unicode code points, as JSON Schema does.
+const (
+	// MinDomainLen is the shortest domain field accepted, raw in code
+	// points and normalized in octets (the normalized bound always holds:
+	// two labels of at least one octet and a dot).
+	MinDomainLen = 3
+	// MaxDomainLen is the longest domain field accepted, raw in code points
+	// and normalized in octets: 253 octets is the longest name in
+	// presentation form without the trailing dot (RFC 1035 §2.3.4: 255
+	// octets on the wire).
+	MaxDomainLen = 253
+	// MaxSelectorLen is the longest DKIM selector: one DNS label
+	// (RFC 6376 §3.1, RFC 1035 §2.3.4).
+	MaxSelectorLen = 63
+	// MinSendingIPLen is the shortest sending IP text accepted.
+	MinSendingIPLen = 3
+	// MaxSendingIPLenScan is the longest ScanRequest.sendingIp: 45
+	// characters is the longest IPv6 text, with an embedded IPv4 address
+	// (RFC 4291 §2.2).
+	MaxSendingIPLenScan = 45
+	// MaxSendingIPLenPtr is the longest PtrCheckRequest.sendingIp.
+	MaxSendingIPLenPtr = 47
+)
+
+const (
+	maxLabelLen     = 63 // RFC 1035 §2.3.4
+	maxUTMSourceLen = 64 // ^[a-z0-9][a-z0-9._-]{0,63}$
+)
+
+// Field names of InputError: the contract's JSON field names.
+const (
+	fieldDomain    = "domain"
+	fieldSelector  = "dkimSelector"
+	fieldSendingIP = "sendingIp"
+	fieldUTMSource = "utm_source"
+)
+
+// Rule codes of InputError. The list is documented on InputError.
+const (
+	ruleTooShort          = "too_short"
+	ruleTooLong           = "too_long"
+	ruleInvalidCharacters = "invalid_characters"
+	ruleInvalidURL        = "invalid_url"
+	ruleUnsupportedScheme = "unsupported_scheme"
+	ruleCredentialedURL   = "credentialed_url"
+	ruleEmptyHost         = "empty_host"
+	ruleEmptyLocalPart    = "empty_local_part"
+	ruleAddressLiteral    = "address_literal"
+	ruleIPTarget          = "ip_target"
+	ruleAmbiguousNumeric  = "ambiguous_numeric"
+	ruleEmptyLabel        = "empty_label"
+	ruleLabelTooLong      = "label_too_long"
+	ruleSingleLabel       = "single_label"
+	ruleIDNA              = "idna"
+	ruleSpecialUse        = "special_use"
+	ruleNotAnIP           = "not_an_ip"
+	ruleZoneID            = "zone_id"
+	ruleNotPublicPrefix   = "not_public_" // + the ipclass.Class, e.g. not_public_private
+	rulePattern           = "pattern"
+)
+
+// ruleMessages is the English text of each rule code. It never contains
+// any part of the rejected input.
+var ruleMessages = map[string]string{
+	ruleTooShort:          "too short",
+	ruleTooLong:           "too long",
+	ruleInvalidCharacters: "contains characters that are not allowed",
+	ruleInvalidURL:        "not a valid URL",
+	ruleUnsupportedScheme: "only http and https URLs are accepted",
+	ruleCredentialedURL:   "credentialed URLs are not accepted",
+	ruleEmptyHost:         "no host name given",
+	ruleEmptyLocalPart:    "the mailbox has an empty local part",
+	ruleAddressLiteral:    "address literals are not accepted",
+	ruleIPTarget:          "IP addresses are not accepted, give a domain name",
+	ruleAmbiguousNumeric:  "numeric names that could be read as an IP address are not accepted",
+	ruleEmptyLabel:        "empty labels are not allowed",
+	ruleLabelTooLong:      "a label is longer than 63 octets",
+	ruleSingleLabel:       "a domain needs at least two labels",
+	ruleIDNA:              "not a valid internationalized domain name",
+	ruleSpecialUse:        "special-use and local names are not accepted",
+	ruleNotAnIP:           "not an IPv4 or IPv6 address",
+	ruleZoneID:            "IPv6 zone identifiers are not accepted",
+	rulePattern:           "does not match the required pattern",
+}
+
+// Domain is a normalized domain to scan.
+type Domain struct {
+	// ASCII is the lower-case A-label form without the trailing dot; it is
+	// what is queried.
+	ASCII string
+	// Unicode is the same name in U-label form for display
+	// (idna.Display.ToUnicode of ASCII). When no label of ASCII is an
+	// xn-- label, Unicode equals ASCII, whatever the input looked like.
+	Unicode string
+}
+
+// InputError reports an invalid request field. It never carries the
+// rejected value, so its message may be shown to anyone.
+//
+// Field is the contract's JSON field name: "domain", "dkimSelector",
+// "sendingIp" or "utm_source". Rule is a stable snake_case code:
+//
+//   - too_short, too_long: length outside the contract's bounds (raw
+//     field in code points; for domain also the normalized A-label form
+//     in octets, and a domain of only whitespace is too short).
+//   - invalid_characters: invalid UTF-8, whitespace, a control character,
+//     one of / \ ? # %, or an ASCII character other than letter, digit,
+//     hyphen and dot in a domain (STD3, RFC 1123 §2.1).
+//   - invalid_url: a "://" input that net/url cannot parse.
+//   - unsupported_scheme: a URL scheme other than http or https, including
+//     scheme-only forms such as "mailto:".
+//   - credentialed_url: a URL with a user-info part (user@ or user:pw@).
+//   - empty_host: a URL or mailbox without a host.
+//   - empty_local_part: a mailbox with nothing before the last @.
+//   - address_literal: a mailbox domain in brackets (RFC 5321 §4.1.3).
+//   - ip_target: the host is an IP address (bracketed or not).
+//   - ambiguous_numeric: the last label is all digits or 0x-hex, a form
+//     that resolvers may read as an IPv4 address (127.1, 2130706433).
+//   - empty_label, label_too_long: a label of 0 or more than 63 octets.
+//   - single_label: fewer than two labels.
+//   - idna: rejected by UTS #46 processing (disallowed code point, bad
+//     punycode, hyphen placement, joiners, Bidi rule).
+//   - special_use: a special-use or local name (RFC 6761, RFC 6762,
+//     RFC 7686, RFC 8375, .internal, reverse-mapping zones).
+//   - not_an_ip: sendingIp is not IPv4 or IPv6 text as netip.ParseAddr
+//     reads it (no leading zeros, no short forms, no brackets, no spaces).
+//   - zone_id: sendingIp carries an IPv6 zone (%eth0).
+//   - not_public_<class>: sendingIp is in a special-purpose range; <class>
+//     is the [ipclass.Class], e.g. not_public_private,
+//     not_public_documentation, not_public_loopback.
+//   - pattern: dkimSelector or utm_source does not match its pattern.
+type InputError struct {
+	Field, Rule string
+}
+
+// Error returns a short English message naming the field and the rule,
+// e.g. "domain: credentialed URLs are not accepted". It never echoes the
+// input.
+func (e *InputError) Error() string {
+	msg, ok := ruleMessages[e.Rule]
+	if !ok {
+		msg = "invalid value"
+		if class, found := strings.CutPrefix(e.Rule, ruleNotPublicPrefix); found {
+			msg = "not a public address (" + strings.ReplaceAll(class, "_", " ") + " range)"
+		}
+	}
+	return e.Field + ": " + msg
+}
+
+func inputErr(field, rule string) error { return &InputError{Field: field, Rule: rule} }
+
+// idnaStrict is the UTS #46 lookup profile used for domains: mapping
+// (case and width folding, full stops), non-transitional (ß stays ß),
+// STD3 rules, CheckHyphens and CheckJoiners (via MapForLookup), the
+// RFC 5893 Bidi rule and the DNS length checks.
+var idnaStrict = idna.New(
+	idna.MapForLookup(),
+	idna.BidiRule(),
+	idna.Transitional(false),
+	idna.VerifyDNSLength(true),
+)
+
+// idnaLax is idnaStrict without the DNS length checks. It only serves to
+// tell which length rule made idnaStrict fail.
+var idnaLax = idna.New(
+	idna.MapForLookup(),
+	idna.BidiRule(),
+	idna.Transitional(false),
+)
+
+// asciiSpace is the set trimmed from both ends of a domain input.
+const asciiSpace = " \t\n\v\f\r"
+
+// NormalizeDomain turns the domain field of a scan request into the name
+// to scan, following rfc-notes.md §1.1: trim; reduce an http(s) URL to
+// its host or a mailbox to its domain; strip one trailing dot; reject
+// empty labels, IP targets and ambiguous numeric forms; map with UTS #46
+// (IDNA lookup profile, non-transitional); then check label and name
+// lengths, require two labels, and refuse special-use names. The error
+// is always an *InputError with Field "domain".
+func NormalizeDomain(input string) (Domain, error) {
+	if rule := checkLength(input, MinDomainLen, MaxDomainLen); rule != "" {
+		return Domain{}, inputErr(fieldDomain, rule)
+	}
+	if !utf8.ValidString(input) {
+		return Domain{}, inputErr(fieldDomain, ruleInvalidCharacters)
+	}
+	s := strings.Trim(input, asciiSpace)
+	if s == "" {
+		return Domain{}, inputErr(fieldDomain, ruleTooShort)
+	}
+	host, rule := extractHost(s)
+	if rule == "" {
+		host, rule = normalizeHost(host)
+	}
+	if rule != "" {
+		return Domain{}, inputErr(fieldDomain, rule)
+	}
+	return Domain{ASCII: host, Unicode: displayName(host)}, nil
+}
+
+// checkLength applies a contract length bound, counted in code points.
+func checkLength(s string, lo, hi int) string {
+	switch n := utf8.RuneCountInString(s); {
+	case n < lo:
+		return ruleTooShort
+	case n > hi:
+		return ruleTooLong
+	}
+	return ""
+}
+
+// extractHost reduces a trimmed input to the host part (steps 1-3).
+func extractHost(s string) (host, rule string) {
+	if strings.Contains(s, "://") {
+		return hostFromURL(s)
+	}
+	if hasForbiddenRune(s) {
+		return "", ruleInvalidCharacters
+	}
+	if hasSchemePrefix(s) {
+		return "", ruleUnsupportedScheme
+	}
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return hostFromMailbox(s[:i], s[i+1:])
+	}
+	if strings.HasPrefix(s, "[") {
+		return "", ruleIPTarget
+	}
+	return s, ""
+}
+
+// hostFromURL takes the host of an http or https URL (step 2).
+func hostFromURL(s string) (host, rule string) {
+	scheme := s[:strings.Index(s, "://")]
+	if !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		return "", ruleUnsupportedScheme
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", ruleInvalidURL
+	case u.User != nil:
+		return "", ruleCredentialedURL
+	case strings.HasPrefix(u.Host, "["):
+		return "", ruleIPTarget
+	}
+	host = u.Hostname()
+	switch {
+	case host == "":
+		return "", ruleEmptyHost
+	case hasForbiddenRune(host):
+		return "", ruleInvalidCharacters
+	}
+	return host, ""
+}
+
+// hostFromMailbox takes the domain of local@domain, split at the last @
+// because a quoted local part may contain @ (step 3).
+func hostFromMailbox(local, domain string) (host, rule string) {
+	switch {
+	case local == "":
+		return "", ruleEmptyLocalPart
+	case domain == "":
+		return "", ruleEmptyHost
+	case strings.HasPrefix(domain, "["):
+		return "", ruleAddressLiteral
+	}
+	return domain, ""
+}
+
+// hasForbiddenRune reports whitespace, control characters and the URL
+// delimiters / \ ? # % in a bare domain, mailbox or URL host (step 1),
+// and invalid UTF-8, which a URL host can carry in escaped form (%80).
+func hasForbiddenRune(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(`/\?#%`, r)
+	})
+}
+
+// hasSchemePrefix reports a URI scheme without "//", such as
+// "mailto:alice@example.com" or "http:example.com": RFC 3986 scheme
+// characters, a colon, then anything but a digit (so "example.com:25"
+// is not taken for a scheme). IPv6 addresses are not schemes.
+func hasSchemePrefix(s string) bool {
+	colon := strings.IndexByte(s, ':')
+	if colon < 1 || !isASCIILetter(s[0]) {
+		return false
+	}
+	for i := 1; i < colon; i++ {
+		if c := s[i]; !isASCIILetter(c) && !isASCIIDigit(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	if colon+1 < len(s) && isASCIIDigit(s[colon+1]) {
+		return false
+	}
+	_, err := netip.ParseAddr(s)
+	return err != nil
+}
+
+// fullStops are the label separators UTS #46 maps to ".": FULL STOP,
+// IDEOGRAPHIC FULL STOP, FULLWIDTH FULL STOP, HALFWIDTH IDEOGRAPHIC FULL
+// STOP.
+var fullStops = []string{".", "\u3002", "\uff0e", "\uff61"}
+
+// normalizeHost runs steps 4-9 on a host and returns the A-label form.
+func normalizeHost(host string) (string, string) {
+	host = stripTrailingDot(host)
+	if hasEmptyLabel(host) {
+		return "", ruleEmptyLabel
+	}
+	if rule := checkNumeric(host); rule != "" {
+		return "", rule
+	}
+	if !isLDH(host) {
+		return "", ruleInvalidCharacters
+	}
+	ascii, err := idnaStrict.ToASCII(host)
+	if err != nil {
+		return "", classifyIDNAError(host)
+	}
+	ascii = strings.ToLower(ascii)
+	if rule := checkASCII(ascii); rule != "" {
+		return "", rule
+	}
+	return ascii, ""
+}
+
+// stripTrailingDot removes exactly one trailing full stop (step 4).
+func stripTrailingDot(host string) string {
+	for _, dot := range fullStops {
+		if s, ok := strings.CutSuffix(host, dot); ok {
+			return s
+		}
+	}
+	return host
+}
+
+// hasEmptyLabel reports an empty name or an empty label between ASCII dots.
+func hasEmptyLabel(name string) bool {
+	return name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..")
+}
+
+// checkNumeric rejects IP addresses (step 5) and names whose last label
+// is all digits or 0x-hex (step 6, the WHATWG "ends in a number" rule).
+func checkNumeric(name string) string {
+	if _, err := netip.ParseAddr(name); err == nil {
+		return ruleIPTarget
+	}
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if hex, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		last = hex
+		if last == "" || strings.IndexFunc(last, notHexDigit) < 0 {
+			return ruleAmbiguousNumeric
+		}
+		return ""
+	}
+	if last != "" && strings.IndexFunc(last, notDigit) < 0 {
+		return ruleAmbiguousNumeric
+	}
+	return ""
+}
+
+func notDigit(r rune) bool    { return r > unicode.MaxASCII || !isASCIIDigit(byte(r)) }
+func notHexDigit(r rune) bool { return notDigit(r) && (r < 'a' || r > 'f') }
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isASCIIDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// isLDH reports whether every ASCII byte of name is a letter, digit,
+// hyphen or dot; other bytes are left to IDNA. This is the STD3 rule for
+// ASCII, checked here so that the error names it.
+func isLDH(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < utf8.RuneSelf && !isASCIILetter(c) && !isASCIIDigit(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// classifyIDNAError tells a length failure of the strict profile apart
+// from any other IDNA failure.
+func classifyIDNAError(host string) string {
+	mapped, err := idnaLax.ToASCII(host)
+	if err != nil {
+		return ruleIDNA
+	}
+	if rule := checkASCII(mapped); rule != "" {
+		return rule
+	}
+	return ruleIDNA
+}
+
+// checkASCII checks the mapped A-label form (steps 5, 6, 8, 9 again):
+// mapping can produce dots (U+3002) and digits (full-width forms), so the
+// structural checks are repeated on what will be queried.
+func checkASCII(name string) string {
+	if hasEmptyLabel(name) {
+		return ruleEmptyLabel
+	}
+	if rule := checkNumeric(name); rule != "" {
+		return rule
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if len(l) > maxLabelLen {
+			return ruleLabelTooLong
+		}
+	}
+	switch {
+	case len(name) > MaxDomainLen:
+		return ruleTooLong
+	case len(name) < MinDomainLen:
+		return ruleTooShort
+	case len(labels) < 2:
+		return ruleSingleLabel
+	case isSpecialUse(labels):
+		return ruleSpecialUse
+	}
+	return ""
+}
+
+// specialUseTLDs are top-level labels that never name a scannable mail
+// domain: RFC 6761 (localhost, test, invalid), RFC 2606 (example),
+// RFC 6762 (local), RFC 7686 (onion) and the private-use .internal.
+// example.com, example.net and example.org are real and stay scannable.
+var specialUseTLDs = map[string]bool{
+	"localhost": true, "test": true, "invalid": true, "example": true,
+	"local": true, "onion": true, "internal": true,
+}
+
+// specialUseArpa are the .arpa zones refused with everything below them:
+// home.arpa (RFC 8375) and the reverse-mapping zones (RFC 1035 §3.5,
+// RFC 3596 §2.5).
+var specialUseArpa = map[string]bool{"home": true, "in-addr": true, "ip6": true}
+
+// isSpecialUse applies the product policy of step 9.
+func isSpecialUse(labels []string) bool {
+	n := len(labels)
+	return specialUseTLDs[labels[n-1]] || (labels[n-1] == "arpa" && specialUseArpa[labels[n-2]])
+}
+
+// displayName returns the U-label form of a valid A-label name, or the
+// name itself should the Display profile refuse it.
+func displayName(ascii string) string {
+	u, err := idna.Display.ToUnicode(ascii)
+	if err != nil {
+		return ascii
+	}
+	return u
+}
+
+// NormalizeSendingIP validates a sending IP field: raw length
+// MinSendingIPLen..maxLen (MaxSendingIPLenScan or MaxSendingIPLenPtr),
+// no zone, IPv4 or IPv6 text as netip.ParseAddr accepts it (no
+// surrounding spaces, brackets, leading zeros or short IPv4 forms), and a
+// public address per [ipclass.IsPublic]. An IPv4-mapped address is
+// returned unmapped (::ffff:8.8.8.8 gives 8.8.8.8), so the returned
+// address's String is the normalized echo. The error is always an
+// *InputError with Field "sendingIp".
+func NormalizeSendingIP(input string, maxLen int) (netip.Addr, error) {
+	if rule := checkLength(input, MinSendingIPLen, maxLen); rule != "" {
+		return netip.Addr{}, inputErr(fieldSendingIP, rule)
+	}
+	if strings.ContainsRune(input, '%') {
+		return netip.Addr{}, inputErr(fieldSendingIP, ruleZoneID)
+	}
+	addr, err := netip.ParseAddr(input)
+	if err != nil {
+		return netip.Addr{}, inputErr(fieldSendingIP, ruleNotAnIP)
+	}
+	addr = addr.Unmap()
+	if class := ipclass.Classify(addr); class != ipclass.Public {
+		return netip.Addr{}, inputErr(fieldSendingIP, ruleNotPublicPrefix+string(class))
+	}
+	return addr, nil
+}
+
+// ValidateSelector checks a DKIM selector against the contract: length
+// 1..MaxSelectorLen and pattern ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$. The
+// error is an *InputError with Field "dkimSelector". The pattern admits
+// forms that are no valid DNS name ("a..b", "a."); the DKIM check, not
+// this function, deals with those.
+func ValidateSelector(s string) error {
+	if rule := checkLength(s, 1, MaxSelectorLen); rule != "" {
+		return inputErr(fieldSelector, rule)
+	}
+	if !matchToken(s, isASCIILetter) {
+		return inputErr(fieldSelector, rulePattern)
+	}
+	return nil
+}
+
+// ValidateUTMSource checks the utm_source query parameter against the
+// contract's pattern ^[a-z0-9][a-z0-9._-]{0,63}$. Every violation,
+// including an empty or over-long value, is rule "pattern". The error is
+// an *InputError with Field "utm_source".
+func ValidateUTMSource(s string) error {
+	if len(s) > maxUTMSourceLen || !matchToken(s, isLowerASCIILetter) {
+		return inputErr(fieldUTMSource, rulePattern)
+	}
+	return nil
+}
+
+func isLowerASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// matchToken matches ^[L0-9][L0-9._-]*$ where letter defines L.
+func matchToken(s string, letter func(byte) bool) bool {
+	if s == "" || s[0] == '.' || s[0] == '_' || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !letter(c) && !isASCIIDigit(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,135 @@
+package mailauth
+
+import (
+	"context"
+	"time"
+)
+
+// checkFunc runs one check and returns its verdict. It must honour ctx.
+type checkFunc func(ctx context.Context) verdict
+
+// verdict is what a check concludes, before it becomes a CheckSummary.
+type verdict struct {
+	status      Status
+	severity    Severity
+	summary     LocalizedText
+	details     []LocalizedText
+	diagnostics Diagnostics
+}
+
+// runChecks starts every check at once, each in its own goroutine with a
+// recover, and returns their summaries in CheckOrder (only the checks
+// given). A check still running when ctx ends (plus a short grace) is
+// reported as not finished; the others keep their results.
+func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
+	type slot struct {
+		id CheckID
+		ch chan verdict
+	}
+	var slots []slot
+	for _, id := range CheckOrder {
+		fn, ok := fns[id]
+		if !ok {
+			continue
+		}
+		s := slot{id: id, ch: make(chan verdict, 1)}
+		slots = append(slots, s)
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					s.ch <- r.fallback(s.id, txtInternal)
+				}
+			}()
+			s.ch <- fn(ctx)
+		}()
+	}
+	out := make([]CheckSummary, len(slots))
+	var grace <-chan time.Time
+	for i, s := range slots {
+		var v verdict
+		select {
+		case v = <-s.ch:
+		case <-ctx.Done():
+			if grace == nil {
+				grace = time.After(checkGrace)
+			}
+			select {
+			case v = <-s.ch:
+			case <-grace:
+				v = r.fallback(s.id, txtTimedOut)
+			}
+		}
+		out[i] = v.toSummary(s.id)
+	}
+	return out
+}
+
+// toSummary turns a verdict into the CheckSummary of check id.
+func (v verdict) toSummary(id CheckID) CheckSummary {
+	details := v.details
+	if len(details) == 0 {
+		details = []LocalizedText{txtNoDetails.with()}
+	}
+	return CheckSummary{
+		ID:          id,
+		Title:       titles[id].with(),
+		Status:      v.status,
+		Severity:    v.severity,
+		Summary:     v.summary,
+		Details:     joinTexts(details),
+		Diagnostics: v.diagnostics,
+	}
+}
+
+// inconclusiveVerdict is the verdict of a check whose DNS gave no
+// conclusive answer: warn/medium, never pass (DESIGN.md section 3).
+func inconclusiveVerdict(d Diagnostics, details ...LocalizedText) verdict {
+	return verdict{
+		status:      StatusWarn,
+		severity:    SeverityMedium,
+		summary:     txtInconclusive.with(),
+		details:     append([]LocalizedText{txtInconclusiveDetails.with()}, details...),
+		diagnostics: d,
+	}
+}
+
+// fallback is the verdict of a check that did not finish or failed
+// internally: warn/medium, with diagnostics whose facts are all unknown,
+// so the response keeps the shape the contract promises.
+func (r *run) fallback(id CheckID, why text) verdict {
+	return verdict{status: StatusWarn, severity: SeverityMedium, summary: why.with(), diagnostics: r.unknownDiagnostics(id)}
+}
+
+// unknownDiagnostics returns the diagnostics of check id with every fact
+// unknown, or nil where the contract has no diagnostics for it.
+func (r *run) unknownDiagnostics(id CheckID) Diagnostics {
+	switch id {
+	case CheckSPF:
+		return &SpfDiagnostics{DNSLookupLimit: spfLookupLimit}
+	case CheckDMARC:
+		return &DmarcDiagnostics{TreeWalkQueries: 1}
+	case CheckDKIM:
+		if r.sel != "" {
+			return &DkimDiagnostics{}
+		}
+	case CheckMTASTS:
+		return &MtaStsDiagnostics{PolicyFetchState: "inconclusive"}
+	case CheckTLSRPT:
+		return &TlsRptDiagnostics{}
+	case CheckPTR:
+		if r.ip.IsValid() {
+			return ptrBaseDiagnostics(r.ip)
+		}
+	}
+	return nil
+}
+
+// infoVerdict is a check that was not evaluated.
+func infoVerdict(summary, details text) verdict {
+	return verdict{
+		status:   StatusInfo,
+		severity: SeverityInfo,
+		summary:  summary.with(),
+		details:  []LocalizedText{details.with()},
+	}
+}
