@@ -1,0 +1,68 @@
+package dkim
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Name returns the owner name of the key record of selector at domain,
+// <selector>._domainkey.<domain> (RFC 6376 §3.6.2.1), lower-case without
+// the trailing dot. A selector may contain dots (RFC 6376 §3.1).
+func Name(selector, domain string) string {
+	return resolver.CanonicalName(selector + "._domainkey." + resolver.CanonicalName(domain))
+}
+
+// Check looks up the DKIM key record of selector at domain and reports
+// what it finds. It sends exactly one TXT query, for [Name](selector,
+// domain); a CNAME there is followed by the resolver. The selector is the
+// caller's: Check never guesses one.
+//
+// domain is an A-label domain name and selector a DKIM selector; a name
+// the resolver refuses as invalid yields an inconclusive Result with
+// reason resolver.ReasonInvalidName. Check never fails: every DNS outcome
+// is a Result (see [Result] for which facts are unknown when).
+func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Result {
+	a := r.Lookup(ctx, Name(selector, domain), resolver.TypeTXT)
+	res := Result{Outcome: a.Outcome, Reason: a.Reason, Aliased: len(a.CNAMEs) > 0}
+	if !a.Conclusive() {
+		return res
+	}
+	txts := a.TXTs()
+	if len(txts) == 0 {
+		return absent(res, a.Outcome)
+	}
+	facts := recordFacts(txts[0])
+	for _, txt := range txts[1:] {
+		facts = merge(facts, recordFacts(txt))
+	}
+	if len(txts) > 1 {
+		facts.Findings = append(facts.Findings, CodeMultipleRecords)
+	}
+	facts.Outcome, facts.Reason, facts.Aliased = res.Outcome, res.Reason, res.Aliased
+	facts.RecordCount = len(txts)
+	facts.Findings = normalize(facts.Findings)
+	return facts
+}
+
+// absent fills res for a selector without TXT records: no key is
+// published and nothing is revoked; the record's other facts do not apply.
+// An alias whose target does not exist is a dangling CNAME.
+func absent(res Result, outcome resolver.Outcome) Result {
+	res.PublicKeyPresent, res.Revoked, res.Usable = False, False, False
+	res.Findings = []Code{CodeNoRecord}
+	if res.Aliased && outcome == resolver.NXDomain {
+		res.Findings = []Code{CodeDanglingCNAME, CodeNoRecord}
+	}
+	return res
+}
+
+// syntaxCode returns the finding for an error of Parse.
+func syntaxCode(err error) Code {
+	var se *SyntaxError
+	if errors.As(err, &se) && se.Code != "" {
+		return se.Code
+	}
+	return CodeNotDKIMRecord
+}
