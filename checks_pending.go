@@ -22,7 +22,6 @@ func (r *run) pending(id CheckID) verdict { return r.fallback(id, txtInternal) }
 func (r *run) checkMX(ctx context.Context) verdict     { close(r.mxDone); return r.pending(CheckMX) }
 func (r *run) checkSPF(ctx context.Context) verdict    { return r.pending(CheckSPF) }
 func (r *run) checkDMARC(ctx context.Context) verdict  { return r.pending(CheckDMARC) }
-func (r *run) checkDKIM(ctx context.Context) verdict   { return r.pending(CheckDKIM) }
 func (r *run) checkMTASTS(ctx context.Context) verdict { return r.pending(CheckMTASTS) }
 func (r *run) checkTLSRPT(ctx context.Context) verdict { return r.pending(CheckTLSRPT) }
 func (r *run) checkPTR(ctx context.Context) verdict    { return r.pending(CheckPTR) }

@@ -1,0 +1,91 @@
+package mailauth
+
+import (
+	"context"
+
+	"github.com/mailauth/mailauth/dkim"
+)
+
+// The DKIM judgement table (DESIGN.md section 3). An Ed25519 key passes;
+// its details mention that many verifiers still need an RSA signature.
+var (
+	dkimPass  = rule{status: StatusPass, severity: SeverityInfo, say: msg("找到可用的 DKIM 公钥。", "A usable DKIM public key was found.")}
+	dkimRules = map[dkim.Code]rule{
+		dkim.CodeNoRecord:             {status: StatusFail, severity: SeverityHigh, say: msg("该选择器下没有 DKIM 密钥记录，使用它的签名都无法验证。", "No DKIM key record exists for this selector, so signatures that use it cannot be verified.")},
+		dkim.CodeDanglingCNAME:        {status: StatusFail, severity: SeverityHigh, say: msg("该选择器是一个别名（CNAME），但其指向的名称不存在，因此查不到密钥。", "The selector is an alias (CNAME) whose target does not exist, so no key can be found.")},
+		dkim.CodeMultipleRecords:      {status: StatusWarn, severity: SeverityMedium, say: msg("该选择器下有 %d 条 TXT 记录；验证方可能任取其一，结果不确定。", "The selector has %d TXT records; verifiers may pick any of them, so results are unpredictable.")},
+		dkim.CodeNotDKIMRecord:        {status: StatusFail, severity: SeverityHigh, say: msg("该选择器下的 TXT 记录不是 DKIM 密钥记录。", "The TXT record at the selector is not a DKIM key record.")},
+		dkim.CodeInvalidVersion:       {status: StatusFail, severity: SeverityHigh, say: msg("记录的版本标签不是 DKIM1，验证方会忽略它。", "The record's version tag is not DKIM1, so verifiers ignore it.")},
+		dkim.CodeVersionNotFirst:      {status: StatusFail, severity: SeverityHigh, say: msg("版本标签 v= 没有放在记录开头，验证方会忽略该记录。", "The version tag v= is not the first tag, so verifiers ignore the record.")},
+		dkim.CodeDuplicateTag:         {status: StatusFail, severity: SeverityHigh, say: msg("记录中有重复的标签，整条记录无效。", "A tag appears twice, which makes the whole record invalid.")},
+		dkim.CodeKeyMissing:           {status: StatusFail, severity: SeverityHigh, say: msg("记录缺少必需的公钥标签 p=。", "The record lacks the required public-key tag p=.")},
+		dkim.CodeKeyRevoked:           {status: StatusFail, severity: SeverityMedium, say: msg("该选择器的密钥已被吊销（p= 为空），使用它的签名都会验证失败。", "The selector's key has been revoked (empty p=), so signatures that use it fail.")},
+		dkim.CodeInvalidBase64:        {status: StatusFail, severity: SeverityHigh, say: msg("公钥不是有效的 Base64 编码。", "The public key is not valid Base64.")},
+		dkim.CodeInvalidKey:           {status: StatusFail, severity: SeverityHigh, say: msg("公钥无法解析为 RSA 密钥。", "The public key cannot be decoded as an RSA key.")},
+		dkim.CodeInvalidEd25519Length: {status: StatusFail, severity: SeverityHigh, say: msg("Ed25519 公钥必须正好是 32 字节的原始密钥。", "An Ed25519 public key must be exactly 32 raw bytes.")},
+		dkim.CodeUnknownKeyType:       {status: StatusFail, severity: SeverityHigh, say: msg("密钥类型 k= 不是 rsa 或 ed25519，验证方无法使用。", "The key type k= is neither rsa nor ed25519, so verifiers cannot use it.")},
+		dkim.CodeKeyTooShort:          {status: StatusFail, severity: SeverityHigh, say: msg("RSA 密钥短于 1024 位，验证方不会认可其签名。", "The RSA key is shorter than 1024 bits; verifiers do not accept its signatures.")},
+		dkim.CodeSHA256NotAllowed:     {status: StatusFail, severity: SeverityHigh, say: msg("h= 标签不允许 SHA-256；SHA-1 签名已不再被接受。", "The h= tag does not allow SHA-256, and SHA-1 signatures are no longer accepted.")},
+		dkim.CodeServiceNotEmail:      {status: StatusFail, severity: SeverityHigh, say: msg("s= 标签不允许将该密钥用于电子邮件。", "The s= tag does not allow this key to be used for email.")},
+		dkim.CodeWeakKey:              {status: StatusWarn, severity: SeverityMedium, say: msg("RSA 密钥短于 2048 位，强度偏弱，建议使用至少 2048 位。", "The RSA key is shorter than 2048 bits, which is weak; at least 2048 bits is recommended.")},
+		dkim.CodeTestMode:             {status: StatusWarn, severity: SeverityLow, say: msg("密钥处于测试模式（t=y），验证方会把签名邮件视同未签名。", "The key is in test mode (t=y): verifiers treat signed mail as if it were unsigned.")},
+		dkim.CodePKCS1Key:             {status: StatusWarn, severity: SeverityLow, say: msg("RSA 公钥采用 PKCS#1 格式而非通常的 SubjectPublicKeyInfo，部分验证方无法读取。", "The RSA key is in PKCS#1 form instead of the usual SubjectPublicKeyInfo; some verifiers cannot read it.")},
+		dkim.CodeLargeKey:             {status: StatusWarn, severity: SeverityLow, say: msg("RSA 密钥超过 4096 位，部分验证方可能不支持。", "The RSA key is longer than 4096 bits, which some verifiers may not support.")},
+	}
+	dkimFactRSA     = msg("密钥类型为 RSA，长度 %d 位。", "The key is RSA, %d bits long.")
+	dkimFactEd25519 = msg("密钥类型为 Ed25519。许多验证方尚不支持它，建议同时使用 RSA 签名。", "The key is Ed25519. Many verifiers do not support it yet, so signing with RSA as well is advisable.")
+	dkimFactStrict  = msg("密钥要求签名身份与域名完全一致（t=s），不允许子域名。", "The key requires the signing identity to match the domain exactly (t=s); subdomains are not allowed.")
+	dkimFactAlias   = msg("该选择器通过别名（CNAME）托管在服务商处。", "The selector is hosted at a provider through an alias (CNAME).")
+)
+
+// checkDKIM checks the key at the supplied selector; without one it is
+// not evaluated (DESIGN.md section 3).
+func (r *run) checkDKIM(ctx context.Context) verdict {
+	if r.sel == "" {
+		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)
+	}
+	res := dkim.Check(ctx, r.dns, r.sel, r.domain.ASCII)
+	d := dkimDiagnostics(res)
+	if !res.Conclusive() {
+		return inconclusiveVerdict(d)
+	}
+	args := map[dkim.Code][]int{dkim.CodeMultipleRecords: {res.RecordCount}}
+	return judge(dkimPass, rulesFor(res.Findings, dkimRules, args), dkimFacts(res), d)
+}
+
+func dkimFacts(res dkim.Result) []LocalizedText {
+	var out []LocalizedText
+	switch res.KeyType {
+	case dkim.KeyTypeRSA:
+		if res.KeyBits > 0 {
+			out = append(out, dkimFactRSA.with(res.KeyBits))
+		}
+	case dkim.KeyTypeEd25519:
+		out = append(out, dkimFactEd25519.with())
+	}
+	if res.StrictIdentity == dkim.True {
+		out = append(out, dkimFactStrict.with())
+	}
+	if res.Aliased {
+		out = append(out, dkimFactAlias.with())
+	}
+	return out
+}
+
+func dkimDiagnostics(res dkim.Result) *DkimDiagnostics {
+	d := &DkimDiagnostics{
+		PublicKeyPresent:    res.PublicKeyPresent.Ptr(),
+		Revoked:             res.Revoked.Ptr(),
+		TestMode:            res.TestMode.Ptr(),
+		StrictIdentity:      res.StrictIdentity.Ptr(),
+		EmailServiceAllowed: res.EmailServiceAllowed.Ptr(),
+		SHA256Allowed:       res.SHA256Allowed.Ptr(),
+	}
+	if res.Conclusive() {
+		d.RecordCount = intPtr(res.RecordCount)
+	}
+	if res.KeyType != dkim.KeyTypeNone {
+		d.KeyType = strPtr(string(res.KeyType))
+	}
+	return d
+}
