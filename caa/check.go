@@ -1,0 +1,81 @@
+package caa
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Check finds the relevant CAA record sets (RFC 8659 §3) of domain (an
+// ASCII domain name, any case, trailing dot optional) and of
+// mta-sts.<domain>, and evaluates them. The two searches run concurrently;
+// the MTA-STS host's search asks its own name and, when that has no CAA
+// records, takes the domain's search, which is exactly its continuation.
+// Check never fails: every DNS outcome is reported in the Result.
+func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
+	domain = resolver.CanonicalName(domain)
+	if domain == "" {
+		bad := Set{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName}
+		return Result{Domain: bad, MTASTS: bad}
+	}
+	var dom Set
+	var wg sync.WaitGroup
+	wg.Go(func() { dom = climb(ctx, r, domain) })
+	first := r.Lookup(ctx, "mta-sts."+domain, resolver.TypeCAA)
+	wg.Wait()
+	return Result{Domain: dom, MTASTS: continueWith(first, dom)}
+}
+
+// climb performs the relevant-record-set search for name: it asks name
+// and then each ancestor but the root, and stops at the first non-empty
+// answer or the first inconclusive one, after at most MaxClimb lookups.
+func climb(ctx context.Context, r resolver.Resolver, name string) Set {
+	labels := strings.Split(name, ".")
+	n := min(len(labels), MaxClimb)
+	for i := range n {
+		a := r.Lookup(ctx, strings.Join(labels[i:], "."), resolver.TypeCAA)
+		if s, done := step(a, i); done {
+			return s
+		}
+	}
+	if n < len(labels) {
+		return Set{Outcome: resolver.Inconclusive, Reason: resolver.ReasonBudgetExhausted, Lookups: n,
+			Findings: []Code{CodeClimbTruncated}}
+	}
+	return emptySet(n)
+}
+
+// step looks at the answer for the i-th name of a climb (0 is the name
+// itself) and tells whether the climb ends there.
+func step(a resolver.Answer, i int) (Set, bool) {
+	switch {
+	case a.Outcome == resolver.Found:
+		s := evaluate(a.Records)
+		s.Lookups, s.Inherited, s.ViaCNAME = i+1, i > 0, len(a.CNAMEs) > 0
+		return s, true
+	case !a.Conclusive():
+		return Set{Outcome: resolver.Inconclusive, Reason: a.Reason, Lookups: i + 1}, true
+	}
+	return Set{}, false
+}
+
+// continueWith completes the MTA-STS host's search: its own answer first,
+// then the domain's search.
+func continueWith(first resolver.Answer, dom Set) Set {
+	if s, done := step(first, 0); done {
+		return s
+	}
+	s := dom
+	s.Lookups++
+	s.Inherited = s.Outcome == resolver.Found
+	s.Findings = append([]Code(nil), dom.Findings...)
+	return s
+}
+
+// emptySet is the result of a search that found no CAA records: no
+// restriction, any CA may issue (RFC 8659 §3).
+func emptySet(lookups int) Set {
+	return Set{Outcome: resolver.NoData, Lookups: lookups, CanIssue: true, CanIssueWildcard: true}
+}

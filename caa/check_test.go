@@ -1,0 +1,240 @@
+package caa
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+type fault struct {
+	name  string
+	qtype resolver.Type
+	f     dnstest.Fault
+}
+
+type checkCase struct {
+	name   string
+	domain string // default <name>.caa.test
+	faults []fault
+	want   Result
+}
+
+const zoneFile = "testdata/caa.zone"
+
+// restricted is a set found at the name itself whose issue properties
+// name the given number of CAs.
+func restricted(props, issuers int, codes ...Code) Set {
+	return Set{Outcome: resolver.Found, Lookups: 1, PropertyCount: props, Restricts: true,
+		CanIssue: issuers > 0, CanIssueWildcard: issuers > 0, IssuerCount: issuers, Findings: codes}
+}
+
+// open is a set found at the name itself that restricts nothing.
+func open(props int, codes ...Code) Set {
+	return Set{Outcome: resolver.Found, Lookups: 1, PropertyCount: props, CanIssue: true, CanIssueWildcard: true, Findings: codes}
+}
+
+func failed(lookups int, reason resolver.Reason) Set {
+	return Set{Outcome: resolver.Inconclusive, Reason: reason, Lookups: lookups}
+}
+
+// inherit is the MTA-STS host's set when it has no records of its own.
+func inherit(s Set) Set {
+	s.Lookups++
+	s.Inherited = s.Outcome == resolver.Found
+	return s
+}
+
+// same is the Result for a domain whose MTA-STS host has no own set.
+func same(s Set) Result { return Result{Domain: s, MTASTS: inherit(s)} }
+
+func with(s Set, f func(*Set)) Set {
+	f(&s)
+	return s
+}
+
+var checkCases = []checkCase{
+	{name: "none", want: same(emptySet(3))},
+	{name: "absent", want: same(emptySet(3))},
+	{name: "apex", want: same(restricted(1, 1))},
+	{name: "inherited", domain: "sub.inherited.caa.test",
+		want: same(with(restricted(2, 2), func(s *Set) { s.Lookups, s.Inherited = 2, true }))},
+	{name: "cname-target", want: Result{Domain: restricted(1, 0),
+		MTASTS: with(restricted(1, 1), func(s *Set) { s.ViaCNAME = true })}},
+	{name: "cname-climb", want: same(restricted(1, 1))},
+	{name: "critical", want: same(with(restricted(2, 1, CodeCriticalUnknown), func(s *Set) {
+		s.CanIssue, s.CanIssueWildcard, s.CriticalUnknown = false, false, true
+	}))},
+	{name: "critical-known", want: same(restricted(1, 1))},
+	{name: "critical-reserved", want: same(with(restricted(1, 0, CodeCriticalUnknown), func(s *Set) { s.CriticalUnknown = true }))},
+	{name: "forbid", want: same(restricted(1, 0))},
+	{name: "malformed", want: same(restricted(1, 0, CodeIssueMalformed))},
+	{name: "issuewild-only", want: same(with(open(1), func(s *Set) { s.Restricts, s.WildcardIssuerCount = true, 1 }))},
+	{name: "issue-wild-forbid", want: same(with(restricted(2, 1), func(s *Set) { s.CanIssueWildcard = false }))},
+	{name: "iodef-only", want: same(open(1))},
+	{name: "iodef-ftp", want: same(restricted(2, 1, CodeIodefInvalid))},
+	{name: "issuemail-only", want: same(with(open(1), func(s *Set) { s.MailIssuerCount = 1 }))},
+	{name: "params", want: same(restricted(1, 1))},
+	{name: "bad-tag", want: same(open(1, CodeInvalidTag))},
+	{name: "www-and-apex", domain: "www.www-and-apex.caa.test",
+		want: same(with(restricted(2, 1), func(s *Set) { s.WildcardIssuerCount = 1 }))},
+	{name: "trailing-dot", want: same(restricted(1, 0, CodeIssueMalformed, CodeIssuerTrailingDot))},
+	{name: "case", want: same(restricted(1, 1))},
+	{name: "additive", want: same(restricted(2, 1))},
+	{name: "mta-sts-own", want: Result{Domain: restricted(1, 0), MTASTS: restricted(1, 1)}},
+	{name: "reserved-flags", want: same(restricted(1, 1, CodeReservedFlags))},
+	{name: "duplicate-issuers", want: same(restricted(4, 2))},
+	{name: "unknown-tag", want: same(open(1, CodeUnknownTag))},
+	{name: "contact", want: same(restricted(3, 1))},
+	{name: "malformed-others", want: same(with(open(2, CodeIssueWildMalformed, CodeIssueMailMalformed),
+		func(s *Set) { s.Restricts, s.CanIssueWildcard = true, false }))},
+	{name: "climb-fail", domain: "deep.climb-fail.caa.test",
+		faults: []fault{{"climb-fail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+		want:   same(failed(2, resolver.ReasonServFail))},
+	{name: "servfail", faults: []fault{{"servfail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+		want: same(failed(1, resolver.ReasonServFail))},
+	{name: "refused", faults: []fault{{"refused.caa.test", resolver.TypeCAA, dnstest.Refused}},
+		want: same(failed(1, resolver.ReasonRefused))},
+	{name: "timeout", faults: []fault{{"timeout.caa.test", resolver.TypeCAA, dnstest.Drop}},
+		want: same(failed(1, resolver.ReasonTimeout))},
+	{name: "garbage", faults: []fault{{"garbage.caa.test", resolver.TypeCAA, dnstest.Garbage}},
+		want: same(failed(1, resolver.ReasonMalformed))},
+	// The in-memory resolver answers a truncated question in full; the
+	// TCP fallback is covered over the real server below.
+	{name: "truncated", faults: []fault{{"truncated.caa.test", resolver.TypeCAA, dnstest.Truncate}},
+		want: same(restricted(1, 1))},
+	{name: "mta-sts-servfail", faults: []fault{{"mta-sts.mta-sts-servfail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+		want: Result{Domain: restricted(1, 1), MTASTS: failed(1, resolver.ReasonServFail)}},
+	{name: "single-label", domain: "test", want: same(emptySet(1))},
+	{name: "at-limit", domain: labels(MaxClimb-2) + "caa.test", want: same(emptySet(MaxClimb))},
+	{name: "over-limit", domain: labels(MaxClimb-1) + "caa.test", want: same(Set{Outcome: resolver.Inconclusive,
+		Reason: resolver.ReasonBudgetExhausted, Lookups: MaxClimb, Findings: []Code{CodeClimbTruncated}})},
+	{name: "empty-domain", domain: ".", want: Result{Domain: failed(0, resolver.ReasonInvalidName), MTASTS: failed(0, resolver.ReasonInvalidName)}},
+}
+
+// labels returns n labels "l1.l2.….ln." to prepend to a name.
+func labels(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "l%d.", i)
+	}
+	return b.String()
+}
+
+func (tc checkCase) target() string {
+	if tc.domain != "" {
+		return tc.domain
+	}
+	return tc.name + ".caa.test"
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	for _, tc := range checkCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			for _, f := range tc.faults {
+				r.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(t.Context(), r, tc.target())
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Check(%s):\n%s", tc.target(), diff(got, tc.want))
+			}
+		})
+	}
+}
+
+// TestCheckServer runs scenarios over real UDP and TCP: truncation makes
+// the client retry over TCP, a dropped reply times out.
+func TestCheckServer(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	byName := map[string]checkCase{}
+	for _, tc := range checkCases {
+		byName[tc.name] = tc
+	}
+	for _, name := range []string{"apex", "truncated", "timeout", "cname-target", "cname-climb", "none", "critical"} {
+		tc := byName[name]
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			for _, f := range tc.faults {
+				srv.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(t.Context(), srv.Client(200*time.Millisecond), tc.target())
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Check(%s):\n%s", tc.target(), diff(got, tc.want))
+			}
+			if tc.name == "truncated" && srv.Count("truncated.caa.test", resolver.TypeCAA) != 2 {
+				t.Errorf("truncated: %d CAA queries, want 2 (UDP then TCP)", srv.Count("truncated.caa.test", resolver.TypeCAA))
+			}
+		})
+	}
+}
+
+// TestCheckQueries proves the climb: the names asked, in no other type,
+// each once, never an alias target's parent, never the root.
+func TestCheckQueries(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	for _, tc := range []struct {
+		domain string
+		want   []string
+	}{
+		{"none.caa.test", []string{"caa.test", "mta-sts.none.caa.test", "none.caa.test", "test"}},
+		{"apex.caa.test", []string{"apex.caa.test", "mta-sts.apex.caa.test"}},
+		{"cname-climb.caa.test", []string{"cname-climb.caa.test", "mta-sts.cname-climb.caa.test"}},
+		{"sub.inherited.caa.test", []string{"inherited.caa.test", "mta-sts.sub.inherited.caa.test", "sub.inherited.caa.test"}},
+	} {
+		r := dnstest.NewResolver(z)
+		Check(t.Context(), r, tc.domain)
+		var got []string
+		for _, q := range r.Queries() {
+			if q.Type != resolver.TypeCAA {
+				t.Errorf("%s: asked %s %s", tc.domain, q.Type, q.Name)
+			}
+			got = append(got, q.Name)
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: asked\n %q\nwant %q", tc.domain, got, tc.want)
+		}
+	}
+}
+
+func TestCheckCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), "apex.caa.test")
+	want := Result{Domain: failed(1, resolver.ReasonCanceled), MTASTS: failed(1, resolver.ReasonCanceled)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("canceled:\n%s", diff(got, want))
+	}
+}
+
+// diff lists the fields of two Results that differ.
+func diff(got, want Result) string {
+	var b strings.Builder
+	for _, x := range []struct {
+		name string
+		g, w Set
+	}{{"Domain", got.Domain, want.Domain}, {"MTASTS", got.MTASTS, want.MTASTS}} {
+		gv, wv := reflect.ValueOf(x.g), reflect.ValueOf(x.w)
+		for i := 0; i < gv.NumField(); i++ {
+			g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
+			if !reflect.DeepEqual(g, w) {
+				fmt.Fprintf(&b, "  %s.%s: got %+v, want %+v\n", x.name, gv.Type().Field(i).Name, g, w)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,249 @@
+package dmarc
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Discovery is the outcome of policy discovery (the API's policyFound).
+type Discovery string
+
+// Discovery outcomes.
+const (
+	DiscoveryFound        Discovery = "found"        // a policy record was selected (policyFound true)
+	DiscoveryNotFound     Discovery = "not_found"    // the walk proved there is none (policyFound false)
+	DiscoveryInconclusive Discovery = "inconclusive" // a query was inconclusive before a decision (policyFound null)
+)
+
+// Existence says whether the author domain exists (RFC 9989 §3.2.13,
+// App. A.4); it decides between the inherited sp and np policies.
+type Existence string
+
+// Existence values, the API's domainExistence words.
+const (
+	Exists           Existence = "exists"      // any answer or NODATA for the domain
+	Nonexistent      Existence = "nonexistent" // NXDOMAIN for the domain (RFC 8020)
+	ExistenceUnknown Existence = "unknown"     // the lookup was inconclusive
+)
+
+// PolicyTag names the tag a policy is taken from (RFC 9989 §4.10.1).
+type PolicyTag string
+
+// Policy tags.
+const (
+	TagP  PolicyTag = "p"  // the domain's own policy
+	TagSP PolicyTag = "sp" // inherited by an existing subdomain
+	TagNP PolicyTag = "np" // inherited by a non-existent subdomain
+)
+
+// Result holds the facts of one DMARC check. It never carries record
+// text, URIs or any name from an answer: PolicyDomain is always Domain
+// or one of its parents. "Unknown" below is the API's null.
+type Result struct {
+	// Domain is the author domain checked, lower-case without the dot.
+	Domain string
+	// Outcome and Reason are those of the direct lookup, the TXT query
+	// at _dmarc.<Domain>.
+	Outcome resolver.Outcome
+	Reason  resolver.Reason
+	// DirectRecordCount is the number of DMARC records at the direct
+	// target (directRecordCount). Unknown when Outcome is Inconclusive.
+	DirectRecordCount int
+	// Discovery is the outcome of policy discovery (policyFound).
+	Discovery Discovery
+	// TreeWalkQueries is the number of targets queried, 1..MaxTreeWalk,
+	// including the one whose answer was inconclusive. Always known.
+	TreeWalkQueries int
+	// ConflictingRecords reports that a queried target had two or more
+	// DMARC records, all discarded. Always known.
+	ConflictingRecords bool
+	// DomainExistence says whether Domain exists, from an MX lookup of
+	// Domain (shared with the mx check), or, when that is inconclusive,
+	// from a conclusive answer that _dmarc.<Domain> exists. Always set.
+	DomainExistence Existence
+
+	// The fields below describe the selected record; they are zero, and
+	// unknown, unless Discovery is DiscoveryFound.
+
+	// PolicyDomain is the domain whose record was selected.
+	PolicyDomain string
+	// Inherited reports that PolicyDomain is a parent of Domain.
+	Inherited bool
+	// PolicyTag is the tag that applies: p for Domain's own record; for
+	// an inherited one np when Domain does not exist, else sp, else p,
+	// falling back to the next when the tag is absent.
+	PolicyTag PolicyTag
+	// Policy is the applied policy, including the none fallback; "" when
+	// no valid policy applies (no record, or a record with an invalid p,
+	// sp or np and no valid rua URI: receivers apply no DMARC).
+	Policy Policy
+	// UsesNoneFallback reports that Policy is none only because the
+	// record's p is missing or invalid, or its sp or np invalid, and rua
+	// holds a valid URI (RFC 9989 §4.10.1).
+	UsesNoneFallback bool
+	// TestMode reports t=y: receivers apply one level less than Policy.
+	TestMode bool
+	// DKIMAlignment and SPFAlignment are the adkim and aspf modes:
+	// relaxed when absent, unknown when the value is invalid (RFC 9989
+	// receivers then use relaxed, others ignore the record).
+	DKIMAlignment, SPFAlignment Alignment
+	// AggregateReporting reports at least one valid rua URI.
+	AggregateReporting bool
+	// LegacyPctPresent reports the historic pct tag.
+	LegacyPctPresent bool
+
+	// Findings are stable codes, sorted, without duplicates: the selected
+	// record's, then those of discovery.
+	Findings []Code
+}
+
+// Check discovers the DMARC policy of domain by the DNS Tree Walk (RFC
+// 9989 §4.10.1). It also asks for the MX records of domain (existence,
+// App. A.4) and its TXT records (a misplaced record), concurrently with
+// the walk, and, when the selected record sends aggregate reports to
+// another organization, for their authorization records (RFC 9990 §3).
+// A DNS problem never fails Check: it shows in the Result.
+func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
+	domain = resolver.CanonicalName(domain)
+	var mx, apex resolver.Answer
+	var wg sync.WaitGroup
+	wg.Go(func() { mx = r.Lookup(ctx, domain, resolver.TypeMX) })
+	wg.Go(func() { apex = r.Lookup(ctx, domain, resolver.TypeTXT) })
+	w := runWalk(ctx, r, domain)
+	wg.Wait()
+
+	res := Result{
+		Domain:             domain,
+		Outcome:            w.direct.Outcome,
+		Reason:             w.direct.Reason,
+		DirectRecordCount:  w.directCount,
+		Discovery:          DiscoveryInconclusive,
+		TreeWalkQueries:    w.queries,
+		ConflictingRecords: w.conflicting,
+		DomainExistence:    existence(mx, w.direct),
+	}
+	var codes []Code
+	codes = append(codes, w.codes(domain)...)
+	if len(Select(apex.TXTs())) > 0 {
+		codes = append(codes, CodeRecordAtApex)
+	}
+	if !w.inconclusive {
+		res.Discovery = DiscoveryNotFound
+		if sel := w.choose(domain); sel.ok {
+			codes = append(codes, res.apply(sel)...)
+			codes = append(codes, external(ctx, r, sel.domain, sel.rec.RUA)...)
+		}
+	}
+	res.Findings = normalize(codes)
+	return res
+}
+
+// codes returns the findings of the walk itself.
+func (w walk) codes(domain string) []Code {
+	var out []Code
+	if w.conflicting {
+		out = append(out, CodeMultipleRecords)
+	}
+	if w.ignored {
+		out = append(out, CodeIgnoredRecord)
+	}
+	if labelCount(domain) > MaxTreeWalk && w.queries > 1 {
+		out = append(out, CodeTreeWalkShortcut)
+	}
+	return out
+}
+
+// existence decides whether the author domain exists (RFC 9989 App.
+// A.4): any answer or NODATA means it exists, NXDOMAIN that it does not.
+// An alias whose target is missing still exists. When the MX lookup is
+// inconclusive, a name below the domain that was proved to exist (the
+// direct _dmarc answer was Found or NODATA) proves it exists too.
+func existence(mx, direct resolver.Answer) Existence {
+	switch {
+	case mx.Exists():
+		return Exists
+	case mx.Outcome == resolver.NXDomain && len(mx.CNAMEs) > 0:
+		return Exists
+	case mx.Outcome == resolver.NXDomain:
+		return Nonexistent
+	case direct.Exists():
+		return Exists
+	}
+	return ExistenceUnknown
+}
+
+// apply fills the fields that describe the selected record and returns
+// the findings it implies.
+func (res *Result) apply(sel selection) []Code {
+	rec := sel.rec
+	codes := append([]Code(nil), rec.Findings...)
+	res.Discovery = DiscoveryFound
+	res.PolicyDomain = sel.domain
+	res.Inherited = sel.domain != res.Domain
+	tag, guessed := policyTag(rec, res.Inherited, res.DomainExistence)
+	res.PolicyTag = tag
+	switch {
+	case rec.ValidPolicies():
+		res.Policy = rec.policy(tag)
+		if guessed {
+			codes = append(codes, CodeExistenceUnknown)
+		}
+	case rec.HasValidRUA():
+		res.Policy, res.UsesNoneFallback = PolicyNone, true
+	}
+	res.TestMode = rec.T == FlagYes
+	res.DKIMAlignment = effective(rec.ADKIM)
+	res.SPFAlignment = effective(rec.ASPF)
+	res.AggregateReporting = rec.HasValidRUA()
+	res.LegacyPctPresent = rec.HasPct
+	if sel.psd {
+		codes = append(codes, CodePSDPolicy)
+	}
+	if sel.nearer {
+		codes = append(codes, CodeNearerRecordIgnored)
+	}
+	return codes
+}
+
+// policyTag picks the tag that applies (RFC 9989 §4.10.1). guessed
+// reports that existence was unknown and mattered: the np policy would
+// differ from the one for existing subdomains, which was chosen.
+func policyTag(rec Record, inherited bool, ex Existence) (tag PolicyTag, guessed bool) {
+	if !inherited {
+		return TagP, false
+	}
+	tag = TagP
+	if rec.SP != "" {
+		tag = TagSP
+	}
+	switch {
+	case rec.NP == "":
+	case ex == Nonexistent:
+		return TagNP, false
+	case ex == ExistenceUnknown:
+		return tag, rec.NP != rec.policy(tag)
+	}
+	return tag, false
+}
+
+// policy returns the value of the given tag.
+func (r Record) policy(tag PolicyTag) Policy {
+	switch tag {
+	case TagSP:
+		return r.SP
+	case TagNP:
+		return r.NP
+	}
+	return r.P
+}
+
+// effective returns the alignment mode receivers use for a record's
+// adkim or aspf value: relaxed when the tag is absent.
+func effective(a Alignment) Alignment {
+	if a == "" {
+		return AlignmentRelaxed
+	}
+	return a
+}

@@ -1,0 +1,319 @@
+package dmarc
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+var loadZones = sync.OnceValues(func() (*dnstest.Zones, error) {
+	return dnstest.Load("testdata/dmarc.zone")
+})
+
+func zones(t *testing.T) *dnstest.Zones {
+	t.Helper()
+	z, err := loadZones()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return z
+}
+
+// fault is one fault to inject, declared next to its case.
+type fault struct {
+	name  string
+	qtype resolver.Type
+	f     dnstest.Fault
+}
+
+// diff lists the fields of two Results that differ, one per line.
+func diff(got, want Result) string {
+	var b strings.Builder
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	for i := 0; i < g.NumField(); i++ {
+		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
+			fmt.Fprintf(&b, "\n  %s: got %#v, want %#v", g.Type().Field(i).Name, g.Field(i).Interface(), w.Field(i).Interface())
+		}
+	}
+	return b.String()
+}
+
+const (
+	relaxed = AlignmentRelaxed
+	strict  = AlignmentStrict
+	found   = resolver.Found
+	nxd     = resolver.NXDomain
+)
+
+// direct is the Result of a record found at the author domain itself.
+func direct(domain string, p Policy) Result {
+	return Result{
+		Domain: domain, Outcome: found, DirectRecordCount: 1, Discovery: DiscoveryFound,
+		TreeWalkQueries: 1, DomainExistence: Exists, PolicyDomain: domain, PolicyTag: TagP,
+		Policy: p, DKIMAlignment: relaxed, SPFAlignment: relaxed,
+	}
+}
+
+// inherited is the Result of a record inherited from policyDomain.
+func inherited(domain, policyDomain string, queries int, ex Existence, tag PolicyTag, p Policy) Result {
+	return Result{
+		Domain: domain, Outcome: nxd, Discovery: DiscoveryFound, TreeWalkQueries: queries,
+		DomainExistence: ex, PolicyDomain: policyDomain, Inherited: true, PolicyTag: tag,
+		Policy: p, DKIMAlignment: relaxed, SPFAlignment: relaxed,
+	}
+}
+
+// with applies changes to a Result, so that each case states what is
+// special about it next to the common shape.
+func with(r Result, change func(*Result)) Result {
+	change(&r)
+	return r
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	tests := []struct {
+		name   string
+		domain string
+		faults []fault
+		want   Result
+	}{
+		{name: "pass", domain: "pass.dmarc.test",
+			want: with(direct("pass.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "inherit-sp", domain: "mail.inherit-sp.dmarc.test",
+			want: inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, Exists, TagSP, PolicyQuarantine)},
+		{name: "inherit-np", domain: "ghost.inherit-np.dmarc.test",
+			want: inherited("ghost.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, Nonexistent, TagNP, PolicyReject)},
+		{name: "inherit-np/existing", domain: "mail.inherit-np.dmarc.test",
+			want: inherited("mail.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, Exists, TagSP, PolicyQuarantine)},
+		{name: "np-absent", domain: "ghost.np-absent.dmarc.test",
+			want: inherited("ghost.np-absent.dmarc.test", "np-absent.dmarc.test", 4, Nonexistent, TagSP, PolicyNone)},
+		{name: "p-only", domain: "ghost.p-only.dmarc.test",
+			want: inherited("ghost.p-only.dmarc.test", "p-only.dmarc.test", 4, Nonexistent, TagP, PolicyQuarantine)},
+		{name: "missing-p-rua", domain: "missing-p-rua.dmarc.test",
+			want: with(direct("missing-p-rua.dmarc.test", PolicyNone), func(r *Result) {
+				r.UsesNoneFallback, r.AggregateReporting, r.Findings = true, true, []Code{CodeMissingP}
+			})},
+		{name: "missing-p", domain: "missing-p.dmarc.test",
+			want: with(direct("missing-p.dmarc.test", ""), func(r *Result) {
+				r.DKIMAlignment, r.Findings = strict, []Code{CodeMissingP}
+			})},
+		{name: "invalid-p", domain: "invalid-p.dmarc.test",
+			want: with(direct("invalid-p.dmarc.test", ""), func(r *Result) { r.Findings = []Code{CodeInvalidP} })},
+		{name: "invalid-p-rua", domain: "invalid-p-rua.dmarc.test",
+			want: with(direct("invalid-p-rua.dmarc.test", PolicyNone), func(r *Result) {
+				r.UsesNoneFallback, r.AggregateReporting, r.Findings = true, true, []Code{CodeInvalidP}
+			})},
+		{name: "invalid-sp", domain: "invalid-sp.dmarc.test",
+			want: with(direct("invalid-sp.dmarc.test", PolicyNone), func(r *Result) {
+				r.UsesNoneFallback, r.AggregateReporting, r.Findings = true, true, []Code{CodeInvalidSP}
+			})},
+		{name: "invalid-np", domain: "mail.invalid-np.dmarc.test",
+			want: with(inherited("mail.invalid-np.dmarc.test", "invalid-np.dmarc.test", 4, Exists, TagP, ""), func(r *Result) {
+				r.Findings = []Code{CodeInvalidNP}
+			})},
+		{name: "author-invalid", domain: "child.author-invalid.dmarc.test",
+			want: with(direct("child.author-invalid.dmarc.test", ""), func(r *Result) { r.Findings = []Code{CodeInvalidP} })},
+		{name: "testing", domain: "testing.dmarc.test",
+			want: with(direct("testing.dmarc.test", PolicyQuarantine), func(r *Result) {
+				r.TestMode, r.Findings = true, []Code{CodeTestMode}
+			})},
+		{name: "pct", domain: "pct.dmarc.test",
+			want: with(direct("pct.dmarc.test", PolicyReject), func(r *Result) {
+				r.LegacyPctPresent, r.Findings = true, []Code{CodeLegacyPct}
+			})},
+		{name: "multiple", domain: "multiple.dmarc.test",
+			want: Result{
+				Domain: "multiple.dmarc.test", Outcome: found, DirectRecordCount: 2, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, ConflictingRecords: true, DomainExistence: Exists,
+				Findings: []Code{CodeMultipleRecords},
+			}},
+		{name: "multiple-continue", domain: "mail.multiple-continue.dmarc.test",
+			want: with(inherited("mail.multiple-continue.dmarc.test", "multiple-continue.dmarc.test", 4, Exists, TagP, PolicyReject), func(r *Result) {
+				r.Outcome, r.DirectRecordCount, r.ConflictingRecords = found, 2, true
+				r.Findings = []Code{CodeMultipleRecords}
+			})},
+		{name: "deep", domain: "b.c.d.e.f.g.h.deep.dmarc.test",
+			want: with(inherited("b.c.d.e.f.g.h.deep.dmarc.test", "deep.dmarc.test", 8, Exists, TagP, PolicyReject), func(r *Result) {
+				r.Findings = []Code{CodeTreeWalkShortcut}
+			})},
+		{name: "eight", domain: "a.b.c.d.e.eight.dmarc.test",
+			want: inherited("a.b.c.d.e.eight.dmarc.test", "eight.dmarc.test", 8, Exists, TagP, PolicyQuarantine)},
+		{name: "psd-n", domain: "a.b.psd-n.dmarc.test",
+			want: inherited("a.b.psd-n.dmarc.test", "b.psd-n.dmarc.test", 2, Exists, TagP, PolicyNone)},
+		{name: "od-fewest", domain: "a.b.od-fewest.dmarc.test",
+			want: with(inherited("a.b.od-fewest.dmarc.test", "od-fewest.dmarc.test", 5, Exists, TagP, PolicyReject), func(r *Result) {
+				r.Findings = []Code{CodeNearerRecordIgnored}
+			})},
+		{name: "psd-invalid", domain: "mail.psd-invalid.dmarc.test",
+			want: with(inherited("mail.psd-invalid.dmarc.test", "psd-invalid.dmarc.test", 4, Exists, TagP, PolicyReject), func(r *Result) {
+				r.Findings = []Code{CodeInvalidPSD}
+			})},
+		{name: "servfail", domain: "servfail.dmarc.test",
+			faults: []fault{{"_dmarc.servfail.dmarc.test", resolver.TypeTXT, dnstest.ServFail}},
+			want: Result{
+				Domain: "servfail.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail,
+				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
+			}},
+		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
+			faults: []fault{{"_dmarc.servfail-mid.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			want: Result{
+				Domain: "mail.servfail-mid.dmarc.test", Outcome: nxd, Discovery: DiscoveryInconclusive,
+				TreeWalkQueries: 2, DomainExistence: Exists,
+			}},
+		{name: "timeout", domain: "timeout.dmarc.test",
+			faults: []fault{{"_dmarc.timeout.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			want: Result{
+				Domain: "timeout.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout,
+				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
+			}},
+		{name: "refused", domain: "refused.dmarc.test",
+			faults: []fault{{"_dmarc.refused.dmarc.test", dnstest.AnyType, dnstest.Refused}},
+			want: Result{
+				Domain: "refused.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonRefused,
+				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
+			}},
+		{name: "truncate", domain: "truncate.dmarc.test", // in memory a truncated reply is a normal answer
+			faults: []fault{{"_dmarc.truncate.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			want:   direct("truncate.dmarc.test", PolicyReject)},
+		{name: "split", domain: "split.dmarc.test",
+			want: with(direct("split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "version-not-first", domain: "version-not-first.dmarc.test",
+			want: Result{
+				Domain: "version-not-first.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeIgnoredRecord},
+			}},
+		{name: "lowercase-version", domain: "mail.lowercase-version.dmarc.test",
+			want: with(inherited("mail.lowercase-version.dmarc.test", "lowercase-version.dmarc.test", 4, Exists, TagP, PolicyQuarantine), func(r *Result) {
+				r.Outcome, r.Findings = found, []Code{CodeIgnoredRecord}
+			})},
+		{name: "uppercase-tags", domain: "uppercase-tags.dmarc.test",
+			want: with(direct("uppercase-tags.dmarc.test", PolicyReject), func(r *Result) {
+				r.DKIMAlignment, r.SPFAlignment = strict, strict
+				r.Findings = []Code{CodeUppercaseTag, CodeUppercaseVersionTag}
+			})},
+		{name: "unknown-tags", domain: "unknown-tags.dmarc.test",
+			want: with(direct("unknown-tags.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeUnknownTag} })},
+		{name: "whitespace", domain: "whitespace.dmarc.test",
+			want: direct("whitespace.dmarc.test", PolicyReject)},
+		{name: "nodata", domain: "nodata.dmarc.test",
+			want: Result{
+				Domain: "nodata.dmarc.test", Outcome: resolver.NoData, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists,
+			}},
+		{name: "other-txt", domain: "other-txt.dmarc.test",
+			want: Result{
+				Domain: "other-txt.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists,
+			}},
+		{name: "nxdomain", domain: "nxdomain.dmarc.test",
+			want: Result{
+				Domain: "nxdomain.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Nonexistent,
+			}},
+		{name: "wildcard", domain: "mail.wildcard.dmarc.test",
+			want: with(inherited("mail.wildcard.dmarc.test", "wildcard.dmarc.test", 4, Exists, TagP, PolicyReject), func(r *Result) {
+				r.Outcome = found
+			})},
+		{name: "cname", domain: "cname.dmarc.test",
+			want: direct("cname.dmarc.test", PolicyQuarantine)},
+		{name: "cname-dangling", domain: "cname-dangling.dmarc.test",
+			want: Result{
+				Domain: "cname-dangling.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists,
+			}},
+		{name: "size-suffix", domain: "size-suffix.dmarc.test",
+			want: with(direct("size-suffix.dmarc.test", PolicyNone), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeSizeSuffix}
+			})},
+		{name: "rua-noscheme", domain: "rua-noscheme.dmarc.test",
+			want: with(direct("rua-noscheme.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeInvalidRUA} })},
+		{name: "rua-external", domain: "rua-external.dmarc.test",
+			want: with(direct("rua-external.dmarc.test", PolicyNone), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "rua-authorized", domain: "rua-authorized.dmarc.test",
+			want: with(direct("rua-authorized.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-unverified", domain: "rua-unverified.dmarc.test",
+			faults: []fault{{"rua-unverified.dmarc.test._report._dmarc.reports.provider.test", dnstest.AnyType, dnstest.ServFail}},
+			want: with(direct("rua-unverified.dmarc.test", PolicyNone), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnverified}
+			})},
+		{name: "rua-internal", domain: "rua-internal.dmarc.test",
+			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-many", domain: "rua-many.dmarc.test",
+			want: with(direct("rua-many.dmarc.test", PolicyNone), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "apex-record", domain: "apex-record.dmarc.test",
+			want: Result{
+				Domain: "apex-record.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeRecordAtApex},
+			}},
+		{name: "duplicate-tag", domain: "duplicate-tag.dmarc.test",
+			want: with(direct("duplicate-tag.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeDuplicateTag} })},
+		{name: "invalid-values", domain: "invalid-values.dmarc.test",
+			want: with(direct("invalid-values.dmarc.test", PolicyReject), func(r *Result) {
+				r.DKIMAlignment, r.SPFAlignment = AlignmentUnknown, strict
+				r.Findings = []Code{CodeFOWithoutRUF, CodeInvalidADKIM, CodeInvalidFO, CodeInvalidPSD, CodeInvalidT}
+			})},
+		{name: "existence-unknown", domain: "mail.existence-unknown.dmarc.test",
+			faults: []fault{{"mail.existence-unknown.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			want: with(inherited("mail.existence-unknown.dmarc.test", "existence-unknown.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyNone), func(r *Result) {
+				r.Findings = []Code{CodeExistenceUnknown}
+			})},
+		{name: "existence-unknown/timeout", domain: "mail.inherit-np.dmarc.test", // np=reject and sp=quarantine differ
+			faults: []fault{{"mail.inherit-np.dmarc.test", resolver.TypeMX, dnstest.Drop}},
+			want: with(inherited("mail.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodeExistenceUnknown}
+			})},
+		{name: "existence-unknown/no-np", domain: "mail.inherit-sp.dmarc.test", // no np: existence does not matter
+			faults: []fault{{"mail.inherit-sp.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			want:   inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine)},
+		{name: "existence-inferred", domain: "existence-inferred.dmarc.test",
+			faults: []fault{{"existence-inferred.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			want:   direct("existence-inferred.dmarc.test", PolicyReject)},
+		{name: "alias-author", domain: "mail.alias-author.dmarc.test",
+			want: inherited("mail.alias-author.dmarc.test", "alias-author.dmarc.test", 4, Exists, TagSP, PolicyNone)},
+		{name: "psd/shop.org", domain: "shop.org.example",
+			want: with(inherited("shop.org.example", "example", 3, Exists, TagP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodePSDPolicy}
+			})},
+		{name: "psd/org", domain: "org.example",
+			want: with(inherited("org.example", "example", 2, Exists, TagP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodePSDPolicy}
+			})},
+		{name: "psd/ghost.org", domain: "ghost.org.example",
+			want: with(inherited("ghost.org.example", "example", 3, Nonexistent, TagNP, PolicyReject), func(r *Result) {
+				r.Findings = []Code{CodePSDPolicy}
+			})},
+		{name: "psd/own", domain: "mail.own.example",
+			want: inherited("mail.own.example", "own.example", 3, Exists, TagP, PolicyNone)},
+		{name: "psd/ps27", domain: "a.b.ps27.example",
+			want: with(inherited("a.b.ps27.example", "example", 4, Exists, TagP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodeNearerRecordIgnored, CodePSDPolicy}
+			})},
+		{name: "psd/self", domain: "EXAMPLE.",
+			want: with(direct("example", PolicyQuarantine), func(r *Result) {})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			for _, f := range tc.faults {
+				r.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(context.Background(), r, tc.domain)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Check(%q):%s", tc.domain, diff(got, tc.want))
+			}
+		})
+	}
+}

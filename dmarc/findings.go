@@ -1,0 +1,118 @@
+package dmarc
+
+import "slices"
+
+// Code is a stable snake_case finding. Codes are facts for the caller to
+// judge and word; they carry no data from the record or the DNS.
+type Code string
+
+// Record-level codes: set by Parse, reported by Check for the selected
+// policy record only.
+const (
+	// CodeUppercaseVersionTag: the version tag is written "V=DMARC1". The
+	// ABNF literal is case-insensitive (RFC 9989 §4.8, RFC 5234 §2.3) but
+	// some receivers only accept "v".
+	CodeUppercaseVersionTag Code = "uppercase_version_tag"
+	// CodeUppercaseTag: another tag name has upper-case letters; accepted
+	// (RFC 5234 §2.3), but some receivers compare names case-sensitively.
+	CodeUppercaseTag Code = "uppercase_tag"
+	// CodeMissingP: no p tag (RFC 9989 §4.7, §4.10.1).
+	CodeMissingP Code = "missing_p"
+	// CodeInvalidP: the p value is not none, quarantine or reject (RFC 9989
+	// §4.8, §4.10.1).
+	CodeInvalidP Code = "invalid_p"
+	// CodeInvalidSP: the sp value is not a policy; the whole record then
+	// falls back (RFC 9989 §4.10.1).
+	CodeInvalidSP Code = "invalid_sp"
+	// CodeInvalidNP: the np value is not a policy; the whole record then
+	// falls back (RFC 9989 §4.10.1).
+	CodeInvalidNP Code = "invalid_np"
+	// CodeInvalidPSD: the psd value is not y, n or u; "u" applies (§4.8).
+	CodeInvalidPSD Code = "invalid_psd"
+	// CodeInvalidT: the t value is not y or n; "n" applies (§4.8).
+	CodeInvalidT Code = "invalid_t"
+	// CodeInvalidADKIM: the adkim value is not r or s (§4.7). RFC 9989
+	// receivers use relaxed (§4.8), others reject the record.
+	CodeInvalidADKIM Code = "invalid_adkim"
+	// CodeInvalidASPF: the aspf value is not r or s (§4.7), as above.
+	CodeInvalidASPF Code = "invalid_aspf"
+	// CodeInvalidFO: the fo value is not a valid option list (§4.8 dmarc-fo).
+	CodeInvalidFO Code = "invalid_fo"
+	// CodeFOWithoutRUF: fo is present without ruf and is ignored (§4.7).
+	CodeFOWithoutRUF Code = "fo_without_ruf"
+	// CodeDuplicateTag: a tag appears more than once. RFC 9989 is silent;
+	// the first occurrence is used, strict tag-list parsers (RFC 6376
+	// §3.2) ignore the whole record.
+	CodeDuplicateTag Code = "duplicate_tag"
+	// CodeMalformedTag: a part of the record is not a tag=value pair with
+	// a letters-only name and printable value; it is ignored (§4.8).
+	CodeMalformedTag Code = "malformed_tag"
+	// CodeUnknownTag: an unregistered tag, ignored (§4.7).
+	CodeUnknownTag Code = "unknown_tag"
+	// CodeInvalidRUA: the rua tag holds a URI that is not a valid DMARC
+	// reporting URI (§4.6, §4.8), or no URI at all.
+	CodeInvalidRUA Code = "invalid_rua_uri"
+	// CodeInvalidRUF: the same for the ruf tag.
+	CodeInvalidRUF Code = "invalid_ruf_uri"
+	// CodeSizeSuffix: a reporting URI carries the obsolete "!size" suffix,
+	// which receivers ignore (§4.8 obs-dmarc-report-size).
+	CodeSizeSuffix Code = "obsolete_size_suffix"
+	// CodeUnsupportedScheme: a reporting URI uses a scheme other than
+	// mailto or https; receivers ignore unsupported schemes (§4.7).
+	CodeUnsupportedScheme Code = "unsupported_uri_scheme"
+	// CodeTestMode: t=y; receivers apply one level less than the policy
+	// (reject→quarantine, quarantine→none) (§4.7, App. A.6).
+	CodeTestMode Code = "test_mode"
+	// CodeLegacyPct: the pct tag, removed by RFC 9989 (App. C.5); RFC 7489
+	// receivers still honour it.
+	CodeLegacyPct Code = "legacy_pct"
+	// CodeLegacyRF: the rf tag, removed by RFC 9989 (App. C.5).
+	CodeLegacyRF Code = "legacy_rf"
+	// CodeLegacyRI: the ri tag, removed by RFC 9989 (App. C.5).
+	CodeLegacyRI Code = "legacy_ri"
+)
+
+// Discovery-level codes: set by Check.
+const (
+	// CodeMultipleRecords: a queried target had more than one DMARC
+	// record; all of them were discarded (RFC 9989 §4.10 steps 2 and 6).
+	CodeMultipleRecords Code = "multiple_records"
+	// CodeIgnoredRecord: a TXT record at a queried target mentions
+	// v=DMARC1 but does not begin with a valid version tag, so it is not
+	// a DMARC record (RFC 9989 §4.7: "v" first, value "DMARC1").
+	CodeIgnoredRecord Code = "ignored_record"
+	// CodeRecordAtApex: a DMARC record is published at the domain itself
+	// instead of its _dmarc name, where it has no effect (§4.5).
+	CodeRecordAtApex Code = "record_at_apex"
+	// CodeTreeWalkShortcut: the domain has more than eight labels, so the
+	// walk skipped intermediate names (RFC 9989 §4.10 step 4, §5.1.8).
+	CodeTreeWalkShortcut Code = "tree_walk_shortcut"
+	// CodeNearerRecordIgnored: the walk found a record nearer to the
+	// domain than the selected one; it is not used because it neither
+	// belongs to the domain nor declares psd=n (§4.10.2, App. B.4).
+	CodeNearerRecordIgnored Code = "nearer_record_ignored"
+	// CodePSDPolicy: the selected record is a Public Suffix Domain's
+	// (psd=y), because the Organizational Domain has none (§4.10.1).
+	CodePSDPolicy Code = "psd_policy"
+	// CodeExistenceUnknown: whether the domain exists could not be
+	// determined and the inherited np policy differs from the one for
+	// existing subdomains; the existing-subdomain policy was applied.
+	CodeExistenceUnknown Code = "existence_unknown"
+	// CodeExternalUnauthorized: a rua destination in another
+	// organization has no authorization record, so reports will not be
+	// sent there (RFC 9990 §3).
+	CodeExternalUnauthorized Code = "rua_external_unauthorized"
+	// CodeExternalUnverified: the authorization record of a rua
+	// destination in another organization could not be looked up (the
+	// lookup was inconclusive) (RFC 9990 §3).
+	CodeExternalUnverified Code = "rua_external_unverified"
+)
+
+// normalize sorts codes and removes duplicates.
+func normalize(codes []Code) []Code {
+	if len(codes) == 0 {
+		return nil
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}

@@ -1,0 +1,53 @@
+package dmarc
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics, that its only error is a
+// version-tag SyntaxError, that Select and Parse agree, and that
+// String round-trips: Parse(r.String()) equals r.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"v=DMARC1; p=reject; rua=mailto:d@example.com",
+		"v=DMARC1; p=reject; sp=quarantine; np=reject; psd=y; t=y; adkim=s; aspf=s; fo=0:d:s",
+		"V = DMARC1 ; P = REJECT ; ; junk ; =x",
+		"v=DMARC1; rua=mailto:d@example.com!10m, https://r.example.net/x , bad",
+		"v=DMARC1; ruf=mailto:%22a%20b%22@[192.0.2.1]; fo=1",
+		"v=DMARC1; p=reject; pct=0; rf=afrf; ri=3600; foo=bar; p=none",
+		"v=DMARC1;\tp=\tnone\t;",
+		"v=DMARC1; p=reject\x00; rua=\xff",
+		"p=reject; v=DMARC1",
+		"v=dmarc1",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := Parse(s)
+		if selected := len(Select([]string{s})) == 1; selected != (err == nil) {
+			t.Fatalf("Select and Parse disagree on %q: selected %v, err %v", s, selected, err)
+		}
+		if err != nil {
+			var se *SyntaxError
+			if !errors.Is(err, ErrSyntax) || !errors.As(err, &se) {
+				t.Fatalf("Parse(%q): unexpected error type %T", s, err)
+			}
+			return
+		}
+		again, err := Parse(r.String())
+		if err != nil {
+			t.Fatalf("Parse(String()) of %q via %q: %v", s, r.String(), err)
+		}
+		if !reflect.DeepEqual(again, r) {
+			t.Fatalf("round trip of %q via %q:\n got %+v\nwant %+v", s, r.String(), again, r)
+		}
+		for _, u := range append(r.RUA, r.RUF...) {
+			if !u.Valid && (u.Scheme != "" || u.Host != "") {
+				t.Fatalf("invalid URI %q has scheme or host", u.Raw)
+			}
+		}
+	})
+}

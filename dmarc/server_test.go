@@ -1,0 +1,82 @@
+package dmarc
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// TestCheckServer runs a few cases over real UDP and TCP on 127.0.0.1:
+// truncation forces the TCP retry, a dropped reply is a real timeout.
+func TestCheckServer(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	tests := []struct {
+		name    string
+		domain  string
+		faults  []fault
+		want    Result
+		tcpName string // a name that must have been asked over TCP
+	}{
+		{name: "truncate", domain: "truncate.dmarc.test",
+			faults:  []fault{{"_dmarc.truncate.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			want:    direct("truncate.dmarc.test", PolicyReject),
+			tcpName: "_dmarc.truncate.dmarc.test"},
+		{name: "truncate-mid-walk", domain: "mail.inherit-sp.dmarc.test",
+			faults:  []fault{{"_dmarc.inherit-sp.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			want:    inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, Exists, TagSP, PolicyQuarantine),
+			tcpName: "_dmarc.inherit-sp.dmarc.test"},
+		{name: "timeout", domain: "timeout.dmarc.test",
+			faults: []fault{{"_dmarc.timeout.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			want: Result{
+				Domain: "timeout.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout,
+				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
+			}},
+		{name: "timeout-existence", domain: "ghost.inherit-np.dmarc.test",
+			faults: []fault{{"ghost.inherit-np.dmarc.test", resolver.TypeMX, dnstest.Drop}},
+			want: with(inherited("ghost.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodeExistenceUnknown}
+			})},
+		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
+			faults: []fault{{"_dmarc.servfail-mid.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			want: Result{
+				Domain: "mail.servfail-mid.dmarc.test", Outcome: resolver.NXDomain, Discovery: DiscoveryInconclusive,
+				TreeWalkQueries: 2, DomainExistence: Exists,
+			}},
+		{name: "psd", domain: "a.b.ps27.example",
+			want: with(inherited("a.b.ps27.example", "example", 4, Exists, TagP, PolicyQuarantine), func(r *Result) {
+				r.Findings = []Code{CodeNearerRecordIgnored, CodePSDPolicy}
+			})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			for _, f := range tc.faults {
+				srv.SetFault(f.name, f.qtype, f.f)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			got := Check(ctx, srv.Client(200*time.Millisecond), tc.domain)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Check(%q):%s", tc.domain, diff(got, tc.want))
+			}
+			if tc.tcpName != "" && !askedOver(srv, tc.tcpName, "tcp") {
+				t.Errorf("%s was not retried over TCP", tc.tcpName)
+			}
+		})
+	}
+}
+
+func askedOver(srv *dnstest.Server, name, network string) bool {
+	for _, q := range srv.Queries() {
+		if q.Name == name && q.Net == network {
+			return true
+		}
+	}
+	return false
+}

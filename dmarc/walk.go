@@ -1,0 +1,184 @@
+package dmarc
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// MaxTreeWalk is the most targets one DNS Tree Walk queries (RFC 9989
+// §4.10): the author domain and at most seven shorter names.
+const MaxTreeWalk = 8
+
+// ShortcutLabels is the label count the walk jumps to after the first
+// query when the name has eight or more labels (RFC 9989 §4.10 step 4).
+const ShortcutLabels = 7
+
+// Targets returns the names the DNS Tree Walk queries for domain, in
+// order (RFC 9989 §4.10): domain itself; then, when it has eight or more
+// labels, its last seven labels, else its parent; then one label less
+// each time, down to the single top-level label. At most MaxTreeWalk
+// names. Each is queried as "_dmarc." + name.
+func Targets(domain string) []string {
+	domain = resolver.CanonicalName(domain)
+	labels := strings.Split(domain, ".")
+	out := []string{domain}
+	next := labels[1:]
+	if len(labels) >= MaxTreeWalk {
+		next = labels[len(labels)-ShortcutLabels:]
+	}
+	for ; len(next) > 0; next = next[1:] {
+		out = append(out, strings.Join(next, "."))
+	}
+	return out
+}
+
+// dmarcName returns the name a target's policy record is published at.
+func dmarcName(target string) string {
+	if target == "" {
+		return "_dmarc"
+	}
+	return "_dmarc." + target
+}
+
+// foundAt is a target that held exactly one DMARC record.
+type foundAt struct {
+	name string
+	rec  Record
+}
+
+// walk is what one DNS Tree Walk saw.
+type walk struct {
+	direct       resolver.Answer // the answer for the author domain
+	directCount  int             // DMARC records at the author domain
+	queries      int             // targets queried
+	conflicting  bool            // a target had two or more records
+	ignored      bool            // a TXT record looked like DMARC but was not
+	inconclusive bool            // the walk stopped on an inconclusive answer
+	records      []foundAt       // targets with one record, in walk order
+}
+
+// runWalk performs the DNS Tree Walk for policy discovery (RFC 9989
+// §4.10, §4.10.1). It stops at a record for the author domain itself, at
+// a single record with psd=y or psd=n, after the last label, or at the
+// first inconclusive answer: from then on nothing can be decided.
+func runWalk(ctx context.Context, r resolver.Resolver, domain string) walk {
+	var w walk
+	for i, target := range Targets(domain) {
+		a := r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
+		w.queries++
+		recs := w.filter(a)
+		if i == 0 {
+			w.direct, w.directCount = a, len(recs)
+		}
+		if a.Outcome == resolver.Inconclusive {
+			w.inconclusive = true
+			return w
+		}
+		if len(recs) > 1 {
+			w.conflicting = true // all discarded (§4.10 steps 2 and 6)
+		}
+		if len(recs) != 1 {
+			continue
+		}
+		rec, err := Parse(recs[0])
+		if err != nil {
+			continue // unreachable: Select kept only parseable records
+		}
+		w.records = append(w.records, foundAt{target, rec})
+		if i == 0 || rec.PSD == PSDYes || rec.PSD == PSDNo {
+			return w
+		}
+	}
+	return w
+}
+
+// filter returns the DMARC records of an answer and notes TXT records
+// that mention the version but are not DMARC records.
+func (w *walk) filter(a resolver.Answer) []string {
+	txts := a.TXTs()
+	recs := Select(txts)
+	if len(recs) < len(txts) {
+		for _, s := range txts {
+			if !hasVersion(s) && looksLikeDMARC(s) {
+				w.ignored = true
+			}
+		}
+	}
+	return recs
+}
+
+// looksLikeDMARC reports whether s contains "v=DMARC1" in any case and
+// spacing, so that a misplaced or mistyped version tag can be reported.
+func looksLikeDMARC(s string) bool {
+	s = strings.ToLower(strings.NewReplacer(" ", "", "\t", "").Replace(s))
+	return strings.Contains(s, "v=dmarc1")
+}
+
+// selection is the policy record chosen from a walk.
+type selection struct {
+	ok     bool
+	domain string // where the record was found
+	rec    Record
+	psd    bool // the PSD's record, because the OD has none
+	nearer bool // a record nearer to the author domain was passed over
+}
+
+// choose selects the policy record (RFC 9989 §4.10.1): the author
+// domain's own record; else the Organizational Domain's; else the Public
+// Suffix Domain's.
+func (w walk) choose(domain string) selection {
+	if len(w.records) == 0 {
+		return selection{}
+	}
+	if first := w.records[0]; first.name == domain {
+		return selection{ok: true, domain: domain, rec: first.rec}
+	}
+	od, psdAt := organizationalDomain(domain, w.records)
+	for i, f := range w.records {
+		if f.name == od {
+			return selection{ok: true, domain: od, rec: f.rec, nearer: i > 0}
+		}
+	}
+	if psdAt >= 0 {
+		f := w.records[psdAt]
+		return selection{ok: true, domain: f.name, rec: f.rec, psd: true, nearer: psdAt > 0}
+	}
+	return selection{}
+}
+
+// organizationalDomain applies RFC 9989 §4.10.2 to the records of a walk
+// that did not find one at the author domain, longest name first: a
+// psd=n record names the OD; else a psd=y record makes the name one
+// label below it the OD (psdAt is then its index); else the record with
+// the fewest labels does. The author domain's own query counts as the
+// start of the walk (rfc-notes §4.3), so a psd=y record at its parent
+// makes the author domain the OD.
+func organizationalDomain(domain string, recs []foundAt) (od string, psdAt int) {
+	for _, f := range recs {
+		if f.rec.PSD == PSDNo {
+			return f.name, -1
+		}
+	}
+	for i, f := range recs {
+		if f.rec.PSD == PSDYes {
+			return childOnPath(domain, f.name), i
+		}
+	}
+	return recs[len(recs)-1].name, -1
+}
+
+// childOnPath returns the name one label below ancestor on the way to
+// domain.
+func childOnPath(domain, ancestor string) string {
+	labels := strings.Split(domain, ".")
+	n := len(strings.Split(ancestor, ".")) + 1
+	if n > len(labels) {
+		return domain
+	}
+	return strings.Join(labels[len(labels)-n:], ".")
+}
+
+// labelCount returns the number of labels of a canonical name.
+func labelCount(name string) int { return strings.Count(name, ".") + 1 }

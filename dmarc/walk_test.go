@@ -1,0 +1,200 @@
+package dmarc
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		domain string
+		want   []string
+	}{
+		{"tld", "com", []string{"com"}},
+		{"two-labels", "example.com", []string{"example.com", "com"}},
+		{"four-labels", "a.mail.example.com", []string{"a.mail.example.com", "mail.example.com", "example.com", "com"}},
+		{"case-and-dot", "Mail.Example.COM.", []string{"mail.example.com", "example.com", "com"}},
+		{"seven-labels", "a.b.c.d.e.example.com", []string{
+			"a.b.c.d.e.example.com", "b.c.d.e.example.com", "c.d.e.example.com", "d.e.example.com",
+			"e.example.com", "example.com", "com",
+		}},
+		{"eight-labels", "a.b.c.d.e.f.example.com", []string{
+			"a.b.c.d.e.f.example.com", "b.c.d.e.f.example.com", "c.d.e.f.example.com", "d.e.f.example.com",
+			"e.f.example.com", "f.example.com", "example.com", "com",
+		}},
+		// RFC 9989 §4.10, the example of the text.
+		{"rfc-example", "a.b.c.d.e.f.g.h.i.j.mail.example.com", []string{
+			"a.b.c.d.e.f.g.h.i.j.mail.example.com", "g.h.i.j.mail.example.com", "h.i.j.mail.example.com",
+			"i.j.mail.example.com", "j.mail.example.com", "mail.example.com", "example.com", "com",
+		}},
+		// RFC 9989 §5.1.8: the zone cut b.c.d.e.f.g.example.com is never queried.
+		{"rfc-5.1.8", "mail.a.b.c.d.e.f.g.example.com", []string{
+			"mail.a.b.c.d.e.f.g.example.com", "c.d.e.f.g.example.com", "d.e.f.g.example.com",
+			"e.f.g.example.com", "f.g.example.com", "g.example.com", "example.com", "com",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := Targets(tc.domain)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Targets(%q) = %q, want %q", tc.domain, got, tc.want)
+			}
+			if len(got) > MaxTreeWalk {
+				t.Errorf("Targets(%q) has %d names, more than %d", tc.domain, len(got), MaxTreeWalk)
+			}
+		})
+	}
+}
+
+// txtQueries returns the TXT names r was asked for, in order.
+func txtQueries(r *dnstest.Resolver, suffix string) []string {
+	var out []string
+	for _, q := range r.Queries() {
+		if q.Type == resolver.TypeTXT && strings.HasSuffix(q.Name, suffix) {
+			out = append(out, q.Name)
+		}
+	}
+	return out
+}
+
+func TestCheckQueries(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	tests := []struct {
+		name   string
+		domain string
+		suffix string // which TXT queries to compare
+		want   []string
+	}{
+		{"deep", "b.c.d.e.f.g.h.deep.dmarc.test", ".test", []string{
+			"_dmarc.b.c.d.e.f.g.h.deep.dmarc.test", "_dmarc.e.f.g.h.deep.dmarc.test",
+			"_dmarc.f.g.h.deep.dmarc.test", "_dmarc.g.h.deep.dmarc.test", "_dmarc.h.deep.dmarc.test",
+			"_dmarc.deep.dmarc.test", "_dmarc.dmarc.test", "_dmarc.test",
+			"b.c.d.e.f.g.h.deep.dmarc.test", // the apex lookup, concurrent with the walk
+		}},
+		{"psd-n", "a.b.psd-n.dmarc.test", "psd-n.dmarc.test", []string{
+			"_dmarc.a.b.psd-n.dmarc.test", "_dmarc.b.psd-n.dmarc.test", "a.b.psd-n.dmarc.test",
+		}},
+		{"direct-stops", "pass.dmarc.test", "pass.dmarc.test", []string{
+			"_dmarc.pass.dmarc.test", "pass.dmarc.test",
+		}},
+		{"rua-internal", "rua-internal.dmarc.test", "._report._dmarc.reports.dmarc.test", nil},
+		{"rua-external", "rua-external.dmarc.test", ".invalid", []string{
+			"rua-external.dmarc.test._report._dmarc.thirdparty.invalid",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			Check(context.Background(), r, tc.domain)
+			got := txtQueries(r, tc.suffix)
+			// The apex lookup is concurrent: compare as sets, and the walk
+			// (the _dmarc names) in order.
+			if !sameSet(got, tc.want) || !reflect.DeepEqual(only(got, "_dmarc."), only(tc.want, "_dmarc.")) {
+				t.Errorf("TXT queries = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckExternalBound(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(zones(t))
+	Check(context.Background(), r, "rua-many.dmarc.test")
+	got := txtQueries(r, ".invalid")
+	if len(got) != MaxExternalDestinations {
+		t.Fatalf("external lookups = %q, want %d", got, MaxExternalDestinations)
+	}
+	for _, want := range []string{"one", "two", "three", "four"} {
+		name := "rua-many.dmarc.test._report._dmarc." + want + ".invalid"
+		if r.Count(name, resolver.TypeTXT) != 1 {
+			t.Errorf("%s asked %d times, want 1", name, r.Count(name, resolver.TypeTXT))
+		}
+	}
+}
+
+// The existence question is the mx check's: through a shared Scan it
+// reaches the DNS once.
+func TestCheckSharesMXLookup(t *testing.T) {
+	t.Parallel()
+	mem := dnstest.NewResolver(zones(t))
+	scan := resolver.NewScan(mem, 0)
+	ctx := context.Background()
+	res := Check(ctx, scan, "mail.inherit-sp.dmarc.test")
+	mx := scan.Lookup(ctx, "MAIL.inherit-sp.dmarc.test.", resolver.TypeMX)
+	if n := mem.Count("mail.inherit-sp.dmarc.test", resolver.TypeMX); n != 1 {
+		t.Errorf("MX asked %d times, want 1", n)
+	}
+	if res.DomainExistence != Exists || mx.Outcome != resolver.NoData {
+		t.Errorf("existence %q, mx outcome %q", res.DomainExistence, mx.Outcome)
+	}
+	if q := scan.Queries(); q != 6 { // 4 walk targets + MX + apex TXT
+		t.Errorf("scan sent %d questions, want 6", q)
+	}
+}
+
+// Odd names never panic and always report 1..8 queries.
+func TestCheckOddNames(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(zones(t))
+	long := strings.Repeat("a.", 130) + "test"
+	for _, d := range []string{"", ".", "a..b", long, strings.Repeat("x", 70) + ".test", "_dmarc.pass.dmarc.test"} {
+		res := Check(context.Background(), r, d)
+		if res.TreeWalkQueries < 1 || res.TreeWalkQueries > MaxTreeWalk {
+			t.Errorf("Check(%q).TreeWalkQueries = %d", d, res.TreeWalkQueries)
+		}
+	}
+	if res := Check(context.Background(), r, long); res.Discovery != DiscoveryInconclusive || res.Reason != resolver.ReasonInvalidName {
+		t.Errorf("Check(long name) = %+v, want inconclusive invalid_name", res)
+	}
+}
+
+// A canceled context yields an inconclusive result, never "absent".
+func TestCheckCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := Check(ctx, dnstest.NewResolver(zones(t)), "pass.dmarc.test")
+	want := Result{
+		Domain: "pass.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled,
+		Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: ExistenceUnknown,
+	}
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("Check(canceled):%s", diff(res, want))
+	}
+}
+
+func sameSet(a, b []string) bool {
+	m := map[string]int{}
+	for _, s := range a {
+		m[s]++
+	}
+	for _, s := range b {
+		m[s]--
+	}
+	for _, n := range m {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func only(list []string, prefix string) []string {
+	var out []string
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package mx
+
+import (
+	"context"
+	"sort"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Check looks up the MX records of domain (an ASCII domain name, any case,
+// trailing dot optional) and resolves its exchanges. It never fails: every
+// DNS outcome, including an inconclusive one, is reported in the Result.
+// Check makes at most 1 + 2 × MaxExchanges lookups through r.
+func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
+	domain = resolver.CanonicalName(domain)
+	a := r.Lookup(ctx, domain, resolver.TypeMX)
+	res := Result{Outcome: a.Outcome, Reason: a.Reason}
+	if a.Conclusive() {
+		res.DomainAliased = len(a.CNAMEs) > 0
+	}
+	switch a.Outcome {
+	case resolver.Found:
+		explicit(ctx, r, a.Records, &res)
+	case resolver.NoData:
+		implicit(ctx, r, domain, &res)
+	case resolver.NXDomain:
+		res.Kind = KindNXDomain
+	default:
+		res.Kind = KindInconclusive
+	}
+	return res
+}
+
+// explicit evaluates a Found MX answer.
+func explicit(ctx context.Context, r resolver.Resolver, recs []resolver.Record, res *Result) {
+	res.RecordCount = len(recs)
+	names, uses, roots := collect(recs)
+	var f findings
+	if len(names) == 0 {
+		// Only root exchanges: RFC 7505 §3 allows exactly one, at preference 0.
+		res.Kind = KindNull
+		if len(recs) != 1 || recs[0].Preference != 0 {
+			f.add(CodeNullMXInvalid)
+		}
+		res.Findings = f.list()
+		return
+	}
+	res.Kind = KindExplicit
+	if roots > 0 {
+		f.add(CodeNullMXMixed)
+	}
+	res.Exchanges = names
+	checked := names
+	if len(checked) > MaxExchanges {
+		checked = checked[:MaxExchanges]
+		f.add(CodeTooManyExchanges)
+	}
+	hosts := resolveAll(ctx, r, checked)
+	for i := range hosts {
+		hosts[i].duplicated = uses[checked[i]] > 1
+	}
+	res.Counts = tally(hosts, len(names))
+	f.addCounts(res.Counts, len(names) > len(checked))
+	res.Findings = f.list()
+}
+
+// collect returns the distinct non-root exchanges ordered by their lowest
+// preference and then by name, how many records name each, and how many
+// records name the root.
+func collect(recs []resolver.Record) (names []string, uses map[string]int, roots int) {
+	pref := map[string]uint16{}
+	uses = map[string]int{}
+	for _, rec := range recs {
+		name := resolver.CanonicalName(rec.Target)
+		if name == "" {
+			roots++
+			continue
+		}
+		if p, ok := pref[name]; !ok || rec.Preference < p {
+			pref[name] = rec.Preference
+		}
+		if uses[name] == 0 {
+			names = append(names, name)
+		}
+		uses[name]++
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if pref[names[i]] != pref[names[j]] {
+			return pref[names[i]] < pref[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	return names, uses, roots
+}
+
+// implicit handles a NODATA MX answer: the domain's own addresses act as
+// an implicit MX of preference 0 (RFC 5321 §5.1).
+func implicit(ctx context.Context, r resolver.Resolver, domain string, res *Result) {
+	a4, a6 := lookupAddrs(ctx, r, domain)
+	switch {
+	case len(a4.Addrs())+len(a6.Addrs()) > 0:
+		res.Kind = KindImplicit
+	case a4.Absent() && a6.Absent():
+		res.Kind = KindNone
+		return
+	default:
+		res.Kind = KindInconclusive
+		return
+	}
+	h := evaluate(a4, a6)
+	h.alias = false // an alias at the domain itself is allowed (RFC 5321 §5.1)
+	h.notHostname = !isHostname(domain)
+	res.Exchanges = []string{domain}
+	res.Counts = tally([]host{h}, 1)
+	var f findings
+	f.addCounts(res.Counts, false)
+	res.Findings = f.list()
+}

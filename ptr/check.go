@@ -1,0 +1,134 @@
+package ptr
+
+import (
+	"context"
+	"net/netip"
+	"sort"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Check looks up the PTR records of addr and confirms them forward. Any
+// zone of addr is ignored and an IPv4-mapped IPv6 address is checked as
+// IPv4. Check never fails: every DNS outcome is reported in the Result.
+// It makes 1 PTR lookup and at most MaxForward forward lookups through r.
+func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
+	addr = addr.Unmap().WithZone("")
+	if !addr.IsValid() {
+		return Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
+	}
+	res := Result{IPVersion: 6, ForwardType: resolver.TypeAAAA, Confirmed: Unknown}
+	if addr.Is4() {
+		res.IPVersion, res.ForwardType = 4, resolver.TypeA
+	}
+	a := r.Lookup(ctx, resolver.ReverseName(addr), resolver.TypePTR)
+	res.Outcome, res.Reason = a.Outcome, a.Reason
+	if !a.Conclusive() {
+		return res
+	}
+	res.ReverseAliased = len(a.CNAMEs) > 0
+	var f findings
+	if a.Absent() {
+		res.Confirmed = NotConfirmed
+		f.add(CodeNoPTR)
+		res.Findings = f.list()
+		return res
+	}
+	names := distinct(a.Targets())
+	res.NameCount = len(names)
+	selected := classify(names, addr, &res, &f)
+	confirm(ctx, r, addr, selected, &res, &f)
+	res.Findings = f.list()
+	return res
+}
+
+// distinct returns the distinct names, compared case-insensitively and
+// without the trailing dot.
+func distinct(targets []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range targets {
+		n := resolver.CanonicalName(t)
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// classify counts invalid and localhost names, flags generic ones, and
+// returns the valid host names selected for forward lookups: the first
+// MaxForward in sorted order.
+func classify(names []string, addr netip.Addr, res *Result, f *findings) []string {
+	var valid []string
+	for _, n := range names {
+		if isGeneric(n, addr) {
+			f.add(CodeGenericName)
+		}
+		switch {
+		case isLocalhost(n):
+			f.add(CodeLocalhostName)
+		case !isHostname(n):
+			res.InvalidNameCount++
+			f.add(CodeInvalidName)
+		default:
+			valid = append(valid, n)
+		}
+	}
+	sort.Strings(valid)
+	if len(valid) > MaxForward {
+		valid = valid[:MaxForward]
+		f.add(CodeTooManyNames)
+	}
+	return valid
+}
+
+// forward is the outcome of one forward lookup.
+type forward struct {
+	completed bool
+	addresses int
+	match     bool
+}
+
+// confirm looks the selected names up forward, concurrently, and sets the
+// forward fields of res (rfc-notes.md section 8.2).
+func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings) {
+	out := make([]forward, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { out[i] = lookupForward(ctx, r, name, res.ForwardType, addr) })
+	}
+	wg.Wait()
+	res.ForwardQueries = len(names)
+	matched := false
+	for _, fw := range out {
+		if fw.completed {
+			res.ForwardCompleted++
+			res.ForwardAddresses += fw.addresses
+		}
+		matched = matched || fw.match
+	}
+	switch {
+	case matched:
+		res.Confirmed = Confirmed
+	case res.ForwardCompleted == res.ForwardQueries:
+		res.Confirmed = NotConfirmed
+	}
+	if res.ForwardCompleted < res.ForwardQueries {
+		f.add(CodeForwardInconclusive)
+	}
+}
+
+func lookupForward(ctx context.Context, r resolver.Resolver, name string, qtype resolver.Type, addr netip.Addr) forward {
+	a := r.Lookup(ctx, name, qtype)
+	fw := forward{completed: a.Conclusive()}
+	for _, x := range a.Addrs() {
+		fw.addresses++
+		if x.Unmap() == addr {
+			fw.match = true
+		}
+	}
+	return fw
+}
