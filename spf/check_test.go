@@ -1,0 +1,463 @@
+package spf
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+const zoneFile = "testdata/spf.zone"
+
+// fault is one fault injected for a test case.
+type fault struct {
+	name  string
+	qtype resolver.Type
+	f     dnstest.Fault
+}
+
+// question is a DNS question a case asserts was never asked.
+type question struct {
+	name  string
+	qtype resolver.Type
+}
+
+// policy is the Result for a domain with one SPF record of n octets whose
+// tree was expanded completely, counting count DNS-causing terms, and
+// whose all qualifier (and effective one) is all.
+func policy(n, count int, all Qualifier) Result {
+	return Result{
+		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true,
+		LookupCount: count, LookupCountKnown: true, LookupLimit: MaxLookups, LookupComplete: true,
+		All: all, EffectiveAll: all, RecordLength: n,
+	}
+}
+
+// broken is the Result for a domain whose one record of n octets fails to
+// parse with code: no count.
+func broken(n int, code Code) Result {
+	return Result{
+		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true, LookupLimit: MaxLookups,
+		RecordLength: n, Error: ClassPermError, ErrorCause: code, Findings: []Code{code},
+	}
+}
+
+// none is the Result for a domain without an SPF record.
+func none(o resolver.Outcome, codes ...Code) Result {
+	return Result{Outcome: o, RecordCountKnown: true, LookupLimit: MaxLookups, Findings: codes}
+}
+
+// with returns r changed by f, to keep table rows short.
+func with(r Result, f func(*Result)) Result {
+	f(&r)
+	return r
+}
+
+func perm(r *Result, cause Code, codes ...Code) {
+	r.Error, r.ErrorCause, r.Findings = ClassPermError, cause, codes
+}
+
+func temp(r *Result, cause Code, codes ...Code) {
+	r.Error, r.ErrorCause, r.Findings = ClassTempError, cause, codes
+}
+
+type checkCase struct {
+	name   string // the scenario label under spf.test
+	faults []fault
+	never  []question
+	want   Result
+}
+
+// checkCases are the zone scenarios. Every count is explained term by term
+// ("#n" refers to the table in rfc-notes.md section 3.5). Terms in
+// parentheses are the running count.
+var checkCases = []checkCase{
+	// --- record selection and the outcome matrix ---
+	// #1: "-all" only; nothing counts.
+	{name: "minimal", want: policy(11, 0, "-")},
+	// found/valid: ip4, ip6 and all do not count; the verification TXT is ignored.
+	{name: "pass", want: policy(46, 0, "-")},
+	// #2: the strings are joined without a separator: "…100.1 -all"; 0.
+	{name: "split-strings", want: policy(28, 0, "-")},
+	// #3: joined "…100.1-all" is a bad ip4: no count.
+	{name: "split-no-space", want: broken(27, CodeSyntaxIP4)},
+	// #4: two SPF records: permerror, nothing expanded.
+	{name: "multiple", want: Result{
+		Outcome: resolver.Found, RecordCount: 2, RecordCountKnown: true, LookupLimit: MaxLookups,
+		Error: ClassPermError, ErrorCause: CodeMultipleRecords, Findings: []Code{CodeMultipleRecords},
+	}},
+	// #5: "V=SPF1 MX -ALL": MX (1), its exchange has an A record.
+	{name: "upper", want: policy(14, 1, "-")},
+	// #6: a leading space or "v=spf10" is not SPF: none.
+	{name: "leading-space", want: none(resolver.Found, CodeNoRecord, CodeNearMiss)},
+	{name: "spf10", want: none(resolver.Found, CodeNoRecord, CodeNearMiss)},
+	// #28: a tab right after the version does not end it (§4.5): not SPF.
+	{name: "tab", want: none(resolver.Found, CodeNoRecord, CodeNearMiss)},
+	// #28: a tab between terms is a syntax error.
+	{name: "tab-inside", want: broken(14, CodeSyntaxCharacter)},
+	// #29: only an RR of type SPF (99): none, reported.
+	{name: "type99", want: none(resolver.NoData, CodeNoRecord, CodeTypeSPFOnly)},
+	// NODATA: the name has only an A record.
+	{name: "nodata", want: none(resolver.NoData, CodeNoRecord)},
+	// NXDOMAIN: the label is not in the zone; type 99 is not asked.
+	{name: "nxdomain", want: none(resolver.NXDomain, CodeNoRecord),
+		never: []question{{"nxdomain.spf.test", resolver.TypeSPF}}},
+	{name: "servfail", faults: []fault{{"servfail.spf.test", resolver.TypeTXT, dnstest.ServFail}}, want: Result{
+		Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail, LookupLimit: MaxLookups,
+		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
+	}},
+	{name: "timeout", faults: []fault{{"timeout.spf.test", resolver.TypeTXT, dnstest.Drop}}, want: Result{
+		Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout, LookupLimit: MaxLookups,
+		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
+	}},
+	// In memory a truncated reply is the full answer (TCP is covered in server_test.go).
+	{name: "truncated", faults: []fault{{"truncated.spf.test", resolver.TypeTXT, dnstest.Truncate}}, want: policy(11, 0, "-")},
+	// 25 ip4 terms: 452 octets, 0 lookups.
+	{name: "record-long", want: with(policy(452, 0, "-"), func(r *Result) { r.Findings = []Code{CodeRecordLong} })},
+	// 29 ip4 terms: 524 octets, 0 lookups.
+	{name: "record-too-long", want: with(policy(524, 0, "-"), func(r *Result) { r.Findings = []Code{CodeRecordTooLong} })},
+
+	// --- syntax ---
+	// #13: redirect twice.
+	{name: "dup-redirect", want: broken(48, CodeSyntaxDuplicateModifier)},
+	// #17: ip4 /33 and ip6 /129.
+	{name: "bad-cidr", want: broken(28, CodeSyntaxCIDR)},
+	{name: "bad-ip6-cidr", want: broken(30, CodeSyntaxCIDR)},
+	// ip4 /0 and /32, ip6 /0 and /128 are valid; none counts.
+	{name: "cidr-edges", want: policy(71, 0, "-")},
+	// #18: a/24//64 (1, A found) mx:mxhost.ext.test/28 (2, exchange A found).
+	{name: "dual-cidr", want: policy(42, 2, "-")},
+	// #19: an unknown modifier is kept and ignored; 0.
+	{name: "unknown-modifier", want: with(policy(19, 0, "-"), func(r *Result) { r.Findings = []Code{CodeUnknownModifier} })},
+	{name: "unknown-mechanism", want: broken(15, CodeSyntaxUnknownMechanism)},
+	{name: "include-bare", want: broken(19, CodeSyntaxMissingDomain)},
+	// #21: %{x} is not a macro letter.
+	{name: "bad-macro", want: broken(36, CodeSyntaxMacro)},
+	// #27: syntax after all is still checked.
+	{name: "garbage-after-all", want: broken(20, CodeSyntaxUnknownMechanism)},
+
+	// --- policy shape ---
+	// #9: include after -all is dead: 0, and x.ext.test is never asked.
+	{name: "dead-after-all", never: []question{{"x.ext.test", dnstest.AnyType}},
+		want: with(policy(30, 0, "-"), func(r *Result) { r.Findings = []Code{CodeDeadTerms} })},
+	// #10: include:t1 (1); redirect ignored because of ~all: not counted, not fetched.
+	{name: "redirect-with-all", never: []question{{"b.ext.test", dnstest.AnyType}},
+		want: with(policy(51, 1, "~"), func(r *Result) {
+			r.HasRedirect, r.Findings = true, []Code{CodeRedirectIgnored}
+		})},
+	// #11: redirect=_spf.ext.test (1) → include:x.ext.test (2) → -all.
+	{name: "redirect-chain", want: with(policy(29, 2, ""), func(r *Result) {
+		r.HasRedirect, r.EffectiveAll = true, "-"
+	})},
+	// redirect (1) to a +all record: the effective all is +.
+	{name: "redirect-plus-all", want: with(policy(32, 1, ""), func(r *Result) {
+		r.HasRedirect, r.EffectiveAll, r.Findings = true, "+", []Code{CodeAllPass}
+	})},
+	// #22: exp is not counted and not fetched; 0.
+	{name: "exp", never: []question{{"why.ext.test", dnstest.AnyType}}, want: policy(28, 0, "-")},
+	// #24: ptr (1), deprecated, not looked up.
+	{name: "ptr", want: with(policy(15, 1, "-"), func(r *Result) { r.PTRTerms, r.Findings = 1, []Code{CodePTRUsed} })},
+	// #25: "v=spf1": 0, neutral default.
+	{name: "empty", want: with(policy(6, 0, ""), func(r *Result) { r.Findings = []Code{CodeNoAll} })},
+	// #26
+	{name: "plus-all", want: with(policy(11, 0, "+"), func(r *Result) { r.Findings = []Code{CodeAllPass} })},
+	{name: "neutral-all", want: with(policy(11, 0, "?"), func(r *Result) { r.Findings = []Code{CodeAllNeutral} })},
+
+	// --- includes, counts and bounds ---
+	// include:t1 (1) → -all.
+	{name: "include-one", want: policy(31, 1, "-")},
+	// #8: include:a.nest (1) → include:b.nest (2) → mx (3).
+	{name: "nested-3", want: policy(35, 3, "-")},
+	// include:t1 … include:t10 (10): at the limit, not over.
+	{name: "includes-10", want: policy(212, 10, "-")},
+	// #7: include:t1 … include:t11 (11): over the limit.
+	{name: "includes-11", want: with(policy(233, 11, "-"), func(r *Result) {
+		perm(r, CodeLookupLimitExceeded, CodeLookupLimitExceeded)
+	})},
+	// include:w1 (1) → 4× include:leaf (5); w2 (6) → (10); w3 (11) → (15).
+	{name: "count-15", want: with(policy(74, 15, "-"), func(r *Result) {
+		perm(r, CodeLookupLimitExceeded, CodeLookupLimitExceeded)
+	})},
+	// the same target twice is evaluated twice: (1) (2); not a loop.
+	{name: "diamond", want: policy(51, 2, "-")},
+	// include:alias.inc.test (1), a CNAME to t1: followed by resolution.
+	{name: "cname-include", want: policy(34, 1, "-")},
+	// c1 (1) → c2 (2) … c10 at depth 10 (10) → c11 (11) is counted but
+	// not expanded: depth bound; the count is a lower bound.
+	{name: "deep-chain", want: with(policy(33, 11, "-"), func(r *Result) {
+		r.LookupComplete = false
+		perm(r, CodeLookupLimitExceeded, CodeLookupLimitExceeded, CodeSafetyBound)
+	})},
+	// b1 (1) + 10 leaves (11), b2 (12) → (22), b3 (23) → (33), b4 (34) →
+	// leaves (35)…(40); the 41st term stops the expansion at MaxExpandTerms.
+	{name: "safety-bound", want: with(policy(116, 40, "-"), func(r *Result) {
+		r.LookupComplete, r.EffectiveAll = false, ""
+		perm(r, CodeLookupLimitExceeded, CodeLookupLimitExceeded, CodeSafetyBound)
+	})},
+	// #12: include (1) of a name whose TXT is not SPF: none → permerror.
+	{name: "include-nospf", want: with(policy(34, 1, "-"), func(r *Result) {
+		perm(r, CodeIncludeNoRecord, CodeIncludeNoRecord)
+	})},
+	// include (1) of an NXDOMAIN name: none → permerror, and a void lookup.
+	{name: "include-nxdomain", want: with(policy(36, 1, "-"), func(r *Result) {
+		r.VoidLookups = 1
+		perm(r, CodeIncludeNoRecord, CodeIncludeNoRecord, CodeVoidLookup)
+	})},
+	// include (1) of a name with two SPF records.
+	{name: "include-multiple", want: with(policy(34, 1, "-"), func(r *Result) {
+		perm(r, CodeIncludeMultiple, CodeIncludeMultiple)
+	})},
+	// include (1) of a record with a bad ip4.
+	{name: "include-invalid", want: with(policy(36, 1, "-"), func(r *Result) {
+		perm(r, CodeIncludeInvalid, CodeSyntaxIP4, CodeIncludeInvalid)
+	})},
+	// #30: include (1) whose target answers SERVFAIL: lower bound.
+	{name: "include-servfail", faults: []fault{{"sf.inc.test", resolver.TypeTXT, dnstest.ServFail}},
+		want: with(policy(31, 1, "-"), func(r *Result) {
+			r.LookupComplete = false
+			temp(r, CodeIncludeInconclusive, CodeIncludeInconclusive)
+		})},
+	// include (1) whose target times out: lower bound.
+	{name: "include-timeout", faults: []fault{{"slow.inc.test", resolver.TypeTXT, dnstest.Drop}},
+		want: with(policy(33, 1, "-"), func(r *Result) {
+			r.LookupComplete = false
+			temp(r, CodeIncludeInconclusive, CodeIncludeInconclusive)
+		})},
+	// redirect (1) to a name without SPF: permerror; no all applies.
+	{name: "redirect-nospf", want: with(policy(30, 1, ""), func(r *Result) {
+		r.HasRedirect = true
+		perm(r, CodeRedirectNoRecord, CodeRedirectNoRecord)
+	})},
+	// redirect (1) whose target answers SERVFAIL.
+	{name: "redirect-servfail", faults: []fault{{"sf.inc.test", resolver.TypeTXT, dnstest.ServFail}},
+		want: with(policy(27, 1, ""), func(r *Result) {
+			r.HasRedirect, r.LookupComplete = true, false
+			temp(r, CodeRedirectInconclusive, CodeRedirectInconclusive)
+		})},
+	// #23: include of itself (1): loop, endless for an evaluator.
+	{name: "self-include", want: with(policy(41, 1, "-"), func(r *Result) {
+		r.LookupComplete = false
+		perm(r, CodeLoop, CodeLoop)
+	})},
+	// include:loop-b.ext.test (1) → include:include-loop.spf.test (2): loop.
+	{name: "include-loop", want: with(policy(35, 2, "-"), func(r *Result) {
+		r.LookupComplete = false
+		perm(r, CodeLoop, CodeLoop)
+	})},
+	// redirect to itself (1).
+	{name: "redirect-loop", want: with(policy(38, 1, ""), func(r *Result) {
+		r.HasRedirect, r.LookupComplete = true, false
+		perm(r, CodeLoop, CodeLoop)
+	})},
+	// include:%{d} (1) expands to the domain itself: loop.
+	{name: "macro-loop", want: with(policy(24, 1, "-"), func(r *Result) {
+		r.LookupComplete = false
+		perm(r, CodeLoop, CodeLoop)
+	})},
+
+	// --- macros ---
+	// #20: include:%{l}… (1) needs the sender: counted, not expanded.
+	{name: "include-macro", want: with(policy(35, 1, "-"), func(r *Result) {
+		r.LookupComplete, r.MacroTerms, r.Findings = false, 1, []Code{CodeMacroUnexpandable}
+	})},
+	// exists:%{i}… (1) needs the client address: counted; the chain is
+	// still complete (no include or redirect target needed it).
+	{name: "exists-macro", want: with(policy(33, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable}
+	})},
+	// exists:%{d}.ex.ext.test (1) expands; its A lookup is NXDOMAIN: 1 void.
+	{name: "exists-d", want: with(policy(35, 1, "-"), func(r *Result) {
+		r.VoidLookups, r.Findings = 1, []Code{CodeVoidLookup}
+	})},
+	// include:_spf.%{d} (1) → _spf.include-d-macro.spf.test: a (2), A found.
+	{name: "include-d-macro", want: policy(29, 2, "-")},
+	// exists:%{p}… (1): sender data and the discouraged %{p}.
+	{name: "ptr-macro", want: with(policy(34, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodePTRMacro, CodeMacroUnexpandable}
+	})},
+
+	// --- a, mx, exists lookups: void lookups and the mx limit ---
+	// a:g1 (1) a:g2 (2): both NXDOMAIN, 2 voids, at the limit.
+	{name: "void-2", want: with(policy(39, 2, "-"), func(r *Result) {
+		r.VoidLookups, r.Findings = 2, []Code{CodeVoidLookup}
+	})},
+	// #14: a:g1 (1) a:g2 (2) a:g3 (3): 3 voids, over the limit.
+	{name: "void-3", want: with(policy(53, 3, "-"), func(r *Result) {
+		r.VoidLookups = 3
+		perm(r, CodeVoidLimitExceeded, CodeVoidLookup, CodeVoidLimitExceeded)
+	})},
+	// 10 includes (10), then a:g1 (11) a:g2 (12) a:g3 (13): past the limit an
+	// evaluator has stopped, so they are counted but not looked up: 0 voids.
+	{name: "void-after-limit", never: []question{{"g1.ext.test", dnstest.AnyType}},
+		want: with(policy(254, 13, "-"), func(r *Result) {
+			perm(r, CodeLookupLimitExceeded, CodeLookupLimitExceeded)
+		})},
+	// mx:voidmx.ext.test (1): three exchanges without addresses: 3 voids.
+	{name: "void-mx-exchanges", want: with(policy(30, 1, "-"), func(r *Result) {
+		r.VoidLookups = 3
+		perm(r, CodeVoidLimitExceeded, CodeVoidLookup, CodeVoidLimitExceeded)
+	})},
+	// #15: mx (1) with 11 exchanges: an 11th address lookup → permerror.
+	{name: "mx-11", want: with(policy(14, 1, "-"), func(r *Result) {
+		perm(r, CodeMXTooMany, CodeMXTooMany)
+	})},
+	// #16: mx:relay.ext.test (1): no MX (NODATA) and no A fallback: 1 void.
+	{name: "mx-no-mx", want: with(policy(29, 1, "-"), func(r *Result) {
+		r.VoidLookups, r.Findings = 1, []Code{CodeVoidLookup}
+	})},
+	// mx (1) of a null MX: no exchange to look up, not void.
+	{name: "mx-null", want: policy(30, 1, "-")},
+	// a (1) of a name with only AAAA: void for an IPv4 client.
+	{name: "a-aaaa-only", want: with(policy(13, 1, "-"), func(r *Result) {
+		r.VoidLookups, r.Findings = 1, []Code{CodeVoidLookup}
+	})},
+	// a:sf.ext.test (1) answers SERVFAIL: temperror; the count is complete.
+	{name: "a-servfail", faults: []fault{{"sf.ext.test", resolver.TypeA, dnstest.ServFail}},
+		want: with(policy(25, 1, "-"), func(r *Result) {
+			temp(r, CodeTermInconclusive, CodeTermInconclusive)
+		})},
+	// exists:ok.ext.test (1): A found.
+	{name: "exists-found", want: policy(30, 1, "-")},
+}
+
+func loadZones(tb testing.TB) *dnstest.Zones {
+	tb.Helper()
+	return dnstest.MustLoad(tb, zoneFile)
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	z := loadZones(t)
+	if n := len(checkCases); n < 40 {
+		t.Fatalf("%d scenarios, want at least 40", n)
+	}
+	for _, tc := range checkCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			for _, f := range tc.faults {
+				r.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(t.Context(), r, tc.name+".spf.test")
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Check(%s):\n%s", tc.name, diffResult(got, tc.want))
+			}
+			for _, q := range tc.never {
+				if n := r.Count(q.name, q.qtype); n != 0 {
+					t.Errorf("%s %s was asked %d times, want never", q.name, q.qtype, n)
+				}
+			}
+		})
+	}
+}
+
+// TestScenarioLabels keeps the table and the zone in step: every scenario
+// label but the NXDOMAIN one exists in the zone.
+func TestScenarioLabels(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for _, n := range loadZones(t).Names() {
+		names[n] = true
+	}
+	for _, tc := range checkCases {
+		if got := names[tc.name+".spf.test"]; got == (tc.name == "nxdomain") {
+			t.Errorf("scenario %s: label present = %v", tc.name, got)
+		}
+	}
+}
+
+// diffResult lists the fields that differ.
+func diffResult(got, want Result) string {
+	var b strings.Builder
+	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
+	for i := 0; i < gv.NumField(); i++ {
+		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
+		if !reflect.DeepEqual(g, w) {
+			fmt.Fprintf(&b, "  %s: got %v, want %v\n", gv.Type().Field(i).Name, g, w)
+		}
+	}
+	return b.String()
+}
+
+// TestCheckSiblingsConcurrent proves sibling includes are fetched
+// concurrently: ten targets each delayed 100 ms take far less than 1 s.
+func TestCheckSiblingsConcurrent(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(loadZones(t))
+	const delay = 100 * time.Millisecond
+	for i := 1; i <= 10; i++ {
+		r.SetFault(fmt.Sprintf("t%d.inc.test", i), resolver.TypeTXT, dnstest.Delay(delay))
+	}
+	start := time.Now()
+	got := Check(t.Context(), r, "includes-10.spf.test")
+	elapsed := time.Since(start)
+	if want := policy(212, 10, "-"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Check:\n%s", diffResult(got, want))
+	}
+	if elapsed >= 5*delay {
+		t.Fatalf("took %v: sibling includes were not fetched concurrently", elapsed)
+	}
+}
+
+// TestCheckCanceled: a canceled context makes the lookup inconclusive,
+// never absent.
+func TestCheckCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	got := Check(ctx, dnstest.NewResolver(loadZones(t)), "minimal.spf.test")
+	want := Result{
+		Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled, LookupLimit: MaxLookups,
+		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Check:\n%s", diffResult(got, want))
+	}
+}
+
+// TestCheckThroughScan: through a per-scan resolver, the diamond's second
+// include reaches the wire once, and the result does not change.
+func TestCheckThroughScan(t *testing.T) {
+	t.Parallel()
+	mem := dnstest.NewResolver(loadZones(t))
+	scan := resolver.NewScan(mem, 0)
+	got := Check(t.Context(), scan, "diamond.spf.test")
+	if want := policy(51, 2, "-"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Check:\n%s", diffResult(got, want))
+	}
+	if n := mem.Count("t1.inc.test", resolver.TypeTXT); n != 1 {
+		t.Fatalf("t1.inc.test TXT asked %d times below the Scan, want 1", n)
+	}
+}
+
+// TestFindingsCanonical checks the finding bookkeeping: canonical order,
+// no duplicates, and that every code has an error class.
+func TestFindingsCanonical(t *testing.T) {
+	t.Parallel()
+	var f findings
+	for _, c := range []Code{CodeNoAll, CodeLoop, CodeVoidLookup, CodeLoop, CodeIncludeInconclusive} {
+		f.add(c)
+	}
+	want := []Code{CodeIncludeInconclusive, CodeLoop, CodeVoidLookup, CodeNoAll}
+	if got := f.list(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("list = %v, want %v", got, want)
+	}
+	if class, cause := f.class(); class != ClassPermError || cause != CodeLoop {
+		t.Fatalf("class = %s %s, want permerror loop", class, cause)
+	}
+	seen := map[Code]bool{}
+	for _, c := range Codes() {
+		if seen[c] {
+			t.Errorf("code %s listed twice", c)
+		}
+		seen[c] = true
+		if c.isSyntax() && c.Class() != ClassPermError {
+			t.Errorf("syntax code %s is not a permerror", c)
+		}
+	}
+}

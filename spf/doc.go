@@ -1,0 +1,50 @@
+// Package spf inspects a domain's Sender Policy Framework policy (RFC 7208).
+//
+// An SPF policy is a TXT record at a domain that lists which hosts may send
+// mail using that domain in the envelope sender. Receivers evaluate it for
+// every message, and the evaluation may cause at most ten DNS-causing terms
+// (include, a, mx, ptr, exists, redirect) across the whole tree of included
+// records; a policy that needs more fails for every message (permerror).
+//
+// [Parse] reads one record with the complete RFC 7208 grammar and says which
+// term is wrong and why. [Select] keeps the SPF records among the TXT strings
+// of a name. [Check] fetches the policy of a domain, expands every include
+// and redirect (sibling includes concurrently), and reports facts: how many
+// SPF records the domain has, how many DNS-causing terms an evaluation for a
+// client that matches nothing would use (counting past the limit, so users
+// see the real number), whether the expansion was complete, void lookups,
+// mx mechanisms with too many exchanges, loops, syntax errors and more, as
+// stable finding codes. It never returns raw record text, target names or
+// addresses.
+//
+// The count is static: it assumes a client address that matches nothing,
+// so every term before `all` is evaluated. Terms after `all` are never
+// evaluated and are not counted. `redirect` is counted only in a record
+// without `all` (§5.1, §6.1). `exp` is not counted (it is fetched after the
+// evaluation, §6.2). The address lookups of an mx mechanism are checked
+// against their own limit of ten and are not counted (§4.6.4). Macros that
+// only need the current domain (%{d}) or the sender domain (%{o}, taken to
+// be the checked domain) are expanded; any other macro needs a message, so
+// such a term counts one and is not expanded.
+//
+// Void lookups and the mx limit are measured as an evaluator for an IPv4
+// client would meet them: `a` and `exists` ask for A records, `mx` asks for
+// MX records and then for the A records of at most ten exchanges, and every
+// NODATA or NXDOMAIN answer among these (and for include and redirect
+// targets) is one void lookup, as mox and checkdmarc count them. Like an
+// evaluator, only terms within the first [MaxLookups] counted terms are
+// looked up.
+//
+// What this package does not do: it does not evaluate a policy for a given
+// client address or message (no check_host), does not expand macros that
+// need sender data, does not query PTR records for `ptr` terms, does not
+// fetch `exp` explanations, and does not judge: status, severity and texts
+// belong to the caller.
+//
+// Limits: [MaxLookups] (10) DNS-causing terms and [MaxVoidLookups] (2) void
+// lookups per evaluation and [MaxMXNames] (10) exchanges per mx mechanism
+// (RFC 7208 §4.6.4); record size guidance [RecordSizeGuideline] and
+// [MaxRecordSize] (§3.4). The expansion itself stops after
+// [MaxExpandTerms] counted terms or [MaxDepth] nested records, whichever
+// comes first; the result then says the count is a lower bound.
+package spf

@@ -1,0 +1,120 @@
+package spf
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// termResult is what the lookups of one a, mx or exists term found.
+type termResult struct {
+	voids        int  // NODATA/NXDOMAIN answers (the term's own and mx exchange lookups)
+	inconclusive bool // a lookup was inconclusive
+	mxOver       bool // the MX set has more than MaxMXNames exchanges
+}
+
+// startTXT starts the TXT lookup of an include or redirect target. The
+// channel is buffered, so the goroutine never blocks, even when the answer
+// is never read; it ends when the lookup does (ctx bounds it).
+func startTXT(ctx context.Context, r resolver.Resolver, name string) <-chan resolver.Answer {
+	ch := make(chan resolver.Answer, 1)
+	go func() { ch <- r.Lookup(ctx, name, resolver.TypeTXT) }()
+	return ch
+}
+
+// awaitTXT returns the answer of a started lookup, or looks name up now
+// when none was started.
+func awaitTXT(ctx context.Context, r resolver.Resolver, ch <-chan resolver.Answer, name string) resolver.Answer {
+	if ch == nil {
+		return r.Lookup(ctx, name, resolver.TypeTXT)
+	}
+	return <-ch
+}
+
+// startTerm starts the lookups of an a, mx or exists term.
+func startTerm(ctx context.Context, r resolver.Resolver, kind Kind, name string) <-chan termResult {
+	ch := make(chan termResult, 1)
+	go func() { ch <- lookupTerm(ctx, r, kind, name) }()
+	return ch
+}
+
+// awaitTerm returns the result of started term lookups, or runs them now
+// when none were started.
+func awaitTerm(ctx context.Context, r resolver.Resolver, ch <-chan termResult, kind Kind, name string) termResult {
+	if ch == nil {
+		return lookupTerm(ctx, r, kind, name)
+	}
+	return <-ch
+}
+
+// lookupTerm does what an evaluator does for a term and an IPv4 client
+// that matches nothing: `a` and `exists` ask for A records (§5.3, §5.7),
+// `mx` for the MX records and then the A records of at most MaxMXNames
+// exchanges (§5.4).
+func lookupTerm(ctx context.Context, r resolver.Resolver, kind Kind, name string) termResult {
+	if kind == KindMX {
+		return lookupMX(ctx, r, name)
+	}
+	return addrResult(r.Lookup(ctx, name, resolver.TypeA))
+}
+
+func addrResult(a resolver.Answer) termResult {
+	switch {
+	case !a.Conclusive():
+		return termResult{inconclusive: true}
+	case a.Absent():
+		return termResult{voids: 1}
+	}
+	return termResult{}
+}
+
+// lookupMX asks for the MX records of name and the A records of the first
+// MaxMXNames exchanges, concurrently. Every empty exchange address lookup
+// is a void lookup, as mox and checkdmarc count them; a null MX (RFC 7505)
+// has no exchange to look up.
+func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult {
+	a := r.Lookup(ctx, name, resolver.TypeMX)
+	if !a.Conclusive() || a.Absent() {
+		return addrResult(a)
+	}
+	hosts := exchanges(a.Records)
+	res := termResult{mxOver: len(hosts) > MaxMXNames}
+	if len(hosts) > MaxMXNames {
+		hosts = hosts[:MaxMXNames]
+	}
+	results := make([]termResult, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Go(func() { results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA)) })
+	}
+	wg.Wait()
+	for _, x := range results {
+		res.voids += x.voids
+		res.inconclusive = res.inconclusive || x.inconclusive
+	}
+	return res
+}
+
+// exchanges returns the distinct exchange names of MX records in
+// preference order (then by name), without the null MX.
+func exchanges(recs []resolver.Record) []string {
+	sorted := append([]resolver.Record(nil), recs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Preference != sorted[j].Preference {
+			return sorted[i].Preference < sorted[j].Preference
+		}
+		return sorted[i].Target < sorted[j].Target
+	})
+	var out []string
+	seen := map[string]bool{}
+	for _, rr := range sorted {
+		if rr.Type != resolver.TypeMX || rr.Target == "" || seen[rr.Target] {
+			continue
+		}
+		seen[rr.Target] = true
+		out = append(out, rr.Target)
+	}
+	return out
+}

@@ -1,0 +1,337 @@
+package spf
+
+import (
+	"strings"
+)
+
+// Macro letters as bits (RFC 7208 §7.2), for macroInfo.letters.
+const (
+	letterS uint16 = 1 << iota
+	letterL
+	letterO
+	letterD
+	letterI
+	letterP
+	letterH
+	letterV
+	letterC
+	letterR
+	letterT
+)
+
+// senderLetters are the macro letters that need data from a message or a
+// connection; %{d} and %{o} can be expanded without one.
+const senderLetters = letterS | letterL | letterI | letterP | letterH | letterV | letterC | letterR | letterT
+
+// macroInfo describes a valid macro-string.
+type macroInfo struct {
+	letters uint16 // macro letters used
+	// tail is the index just after the last macro-expand; the literal
+	// domain-end of a domain-spec must fit in s[tail:].
+	tail int
+	// endsInMacro is true when the string ends with a macro-expand.
+	endsInMacro bool
+}
+
+func letterBit(c byte) uint16 {
+	switch c | 0x20 { // ABNF literals are case-insensitive; upper case means URL-escape
+	case 's':
+		return letterS
+	case 'l':
+		return letterL
+	case 'o':
+		return letterO
+	case 'd':
+		return letterD
+	case 'i':
+		return letterI
+	case 'p':
+		return letterP
+	case 'h':
+		return letterH
+	case 'v':
+		return letterV
+	case 'c':
+		return letterC
+	case 'r':
+		return letterR
+	case 't':
+		return letterT
+	}
+	return 0
+}
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case '.', '-', '+', ',', '/', '_', '=':
+		return true
+	}
+	return false
+}
+
+// scanMacroString validates a macro-string (RFC 7208 §7.1). allowCRT
+// permits the letters c, r and t, which are reserved for explanation text
+// and so are refused in a domain-spec.
+func scanMacroString(s string, allowCRT bool) (macroInfo, bool) {
+	var mi macroInfo
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '%' {
+			if c < 0x21 || c > 0x7e {
+				return mi, false
+			}
+			i++
+			mi.endsInMacro = false
+			continue
+		}
+		if i+1 >= len(s) {
+			return mi, false
+		}
+		switch s[i+1] {
+		case '%', '_', '-':
+			i += 2
+		case '{':
+			n, bit, ok := scanMacroExpand(s[i+2:])
+			if !ok || (!allowCRT && bit&(letterC|letterR|letterT) != 0) {
+				return mi, false
+			}
+			mi.letters |= bit
+			i += 2 + n
+		default:
+			return mi, false
+		}
+		mi.tail, mi.endsInMacro = i, true
+	}
+	return mi, true
+}
+
+// scanMacroExpand validates the body of "%{…}" starting after the brace:
+// letter, transformers (non-zero digits, optional r), delimiters, "}". It
+// returns the number of bytes consumed including the closing brace.
+func scanMacroExpand(s string) (int, uint16, bool) {
+	if len(s) == 0 {
+		return 0, 0, false
+	}
+	bit := letterBit(s[0])
+	if bit == 0 {
+		return 0, 0, false
+	}
+	i := 1
+	digits, nonzero := 0, false
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		nonzero = nonzero || s[i] != '0'
+		digits++
+		i++
+	}
+	if digits > 0 && !nonzero {
+		return 0, 0, false // the count must be non-zero (§7.3)
+	}
+	if i < len(s) && (s[i] == 'r' || s[i] == 'R') {
+		i++
+	}
+	for i < len(s) && isDelimiter(s[i]) {
+		i++
+	}
+	if i >= len(s) || s[i] != '}' {
+		return 0, 0, false
+	}
+	return i + 1, bit, true
+}
+
+// checkDomainSpec validates a domain-spec = macro-string domain-end, where
+// domain-end = ( "." toplabel [ "." ] ) / macro-expand (RFC 7208 §7.1).
+func checkDomainSpec(s string) Code {
+	if s == "" {
+		return CodeSyntaxMissingDomain
+	}
+	mi, ok := scanMacroString(s, false)
+	if !ok {
+		return CodeSyntaxMacro
+	}
+	if mi.endsInMacro {
+		return ""
+	}
+	end := strings.TrimSuffix(s[mi.tail:], ".")
+	dot := strings.LastIndexByte(end, '.')
+	if dot < 0 || !isTopLabel(end[dot+1:]) {
+		return CodeSyntaxDomainSpec
+	}
+	return ""
+}
+
+// isTopLabel reports whether s is a toplabel (RFC 7208 §7.1): LDH, not
+// all-numeric, not starting or ending with a hyphen.
+func isTopLabel(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	alpha, hyphen := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case (c|0x20) >= 'a' && (c|0x20) <= 'z':
+			alpha = true
+		case c == '-':
+			hyphen = true
+		default:
+			return false
+		}
+	}
+	return alpha || hyphen
+}
+
+// macroUse reports whether a valid domain-spec needs sender data to be
+// expanded and whether it uses the discouraged %{p} macro (§7.2).
+func macroUse(spec string) (needsSender, usesP bool) {
+	if strings.IndexByte(spec, '%') < 0 {
+		return false, false
+	}
+	mi, _ := scanMacroString(spec, true)
+	return mi.letters&senderLetters != 0, mi.letters&letterP != 0
+}
+
+// expandDomainSpec expands a valid domain-spec with %{d} = cur and %{o} =
+// sender (RFC 7208 §7.3, §7.4) and returns the name to query, lower-case
+// without a trailing dot, cut to MaxDomainLength (§4.8). ok is false when
+// the spec needs any other macro.
+func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
+	if strings.IndexByte(spec, '%') < 0 {
+		return finishName(spec), true
+	}
+	var b strings.Builder
+	for i := 0; i < len(spec); {
+		c := spec[i]
+		if c != '%' || i+1 >= len(spec) {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		switch spec[i+1] {
+		case '%':
+			b.WriteByte('%')
+		case '_':
+			b.WriteByte(' ')
+		case '-':
+			b.WriteString("%20")
+		case '{':
+			n, _, valid := scanMacroExpand(spec[i+2:])
+			if !valid {
+				return "", false
+			}
+			v, ok := expandMacro(spec[i+2:i+1+n], cur, sender)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+			i += 2 + n
+			continue
+		}
+		i += 2
+	}
+	return finishName(b.String()), true
+}
+
+// expandMacro expands one macro body (without braces), which must use the
+// letter d or o.
+func expandMacro(body, cur, sender string) (string, bool) {
+	var value string
+	switch body[0] {
+	case 'd', 'D':
+		value = cur
+	case 'o', 'O':
+		value = sender
+	default:
+		return "", false
+	}
+	i, keep := 1, 0
+	for i < len(body) && body[i] >= '0' && body[i] <= '9' {
+		if keep < 1000 {
+			keep = keep*10 + int(body[i]-'0')
+		}
+		i++
+	}
+	reverse := false
+	if i < len(body) && (body[i] == 'r' || body[i] == 'R') {
+		reverse = true
+		i++
+	}
+	delims := body[i:]
+	if delims == "" {
+		delims = "."
+	}
+	parts := strings.FieldsFunc(value, func(r rune) bool { return strings.ContainsRune(delims, r) })
+	if reverse {
+		for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
+			parts[l], parts[r] = parts[r], parts[l]
+		}
+	}
+	if keep > 0 && keep < len(parts) {
+		parts = parts[len(parts)-keep:]
+	}
+	out := strings.Join(parts, ".")
+	if body[0] == 'D' || body[0] == 'O' {
+		out = urlEscape(out)
+	}
+	return out, true
+}
+
+// urlEscape escapes every byte outside the RFC 3986 unreserved set
+// (RFC 7208 §7.3: upper-case macro letters).
+func urlEscape(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c|0x20) >= 'a' && (c|0x20) <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0x0f])
+	}
+	return b.String()
+}
+
+// finishName lower-cases an expanded name, drops one trailing dot and cuts
+// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8).
+func finishName(s string) string {
+	s = strings.ToLower(strings.TrimSuffix(s, "."))
+	for len(s) > MaxDomainLength {
+		i := strings.IndexByte(s, '.')
+		if i < 0 {
+			return s
+		}
+		s = s[i+1:]
+	}
+	return s
+}
+
+// validName reports whether name can be queried as an SPF target: at least
+// two labels of 1..63 visible ASCII octets, at most MaxDomainLength
+// octets (RFC 7208 §4.3).
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > MaxDomainLength || strings.IndexByte(name, '.') < 0 {
+		return false
+	}
+	label := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '.':
+			if label == 0 {
+				return false
+			}
+			label = 0
+		case c <= 0x20 || c >= 0x7f || c == '\\' || c == '"' || c == '(' || c == ')' || c == ';' || c == '@' || c == '$':
+			return false
+		default:
+			label++
+			if label > 63 {
+				return false
+			}
+		}
+	}
+	return label > 0
+}

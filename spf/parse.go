@@ -1,0 +1,295 @@
+package spf
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// Shared errors (the same names in every mailauth protocol package).
+var (
+	// ErrSyntax is wrapped by every *SyntaxError.
+	ErrSyntax = errors.New("spf: syntax error")
+)
+
+// SyntaxError says which term of a record is wrong and why. Any syntax
+// error makes the policy a permerror (RFC 7208 §4.6).
+type SyntaxError struct {
+	// Term is the offending term as written. It is raw record data: fine
+	// for programmers and logs under their control, never for output.
+	Term string
+	// Index is the term's position, 1 for the first term after the
+	// version tag; 0 for the version tag itself.
+	Index int
+	// Code says what is wrong; one of the CodeSyntax… codes.
+	Code Code
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("spf: term %d %q: %s", e.Index, e.Term, e.Code.describe())
+}
+
+// Unwrap returns ErrSyntax, so errors.Is(err, ErrSyntax) holds.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+// versionTag is the SPF version section (RFC 7208 §4.5).
+const versionTag = "v=spf1"
+
+// hasVersion reports whether s starts with "v=spf1" (any case) followed by
+// a space or the end (RFC 7208 §4.5).
+func hasVersion(s string) bool {
+	return len(s) >= len(versionTag) && strings.EqualFold(s[:len(versionTag)], versionTag) &&
+		(len(s) == len(versionTag) || s[len(versionTag)] == ' ')
+}
+
+// Select returns the SPF records among the joined TXT strings of one name:
+// those starting with "v=spf1" (case-insensitive) followed by a space or
+// the end (RFC 7208 §4.5). Other TXT records are ignored. More than one
+// result is a permerror (§3.2).
+func Select(txts []string) []string {
+	var out []string
+	for _, s := range txts {
+		if hasVersion(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// nearMiss reports whether s looks like an SPF record that Select ignores:
+// "v=spf1" after leading spaces, or followed by something other than a
+// space ("v=spf10", a tab).
+func nearMiss(s string) bool {
+	t := strings.TrimLeft(s, " \t")
+	return !hasVersion(s) && len(t) >= len(versionTag) && strings.EqualFold(t[:len(versionTag)], versionTag)
+}
+
+// Parse parses one SPF record with the RFC 7208 grammar (§4.5, §4.6.1,
+// §5, §6, §7.1). Terms are separated by one or more spaces; trailing
+// spaces are allowed. Any violation, also in a term after all, returns a
+// *SyntaxError wrapping ErrSyntax. Parse does no DNS and expands no macro.
+func Parse(s string) (Record, error) {
+	if !hasVersion(s) {
+		end := min(len(s), len(versionTag)+1)
+		return Record{}, &SyntaxError{Term: s[:end], Code: CodeSyntaxVersion}
+	}
+	rest := s[len(versionTag):]
+	var rec Record
+	if n := strings.Count(rest, " "); n > 0 {
+		rec.Terms = make([]Term, 0, n)
+	}
+	var redirect, exp bool
+	for index := 1; ; index++ {
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" {
+			break
+		}
+		raw := rest
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			raw, rest = rest[:i], rest[i:]
+		} else {
+			rest = ""
+		}
+		t, code := parseTerm(raw)
+		if code == "" && (t.Kind == KindRedirect && redirect || t.Kind == KindExp && exp) {
+			code = CodeSyntaxDuplicateModifier
+		}
+		if code != "" {
+			return Record{}, &SyntaxError{Term: raw, Index: index, Code: code}
+		}
+		redirect = redirect || t.Kind == KindRedirect
+		exp = exp || t.Kind == KindExp
+		rec.Terms = append(rec.Terms, t)
+	}
+	if len(rec.Terms) == 0 {
+		rec.Terms = nil // "v=spf1 " and "v=spf1" are the same record
+	}
+	return rec, nil
+}
+
+// parseTerm parses one term (a directive or a modifier).
+func parseTerm(s string) (Term, Code) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return Term{}, CodeSyntaxCharacter
+		}
+	}
+	if eq := strings.IndexByte(s, '='); eq >= 0 && !strings.ContainsAny(s[:eq], ":/") {
+		return parseModifier(s[:eq], s[eq+1:])
+	}
+	t := Term{Qualifier: QualifierPass}
+	switch s[0] {
+	case '+', '-', '~', '?':
+		t.Qualifier, s = Qualifier(s[:1]), s[1:]
+	}
+	end := strings.IndexAny(s, ":/")
+	if end < 0 {
+		end = len(s)
+	}
+	name, arg := s[:end], s[end:]
+	t.Kind = mechanismKind(name)
+	switch t.Kind {
+	case KindAll:
+		if arg != "" {
+			return Term{}, CodeSyntaxArgument
+		}
+		return t, ""
+	case KindInclude, KindExists, KindPTR:
+		return parseDomainArg(t, arg)
+	case KindA, KindMX:
+		return parseDualCIDRArg(t, arg)
+	case KindIP4, KindIP6:
+		return parseIPArg(t, arg)
+	}
+	return Term{}, CodeSyntaxUnknownMechanism
+}
+
+func mechanismKind(name string) Kind {
+	for _, k := range [...]Kind{KindAll, KindInclude, KindA, KindMX, KindPTR, KindIP4, KindIP6, KindExists} {
+		if strings.EqualFold(name, string(k)) {
+			return k
+		}
+	}
+	return ""
+}
+
+// parseModifier parses name=value (RFC 7208 §6).
+func parseModifier(name, value string) (Term, Code) {
+	if !isModifierName(name) {
+		return Term{}, CodeSyntaxModifier
+	}
+	switch {
+	case strings.EqualFold(name, string(KindRedirect)):
+		return Term{Kind: KindRedirect, DomainSpec: value}, checkDomainSpec(value)
+	case strings.EqualFold(name, string(KindExp)):
+		return Term{Kind: KindExp, DomainSpec: value}, checkDomainSpec(value)
+	}
+	if _, ok := scanMacroString(value, true); !ok {
+		return Term{}, CodeSyntaxMacro
+	}
+	return Term{Kind: KindModifier, Name: name, Value: value}, ""
+}
+
+// isModifierName: name = ALPHA *( ALPHA / DIGIT / "-" / "_" / "." ).
+func isModifierName(s string) bool {
+	if s == "" || (s[0]|0x20) < 'a' || (s[0]|0x20) > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !((c|0x20) >= 'a' && (c|0x20) <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDomainArg parses the ":domain-spec" of include and exists
+// (required) and ptr (optional).
+func parseDomainArg(t Term, arg string) (Term, Code) {
+	switch {
+	case arg == "" && t.Kind == KindPTR:
+		return t, ""
+	case arg == "" || arg == ":":
+		return Term{}, CodeSyntaxMissingDomain
+	case arg[0] != ':':
+		return Term{}, CodeSyntaxArgument
+	}
+	t.DomainSpec = arg[1:]
+	if code := checkDomainSpec(t.DomainSpec); code != "" {
+		return Term{}, code
+	}
+	return t, ""
+}
+
+// parseDualCIDRArg parses the [":" domain-spec] [dual-cidr-length] of a
+// and mx (RFC 7208 §5.3, §5.4), reading the CIDR lengths from the end.
+func parseDualCIDRArg(t Term, arg string) (Term, Code) {
+	t.CIDR4, t.CIDR6 = 32, 128
+	if i := strings.LastIndex(arg, "//"); i >= 0 && allDigits(arg[i+2:]) {
+		n, ok := cidrLength(arg[i+2:], 128)
+		if !ok {
+			return Term{}, CodeSyntaxCIDR
+		}
+		t.CIDR6, arg = uint8(n), arg[:i]
+	}
+	if i := strings.LastIndexByte(arg, '/'); i >= 0 && allDigits(arg[i+1:]) {
+		n, ok := cidrLength(arg[i+1:], 32)
+		if !ok {
+			return Term{}, CodeSyntaxCIDR
+		}
+		t.CIDR4, arg = uint8(n), arg[:i]
+	}
+	switch {
+	case arg == "":
+		return t, ""
+	case arg == ":":
+		return Term{}, CodeSyntaxMissingDomain
+	case arg[0] != ':':
+		return Term{}, CodeSyntaxArgument
+	}
+	t.DomainSpec = arg[1:]
+	if code := checkDomainSpec(t.DomainSpec); code != "" {
+		return Term{}, code
+	}
+	return t, ""
+}
+
+// parseIPArg parses ":network[/length]" of ip4 and ip6 (RFC 7208 §5.6).
+func parseIPArg(t Term, arg string) (Term, Code) {
+	bad, limit := CodeSyntaxIP4, 32
+	if t.Kind == KindIP6 {
+		bad, limit = CodeSyntaxIP6, 128
+	}
+	if len(arg) < 2 || arg[0] != ':' {
+		return Term{}, bad
+	}
+	network, length := arg[1:], ""
+	if i := strings.IndexByte(network, '/'); i >= 0 {
+		network, length = network[:i], network[i+1:]
+		if !allDigits(length) {
+			return Term{}, CodeSyntaxCIDR
+		}
+	}
+	addr, err := netip.ParseAddr(network)
+	if err != nil || addr.Zone() != "" || addr.Is4() != (t.Kind == KindIP4) {
+		return Term{}, bad
+	}
+	bits := limit
+	if length != "" {
+		n, ok := cidrLength(length, limit)
+		if !ok {
+			return Term{}, CodeSyntaxCIDR
+		}
+		bits = n
+	}
+	t.Net = netip.PrefixFrom(addr, bits)
+	return t, ""
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// cidrLength parses a CIDR length: "0" or digits without a leading zero,
+// at most limit (RFC 7208 §5.6 ip4-cidr-length, ip6-cidr-length).
+func cidrLength(s string, limit int) (int, bool) {
+	if s == "" || len(s) > 3 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, n <= limit
+}

@@ -1,0 +1,74 @@
+package spf
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// TestCheckServer runs scenarios through the real UDP/TCP server on
+// loopback and resolver.Client: truncation forces the TCP retry, a dropped
+// reply is a real timeout.
+func TestCheckServer(t *testing.T) {
+	t.Parallel()
+	tests := []checkCase{
+		// found over UDP.
+		{name: "minimal", want: policy(11, 0, "-")},
+		// include:a.nest (1) → include:b.nest (2) → mx (3), over the wire.
+		{name: "nested-3", want: policy(35, 3, "-")},
+		// the TXT reply is truncated over UDP: the client retries over TCP.
+		{name: "truncated", faults: []fault{{"truncated.spf.test", resolver.TypeTXT, dnstest.Truncate}}, want: policy(11, 0, "-")},
+		// the truncated record is the include target (1).
+		{name: "include-one", faults: []fault{{"t1.inc.test", resolver.TypeTXT, dnstest.Truncate}}, want: policy(31, 1, "-")},
+		{name: "servfail", faults: []fault{{"servfail.spf.test", resolver.TypeTXT, dnstest.ServFail}}, want: Result{
+			Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail, LookupLimit: MaxLookups,
+			Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
+		}},
+		{name: "timeout", faults: []fault{{"timeout.spf.test", resolver.TypeTXT, dnstest.Drop}}, want: Result{
+			Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout, LookupLimit: MaxLookups,
+			Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
+		}},
+		// include (1) whose target times out: a lower bound.
+		{name: "include-timeout", faults: []fault{{"slow.inc.test", resolver.TypeTXT, dnstest.Drop}},
+			want: with(policy(33, 1, "-"), func(r *Result) {
+				r.LookupComplete = false
+				temp(r, CodeIncludeInconclusive, CodeIncludeInconclusive)
+			})},
+		// a:g1 (1) a:g2 (2) a:g3 (3), NXDOMAIN with an SOA over the wire: 3 voids.
+		{name: "void-3", want: with(policy(53, 3, "-"), func(r *Result) {
+			r.VoidLookups = 3
+			perm(r, CodeVoidLimitExceeded, CodeVoidLookup, CodeVoidLimitExceeded)
+		})},
+	}
+	z := loadZones(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			for _, f := range tc.faults {
+				srv.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(t.Context(), srv.Client(200*time.Millisecond), tc.name+".spf.test")
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Check(%s):\n%s", tc.name, diffResult(got, tc.want))
+			}
+			for _, f := range tc.faults {
+				if f.f.Truncate && !receivedOver(srv, f.name, "tcp") {
+					t.Errorf("%s was never asked over TCP", f.name)
+				}
+			}
+		})
+	}
+}
+
+func receivedOver(srv *dnstest.Server, name, network string) bool {
+	for _, q := range srv.Queries() {
+		if q.Name == name && q.Net == network {
+			return true
+		}
+	}
+	return false
+}

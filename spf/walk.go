@@ -1,0 +1,274 @@
+package spf
+
+import (
+	"context"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// walker expands a policy tree in evaluation order (RFC 7208 §4.6.2,
+// §5.2, §6.1). The accounting is sequential and so deterministic; the DNS
+// lookups of one record's terms are started together (siblings resolve
+// concurrently) and their answers consumed in order.
+type walker struct {
+	r      resolver.Resolver
+	sender string // %{o}: the checked domain
+	f      *findings
+
+	count    int  // DNS-causing terms counted so far
+	voids    int  // void lookups within the first MaxLookups terms
+	macros   int  // counted terms needing sender data
+	ptrs     int  // counted ptr mechanisms
+	complete bool // every include/redirect target was expanded
+	stopped  bool // MaxExpandTerms reached: stop everywhere
+}
+
+// step is one DNS-causing term of a record that an evaluation reaches,
+// with the lookup started for it, if any.
+type step struct {
+	term Term
+	txt  <-chan resolver.Answer // include and redirect target TXT
+	look <-chan termResult      // a, mx and exists lookups
+}
+
+// visit expands rec, the record of domain, at the given depth; stack holds
+// the domains being evaluated (for loop detection). It returns the
+// qualifier that ends the evaluation for a client that matches nothing and
+// whether that is known.
+func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int, stack []string) (Qualifier, bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // abandon lookups started for terms never reached
+	steps, all, hasAll := w.plan(rec)
+	w.prefetch(ctx, domain, steps, depth, stack)
+	for i := range steps {
+		if w.stopped || !w.countTerm() {
+			return QualifierNone, false
+		}
+		s := &steps[i]
+		w.noteMacros(s.term)
+		switch s.term.Kind {
+		case KindPTR:
+			w.ptrs++
+			w.f.add(CodePTRUsed)
+		case KindInclude:
+			w.descend(ctx, domain, s, depth, stack)
+		case KindRedirect:
+			return w.descend(ctx, domain, s, depth, stack)
+		default:
+			w.termLookup(ctx, domain, s)
+		}
+	}
+	if w.stopped {
+		return QualifierNone, false
+	}
+	if hasAll {
+		return all, true
+	}
+	return QualifierNone, true
+}
+
+// plan lists the DNS-causing terms an evaluation reaches: the mechanisms
+// before all, then redirect when the record has no all (§5.1, §6.1). It
+// records the findings about the record's shape.
+func (w *walker) plan(rec Record) (steps []step, all Qualifier, hasAll bool) {
+	all, at := rec.All()
+	hasAll = at >= 0
+	var redirect *Term
+	for i, t := range rec.Terms {
+		switch {
+		case t.Kind == KindRedirect:
+			redirect = &rec.Terms[i]
+		case t.Kind == KindModifier:
+			w.f.add(CodeUnknownModifier)
+		case hasAll && i > at && t.IsMechanism():
+			w.f.add(CodeDeadTerms)
+		case (!hasAll || i < at) && t.CausesLookup():
+			steps = append(steps, step{term: t})
+		}
+	}
+	switch {
+	case redirect != nil && hasAll:
+		w.f.add(CodeRedirectIgnored)
+	case redirect != nil:
+		steps = append(steps, step{term: *redirect})
+	}
+	return steps, all, hasAll
+}
+
+// prefetch starts the lookups of steps that an evaluation can reach within
+// the bounds. Every include counts at least one term, so w.count plus the
+// step's index is a lower bound of its position: a step whose lower bound
+// is past a bound is past it for sure and is not looked up.
+func (w *walker) prefetch(ctx context.Context, domain string, steps []step, depth int, stack []string) {
+	pos := w.count
+	for i := range steps {
+		pos++
+		s := &steps[i]
+		name, ok := w.target(s.term, domain)
+		if !ok || !validName(name) {
+			continue
+		}
+		switch s.term.Kind {
+		case KindInclude, KindRedirect:
+			if pos <= MaxExpandTerms && depth < MaxDepth && !onStack(stack, name) {
+				s.txt = startTXT(ctx, w.r, name)
+			}
+		case KindA, KindMX, KindExists:
+			if pos <= MaxLookups {
+				s.look = startTerm(ctx, w.r, s.term.Kind, name)
+			}
+		}
+	}
+}
+
+// countTerm counts one DNS-causing term. It returns false, and stops the
+// whole expansion, when MaxExpandTerms terms were already counted.
+func (w *walker) countTerm() bool {
+	if w.count >= MaxExpandTerms {
+		w.stopped, w.complete = true, false
+		w.f.add(CodeSafetyBound)
+		return false
+	}
+	w.count++
+	if w.count == MaxLookups+1 {
+		w.f.add(CodeLookupLimitExceeded)
+	}
+	return true
+}
+
+// noteMacros records a counted term whose domain-spec needs sender data.
+func (w *walker) noteMacros(t Term) {
+	sender, p := macroUse(t.DomainSpec)
+	if sender {
+		w.macros++
+		w.f.add(CodeMacroUnexpandable)
+	}
+	if p {
+		w.f.add(CodePTRMacro)
+	}
+}
+
+// void records n void lookups met by the term at the current position;
+// only terms within the first MaxLookups are evaluated (§4.6.4).
+func (w *walker) void(n int) {
+	if n == 0 || w.count > MaxLookups {
+		return
+	}
+	w.f.add(CodeVoidLookup)
+	before := w.voids
+	w.voids += n
+	if before <= MaxVoidLookups && w.voids > MaxVoidLookups {
+		w.f.add(CodeVoidLimitExceeded)
+	}
+}
+
+// target returns the name a term looks up: its expanded domain-spec, or
+// the current domain when a, mx or ptr has none. ok is false when the
+// domain-spec needs sender data.
+func (w *walker) target(t Term, domain string) (string, bool) {
+	if t.DomainSpec == "" {
+		return domain, true
+	}
+	return expandDomainSpec(t.DomainSpec, domain, w.sender)
+}
+
+func onStack(stack []string, name string) bool {
+	for _, s := range stack {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// targetCodes are the findings of an include or of a redirect.
+type targetCodes struct {
+	noRecord, multiple, invalid, inconclusive Code
+}
+
+var (
+	includeCodes  = targetCodes{CodeIncludeNoRecord, CodeIncludeMultiple, CodeIncludeInvalid, CodeIncludeInconclusive}
+	redirectCodes = targetCodes{CodeRedirectNoRecord, CodeRedirectMultiple, CodeRedirectInvalid, CodeRedirectInconclusive}
+)
+
+// descend follows an include or redirect (§5.2, §6.1) and returns the
+// target's final qualifier and whether it is known.
+func (w *walker) descend(ctx context.Context, domain string, s *step, depth int, stack []string) (Qualifier, bool) {
+	codes := includeCodes
+	if s.term.Kind == KindRedirect {
+		codes = redirectCodes
+	}
+	name, ok := w.target(s.term, domain)
+	switch {
+	case !ok:
+		w.complete = false // needs sender data; counted in noteMacros
+		return QualifierNone, false
+	case !validName(name):
+		w.f.add(codes.noRecord) // a malformed target evaluates to none (§4.3)
+		return QualifierNone, false
+	case onStack(stack, name):
+		w.f.add(CodeLoop)
+		w.complete = false
+		return QualifierNone, false
+	case depth >= MaxDepth:
+		w.f.add(CodeSafetyBound)
+		w.complete = false
+		return QualifierNone, false
+	}
+	ans := awaitTXT(ctx, w.r, s.txt, name)
+	rec, ok := w.targetRecord(ans, codes)
+	if !ok {
+		return QualifierNone, false
+	}
+	next := append(append(make([]string, 0, len(stack)+1), stack...), name)
+	return w.visit(ctx, name, rec, depth+1, next)
+}
+
+// targetRecord turns the TXT answer of a target into its one parsed
+// record, or records why there is none.
+func (w *walker) targetRecord(ans resolver.Answer, codes targetCodes) (Record, bool) {
+	if !ans.Conclusive() {
+		w.f.add(codes.inconclusive)
+		w.complete = false
+		return Record{}, false
+	}
+	if ans.Absent() {
+		w.void(1)
+	}
+	recs := Select(ans.TXTs())
+	switch len(recs) {
+	case 0:
+		w.f.add(codes.noRecord)
+		return Record{}, false
+	case 1:
+	default:
+		w.f.add(codes.multiple)
+		return Record{}, false
+	}
+	rec, err := Parse(recs[0])
+	if err != nil {
+		w.f.add(codes.invalid)
+		w.f.add(syntaxCode(err))
+		return Record{}, false
+	}
+	return rec, true
+}
+
+// termLookup consumes the lookup of an a, mx or exists term.
+func (w *walker) termLookup(ctx context.Context, domain string, s *step) {
+	if w.count > MaxLookups {
+		return // an evaluator has stopped with permerror before this term
+	}
+	name, ok := w.target(s.term, domain)
+	if !ok || !validName(name) {
+		return
+	}
+	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, name)
+	if res.inconclusive {
+		w.f.add(CodeTermInconclusive)
+	}
+	if res.mxOver {
+		w.f.add(CodeMXTooMany)
+	}
+	w.void(res.voids)
+}
