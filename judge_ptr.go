@@ -1,0 +1,75 @@
+package mailauth
+
+import (
+	"context"
+	"net/netip"
+
+	"github.com/mailauth/mailauth/ptr"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+var (
+	ptrPass     = rule{status: StatusPass, severity: SeverityInfo, say: msg("发件 IP 有反向解析记录，且正向解析能确认回到该 IP。", "The sending IP has a reverse DNS name that resolves back to the same IP.")}
+	ptrNoPTR    = rule{status: StatusFail, severity: SeverityHigh, say: msg("发件 IP 没有反向解析（PTR）记录，许多接收方会拒收或降低其邮件评分。", "The sending IP has no reverse DNS (PTR) record; many receivers reject or down-rank its mail.")}
+	ptrMismatch = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析得到的名称无法正向解析回该 IP，正向确认失败。", "The reverse DNS names do not resolve back to the IP, so forward confirmation fails.")}
+	ptrUnknown  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分正向查询没有得到明确结果，无法确认反向解析。", "Some forward lookups gave no conclusive answer, so the reverse DNS could not be confirmed.")}
+	ptrRules    = map[ptr.Code]rule{
+		ptr.CodeLocalhostName: {status: StatusWarn, severity: SeverityMedium, say: msg("反向解析指向 localhost，这不是一个可用的发件主机名。", "The reverse DNS name is localhost, which is not a usable sender host name.")},
+		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("有反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},
+		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称过多，只检查了其中 8 个；建议只保留一个。", "The IP has many reverse DNS names and only 8 were checked; one is recommended.")},
+		ptr.CodeGenericName:   {status: StatusWarn, severity: SeverityLow, say: msg("反向解析名称看起来是接入网的通用名称（包含 IP 数字），部分接收方会将其视为家用或动态地址。", "The reverse DNS name looks generic (it embeds the IP's digits); some receivers treat such names as residential or dynamic.")},
+	}
+	ptrFactNames = msg("找到 %d 个反向解析名称，对其中 %d 个做了正向查询。", "%d reverse DNS names found; %d of them were looked up forward.")
+)
+
+// ptrBaseDiagnostics returns the PTR diagnostics that depend only on the
+// address: its version and the forward record type.
+func ptrBaseDiagnostics(ip netip.Addr) *PtrDiagnostics {
+	d := &PtrDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
+	if ip.Unmap().Is6() {
+		d.IPVersion, d.ForwardRecordType = 6, "AAAA"
+	}
+	return d
+}
+
+func (r *run) checkPTR(ctx context.Context) verdict {
+	if !r.ip.IsValid() {
+		return infoVerdict(txtPTRNotEvaluated, txtPTRNotEvaluatedDetails)
+	}
+	res := ptr.Check(ctx, r.dns, r.ip)
+	d := ptrDiagnostics(r.ip, res)
+	if res.Outcome == resolver.Inconclusive {
+		return inconclusiveVerdict(d)
+	}
+	facts := []LocalizedText{ptrFactNames.with(res.NameCount, res.ForwardQueries)}
+	if codeSet(res.Findings)[ptr.CodeNoPTR] {
+		return judge(ptrNoPTR, nil, nil, d)
+	}
+	main := ptrPass
+	switch res.Confirmed {
+	case ptr.NotConfirmed:
+		main = ptrMismatch
+	case ptr.Unknown:
+		main = ptrUnknown
+	}
+	return judge(main, append([]rule{main}, rulesFor(res.Findings, ptrRules, nil)...), facts, d)
+}
+
+func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {
+	d := ptrBaseDiagnostics(ip)
+	d.ForwardQueryCount = res.ForwardQueries
+	d.ForwardQueriesCompleted = res.ForwardCompleted
+	if res.Outcome != resolver.Inconclusive {
+		d.PTRRecordCount = intPtr(res.NameCount)
+	}
+	if res.ForwardCompleted > 0 {
+		d.ForwardAddressCount = intPtr(res.ForwardAddresses)
+	}
+	switch res.Confirmed {
+	case ptr.Confirmed:
+		d.ForwardConfirmed = boolPtr(true)
+	case ptr.NotConfirmed:
+		d.ForwardConfirmed = boolPtr(false)
+	}
+	return d
+}

@@ -1,0 +1,131 @@
+package mailauth
+
+import (
+	"context"
+
+	"github.com/mailauth/mailauth/spf"
+)
+
+// spfLookupLimit is the constant dnsLookupLimit of the contract
+// (RFC 7208 §4.6.4).
+const spfLookupLimit = spf.MaxLookups
+
+var (
+	spfPass       = rule{status: StatusPass, severity: SeverityInfo, say: msg("SPF 记录有效，并明确拒绝或标记未授权的发件服务器。", "The SPF record is valid and rejects or flags servers it does not authorize.")}
+	spfSyntax     = rule{status: StatusFail, severity: SeverityHigh, say: msg("SPF 记录有语法错误，接收方会将其视为永久错误（permerror）。", "The SPF record has a syntax error; receivers treat it as a permanent error (permerror).")}
+	spfSubRecord  = rule{status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 引用的域名没有唯一有效的 SPF 记录，接收方会将其视为永久错误。", "An include or redirect points to a domain without exactly one valid SPF record; receivers treat this as a permanent error.")}
+	spfSubUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分 include、redirect 或机制的 DNS 查询没有得到明确结果，以下计数是下限。", "Some include, redirect or mechanism lookups gave no conclusive answer, so the counts below are lower bounds.")}
+	spfRules      = map[spf.Code]rule{
+		spf.CodeNoRecord:                {status: StatusFail, severity: SeverityHigh, say: msg("没有 SPF 记录，接收方无法判断哪些服务器可以代表该域名发信。", "There is no SPF record, so receivers cannot tell which servers may send mail for the domain.")},
+		spf.CodeMultipleRecords:         {status: StatusFail, severity: SeverityHigh, say: msg("找到 %d 条 SPF 记录；一个域名只能有一条，接收方会将其视为永久错误。", "%d SPF records were found; a domain may publish only one, and receivers treat this as a permanent error.")},
+		spf.CodeSyntaxVersion:           spfSyntax,
+		spf.CodeSyntaxCharacter:         spfSyntax,
+		spf.CodeSyntaxUnknownMechanism:  spfSyntax,
+		spf.CodeSyntaxMissingDomain:     spfSyntax,
+		spf.CodeSyntaxDomainSpec:        spfSyntax,
+		spf.CodeSyntaxMacro:             spfSyntax,
+		spf.CodeSyntaxIP4:               spfSyntax,
+		spf.CodeSyntaxIP6:               spfSyntax,
+		spf.CodeSyntaxCIDR:              spfSyntax,
+		spf.CodeSyntaxArgument:          spfSyntax,
+		spf.CodeSyntaxDuplicateModifier: spfSyntax,
+		spf.CodeSyntaxModifier:          spfSyntax,
+		spf.CodeIncludeNoRecord:         spfSubRecord,
+		spf.CodeIncludeMultiple:         spfSubRecord,
+		spf.CodeIncludeInvalid:          spfSubRecord,
+		spf.CodeRedirectNoRecord:        spfSubRecord,
+		spf.CodeRedirectMultiple:        spfSubRecord,
+		spf.CodeRedirectInvalid:         spfSubRecord,
+		spf.CodeIncludeInconclusive:     spfSubUnknown,
+		spf.CodeRedirectInconclusive:    spfSubUnknown,
+		spf.CodeTermInconclusive:        spfSubUnknown,
+		spf.CodeLoop:                    {status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 形成了循环引用，接收方会将其视为永久错误。", "The includes or redirects form a loop, which receivers treat as a permanent error.")},
+		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")},
+		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %d 次查询没有返回任何记录，超过了 2 次的上限，接收方会将其视为永久错误。", "%d lookups returned no records, more than the limit of 2, so receivers treat the record as a permanent error.")},
+		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制对应的邮件服务器超过 10 台，接收方会将其视为永久错误。", "An mx mechanism names more than 10 mail servers, which receivers treat as a permanent error.")},
+		spf.CodeAllPass:                 {status: StatusFail, severity: SeverityHigh, say: msg("记录以 +all 结尾，等于允许任何服务器代表该域名发信。", "The record ends in +all, which authorizes every server in the world to send as the domain.")},
+		spf.CodeAllNeutral:              {status: StatusFail, severity: SeverityHigh, say: msg("记录以 ?all 结尾，对未列出的服务器不表态，起不到保护作用。", "The record ends in ?all, which says nothing about unlisted servers and so protects nothing.")},
+		spf.CodeSafetyBound:             {status: StatusWarn, severity: SeverityMedium, say: msg("引用链过长，超出本服务的展开上限，未能全部检查。", "The include chain is longer than this service expands, so it was not checked completely.")},
+		spf.CodeNoAll:                   {status: StatusWarn, severity: SeverityMedium, say: msg("记录没有以 all 机制结尾，未列出的服务器会得到中性结果。", "The record does not end with an all mechanism, so unlisted servers get a neutral result.")},
+		spf.CodeRecordTooLong:           {status: StatusWarn, severity: SeverityMedium, say: msg("SPF 记录超过 512 字节，可能导致部分接收方的 DNS 查询失败。", "The SPF record is longer than 512 bytes, which can make DNS lookups fail at some receivers.")},
+		spf.CodeRecordLong:              {status: StatusWarn, severity: SeverityLow, say: msg("SPF 记录超过 450 字节，接近 DNS 响应的安全大小。", "The SPF record is longer than 450 bytes, close to the safe size of a DNS answer.")},
+		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
+		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
+	}
+	spfFactCount        = msg("评估需要 %d 次 DNS 查询（上限 10 次）。", "Evaluation needs %d DNS lookups (limit 10).")
+	spfFactCountLower   = msg("评估至少需要 %d 次 DNS 查询（上限 10 次）。", "Evaluation needs at least %d DNS lookups (limit 10).")
+	spfFactVoid         = msg("有 %d 次查询没有返回记录（上限 2 次）。", "%d lookups returned no records (limit 2).")
+	spfFactMacro        = msg("有 %d 处使用了依赖发件人的宏，无法在不知道具体邮件的情况下展开。", "%d terms use sender-dependent macros, which cannot be expanded without an actual message.")
+	spfFactSoftfail     = msg("未授权的服务器会被标记为软失败（~all）；配合 DMARC 执行策略即可拒收。", "Unauthorized servers get a soft fail (~all); with an enforcing DMARC policy such mail is still rejected.")
+	spfFactNearMiss     = msg("有一条 TXT 记录看起来像 SPF，但版本标签写错了，因此不会被识别。", "A TXT record looks like SPF, but its version tag is wrong, so it is not recognised.")
+	spfFactTypeSPF      = msg("只找到已废弃的 SPF 类型（99）记录，接收方只读取 TXT 记录。", "Only an obsolete SPF-type (99) record exists; receivers read TXT records only.")
+	spfFactRedirectSkip = msg("记录同时含有 all 和 redirect，redirect 会被忽略。", "The record has both all and redirect, so the redirect is ignored.")
+)
+
+// spfNotes are findings that add a sentence without changing the verdict.
+var spfNotes = map[spf.Code]text{
+	spf.CodeNearMiss:        spfFactNearMiss,
+	spf.CodeTypeSPFOnly:     spfFactTypeSPF,
+	spf.CodeRedirectIgnored: spfFactRedirectSkip,
+}
+
+func (r *run) checkSPF(ctx context.Context) verdict {
+	res := spf.Check(ctx, r.dns, r.domain.ASCII)
+	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
+	if res.LookupCountKnown {
+		d.DNSLookupCount = intPtr(res.LookupCount)
+	}
+	if !res.RecordCountKnown {
+		d.SPFRecordCount = 0 // the contract has no null here; the status says it is unknown
+		return inconclusiveVerdict(d)
+	}
+	args := map[spf.Code][]int{
+		spf.CodeMultipleRecords:     {res.RecordCount},
+		spf.CodeLookupLimitExceeded: {res.LookupCount},
+		spf.CodeVoidLimitExceeded:   {res.VoidLookups},
+	}
+	return judge(spfPass, rulesFor(res.Findings, spfRules, args), spfFacts(res), d)
+}
+
+func spfFacts(res spf.Result) []LocalizedText {
+	var out []LocalizedText
+	has := codeSet(res.Findings)
+	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
+		if res.LookupComplete {
+			out = append(out, spfFactCount.with(res.LookupCount))
+		} else {
+			out = append(out, spfFactCountLower.with(res.LookupCount))
+		}
+	}
+	if res.VoidLookups > 0 && !has[spf.CodeVoidLimitExceeded] {
+		out = append(out, spfFactVoid.with(res.VoidLookups))
+	}
+	if res.MacroTerms > 0 {
+		out = append(out, spfFactMacro.with(res.MacroTerms))
+	}
+	if res.EffectiveAll == spf.QualifierSoftFail && res.Error == "" {
+		out = append(out, spfFactSoftfail.with())
+	}
+	return append(out, notes(res.Findings, spfNotes)...)
+}
+
+// notes returns the sentences of the findings that have one, in the
+// order of the findings (which the packages keep deterministic).
+func notes[C comparable](codes []C, table map[C]text) []LocalizedText {
+	var out []LocalizedText
+	for _, c := range codes {
+		if t, ok := table[c]; ok {
+			out = append(out, t.with())
+		}
+	}
+	return out
+}
+
+// codeSet turns a finding list into a set.
+func codeSet[C comparable](codes []C) map[C]bool {
+	m := make(map[C]bool, len(codes))
+	for _, c := range codes {
+		m[c] = true
+	}
+	return m
+}
