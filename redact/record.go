@@ -2,6 +2,7 @@ package redact
 
 import (
 	"context"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -62,7 +63,7 @@ func tokens(line string) []string {
 }
 
 func (s *Set) addToken(tok string) {
-	if !strings.ContainsAny(tok, ".@:/") {
+	if !valueLike(tok) {
 		return
 	}
 	s.Add(tok)
@@ -83,4 +84,23 @@ func (s *Set) addToken(tok string) {
 	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
 		s.Add(tok[at+1:])
 	}
+}
+
+// valueLike reports whether a token can carry a name, an address, a URI
+// or a mailbox. Bare words and keys such as "mode:" or "v=spf1" cannot,
+// and recording them would flag ordinary prose.
+func valueLike(tok string) bool {
+	tok = strings.TrimRight(tok, ":")
+	if strings.ContainsAny(tok, ".@/") {
+		return true
+	}
+	if i := strings.IndexByte(tok, ':'); i >= 0 {
+		_, err := netip.ParseAddr(tok[i+1:]) // "ip6:2001:db8::1"
+		if err == nil {
+			return true
+		}
+		_, err = netip.ParseAddr(tok)
+		return err == nil
+	}
+	return false
 }

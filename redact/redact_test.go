@@ -18,6 +18,7 @@ func TestVerifyFindsRecordedValues(t *testing.T) {
 	s.AddText("v=DMARC1; p=reject; rua=mailto:reports@canary-two.example")
 	s.Add("mail.canary-three.example.", "203.0.113.9")
 	s.Add("xn--bcher-kva.example")
+	s.AddText("version: STSv1\nmode: testing\nmx: *.canary-four.example\n")
 
 	tests := []struct {
 		name string
@@ -34,7 +35,9 @@ func TestVerifyFindsRecordedValues(t *testing.T) {
 		{"unicode form of an A-label", map[string]any{"x": "bücher.example"}, true},
 		{"whole record", map[string]any{"x": "v=spf1 include:_spf.canary-one.example -all"}, true},
 		{"as a key", map[string]any{"203.0.113.9": 1}, true},
+		{"policy pattern", map[string]any{"x": "covers *.canary-four.example"}, true},
 		{"short protocol words are not values", map[string]any{"x": "p=reject -all mx"}, false},
+		{"policy keys are not values", map[string]any{"x": "testing mode: failures are reported; version: 2"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

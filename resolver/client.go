@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/netip"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -26,8 +30,8 @@ const (
 )
 
 // Client is the production Resolver: it sends recursive queries to the
-// configured servers with github.com/miekg/dns. The zero value reads
-// /etc/resolv.conf on first use.
+// configured servers with github.com/miekg/dns. The zero value asks the
+// servers of /etc/resolv.conf (see [SystemServers]).
 //
 // Each question gets up to Attempts attempts. An attempt sends the query
 // over UDP with EDNS0 and retries over TCP when the reply is truncated;
@@ -48,11 +52,32 @@ type Client struct {
 }
 
 // SystemServers returns the nameservers listed in /etc/resolv.conf as
-// "host:port", or 127.0.0.1:53 when the file lists none.
+// "host:port", or 127.0.0.1:53 when the file lists none. The file is read
+// again at most every [resolvConfRecheck], so that a long-running server
+// follows changes to it.
 func SystemServers() []string {
-	return serversFromResolvConf("/etc/resolv.conf")
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	if now := time.Now(); sys.servers == nil || now.Sub(sys.read) >= resolvConfRecheck {
+		sys.servers, sys.read = serversFromResolvConf("/etc/resolv.conf"), now
+	}
+	return slices.Clone(sys.servers)
 }
 
+// resolvConfRecheck is how long SystemServers trusts its last reading of
+// /etc/resolv.conf (the Go standard library's resolver uses the same).
+const resolvConfRecheck = 5 * time.Second
+
+var sys struct {
+	mu      sync.Mutex
+	servers []string
+	read    time.Time
+}
+
+// serversFromResolvConf returns the "nameserver" addresses of a
+// resolv.conf(5) file as "host:port" (port 53; an IPv6 zone is kept, so
+// that link-local servers work). Lines whose address is not an IP address
+// are ignored. A missing or empty file gives 127.0.0.1:53, as in glibc.
 func serversFromResolvConf(path string) []string {
 	var out []string
 	f, err := os.Open(path)
@@ -61,9 +86,11 @@ func serversFromResolvConf(path string) []string {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) >= 2 && fields[0] == "nameserver" {
-				host := strings.SplitN(fields[1], "%", 2)[0]
-				out = append(out, net.JoinHostPort(host, "53"))
+			if len(fields) < 2 || fields[0] != "nameserver" {
+				continue
+			}
+			if _, err := netip.ParseAddr(fields[1]); err == nil {
+				out = append(out, net.JoinHostPort(fields[1], "53"))
 			}
 		}
 	}
@@ -107,15 +134,23 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
 		return Fail(ReasonInvalidName)
 	}
+	seen := map[string]bool{name: true}
 	var chain []string
 	for {
 		a, next := c.ask(ctx, name, qtype)
+		for _, alias := range a.CNAMEs {
+			if seen[alias] {
+				a.CNAMEs = append(chain, a.CNAMEs...)
+				return failWith(a, ReasonCNAMELoop)
+			}
+			seen[alias] = true
+		}
 		a.CNAMEs = append(chain, a.CNAMEs...)
+		if len(a.CNAMEs) > MaxCNAMEChain {
+			return failWith(a, ReasonCNAMELoop)
+		}
 		if next == "" {
 			return a
-		}
-		if len(a.CNAMEs) > MaxCNAMEChain || next == name {
-			return failWith(a, ReasonCNAMELoop)
 		}
 		chain, name = a.CNAMEs, next
 	}
@@ -126,7 +161,7 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 	servers := c.servers()
 	last := Fail(ReasonNetwork)
 	for i := 0; i < c.attempts(); i++ {
-		if ctx.Err() != nil {
+		if ended(ctx) {
 			return Fail(ReasonCanceled), ""
 		}
 		m, reason := c.exchange(ctx, servers[i%len(servers)], name, qtype)
@@ -141,10 +176,20 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 		}
 		return a, next
 	}
-	if ctx.Err() != nil {
+	if ended(ctx) {
 		return Fail(ReasonCanceled), ""
 	}
 	return last, ""
+}
+
+// ended reports whether the caller's context is done or its deadline has
+// passed (a socket deadline can fire a moment before ctx's own timer).
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 func retryable(r Reason) bool {
@@ -159,16 +204,15 @@ func (c *Client) exchange(ctx context.Context, server, name string, qtype Type) 
 	q := new(dns.Msg)
 	q.SetQuestion(dns.Fqdn(name), uint16(qtype))
 	q.RecursionDesired = true
+	q.AuthenticatedData = true // ask for the AD bit (RFC 6840 §5.7)
 	q.SetEdns0(c.udpSize(), false)
 
-	udp := &dns.Client{Net: "udp", UDPSize: c.udpSize(), Timeout: c.timeout()}
-	m, _, err := udp.ExchangeContext(ctx, q, server)
+	m, err := c.roundTrip(ctx, "udp", server, q)
 	if err != nil {
 		return nil, transportReason(ctx, err)
 	}
 	if m.Truncated {
-		tcp := &dns.Client{Net: "tcp", Timeout: c.timeout()}
-		m, _, err = tcp.ExchangeContext(ctx, q, server)
+		m, err = c.roundTrip(ctx, "tcp", server, q)
 		if err != nil {
 			if r := transportReason(ctx, err); r == ReasonCanceled {
 				return nil, r
@@ -176,12 +220,35 @@ func (c *Client) exchange(ctx context.Context, server, name string, qtype Type) 
 			return nil, ReasonTruncated
 		}
 	}
-	if m.Id != q.Id || len(m.Question) != 1 || !strings.EqualFold(m.Question[0].Name, q.Question[0].Name) {
+	if m.Id != q.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], q.Question[0]) {
 		return nil, ReasonMalformed
 	}
 	return m, ReasonNone
 }
 
+// roundTrip sends q over one connection. The connection's deadline is
+// pulled in when ctx ends, so that a canceled caller does not wait for
+// the read timeout (miekg/dns only honours ctx's deadline).
+func (c *Client) roundTrip(ctx context.Context, network, server string, q *dns.Msg) (*dns.Msg, error) {
+	dc := &dns.Client{Net: network, UDPSize: c.udpSize(), Timeout: c.timeout()}
+	conn, err := dc.DialContext(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	m, _, err := dc.ExchangeWithConnContext(ctx, q, conn)
+	return m, err
+}
+
+func sameQuestion(a, b dns.Question) bool {
+	return a.Qtype == b.Qtype && a.Qclass == b.Qclass && strings.EqualFold(a.Name, b.Name)
+}
+
+// transportReason classifies an exchange error: the caller's
+// cancellation, a timeout, a network failure (dial, refused, reset, early
+// close) or, for anything else, a reply that could not be decoded.
 func transportReason(ctx context.Context, err error) Reason {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return ReasonCanceled
@@ -190,9 +257,9 @@ func transportReason(ctx context.Context, err error) Reason {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return ReasonTimeout
 	}
-	var de *dns.Error
-	if errors.As(err, &de) {
-		return ReasonMalformed
+	var oe *net.OpError
+	if errors.As(err, &oe) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		return ReasonNetwork
 	}
-	return ReasonNetwork
+	return ReasonMalformed
 }

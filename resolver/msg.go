@@ -19,7 +19,14 @@ const MaxCNAMEChain = 8
 // cover, FromMsg returns NoData and the unresolved target as next; the
 // caller may ask again for next. FromMsg is exported for resolver/dnstest,
 // which serves the same decoded answers without a socket.
+//
+// m must hold records as github.com/miekg/dns unpacks them from the wire
+// (TXT strings in escaped presentation form, CAA values raw); a nil m is
+// an inconclusive, malformed answer.
 func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
+	if m == nil {
+		return Fail(ReasonMalformed), ""
+	}
 	a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData}
 	name := CanonicalName(qname)
 	seen := map[string]bool{name: true}
@@ -68,6 +75,9 @@ func failWith(a Answer, r Reason) Answer {
 // a CNAME owned by name when there are none.
 func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname string) {
 	for _, rr := range rrs {
+		if rr == nil {
+			continue
+		}
 		h := rr.Header()
 		if h.Class != dns.ClassINET || CanonicalName(h.Name) != name {
 			continue
@@ -89,7 +99,7 @@ func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname stri
 // a final negative answer (RFC 2308 §2.2).
 func hasSOA(rrs []dns.RR) bool {
 	for _, rr := range rrs {
-		if rr.Header().Rrtype == dns.TypeSOA {
+		if rr != nil && rr.Header().Rrtype == dns.TypeSOA {
 			return true
 		}
 	}
@@ -98,7 +108,7 @@ func hasSOA(rrs []dns.RR) bool {
 
 func ownerPresent(rrs []dns.RR, name string) bool {
 	for _, rr := range rrs {
-		if CanonicalName(rr.Header().Name) == name {
+		if rr != nil && CanonicalName(rr.Header().Name) == name {
 			return true
 		}
 	}
@@ -134,7 +144,9 @@ func decode(rr dns.RR) (Record, bool) {
 	case *dns.SPF:
 		r.TXT = unescapeAll(v.Txt)
 	case *dns.CAA:
-		r.CAAFlags, r.CAATag, r.CAAValue = v.Flag, v.Tag, unescape(v.Value)
+		// miekg/dns escapes the tag like a character-string but keeps
+		// the value as raw octets (RFC 8659 §4.1).
+		r.CAAFlags, r.CAATag, r.CAAValue = v.Flag, unescape(v.Tag), v.Value
 	}
 	return r, true
 }

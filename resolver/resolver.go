@@ -1,27 +1,3 @@
-// Package resolver is the DNS layer every mailauth check is built on.
-//
-// A lookup never fails with a Go error: it returns an [Answer] whose
-// [Outcome] says what the DNS said. Found means records of the asked type
-// were returned; NoData means the name exists without records of that type
-// (RFC 2308); NXDomain means the name does not exist (RFC 8020);
-// Inconclusive means nothing can be concluded (SERVFAIL, REFUSED, timeout,
-// a failed TCP retry, a CNAME loop, a malformed reply or an exhausted query
-// budget), and [Answer.Reason] says which. Only NoData and NXDomain may ever
-// be reported as "absent"; an inconclusive lookup is never turned into one.
-//
-// The package offers one interface, [Resolver], with one method, so fakes
-// stay trivial; [Client], the production implementation on top of
-// github.com/miekg/dns; and [Scan], a per-scan decorator that shares
-// identical questions, caches answers for the life of a scan, counts them
-// and enforces a query budget.
-//
-// Names are plain ASCII strings (A-labels). They are compared
-// case-insensitively (RFC 4343) and a trailing dot is optional: every name
-// returned in an Answer is lower-case without the trailing dot.
-//
-// What this package does not do: DNSSEC validation (the AD bit of the
-// recursive resolver is reported as is), IDNA mapping of user input (the
-// root package does that), or any caching across scans.
 package resolver
 
 import (
@@ -85,7 +61,7 @@ type Reason string
 
 // Reasons for an inconclusive lookup.
 const (
-	ReasonNone            Reason = ""
+	ReasonNone            Reason = ""                 // the lookup was conclusive
 	ReasonServFail        Reason = "servfail"         // RCODE 2
 	ReasonRefused         Reason = "refused"          // RCODE 5
 	ReasonRcode           Reason = "rcode"            // another error RCODE
@@ -207,8 +183,12 @@ func CanonicalName(name string) string {
 
 // ReverseName returns the name to query PTR records for addr: in-addr.arpa
 // for IPv4 (RFC 1035 §3.5) and the nibble form under ip6.arpa for IPv6
-// (RFC 3596 §2.5). IPv4-mapped IPv6 addresses are treated as IPv4.
+// (RFC 3596 §2.5). IPv4-mapped IPv6 addresses are treated as IPv4 and an
+// IPv6 zone is ignored. It returns "" for the zero (invalid) Addr.
 func ReverseName(addr netip.Addr) string {
+	if !addr.IsValid() {
+		return ""
+	}
 	addr = addr.Unmap()
 	var b strings.Builder
 	if addr.Is4() {

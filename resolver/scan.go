@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -14,8 +15,11 @@ const DefaultBudget = 120
 // Scan wraps a Resolver for the life of one scan. Identical questions
 // (same name, any case, and type) asked concurrently go to the wire once
 // and share the answer; later identical questions are answered from the
-// scan's cache. Every distinct question counts against the budget; past
-// it, lookups return Inconclusive with ReasonBudgetExhausted at once.
+// scan's cache, whatever their outcome (an inconclusive answer is not
+// asked again within the scan, except a canceled one). Every distinct
+// question counts against the budget; past it, lookups of new questions
+// return Inconclusive with ReasonBudgetExhausted at once, while questions
+// already asked are still answered from the cache.
 //
 // A Scan is safe for concurrent use. Its zero value is not usable; call
 // [NewScan].
@@ -24,9 +28,10 @@ type Scan struct {
 	budget int
 	now    func() time.Time
 
-	mu    sync.Mutex
-	calls map[question]*call
-	log   []Query
+	mu      sync.Mutex
+	calls   map[question]*call
+	dropped int // canceled questions, removed from calls but spent
+	log     []Query
 }
 
 // Query records one distinct question a Scan sent to the resolver below
@@ -59,35 +64,59 @@ func NewScan(next Resolver, budget int) *Scan {
 	return &Scan{next: next, budget: budget, now: time.Now, calls: make(map[question]*call)}
 }
 
-// Lookup implements Resolver.
+// Lookup implements Resolver. A caller whose ctx has ended gets
+// ReasonCanceled at once, without spending budget. When the caller that
+// sent a shared question gives up (its ctx ended), the callers waiting on
+// it with live contexts ask again rather than inherit its cancellation.
+// Every caller gets its own copy of the answer's slices.
 func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	q := question{CanonicalName(name), qtype}
-	s.mu.Lock()
-	c, ok := s.calls[q]
-	if !ok {
-		if len(s.calls) >= s.budget {
-			s.mu.Unlock()
+	for {
+		if ctx.Err() != nil {
+			return Fail(ReasonCanceled)
+		}
+		c, owner, ok := s.claim(q)
+		if !ok {
 			return Fail(ReasonBudgetExhausted)
 		}
-		c = &call{done: make(chan struct{})}
-		s.calls[q] = c
-		s.mu.Unlock()
-		s.run(ctx, q, c)
-	} else {
-		s.mu.Unlock()
+		if owner {
+			s.run(ctx, q, c)
+		}
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return Fail(ReasonCanceled)
+		}
+		if c.answer.Reason != ReasonCanceled {
+			return cloneAnswer(c.answer)
+		}
+		// The sender gave up; the loop returns at once if ctx did too,
+		// and otherwise asks again (bounded by the budget).
 	}
-	select {
-	case <-c.done:
-		return c.answer
-	case <-ctx.Done():
-		return Fail(ReasonCanceled)
+}
+
+// claim returns the call for q, and whether the caller owns it and must
+// send it. ok is false when q is new and the budget is spent.
+func (s *Scan) claim(q question) (c *call, owner, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, found := s.calls[q]; found {
+		return c, false, true
 	}
+	if len(s.calls)+s.dropped >= s.budget {
+		return nil, false, false
+	}
+	c = &call{done: make(chan struct{})}
+	s.calls[q] = c
+	return c, true, true
 }
 
 // run sends q to the wrapped resolver and publishes the answer to every
 // waiter. A canceled lookup is not cached: a later caller with a live
-// context asks again (it still counts once against the budget).
+// context asks again (the canceled attempt still counts against the
+// budget).
 func (s *Scan) run(ctx context.Context, q question, c *call) {
+	defer close(c.done)
 	start := s.now()
 	a := s.next.Lookup(ctx, q.name, q.qtype)
 	end := s.now()
@@ -95,11 +124,25 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: start, End: end, Outcome: a.Outcome, Reason: a.Reason})
 	if a.Reason == ReasonCanceled {
 		delete(s.calls, q)
-		s.budget-- // the attempt was spent
+		s.dropped++
 	}
 	s.mu.Unlock()
 	c.answer = a
-	close(c.done)
+}
+
+// cloneAnswer copies the slices of a shared answer, so that a caller that
+// sorts or trims its records cannot disturb another.
+func cloneAnswer(a Answer) Answer {
+	a.CNAMEs = slices.Clone(a.CNAMEs)
+	if a.Records != nil {
+		recs := make([]Record, len(a.Records))
+		for i, r := range a.Records {
+			r.TXT = slices.Clone(r.TXT)
+			recs[i] = r
+		}
+		a.Records = recs
+	}
+	return a
 }
 
 // Queries returns the number of questions sent below this Scan.

@@ -10,8 +10,11 @@ import (
 )
 
 // Fault changes how questions about one owner name are answered. The zero
-// Fault changes nothing. When several apply, Delay comes first, then Drop,
-// then Rcode, then Garbage, then Truncate.
+// Fault changes nothing (setting it clears an earlier one). When several
+// apply, Delay comes first, then Drop, then Rcode, then Garbage, then
+// Truncate. Faults set on a name and on AnyType, or on several names of a
+// CNAME chain, add up: delays are summed, flags are or-ed, and the last
+// non-zero Rcode wins.
 type Fault struct {
 	// Delay holds the reply back this long.
 	Delay time.Duration
@@ -91,8 +94,11 @@ type Received struct {
 	Name string
 	Type resolver.Type
 	// Net is "udp", "tcp" or "mem".
-	Net  string
-	Time time.Time
+	Net string
+	// UDPSize is the EDNS0 payload size the query advertised (RFC 6891
+	// §6.2.3), or 0 when it had no OPT record (and always for "mem").
+	UDPSize uint16
+	Time    time.Time
 }
 
 // queryLog counts received questions.
@@ -101,10 +107,10 @@ type queryLog struct {
 	log []Received
 }
 
-func (l *queryLog) add(name string, qtype resolver.Type, net string) {
+func (l *queryLog) add(name string, qtype resolver.Type, net string, udpSize uint16) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, Time: time.Now()})
+	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, UDPSize: udpSize, Time: time.Now()})
 }
 
 func (l *queryLog) all() []Received {

@@ -10,8 +10,11 @@ import (
 )
 
 // Resolver answers from Zones in memory, with the same answers and faults
-// as a Server but without a socket. A dropped reply returns a timeout at
-// once (after any Delay), so unit tests never wait on it.
+// as a Server but without a socket: it decodes the records a Client would
+// receive. A dropped reply returns a timeout at once (after any Delay), so
+// unit tests never wait on it. There is no UDP here, so Truncate changes
+// nothing: the answer is the full one a Client gets after its TCP retry.
+// Garbage gives ReasonMalformed, as with a Client.
 type Resolver struct {
 	zones  *Zones
 	faults faults
@@ -36,12 +39,16 @@ func (r *Resolver) Count(name string, qtype resolver.Type) int { return r.log.co
 
 // Lookup implements resolver.Resolver.
 func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	r.log.add(name, qtype, "mem")
-	if _, ok := dns.IsDomainName(name); !ok || resolver.CanonicalName(name) == "" {
+	name = resolver.CanonicalName(name)
+	if _, ok := dns.IsDomainName(name); !ok || name == "" {
 		return resolver.Fail(resolver.ReasonInvalidName)
 	}
+	if ctx.Err() != nil {
+		return resolver.Fail(resolver.ReasonCanceled)
+	}
+	r.log.add(name, qtype, "mem", 0)
 	q := dns.Question{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}
-	m, visited := r.zones.answer(q)
+	m, visited := r.zones.answer(q, true)
 	f := r.faults.lookup(visited, qtype)
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)

@@ -122,8 +122,12 @@ func (s *Server) handler(network string) dns.HandlerFunc {
 			return
 		}
 		q := r.Question[0]
-		s.log.add(q.Name, resolver.Type(q.Qtype), network)
-		m, visited := s.zones.answer(q)
+		var udpSize uint16
+		if opt := r.IsEdns0(); opt != nil {
+			udpSize = opt.UDPSize()
+		}
+		s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+		m, visited := s.zones.answer(q, false)
 		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
 		if f.Delay > 0 {
 			select {
@@ -156,8 +160,15 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 		m.Rcode = rcode
 	}
 	m.RecursionAvailable = true
+	size := dns.MinMsgSize
 	if opt := r.IsEdns0(); opt != nil {
 		m.SetEdns0(opt.UDPSize(), false)
+		size = int(opt.UDPSize())
+	}
+	if network == "udp" {
+		// A reply larger than the client's buffer is cut with the TC
+		// bit set (RFC 1035 §4.2.1, RFC 6891 §7).
+		m.Truncate(size)
 	}
 	_ = w.WriteMsg(m)
 }

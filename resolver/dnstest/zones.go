@@ -1,23 +1,3 @@
-// Package dnstest serves RFC 1035 zone files for tests, examples and
-// benchmarks, in two ways over one zone model: [Start] runs a real
-// authoritative DNS server on 127.0.0.1 (UDP and TCP, a free port), and
-// [NewResolver] answers the same questions in memory as a
-// [resolver.Resolver], without a socket.
-//
-// The zones stand in for the whole internet: a name outside every loaded
-// zone is NXDOMAIN, NXDOMAIN and NODATA are told apart (an empty
-// non-terminal is NODATA, RFC 8020), wildcards are synthesised (RFC 4592),
-// and CNAME chains are followed across zones, as a recursive resolver
-// would, so that a Client pointed at the server sees what it would see
-// through a real recursive resolver.
-//
-// Faults are injected per owner name (and optionally per type) with
-// SetFault: a delay, SERVFAIL or REFUSED, a dropped reply (the client times
-// out), a truncated UDP reply (the client must retry over TCP) and a
-// garbage reply.
-//
-// Zone files used in tests must point every host the code may connect to
-// at 127.0.0.1 or ::1 (DESIGN.md section 5).
 package dnstest
 
 import (
@@ -35,16 +15,22 @@ import (
 )
 
 // Zones is an immutable set of resource records loaded from zone files.
+// It is safe for concurrent use by any number of Servers and Resolvers.
 type Zones struct {
-	rrs   map[string][]dns.RR // owner → records
+	rrs   map[string][]dns.RR // owner → records as parsed, served by Server
+	wire  map[string][]dns.RR // owner → the same records after a wire round trip, answered by Resolver
 	names map[string]bool     // owners and their ancestors (empty non-terminals)
+}
+
+func newZones() *Zones {
+	return &Zones{rrs: map[string][]dns.RR{}, wire: map[string][]dns.RR{}, names: map[string]bool{}}
 }
 
 // Parse reads zone-file text. origin is used for relative names until a
 // $ORIGIN directive; it may be "" when the text has one. $INCLUDE is not
 // allowed.
 func Parse(text, origin string) (*Zones, error) {
-	z := &Zones{rrs: map[string][]dns.RR{}, names: map[string]bool{}}
+	z := newZones()
 	if err := z.add(strings.NewReader(text), origin, "zone"); err != nil {
 		return nil, err
 	}
@@ -53,7 +39,7 @@ func Parse(text, origin string) (*Zones, error) {
 
 // Load reads zone files from disk into one Zones.
 func Load(paths ...string) (*Zones, error) {
-	z := &Zones{rrs: map[string][]dns.RR{}, names: map[string]bool{}}
+	z := newZones()
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -86,6 +72,10 @@ func MustLoad(tb testing.TB, paths ...string) *Zones {
 	return z
 }
 
+// add parses one zone file. Every record is also packed and unpacked
+// once, which rejects records that could not be sent (a TXT string over
+// 255 octets, say) and gives the in-memory Resolver exactly what a Client
+// decodes from the Server's replies.
 func (z *Zones) add(r io.Reader, origin, file string) error {
 	if origin != "" {
 		origin = dns.Fqdn(origin)
@@ -93,9 +83,15 @@ func (z *Zones) add(r io.Reader, origin, file string) error {
 	zp := dns.NewZoneParser(r, origin, file)
 	zp.SetDefaultTTL(300)
 	zp.SetIncludeAllowed(false)
+	buf := make([]byte, dns.MaxMsgSize)
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		w, err := roundTrip(rr, buf)
+		if err != nil {
+			return fmt.Errorf("dnstest: %s: record %q: %w", file, rr.String(), err)
+		}
 		owner := resolver.CanonicalName(rr.Header().Name)
 		z.rrs[owner] = append(z.rrs[owner], rr)
+		z.wire[owner] = append(z.wire[owner], w)
 		for n := owner; ; n = parent(n) {
 			z.names[n] = true
 			if n == "" {
@@ -107,6 +103,16 @@ func (z *Zones) add(r io.Reader, origin, file string) error {
 		return fmt.Errorf("dnstest: parse %s: %w", file, err)
 	}
 	return nil
+}
+
+// roundTrip packs rr into buf and unpacks it again.
+func roundTrip(rr dns.RR, buf []byte) (dns.RR, error) {
+	off, err := dns.PackRR(rr, buf, 0, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	w, _, err := dns.UnpackRR(buf[:off], 0)
+	return w, err
 }
 
 // Names returns every owner name in the zones, sorted: handy for canary
@@ -137,11 +143,22 @@ func parent(name string) string {
 	return ""
 }
 
-// lookup returns the records at name, synthesising them from a wildcard
-// when name does not exist (RFC 4592 §3.3.1), and whether name exists.
-func (z *Zones) lookup(name string) ([]dns.RR, bool) {
+// maxChase bounds the aliases answer follows for one question. It is
+// above resolver.MaxCNAMEChain, as in real recursive resolvers (Unbound
+// restarts 11 times, BIND 16), so that the Client's own bound is what
+// tests exercise.
+const maxChase = 16
+
+// lookup returns the records at name (as parsed, or in wire form),
+// synthesising them from a wildcard when name does not exist (RFC 4592
+// §3.3.1), and whether name exists.
+func (z *Zones) lookup(name string, wire bool) ([]dns.RR, bool) {
+	set := z.rrs
+	if wire {
+		set = z.wire
+	}
 	if z.names[name] {
-		return z.rrs[name], true
+		return set[name], true
 	}
 	encloser := parent(name)
 	for encloser != "" && !z.names[encloser] {
@@ -151,7 +168,7 @@ func (z *Zones) lookup(name string) ([]dns.RR, bool) {
 	if encloser == "" {
 		wild = "*"
 	}
-	src, ok := z.rrs[wild]
+	src, ok := set[wild]
 	if !ok {
 		return nil, false
 	}
@@ -165,41 +182,46 @@ func (z *Zones) lookup(name string) ([]dns.RR, bool) {
 }
 
 // answer builds the reply to q the way a recursive resolver in front of
-// these zones would, following CNAMEs across zones. It returns the names
-// visited along the chain so that faults on any of them apply.
-func (z *Zones) answer(q dns.Question) (*dns.Msg, []string) {
+// these zones would, following CNAMEs across zones. A looping chain, or
+// one longer than maxChase, ends in SERVFAIL with the aliases followed so
+// far. It returns the names visited along the chain so that faults on any
+// of them apply. wire selects the records in wire form (for Resolver).
+func (z *Zones) answer(q dns.Question, wire bool) (*dns.Msg, []string) {
 	m := new(dns.Msg)
 	m.Authoritative = true
 	name := resolver.CanonicalName(q.Name)
 	visited := []string{name}
-	for hops := 0; ; hops++ {
-		rrs, exists := z.lookup(name)
+	seen := map[string]bool{name: true}
+	for {
+		rrs, exists := z.lookup(name, wire)
 		if !exists {
 			m.Rcode = dns.RcodeNameError
 			m.Ns = z.soaFor(name)
 			return m, visited
 		}
 		var cname *dns.CNAME
+		found := false
 		for _, rr := range rrs {
 			if rr.Header().Rrtype == q.Qtype {
 				m.Answer = append(m.Answer, rr)
-			} else if c, ok := rr.(*dns.CNAME); ok {
+				found = true
+			} else if c, ok := rr.(*dns.CNAME); ok && cname == nil {
 				cname = c
 			}
 		}
-		found := len(m.Answer) > 0 && m.Answer[len(m.Answer)-1].Header().Rrtype == q.Qtype
 		if found || cname == nil || q.Qtype == dns.TypeCNAME {
 			if !found {
 				m.Ns = z.soaFor(name) // NODATA, RFC 2308 §2.2
 			}
 			return m, visited
 		}
-		if hops >= resolver.MaxCNAMEChain {
+		m.Answer = append(m.Answer, cname)
+		name = resolver.CanonicalName(cname.Target)
+		if seen[name] || len(visited) > maxChase {
 			m.Rcode = dns.RcodeServerFailure
 			return m, visited
 		}
-		m.Answer = append(m.Answer, cname)
-		name = resolver.CanonicalName(cname.Target)
+		seen[name] = true
 		visited = append(visited, name)
 	}
 }

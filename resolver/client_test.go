@@ -1,0 +1,489 @@
+package resolver_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// outcomeCase is one question and the Answer a Client must return for it.
+type outcomeCase struct {
+	name  string
+	qname string
+	qtype resolver.Type
+	want  resolver.Answer
+}
+
+// outcomeCases covers every outcome the zone file can produce without
+// faults. It is shared by the Client tests (UDP and TCP) and the
+// consistency test of dnstest.Resolver.
+func outcomeCases() []outcomeCase {
+	const z = ".resolver.test"
+	chain8 := []string{"chain8-1" + z, "chain8-2" + z, "chain8-3" + z, "chain8-4" + z, "chain8-5" + z, "chain8-6" + z, "chain8-7" + z, "chain8-8" + z}
+	chain9 := []string{"chain9-1" + z, "chain9-2" + z, "chain9-3" + z, "chain9-4" + z, "chain9-5" + z, "chain9-6" + z, "chain9-7" + z, "chain9-8" + z}
+	return []outcomeCase{
+		{"a", "a" + z, resolver.TypeA, found(rrA("a"+z, "192.0.2.1"), rrA("a"+z, "192.0.2.2"))},
+		{"aaaa", "aaaa" + z, resolver.TypeAAAA, found(rrA("aaaa"+z, "2001:db8::1"))},
+		{"mx", "mx" + z, resolver.TypeMX, found(
+			resolver.Record{Name: "mx" + z, Type: resolver.TypeMX, TTL: 300, Preference: 10, Target: "mx1" + z},
+			resolver.Record{Name: "mx" + z, Type: resolver.TypeMX, TTL: 300, Preference: 20, Target: "mx2" + z})},
+		{"null-mx", "null-mx" + z, resolver.TypeMX, found(resolver.Record{Name: "null-mx" + z, Type: resolver.TypeMX, TTL: 300})},
+		{"txt-multi-string", "txt" + z, resolver.TypeTXT, found(
+			rrTXT("txt"+z, "v=spf1 ", "include:_spf.resolver.test", " -all"),
+			rrTXT("txt"+z, "second record"))},
+		{"txt-escapes", "escapes" + z, resolver.TypeTXT, found(
+			rrTXT("escapes"+z, `quote"d`, `back\slash`, "\x00\xff\nend", "semi;colon", ""))},
+		{"txt-4k", "big" + z, resolver.TypeTXT, found(rrTXT("big"+z, bigTXT...))},
+		{"ptr-v4", resolver.ReverseName(addr("192.0.2.1")), resolver.TypePTR, found(
+			rrTarget("1.2.0.192.in-addr.arpa", resolver.TypePTR, "a"+z),
+			rrTarget("1.2.0.192.in-addr.arpa", resolver.TypePTR, "alias"+z))},
+		{"ptr-v6", resolver.ReverseName(addr("2001:db8::1")), resolver.TypePTR, found(
+			rrTarget(resolver.ReverseName(addr("2001:db8::1")), resolver.TypePTR, "aaaa"+z))},
+		{"caa", "caa" + z, resolver.TypeCAA, found(
+			resolver.Record{Name: "caa" + z, Type: resolver.TypeCAA, TTL: 300, CAATag: "issue", CAAValue: "ca.example.test; account=42"},
+			resolver.Record{Name: "caa" + z, Type: resolver.TypeCAA, TTL: 300, CAAFlags: 128, CAATag: "tbs", CAAValue: "critical"},
+			resolver.Record{Name: "caa" + z, Type: resolver.TypeCAA, TTL: 300, CAATag: "iodef", CAAValue: "mailto:security@resolver.test"})},
+		{"caa-escapes", "caa-escapes" + z, resolver.TypeCAA, found(
+			resolver.Record{Name: "caa-escapes" + z, Type: resolver.TypeCAA, TTL: 300, CAATag: "issue", CAAValue: `ca.example.test; note=back\slash "q"`})},
+		{"case-insensitive-query", "A.Resolver.TEST.", resolver.TypeA, found(rrA("a"+z, "192.0.2.1"), rrA("a"+z, "192.0.2.2"))},
+		{"case-insensitive-owner", "mixedcase" + z, resolver.TypeA, found(rrA("mixedcase"+z, "192.0.2.3"))},
+		{"trailing-dot", "aaaa" + z + ".", resolver.TypeAAAA, found(rrA("aaaa"+z, "2001:db8::1"))},
+		{"nodata", "nodata" + z, resolver.TypeTXT, noData()},
+		{"nodata-other-type", "a" + z, resolver.TypeAAAA, noData()},
+		{"nodata-apex", "resolver.test", resolver.TypeTXT, noData()},
+		{"empty-non-terminal", "_domainkey" + z, resolver.TypeTXT, noData()},
+		{"nxdomain", "missing" + z, resolver.TypeA, nxDomain()},
+		{"nxdomain-below-existing", "x.a" + z, resolver.TypeA, nxDomain()},
+		{"nxdomain-outside-zones", "nowhere.example", resolver.TypeTXT, nxDomain()},
+		{"wildcard", "anything.wild" + z, resolver.TypeTXT, found(rrTXT("anything.wild"+z, "wildcard"))},
+		{"wildcard-two-labels", "a.b.wild" + z, resolver.TypeTXT, found(rrTXT("a.b.wild"+z, "wildcard"))},
+		{"wildcard-not-for-existing", "exists.wild" + z, resolver.TypeTXT, noData()},
+		{"wildcard-not-below-existing", "x.exists.wild" + z, resolver.TypeTXT, nxDomain()},
+		{"wildcard-other-type", "anything.wild" + z, resolver.TypeA, noData()},
+		{"cname-in-zone", "alias" + z, resolver.TypeA, withCNAMEs(found(rrA("a"+z, "192.0.2.1"), rrA("a"+z, "192.0.2.2")), "a"+z)},
+		{"cname-two-hops", "alias2" + z, resolver.TypeA, withCNAMEs(found(rrA("a"+z, "192.0.2.1"), rrA("a"+z, "192.0.2.2")), "alias"+z, "a"+z)},
+		{"cname-to-nodata", "alias" + z, resolver.TypeTXT, noData("a" + z)},
+		{"cname-asked", "alias" + z, resolver.TypeCNAME, found(rrTarget("alias"+z, resolver.TypeCNAME, "a"+z))},
+		{"cname-cross-zone", "cross" + z, resolver.TypeTXT, withCNAMEs(found(rrTXT("target.other.test", "cross-zone")), "target.other.test")},
+		{"cname-dangling", "dangling" + z, resolver.TypeA, nxDomain("missing.other.test")},
+		{"cname-loop", "loop1" + z, resolver.TypeA, inconclusive(resolver.ReasonCNAMELoop, dns.RcodeServerFailure, "loop2"+z)},
+		{"cname-self", "self" + z, resolver.TypeA, inconclusive(resolver.ReasonCNAMELoop, dns.RcodeServerFailure)},
+		{"cname-chain-8", "chain8" + z, resolver.TypeA, withCNAMEs(found(rrA("chain8-8"+z, "192.0.2.8")), chain8...)},
+		{"cname-chain-9", "chain9" + z, resolver.TypeA, inconclusive(resolver.ReasonCNAMELoop, dns.RcodeSuccess, chain9...)},
+	}
+}
+
+// TestClientOutcomes asks a real server over UDP, and again with every
+// UDP reply truncated so that each answer comes over TCP.
+func TestClientOutcomes(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	for _, network := range []string{"udp", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			cases := outcomeCases()
+			if network == "tcp" {
+				for _, tc := range cases {
+					srv.SetFault(tc.qname, dnstest.AnyType, dnstest.Truncate)
+				}
+			}
+			c := client(srv)
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					checkAnswer(t, c.Lookup(t.Context(), tc.qname, tc.qtype), tc.want)
+					got := nets(srv, tc.qname)
+					if network == "tcp" && !slices.Contains(got, "tcp") {
+						t.Errorf("server saw %q over %v, want tcp too", tc.qname, got)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestClientFaults(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	const name = "a.resolver.test"
+	foundA := found(rrA(name, "192.0.2.1"), rrA(name, "192.0.2.2"))
+	tests := []struct {
+		name  string
+		fault dnstest.Fault
+		want  resolver.Answer
+		nets  []string // networks the server saw the question over
+	}{
+		{"servfail", dnstest.ServFail, inconclusive(resolver.ReasonServFail, dns.RcodeServerFailure), []string{"udp"}},
+		{"refused", dnstest.Refused, inconclusive(resolver.ReasonRefused, dns.RcodeRefused), []string{"udp"}},
+		{"notimp", dnstest.Fault{Rcode: dns.RcodeNotImplemented}, inconclusive(resolver.ReasonRcode, dns.RcodeNotImplemented), []string{"udp"}},
+		{"timeout", dnstest.Drop, inconclusive(resolver.ReasonTimeout, -1), []string{"udp"}},
+		{"garbage", dnstest.Garbage, inconclusive(resolver.ReasonMalformed, -1), []string{"udp"}},
+		{"truncated", dnstest.Truncate, foundA, []string{"udp", "tcp"}},
+		{"delay-within-timeout", dnstest.Delay(50 * time.Millisecond), foundA, []string{"udp"}},
+		{"delay-past-timeout", dnstest.Delay(5 * time.Second), inconclusive(resolver.ReasonTimeout, -1), []string{"udp"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			srv.SetFault(name, resolver.TypeA, tc.fault)
+			c := srv.Client(faultTimeout)
+			checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), tc.want)
+			// A dropped question may be logged a moment after the
+			// Client gave up on it.
+			waitFor(t, func() bool { return len(nets(srv, name)) >= len(tc.nets) })
+			if got := nets(srv, name); !slices.Equal(got, tc.nets) {
+				t.Errorf("server saw the question over %v, want %v", got, tc.nets)
+			}
+		})
+	}
+}
+
+// faultTimeout is the per-attempt timeout of tests that expect some
+// attempts to time out and others to succeed: short enough to keep the
+// suite quick, long enough for a loaded machine running -race.
+const faultTimeout = time.Second
+
+// TestClientFaultOnCNAMETarget: a fault on the target of an alias applies
+// to the question, as through a recursive resolver.
+func TestClientFaultOnCNAMETarget(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("target.other.test", dnstest.AnyType, dnstest.ServFail)
+	got := client(srv).Lookup(t.Context(), "cross.resolver.test", resolver.TypeTXT)
+	checkAnswer(t, got, inconclusive(resolver.ReasonServFail, dns.RcodeServerFailure))
+}
+
+// TestClientTimeoutBound: a dropped question is inconclusive within
+// attempts × timeout (plus slack for a loaded machine), having waited for
+// each attempt.
+func TestClientTimeoutBound(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("a.resolver.test", dnstest.AnyType, dnstest.Drop)
+	const timeout, attempts = 200 * time.Millisecond, 2
+	c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: timeout, Attempts: attempts}
+	start := time.Now()
+	got := c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+	elapsed := time.Since(start)
+	checkAnswer(t, got, inconclusive(resolver.ReasonTimeout, -1))
+	if limit := attempts*timeout + 2*time.Second; elapsed > limit {
+		t.Errorf("took %v, want at most %v", elapsed, limit)
+	}
+	if elapsed < attempts*timeout {
+		t.Errorf("took %v, want at least %v (each attempt waits its timeout)", elapsed, attempts*timeout)
+	}
+	// The server may log the second question a moment after the Client
+	// gave up on it.
+	waitFor(t, func() bool { return srv.Count("a.resolver.test", resolver.TypeA) == attempts })
+}
+
+// TestClientRetryNextServer: with a failing server first and a good one
+// second, the retry goes to the second and the lookup succeeds.
+func TestClientRetryNextServer(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	const name = "a.resolver.test"
+	foundA := found(rrA(name, "192.0.2.1"), rrA(name, "192.0.2.2"))
+	tests := []struct {
+		name  string
+		fault dnstest.Fault
+	}{
+		{"servfail", dnstest.ServFail},
+		{"refused", dnstest.Refused},
+		{"drop", dnstest.Drop},
+		{"garbage", dnstest.Garbage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bad, good := dnstest.Start(t, z), dnstest.Start(t, z)
+			bad.SetFault(name, dnstest.AnyType, tc.fault)
+			c := &resolver.Client{Servers: []string{bad.Addr(), good.Addr()}, Timeout: faultTimeout, Attempts: 2}
+			checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), foundA)
+			waitFor(t, func() bool { return bad.Count(name, resolver.TypeA) >= 1 })
+			if b, g := bad.Count(name, resolver.TypeA), good.Count(name, resolver.TypeA); b != 1 || g != 1 {
+				t.Errorf("bad server got %d questions, good %d; want 1 and 1", b, g)
+			}
+		})
+	}
+	t.Run("both-fail", func(t *testing.T) {
+		t.Parallel()
+		s1, s2 := dnstest.Start(t, z), dnstest.Start(t, z)
+		s1.SetFault(name, dnstest.AnyType, dnstest.ServFail)
+		s2.SetFault(name, dnstest.AnyType, dnstest.Refused)
+		c := &resolver.Client{Servers: []string{s1.Addr(), s2.Addr()}, Timeout: faultTimeout, Attempts: 2}
+		// The last attempt's reason is reported.
+		checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), inconclusive(resolver.ReasonRefused, dns.RcodeRefused))
+	})
+	t.Run("nxdomain-not-retried", func(t *testing.T) {
+		t.Parallel()
+		s1, s2 := dnstest.Start(t, z), dnstest.Start(t, z)
+		c := &resolver.Client{Servers: []string{s1.Addr(), s2.Addr()}, Timeout: faultTimeout, Attempts: 2}
+		checkAnswer(t, c.Lookup(t.Context(), "missing.resolver.test", resolver.TypeA), nxDomain())
+		if n := s2.Count("missing.resolver.test", dnstest.AnyType); n != 0 {
+			t.Errorf("second server asked %d times, want 0", n)
+		}
+	})
+}
+
+// TestClientLargeAnswer: a 4 KB TXT answer does not fit the 1232-octet
+// EDNS0 buffer, so the server truncates it and the Client asks over TCP.
+func TestClientLargeAnswer(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	got := client(srv).Lookup(t.Context(), "big.resolver.test", resolver.TypeTXT)
+	checkAnswer(t, got, found(rrTXT("big.resolver.test", bigTXT...)))
+	if n := len(got.TXTs()[0]); n != 16*250 {
+		t.Errorf("joined TXT is %d octets, want %d", n, 16*250)
+	}
+	if got := nets(srv, "big.resolver.test"); !slices.Equal(got, []string{"udp", "tcp"}) {
+		t.Errorf("server saw %v, want [udp tcp]", got)
+	}
+}
+
+// TestClientEDNS0: the query carries an OPT record advertising 1232
+// octets by default, or the configured size.
+func TestClientEDNS0(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	for _, tc := range []struct {
+		size, want uint16
+	}{{0, resolver.DefaultUDPSize}, {4096, 4096}} {
+		srv := dnstest.Start(t, z)
+		c := &resolver.Client{Servers: []string{srv.Addr()}, UDPSize: tc.size, Attempts: 1}
+		c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+		q := srv.Queries()
+		if len(q) != 1 || q[0].UDPSize != tc.want || q[0].Net != "udp" {
+			t.Errorf("UDPSize %d: server received %+v, want one udp query advertising %d", tc.size, q, tc.want)
+		}
+	}
+	if resolver.DefaultUDPSize != 1232 {
+		t.Errorf("DefaultUDPSize = %d, want 1232", resolver.DefaultUDPSize)
+	}
+}
+
+// TestClientQueryFlags: the query asks for recursion and for the AD bit,
+// and the question name goes out lower-case.
+func TestClientQueryFlags(t *testing.T) {
+	t.Parallel()
+	var got *dns.Msg
+	done := make(chan struct{}, 1)
+	server := startHandler(t, func(w dns.ResponseWriter, r *dns.Msg) {
+		got = r.Copy()
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.AuthenticatedData = true
+		m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: r.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}, A: addr("192.0.2.1").AsSlice()}}
+		_ = w.WriteMsg(m)
+		done <- struct{}{}
+	}, false)
+	c := &resolver.Client{Servers: []string{server}, Attempts: 1}
+	a := c.Lookup(t.Context(), "Host.Example.TEST", resolver.TypeA)
+	<-done
+	want := resolver.Answer{Outcome: resolver.Found, Authentic: true, Records: []resolver.Record{{Name: "host.example.test", Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}}}
+	checkAnswer(t, a, want)
+	if !got.RecursionDesired || !got.AuthenticatedData || got.Question[0].Name != "host.example.test." {
+		t.Errorf("query: rd=%v ad=%v name=%q; want rd, ad and host.example.test.", got.RecursionDesired, got.AuthenticatedData, got.Question[0].Name)
+	}
+}
+
+// TestClientBadReplies uses a hand-written server for replies that
+// dnstest does not produce.
+func TestClientBadReplies(t *testing.T) {
+	t.Parallel()
+	reply := func(edit func(m *dns.Msg)) dns.HandlerFunc {
+		return func(w dns.ResponseWriter, r *dns.Msg) {
+			m := new(dns.Msg)
+			m.SetReply(r)
+			edit(m)
+			_ = w.WriteMsg(m)
+		}
+	}
+	tests := []struct {
+		name     string
+		h        dns.HandlerFunc
+		tcpClose bool
+		want     resolver.Answer
+	}{
+		{"other-question-name", reply(func(m *dns.Msg) { m.Question[0].Name = "other.test." }), false, inconclusive(resolver.ReasonMalformed, -1)},
+		{"other-question-type", reply(func(m *dns.Msg) { m.Question[0].Qtype = dns.TypeMX }), false, inconclusive(resolver.ReasonMalformed, -1)},
+		{"no-question", reply(func(m *dns.Msg) { m.Question = nil }), false, inconclusive(resolver.ReasonMalformed, -1)},
+		{"not-a-response", reply(func(m *dns.Msg) { m.Response = false }), false, inconclusive(resolver.ReasonMalformed, -1)},
+		{"truncated-tcp-fails", reply(func(m *dns.Msg) { m.Truncated = true }), true, inconclusive(resolver.ReasonTruncated, -1)},
+		{"truncated-bytes", func(w dns.ResponseWriter, r *dns.Msg) {
+			m := new(dns.Msg)
+			m.SetReply(r)
+			m.Answer = []dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: r.Question[0].Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: []string{"cut"}}}
+			b, _ := m.Pack()
+			_, _ = w.Write(b[:len(b)-2])
+		}, false, inconclusive(resolver.ReasonMalformed, -1)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			server := startHandler(t, tc.h, tc.tcpClose)
+			c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
+			checkAnswer(t, c.Lookup(t.Context(), "x.example.test", resolver.TypeA), tc.want)
+		})
+	}
+}
+
+// TestClientUnreachable: nobody listens on the port (it was just freed:
+// loopback answers ICMP port unreachable), or the address is unusable.
+func TestClientUnreachable(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := pc.LocalAddr().String()
+	pc.Close()
+	for _, server := range []string{free, "127.0.0.1"} {
+		c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
+		checkAnswer(t, c.Lookup(t.Context(), "a.example.test", resolver.TypeA), inconclusive(resolver.ReasonNetwork, -1))
+	}
+}
+
+// TestClientRequery: when a recursive resolver stops at an alias without
+// an SOA, the Client asks again for the target, and the whole chain
+// stays bounded and loop-free.
+func TestClientRequery(t *testing.T) {
+	t.Parallel()
+	// chain: each name is an alias for the next one, answered one hop per
+	// reply; names absent from the map have an A record.
+	chain := map[string]string{
+		"start.test.":  "mid.test.",
+		"mid.test.":    "end.test.",
+		"loop-a.test.": "loop-b.test.",
+		"loop-b.test.": "loop-a.test.",
+	}
+	for i := 0; i < 12; i++ {
+		chain[hop("long", i)] = hop("long", i+1)
+		if i < 8 {
+			chain[hop("eight", i)] = hop("eight", i+1)
+		}
+	}
+	server := startHandler(t, func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		name := r.Question[0].Name
+		hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: 60}
+		if target, ok := chain[name]; ok {
+			hdr.Rrtype = dns.TypeCNAME
+			m.Answer = []dns.RR{&dns.CNAME{Hdr: hdr, Target: target}}
+		} else {
+			hdr.Rrtype = dns.TypeA
+			m.Answer = []dns.RR{&dns.A{Hdr: hdr, A: addr("192.0.2.1").AsSlice()}}
+		}
+		_ = w.WriteMsg(m)
+	}, false)
+	c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
+	rec := func(name string) resolver.Record {
+		return resolver.Record{Name: name, Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}
+	}
+	eight := make([]string, 8)
+	for i := range eight {
+		eight[i] = resolver.CanonicalName(hop("eight", i+1))
+	}
+	long := make([]string, 9)
+	for i := range long {
+		long[i] = resolver.CanonicalName(hop("long", i+1))
+	}
+	tests := []struct {
+		name string
+		want resolver.Answer
+	}{
+		{"start.test", withCNAMEs(found(rec("end.test")), "mid.test", "end.test")},
+		{"loop-a.test", inconclusive(resolver.ReasonCNAMELoop, 0, "loop-b.test", "loop-a.test")},
+		{hop("eight", 0), withCNAMEs(found(rec(eight[7])), eight...)},
+		{hop("long", 0), inconclusive(resolver.ReasonCNAMELoop, 0, long...)},
+	}
+	for _, tc := range tests {
+		checkAnswer(t, c.Lookup(t.Context(), tc.name, resolver.TypeA), tc.want)
+	}
+}
+
+func hop(prefix string, i int) string {
+	return prefix + string(rune('a'+i)) + ".test."
+}
+
+func TestClientInvalidName(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	c := client(srv)
+	for _, name := range []string{"", ".", "a..b", string(make([]byte, 300))} {
+		checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), inconclusive(resolver.ReasonInvalidName, -1))
+	}
+	if q := srv.Queries(); len(q) != 0 {
+		t.Errorf("server received %v, want nothing", q)
+	}
+}
+
+// TestClientCanceled: a canceled caller gets ReasonCanceled promptly, not
+// after the read timeout; so does a caller whose deadline passes.
+func TestClientCanceled(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("a.resolver.test", dnstest.AnyType, dnstest.Drop)
+	c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 10 * time.Second, Attempts: 2}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	checkAnswer(t, c.Lookup(ctx, "a.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("canceled lookup took %v", elapsed)
+	}
+
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	checkAnswer(t, c.Lookup(ctx, "a.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+	if elapsed := time.Since(start); elapsed > 3*time.Second {
+		t.Errorf("lookup past its deadline took %v", elapsed)
+	}
+
+	ctx, cancel = context.WithCancel(t.Context())
+	cancel()
+	checkAnswer(t, c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+	if n := srv.Count("nodata.resolver.test", dnstest.AnyType); n != 0 {
+		t.Errorf("canceled lookup reached the server %d times", n)
+	}
+}
+
+// TestNoGoroutineLeak runs servers and clients through every path that
+// starts goroutines (UDP, TCP, timeouts, a delayed reply in flight at
+// Close) and checks the goroutine count returns to where it was. It is
+// not parallel, so nothing else runs meanwhile.
+func TestNoGoroutineLeak(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	z := zones(t)
+	for i := 0; i < 3; i++ {
+		srv, err := dnstest.Listen(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetFault("alias.resolver.test", dnstest.AnyType, dnstest.Truncate)
+		srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
+		srv.SetFault("mx.resolver.test", dnstest.AnyType, dnstest.Delay(10*time.Second))
+		c := srv.Client(100 * time.Millisecond)
+		scan := resolver.NewScan(c, 0)
+		for _, q := range []string{"a", "alias", "big", "nodata", "missing", "mx"} {
+			scan.Lookup(t.Context(), q+".resolver.test", resolver.TypeA)
+		}
+		// Close while the delayed reply to mx is still being held back.
+		srv.Close()
+		srv.Close()
+	}
+	checkNoLeak(t, baseline)
+}

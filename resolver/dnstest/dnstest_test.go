@@ -1,0 +1,338 @@
+package dnstest_test
+
+import (
+	"context"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+const zoneText = `
+$ORIGIN dnstest.test.
+@        SOA  ns.dnstest.test. hostmaster.dnstest.test. 7 3600 600 86400 300
+host     A    192.0.2.1
+host     TXT  "text"
+alias    CNAME host
+a.b.c    TXT  "deep"
+*.wild   TXT  "wildcard"
+$ORIGIN nosoa.test.
+name     A    192.0.2.2
+`
+
+func testZones(t *testing.T) *dnstest.Zones {
+	t.Helper()
+	return dnstest.MustParse(t, zoneText)
+}
+
+// exchange sends one raw question to srv over network.
+func exchange(t *testing.T, srv *dnstest.Server, network, name string, qtype uint16, edns bool) *dns.Msg {
+	t.Helper()
+	q := new(dns.Msg)
+	q.SetQuestion(dns.Fqdn(name), qtype)
+	if edns {
+		q.SetEdns0(1232, false)
+	}
+	c := &dns.Client{Net: network, Timeout: 2 * time.Second}
+	m, _, err := c.Exchange(q, srv.Addr())
+	if err != nil {
+		t.Fatalf("%s %s: %v", network, name, err)
+	}
+	return m
+}
+
+// TestServerMessages checks the raw replies: RCODE, the SOA in the
+// authority section of negative answers (RFC 2308), flags.
+func TestServerMessages(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	tests := []struct {
+		name    string
+		qtype   uint16
+		rcode   int
+		answers int
+		soa     string // owner of the SOA in the authority section, "" for none
+	}{
+		{"host.dnstest.test", dns.TypeA, dns.RcodeSuccess, 1, ""},
+		{"host.dnstest.test", dns.TypeMX, dns.RcodeSuccess, 0, "dnstest.test."},
+		{"b.c.dnstest.test", dns.TypeTXT, dns.RcodeSuccess, 0, "dnstest.test."}, // empty non-terminal
+		{"missing.dnstest.test", dns.TypeA, dns.RcodeNameError, 0, "dnstest.test."},
+		{"alias.dnstest.test", dns.TypeA, dns.RcodeSuccess, 2, ""},
+		{"x.wild.dnstest.test", dns.TypeTXT, dns.RcodeSuccess, 1, ""},
+		{"missing.nosoa.test", dns.TypeA, dns.RcodeNameError, 0, "test."}, // synthetic SOA
+		{"nowhere.example", dns.TypeA, dns.RcodeNameError, 0, "example."},
+	}
+	for _, network := range []string{"udp", "tcp"} {
+		for _, tc := range tests {
+			m := exchange(t, srv, network, tc.name, tc.qtype, true)
+			soa := ""
+			if len(m.Ns) == 1 && m.Ns[0].Header().Rrtype == dns.TypeSOA {
+				soa = m.Ns[0].Header().Name
+			}
+			if m.Rcode != tc.rcode || len(m.Answer) != tc.answers || soa != tc.soa ||
+				!m.Response || !m.Authoritative || !m.RecursionAvailable || m.IsEdns0() == nil {
+				t.Errorf("%s %s %s: rcode %d, %d answers, SOA %q, flags qr=%v aa=%v ra=%v edns=%v; want rcode %d, %d answers, SOA %q",
+					network, tc.name, dns.TypeToString[tc.qtype], m.Rcode, len(m.Answer), soa,
+					m.Response, m.Authoritative, m.RecursionAvailable, m.IsEdns0() != nil, tc.rcode, tc.answers, tc.soa)
+			}
+		}
+	}
+}
+
+// TestServerTruncatesLargeUDP: without EDNS0 a reply over 512 octets is
+// cut with TC set; over TCP it is whole.
+func TestServerTruncatesLargeUDP(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("$ORIGIN big.test.\n")
+	for i := 0; i < 40; i++ {
+		b.WriteString("many TXT \"" + strings.Repeat("x", 40) + "\"\n")
+	}
+	srv := dnstest.Start(t, dnstest.MustParse(t, b.String()))
+	udp := exchange(t, srv, "udp", "many.big.test", dns.TypeTXT, false)
+	if !udp.Truncated || len(udp.Answer) >= 40 {
+		t.Errorf("udp: tc=%v with %d answers, want tc and fewer than 40", udp.Truncated, len(udp.Answer))
+	}
+	tcp := exchange(t, srv, "tcp", "many.big.test", dns.TypeTXT, false)
+	if tcp.Truncated || len(tcp.Answer) != 40 {
+		t.Errorf("tcp: tc=%v with %d answers, want 40", tcp.Truncated, len(tcp.Answer))
+	}
+	q := srv.Queries()
+	if len(q) != 2 || q[0].Net != "udp" || q[1].Net != "tcp" || q[0].UDPSize != 0 {
+		t.Errorf("Queries() = %+v", q)
+	}
+}
+
+func TestServerFormErr(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	q := new(dns.Msg)
+	q.Id = dns.Id()
+	c := &dns.Client{Timeout: 2 * time.Second}
+	m, _, err := c.Exchange(q, srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Rcode != dns.RcodeFormatError {
+		t.Errorf("rcode %d, want FORMERR", m.Rcode)
+	}
+}
+
+// TestServerCountAndQueries: Count is case-insensitive and per type;
+// Queries records name, type, network and the advertised EDNS0 size.
+func TestServerCountAndQueries(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	exchange(t, srv, "udp", "HOST.dnstest.test", dns.TypeA, true)
+	exchange(t, srv, "tcp", "host.dnstest.test", dns.TypeTXT, false)
+	if n := srv.Count("Host.DNStest.test.", dnstest.AnyType); n != 2 {
+		t.Errorf("Count(any) = %d, want 2", n)
+	}
+	if n := srv.Count("host.dnstest.test", resolver.TypeTXT); n != 1 {
+		t.Errorf("Count(TXT) = %d, want 1", n)
+	}
+	q := srv.Queries()
+	if len(q) != 2 {
+		t.Fatalf("Queries() = %+v", q)
+	}
+	got := []dnstest.Received{q[0], q[1]}
+	for i := range got {
+		got[i].Time = time.Time{}
+	}
+	want := []dnstest.Received{
+		{Name: "host.dnstest.test", Type: resolver.TypeA, Net: "udp", UDPSize: 1232},
+		{Name: "host.dnstest.test", Type: resolver.TypeTXT, Net: "tcp"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Queries() = %+v, want %+v", got, want)
+	}
+}
+
+// TestResolverFaults: the in-memory faults behave as documented.
+func TestResolverFaults(t *testing.T) {
+	t.Parallel()
+	z := testZones(t)
+	const name = "host.dnstest.test"
+	fail := resolver.Fail
+	tests := []struct {
+		name  string
+		fname string
+		ftype resolver.Type
+		fault dnstest.Fault
+		qname string
+		qtype resolver.Type
+		want  resolver.Answer
+	}{
+		{"servfail", name, dnstest.AnyType, dnstest.ServFail, name, resolver.TypeA,
+			resolver.Answer{Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail, Rcode: dns.RcodeServerFailure}},
+		{"refused", name, dnstest.AnyType, dnstest.Refused, name, resolver.TypeA,
+			resolver.Answer{Outcome: resolver.Inconclusive, Reason: resolver.ReasonRefused, Rcode: dns.RcodeRefused}},
+		{"drop", name, dnstest.AnyType, dnstest.Drop, name, resolver.TypeA, fail(resolver.ReasonTimeout)},
+		{"garbage", name, dnstest.AnyType, dnstest.Garbage, name, resolver.TypeA, fail(resolver.ReasonMalformed)},
+		{"truncate-is-normal", name, dnstest.AnyType, dnstest.Truncate, name, resolver.TypeTXT,
+			resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TTL: 300, TXT: []string{"text"}}}}},
+		{"other-type-unaffected", name, resolver.TypeMX, dnstest.ServFail, name, resolver.TypeTXT,
+			resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TTL: 300, TXT: []string{"text"}}}}},
+		{"via-cname", name, dnstest.AnyType, dnstest.Drop, "alias.dnstest.test", resolver.TypeA, fail(resolver.ReasonTimeout)},
+		{"case-insensitive", "HOST.dnstest.test.", resolver.TypeA, dnstest.Garbage, "host.DNSTEST.test", resolver.TypeA, fail(resolver.ReasonMalformed)},
+		{"precedence-drop-over-rcode", name, dnstest.AnyType, dnstest.Fault{Drop: true, Rcode: dns.RcodeRefused}, name, resolver.TypeA, fail(resolver.ReasonTimeout)},
+		{"precedence-rcode-over-garbage", name, dnstest.AnyType, dnstest.Fault{Garbage: true, Rcode: dns.RcodeRefused}, name, resolver.TypeA,
+			resolver.Answer{Outcome: resolver.Inconclusive, Reason: resolver.ReasonRefused, Rcode: dns.RcodeRefused}},
+		{"cleared", name, dnstest.AnyType, dnstest.Fault{}, name, resolver.TypeTXT,
+			resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TTL: 300, TXT: []string{"text"}}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			if tc.name == "cleared" {
+				r.SetFault(tc.fname, tc.ftype, dnstest.ServFail)
+			}
+			r.SetFault(tc.fname, tc.ftype, tc.fault)
+			start := time.Now()
+			got := r.Lookup(t.Context(), tc.qname, tc.qtype)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+			if elapsed := time.Since(start); elapsed > time.Second {
+				t.Errorf("took %v: the in-memory resolver must not wait", elapsed)
+			}
+		})
+	}
+}
+
+func TestResolverDelay(t *testing.T) {
+	t.Parallel()
+	z := testZones(t)
+	const name = "host.dnstest.test"
+	r := dnstest.NewResolver(z)
+	r.SetFault(name, dnstest.AnyType, dnstest.Delay(100*time.Millisecond))
+	r.SetFault(name, resolver.TypeA, dnstest.Delay(50*time.Millisecond))
+	start := time.Now()
+	if got := r.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
+		t.Errorf("got %+v", got)
+	}
+	if elapsed := time.Since(start); elapsed < 150*time.Millisecond {
+		t.Errorf("took %v, want the delays added up (150ms)", elapsed)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	r.SetFault(name, dnstest.AnyType, dnstest.Delay(time.Minute))
+	if got := r.Lookup(ctx, name, resolver.TypeTXT); got.Reason != resolver.ReasonCanceled {
+		t.Errorf("delayed past the deadline: %+v", got)
+	}
+}
+
+func TestResolverLog(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(testZones(t))
+	r.Lookup(t.Context(), "Host.dnstest.test.", resolver.TypeA)
+	r.Lookup(t.Context(), "host.dnstest.test", resolver.TypeTXT)
+	r.Lookup(t.Context(), "bad..name", resolver.TypeTXT)
+	if n := r.Count("host.dnstest.test", dnstest.AnyType); n != 2 {
+		t.Errorf("Count = %d, want 2", n)
+	}
+	q := r.Queries()
+	if len(q) != 2 || q[0].Net != "mem" || q[0].Name != "host.dnstest.test" || q[1].Type != resolver.TypeTXT {
+		t.Errorf("Queries() = %+v", q)
+	}
+	if got := r.Lookup(t.Context(), "bad..name", resolver.TypeA); got.Reason != resolver.ReasonInvalidName {
+		t.Errorf("invalid name: %+v", got)
+	}
+}
+
+func TestZones(t *testing.T) {
+	t.Parallel()
+	z := testZones(t)
+	names := z.Names()
+	want := []string{"*.wild.dnstest.test", "a.b.c.dnstest.test", "alias.dnstest.test", "dnstest.test", "host.dnstest.test", "name.nosoa.test"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Names() = %q, want %q", names, want)
+	}
+	recs := z.Records("HOST.dnstest.test.")
+	if len(recs) != 2 || !strings.Contains(recs[0], "192.0.2.1") || !strings.Contains(recs[1], `"text"`) {
+		t.Errorf("Records() = %q", recs)
+	}
+	if z.Records("missing.test") != nil {
+		t.Error("Records of a missing name is not nil")
+	}
+}
+
+func TestZoneErrors(t *testing.T) {
+	t.Parallel()
+	bad := []struct{ name, text, origin string }{
+		{"syntax", "$ORIGIN x.test.\nhost A not-an-address\n", ""},
+		{"include", "$INCLUDE /etc/hosts\n", "x.test"},
+		{"relative-without-origin", "host A 192.0.2.1\n", ""},
+	}
+	for _, tc := range bad {
+		if _, err := dnstest.Parse(tc.text, tc.origin); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	if z, err := dnstest.Parse("host A 192.0.2.1\n", "x.test"); err != nil || len(z.Names()) != 1 || z.Names()[0] != "host.x.test" {
+		t.Errorf("origin argument: %v %v", z, err)
+	}
+	if _, err := dnstest.Load("testdata/does-not-exist.zone"); err == nil {
+		t.Error("Load of a missing file: no error")
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, "../testdata/resolver.zone")
+	r := dnstest.NewResolver(z)
+	if got := r.Lookup(t.Context(), "a.resolver.test", resolver.TypeA); got.Outcome != resolver.Found || len(got.Records) != 2 {
+		t.Errorf("got %+v", got)
+	}
+}
+
+// TestServerClient: the convenience Client asks this server only, once,
+// with the given timeout.
+func TestServerClient(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	c := srv.Client(150 * time.Millisecond)
+	if !slices.Equal(c.Servers, []string{srv.Addr()}) || c.Attempts != 1 || c.Timeout != 150*time.Millisecond {
+		t.Errorf("Client = %+v", c)
+	}
+	if !strings.HasPrefix(srv.Addr(), "127.0.0.1:") {
+		t.Errorf("Addr() = %q, want loopback", srv.Addr())
+	}
+}
+
+// TestNoGoroutineLeak: servers started and closed, with TCP connections
+// and a held-back reply in flight, leave no goroutine behind. Not
+// parallel, so nothing else runs meanwhile.
+func TestNoGoroutineLeak(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	z := testZones(t)
+	for i := 0; i < 5; i++ {
+		srv, err := dnstest.Listen(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetFault("alias.dnstest.test", dnstest.AnyType, dnstest.Delay(time.Minute))
+		exchange(t, srv, "udp", "host.dnstest.test", dns.TypeA, true)
+		exchange(t, srv, "tcp", "host.dnstest.test", dns.TypeA, true)
+		c := srv.Client(50 * time.Millisecond)
+		c.Lookup(t.Context(), "alias.dnstest.test", resolver.TypeA)
+		srv.Close()
+		srv.Close() // idempotent
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,365 @@
+package resolver_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// lookupAll asks n concurrent copies of the question names[i%len(names)]
+// and returns the answers.
+func lookupAll(ctx context.Context, r resolver.Resolver, n int, qtype resolver.Type, names ...string) []resolver.Answer {
+	out := make([]resolver.Answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { out[i] = r.Lookup(ctx, names[i%len(names)], qtype) })
+	}
+	wg.Wait()
+	return out
+}
+
+// TestScanDedupe: identical concurrent questions, in any case and with or
+// without the trailing dot, reach the server once; the server's delay
+// makes sure they overlap.
+func TestScanDedupe(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	const name = "a.resolver.test"
+	want := found(rrA(name, "192.0.2.1"), rrA(name, "192.0.2.2"))
+	tests := []struct {
+		name  string
+		n     int
+		names []string
+	}{
+		{"two", 2, []string{name}},
+		{"fifty", 50, []string{name}},
+		{"case-variants", 12, []string{name, "A.RESOLVER.TEST", "a.Resolver.Test.", name + "."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			srv.SetFault(name, dnstest.AnyType, dnstest.Delay(200*time.Millisecond))
+			scan := resolver.NewScan(client(srv), 0)
+			for i, got := range lookupAll(t.Context(), scan, tc.n, resolver.TypeA, tc.names...) {
+				if i == 0 {
+					checkAnswer(t, got, want)
+				} else if !equalAnswers(got, want) {
+					t.Errorf("lookup %d: %s", i, show(got))
+				}
+			}
+			if n := srv.Count(name, resolver.TypeA); n != 1 {
+				t.Errorf("server received %d questions, want 1", n)
+			}
+			if n := scan.Queries(); n != 1 {
+				t.Errorf("Queries() = %d, want 1", n)
+			}
+		})
+	}
+}
+
+func equalAnswers(a, b resolver.Answer) bool { return show(a) == show(b) }
+
+// TestScanCache: a scan answers a repeated question, whatever its outcome,
+// from its cache; another type or another name is another question.
+func TestScanCache(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.ServFail)
+	scan := resolver.NewScan(client(srv), 0)
+	ctx := t.Context()
+	questions := []struct {
+		name  string
+		qtype resolver.Type
+		want  resolver.Outcome
+	}{
+		{"a.resolver.test", resolver.TypeA, resolver.Found},
+		{"a.resolver.test", resolver.TypeAAAA, resolver.NoData},
+		{"missing.resolver.test", resolver.TypeA, resolver.NXDomain},
+		{"nodata.resolver.test", resolver.TypeA, resolver.Inconclusive},
+	}
+	for round := 0; round < 3; round++ {
+		for _, q := range questions {
+			if got := scan.Lookup(ctx, q.name, q.qtype); got.Outcome != q.want {
+				t.Errorf("round %d, %s %s: %s, want %s", round, q.name, q.qtype, show(got), q.want)
+			}
+		}
+	}
+	for _, q := range questions {
+		if n := srv.Count(q.name, q.qtype); n != 1 {
+			t.Errorf("%s %s reached the server %d times, want 1", q.name, q.qtype, n)
+		}
+	}
+	if n := scan.Queries(); n != len(questions) {
+		t.Errorf("Queries() = %d, want %d", n, len(questions))
+	}
+	// Another scan over the same client shares nothing.
+	resolver.NewScan(client(srv), 0).Lookup(ctx, "a.resolver.test", resolver.TypeA)
+	if n := srv.Count("a.resolver.test", resolver.TypeA); n != 2 {
+		t.Errorf("a second scan: server count %d, want 2", n)
+	}
+}
+
+// TestScanAnswersAreCopies: a caller that edits its answer does not change
+// what the next caller gets.
+func TestScanAnswersAreCopies(t *testing.T) {
+	t.Parallel()
+	scan := resolver.NewScan(dnstest.NewResolver(zones(t)), 0)
+	first := scan.Lookup(t.Context(), "txt.resolver.test", resolver.TypeTXT)
+	want := show(first)
+	first.Records[0], first.Records[1] = first.Records[1], first.Records[0]
+	first.Records[0].TXT[0] = "changed"
+	second := scan.Lookup(t.Context(), "txt.resolver.test", resolver.TypeTXT)
+	if show(second) != want {
+		t.Errorf("cached answer changed:\n got: %s\nwant: %s", show(second), want)
+	}
+	alias := scan.Lookup(t.Context(), "alias.resolver.test", resolver.TypeA)
+	alias.CNAMEs[0] = "changed"
+	if got := scan.Lookup(t.Context(), "alias.resolver.test", resolver.TypeA); got.CNAMEs[0] != "a.resolver.test" {
+		t.Errorf("cached CNAMEs changed: %q", got.CNAMEs)
+	}
+}
+
+// TestScanBudget: past the budget, every new question is inconclusive at
+// once and reaches nobody; questions already asked are still answered.
+func TestScanBudget(t *testing.T) {
+	t.Parallel()
+	mem := dnstest.NewResolver(zones(t))
+	scan := resolver.NewScan(mem, 3)
+	ctx := t.Context()
+	for _, name := range []string{"a", "aaaa", "mx"} {
+		if got := scan.Lookup(ctx, name+".resolver.test", resolver.TypeA); !got.Conclusive() {
+			t.Fatalf("%s within budget: %s", name, show(got))
+		}
+	}
+	for i := range 100 {
+		start := time.Now()
+		got := scan.Lookup(ctx, fmt.Sprintf("n%d.resolver.test", i), resolver.TypeA)
+		checkAnswer(t, got, inconclusive(resolver.ReasonBudgetExhausted, -1))
+		if elapsed := time.Since(start); elapsed > time.Second {
+			t.Fatalf("budget-exhausted lookup took %v", elapsed)
+		}
+	}
+	if got := scan.Lookup(ctx, "A.resolver.test.", resolver.TypeA); got.Outcome != resolver.Found {
+		t.Errorf("cached question past the budget: %s", show(got))
+	}
+	if n := len(mem.Queries()); n != 3 {
+		t.Errorf("resolver below received %d questions, want 3", n)
+	}
+	if n := scan.Queries(); n != 3 {
+		t.Errorf("Queries() = %d, want 3", n)
+	}
+}
+
+// TestScanBudgetConcurrent: many concurrent distinct questions against a
+// small budget: exactly budget of them are sent, the rest are refused at
+// once, nothing hangs.
+func TestScanBudgetConcurrent(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	const budget = 10
+	scan := resolver.NewScan(client(srv), budget)
+	names := make([]string, 60)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%d.resolver.test", i)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	sent, refused := 0, 0
+	for _, a := range lookupAll(ctx, scan, len(names), resolver.TypeA, names...) {
+		switch {
+		case a.Outcome == resolver.NXDomain:
+			sent++
+		case a.Reason == resolver.ReasonBudgetExhausted:
+			refused++
+		default:
+			t.Errorf("unexpected answer %s", show(a))
+		}
+	}
+	if sent != budget || refused != len(names)-budget {
+		t.Errorf("sent %d, refused %d; want %d and %d", sent, refused, budget, len(names)-budget)
+	}
+	if n := len(srv.Queries()); n != budget {
+		t.Errorf("server received %d questions, want %d", n, budget)
+	}
+}
+
+// TestScanDefaultBudget: a budget <= 0 means DefaultBudget (120).
+func TestScanDefaultBudget(t *testing.T) {
+	t.Parallel()
+	for _, budget := range []int{0, -1} {
+		mem := dnstest.NewResolver(zones(t))
+		scan := resolver.NewScan(mem, budget)
+		var last resolver.Answer
+		for i := range resolver.DefaultBudget + 1 {
+			last = scan.Lookup(t.Context(), fmt.Sprintf("n%d.resolver.test", i), resolver.TypeA)
+		}
+		checkAnswer(t, last, inconclusive(resolver.ReasonBudgetExhausted, -1))
+		if n := len(mem.Queries()); n != resolver.DefaultBudget {
+			t.Errorf("budget %d: %d questions sent, want %d", budget, n, resolver.DefaultBudget)
+		}
+	}
+	if resolver.DefaultBudget != 120 {
+		t.Errorf("DefaultBudget = %d, want 120", resolver.DefaultBudget)
+	}
+}
+
+// TestScanCanceled covers the ways a context can end around a Scan.
+func TestScanCanceled(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	const name = "a.resolver.test"
+
+	t.Run("before", func(t *testing.T) {
+		t.Parallel()
+		mem := dnstest.NewResolver(z)
+		scan := resolver.NewScan(mem, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+		// No budget was spent: the one allowed question still goes out.
+		if got := scan.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
+			t.Errorf("after a canceled lookup: %s", show(got))
+		}
+		if n := len(mem.Queries()); n != 1 {
+			t.Errorf("%d questions sent, want 1", n)
+		}
+	})
+
+	t.Run("during", func(t *testing.T) {
+		t.Parallel()
+		mem := dnstest.NewResolver(z)
+		mem.SetFault(name, dnstest.AnyType, dnstest.Delay(time.Minute))
+		scan := resolver.NewScan(mem, 0)
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+		if elapsed := time.Since(start); elapsed > 5*time.Second {
+			t.Errorf("took %v", elapsed)
+		}
+		log := scan.Log()
+		if len(log) != 1 || log[0].Reason != resolver.ReasonCanceled {
+			t.Errorf("Log() = %+v, want one canceled query", log)
+		}
+	})
+
+	t.Run("waiter-gives-up", func(t *testing.T) {
+		t.Parallel()
+		mem := dnstest.NewResolver(z)
+		mem.SetFault(name, dnstest.AnyType, dnstest.Delay(300*time.Millisecond))
+		scan := resolver.NewScan(mem, 0)
+		owner := make(chan resolver.Answer)
+		go func() { owner <- scan.Lookup(t.Context(), name, resolver.TypeA) }()
+		waitFor(t, func() bool { return len(mem.Queries()) == 1 })
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+		if got := <-owner; got.Outcome != resolver.Found {
+			t.Errorf("owner: %s", show(got))
+		}
+		if n := len(mem.Queries()); n != 1 {
+			t.Errorf("%d questions sent, want 1", n)
+		}
+	})
+
+	t.Run("sender-gives-up", func(t *testing.T) {
+		t.Parallel()
+		// The caller that sent the question is canceled while another
+		// caller, with a live context, waits on it: the waiter asks again
+		// and gets the real answer.
+		mem := dnstest.NewResolver(z)
+		mem.SetFault(name, dnstest.AnyType, dnstest.Delay(300*time.Millisecond))
+		scan := resolver.NewScan(mem, 0)
+		ctx, cancel := context.WithCancel(t.Context())
+		sender := make(chan resolver.Answer)
+		go func() { sender <- scan.Lookup(ctx, name, resolver.TypeA) }()
+		waitFor(t, func() bool { return len(mem.Queries()) == 1 })
+		waiter := make(chan resolver.Answer)
+		go func() { waiter <- scan.Lookup(t.Context(), name, resolver.TypeA) }()
+		time.Sleep(20 * time.Millisecond) // let the waiter join
+		cancel()
+		checkAnswer(t, <-sender, inconclusive(resolver.ReasonCanceled, -1))
+		if got := <-waiter; got.Outcome != resolver.Found {
+			t.Errorf("waiter: %s", show(got))
+		}
+		log := scan.Log()
+		if len(log) != 2 || log[0].Reason != resolver.ReasonCanceled || log[1].Outcome != resolver.Found {
+			t.Errorf("Log() = %+v, want a canceled query then a found one", log)
+		}
+	})
+
+	t.Run("canceled-spends-budget", func(t *testing.T) {
+		t.Parallel()
+		mem := dnstest.NewResolver(z)
+		mem.SetFault(name, dnstest.AnyType, dnstest.Delay(time.Minute))
+		scan := resolver.NewScan(mem, 1)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		scan.Lookup(ctx, name, resolver.TypeA)
+		checkAnswer(t, scan.Lookup(t.Context(), "aaaa.resolver.test", resolver.TypeAAAA), inconclusive(resolver.ReasonBudgetExhausted, -1))
+	})
+}
+
+// waitFor polls cond for up to five seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+	}
+}
+
+func TestScanLog(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Refused)
+	scan := resolver.NewScan(client(srv), 0)
+	before := time.Now()
+	scan.Lookup(t.Context(), "A.Resolver.Test.", resolver.TypeA)
+	scan.Lookup(t.Context(), "nodata.resolver.test", resolver.TypeTXT)
+	scan.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+	log := scan.Log()
+	type entry struct {
+		Name    string
+		Type    resolver.Type
+		Outcome resolver.Outcome
+		Reason  resolver.Reason
+	}
+	want := []entry{
+		{"a.resolver.test", resolver.TypeA, resolver.Found, ""},
+		{"nodata.resolver.test", resolver.TypeTXT, resolver.Inconclusive, resolver.ReasonRefused},
+	}
+	if len(log) != len(want) {
+		t.Fatalf("Log() = %+v, want %d entries", log, len(want))
+	}
+	for i, q := range log {
+		if got := (entry{q.Name, q.Type, q.Outcome, q.Reason}); got != want[i] {
+			t.Errorf("log[%d] = %+v, want %+v", i, got, want[i])
+		}
+		if q.Start.Before(before) || q.End.Before(q.Start) {
+			t.Errorf("log[%d]: start %v, end %v", i, q.Start, q.End)
+		}
+	}
+	log[0].Name = "changed"
+	if scan.Log()[0].Name != "a.resolver.test" {
+		t.Error("Log() returned the Scan's own slice")
+	}
+}
+
+// TestFunc: the adapter passes its arguments through.
+func TestFunc(t *testing.T) {
+	t.Parallel()
+	var r resolver.Resolver = resolver.Func(func(_ context.Context, name string, qtype resolver.Type) resolver.Answer {
+		return resolver.Answer{Outcome: resolver.Found, CNAMEs: []string{name + "/" + qtype.String()}}
+	})
+	if got := r.Lookup(t.Context(), "x.test", resolver.TypeMX); got.CNAMEs[0] != "x.test/MX" {
+		t.Errorf("got %q", got.CNAMEs)
+	}
+}
