@@ -27,7 +27,7 @@ var (
 	caaNotes = map[caa.Code]text{
 		caa.CodeUnknownTag: msg("CAA 记录中有未知的非关键属性，已被忽略。", "The CAA records have unknown non-critical properties, which are ignored."),
 	}
-	caaFactIssuers   = msg("授权了 %d 个证书颁发机构。", "%d certificate authorities are authorized.")
+	caaFactIssuers   = msg("获得授权的证书颁发机构：%d 个。", "Authorized certificate authorities: %d.")
 	caaFactInherited = msg("这些 CAA 记录继承自上级域名。", "These CAA records are inherited from a parent domain.")
 	caaInconclusive  = msg("证书颁发机构在 CAA 查询失败时可能拒绝签发。", "Certificate authorities may refuse to issue while CAA lookups fail.")
 )

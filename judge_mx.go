@@ -13,7 +13,7 @@ var (
 	mxNone         = rule{status: StatusFail, severity: SeverityCritical, say: msg("既没有 MX 记录，域名也没有地址，该域名无法接收邮件。", "There is no MX record and the domain has no address, so it cannot receive mail.")}
 	mxNXDomain     = rule{status: StatusFail, severity: SeverityCritical, say: msg("该域名在 DNS 中不存在。", "The domain does not exist in the DNS.")}
 	mxNoneUsable   = rule{status: StatusFail, severity: SeverityCritical, say: msg("没有一台收件服务器可用（名称不存在、没有地址或只有非公网地址），该域名无法接收邮件。", "None of the mail servers is usable (missing names, no address, or only non-public addresses), so the domain cannot receive mail.")}
-	mxSomeUnusable = rule{status: StatusWarn, severity: SeverityMedium, say: msg("%d 台收件服务器中有 %d 台不可用（名称不存在、没有地址或只有非公网地址）。", "%[2]d of %[1]d mail servers are unusable (missing names, no address, or only non-public addresses).")}
+	mxSomeUnusable = rule{status: StatusWarn, severity: SeverityMedium, say: msg("不可用的收件服务器：%[2]d 台，共 %[1]d 台（名称不存在、没有地址或只有非公网地址）。", "Unusable mail servers: %[2]d of %[1]d (missing names, no address, or only non-public addresses).")}
 	mxRules        = map[mx.Code]rule{
 		mx.CodeNullMXMixed:          {status: StatusFail, severity: SeverityHigh, say: msg("空 MX 记录与其他 MX 记录同时存在，这是无效的组合。", "A null MX record is published together with other MX records, which is invalid.")},
 		mx.CodeNullMXInvalid:        {status: StatusWarn, severity: SeverityMedium, say: msg("空 MX 记录的形式不规范（应为唯一一条优先级为 0 的记录）。", "The null MX record is not in the standard form (exactly one record with preference 0).")},
@@ -25,13 +25,14 @@ var (
 		mx.CodeExchangeInconclusive: {status: StatusWarn, severity: SeverityMedium, say: msg("部分收件服务器的地址查询没有得到明确结果。", "Address lookups for some mail servers gave no conclusive answer.")},
 		mx.CodeTooManyExchanges:     {status: StatusWarn, severity: SeverityLow, say: msg("MX 记录超过 10 条，只检查了前 10 台服务器。", "There are more than 10 MX records; only the first 10 servers were checked.")},
 	}
-	mxFactCount = msg("共有 %d 台收件服务器，其中 %d 台可用。", "%d mail servers, %d of them usable.")
+	mxFactCount = msg("收件服务器：%d 台，其中可用 %d 台。", "Mail servers: %d, of which usable: %d.")
 )
 
 func (r *run) checkMX(ctx context.Context) verdict {
+	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
 	res := mx.Check(ctx, r.dns, r.domain.ASCII)
-	r.mxSet = res.Exchanges
-	close(r.mxDone)
+	r.mxSet, r.nullMX = res.Exchanges, res.Kind == mx.KindNull
+	r.mxOnce.Do(func() { close(r.mxDone) })
 	switch res.Kind {
 	case mx.KindInconclusive:
 		return inconclusiveVerdict(nil)

@@ -19,7 +19,7 @@ var (
 		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称过多，只检查了其中 8 个；建议只保留一个。", "The IP has many reverse DNS names and only 8 were checked; one is recommended.")},
 		ptr.CodeGenericName:   {status: StatusWarn, severity: SeverityLow, say: msg("反向解析名称看起来是接入网的通用名称（包含 IP 数字），部分接收方会将其视为家用或动态地址。", "The reverse DNS name looks generic (it embeds the IP's digits); some receivers treat such names as residential or dynamic.")},
 	}
-	ptrFactNames = msg("找到 %d 个反向解析名称，对其中 %d 个做了正向查询。", "%d reverse DNS names found; %d of them were looked up forward.")
+	ptrFactNames = msg("反向解析名称：%d 个，其中做了正向查询的：%d 个。", "Reverse DNS names found: %d; looked up forward: %d.")
 )
 
 // ptrBaseDiagnostics returns the PTR diagnostics that depend only on the

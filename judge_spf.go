@@ -52,10 +52,10 @@ var (
 		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
 		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
 	}
-	spfFactCount        = msg("评估需要 %d 次 DNS 查询（上限 10 次）。", "Evaluation needs %d DNS lookups (limit 10).")
-	spfFactCountLower   = msg("评估至少需要 %d 次 DNS 查询（上限 10 次）。", "Evaluation needs at least %d DNS lookups (limit 10).")
-	spfFactVoid         = msg("有 %d 次查询没有返回记录（上限 2 次）。", "%d lookups returned no records (limit 2).")
-	spfFactMacro        = msg("有 %d 处使用了依赖发件人的宏，无法在不知道具体邮件的情况下展开。", "%d terms use sender-dependent macros, which cannot be expanded without an actual message.")
+	spfFactCount        = msg("评估所需的 DNS 查询：%d 次（上限 10 次）。", "DNS lookups needed for evaluation: %d (limit 10).")
+	spfFactCountLower   = msg("评估所需的 DNS 查询：至少 %d 次（上限 10 次）。", "DNS lookups needed for evaluation: at least %d (limit 10).")
+	spfFactVoid         = msg("没有返回记录的查询：%d 次（上限 2 次）。", "Lookups that returned no records: %d (limit 2).")
+	spfFactMacro        = msg("使用依赖发件人的宏的机制：%d 处；不知道具体邮件时无法展开。", "Terms with sender-dependent macros: %d; they cannot be expanded without an actual message.")
 	spfFactSoftfail     = msg("未授权的服务器会被标记为软失败（~all）；配合 DMARC 执行策略即可拒收。", "Unauthorized servers get a soft fail (~all); with an enforcing DMARC policy such mail is still rejected.")
 	spfFactNearMiss     = msg("有一条 TXT 记录看起来像 SPF，但版本标签写错了，因此不会被识别。", "A TXT record looks like SPF, but its version tag is wrong, so it is not recognised.")
 	spfFactTypeSPF      = msg("只找到已废弃的 SPF 类型（99）记录，接收方只读取 TXT 记录。", "Only an obsolete SPF-type (99) record exists; receivers read TXT records only.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/mailauth/mailauth/redact"
@@ -76,8 +77,10 @@ type run struct {
 	sel    string
 	ip     netip.Addr // invalid when no sending IP was supplied
 
-	mxDone chan struct{} // closed when mxFacts is set
-	mxSet  []string      // MX exchanges for the MTA-STS pattern match
+	mxOnce sync.Once
+	mxDone chan struct{} // closed when mxSet and nullMX are set
+	mxSet  []string      // MX exchanges for the MTA-STS pattern match; never serialised
+	nullMX bool          // the domain publishes a null MX (RFC 7505)
 }
 
 func (s *Scanner) newRun() *run {

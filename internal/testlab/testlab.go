@@ -1,0 +1,124 @@
+// Package testlab runs the loopback world the scanner's end-to-end tests,
+// examples and benchmarks scan: an authoritative DNS server (dnstest)
+// serving zone files, and an HTTPS server with a certificate from a test
+// CA made on the spot, serving MTA-STS policies by host name.
+//
+// Every address involved is 127.0.0.1: nothing here ever sends traffic
+// off the machine (DESIGN.md section 5).
+package testlab
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// Lab is a running DNS server and MTA-STS policy server.
+type Lab struct {
+	// DNS serves the zones.
+	DNS *dnstest.Server
+	// HTTPSPort is the port of the policy server on 127.0.0.1.
+	HTTPSPort int
+	// RootCAs trusts the test CA that signed the policy server's
+	// certificate.
+	RootCAs *x509.CertPool
+}
+
+// Start serves the zone files and, for each "mta-sts.<domain>" key of
+// policies, its policy text at /.well-known/mta-sts.txt over HTTPS with a
+// certificate for that name. Everything stops when tb ends.
+func Start(tb testing.TB, zoneFiles []string, policies map[string]string) *Lab {
+	tb.Helper()
+	lab := &Lab{DNS: dnstest.Start(tb, dnstest.MustLoad(tb, zoneFiles...))}
+	if len(policies) == 0 {
+		return lab
+	}
+	names := make([]string, 0, len(policies))
+	for n := range policies {
+		names = append(names, n)
+	}
+	ca, cert := certificates(tb, names)
+	srv := httptest.NewUnstartedServer(policyHandler(policies))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	tb.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	lab.HTTPSPort, _ = strconv.Atoi(port)
+	lab.RootCAs = x509.NewCertPool()
+	lab.RootCAs.AddCert(ca)
+	return lab
+}
+
+func policyHandler(policies map[string]string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := strings.ToLower(r.Host)
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		body, ok := policies[host]
+		if !ok || r.URL.Path != "/.well-known/mta-sts.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte(body))
+	})
+}
+
+// certificates makes a CA and a leaf certificate for names signed by it.
+func certificates(tb testing.TB, names []string) (*x509.Certificate, tls.Certificate) {
+	tb.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "mailauth test CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: names[0]},
+		DNSNames:     names,
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ca, tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
+}

@@ -1,0 +1,58 @@
+package mailauth
+
+import (
+	"context"
+
+	"github.com/mailauth/mailauth/tlsrpt"
+)
+
+var (
+	rptPass    = rule{status: StatusPass, severity: SeverityInfo, say: msg("已配置 TLS 报告（TLS-RPT），发件方会报告加密投递失败的情况。", "TLS reporting (TLS-RPT) is configured, so senders report failed encrypted deliveries.")}
+	rptMissing = rule{status: StatusFail, severity: SeverityLow, say: msg("没有 TLS-RPT 记录，加密投递失败时不会收到报告。", "There is no TLS-RPT record, so no reports arrive when encrypted delivery fails.")}
+	rptNoMail  = rule{status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 TLS 报告。", "The domain accepts no mail (null MX), so TLS reporting is not needed.")}
+	rptInvalid = rule{status: StatusFail, severity: SeverityLow, say: msg("TLS-RPT 记录无效或没有可用的报告地址，发件方不会发送报告。", "The TLS-RPT record is invalid or has no usable report address, so senders send no reports.")}
+	rptRules   = map[tlsrpt.Code]rule{
+		tlsrpt.MultipleRecords:         {status: StatusFail, severity: SeverityLow, say: msg("找到 %d 条 TLS-RPT 记录；只能有一条，发件方会当作未配置。", "%d TLS-RPT records were found; only one is allowed, so senders treat reporting as not configured.")},
+		tlsrpt.SomeInvalidDestinations: {status: StatusWarn, severity: SeverityLow, say: msg("部分报告地址无效（只支持 mailto: 和 https:），不会收到发往它们的报告。", "Some report addresses are invalid (only mailto: and https: work), so no reports reach them.")},
+		tlsrpt.DuplicateRUA:            {status: StatusWarn, severity: SeverityLow, say: msg("记录中有多个 rua 字段，部分发件方只会读取第一个。", "The record has more than one rua field; some senders read only the first.")},
+	}
+	rptFactDest = msg("有效的报告地址：%d 个（邮件 %d 个，HTTPS %d 个）。", "Valid report destinations: %d (mail: %d, HTTPS: %d).")
+)
+
+func (r *run) checkTLSRPT(ctx context.Context) verdict {
+	res := tlsrpt.Check(ctx, r.dns, r.domain.ASCII)
+	d := tlsrptDiagnostics(res)
+	if res.RecordCount < 0 {
+		return inconclusiveVerdict(d)
+	}
+	_, nullMX := r.waitMX(ctx)
+	switch {
+	case res.RecordCount == 0 && nullMX:
+		return judge(rptNoMail, nil, nil, d)
+	case res.RecordCount == 0:
+		return judge(rptMissing, nil, nil, d)
+	}
+	args := map[tlsrpt.Code][]int{tlsrpt.MultipleRecords: {res.RecordCount}}
+	applied := rulesFor(res.Findings, rptRules, args)
+	if !res.Configured && res.RecordCount == 1 {
+		applied = append(applied, rptInvalid)
+	}
+	var facts []LocalizedText
+	if res.Configured {
+		facts = append(facts, rptFactDest.with(res.DestinationCount, res.MailtoDestinationCount, res.HTTPSDestinationCount))
+	}
+	return judge(rptPass, applied, facts, d)
+}
+
+func tlsrptDiagnostics(res tlsrpt.Result) *TlsRptDiagnostics {
+	if res.RecordCount < 0 {
+		return &TlsRptDiagnostics{}
+	}
+	return &TlsRptDiagnostics{
+		RecordCount:            intPtr(res.RecordCount),
+		Configured:             boolPtr(res.Configured),
+		DestinationCount:       intPtr(res.DestinationCount),
+		MailtoDestinationCount: intPtr(res.MailtoDestinationCount),
+		HTTPSDestinationCount:  intPtr(res.HTTPSDestinationCount),
+	}
+}

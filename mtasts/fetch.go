@@ -1,0 +1,166 @@
+package mtasts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// WellKnownPath is the fixed path of the policy file (RFC 8461 §3.2).
+const WellKnownPath = "/.well-known/mta-sts.txt"
+
+// fetchResult is what one policy fetch produced.
+type fetchResult struct {
+	state  FetchState
+	codes  []Code
+	status int    // HTTP status, 0 when there was no response
+	body   string // the policy body when state is Fetched
+}
+
+func (f *fetchResult) add(c Code) { f.codes = append(f.codes, c) }
+
+// policyURL returns the URL of the policy of host (RFC 8461 §3.3).
+func policyURL(host string, port int) string {
+	if port == DefaultPort {
+		return "https://" + host + WellKnownPath
+	}
+	return "https://" + net.JoinHostPort(host, strconv.Itoa(port)) + WellKnownPath
+}
+
+// fetch resolves the policy host through r, connects only to permitted
+// addresses and GETs the policy over verified HTTPS (RFC 8461 §3.3).
+func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options) fetchResult {
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	host := "mta-sts." + domain
+	url := policyURL(host, opts.port())
+	opts.observe(host)
+	opts.observe(url)
+
+	addrs, dnsInconclusive := resolveHost(ctx, r, host)
+	conn, rep := dialGuarded(ctx, addrs, opts)
+	if conn == nil {
+		return noConnection(ctx, addrs, dnsInconclusive, rep)
+	}
+	res := getPolicy(ctx, conn, host, url, opts)
+	if rep.refused > 0 {
+		res.add(PolicyHostNonPublic)
+	}
+	return res
+}
+
+// resolveHost looks up the A and AAAA records of host concurrently, through
+// the given resolver only (never the system resolver). It returns the
+// addresses, A first, and whether either lookup was inconclusive.
+func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip.Addr, bool) {
+	var answers [2]resolver.Answer
+	var wg sync.WaitGroup
+	for i, t := range []resolver.Type{resolver.TypeA, resolver.TypeAAAA} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = r.Lookup(ctx, host, t)
+		}()
+	}
+	wg.Wait()
+	var addrs []netip.Addr
+	inconclusive := false
+	for _, a := range answers {
+		if !a.Conclusive() {
+			inconclusive = true
+		}
+		addrs = append(addrs, a.Addrs()...)
+	}
+	return addrs, inconclusive
+}
+
+// dialReport says what the address guard and the dialer did.
+type dialReport struct {
+	refused   int  // addresses the guard refused (never dialed)
+	attempted int  // addresses dialed
+	timedOut  bool // a dial timed out or the deadline passed
+}
+
+// dialGuarded is the address guard. It dials, in order, each address that
+// opts.Permitted admits, each with the connect timeout, and returns the
+// first connection made. An address the guard refuses is never passed to
+// the dialer. Every dial is to an IP literal: no name is resolved again.
+func dialGuarded(ctx context.Context, addrs []netip.Addr, opts Options) (net.Conn, dialReport) {
+	var rep dialReport
+	dial := opts.dial()
+	for _, a := range addrs {
+		if !opts.Permitted(a) {
+			rep.refused++
+			continue
+		}
+		if ctx.Err() != nil {
+			rep.timedOut = true
+			break
+		}
+		rep.attempted++
+		target := netip.AddrPortFrom(a.Unmap(), uint16(opts.port())).String()
+		conn, err := dialOne(ctx, dial, target, opts)
+		if err == nil {
+			return conn, rep
+		}
+		if isTimeout(ctx, err) {
+			rep.timedOut = true
+		}
+	}
+	return nil, rep
+}
+
+func dialOne(ctx context.Context, dial DialFunc, target string, opts Options) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, opts.connectTimeout())
+	defer cancel()
+	conn, err := dial(ctx, "tcp", target)
+	if err != nil {
+		return nil, fmt.Errorf("mtasts: dial policy host: %w", err)
+	}
+	return conn, nil
+}
+
+// noConnection turns a fetch that never connected into its state and
+// findings (rfc-notes.md section 6.5). No connection is inconclusive when
+// a lookup for the host was inconclusive or an attempt timed out, and
+// unreachable otherwise.
+func noConnection(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, rep dialReport) fetchResult {
+	res := fetchResult{state: Unreachable}
+	if rep.refused > 0 {
+		res.add(PolicyHostNonPublic)
+	}
+	if rep.attempted > 0 {
+		res.add(PolicyConnectFailed)
+	}
+	timedOut := rep.timedOut || ctx.Err() != nil
+	if dnsInconclusive {
+		res.add(PolicyHostDNSInconclusive)
+	}
+	if timedOut {
+		res.add(PolicyFetchTimeout)
+	}
+	switch {
+	case dnsInconclusive || timedOut:
+		res.state = Inconclusive
+	case len(addrs) == 0:
+		res.add(PolicyHostNotFound)
+	}
+	return res
+}
+
+// isTimeout reports whether err, or ctx, says a deadline passed or the
+// caller gave up.
+func isTimeout(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,143 @@
+package mtasts
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"time"
+)
+
+// maxWireBytes bounds everything read from the connection: status line,
+// headers and the (possibly chunked) body. The body itself is capped at
+// MaxPolicySize; this bound keeps a hostile server from feeding endless
+// headers.
+const maxWireBytes = 1 << 20
+
+// userAgent identifies the fetch to policy servers.
+const userAgent = "mailauth-mtasts/1 (+RFC 8461 policy check)"
+
+// getPolicy runs TLS and one HTTP/1.1 GET over conn, which is already
+// connected to a vetted address, and closes conn. Redirects are never
+// followed: there is no second request.
+func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Options) fetchResult {
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	tc := tls.Client(conn, &tls.Config{
+		ServerName: host,
+		RootCAs:    opts.RootCAs,
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"http/1.1"},
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return failure(ctx, err, PolicyTLSFailed)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return failure(ctx, err, PolicyHTTPFailed)
+	}
+	req.Close = true
+	req.Header.Set("User-Agent", userAgent)
+	if err := req.Write(tc); err != nil {
+		return failure(ctx, err, PolicyHTTPFailed)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(tc, maxWireBytes)), req)
+	if err != nil {
+		return failure(ctx, err, PolicyHTTPFailed)
+	}
+	defer resp.Body.Close()
+	return readPolicy(ctx, resp, opts)
+}
+
+// readPolicy applies the status, size and media-type rules of RFC 8461
+// §3.2 and §3.3 to a response and reads the body.
+func readPolicy(ctx context.Context, resp *http.Response, opts Options) fetchResult {
+	res := fetchResult{state: Unreachable, status: resp.StatusCode}
+	opts.observe(resp.Header.Get("Location"))
+	if code := statusCode(resp.StatusCode); code != "" {
+		res.add(code)
+		return res
+	}
+	if resp.ContentLength > MaxPolicySize {
+		res.add(PolicyTooLarge)
+		return res
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxPolicySize+1))
+	if err != nil {
+		f := failure(ctx, err, PolicyHTTPFailed)
+		f.status = resp.StatusCode
+		return f
+	}
+	if len(body) > MaxPolicySize {
+		res.add(PolicyTooLarge)
+		return res
+	}
+	if !isTextPlain(resp.Header.Get("Content-Type")) {
+		res.add(PolicyMediaType)
+	}
+	res.state, res.body = Fetched, string(body)
+	opts.observe(res.body)
+	return res
+}
+
+// statusCode returns the finding for a status other than 200, or "".
+func statusCode(status int) Code {
+	switch {
+	case status == http.StatusOK:
+		return ""
+	case status >= 300 && status < 400:
+		return PolicyRedirect
+	case status >= 400 && status < 500:
+		return PolicyStatusClientError
+	case status >= 500 && status < 600:
+		return PolicyStatusServerError
+	default:
+		return PolicyStatusUnexpected
+	}
+}
+
+// isTextPlain reports whether a Content-Type header names text/plain;
+// parameters are ignored (RFC 8461 §3.2).
+func isTextPlain(h string) bool {
+	mt, _, err := mime.ParseMediaType(h)
+	return err == nil && mt == "text/plain"
+}
+
+// failure classifies an error of the TLS or HTTP phase: a timeout is
+// inconclusive; certificate problems and everything else make the policy
+// unreachable, reported with def unless a more precise code applies.
+func failure(ctx context.Context, err error, def Code) fetchResult {
+	if isTimeout(ctx, err) {
+		return fetchResult{state: Inconclusive, codes: []Code{PolicyFetchTimeout}}
+	}
+	return fetchResult{state: Unreachable, codes: []Code{certCode(err, def)}}
+}
+
+// certCode names a certificate verification failure (RFC 8461 §3.3).
+func certCode(err error, def Code) Code {
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var unknown x509.UnknownAuthorityError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &hostErr):
+		return PolicyCertNameMismatch
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return PolicyCertExpired
+	case errors.As(err, &unknown):
+		return PolicyCertUntrusted
+	case errors.As(err, &invalid), errors.As(err, &verify):
+		return PolicyCertInvalid
+	}
+	return def
+}

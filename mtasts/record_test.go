@@ -1,0 +1,101 @@
+package mtasts
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseRecord(t *testing.T) {
+	t.Parallel()
+	id33 := strings.Repeat("a", 33)
+	id32 := strings.Repeat("Z9", 16)
+	tests := []struct {
+		name string
+		in   string
+		want Record
+		code Code // expected SyntaxError code; "" for success
+	}{
+		{name: "pass", in: "v=STSv1; id=20240501T1200;", want: Record{ID: "20240501T1200", Fields: []Field{{"id", "20240501T1200"}}}},
+		{name: "no-final-separator", in: "v=STSv1; id=abc", want: Record{ID: "abc", Fields: []Field{{"id", "abc"}}}},
+		{name: "no-spaces", in: "v=STSv1;id=abc;ext=1", want: Record{ID: "abc", Fields: []Field{{"id", "abc"}, {"ext", "1"}}}},
+		{name: "space-before-separator", in: "v=STSv1 ;\tid=abc\t; ", want: Record{ID: "abc", Fields: []Field{{"id", "abc"}}}},
+		{name: "id-32", in: "v=STSv1; id=" + id32, want: Record{ID: id32, Fields: []Field{{"id", id32}}}},
+		{name: "extension-before-id", in: "v=STSv1; a.b-c_d=x:y; id=1", want: Record{ID: "1", Fields: []Field{{"a.b-c_d", "x:y"}, {"id", "1"}}}},
+		{name: "duplicate-id-first-wins", in: "v=STSv1; id=first; id=second", want: Record{ID: "first", Fields: []Field{{"id", "first"}, {"id", "second"}}}},
+		{name: "id-with-dash", in: "v=STSv1; id=2024-05-01", code: AnnouncementBadID},
+		{name: "id-33", in: "v=STSv1; id=" + id33, code: AnnouncementBadID},
+		{name: "id-empty", in: "v=STSv1; id=", code: AnnouncementBadID},
+		{name: "id-non-ascii", in: "v=STSv1; id=abcé", code: AnnouncementBadID},
+		{name: "no-id", in: "v=STSv1; ext=1", code: AnnouncementMissingID},
+		{name: "bare-version", in: "v=STSv1", code: AnnouncementMissingID},
+		{name: "bare-version-separator", in: "v=STSv1;", code: AnnouncementMissingID},
+		{name: "uppercase-id-key", in: "v=STSv1; ID=abc", code: AnnouncementMissingID},
+		{name: "lowercase-version", in: "v=stsv1; id=abc", code: AnnouncementSyntax},
+		{name: "version-suffix", in: "v=STSv10; id=abc", code: AnnouncementSyntax},
+		{name: "trailing-space", in: "v=STSv1; id=abc ", code: AnnouncementSyntax},
+		{name: "empty-field", in: "v=STSv1;; id=abc", code: AnnouncementSyntax},
+		{name: "field-without-equals", in: "v=STSv1; id=abc; x", code: AnnouncementSyntax},
+		{name: "space-separated", in: "v=STSv1; id=abc ext=1", code: AnnouncementSyntax},
+		{name: "bad-extension-name", in: "v=STSv1; id=abc; _x=1", code: AnnouncementSyntax},
+		{name: "extension-value-equals", in: "v=STSv1; id=abc; x=a=b", code: AnnouncementSyntax},
+		{name: "extension-value-empty", in: "v=STSv1; id=abc; x=", code: AnnouncementSyntax},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseRecord(tc.in)
+			if tc.code != "" {
+				var se *SyntaxError
+				if !errors.As(err, &se) || se.Code != tc.code || !errors.Is(err, ErrSyntax) {
+					t.Fatalf("ParseRecord(%q) error = %v, want code %s", tc.in, err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseRecord(%q): %v", tc.in, err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("ParseRecord(%q) = %#v, want %#v", tc.in, got, tc.want)
+			}
+			again, err := ParseRecord(got.String())
+			if err != nil || !reflect.DeepEqual(again, got) {
+				t.Fatalf("round trip of %q: %#v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestSelect(t *testing.T) {
+	t.Parallel()
+	in := []string{
+		"v=STSv1; id=a",
+		"v=STSv1 ; id=b",
+		"v=STSv1",
+		"v=stsv1; id=c",
+		"v=STSv10; id=d",
+		"google-site-verification=xyz",
+		"v=spf1 -all",
+		" v=STSv1; id=e",
+	}
+	want := []string{"v=STSv1; id=a", "v=STSv1 ; id=b", "v=STSv1"}
+	if got := Select(in); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Select = %q, want %q", got, want)
+	}
+	if got := Select(nil); got != nil {
+		t.Fatalf("Select(nil) = %q", got)
+	}
+}
+
+func TestRecordHasDuplicates(t *testing.T) {
+	t.Parallel()
+	r, err := ParseRecord("v=STSv1; id=a; x=1; x=2")
+	if err != nil || !r.HasDuplicates() {
+		t.Fatalf("HasDuplicates = false, %v", err)
+	}
+	r, err = ParseRecord("v=STSv1; id=a; x=1")
+	if err != nil || r.HasDuplicates() {
+		t.Fatalf("HasDuplicates = true, %v", err)
+	}
+}

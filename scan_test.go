@@ -1,0 +1,242 @@
+package mailauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/redact"
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// fixedNow is the clock of the end-to-end tests, so golden files are stable.
+var fixedNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+const scanZone = "testdata/zones/scan.zone"
+
+// policies are the MTA-STS policies the lab serves.
+var policies = map[string]string{
+	"mta-sts.good.example.com":  "version: STSv1\nmode: enforce\nmx: mx1.good.example.com\nmax_age: 604800\n",
+	"mta-sts.flaky.example.com": "version: STSv1\nmode: enforce\nmx: *.flaky.example.com\nmax_age: 86400\n",
+}
+
+// newLabScanner starts the loopback lab and a Scanner that uses it over
+// real UDP/TCP and HTTPS.
+func newLabScanner(t *testing.T, zones ...string) (*Scanner, *testlab.Lab) {
+	t.Helper()
+	lab := testlab.Start(t, zones, policies)
+	s := New(Config{
+		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 500 * time.Millisecond, Attempts: 1},
+		HTTPSPort:            lab.HTTPSPort,
+		RootCAs:              lab.RootCAs,
+		AllowLoopbackTargets: true,
+		FetchTimeout:         3 * time.Second,
+		ScanTimeout:          10 * time.Second,
+		Now:                  func() time.Time { return fixedNow },
+	})
+	return s, lab
+}
+
+func TestScanEndToEnd(t *testing.T) {
+	tests := []struct {
+		name   string
+		req    ScanRequest
+		faults []string // names answered with SERVFAIL
+		grade  Grade
+		score  int
+	}{
+		{name: "good", req: ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}, grade: GradeA, score: 100},
+		{name: "bare", req: ScanRequest{Domain: "https://Bare.Example.com/contact"}, grade: GradeF},
+		{name: "weak", req: ScanRequest{Domain: "postmaster@weak.example.com"}},
+		{name: "parked", req: ScanRequest{Domain: "parked.example.com"}},
+		{name: "flaky", req: ScanRequest{Domain: "flaky.example.com"}, faults: []string{
+			"_dmarc.flaky.example.com", "_mta-sts.flaky.example.com", "mx1.flaky.example.com", "flaky.example.com/CAA",
+		}},
+	}
+	schema := compileSchema(t, "ScanSummary")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, lab := newLabScanner(t, scanZone)
+			for _, f := range tc.faults {
+				name, qtype := f, dnstest.AnyType
+				if n, ok := strings.CutSuffix(f, "/CAA"); ok {
+					name, qtype = n, resolver.TypeCAA
+				}
+				lab.DNS.SetFault(name, qtype, dnstest.ServFail)
+			}
+			got, err := s.Scan(context.Background(), tc.req)
+			if err != nil {
+				t.Fatalf("Scan: %v", err)
+			}
+			body := marshal(t, got)
+			validate(t, schema, body)
+			checkInvariants(t, got)
+			if tc.grade != "" && got.Grade != tc.grade {
+				t.Errorf("grade = %s, want %s", got.Grade, tc.grade)
+			}
+			if tc.grade == GradeA && got.Score != tc.score {
+				t.Errorf("score = %d, want %d", got.Score, tc.score)
+			}
+			noZoneData(t, body, scanZone, policies, tc.req)
+			golden(t, "scan-"+tc.name+".json", body)
+		})
+	}
+}
+
+func TestCheckIPEndToEnd(t *testing.T) {
+	s, _ := newLabScanner(t, scanZone)
+	schema := compileSchema(t, "PtrCheckSummary")
+	for _, tc := range []struct{ name, ip string }{{"confirmed", "8.8.8.8"}, {"no-ptr", "8.8.4.4"}, {"mapped", "::ffff:8.8.8.8"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := mustAddr(t, tc.ip)
+			got, err := s.CheckIP(context.Background(), addr)
+			if err != nil {
+				t.Fatalf("CheckIP: %v", err)
+			}
+			body := marshal(t, got)
+			validate(t, schema, body)
+			if got.Check.ID != CheckPTR || got.Check.Diagnostics == nil {
+				t.Fatalf("check = %+v", got.Check)
+			}
+			golden(t, "ptr-"+tc.name+".json", body)
+		})
+	}
+}
+
+// checkInvariants asserts what every ScanSummary must satisfy.
+func checkInvariants(t *testing.T, s ScanSummary) {
+	t.Helper()
+	if len(s.Checks) != 8 {
+		t.Fatalf("%d checks, want 8", len(s.Checks))
+	}
+	for i, c := range s.Checks {
+		if c.ID != CheckOrder[i] {
+			t.Errorf("check %d is %s, want %s", i, c.ID, CheckOrder[i])
+		}
+	}
+	c := s.Counts
+	if c.Pass+c.Warn+c.Fail+c.Info != 8 {
+		t.Errorf("counts %+v do not sum to 8", c)
+	}
+	if s.Score != score(s.Checks) || s.Grade != gradeFor(s.Score) {
+		t.Errorf("score %d grade %s disagree with the checks", s.Score, s.Grade)
+	}
+}
+
+// noZoneData proves that no value from the zone file or the policies,
+// other than the request's own inputs, reaches the output.
+func noZoneData(t *testing.T, body []byte, zoneFile string, pol map[string]string, req ScanRequest) {
+	t.Helper()
+	z := dnstest.MustLoad(t, zoneFile)
+	set := redact.NewSet()
+	for _, n := range z.Names() {
+		for _, rr := range z.Records(n) {
+			fields := strings.Fields(rr)
+			if len(fields) >= 5 {
+				set.AddText(strings.Join(fields[4:], " ")) // RDATA
+			}
+		}
+	}
+	for host, p := range pol {
+		set.Add(host)
+		set.AddText(p)
+	}
+	d, err := NormalizeDomain(req.Domain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Allow(d.ASCII, d.Unicode, req.DKIMSelector, req.SendingIP)
+	for p := parentOf(d.ASCII); p != ""; p = parentOf(p) {
+		set.Allow(p)
+	}
+	if err := set.Verify(body); err != nil {
+		t.Fatalf("output carries zone data: %v\n%s", err, body)
+	}
+}
+
+func marshal(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run with -update after reviewing):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func compileSchema(t *testing.T, def string) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("testdata/schema/summaries.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://mailauth.invalid/schema/summaries.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url + "#/$defs/" + def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, body []byte) {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(v); err != nil {
+		t.Fatalf("response does not match the contract: %v\n%s", err, body)
+	}
+}
+
+func mustAddr(t *testing.T, s string) netip.Addr {
+	t.Helper()
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -1,0 +1,121 @@
+package mailauth
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+func memScanner(t *testing.T, mutate func(*dnstest.Resolver), cfg Config) *Scanner {
+	t.Helper()
+	mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
+	if mutate != nil {
+		mutate(mem)
+	}
+	cfg.Resolver = mem
+	cfg.Now = func() time.Time { return fixedNow }
+	return New(cfg)
+}
+
+func TestScanRejectsInvalidInput(t *testing.T) {
+	s := memScanner(t, nil, Config{})
+	tests := []struct {
+		name  string
+		req   ScanRequest
+		field string
+	}{
+		{"ip target", ScanRequest{Domain: "192.0.2.1"}, "domain"},
+		{"single label", ScanRequest{Domain: "localhost"}, "domain"},
+		{"bad selector", ScanRequest{Domain: "good.example.com", DKIMSelector: "-x"}, "dkimSelector"},
+		{"private ip", ScanRequest{Domain: "good.example.com", SendingIP: "10.0.0.1"}, "sendingIp"},
+		{"ip too long for scan", ScanRequest{Domain: "good.example.com", SendingIP: "2606:4700:4700:0000:0000:0000:0000:1111:1111"}, "sendingIp"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Scan(context.Background(), tc.req)
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Field != tc.field {
+				t.Fatalf("err = %v, want an InputError on %s", err, tc.field)
+			}
+		})
+	}
+	if _, err := s.CheckIP(context.Background(), mustAddr(t, "192.168.1.1")); err == nil {
+		t.Fatal("CheckIP accepted a private address")
+	}
+}
+
+// TestScanResolverUnavailable: when no DNS server answers at all, the scan
+// says so instead of reporting every record as missing.
+func TestScanResolverUnavailable(t *testing.T) {
+	for _, reason := range []resolver.Reason{resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused} {
+		dead := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer { return resolver.Fail(reason) })
+		s := New(Config{Resolver: dead})
+		if _, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"}); !errors.Is(err, ErrResolverUnavailable) {
+			t.Errorf("%s: Scan err = %v, want ErrResolverUnavailable", reason, err)
+		}
+		if _, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8")); !errors.Is(err, ErrResolverUnavailable) {
+			t.Errorf("%s: CheckIP err = %v, want ErrResolverUnavailable", reason, err)
+		}
+	}
+	// SERVFAIL everywhere is an answer about the domain, not a dead resolver.
+	servfail := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer { return resolver.Fail(resolver.ReasonServFail) })
+	got, err := New(Config{Resolver: servfail}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	if err != nil {
+		t.Fatalf("SERVFAIL everywhere: %v", err)
+	}
+	for _, c := range got.Checks {
+		if c.Status == StatusPass || c.Status == StatusFail {
+			t.Errorf("%s is %s on SERVFAIL; inconclusive must never pass or fail", c.ID, c.Status)
+		}
+	}
+}
+
+// TestScanDeadline: a check whose DNS hangs past the scan deadline is
+// reported as not determined; the other checks keep their results.
+func TestScanDeadline(t *testing.T) {
+	s := memScanner(t, func(r *dnstest.Resolver) {
+		r.SetFault("_dmarc.good.example.com", dnstest.AnyType, dnstest.Delay(time.Minute))
+	}, Config{ScanTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Fatalf("scan took %v: the deadline was not enforced", elapsed)
+	}
+	byID := map[CheckID]CheckSummary{}
+	for _, c := range got.Checks {
+		byID[c.ID] = c
+	}
+	if c := byID[CheckDMARC]; c.Status != StatusWarn || c.Diagnostics == nil {
+		t.Errorf("dmarc = %s with diagnostics %v, want warn with diagnostics", c.Status, c.Diagnostics)
+	}
+	for _, id := range []CheckID{CheckMX, CheckSPF, CheckTLSRPT} {
+		if byID[id].Status != StatusPass {
+			t.Errorf("%s = %s, want pass: it must keep its result", id, byID[id].Status)
+		}
+	}
+}
+
+// TestScannerConcurrentUse runs scans in parallel on one Scanner (run with
+// -race).
+func TestScannerConcurrentUse(t *testing.T) {
+	s := memScanner(t, nil, Config{})
+	errs := make(chan error, 16)
+	for i := 0; i < cap(errs); i++ {
+		go func() {
+			_, err := s.Scan(context.Background(), ScanRequest{Domain: "weak.example.com", SendingIP: "8.8.8.8"})
+			errs <- err
+		}()
+	}
+	for i := 0; i < cap(errs); i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

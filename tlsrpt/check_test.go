@@ -1,0 +1,165 @@
+package tlsrpt
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+const zoneSuffix = ".tlsrpt.test"
+
+type fault struct {
+	name  string
+	qtype resolver.Type
+	f     dnstest.Fault
+}
+
+// configured is the Result of one valid record with the given valid
+// destinations.
+func configured(mailto, https int, codes ...Code) Result {
+	return Result{
+		Outcome: resolver.Found, RecordCount: 1, RecordValid: true, Configured: true,
+		DestinationCount: mailto + https, MailtoDestinationCount: mailto, HTTPSDestinationCount: https,
+		Findings: codes,
+	}
+}
+
+// unusable is the Result of a conclusive lookup without a usable record.
+func unusable(outcome resolver.Outcome, count int, recordValid bool, codes ...Code) Result {
+	return Result{Outcome: outcome, RecordCount: count, RecordValid: recordValid, Findings: codes}
+}
+
+// inconclusive is the Result of an inconclusive lookup: every count null.
+func inconclusive(reason resolver.Reason) Result {
+	return Result{
+		Outcome: resolver.Inconclusive, Reason: reason, RecordCount: -1,
+		DestinationCount: -1, MailtoDestinationCount: -1, HTTPSDestinationCount: -1,
+	}
+}
+
+var checkTests = []struct {
+	name   string // scenario label; the domain is <name>.tlsrpt.test
+	faults []fault
+	want   Result
+}{
+	// rfc-notes.md section 7.3.
+	{name: "mailto", want: configured(1, 0)},
+	{name: "https", want: configured(0, 1)},
+	{name: "mixed", want: configured(1, 1)},
+	{name: "no-scheme", want: unusable(resolver.Found, 1, true, InvalidScheme, NoValidDestinations)},
+	{name: "http", want: unusable(resolver.Found, 1, true, HTTPNotAllowed, NoValidDestinations)},
+	{name: "bare-version", want: unusable(resolver.Found, 1, false, MissingRUA)},
+	{name: "bare-separator", want: unusable(resolver.Found, 1, false, MissingRUA)},
+	{name: "lowercase", want: unusable(resolver.Found, 0, false)},
+	{name: "multiple", want: unusable(resolver.Found, 2, false, MultipleRecords)},
+	{name: "extension", want: configured(1, 0)},
+	{name: "duplicate-rua", want: configured(2, 0, DuplicateRUA)},
+	{name: "empty-mailto", want: unusable(resolver.Found, 1, true, InvalidMailto, NoValidDestinations)},
+	{name: "bare-x", want: unusable(resolver.Found, 1, false, SyntaxErrorCode)},
+	{name: "some-invalid", want: configured(1, 0, InvalidScheme, SomeInvalidDestinations)},
+	{name: "swapped", want: unusable(resolver.NXDomain, 0, false)},
+	{name: "cname", want: configured(1, 1)},
+	// The outcome matrix and more.
+	{name: "not-in-zone", want: unusable(resolver.NXDomain, 0, false)},
+	{name: "nodata", want: unusable(resolver.NoData, 0, false)},
+	{name: "other-txt", want: unusable(resolver.Found, 0, false)},
+	{name: "with-others", want: configured(1, 0)},
+	{name: "uppercase-version", want: unusable(resolver.Found, 0, false)},
+	{name: "uppercase-tag", want: unusable(resolver.Found, 0, false)},
+	{name: "split-txt", want: configured(1, 0)},
+	{name: "duplicate-destination", want: configured(1, 0, DuplicateDestination)},
+	{name: "https-no-host", want: unusable(resolver.Found, 1, true, InvalidHTTPS, NoValidDestinations)},
+	{name: "other-scheme", want: unusable(resolver.Found, 1, true, InvalidScheme, NoValidDestinations)},
+	{name: "hfields", want: configured(1, 0)},
+	{name: "all-invalid", want: unusable(resolver.Found, 1, true, HTTPNotAllowed, InvalidMailto, InvalidScheme, NoValidDestinations)},
+	{name: "servfail", faults: []fault{{"_smtp._tls.servfail.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+	{name: "timeout", faults: []fault{{"_smtp._tls.timeout.tlsrpt.test", resolver.TypeTXT, dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
+	{name: "refused", faults: []fault{{"_smtp._tls.refused.tlsrpt.test", resolver.TypeTXT, dnstest.Refused}}, want: inconclusive(resolver.ReasonRefused)},
+	{name: "truncated", faults: []fault{{"_smtp._tls.truncated.tlsrpt.test", resolver.TypeTXT, dnstest.Truncate}}, want: configured(1, 0)},
+	{name: "cname-target-servfail", faults: []fault{{"_smtp._tls.provider.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, "testdata/tlsrpt.zone")
+	for _, tc := range checkTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			for _, f := range tc.faults {
+				r.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(context.Background(), r, domainOf(tc.name))
+			assertResult(t, got, tc.want)
+			if n := len(r.Queries()); n != 1 {
+				t.Errorf("Check asked %d questions, want 1", n)
+			}
+		})
+	}
+}
+
+// domainOf maps a table row to its domain; one row reuses another
+// scenario's data with a fault on the alias target.
+func domainOf(name string) string {
+	if name == "cname-target-servfail" {
+		name = "cname"
+	}
+	return name + zoneSuffix
+}
+
+// TestCheckOverDNSServer runs a few cases through a real UDP/TCP DNS
+// server on loopback: truncation falls back to TCP, a dropped reply times
+// out.
+func TestCheckOverDNSServer(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, "testdata/tlsrpt.zone")
+	tests := []struct {
+		name   string
+		faults []fault
+		want   Result
+		tcp    bool
+	}{
+		{name: "mixed", want: configured(1, 1)},
+		{name: "truncated", faults: []fault{{"_smtp._tls.truncated.tlsrpt.test", resolver.TypeTXT, dnstest.Truncate}}, want: configured(1, 0), tcp: true},
+		{name: "timeout", faults: []fault{{"_smtp._tls.timeout.tlsrpt.test", resolver.TypeTXT, dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
+		{name: "servfail", faults: []fault{{"_smtp._tls.servfail.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+		{name: "not-in-zone", want: unusable(resolver.NXDomain, 0, false)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			for _, f := range tc.faults {
+				srv.SetFault(f.name, f.qtype, f.f)
+			}
+			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix)
+			assertResult(t, got, tc.want)
+			overTCP := false
+			for _, q := range srv.Queries() {
+				overTCP = overTCP || q.Net == "tcp"
+			}
+			if overTCP != tc.tcp {
+				t.Errorf("asked over TCP = %v, want %v", overTCP, tc.tcp)
+			}
+		})
+	}
+}
+
+func TestCheckCanceled(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, "testdata/tlsrpt.zone")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assertResult(t, Check(ctx, dnstest.NewResolver(z), "mailto"+zoneSuffix), inconclusive(resolver.ReasonCanceled))
+}
+
+func assertResult(t *testing.T, got, want Result) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Result differs:\n got: %+v\nwant: %+v", got, want)
+	}
+}

@@ -1,0 +1,59 @@
+package tlsrpt
+
+import "sort"
+
+// Code is a stable, snake_case finding about a TLS-RPT record. Codes are
+// facts, not judgements: the caller decides status and wording.
+type Code string
+
+// Findings.
+const (
+	// MultipleRecords: more than one v=TLSRPTv1 record; senders treat the
+	// domain as not using TLS-RPT (RFC 8460 §3).
+	MultipleRecords Code = "multiple_records"
+	// SyntaxErrorCode: the record does not follow the RFC 8460 §3 grammar
+	// and is unusable.
+	SyntaxErrorCode Code = "syntax_error"
+	// MissingRUA: the record has no rua field, which is required (§3).
+	MissingRUA Code = "missing_rua"
+	// DuplicateRUA: the record has more than one rua field. The grammar
+	// does not forbid it; their destinations are merged.
+	DuplicateRUA Code = "duplicate_rua"
+	// DuplicateDestination: the same destination is listed twice; it
+	// counts once.
+	DuplicateDestination Code = "duplicate_destination"
+	// InvalidScheme: a destination has no scheme or one other than mailto
+	// and https (§3).
+	InvalidScheme Code = "invalid_scheme"
+	// HTTPNotAllowed: a destination uses http:; reports are only POSTed
+	// over https (§3).
+	HTTPNotAllowed Code = "http_not_allowed"
+	// InvalidMailto: a mailto: destination has no valid address (RFC 6068).
+	InvalidMailto Code = "invalid_mailto"
+	// InvalidHTTPS: an https: destination is not an absolute URL with a
+	// valid host.
+	InvalidHTTPS Code = "invalid_https"
+	// SomeInvalidDestinations: the record has valid destinations and also
+	// invalid ones, which receive nothing.
+	SomeInvalidDestinations Code = "some_invalid_destinations"
+	// NoValidDestinations: the record lists destinations but none is
+	// valid; no report can be delivered.
+	NoValidDestinations Code = "no_valid_destinations"
+)
+
+// sortCodes returns the codes sorted and without duplicates.
+func sortCodes(codes []Code) []Code {
+	if len(codes) == 0 {
+		return nil
+	}
+	seen := make(map[Code]bool, len(codes))
+	out := make([]Code, 0, len(codes))
+	for _, c := range codes {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

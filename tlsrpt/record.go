@@ -1,0 +1,190 @@
+package tlsrpt
+
+import "strings"
+
+// MaxExtensionNameLength is the longest extension field name: one letter
+// or digit followed by up to 31 more characters (RFC 8460 §3).
+const MaxExtensionNameLength = 32
+
+// versionTag opens every TLS-RPT record; it is case-sensitive
+// (RFC 8460 §3).
+const versionTag = "v=TLSRPTv1"
+
+// Field is one name=value field of a record.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Record is a parsed _smtp._tls TXT record (RFC 8460 §3). It holds
+// reporting URIs from the wire: keep it in memory, never serialise it.
+type Record struct {
+	// RUA lists the URIs of every rua field, in order, as written
+	// (whitespace around commas removed). Destinations classifies them.
+	RUA []string
+	// Fields lists every field after the version in order. The Value of a
+	// rua field is its URIs joined with ",".
+	Fields []Field
+}
+
+// String renders r in canonical form: "v=TLSRPTv1; " followed by the
+// fields joined with "; ". Parse(r.String()) returns r.
+func (r Record) String() string {
+	var b strings.Builder
+	b.WriteString(versionTag)
+	for _, f := range r.Fields {
+		b.WriteString("; ")
+		b.WriteString(f.Name)
+		b.WriteByte('=')
+		b.WriteString(f.Value)
+	}
+	return b.String()
+}
+
+// RUAFieldCount returns the number of rua fields.
+func (r Record) RUAFieldCount() int {
+	n := 0
+	for _, f := range r.Fields {
+		if f.Name == "rua" {
+			n++
+		}
+	}
+	return n
+}
+
+// IsRecord reports whether a TXT string is a TLS-RPT record: it starts with
+// the case-sensitive "v=TLSRPTv1" followed by optional spaces or tabs and
+// then ";" or the end of the string. RFC 8460 §3 names the literal prefix
+// "v=TLSRPTv1;", but its ABNF allows white space before the delimiter; a
+// bare "v=TLSRPTv1" is counted too, so that it is reported as an invalid
+// record rather than overlooked.
+func IsRecord(txt string) bool {
+	rest, ok := strings.CutPrefix(txt, versionTag)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || rest[0] == ';'
+}
+
+// Select keeps the TXT strings that are TLS-RPT records (see IsRecord), in
+// order. Other TXT strings at the same name are ignored.
+func Select(txts []string) []string {
+	var out []string
+	for _, t := range txts {
+		if IsRecord(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Parse parses one record with the grammar of RFC 8460 §3: "v=TLSRPTv1",
+// then fields each after a ";" with optional white space around it, and an
+// optional final ";". rua is required; its value is one or more URIs
+// separated by "," with optional white space around the comma ("," "!"
+// and ";" inside a URI must be percent-encoded). Other fields are
+// extensions (name=value), kept and otherwise ignored. Several rua fields
+// are accepted and merged. Parse checks the structure only: whether each
+// URI is a usable destination is for Destinations. Errors wrap ErrSyntax
+// and are *SyntaxError.
+func Parse(s string) (Record, error) {
+	rest, ok := strings.CutPrefix(s, versionTag)
+	if !ok {
+		return Record{}, syntaxErr(s, SyntaxErrorCode, "does not start with %q", versionTag)
+	}
+	if t := strings.TrimLeft(rest, " \t"); t != "" && t[0] != ';' {
+		return Record{}, syntaxErr(s, SyntaxErrorCode, "expected ';' after the version")
+	}
+	var r Record
+	parts := strings.Split(rest, ";")[1:]
+	for i, part := range parts {
+		part = strings.Trim(part, " \t")
+		if part == "" {
+			if i == len(parts)-1 {
+				break // optional final delimiter
+			}
+			return Record{}, syntaxErr(s, SyntaxErrorCode, "empty field")
+		}
+		f, uris, err := parseField(part)
+		if err != nil {
+			return Record{}, err
+		}
+		r.Fields = append(r.Fields, f)
+		r.RUA = append(r.RUA, uris...)
+	}
+	if r.RUAFieldCount() == 0 {
+		return Record{}, syntaxErr(s, MissingRUA, "no rua field")
+	}
+	return r, nil
+}
+
+// parseField parses tlsrpt-rua or tlsrpt-extension (RFC 8460 §3).
+func parseField(part string) (Field, []string, error) {
+	name, value, ok := strings.Cut(part, "=")
+	if !ok {
+		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "field without '='")
+	}
+	if name == "rua" {
+		uris, err := parseRUA(value)
+		if err != nil {
+			return Field{}, nil, err
+		}
+		return Field{Name: name, Value: strings.Join(uris, ",")}, uris, nil
+	}
+	if !validExtName(name) {
+		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field name")
+	}
+	if !validExtValue(value) {
+		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field value")
+	}
+	return Field{Name: name, Value: value}, nil, nil
+}
+
+// parseRUA splits tlsrpt-uri *(*WSP "," *WSP tlsrpt-uri).
+func parseRUA(value string) ([]string, error) {
+	var uris []string
+	for u := range strings.SplitSeq(value, ",") {
+		u = strings.Trim(u, " \t")
+		if u == "" {
+			return nil, syntaxErr(value, SyntaxErrorCode, "empty URI in rua")
+		}
+		if strings.ContainsAny(u, " \t") {
+			return nil, syntaxErr(value, SyntaxErrorCode, "white space inside a URI")
+		}
+		uris = append(uris, u)
+	}
+	return uris, nil
+}
+
+// validExtName reports whether s is (ALPHA / DIGIT) *31(ALPHA / DIGIT /
+// "_" / "-" / ".") (RFC 8460 §3).
+func validExtName(s string) bool {
+	if len(s) == 0 || len(s) > MaxExtensionNameLength || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// validExtValue reports whether s is 1*(%x21-3A / %x3C / %x3E-7E)
+// (RFC 8460 §3): visible ASCII except ";" and "=".
+func validExtValue(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == ';' || c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -1,0 +1,115 @@
+package tlsrpt
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want Record
+		code Code // expected SyntaxError code; "" for success
+	}{
+		{name: "mailto", in: "v=TLSRPTv1; rua=mailto:tlsrpt@example.com",
+			want: Record{RUA: []string{"mailto:tlsrpt@example.com"}, Fields: []Field{{"rua", "mailto:tlsrpt@example.com"}}}},
+		{name: "comma-spaces", in: "v=TLSRPTv1;rua=mailto:a@example.com \t, https://r.example.net/x;",
+			want: Record{RUA: []string{"mailto:a@example.com", "https://r.example.net/x"}, Fields: []Field{{"rua", "mailto:a@example.com,https://r.example.net/x"}}}},
+		{name: "space-before-delimiter", in: "v=TLSRPTv1 ; rua=mailto:a@example.com ; ",
+			want: Record{RUA: []string{"mailto:a@example.com"}, Fields: []Field{{"rua", "mailto:a@example.com"}}}},
+		{name: "extension", in: "v=TLSRPTv1; foo=bar; rua=x",
+			want: Record{RUA: []string{"x"}, Fields: []Field{{"foo", "bar"}, {"rua", "x"}}}},
+		{name: "two-rua", in: "v=TLSRPTv1; rua=a; rua=b,c",
+			want: Record{RUA: []string{"a", "b", "c"}, Fields: []Field{{"rua", "a"}, {"rua", "b,c"}}}},
+		{name: "bare", in: "v=TLSRPTv1", code: MissingRUA},
+		{name: "bare-delimiter", in: "v=TLSRPTv1;", code: MissingRUA},
+		{name: "only-extension", in: "v=TLSRPTv1; foo=bar", code: MissingRUA},
+		{name: "uppercase-rua", in: "v=TLSRPTv1; RUA=mailto:a@example.com", code: MissingRUA},
+		{name: "lowercase-version", in: "v=tlsrptv1; rua=mailto:a@example.com", code: SyntaxErrorCode},
+		{name: "version-suffix", in: "v=TLSRPTv10; rua=mailto:a@example.com", code: SyntaxErrorCode},
+		{name: "bare-x", in: "v=TLSRPTv1; rua=mailto:a@example.com;x", code: SyntaxErrorCode},
+		{name: "empty-field", in: "v=TLSRPTv1;; rua=mailto:a@example.com", code: SyntaxErrorCode},
+		{name: "empty-rua", in: "v=TLSRPTv1; rua=", code: SyntaxErrorCode},
+		{name: "empty-uri", in: "v=TLSRPTv1; rua=mailto:a@example.com,,mailto:b@example.com", code: SyntaxErrorCode},
+		{name: "space-in-uri", in: "v=TLSRPTv1; rua=mailto:a b@example.com", code: SyntaxErrorCode},
+		{name: "bad-extension-name", in: "v=TLSRPTv1; rua=x; -a=1", code: SyntaxErrorCode},
+		{name: "bad-extension-value", in: "v=TLSRPTv1; rua=x; a=b=c", code: SyntaxErrorCode},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Parse(tc.in)
+			if tc.code != "" {
+				var se *SyntaxError
+				if !errors.As(err, &se) || se.Code != tc.code || !errors.Is(err, ErrSyntax) {
+					t.Fatalf("Parse(%q) error = %v, want code %s", tc.in, err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tc.in, err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Parse(%q) = %#v, want %#v", tc.in, got, tc.want)
+			}
+			again, err := Parse(got.String())
+			if err != nil || !reflect.DeepEqual(again, got) {
+				t.Fatalf("round trip via %q: %#v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestSelect(t *testing.T) {
+	t.Parallel()
+	in := []string{"v=TLSRPTv1; rua=a", "v=TLSRPTv1 ;rua=b", "v=TLSRPTv1", "v=tlsrptv1; rua=c", "V=TLSRPTv1; rua=d", "v=TLSRPTv10; rua=e", "v=spf1 -all"}
+	want := []string{"v=TLSRPTv1; rua=a", "v=TLSRPTv1 ;rua=b", "v=TLSRPTv1"}
+	if got := Select(in); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Select = %q, want %q", got, want)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		uri  string
+		want Kind
+	}{
+		{"mailto:tlsrpt@example.com", KindMailto},
+		{"MAILTO:tlsrpt@example.com", KindMailto},
+		{"mailto:tls%2Brpt@example.com?subject=report", KindMailto},
+		{"mailto:first.last+tag@mail.example.co.uk", KindMailto},
+		{`mailto:"odd"@example.com`, KindMailto},
+		{"https://rep.example.net/tlsrpt", KindHTTPS},
+		{"HTTPS://rep.example.net:8443/v1/report?x=1", KindHTTPS},
+		{"https://[2001:db8::1]/r", KindHTTPS},
+		{"https://192.0.2.1/r", KindHTTPS},
+		{"http://rep.example.net/", KindHTTP},
+		{"tlsrpt@example.com", KindInvalidScheme},
+		{"ftp://rep.example.net/", KindInvalidScheme},
+		{"1mailto:a@example.com", KindInvalidScheme},
+		{":a@example.com", KindInvalidScheme},
+		{"mailto:", KindBadMailto},
+		{"mailto:@example.com", KindBadMailto},
+		{"mailto:a@", KindBadMailto},
+		{"mailto:a@localhost", KindBadMailto},
+		{"mailto:a..b@example.com", KindBadMailto},
+		{"mailto:a@exa_mple.com", KindBadMailto},
+		{"mailto:a!b@example.com", KindBadMailto},
+		{"mailto:a@example.com%", KindBadMailto},
+		{"mailto:é@example.com", KindBadMailto},
+		{"https:///tlsrpt", KindBadHTTPS},
+		{"https:rep.example.net", KindBadHTTPS},
+		{"https://user@rep.example.net/", KindBadHTTPS},
+		{"https://rep_x.example.net/", KindBadHTTPS},
+		{"https://localhost/", KindBadHTTPS},
+	}
+	for _, tc := range tests {
+		if got := Classify(tc.uri); got != tc.want {
+			t.Errorf("Classify(%q) = %s, want %s", tc.uri, got, tc.want)
+		}
+	}
+}
