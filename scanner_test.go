@@ -62,7 +62,9 @@ func TestScanResolverUnavailable(t *testing.T) {
 		}
 	}
 	// SERVFAIL everywhere is an answer about the domain, not a dead resolver.
-	servfail := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer { return resolver.Fail(resolver.ReasonServFail) })
+	servfail := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+		return resolver.Fail(resolver.ReasonServFail)
+	})
 	got, err := New(Config{Resolver: servfail}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 	if err != nil {
 		t.Fatalf("SERVFAIL everywhere: %v", err)
