@@ -1,0 +1,193 @@
+package main
+
+import (
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mailauth/mailauth"
+)
+
+// errUsage marks an error whose message the flag package has already
+// printed.
+var errUsage = errors.New("usage error")
+
+// envName is the environment fallback of a flag: MAILAUTH_ and the flag
+// name in upper case with - replaced by _.
+func envName(flagName string) string {
+	return "MAILAUTH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// bindEnv documents the environment fallback of each named flag in its
+// usage text and applies the variables that are set (non-empty). Called
+// before fs.Parse, so a flag on the command line wins.
+func bindEnv(fs *flag.FlagSet, getenv env, names ...string) error {
+	for _, name := range names {
+		f := fs.Lookup(name)
+		if f == nil {
+			return fmt.Errorf("internal error: no flag -%s to bind", name)
+		}
+		ev := envName(name)
+		f.Usage += " (env " + ev + ")"
+		if v := getenv(ev); v != "" {
+			if err := fs.Set(name, v); err != nil {
+				return fmt.Errorf("%s: %w", ev, err)
+			}
+		}
+	}
+	return nil
+}
+
+// parseInterspersed parses args allowing flags after positional
+// arguments ("scan example.com -json"), and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%w: %w", errUsage, err) // already printed by fs
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumedDashDash(args, rest) {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// consumedDashDash reports whether the flag package stopped at "--":
+// everything after it is positional.
+func consumedDashDash(args, rest []string) bool {
+	i := len(args) - len(rest) - 1
+	return i >= 0 && args[i] == "--"
+}
+
+// newFlagSet returns a ContinueOnError flag set whose usage prints head,
+// then the flags.
+func newFlagSet(name, head string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), head)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// scannerFlags are the resolver and fetch flags shared by every command.
+type scannerFlags struct {
+	dns           string
+	httpsPort     int
+	caFile        string
+	allowLoopback bool
+}
+
+// scannerFlagNames are the flags defined by scannerFlags.register.
+var scannerFlagNames = []string{"dns", "https-port", "ca-file", "allow-loopback-targets"}
+
+func (s *scannerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.dns, "dns", "", "comma-separated recursive resolvers, IP or IP:port (port 53 by default); empty means the nameservers of /etc/resolv.conf")
+	fs.IntVar(&s.httpsPort, "https-port", 443, "port of the MTA-STS policy fetch (test and lab use only)")
+	fs.StringVar(&s.caFile, "ca-file", "", "PEM file of extra roots trusted by the MTA-STS policy fetch (test and lab use only)")
+	fs.BoolVar(&s.allowLoopback, "allow-loopback-targets", false, "let the MTA-STS fetch reach 127.0.0.0/8 and ::1 (test and lab use only; every other non-public range stays refused)")
+}
+
+// config turns the flags into a scanner configuration.
+func (s *scannerFlags) config() (mailauth.Config, error) {
+	servers, err := parseDNSServers(s.dns)
+	if err != nil {
+		return mailauth.Config{}, fmt.Errorf("-dns: %w", err)
+	}
+	if s.httpsPort < 1 || s.httpsPort > 65535 {
+		return mailauth.Config{}, errors.New("-https-port: must be 1..65535")
+	}
+	cfg := mailauth.Config{DNSServers: servers, HTTPSPort: s.httpsPort, AllowLoopbackTargets: s.allowLoopback}
+	if s.caFile != "" {
+		if cfg.RootCAs, err = loadRoots(s.caFile); err != nil {
+			return mailauth.Config{}, fmt.Errorf("-ca-file: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// parseDNSServers reads "ip[,ip:port,[v6]:port,...]" into host:port
+// addresses. Resolvers must be IP addresses: naming one would need DNS.
+func parseDNSServers(s string) ([]string, error) {
+	var out []string
+	for _, f := range splitList(s) {
+		if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, net.JoinHostPort(a.String(), "53"))
+			continue
+		}
+		ap, err := netip.ParseAddrPort(f)
+		if err != nil || ap.Port() == 0 {
+			return nil, fmt.Errorf("%q is not an IP address or IP:port", f)
+		}
+		out = append(out, ap.String())
+	}
+	return out, nil
+}
+
+// parseProxies reads comma-separated CIDR prefixes or single addresses.
+func parseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range splitList(s) {
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR prefix or an IP address", f)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated list, dropping empty elements.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// loadRoots returns the system roots plus the PEM certificates of path.
+func loadRoots(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s: no PEM certificate found", path)
+	}
+	return pool, nil
+}
+
+// positiveInt checks a flag value that must be at least 1.
+func positiveInt(name string, v int) error {
+	if v < 1 {
+		return fmt.Errorf("-%s: must be at least 1, got %s", name, strconv.Itoa(v))
+	}
+	return nil
+}

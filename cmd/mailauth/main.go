@@ -1,0 +1,90 @@
+// Command mailauth diagnoses a domain's email authentication and transport
+// configuration (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA) or one
+// sending IP, from the command line or as an HTTP service.
+//
+//	mailauth serve [flags]                  run the HTTP service
+//	mailauth scan [flags] DOMAIN            scan a domain
+//	mailauth ptr [flags] IP                 check one sending IP
+//
+// Every configuration flag has a MAILAUTH_* environment fallback (the flag
+// name in upper case with - replaced by _, e.g. -rate-limit-max and
+// MAILAUTH_RATE_LIMIT_MAX); a flag on the command line wins. `mailauth
+// COMMAND -h` lists the flags.
+//
+// Exit codes: 0 scanned (or clean shutdown), 1 scanned and at least one
+// check failed, 2 usage or input error, 3 service or DNS unavailable.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0 // scanned, nothing failed; clean shutdown
+	exitFail        = 1 // scanned, at least one check failed
+	exitUsage       = 2 // usage, configuration or input error
+	exitUnavailable = 3 // service, DNS or another dependency unavailable
+)
+
+// env reads one environment variable; tests pass a map's lookup.
+type env func(string) string
+
+// stdio bundles the process's outputs and what is known about them.
+type stdio struct {
+	out, err io.Writer
+	tty      bool // out is a terminal
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, tty: isTerminal(os.Stdout)})
+	stop()
+	os.Exit(code)
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+const topUsage = `mailauth diagnoses a domain's email authentication and transport configuration.
+
+Usage:
+  mailauth serve [flags]            run the HTTP service
+  mailauth scan [flags] DOMAIN      scan a domain (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
+  mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
+
+Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
+can also be set through a MAILAUTH_* environment variable; a flag wins.
+
+Exit codes: 0 scanned, 1 scanned with at least one failed check,
+2 usage or input error, 3 service or DNS unavailable.
+`
+
+// run dispatches a command and returns the exit code.
+func run(ctx context.Context, args []string, getenv env, std stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(std.err, topUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], getenv, std, serveHooks{})
+	case "scan":
+		return runScan(ctx, args[1:], getenv, std)
+	case "ptr":
+		return runPtr(ctx, args[1:], getenv, std)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(std.out, topUsage)
+		return exitOK
+	}
+	fmt.Fprintf(std.err, "mailauth: unknown command %q\n\n%s", args[0], topUsage)
+	return exitUsage
+}

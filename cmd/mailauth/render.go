@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mailauth/mailauth"
+)
+
+// renderOptions say how a report is printed.
+type renderOptions struct {
+	lang    string // "zh" or "en"
+	color   bool   // ANSI colours
+	verbose bool   // each check's details too
+}
+
+// ANSI styles.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// labels are the fixed words of the report, per language.
+var labels = map[string]map[string]string{
+	"en": {
+		"scanHead": "Mail authentication report for %s",
+		"ptrHead":  "Sending IP check for %s",
+		"grade":    "Grade %s, score %d/100",
+		"counts":   "%d pass, %d warn, %d fail, %d info",
+		"selector": "DKIM selector: %s",
+		"ip":       "Sending IP: %s",
+		"pass":     "PASS", "warn": "WARN", "fail": "FAIL", "info": "INFO",
+		"sep": ": ",
+	},
+	"zh": {
+		"scanHead": "邮件认证检查报告：%s",
+		"ptrHead":  "发信 IP 检查：%s",
+		"grade":    "等级 %s，得分 %d/100",
+		"counts":   "通过 %d，警告 %d，失败 %d，信息 %d",
+		"selector": "DKIM 选择器：%s",
+		"ip":       "发信 IP：%s",
+		"pass":     "通过", "warn": "警告", "fail": "失败", "info": "信息",
+		"sep": "：",
+	},
+}
+
+// printer writes one report.
+type printer struct {
+	w io.Writer
+	o renderOptions
+}
+
+func (p printer) word(key string) string {
+	if m, ok := labels[p.o.lang]; ok {
+		return m[key]
+	}
+	return labels["en"][key]
+}
+
+func (p printer) text(t mailauth.LocalizedText) string {
+	if p.o.lang == "zh" {
+		return t.ZH
+	}
+	return t.EN
+}
+
+func (p printer) style(s, code string) string {
+	if !p.o.color || code == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (p printer) line(format string, args ...any) {
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// renderScan prints a scan report: heading, grade and score, the overall
+// summary, one line per check (with details when verbose), the disclaimer.
+func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
+	p := printer{w, o}
+	name := s.Domain
+	if s.UnicodeDomain != "" && s.UnicodeDomain != s.Domain {
+		name = s.UnicodeDomain + " (" + s.Domain + ")"
+	}
+	p.line("%s", p.style(fmt.Sprintf(p.word("scanHead"), name), ansiBold))
+	if s.DKIMSelector != nil {
+		p.line(p.word("selector"), *s.DKIMSelector)
+	}
+	if s.SendingIP != nil {
+		p.line(p.word("ip"), *s.SendingIP)
+	}
+	grade := p.style(string(s.Grade), ansiBold+gradeColor(s.Grade))
+	p.line(p.word("grade"), grade, s.Score)
+	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
+	p.line("%s", p.text(s.Summary))
+	p.line("")
+	for _, c := range s.Checks {
+		p.check(c)
+	}
+	p.line("")
+	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+}
+
+// renderPtr prints a sending-IP report.
+func renderPtr(w io.Writer, s mailauth.PtrCheckSummary, o renderOptions) {
+	p := printer{w, o}
+	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), s.SendingIP), ansiBold))
+	p.line("")
+	p.check(s.Check)
+	p.line("")
+	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+}
+
+// check prints one check: status word, title, summary; details indented
+// below when verbose.
+func (p printer) check(c mailauth.CheckSummary) {
+	status := p.style(p.word(string(c.Status)), statusColor(c.Status))
+	p.line("  %s  %s%s%s", status, p.style(p.text(c.Title), ansiBold), p.word("sep"), p.text(c.Summary))
+	if !p.o.verbose {
+		return
+	}
+	for _, l := range strings.Split(p.text(c.Details), "\n") {
+		if l != "" {
+			p.line("        %s", l)
+		}
+	}
+}
+
+// statusColor is the colour of a status word.
+func statusColor(s mailauth.Status) string {
+	switch s {
+	case mailauth.StatusPass:
+		return ansiGreen
+	case mailauth.StatusWarn:
+		return ansiYellow
+	case mailauth.StatusFail:
+		return ansiRed
+	}
+	return ansiCyan
+}
+
+// gradeColor is the colour of a grade letter.
+func gradeColor(g mailauth.Grade) string {
+	switch g {
+	case mailauth.GradeA, mailauth.GradeB:
+		return ansiGreen
+	case mailauth.GradeC, mailauth.GradeD:
+		return ansiYellow
+	}
+	return ansiRed
+}

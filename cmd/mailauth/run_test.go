@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/testlab"
+)
+
+// fakeService answers fixed summaries, or err.
+type fakeService struct {
+	err   error
+	calls atomic.Int32
+	delay time.Duration
+}
+
+func (f *fakeService) Scan(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+	f.calls.Add(1)
+	time.Sleep(f.delay)
+	s := sampleScan()
+	s.Domain = req.Domain
+	s.UnicodeDomain = req.Domain
+	s.Checks[3].Diagnostics = &mailauth.DkimDiagnostics{KeyType: ptrTo("ed25519"), RecordCount: ptrTo(1)}
+	s.Checks[1].Diagnostics = &mailauth.SpfDiagnostics{SPFRecordCount: 1, DNSLookupLimit: 10}
+	return s, f.err
+}
+
+func (f *fakeService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error) {
+	f.calls.Add(1)
+	c := sampleScan().Checks[6]
+	c.Status = mailauth.StatusPass
+	c.Diagnostics = &mailauth.PtrDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
+	return mailauth.PtrCheckSummary{SendingIP: ip.String(), Check: c, Disclaimer: lt("仅供参考。", "For information only.")}, f.err
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func service(t *testing.T, svc httpapi.Service, opts httpapi.Options) *httptest.Server {
+	srv := httptest.NewServer(httpapi.New(svc, opts))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func runCLI(t *testing.T, e map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := run(t.Context(), args, mapEnv(e), stdio{out: &out, err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// TestRemoteScan: -server posts to the service and renders its answer;
+// exit 1 because the sample has a failed check.
+func TestRemoteScan(t *testing.T) {
+	t.Parallel()
+	svc := &fakeService{}
+	srv := service(t, svc, httpapi.Options{})
+	code, out, errOut := runCLI(t, nil, "scan", "-server", srv.URL, "example.com", "-selector", "s1")
+	if code != exitFail || errOut != "" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Mail authentication report for example.com\n") || !strings.Contains(out, "  FAIL  DMARC: No policy\n") {
+		t.Errorf("report:\n%s", out)
+	}
+	code, out, _ = runCLI(t, map[string]string{"MAILAUTH_SERVER": srv.URL, "LANG": "zh_CN.UTF-8"}, "scan", "example.com")
+	if code != exitFail || !strings.Contains(out, "邮件认证检查报告") {
+		t.Errorf("zh via env: exit %d\n%s", code, out)
+	}
+}
+
+// TestRemoteJSON: -json prints exactly the service's body, and the body
+// decodes back into the library's types, diagnostics included.
+func TestRemoteJSON(t *testing.T) {
+	t.Parallel()
+	srv := service(t, &fakeService{}, httpapi.Options{})
+	_, out, _ := runCLI(t, nil, "scan", "-json", "-server", srv.URL, "example.com")
+	resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(raw) {
+		t.Errorf("-json output differs from the API body:\n%s\n%s", out, raw)
+	}
+	sum, err := decodeScanSummary(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := (&fakeService{}).Scan(t.Context(), mailauth.ScanRequest{Domain: "example.com"})
+	want.DKIMSelector, want.SendingIP = sum.DKIMSelector, sum.SendingIP // the fake leaves them set
+	if !reflect.DeepEqual(sum, want) {
+		t.Errorf("decoded summary differs:\n%+v\n%+v", sum, want)
+	}
+	if d, ok := sum.Checks[3].Diagnostics.(*mailauth.DkimDiagnostics); !ok || *d.KeyType != "ed25519" {
+		t.Errorf("dkim diagnostics: %#v", sum.Checks[3].Diagnostics)
+	}
+	local, _ := httpapi.Encode(want)
+	var a, b any
+	_ = json.Unmarshal(local, &a)
+	_ = json.Unmarshal(raw, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("local -json encoding differs from the service's")
+	}
+}
+
+// TestRemotePtr: ptr -server, exit 0 for a passing check.
+func TestRemotePtr(t *testing.T) {
+	t.Parallel()
+	srv := service(t, &fakeService{}, httpapi.Options{})
+	code, out, errOut := runCLI(t, nil, "ptr", "-server", srv.URL, "-v", "::ffff:8.8.8.8")
+	if code != exitOK || errOut != "" || !strings.Contains(out, "Sending IP check for 8.8.8.8") || !strings.Contains(out, "  PASS  PTR: Not confirmed\n        No forward match.\n") {
+		t.Errorf("exit %d stderr %q\n%s", code, errOut, out)
+	}
+	code, out, _ = runCLI(t, nil, "ptr", "-json", "-server", srv.URL, "8.8.8.8")
+	if sum, err := decodePtrCheckSummary([]byte(out)); code != exitOK || err != nil || sum.Check.Diagnostics.(*mailauth.PtrDiagnostics).IPVersion != 4 {
+		t.Errorf("exit %d %v", code, err)
+	}
+}
+
+// TestExitCodes covers 2 (usage, input, server 400) and 3 (DNS, service,
+// network).
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	svc := &fakeService{}
+	srv := service(t, svc, httpapi.Options{})
+	down := service(t, &fakeService{err: mailauth.ErrResolverUnavailable}, httpapi.Options{})
+	limited := service(t, &fakeService{}, httpapi.Options{Limiter: httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: 1})})
+	runCLI(t, nil, "scan", "-server", limited.URL, "example.com")
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, exitUsage, "Usage"},
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+		{[]string{"scan"}, exitUsage, "exactly one DOMAIN"},
+		{[]string{"scan", "-bogus", "example.com"}, exitUsage, "flag provided but not defined"},
+		{[]string{"scan", "-server", srv.URL, "127.0.0.1"}, exitUsage, "invalid input: domain:"},
+		{[]string{"scan", "-server", srv.URL, "-selector", "-bad", "example.com"}, exitUsage, "dkimSelector:"},
+		{[]string{"scan", "-server", srv.URL, "-ip", "10.0.0.1", "example.com"}, exitUsage, "sendingIp:"},
+		{[]string{"ptr", "-server", srv.URL, "192.168.0.1"}, exitUsage, "sendingIp:"},
+		{[]string{"scan", "-dns", "resolver.example", "example.com"}, exitUsage, "-dns"},
+		{[]string{"scan", "-server", down.URL, "example.com"}, exitUnavailable, "DNS resolution temporarily unavailable"},
+		{[]string{"ptr", "-server", down.URL, "8.8.8.8"}, exitUnavailable, "500"},
+		{[]string{"scan", "-server", limited.URL, "example.com"}, exitUnavailable, "retry after"},
+		{[]string{"scan", "-server", closed, "example.com"}, exitUnavailable, "service unreachable"},
+	}
+	for _, tc := range cases {
+		code, _, errOut := runCLI(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%q: exit %d stderr %q, want %d containing %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+	if n := svc.calls.Load(); n != 0 {
+		t.Errorf("invalid input reached the service %d times", n)
+	}
+}
+
+// TestLocalScanUnavailable: a local scan whose only resolver refuses
+// ends with exit 3 (no DNS answered), quickly.
+func TestLocalScanUnavailable(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close() // nothing answers there: ICMP port unreachable
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var out, errOut strings.Builder
+	code := run(ctx, []string{"scan", "-dns", addr, "example.com"}, mapEnv(nil), stdio{out: &out, err: &errOut})
+	if code != exitUnavailable || out.Len() != 0 {
+		t.Errorf("exit %d stdout %q stderr %q", code, out.String(), errOut.String())
+	}
+	code = run(ctx, []string{"ptr", "-dns", addr, "8.8.8.8"}, mapEnv(nil), stdio{out: &out, err: &errOut})
+	if code != exitUnavailable {
+		t.Errorf("ptr: exit %d stderr %q", code, errOut.String())
+	}
+}
+
+// TestLocalScanLab runs scan and ptr in-process against the loopback lab's
+// DNS server (the root package's scan.zone).
+func TestLocalScanLab(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	code, out, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "-v", "postmaster@weak.example.com")
+	if code != exitFail || errOut != "" || !strings.HasPrefix(out, "Mail authentication report for weak.example.com\n") {
+		t.Errorf("scan weak: exit %d stderr %q\n%s", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, nil, "scan", "-json", "-dns", lab.DNS.Addr(), "-selector", "s1", "good.example.com")
+	if sum, err := decodeScanSummary([]byte(out)); code > exitFail || errOut != "" || err != nil || len(sum.Checks) != 8 {
+		t.Errorf("scan good -json: exit %d stderr %q err %v\n%s", code, errOut, err, out)
+	}
+	code, out, errOut = runCLI(t, map[string]string{"MAILAUTH_DNS": lab.DNS.Addr(), "LANG": "zh_CN.UTF-8"}, "ptr", "8.8.8.8")
+	if code != exitOK || errOut != "" || !strings.HasPrefix(out, "发信 IP 检查：8.8.8.8\n") {
+		t.Errorf("ptr: exit %d stderr %q\n%s", code, errOut, out)
+	}
+}

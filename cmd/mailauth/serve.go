@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/httpapi"
+	"github.com/redis/go-redis/v9"
+)
+
+// Timeouts and sizes of the HTTP server. WriteTimeout leaves room for a
+// full scan (mailauth.DefaultScanTimeout) plus the wait for a slot.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = mailauth.DefaultScanTimeout + httpapi.DefaultQueueWait + 10*time.Second
+	idleTimeout       = 60 * time.Second
+	maxHeaderBytes    = 16 << 10
+	shutdownTimeout   = writeTimeout
+	redisPingTimeout  = 2 * time.Second
+)
+
+const serveHead = `Usage: mailauth serve [flags]
+
+Runs the HTTP service: POST /api/scan, POST /api/ptr-check, GET /api/health,
+GET /openapi.json. Stops gracefully on SIGINT or SIGTERM, finishing the
+diagnostics in flight. Access log (JSON, no domains, addresses or selectors)
+on standard error.
+`
+
+// serveConfig is the parsed configuration of `mailauth serve`.
+type serveConfig struct {
+	listen          string
+	storage         string
+	rateLimit       string
+	rateLimitMax    int
+	trustedProxies  string
+	analyticsSecret string
+	maxInFlight     int
+	scanner         scannerFlags
+
+	proxies []netip.Prefix
+	scan    mailauth.Config
+}
+
+// serveFlagNames are the flags of serve that have environment fallbacks
+// (all of them).
+var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
+	"trusted-proxies", "analytics-secret", "max-inflight"}, scannerFlagNames...)
+
+// parseServe parses the flags of `mailauth serve` and checks them.
+func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
+	var c serveConfig
+	fs := newFlagSet("serve", serveHead, out)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on, host:port")
+	fs.StringVar(&c.storage, "storage", "none", "analytics store: none, sqlite:PATH or postgres://...; only none works yet (sqlite and postgres are not implemented yet), so the default is none")
+	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
+	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source address and 60-second window")
+	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
+	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC secret of the analytics hashes (accepted; analytics are not implemented yet)")
+	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
+	c.scanner.register(fs)
+	if err := bindEnv(fs, getenv, serveFlagNames...); err != nil {
+		return c, err
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return c, err
+	}
+	if len(pos) > 0 {
+		return c, errors.New("serve takes no arguments")
+	}
+	return c, c.check()
+}
+
+// check validates the parsed values and derives the typed ones.
+func (c *serveConfig) check() error {
+	if err := checkStorage(c.storage); err != nil {
+		return err
+	}
+	if c.rateLimit != "memory" && !strings.HasPrefix(c.rateLimit, "redis://") && !strings.HasPrefix(c.rateLimit, "rediss://") {
+		return errors.New("-ratelimit: must be memory or a redis:// URL")
+	}
+	if err := positiveInt("rate-limit-max", c.rateLimitMax); err != nil {
+		return err
+	}
+	if err := positiveInt("max-inflight", c.maxInFlight); err != nil {
+		return err
+	}
+	if _, _, err := net.SplitHostPort(c.listen); err != nil {
+		return fmt.Errorf("-listen: %w", err)
+	}
+	var err error
+	if c.proxies, err = parseProxies(c.trustedProxies); err != nil {
+		return fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	c.scan, err = c.scanner.config()
+	return err
+}
+
+// checkStorage accepts the three syntaxes of -storage; only none is
+// implemented.
+func checkStorage(s string) error {
+	switch {
+	case s == "none":
+		return nil
+	case strings.HasPrefix(s, "sqlite:") && len(s) > len("sqlite:"):
+		return errors.New("-storage: the sqlite store is not implemented yet; use -storage none")
+	case strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://"):
+		return errors.New("-storage: the postgres store is not implemented yet; use -storage none")
+	}
+	return errors.New("-storage: must be none, sqlite:PATH or postgres://URL")
+}
+
+// serveHooks let tests replace the scanner and learn the bound address.
+type serveHooks struct {
+	service func(mailauth.Config) httpapi.Service // nil means mailauth.New
+	ready   func(addr string)                     // called once listening
+}
+
+// runServe is `mailauth serve`.
+func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks serveHooks) int {
+	c, err := parseServe(args, getenv, std.err)
+	if err != nil {
+		return usageExit(err, std.err)
+	}
+	logger := slog.New(slog.NewJSONHandler(std.err, nil))
+	limiter, closeLimiter, err := openLimiter(ctx, c, logger)
+	if err != nil {
+		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+		return exitUsage
+	}
+	defer closeLimiter()
+	var svc httpapi.Service = mailauth.New(c.scan)
+	if hooks.service != nil {
+		svc = hooks.service(c.scan)
+	}
+	h := httpapi.New(svc, httpapi.Options{
+		Limiter: limiter, TrustedProxies: c.proxies, MaxInFlight: c.maxInFlight, Logger: logger,
+	})
+	if err := listenAndServe(ctx, c.listen, h, logger, hooks.ready); err != nil {
+		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+		return exitUnavailable
+	}
+	return exitOK
+}
+
+// usageExit prints a configuration error (the flag package has printed
+// its own parse errors) and returns the exit code: 0 for -h, else
+// exitUsage.
+func usageExit(err error, w io.Writer) int {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+	default:
+		fmt.Fprintf(w, "mailauth: %v\n", err)
+	}
+	return exitUsage
+}
+
+// openLimiter builds the configured rate limiter.
+func openLimiter(ctx context.Context, c serveConfig, logger *slog.Logger) (httpapi.Limiter, func(), error) {
+	if c.rateLimit == "memory" {
+		return httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), func() {}, nil
+	}
+	redis.SetLogger(redisLog{logger})
+	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax})
+	if err != nil {
+		return nil, nil, fmt.Errorf("-ratelimit: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, redisPingTimeout)
+	defer cancel()
+	if err := l.Ping(pctx); err != nil {
+		logger.Warn("rate-limit store unreachable; diagnostic requests answer 500 until it is")
+	}
+	return l, func() { _ = l.Close() }, nil
+}
+
+// listenAndServe serves h on addr until ctx ends, then shuts down
+// gracefully: no new connections, requests in flight finish (up to
+// shutdownTimeout).
+func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:                      h,
+		ReadHeaderTimeout:            readHeaderTimeout,
+		ReadTimeout:                  readTimeout,
+		WriteTimeout:                 writeTimeout,
+		IdleTimeout:                  idleTimeout,
+		MaxHeaderBytes:               maxHeaderBytes,
+		DisableGeneralOptionsHandler: true, // OPTIONS * gets the handler's JSON 405
+		ErrorLog:                     log.New(serverErrorLog{logger}, "", 0),
+	}
+	logger.Info("listening", slog.String("addr", ln.Addr().String()))
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// serverErrorLog receives net/http's own error messages. Their text can
+// contain a peer address ("TLS handshake error from ..."), so only the
+// fact is logged.
+type serverErrorLog struct{ logger *slog.Logger }
+
+func (l serverErrorLog) Write(p []byte) (int, error) {
+	l.logger.Warn("http server error (details withheld: they may name a client address)")
+	return len(p), nil
+}
+
+// redisLog sends the Redis client's own messages (connection trouble with
+// the configured server; they never carry request data, and keys are
+// hashes) to the structured log instead of a plain stderr line.
+type redisLog struct{ logger *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.WarnContext(ctx, "redis client", slog.String("detail", fmt.Sprintf(format, v...)))
+}

@@ -1,0 +1,50 @@
+// Package httpapi serves the mailauth diagnostics over HTTP: POST
+// /api/scan, POST /api/ptr-check, GET /api/health and GET /openapi.json,
+// exactly as the API contract (OpenAPI 3.1.2, API version 1.2.0) states.
+//
+// [New] turns any [Service] — normally a *mailauth.Scanner — into an
+// http.Handler. Every request to a diagnostic endpoint passes these steps in
+// this order (DESIGN.md section 3), and the first one that fails answers:
+//
+//  1. method: anything but POST is 405 with an Allow header;
+//  2. rate limit: one counter per source address shared by both diagnostic
+//     endpoints, a fixed window opened by the first request; over the
+//     limit is 429 with Retry-After (whole seconds, at least 1); a limiter
+//     store that cannot be reached is 500;
+//  3. media type: Content-Type must be application/json (parameters
+//     allowed, case-insensitive; a charset other than utf-8 is refused),
+//     else 415;
+//  4. size: a body over [MaxBodyBytes] is 413, decided from Content-Length
+//     when present and enforced by a hard reader limit otherwise;
+//  5. JSON: the body must be one UTF-8 JSON object whose members are known
+//     field names with string values, without duplicates or trailing data,
+//     else 400;
+//  6. validation: every field against the contract's bounds and the root
+//     package's normalisers, and the utm_source query parameter against
+//     its pattern, else 400;
+//  7. concurrency: at most Options.MaxInFlight diagnostics run at once; a
+//     request that cannot start within Options.QueueWait is 500.
+//
+// Every response carries Cache-Control: no-store and X-Content-Type-Options:
+// nosniff, and never an Access-Control-* header: cross-origin browser use is
+// not supported, so OPTIONS is 405 like any other wrong method. Every error
+// body is {"error": "..."} with a fixed English message that names the field
+// and the rule and never echoes any part of the request.
+//
+// The access log (log/slog) records method, route, status, duration and a
+// random request id, never a domain, address, selector, query string or
+// error text from below.
+//
+// # What this package does not do
+//
+// It does not scan: the Service does. It serves no web page yet, and keeps
+// no analytics. It does not trust X-Forwarded-For unless the TCP peer is in
+// Options.TrustedProxies.
+//
+// # Limits
+//
+// [MaxBodyBytes] (8 KiB) per request body; [DefaultRateLimit] (30) requests
+// per [DefaultRateWindow] (60 s) per source address; [DefaultMaxInFlight]
+// concurrent diagnostics, waiting at most [DefaultQueueWait] for a slot;
+// [DefaultMaxKeys] source addresses tracked at once by the in-memory limiter.
+package httpapi

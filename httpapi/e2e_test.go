@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// labPolicies are the MTA-STS policies served by the loopback lab.
+var labPolicies = map[string]string{
+	"mta-sts.good.example.com": "version: STSv1\nmode: enforce\nmx: mx1.good.example.com\nmax_age: 604800\n",
+}
+
+// NewLabServer is NewTestServer over the real scanner, which resolves
+// through the loopback lab's DNS server (testdata/zones/scan.zone of the
+// root package) and fetches MTA-STS policies from its HTTPS server.
+func NewLabServer(t *testing.T, opts Options) (*TestServer, *testlab.Lab) {
+	t.Helper()
+	lab := testlab.Start(t, []string{"../testdata/zones/scan.zone"}, labPolicies)
+	scanner := mailauth.New(mailauth.Config{
+		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 500 * time.Millisecond, Attempts: 1},
+		HTTPSPort:            lab.HTTPSPort,
+		RootCAs:              lab.RootCAs,
+		AllowLoopbackTargets: true,
+		ScanTimeout:          10 * time.Second,
+	})
+	return NewTestServer(t, scanner, opts), lab
+}
+
+// TestRealScannerOverHTTP: live responses of the real scanner, for each
+// lab scenario, are valid against openapi.json (checked by ts.Do) and
+// carry the contract's headers.
+func TestRealScannerOverHTTP(t *testing.T) {
+	t.Parallel()
+	ts, _ := NewLabServer(t, Options{})
+	for _, body := range []string{
+		`{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`,
+		`{"domain":"https://Bare.Example.com/contact"}`,
+		`{"domain":"postmaster@weak.example.com"}`,
+		`{"domain":"parked.example.com"}`,
+		`{"domain":"nxdomain.example.com","sendingIp":"2001:4860:4860::8888"}`,
+	} {
+		r := ts.PostJSON(t, "/api/scan", body)
+		if r.StatusCode != http.StatusOK || r.Header.Get("Link") == "" || r.Header.Get("X-RateLimit-Remaining") == "" {
+			t.Errorf("%s: %d %s", body, r.StatusCode, r.Body)
+		}
+	}
+	r := ts.PostJSON(t, "/api/scan", `{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
+	var sum struct {
+		Score int
+		Grade string
+	}
+	if err := json.Unmarshal(r.Body, &sum); err != nil || sum.Grade != "A" || sum.Score != 100 {
+		t.Errorf("good: %+v %v", sum, err)
+	}
+	for _, ip := range []string{"8.8.8.8", "::ffff:8.8.8.8", "2001:4860:4860::8888"} {
+		if r := ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"`+ip+`"}`); r.StatusCode != http.StatusOK {
+			t.Errorf("ptr-check %s: %d %s", ip, r.StatusCode, r.Body)
+		}
+	}
+}
+
+// TestRealScannerResolverDown: when the only DNS server does not answer,
+// the scan is a 500 with the resolver message.
+func TestRealScannerResolverDown(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../testdata/zones/scan.zone"}, nil)
+	addr := lab.DNS.Addr()
+	lab.DNS.Close()
+	scanner := mailauth.New(mailauth.Config{
+		Resolver:    &resolver.Client{Servers: []string{addr}, Timeout: 200 * time.Millisecond, Attempts: 1},
+		ScanTimeout: 5 * time.Second,
+	})
+	ts := NewTestServer(t, scanner, Options{})
+	for _, req := range []struct{ path, body string }{{"/api/scan", scanBody("good.example.com")}, {"/api/ptr-check", ptrBody("8.8.8.8")}} {
+		r := ts.PostJSON(t, req.path, req.body)
+		if r.StatusCode != 500 || ErrorMessage(t, r) != errResolverDown.msg {
+			t.Errorf("%s: %d %s", req.path, r.StatusCode, r.Body)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package httpapi
+
+import (
+	"context"
+	_ "embed"
+	"net/http"
+	"time"
+
+	"github.com/mailauth/mailauth"
+)
+
+// linkServiceDesc is the Link header of a scan's 200 (RFC 8631).
+const linkServiceDesc = `</openapi.json>; rel="service-desc"`
+
+// openAPIDocument is the service's OpenAPI 3.1.2 description, served
+// byte-for-byte.
+//
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// OpenAPIDocument returns a copy of the embedded OpenAPI document.
+func OpenAPIDocument() []byte {
+	return append([]byte(nil), openAPIDocument...)
+}
+
+// scan answers POST /api/scan after the pipeline.
+func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]string) {
+	req, e := scanRequest(body)
+	if e != nil {
+		writeError(w, r, *e)
+		return
+	}
+	release, e := h.acquire(r.Context())
+	if e != nil {
+		writeError(w, r, *e)
+		return
+	}
+	defer release()
+	sum, err := h.svc.Scan(r.Context(), req)
+	if err != nil {
+		writeError(w, r, h.failure(r, err))
+		return
+	}
+	w.Header().Set("Link", linkServiceDesc)
+	writeJSON(w, r, http.StatusOK, sum)
+}
+
+// ptrCheck answers POST /api/ptr-check after the pipeline.
+func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[string]string) {
+	raw, ok := body["sendingIp"]
+	if !ok {
+		writeError(w, r, fieldError("sendingIp", "required"))
+		return
+	}
+	ip, err := mailauth.NormalizeSendingIP(raw, mailauth.MaxSendingIPLenPtr)
+	if err != nil {
+		writeError(w, r, inputError(err))
+		return
+	}
+	release, e := h.acquire(r.Context())
+	if e != nil {
+		writeError(w, r, *e)
+		return
+	}
+	defer release()
+	sum, err := h.svc.CheckIP(r.Context(), ip)
+	if err != nil {
+		writeError(w, r, h.failure(r, err))
+		return
+	}
+	writeJSON(w, r, http.StatusOK, sum)
+}
+
+// scanRequest validates the ScanRequest members (step 6): domain is
+// required; optional members, when present, must be valid (an empty string
+// is present and invalid).
+func scanRequest(body map[string]string) (mailauth.ScanRequest, *apiError) {
+	var req mailauth.ScanRequest
+	domain, ok := body["domain"]
+	if !ok {
+		e := fieldError("domain", "required")
+		return req, &e
+	}
+	if _, err := mailauth.NormalizeDomain(domain); err != nil {
+		e := inputError(err)
+		return req, &e
+	}
+	req.Domain = domain
+	if sel, ok := body["dkimSelector"]; ok {
+		if err := mailauth.ValidateSelector(sel); err != nil {
+			e := inputError(err)
+			return req, &e
+		}
+		req.DKIMSelector = sel
+	}
+	if ip, ok := body["sendingIp"]; ok {
+		if _, err := mailauth.NormalizeSendingIP(ip, mailauth.MaxSendingIPLenScan); err != nil {
+			e := inputError(err)
+			return req, &e
+		}
+		req.SendingIP = ip
+	}
+	return req, nil
+}
+
+// failure maps a Service error; a request whose client went away is noted
+// as such in the log.
+func (h *handler) failure(r *http.Request, err error) apiError {
+	if r.Context().Err() != nil {
+		return errCanceledRequest
+	}
+	return serviceError(err)
+}
+
+// acquire takes one of the MaxInFlight diagnostic slots, waiting at most
+// QueueWait (step 7). The returned func gives the slot back.
+func (h *handler) acquire(ctx context.Context) (func(), *apiError) {
+	release := func() { <-h.slots }
+	select {
+	case h.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(h.wait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, &errBusy
+	case <-ctx.Done():
+		return nil, &errCanceledRequest
+	}
+}
+
+// health is the API's Health object.
+type health struct {
+	Status    string    `json:"status"`
+	Version   string    `json:"version"`
+	Runtime   string    `json:"runtime"`
+	Storage   string    `json:"storage"`
+	Commerce  string    `json:"commerce"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// health answers GET /api/health. It is not rate limited.
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, http.StatusOK, health{
+		Status:    "ok",
+		Version:   h.version,
+		Runtime:   "worker",
+		Storage:   h.storageState(r.Context()),
+		Commerce:  "disabled",
+		Timestamp: h.now().UTC(),
+	})
+}
+
+// storageState is "disabled" without a store, "unavailable" when its ping
+// fails within healthPingTimeout, else "ready".
+func (h *handler) storageState(ctx context.Context) string {
+	if h.storage == nil {
+		return "disabled"
+	}
+	ctx, cancel := context.WithTimeout(ctx, healthPingTimeout)
+	defer cancel()
+	if err := h.storage.Ping(ctx); err != nil {
+		return "unavailable"
+	}
+	return "ready"
+}
+
+// serveOpenAPI answers GET /openapi.json with the embedded document.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	writeBytes(w, http.StatusOK, openAPIDocument)
+}

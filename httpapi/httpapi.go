@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"time"
+
+	"github.com/mailauth/mailauth"
+)
+
+// Limits and defaults of the service (API contract, Limits table; DESIGN.md
+// section 3).
+const (
+	// MaxBodyBytes is the largest accepted request body: 8 KiB.
+	MaxBodyBytes = 8 << 10
+	// DefaultMaxInFlight is the default number of diagnostics (scans and
+	// ptr-checks together) allowed to run at the same time.
+	DefaultMaxInFlight = 64
+	// DefaultQueueWait is how long a diagnostic waits for a free slot
+	// before it is refused with 500.
+	DefaultQueueWait = 2 * time.Second
+	// healthPingTimeout bounds the storage ping of GET /api/health.
+	healthPingTimeout = 2 * time.Second
+)
+
+// Service runs the diagnostics. *mailauth.Scanner implements it; tests use
+// fakes. Errors are *mailauth.InputError (answered 400),
+// mailauth.ErrResolverUnavailable (500), or anything else (500 with a
+// generic message; the error text is never sent or logged).
+type Service interface {
+	Scan(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error)
+	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error)
+}
+
+// Storage is the analytics store as far as GET /api/health is concerned.
+type Storage interface {
+	// Ping reports whether the store is usable.
+	Ping(ctx context.Context) error
+}
+
+// Options configures the handler. The zero value is usable: an in-memory
+// limiter of DefaultRateLimit requests per DefaultRateWindow, no trusted
+// proxies, DefaultMaxInFlight, no storage, no access log.
+type Options struct {
+	// Limiter counts diagnostic requests per source address; nil means
+	// NewMemoryLimiter(MemoryLimiterOptions{}).
+	Limiter Limiter
+	// TrustedProxies are the peers whose X-Forwarded-For is believed; the
+	// source address is then the rightmost hop not in this list.
+	TrustedProxies []netip.Prefix
+	// MaxInFlight bounds concurrent diagnostics; 0 means DefaultMaxInFlight.
+	MaxInFlight int
+	// QueueWait bounds the wait for a diagnostic slot; 0 means
+	// DefaultQueueWait.
+	QueueWait time.Duration
+	// Storage is reported by GET /api/health: nil is "disabled", a failing
+	// Ping is "unavailable", else "ready".
+	Storage Storage
+	// Logger receives one access-log record per request; nil means none.
+	Logger *slog.Logger
+	// Now is the clock of the health timestamp; nil means time.Now.
+	Now func() time.Time
+	// Version is reported by GET /api/health; empty means the main
+	// module's version from the build info, or "devel".
+	Version string
+}
+
+// handler holds the configured dependencies of the endpoints.
+type handler struct {
+	svc     Service
+	limiter Limiter
+	proxies []netip.Prefix
+	slots   chan struct{}
+	wait    time.Duration
+	storage Storage
+	now     func() time.Time
+	version string
+}
+
+// New returns the service's http.Handler for svc.
+func New(svc Service, opts Options) http.Handler {
+	h := &handler{
+		svc:     svc,
+		limiter: opts.Limiter,
+		proxies: opts.TrustedProxies,
+		wait:    opts.QueueWait,
+		storage: opts.Storage,
+		now:     opts.Now,
+		version: opts.Version,
+	}
+	if h.limiter == nil {
+		h.limiter = NewMemoryLimiter(MemoryLimiterOptions{})
+	}
+	n := opts.MaxInFlight
+	if n <= 0 {
+		n = DefaultMaxInFlight
+	}
+	h.slots = make(chan struct{}, n)
+	if h.wait <= 0 {
+		h.wait = DefaultQueueWait
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.version == "" {
+		h.version = buildVersion()
+	}
+	return chain(h.routes(), commonHeaders, accessLog(opts.Logger), recoverPanic)
+}
+
+// buildVersion is the main module's version from the build info, or
+// "devel" for a development build.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return "devel"
+	}
+	return bi.Main.Version
+}

@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Rate-limit defaults (API contract, Limits table: at most 30 requests per
+// 60-second window per source address).
+const (
+	// DefaultRateLimit is the number of diagnostic requests allowed per
+	// source address and window.
+	DefaultRateLimit = 30
+	// DefaultRateWindow is the length of the fixed window, which opens with
+	// an address's first request.
+	DefaultRateWindow = 60 * time.Second
+)
+
+// Limiter counts diagnostic requests per source address in fixed windows.
+// Implementations must be safe for concurrent use.
+type Limiter interface {
+	// Allow counts one request for key and says whether it may proceed.
+	// An error means the limiter's store cannot be used; the request is
+	// then answered 500, never let through uncounted.
+	Allow(ctx context.Context, key string) (Decision, error)
+}
+
+// Decision is a Limiter's answer for one request.
+type Decision struct {
+	// Allowed is false once the window holds more requests than the limit.
+	Allowed bool
+	// Remaining is the number of requests still allowed in the window
+	// after this one, never below 0.
+	Remaining int
+	// Reset is the time until the window ends (positive).
+	Reset time.Duration
+}
+
+// ErrLimiterFull is returned by a MemoryLimiter that tracks MaxKeys
+// addresses whose windows are all still open: a new address cannot be
+// counted, so it is refused (500) rather than let through.
+var ErrLimiterFull = errors.New("httpapi: rate limiter tracks too many source addresses")
+
+// decide turns the count of a window into a Decision.
+func decide(count, limit int, reset time.Duration) Decision {
+	return Decision{
+		Allowed:   count <= limit,
+		Remaining: max(limit-count, 0),
+		Reset:     max(reset, time.Millisecond),
+	}
+}

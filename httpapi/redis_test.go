@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// freeLoopbackPort returns a TCP port that was free on 127.0.0.1.
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startRedis starts a throw-away redis-server on a free loopback port and
+// returns its URL. Without redis-server on PATH the test fails in CI
+// (CI=true) and is skipped locally.
+func startRedis(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server is not on PATH; .ci/run must install it (apt-get install -y redis-server)")
+		}
+		t.Skip("redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis limiter tests")
+	}
+	port := freeLoopbackPort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not come up: %s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return url
+}
+
+func openRedis(t *testing.T, url string, o RedisLimiterOptions) *RedisLimiter {
+	t.Helper()
+	l, err := OpenRedisLimiter(url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// TestRedisLimiterSharedByInstances: two handler instances, each with its
+// own Redis client, share one counter per source address.
+func TestRedisLimiterSharedByInstances(t *testing.T) {
+	url := startRedis(t)
+	a := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
+	b := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
+	for i := range 30 {
+		ts, path, body := a, "/api/scan", scanBody("example.com")
+		if i%2 == 1 {
+			ts, path, body = b, "/api/ptr-check", ptrBody("8.8.8.8")
+		}
+		r := ts.PostJSON(t, path, body)
+		if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(29-i) {
+			t.Fatalf("request %d: %d remaining %q", i+1, r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
+		}
+	}
+	for _, ts := range []*TestServer{a, b} {
+		r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+		ra, _ := strconv.Atoi(r.Header.Get("Retry-After"))
+		if r.StatusCode != http.StatusTooManyRequests || ra < 1 || ra > 60 {
+			t.Errorf("31st request: %d Retry-After %q", r.StatusCode, r.Header.Get("Retry-After"))
+		}
+	}
+	// No raw address is stored as a key.
+	opt, _ := redis.ParseURL(url)
+	c := redis.NewClient(opt)
+	defer c.Close()
+	keys, err := c.Keys(context.Background(), "*").Result()
+	if err != nil || len(keys) != 1 || strings.Contains(keys[0], "127.0.0.1") || !strings.HasPrefix(keys[0], DefaultRedisPrefix) {
+		t.Errorf("keys %q %v", keys, err)
+	}
+	ttl, _ := c.PTTL(context.Background(), keys[0]).Result()
+	if ttl <= 0 || ttl > DefaultRateWindow {
+		t.Errorf("key TTL %v", ttl)
+	}
+}
+
+// TestRedisLimiterWindowExpires: the window opens with the first request
+// and the count starts over when Redis expires it.
+func TestRedisLimiterWindowExpires(t *testing.T) {
+	url := startRedis(t)
+	l := openRedis(t, url, RedisLimiterOptions{Limit: 2, Window: 1500 * time.Millisecond, Prefix: "t:"})
+	ctx := context.Background()
+	for i, want := range []bool{true, true, false, false} {
+		d, err := l.Allow(ctx, "203.0.113.5")
+		if err != nil || d.Allowed != want || d.Reset <= 0 || d.Reset > 1500*time.Millisecond {
+			t.Fatalf("request %d: %+v %v", i+1, d, err)
+		}
+	}
+	time.Sleep(1600 * time.Millisecond)
+	d, err := l.Allow(ctx, "203.0.113.5")
+	if err != nil || !d.Allowed || d.Remaining != 1 {
+		t.Errorf("after expiry: %+v %v", d, err)
+	}
+}
+
+// TestRedisLimiterDown: an unreachable Redis makes the diagnostic
+// endpoints answer 500, promptly.
+func TestRedisLimiterDown(t *testing.T) {
+	t.Parallel()
+	url := fmt.Sprintf("redis://127.0.0.1:%d/0", freeLoopbackPort(t)) // nothing listens there
+	ts := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
+	t0 := time.Now()
+	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+	if r.StatusCode != 500 || ErrorMessage(t, r) != errLimiterDown.msg {
+		t.Errorf("status %d body %s", r.StatusCode, r.Body)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if strings.Contains(ts.Log.String(), "127.0.0.1") {
+		t.Errorf("log names an address: %s", ts.Log.String())
+	}
+}
+
+// TestOpenRedisLimiterBadURL rejects a malformed URL.
+func TestOpenRedisLimiterBadURL(t *testing.T) {
+	t.Parallel()
+	if _, err := OpenRedisLimiter("http://x", RedisLimiterOptions{}); err == nil {
+		t.Error("http URL accepted")
+	}
+}

@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Encode marshals v exactly as the service writes it: encoding/json with
+// HTML escaping off, followed by a newline. The command-line client uses it
+// so that `-json` prints the API's bytes.
+func Encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// errorBody is the API's Error object.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// writeJSON writes v as the response body with status. A value that cannot
+// be marshalled becomes the generic 500.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	b, err := Encode(v)
+	if err != nil {
+		noteError(r, errInternal.class)
+		status = errInternal.status
+		b, _ = Encode(errorBody{errInternal.msg})
+	}
+	writeBytes(w, status, b)
+}
+
+// writeBytes writes a JSON body with its length.
+func writeBytes(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError answers with the catalogue entry e.
+func writeError(w http.ResponseWriter, r *http.Request, e apiError) {
+	noteError(r, e.class)
+	writeJSON(w, r, e.status, errorBody{e.msg})
+}
