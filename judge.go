@@ -1,5 +1,7 @@
 package mailauth
 
+import "sort"
+
 // rule is one row of a check's judgement table: what a finding means for
 // the check's status and severity, and the sentence that says so.
 type rule struct {
@@ -22,35 +24,44 @@ func (a rule) worse(b rule) bool {
 	return severityRank[a.severity] > severityRank[b.severity]
 }
 
-// judge turns the rules that apply into a verdict: the worst rule sets
-// status, severity and summary; every rule's sentence goes to the
-// details, worst first, then the extra fact sentences. With no rule, ok
-// is the verdict.
+// judge is the verdict of a check whose findings say it all: with no
+// finding, ok is the verdict; otherwise the worst finding leads.
 func judge(ok rule, applied []rule, facts []LocalizedText, d Diagnostics) verdict {
 	if len(applied) == 0 {
-		applied = []rule{ok}
+		return judgeState(ok, nil, facts, d)
 	}
-	sorted := make([]rule, 0, len(applied))
-	for _, r := range applied {
-		i := len(sorted)
-		for i > 0 && r.worse(sorted[i-1]) {
-			i--
-		}
-		sorted = append(sorted, rule{})
-		copy(sorted[i+1:], sorted[i:])
-		sorted[i] = r
+	sorted := sortRules(applied)
+	return judgeState(sorted[0], sorted[1:], facts, d)
+}
+
+// judgeState is the verdict of a check with a state sentence that always
+// holds (the applied DMARC policy, the MTA-STS mode): it opens the
+// details. The worst of the state and the findings sets status, severity
+// and summary; the details hold the other sentences (state first, then
+// findings worst first, then facts), never repeating the summary.
+func judgeState(state rule, findings []rule, facts []LocalizedText, d Diagnostics) verdict {
+	sorted := sortRules(findings)
+	top := state
+	if len(sorted) > 0 && sorted[0].worse(state) {
+		top = sorted[0]
 	}
-	details := make([]LocalizedText, 0, len(sorted)+len(facts))
-	seen := map[text]bool{}
-	for _, r := range sorted {
+	details := make([]LocalizedText, 0, 1+len(sorted)+len(facts))
+	seen := map[text]bool{top.say: true} // the summary is not repeated
+	for _, r := range append([]rule{state}, sorted...) {
 		if !seen[r.say] {
 			seen[r.say] = true
 			details = append(details, r.say.with(r.args...))
 		}
 	}
 	details = append(details, facts...)
-	top := sorted[0]
 	return verdict{status: top.status, severity: top.severity, summary: top.say.with(top.args...), details: details, diagnostics: d}
+}
+
+// sortRules returns rules worst first; equal rules keep their order.
+func sortRules(rules []rule) []rule {
+	out := append([]rule(nil), rules...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].worse(out[j]) })
+	return out
 }
 
 // rulesFor maps finding codes to their rules through a table; codes
@@ -72,3 +83,13 @@ func intPtr(v int) *int { return &v }
 func boolPtr(v bool) *bool { return &v }
 
 func strPtr(v string) *string { return &v }
+
+// withRule returns a copy of table with code's rule replaced.
+func withRule[C comparable](table map[C]rule, code C, r rule) map[C]rule {
+	out := make(map[C]rule, len(table))
+	for k, v := range table {
+		out[k] = v
+	}
+	out[code] = r
+	return out
+}

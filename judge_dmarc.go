@@ -9,7 +9,7 @@ import (
 
 var (
 	dmarcPassReject     = rule{status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为拒收（reject）：未通过认证的冒用邮件会被拒绝。", "The DMARC policy is reject: mail that fails authentication is refused.")}
-	dmarcPassQuarantine = rule{status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为隔离（quarantine）：未通过认证的邮件会被放入垃圾邮件箱。", "The DMARC policy is quarantine: mail that fails authentication goes to spam.")}
+	dmarcPassQuarantine = rule{status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为隔离（quarantine）：未通过认证的邮件会被放入垃圾邮件箱。", "The DMARC policy is quarantine: mail that fails authentication is quarantined, usually into the spam folder.")}
 	dmarcMissing        = rule{status: StatusFail, severity: SeverityHigh, say: msg("没有找到 DMARC 策略，接收方不会拒收冒用该域名的邮件。", "No DMARC policy was found, so receivers do not refuse mail that spoofs the domain.")}
 	dmarcNoPolicy       = rule{status: StatusFail, severity: SeverityHigh, say: msg("找到了 DMARC 记录，但没有有效的策略，也没有可用的汇总报告地址，接收方不会对该域名应用 DMARC。", "A DMARC record was found, but it has no valid policy and no usable aggregate-report address, so receivers apply no DMARC to the domain.")}
 	dmarcNone           = rule{status: StatusWarn, severity: SeverityMedium, say: msg("DMARC 策略为 none：只收集报告，不会阻止冒用邮件。", "The DMARC policy is none: it only collects reports and does not stop spoofed mail.")}
@@ -17,31 +17,40 @@ var (
 	dmarcTestMode       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
 	dmarcLow            = func(zh, en string) rule { return rule{status: StatusWarn, severity: SeverityLow, say: msg(zh, en)} }
 	dmarcRules          = map[dmarc.Code]rule{
-		dmarc.CodeLegacyPct:            dmarcLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
-		dmarc.CodeDuplicateTag:         dmarcLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
-		dmarc.CodeUppercaseVersionTag:  dmarcLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
-		dmarc.CodeMalformedTag:         dmarcLow("记录中有格式错误的部分，已被忽略。", "Part of the record is malformed and is ignored."),
-		dmarc.CodeInvalidADKIM:         dmarcLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidASPF:          dmarcLow("aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidT:             dmarcLow("t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
-		dmarc.CodeInvalidPSD:           dmarcLow("psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
-		dmarc.CodeInvalidFO:            dmarcLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
-		dmarc.CodeInvalidRUA:           dmarcLow("有汇总报告地址（rua）格式无效，不会收到发往它的报告。", "An aggregate-report address (rua) is malformed, so no reports go to it."),
-		dmarc.CodeInvalidRUF:           dmarcLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
-		dmarc.CodeExternalUnauthorized: dmarcLow("有汇总报告地址属于其他域名，而该域名没有发布授权记录，因此报告不会发送过去。", "An aggregate-report address belongs to another domain that has not published an authorization record, so reports will not be sent there."),
-		dmarc.CodeNearerRecordIgnored:  dmarcLow("较近的父域名上有 DMARC 记录，但按 RFC 9989 的规则生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
+		dmarc.CodeLegacyPct:           dmarcLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
+		dmarc.CodeDuplicateTag:        dmarcLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
+		dmarc.CodeUppercaseVersionTag: dmarcLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
+		dmarc.CodeMalformedTag:        dmarcLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
+		dmarc.CodeInvalidADKIM:        dmarcLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidASPF:         dmarcLow("aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidT:            dmarcLow("t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
+		dmarc.CodeInvalidPSD:          dmarcLow("psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
+		dmarc.CodeInvalidFO:           dmarcLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
+		dmarc.CodeInvalidRUF:          dmarcLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
+		dmarc.CodeNearerRecordIgnored: dmarcLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
+		dmarc.CodeExistenceUnknown:    {status: StatusWarn, severity: SeverityMedium, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
 	}
 	dmarcNotes = map[dmarc.Code]text{
-		dmarc.CodeMultipleRecords:    msg("有名称下存在多条 DMARC 记录，这些记录全部被忽略。", "A name has several DMARC records; all of them are ignored."),
-		dmarc.CodeRecordAtApex:       msg("域名本身（而非 _dmarc 子域）上有 DMARC 记录，它不起作用。", "A DMARC record is published at the domain itself instead of under _dmarc, where it has no effect."),
-		dmarc.CodePSDPolicy:          msg("生效的是公共后缀运营者发布的策略。", "The policy that applies is the one published by the public-suffix operator."),
-		dmarc.CodeExistenceUnknown:   msg("无法确定该域名是否存在，按存在处理（使用 sp 或 p）。", "Whether the domain exists could not be determined, so it is treated as existing (sp or p applies)."),
-		dmarc.CodeSizeSuffix:         msg("报告地址带有已废弃的大小后缀（如 !10m），接收方会忽略它。", "A report address has an obsolete size suffix (such as !10m), which receivers ignore."),
-		dmarc.CodeUnsupportedScheme:  msg("有报告地址使用了接收方不支持的方案。", "A report address uses a scheme receivers do not support."),
-		dmarc.CodeUnknownTag:         msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),
-		dmarc.CodeTreeWalkShortcut:   msg("域名层级较深，查询时跳过了部分中间层级的记录。", "The name is deep, so policy discovery skipped some intermediate levels."),
-		dmarc.CodeExternalUnverified: msg("有汇总报告地址属于其他域名，无法确认它是否授权接收报告。", "An aggregate-report address belongs to another domain whose authorization could not be confirmed."),
+		dmarc.CodeMultipleRecords:      msg("查询到的某个名称下有多条 DMARC 记录，这些记录全部被忽略。", "A queried name has several DMARC records; all of them are ignored."),
+		dmarc.CodeInvalidRUA:           msg("部分汇总报告地址（rua）格式无效，不会收到发往它们的报告。", "Some aggregate-report addresses (rua) are malformed, so no reports go to them."),
+		dmarc.CodeExternalUnauthorized: msg("部分汇总报告地址属于其他域名，而该域名没有发布授权记录，因此报告不会发送过去。", "Some aggregate-report addresses belong to another domain that has not published an authorization record, so reports will not be sent there."),
+		dmarc.CodeIgnoredRecord:        msg("有 TXT 记录提到了 DMARC，但没有以 v=DMARC1 开头，因此被忽略。", "A TXT record mentions DMARC but does not start with v=DMARC1, so it is ignored."),
+		dmarc.CodeInvalidSP:            msg("sp 标签的取值无效，整条记录按缺少有效策略处理。", "The sp value is invalid, so the whole record is treated as having no valid policy."),
+		dmarc.CodeInvalidNP:            msg("np 标签的取值无效，整条记录按缺少有效策略处理。", "The np value is invalid, so the whole record is treated as having no valid policy."),
+		dmarc.CodeMissingP:             msg("记录缺少策略标签 p=。", "The record has no policy tag p=."),
+		dmarc.CodeInvalidP:             msg("策略标签 p= 的取值无效。", "The policy tag p= has an invalid value."),
+		dmarc.CodeRecordAtApex:         msg("域名本身（而非 _dmarc 子域）上有 DMARC 记录，它不起作用。", "A DMARC record is published at the domain itself instead of under _dmarc, where it has no effect."),
+		dmarc.CodePSDPolicy:            msg("生效的是公共后缀运营者发布的策略。", "The policy that applies is the one published by the public-suffix operator."),
+		dmarc.CodeSizeSuffix:           msg("报告地址带有已废弃的大小后缀（如 !10m），接收方会忽略它。", "A report address has an obsolete size suffix (such as !10m), which receivers ignore."),
+		dmarc.CodeUnsupportedScheme:    msg("部分报告地址使用了接收方不支持的协议方案。", "Some report addresses use a scheme receivers do not support."),
+		dmarc.CodeUnknownTag:           msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),
+		dmarc.CodeTreeWalkShortcut:     msg("域名层级较深，查询时跳过了部分中间层级的记录。", "The name is deep, so policy discovery skipped some intermediate levels."),
+		dmarc.CodeExternalUnverified:   msg("部分汇总报告地址属于其他域名，无法确认对方是否授权接收报告。", "Some aggregate-report addresses belong to another domain whose authorization could not be confirmed."),
 	}
+	dmarcOwnDiscarded  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("该域名自己的 _dmarc 名称下有多条 DMARC 记录，全部被忽略，生效的是上级域名的策略。", "The domain's own _dmarc name has several DMARC records, which are all ignored, so a parent domain's policy applies instead.")}
+	dmarcFactDirect    = msg("策略记录发布在该域名自己的 _dmarc 名称下。", "The policy record is published at the domain's own _dmarc name.")
+	dmarcFactRUA       = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
+	dmarcFactWalk      = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")
 	dmarcFactInherited = msg("策略继承自上级域名的记录。", "The policy is inherited from a parent domain's record.")
 	dmarcFactNoRUA     = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
 )
@@ -53,14 +62,17 @@ func (r *run) checkDMARC(ctx context.Context) verdict {
 	case dmarc.DiscoveryInconclusive:
 		return inconclusiveVerdict(d)
 	case dmarc.DiscoveryNotFound:
-		return judge(dmarcMissing, nil, notes(res.Findings, dmarcNotes), d)
+		facts := append([]LocalizedText{dmarcFactWalk.with(res.TreeWalkQueries)}, notes(res.Findings, dmarcNotes)...)
+		return judge(dmarcMissing, nil, facts, d)
 	}
-	main := dmarcMain(res)
-	applied := append([]rule{main}, rulesFor(res.Findings, dmarcRules, nil)...)
+	findings := rulesFor(res.Findings, dmarcRules, nil)
 	if res.TestMode && res.Policy != dmarc.PolicyNone && res.Policy != "" {
-		applied = append(applied, dmarcTestMode)
+		findings = append(findings, dmarcTestMode)
 	}
-	return judge(main, applied, dmarcFacts(res), d)
+	if res.DirectRecordCount > 1 {
+		findings = append(findings, dmarcOwnDiscarded)
+	}
+	return judgeState(dmarcMain(res), findings, dmarcFacts(res), d)
 }
 
 // dmarcMain is the rule for the applied policy.
@@ -82,8 +94,13 @@ func dmarcFacts(res dmarc.Result) []LocalizedText {
 	var out []LocalizedText
 	if res.Inherited {
 		out = append(out, dmarcFactInherited.with())
+	} else {
+		out = append(out, dmarcFactDirect.with())
 	}
-	if !res.AggregateReporting {
+	if res.AggregateReporting {
+		out = append(out, dmarcFactRUA.with())
+	}
+	if !res.AggregateReporting && res.Policy != "" && !codeSet(res.Findings)[dmarc.CodeInvalidRUA] {
 		out = append(out, dmarcFactNoRUA.with())
 	}
 	return append(out, notes(res.Findings, dmarcNotes)...)
@@ -109,8 +126,10 @@ func dmarcDiagnostics(res dmarc.Result) *DmarcDiagnostics {
 		d.TestMode = boolPtr(res.TestMode)
 		d.AggregateReporting = boolPtr(res.AggregateReporting)
 		d.LegacyPctPresent = boolPtr(res.LegacyPctPresent)
-		d.PolicyTag = optStr(string(res.PolicyTag))
 		d.Policy = optStr(string(res.Policy))
+		if d.Policy != nil {
+			d.PolicyTag = optStr(string(res.PolicyTag)) // the tag that supplied the applied policy
+		}
 		d.DKIMAlignment = optStr(string(res.DKIMAlignment))
 		d.SPFAlignment = optStr(string(res.SPFAlignment))
 	}

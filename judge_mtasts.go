@@ -7,36 +7,62 @@ import (
 )
 
 var (
-	stsPass         = rule{status: StatusPass, severity: SeverityInfo, say: msg("MTA-STS 处于强制模式，策略有效，且覆盖了所有收件服务器。", "MTA-STS is in enforce mode with a valid policy that covers every mail server.")}
-	stsMissing      = rule{status: StatusFail, severity: SeverityLow, say: msg("没有发布 MTA-STS，发件方无法确认投递到该域名时必须使用加密连接。", "MTA-STS is not published, so senders cannot know that delivery to the domain must be encrypted.")}
+	stsEnforce      = rule{status: StatusPass, severity: SeverityInfo, say: msg("MTA-STS 处于强制模式（enforce），策略有效。", "MTA-STS is in enforce mode with a valid policy.")}
+	stsMissing      = rule{status: StatusFail, severity: SeverityLow, say: msg("没有发布 MTA-STS，发件方无法得知投递到该域名时必须使用加密连接。", "MTA-STS is not published, so senders cannot know that delivery to the domain must be encrypted.")}
 	stsNoMail       = rule{status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 MTA-STS。", "The domain accepts no mail (null MX), so MTA-STS is not needed.")}
 	stsBadAnnounce  = rule{status: StatusFail, severity: SeverityMedium, say: msg("_mta-sts 记录无效或不唯一，发件方会认为该域名没有 MTA-STS。", "The _mta-sts record is invalid or not unique, so senders treat the domain as having no MTA-STS.")}
 	stsUnreachable  = rule{status: StatusFail, severity: SeverityMedium, say: msg("已声明 MTA-STS，但无法通过 HTTPS 获取策略文件，发件方会当作没有策略。", "MTA-STS is announced, but the policy file cannot be fetched over HTTPS, so senders act as if there were no policy.")}
-	stsFetchUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("无法确定：策略主机的 DNS 查询或 HTTPS 获取超时或没有明确结果。", "Could not be determined: the policy host's DNS or the HTTPS fetch timed out or gave no conclusive answer.")}
+	stsFetchUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("无法确定：策略主机的 DNS 查询或 HTTPS 获取超时，或没有得到明确结果。", "Could not be determined: the policy host's DNS lookup or the HTTPS fetch timed out or gave no conclusive answer.")}
 	stsInvalid      = rule{status: StatusFail, severity: SeverityMedium, say: msg("获取到了策略文件，但它不是有效的 MTA-STS 策略，发件方会忽略它。", "The policy file was fetched but is not a valid MTA-STS policy, so senders ignore it.")}
 	stsTesting      = rule{status: StatusWarn, severity: SeverityLow, say: msg("MTA-STS 处于测试模式（testing）：加密失败只会被报告，邮件仍会投递。", "MTA-STS is in testing mode: failures are only reported and mail is still delivered.")}
-	stsModeNone     = rule{status: StatusWarn, severity: SeverityLow, say: msg("MTA-STS 策略模式为 none，表示策略已撤销，不提供保护。", "The MTA-STS policy mode is none: the policy is withdrawn and protects nothing.")}
-	stsUncovered    = rule{status: StatusFail, severity: SeverityHigh, say: msg("不在策略 mx 列表中的收件服务器：%d 台；强制模式下，遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in enforce mode, compliant senders will not deliver to them.")}
-	stsUncoveredTry = rule{status: StatusWarn, severity: SeverityLow, say: msg("不在策略 mx 列表中的收件服务器：%d 台；切换到强制模式前需要修正。", "Mail servers not covered by the policy's mx patterns: %d; this must be fixed before switching to enforce mode.")}
+	stsModeNone     = rule{status: StatusFail, severity: SeverityLow, say: msg("MTA-STS 策略模式为 none，表示策略已撤销，不提供保护。", "The MTA-STS policy mode is none: the policy is withdrawn and protects nothing.")}
+	stsUncovered    = rule{status: StatusFail, severity: SeverityHigh, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；在强制模式下，遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in enforce mode, compliant senders will not deliver to them.")}
+	stsUncoveredTry = rule{status: StatusWarn, severity: SeverityLow, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；测试模式下只会产生失败报告，强制模式下遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in testing mode this only produces failure reports, but in enforce mode compliant senders would not deliver to them.")}
+	stsMXUnknown    = rule{status: StatusWarn, severity: SeverityMedium, say: msg("MX 记录没有查到明确结果，无法核对策略是否覆盖了所有收件服务器。", "The MX lookup gave no conclusive answer, so whether the policy covers every mail server could not be checked.")}
 	stsRules        = map[mtasts.Code]rule{
 		mtasts.PolicyMediaType:            {status: StatusWarn, severity: SeverityLow, say: msg("策略文件的类型不是 text/plain，部分发件方会拒绝使用它。", "The policy file is not served as text/plain, which some senders reject.")},
 		mtasts.PolicyMaxAgeZero:           {status: StatusWarn, severity: SeverityLow, say: msg("max_age 为 0，发件方不会缓存策略，保护作用有限。", "max_age is 0, so senders do not cache the policy and protection is limited.")},
 		mtasts.PolicyDuplicateField:       {status: StatusWarn, severity: SeverityLow, say: msg("策略文件中有重复字段，只有第一个生效。", "The policy file repeats a field; only the first one counts.")},
 		mtasts.AnnouncementDuplicateField: {status: StatusWarn, severity: SeverityLow, say: msg("_mta-sts 记录中有重复字段。", "The _mta-sts record repeats a field.")},
 	}
+	// stsNotes say why a fetch or a policy failed.
 	stsNotes = map[mtasts.Code]text{
-		mtasts.PolicyMixedLineEndings:  msg("策略文件混用了不同的换行符。", "The policy file mixes line endings."),
-		mtasts.PolicyRedirect:          msg("策略地址返回了重定向；按规范发件方不会跟随重定向。", "The policy URL answered with a redirect, which senders must not follow."),
-		mtasts.PolicyHostNonPublic:     msg("策略主机解析到非公网地址，本服务不会连接这类地址。", "The policy host resolves to a non-public address, which this service never connects to."),
-		mtasts.PolicyTooLarge:          msg("策略文件超过 64 KiB 的上限。", "The policy file exceeds the 64 KiB limit."),
-		mtasts.PolicyHostNotFound:      msg("策略主机名不存在或没有地址。", "The policy host name does not exist or has no address."),
-		mtasts.PolicyCertNameMismatch:  msg("策略主机的证书与主机名不匹配。", "The policy host's certificate does not match its name."),
-		mtasts.PolicyCertExpired:       msg("策略主机的证书已过期或尚未生效。", "The policy host's certificate has expired or is not yet valid."),
-		mtasts.PolicyCertUntrusted:     msg("策略主机的证书不是由受信任的证书颁发机构签发的。", "The policy host's certificate is not issued by a trusted certificate authority."),
-		mtasts.PolicyStatusClientError: msg("策略地址返回了客户端错误状态码（4xx）。", "The policy URL answered with a client error status (4xx)."),
-		mtasts.PolicyStatusServerError: msg("策略地址返回了服务器错误状态码（5xx）。", "The policy URL answered with a server error status (5xx)."),
+		mtasts.AnnouncementMultiple:      msg("_mta-sts 下有多条 v=STSv1 记录，只能有一条。", "There are several v=STSv1 records at _mta-sts; only one is allowed."),
+		mtasts.AnnouncementSyntax:        msg("_mta-sts 记录不符合 RFC 8461 的语法。", "The _mta-sts record does not follow the RFC 8461 grammar."),
+		mtasts.AnnouncementMissingID:     msg("_mta-sts 记录缺少 id 字段。", "The _mta-sts record has no id field."),
+		mtasts.AnnouncementBadID:         msg("_mta-sts 记录的 id 必须是 1 到 32 个字母或数字。", "The _mta-sts record's id is not 1 to 32 letters and digits."),
+		mtasts.PolicyHostNotFound:        msg("策略主机名不存在或没有地址。", "The policy host name does not exist or has no address."),
+		mtasts.PolicyHostDNSInconclusive: msg("策略主机的地址查询没有得到明确结果。", "The policy host's address lookup gave no conclusive answer."),
+		mtasts.PolicyHostNonPublic:       msg("策略主机解析到非公网地址，本服务不会连接这类地址。", "The policy host resolves to a non-public address, which this service never connects to."),
+		mtasts.PolicyConnectFailed:       msg("无法与策略主机建立 TCP 连接。", "No TCP connection to the policy host could be made."),
+		mtasts.PolicyFetchTimeout:        msg("获取策略文件超时。", "Fetching the policy file timed out."),
+		mtasts.PolicyCertNameMismatch:    msg("策略主机的证书与主机名不匹配。", "The policy host's certificate does not match its name."),
+		mtasts.PolicyCertExpired:         msg("策略主机的证书已过期或尚未生效。", "The policy host's certificate has expired or is not yet valid."),
+		mtasts.PolicyCertUntrusted:       msg("策略主机的证书不是由受信任的证书颁发机构签发的。", "The policy host's certificate is not issued by a trusted certificate authority."),
+		mtasts.PolicyCertInvalid:         msg("策略主机的证书无效。", "The policy host's certificate is invalid."),
+		mtasts.PolicyTLSFailed:           msg("与策略主机的 TLS 握手失败。", "The TLS handshake with the policy host failed."),
+		mtasts.PolicyHTTPFailed:          msg("策略主机的 HTTP 响应无法读取。", "The policy host's HTTP response could not be read."),
+		mtasts.PolicyRedirect:            msg("策略地址返回了重定向；按规范，发件方不会跟随重定向。", "The policy URL answered with a redirect, which senders must not follow."),
+		mtasts.PolicyStatusClientError:   msg("策略地址返回了客户端错误状态码（4xx）。", "The policy URL answered with a client error status (4xx)."),
+		mtasts.PolicyStatusServerError:   msg("策略地址返回了服务器错误状态码（5xx）。", "The policy URL answered with a server error status (5xx)."),
+		mtasts.PolicyStatusUnexpected:    msg("策略地址返回了非 200 的状态码。", "The policy URL answered with a status other than 200."),
+		mtasts.PolicyTooLarge:            msg("策略文件超过 64 KiB 的上限。", "The policy file exceeds the 64 KiB limit."),
+		mtasts.PolicySyntax:              msg("策略文件中有不符合“键: 值”格式的行。", "The policy file has lines that are not in key: value form."),
+		mtasts.PolicyVersionMissing:      msg("策略文件缺少 version 字段。", "The policy file has no version field."),
+		mtasts.PolicyVersionInvalid:      msg("策略文件的 version 不是 STSv1。", "The policy file's version is not STSv1."),
+		mtasts.PolicyModeMissing:         msg("策略文件缺少 mode 字段。", "The policy file has no mode field."),
+		mtasts.PolicyModeInvalid:         msg("策略文件的 mode 不是 enforce、testing 或 none。", "The policy file's mode is not enforce, testing or none."),
+		mtasts.PolicyMaxAgeMissing:       msg("策略文件缺少 max_age 字段。", "The policy file has no max_age field."),
+		mtasts.PolicyMaxAgeInvalid:       msg("策略文件的 max_age 不是有效的秒数。", "The policy file's max_age is not a valid number of seconds."),
+		mtasts.PolicyMaxAgeTooLarge:      msg("策略文件的 max_age 超过了一年（31557600 秒）的上限。", "The policy file's max_age exceeds the limit of one year (31557600 seconds)."),
+		mtasts.PolicyMXMissing:           msg("策略处于强制或测试模式，却没有列出任何 mx。", "The policy is in enforce or testing mode but lists no mx."),
+		mtasts.PolicyMXInvalid:           msg("策略文件中有无效的 mx 模式。", "The policy file has an invalid mx pattern."),
+		mtasts.PolicyMixedLineEndings:    msg("策略文件混用了不同的换行符。", "The policy file mixes line endings."),
 	}
-	stsFactMaxAge = msg("策略缓存时间（max_age）：%d 秒。", "Policy cache lifetime (max_age): %d s.")
+	stsFactMaxAge   = msg("策略缓存时间（max_age）为 %d 秒。", "Policy cache lifetime (max_age): %d seconds.")
+	stsFactCovered  = msg("策略的 mx 列表覆盖了全部收件服务器（共 %d 台）。", "The policy's mx patterns cover every mail server (%d in all).")
+	stsFactNoRecord = msg("该域名的 _mta-sts 名称下没有以 v=STSv1 开头的 TXT 记录。", "There is no TXT record starting with v=STSv1 at the domain's _mta-sts name.")
+	stsFactMXMaybe  = msg("无法确定该域名是否接收邮件（MX 查询没有得到明确结果）。", "Whether the domain accepts mail could not be determined (the MX lookup gave no conclusive answer).")
 )
 
 func (r *run) mtastsOptions() mtasts.Options {
@@ -52,57 +78,96 @@ func (r *run) mtastsOptions() mtasts.Options {
 func (r *run) checkMTASTS(ctx context.Context) verdict {
 	res := mtasts.Check(ctx, r.dns, r.domain.ASCII, r.mtastsOptions())
 	d := mtastsDiagnostics(res)
-	mxSet, nullMX := r.waitMX(ctx)
+	mxs := r.waitMX(ctx)
+	why := notes(res.Findings, stsNotes)
 	switch res.FetchState {
 	case mtasts.NotAnnounced:
-		if nullMX {
-			return judge(stsNoMail, nil, nil, d)
-		}
-		return judge(stsMissing, nil, nil, d)
+		return absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
 	case mtasts.Inconclusive:
 		if res.AnnouncementRecordCount < 0 {
 			return inconclusiveVerdict(d)
 		}
-		return judge(stsFetchUnknown, nil, nil, d)
+		return judge(stsFetchUnknown, nil, why, d)
 	case mtasts.NotAttempted:
-		return judge(stsBadAnnounce, nil, nil, d)
+		return judge(stsBadAnnounce, nil, why, d)
 	case mtasts.Unreachable:
-		return judge(stsUnreachable, nil, notes(res.Findings, stsNotes), d)
+		return judge(stsUnreachable, nil, why, d)
 	}
 	if !res.PolicyValid {
-		return judge(stsInvalid, nil, notes(res.Findings, stsNotes), d)
+		return judge(stsInvalid, nil, why, d)
 	}
-	applied := rulesFor(res.Findings, stsRules, nil)
+	state := stsEnforce
 	switch res.PolicyMode {
 	case mtasts.ModeTesting:
-		applied = append(applied, stsTesting)
+		state = stsTesting
 	case mtasts.ModeNone:
-		applied = append(applied, stsModeNone)
+		state = stsModeNone
 	}
-	if cov := mtasts.Covers(res.Policy, mxSet); len(mxSet) > 0 && cov.Uncovered > 0 && res.PolicyMode != mtasts.ModeNone {
-		rl := stsUncoveredTry
-		if res.PolicyMode == mtasts.ModeEnforce {
-			rl = stsUncovered
-		}
-		rl.args = []int{cov.Uncovered}
-		applied = append(applied, rl)
-	}
-	facts := notes(res.Findings, stsNotes)
+	findings, facts := stsCoverage(res, mxs)
+	findings = append(findings, rulesFor(res.Findings, stsRules, nil)...)
+	facts = append(facts, why...)
 	if res.MaxAge >= 0 {
 		facts = append(facts, stsFactMaxAge.with(int(res.MaxAge)))
 	}
-	return judge(stsPass, applied, facts, d)
+	return judgeState(state, findings, facts, d)
 }
 
-// waitMX waits for the mx check and returns its exchange set, and whether
-// the domain publishes a null MX. It gives up when ctx ends.
-func (r *run) waitMX(ctx context.Context) ([]string, bool) {
+// stsCoverage judges whether the policy's mx patterns cover the domain's
+// MX hosts (RFC 8461 §4.1), with the MX set the mx check found.
+func stsCoverage(res mtasts.Result, mxs mxFacts) ([]rule, []LocalizedText) {
+	if !mxs.known {
+		return []rule{stsMXUnknown}, nil
+	}
+	if len(mxs.hosts) == 0 || res.PolicyMode == mtasts.ModeNone {
+		return nil, nil
+	}
+	cov := mtasts.Covers(res.Policy, mxs.hosts)
+	if cov.Uncovered == 0 {
+		return nil, []LocalizedText{stsFactCovered.with(cov.Covered)}
+	}
+	rl := stsUncoveredTry
+	if res.PolicyMode == mtasts.ModeEnforce {
+		rl = stsUncovered
+	}
+	rl.args = []int{cov.Uncovered}
+	return []rule{rl}, nil
+}
+
+// mxFacts is what the mx check tells the others.
+type mxFacts struct {
+	known  bool     // the MX lookup was conclusive
+	hosts  []string // the exchanges (or the domain, for an implicit MX); never serialised
+	nullMX bool     // the domain publishes a null MX (RFC 7505)
+}
+
+// waitMX waits for the mx check. When ctx ends first, or the MX lookup
+// was inconclusive, the facts are unknown.
+func (r *run) waitMX(ctx context.Context) mxFacts {
 	select {
 	case <-r.mxDone:
-		return r.mxSet, r.nullMX
-	case <-ctx.Done():
-		return nil, false
+		return r.mx
+	default:
 	}
+	select {
+	case <-r.mxDone:
+		return r.mx
+	case <-ctx.Done():
+		return mxFacts{}
+	}
+}
+
+// absentVerdict is the verdict when a record that only matters to a
+// domain that receives mail is absent: missing, or not needed for a null
+// MX; when the MX lookup was inconclusive, missing with that said.
+func absentVerdict(missing, notNeeded rule, where text, mxs mxFacts, d Diagnostics) verdict {
+	facts := []LocalizedText{where.with()}
+	switch {
+	case mxs.known && mxs.nullMX:
+		return judge(notNeeded, nil, facts, d)
+	case !mxs.known:
+		facts = append(facts, stsFactMXMaybe.with())
+	}
+	return judge(missing, nil, facts, d)
 }
 
 func mtastsDiagnostics(res mtasts.Result) *MtaStsDiagnostics {

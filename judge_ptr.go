@@ -9,17 +9,18 @@ import (
 )
 
 var (
-	ptrPass     = rule{status: StatusPass, severity: SeverityInfo, say: msg("发件 IP 有反向解析记录，且正向解析能确认回到该 IP。", "The sending IP has a reverse DNS name that resolves back to the same IP.")}
-	ptrNoPTR    = rule{status: StatusFail, severity: SeverityHigh, say: msg("发件 IP 没有反向解析（PTR）记录，许多接收方会拒收或降低其邮件评分。", "The sending IP has no reverse DNS (PTR) record; many receivers reject or down-rank its mail.")}
-	ptrMismatch = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析得到的名称无法正向解析回该 IP，正向确认失败。", "The reverse DNS names do not resolve back to the IP, so forward confirmation fails.")}
-	ptrUnknown  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分正向查询没有得到明确结果，无法确认反向解析。", "Some forward lookups gave no conclusive answer, so the reverse DNS could not be confirmed.")}
-	ptrRules    = map[ptr.Code]rule{
+	ptrPass         = rule{status: StatusPass, severity: SeverityInfo, say: msg("发件 IP 有反向解析名称，且该名称的正向解析指回同一 IP（正向确认通过）。", "The sending IP has a reverse DNS name that resolves back to the same IP (forward-confirmed).")}
+	ptrNoPTR        = rule{status: StatusFail, severity: SeverityHigh, say: msg("发件 IP 没有反向解析（PTR）记录，许多接收方会拒收或降低其邮件评分。", "The sending IP has no reverse DNS (PTR) record; many receivers reject or down-rank its mail.")}
+	ptrMismatch     = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析得到的名称无法正向解析回该 IP，正向确认失败。", "The reverse DNS names do not resolve back to the IP, so forward confirmation fails.")}
+	ptrNoUsableName = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析名称都不是可用的主机名，无法进行正向确认。", "None of the reverse DNS names is a usable host name, so forward confirmation is impossible.")}
+	ptrUnknown      = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分正向查询没有得到明确结果，无法确认反向解析。", "Some forward lookups gave no conclusive answer, so the reverse DNS could not be confirmed.")}
+	ptrRules        = map[ptr.Code]rule{
 		ptr.CodeLocalhostName: {status: StatusWarn, severity: SeverityMedium, say: msg("反向解析指向 localhost，这不是一个可用的发件主机名。", "The reverse DNS name is localhost, which is not a usable sender host name.")},
-		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("有反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},
-		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称过多，只检查了其中 8 个；建议只保留一个。", "The IP has many reverse DNS names and only 8 were checked; one is recommended.")},
+		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("部分反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},
+		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称超过 8 个，只对其中 8 个做了正向查询。", "The IP has more than 8 reverse DNS names; only 8 were looked up forward.")},
 		ptr.CodeGenericName:   {status: StatusWarn, severity: SeverityLow, say: msg("反向解析名称看起来是接入网的通用名称（包含 IP 数字），部分接收方会将其视为家用或动态地址。", "The reverse DNS name looks generic (it embeds the IP's digits); some receivers treat such names as residential or dynamic.")},
 	}
-	ptrFactNames = msg("反向解析名称：%d 个，其中做了正向查询的：%d 个。", "Reverse DNS names found: %d; looked up forward: %d.")
+	ptrFactNames = msg("反向解析名称共 %d 个，其中 %d 个做了正向查询。", "Reverse DNS names found: %d; looked up forward: %d.")
 )
 
 // ptrBaseDiagnostics returns the PTR diagnostics that depend only on the
@@ -46,13 +47,15 @@ func (r *run) checkPTR(ctx context.Context) verdict {
 		return judge(ptrNoPTR, nil, nil, d)
 	}
 	main := ptrPass
-	switch res.Confirmed {
-	case ptr.NotConfirmed:
+	switch {
+	case res.Confirmed == ptr.NotConfirmed && res.ForwardQueries == 0:
+		main = ptrNoUsableName
+	case res.Confirmed == ptr.NotConfirmed:
 		main = ptrMismatch
-	case ptr.Unknown:
+	case res.Confirmed == ptr.Unknown:
 		main = ptrUnknown
 	}
-	return judge(main, append([]rule{main}, rulesFor(res.Findings, ptrRules, nil)...), facts, d)
+	return judgeState(main, rulesFor(res.Findings, ptrRules, nil), facts, d)
 }
 
 func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {

@@ -11,11 +11,12 @@ import (
 const spfLookupLimit = spf.MaxLookups
 
 var (
-	spfPass       = rule{status: StatusPass, severity: SeverityInfo, say: msg("SPF 记录有效，并明确拒绝或标记未授权的发件服务器。", "The SPF record is valid and rejects or flags servers it does not authorize.")}
-	spfSyntax     = rule{status: StatusFail, severity: SeverityHigh, say: msg("SPF 记录有语法错误，接收方会将其视为永久错误（permerror）。", "The SPF record has a syntax error; receivers treat it as a permanent error (permerror).")}
-	spfSubRecord  = rule{status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 引用的域名没有唯一有效的 SPF 记录，接收方会将其视为永久错误。", "An include or redirect points to a domain without exactly one valid SPF record; receivers treat this as a permanent error.")}
-	spfSubUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分 include、redirect 或机制的 DNS 查询没有得到明确结果，以下计数是下限。", "Some include, redirect or mechanism lookups gave no conclusive answer, so the counts below are lower bounds.")}
-	spfRules      = map[spf.Code]rule{
+	spfPass        = rule{status: StatusPass, severity: SeverityInfo, say: msg("SPF 记录有效，并以 -all 或 ~all 结尾：未列出的服务器会得到失败或软失败结果。", "The SPF record is valid and ends in -all or ~all, so servers it does not list get a fail or soft fail.")}
+	spfSyntax      = rule{status: StatusFail, severity: SeverityHigh, say: msg("SPF 记录有语法错误，接收方会将其视为永久错误（permerror）。", "The SPF record has a syntax error; receivers treat it as a permanent error (permerror).")}
+	spfSubRecord   = rule{status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 引用的域名没有唯一有效的 SPF 记录，接收方会将其视为永久错误。", "An include or redirect points to a domain without exactly one valid SPF record; receivers treat this as a permanent error.")}
+	spfSubUnknown  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分 include 或 redirect 引用的记录没有查到明确结果，策略未能完整展开；接收方此时会得到临时错误（temperror）。", "Some include or redirect targets gave no conclusive answer, so the policy could not be expanded completely; receivers would get a temporary error (temperror).")}
+	spfTermUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分 a、mx 或 exists 机制的 DNS 查询没有得到明确结果，接收方此时会得到临时错误（temperror）。", "Some a, mx or exists lookups gave no conclusive answer; receivers would get a temporary error (temperror).")}
+	spfRules       = map[spf.Code]rule{
 		spf.CodeNoRecord:                {status: StatusFail, severity: SeverityHigh, say: msg("没有 SPF 记录，接收方无法判断哪些服务器可以代表该域名发信。", "There is no SPF record, so receivers cannot tell which servers may send mail for the domain.")},
 		spf.CodeMultipleRecords:         {status: StatusFail, severity: SeverityHigh, say: msg("找到 %d 条 SPF 记录；一个域名只能有一条，接收方会将其视为永久错误。", "%d SPF records were found; a domain may publish only one, and receivers treat this as a permanent error.")},
 		spf.CodeSyntaxVersion:           spfSyntax,
@@ -38,11 +39,11 @@ var (
 		spf.CodeRedirectInvalid:         spfSubRecord,
 		spf.CodeIncludeInconclusive:     spfSubUnknown,
 		spf.CodeRedirectInconclusive:    spfSubUnknown,
-		spf.CodeTermInconclusive:        spfSubUnknown,
+		spf.CodeTermInconclusive:        spfTermUnknown,
 		spf.CodeLoop:                    {status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 形成了循环引用，接收方会将其视为永久错误。", "The includes or redirects form a loop, which receivers treat as a permanent error.")},
 		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")},
 		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %d 次查询没有返回任何记录，超过了 2 次的上限，接收方会将其视为永久错误。", "%d lookups returned no records, more than the limit of 2, so receivers treat the record as a permanent error.")},
-		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制对应的邮件服务器超过 10 台，接收方会将其视为永久错误。", "An mx mechanism names more than 10 mail servers, which receivers treat as a permanent error.")},
+		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制指向的收件服务器超过 10 台，接收方会将其视为永久错误。", "An mx mechanism points to more than 10 mail servers, which receivers treat as a permanent error.")},
 		spf.CodeAllPass:                 {status: StatusFail, severity: SeverityHigh, say: msg("记录以 +all 结尾，等于允许任何服务器代表该域名发信。", "The record ends in +all, which authorizes every server in the world to send as the domain.")},
 		spf.CodeAllNeutral:              {status: StatusFail, severity: SeverityHigh, say: msg("记录以 ?all 结尾，对未列出的服务器不表态，起不到保护作用。", "The record ends in ?all, which says nothing about unlisted servers and so protects nothing.")},
 		spf.CodeSafetyBound:             {status: StatusWarn, severity: SeverityMedium, say: msg("引用链过长，超出本服务的展开上限，未能全部检查。", "The include chain is longer than this service expands, so it was not checked completely.")},
@@ -50,14 +51,17 @@ var (
 		spf.CodeRecordTooLong:           {status: StatusWarn, severity: SeverityMedium, say: msg("SPF 记录超过 512 字节，可能导致部分接收方的 DNS 查询失败。", "The SPF record is longer than 512 bytes, which can make DNS lookups fail at some receivers.")},
 		spf.CodeRecordLong:              {status: StatusWarn, severity: SeverityLow, say: msg("SPF 记录超过 450 字节，接近 DNS 响应的安全大小。", "The SPF record is longer than 450 bytes, close to the safe size of a DNS answer.")},
 		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
+		spf.CodePTRMacro:                {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了不推荐的 %{p} 宏，它依赖反向解析，慢且不可靠。", "The record uses the %{p} macro, which depends on reverse DNS and is slow and unreliable; RFC 7208 advises against it.")},
 		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
 	}
+	spfLimitAtLeast     = rule{status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 至少需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes at least %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")}
+	spfFactNoRecord     = msg("该域名的 TXT 记录中没有以 v=spf1 开头的。", "None of the domain's TXT records starts with v=spf1.")
 	spfFactCount        = msg("评估所需的 DNS 查询：%d 次（上限 10 次）。", "DNS lookups needed for evaluation: %d (limit 10).")
 	spfFactCountLower   = msg("评估所需的 DNS 查询：至少 %d 次（上限 10 次）。", "DNS lookups needed for evaluation: at least %d (limit 10).")
 	spfFactVoid         = msg("没有返回记录的查询：%d 次（上限 2 次）。", "Lookups that returned no records: %d (limit 2).")
-	spfFactMacro        = msg("使用依赖发件人的宏的机制：%d 处；不知道具体邮件时无法展开。", "Terms with sender-dependent macros: %d; they cannot be expanded without an actual message.")
-	spfFactSoftfail     = msg("未授权的服务器会被标记为软失败（~all）；配合 DMARC 执行策略即可拒收。", "Unauthorized servers get a soft fail (~all); with an enforcing DMARC policy such mail is still rejected.")
-	spfFactNearMiss     = msg("有一条 TXT 记录看起来像 SPF，但版本标签写错了，因此不会被识别。", "A TXT record looks like SPF, but its version tag is wrong, so it is not recognised.")
+	spfFactMacro        = msg("有 %d 处机制使用了依赖发件人信息的宏，脱离具体邮件无法展开。", "Terms with sender-dependent macros: %d; they cannot be expanded without an actual message.")
+	spfFactSoftfail     = msg("未列出的服务器会得到软失败结果（~all）：接收方通常仍会接收，但可能加以标记；是否拒收取决于 DMARC 策略。", "Unlisted servers get a soft fail (~all): receivers usually accept such mail but may mark it; whether it is refused depends on the DMARC policy.")
+	spfFactNearMiss     = msg("有一条 TXT 记录看起来像 SPF，但版本标签不正确，因此不会被识别。", "A TXT record looks like SPF, but its version tag is wrong, so it is not recognised.")
 	spfFactTypeSPF      = msg("只找到已废弃的 SPF 类型（99）记录，接收方只读取 TXT 记录。", "Only an obsolete SPF-type (99) record exists; receivers read TXT records only.")
 	spfFactRedirectSkip = msg("记录同时含有 all 和 redirect，redirect 会被忽略。", "The record has both all and redirect, so the redirect is ignored.")
 )
@@ -67,6 +71,7 @@ var spfNotes = map[spf.Code]text{
 	spf.CodeNearMiss:        spfFactNearMiss,
 	spf.CodeTypeSPFOnly:     spfFactTypeSPF,
 	spf.CodeRedirectIgnored: spfFactRedirectSkip,
+	spf.CodeUnknownModifier: msg("记录中有未知的修饰符，接收方会忽略它；这往往是拼写错误。", "The record has an unknown modifier, which receivers ignore; this is often a typo."),
 }
 
 func (r *run) checkSPF(ctx context.Context) verdict {
@@ -84,12 +89,19 @@ func (r *run) checkSPF(ctx context.Context) verdict {
 		spf.CodeLookupLimitExceeded: {res.LookupCount},
 		spf.CodeVoidLimitExceeded:   {res.VoidLookups},
 	}
-	return judge(spfPass, rulesFor(res.Findings, spfRules, args), spfFacts(res), d)
+	table := spfRules
+	if !res.LookupComplete {
+		table = withRule(spfRules, spf.CodeLookupLimitExceeded, spfLimitAtLeast)
+	}
+	return judge(spfPass, rulesFor(res.Findings, table, args), spfFacts(res), d)
 }
 
 func spfFacts(res spf.Result) []LocalizedText {
 	var out []LocalizedText
 	has := codeSet(res.Findings)
+	if has[spf.CodeNoRecord] {
+		out = append(out, spfFactNoRecord.with())
+	}
 	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
 			out = append(out, spfFactCount.with(res.LookupCount))

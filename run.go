@@ -37,6 +37,9 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		go func() {
 			defer func() {
 				if p := recover(); p != nil {
+					if r.cfg.OnPanic != nil {
+						r.cfg.OnPanic(s.id)
+					}
 					s.ch <- r.fallback(s.id, txtInternal)
 				}
 			}()
@@ -44,18 +47,19 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		}()
 	}
 	out := make([]CheckSummary, len(slots))
-	var grace <-chan time.Time
+	// One grace period for all late checks: a closed channel releases
+	// every slot still waiting, however many overran the deadline.
+	grace := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(checkGrace, func() { close(grace) }) })
+	defer stop()
 	for i, s := range slots {
 		var v verdict
 		select {
 		case v = <-s.ch:
-		case <-ctx.Done():
-			if grace == nil {
-				grace = time.After(checkGrace)
-			}
+		case <-grace:
 			select {
-			case v = <-s.ch:
-			case <-grace:
+			case v = <-s.ch: // finished just in time
+			default:
 				v = r.fallback(s.id, txtTimedOut)
 			}
 		}
@@ -97,7 +101,13 @@ func inconclusiveVerdict(d Diagnostics, details ...LocalizedText) verdict {
 // internally: warn/medium, with diagnostics whose facts are all unknown,
 // so the response keeps the shape the contract promises.
 func (r *run) fallback(id CheckID, why text) verdict {
-	return verdict{status: StatusWarn, severity: SeverityMedium, summary: why.with(), diagnostics: r.unknownDiagnostics(id)}
+	return verdict{
+		status:      StatusWarn,
+		severity:    SeverityMedium,
+		summary:     why.with(),
+		details:     []LocalizedText{txtNotFinishedDetails.with()},
+		diagnostics: r.unknownDiagnostics(id),
+	}
 }
 
 // unknownDiagnostics returns the diagnostics of check id with every fact

@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"net/netip"
 	"sync"
 	"time"
@@ -44,9 +45,13 @@ type Config struct {
 	QueryBudget int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
-	// OnLeak, when set, is called with the number of texts the redaction
-	// guard had to replace in one result. It never receives the values.
+	// OnLeak, when set, is called with the number of checks whose texts
+	// the redaction guard had to replace in one result. It never receives
+	// the values.
 	OnLeak func(n int)
+	// OnPanic, when set, is called with the id of a check that panicked
+	// (and was reported as not determined).
+	OnPanic func(CheckID)
 }
 
 // Scanner runs scans. It is safe for concurrent use.
@@ -78,9 +83,8 @@ type run struct {
 	ip     netip.Addr // invalid when no sending IP was supplied
 
 	mxOnce sync.Once
-	mxDone chan struct{} // closed when mxSet and nullMX are set
-	mxSet  []string      // MX exchanges for the MTA-STS pattern match; never serialised
-	nullMX bool          // the domain publishes a null MX (RFC 7505)
+	mxDone chan struct{} // closed when mx is set
+	mx     mxFacts       // what the mx check found, for mta-sts and tls-rpt
 }
 
 func (s *Scanner) newRun() *run {
@@ -105,6 +109,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	if err := ctx.Err(); err != nil {
 		return ScanSummary{}, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
@@ -118,10 +123,9 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 		CheckPTR:    r.checkPTR,
 		CheckCAA:    r.checkCAA,
 	})
-	if r.resolverUnavailable() {
-		return ScanSummary{}, ErrResolverUnavailable
+	if err := r.finish(parent, checks); err != nil {
+		return ScanSummary{}, err
 	}
-	r.scrub(checks)
 	return r.summary(start, s.cfg.Now(), checks), nil
 }
 
@@ -140,18 +144,18 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 	if err := ctx.Err(); err != nil {
 		return PtrCheckSummary{}, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, map[CheckID]checkFunc{CheckPTR: r.checkPTR})
-	if r.resolverUnavailable() {
-		return PtrCheckSummary{}, ErrResolverUnavailable
+	if err := r.finish(parent, checks); err != nil {
+		return PtrCheckSummary{}, err
 	}
-	r.scrub(checks)
 	end := s.cfg.Now()
 	return PtrCheckSummary{
 		SendingIP:  addr.String(),
 		CheckedAt:  end.UTC().Truncate(time.Millisecond),
-		DurationMs: end.Sub(start).Milliseconds(),
+		DurationMs: max(end.Sub(start).Milliseconds(), 0),
 		Check:      checks[0],
 		Disclaimer: txtDisclaimer.with(),
 	}, nil
@@ -196,22 +200,54 @@ func parentOf(name string) string {
 	return ""
 }
 
-// resolverUnavailable reports whether the resolver itself failed: at
-// least one question was sent and none got a DNS reply — each timed out,
-// could not reach a server, or was refused (DESIGN.md section 2).
-func (r *run) resolverUnavailable() bool {
+// finish checks what happened around the checks: the caller gave up
+// (its context's error), or the resolver itself is unusable
+// (ErrResolverUnavailable). Otherwise it runs the redaction guard over the
+// verdicts.
+func (r *run) finish(parent context.Context, checks []CheckSummary) error {
+	if errors.Is(parent.Err(), context.Canceled) {
+		return parent.Err()
+	}
+	if r.resolverUnavailable(parent) {
+		return ErrResolverUnavailable
+	}
+	r.scrub(checks)
+	return nil
+}
+
+// probeName is asked when every question of a scan failed in transport,
+// to tell a dead resolver from one domain whose servers are unreachable:
+// any DNS reply about it, even NXDOMAIN, proves the resolver works.
+const probeName = "com"
+
+// resolverUnavailable reports whether the resolver itself failed: every
+// question of the scan got no DNS reply at all (a timeout, no route, a
+// refusal, or the scan deadline), and a probe question fails the same way
+// (DESIGN.md section 2: one failing name never fails a scan).
+func (r *run) resolverUnavailable(parent context.Context) bool {
 	log := r.dns.Log()
 	if len(log) == 0 {
 		return false
 	}
 	for _, q := range log {
-		switch q.Reason {
-		case resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused:
-		default:
+		if !transportFailure(q.Reason) {
 			return false
 		}
 	}
-	return true
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), probeTimeout)
+	defer cancel()
+	return transportFailure(r.cfg.Resolver.Lookup(ctx, probeName, resolver.TypeSOA).Reason)
+}
+
+// probeTimeout bounds the liveness probe of resolverUnavailable.
+const probeTimeout = 3 * time.Second
+
+func transportFailure(reason resolver.Reason) bool {
+	switch reason {
+	case resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused, resolver.ReasonCanceled:
+		return true
+	}
+	return false
 }
 
 // summary assembles the ScanSummary from the eight verdicts.
@@ -227,7 +263,7 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 		Score:         sc,
 		Grade:         grade,
 		Counts:        counts,
-		Summary:       overallSummary(grade, counts),
+		Summary:       overallSummary(grade, counts, undetermined(checks)),
 		Checks:        checks,
 		Disclaimer:    txtDisclaimer.with(),
 	}
@@ -242,31 +278,45 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 	return out
 }
 
-func overallSummary(g Grade, c StatusCounts) LocalizedText {
+func overallSummary(g Grade, c StatusCounts, undetermined int) LocalizedText {
 	evaluated := c.Pass + c.Warn + c.Fail
 	if evaluated == 0 {
 		return txtOverallNone.with()
 	}
-	return overallTexts[g].with(c.Pass, evaluated)
+	out := overallTexts[g].with(c.Pass, evaluated)
+	if undetermined > 0 {
+		out = joinTexts([]LocalizedText{out, txtOverallUndetermined.with(undetermined)})
+	}
+	return out
 }
 
-// scrub replaces any text that contains a recorded wire value: the
-// catalogue words texts from counts only, so a hit is a bug. It is
-// counted and reported through OnLeak, never logged with the value.
-func (r *run) scrub(checks []CheckSummary) {
+// undetermined counts the checks whose outcome could not be determined.
+func undetermined(checks []CheckSummary) int {
 	n := 0
-	fix := func(t *LocalizedText) {
-		if r.guard.Contains(t.ZH) || r.guard.Contains(t.EN) {
-			*t = txtInternal.with()
+	for _, c := range checks {
+		switch c.Summary {
+		case txtInconclusive.with(), txtTimedOut.with(), txtInternal.with():
 			n++
 		}
 	}
-	for i := range checks {
-		fix(&checks[i].Title)
-		fix(&checks[i].Summary)
-		fix(&checks[i].Details)
+	return n
+}
+
+// scrub replaces the verdict of any check whose texts contain a recorded
+// wire value with the not-determined fallback: the catalogue words texts
+// from counts only, so a hit is a bug. Hits are counted and reported
+// through OnLeak, never logged with the value.
+func (r *run) scrub(checks []CheckSummary) {
+	n := 0
+	for i, c := range checks {
+		if r.leaks(c.Summary) || r.leaks(c.Details) {
+			checks[i] = r.fallback(c.ID, txtInternal).toSummary(c.ID)
+			n++
+		}
 	}
 	if n > 0 && r.cfg.OnLeak != nil {
 		r.cfg.OnLeak(n)
 	}
 }
+
+func (r *run) leaks(t LocalizedText) bool { return r.guard.Contains(t.ZH) || r.guard.Contains(t.EN) }

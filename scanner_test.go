@@ -1,8 +1,11 @@
 package mailauth
 
 import (
+	"strings"
+
 	"context"
 	"errors"
+	"github.com/mailauth/mailauth/spf"
 	"testing"
 	"time"
 
@@ -119,5 +122,86 @@ func TestScannerConcurrentUse(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestScanDeadlineManyLateChecks: checks whose DNS ignores the context
+// must not hold the scan past its deadline, however many there are.
+func TestScanDeadlineManyLateChecks(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
+	stubborn := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		if strings.HasPrefix(name, "_") { // _dmarc, _mta-sts, _smtp._tls: ignore ctx
+			time.Sleep(3 * time.Second)
+		}
+		return mem.Lookup(ctx, name, qtype)
+	})
+	s := New(Config{Resolver: stubborn, ScanTimeout: 200 * time.Millisecond, Now: func() time.Time { return fixedNow }})
+	start := time.Now()
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A correctness bound, not a performance threshold: the stubborn
+	// lookups take 3 s each; the scan must not wait for them.
+	if elapsed := time.Since(start); elapsed >= 2*time.Second {
+		t.Fatalf("scan took %v; late checks held it past its deadline", elapsed)
+	}
+	for _, c := range got.Checks {
+		switch c.ID {
+		case CheckDMARC, CheckMTASTS, CheckTLSRPT:
+			if c.Status != StatusWarn || c.Summary != txtTimedOut.with() {
+				t.Errorf("%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
+			}
+		}
+	}
+}
+
+// TestMTASTSCoverageUnknown: when the MX lookup is inconclusive, an
+// enforce policy cannot pass, since its coverage was not checked.
+func TestMTASTSCoverageUnknown(t *testing.T) {
+	s, lab := newLabScanner(t, scanZone)
+	lab.DNS.SetFault("good.example.com", resolver.TypeMX, dnstest.ServFail)
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got.Checks {
+		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.with()) {
+			t.Fatalf("mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
+		}
+		if c.ID == CheckMX && c.Status == StatusPass {
+			t.Fatal("mx passed on SERVFAIL")
+		}
+	}
+}
+
+// TestCheckIPOneNameFails: a PTR lookup that times out while the resolver
+// answers other questions is a result about that IP, not a dead resolver.
+func TestCheckIPOneNameFails(t *testing.T) {
+	s := memScanner(t, func(r *dnstest.Resolver) {
+		r.SetFault("8.8.8.8.in-addr.arpa", dnstest.AnyType, dnstest.Drop)
+	}, Config{})
+	got, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8"))
+	if err != nil {
+		t.Fatalf("CheckIP: %v", err)
+	}
+	d, ok := got.Check.Diagnostics.(*PtrDiagnostics)
+	if got.Check.Status != StatusWarn || !ok || d.PTRRecordCount != nil || d.ForwardConfirmed != nil {
+		t.Fatalf("check = %+v, want warn with unknown counts", got.Check)
+	}
+}
+
+// TestSPFCodesJudged: every SPF finding code is judged, noted or folded
+// into a count on purpose.
+func TestSPFCodesJudged(t *testing.T) {
+	viaCounts := map[spf.Code]bool{spf.CodeTXTInconclusive: true, spf.CodeVoidLookup: true, spf.CodeMacroUnexpandable: true}
+	for _, c := range spf.Codes() {
+		if _, ok := spfRules[c]; ok {
+			continue
+		}
+		if _, ok := spfNotes[c]; ok || viaCounts[c] {
+			continue
+		}
+		t.Errorf("SPF finding %q has no judgement, note or count", c)
 	}
 }

@@ -122,7 +122,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		Discovery:          DiscoveryInconclusive,
 		TreeWalkQueries:    w.queries,
 		ConflictingRecords: w.conflicting,
-		DomainExistence:    existence(mx, w.direct),
+		DomainExistence:    existence(mx, apex, w.direct),
 	}
 	var codes []Code
 	codes = append(codes, w.codes(domain)...)
@@ -156,20 +156,19 @@ func (w walk) codes(domain string) []Code {
 }
 
 // existence decides whether the author domain exists (RFC 9989 App.
-// A.4): any answer or NODATA means it exists, NXDOMAIN that it does not.
-// An alias whose target is missing still exists. When the MX lookup is
-// inconclusive, a name below the domain that was proved to exist (the
-// direct _dmarc answer was Found or NODATA) proves it exists too.
-func existence(mx, direct resolver.Answer) Existence {
-	switch {
-	case mx.Exists():
-		return Exists
-	case mx.Outcome == resolver.NXDomain && len(mx.CNAMEs) > 0:
-		return Exists
-	case mx.Outcome == resolver.NXDomain:
+// A.4) from the lookups the scan makes of it anyway (MX and TXT at the
+// domain, shared with the mx and spf checks): any answer or NODATA means
+// it exists, NXDOMAIN that it does not. An alias whose target is missing
+// still exists, and so does a domain with a name below it that was proved
+// to exist (the direct _dmarc answer was Found or NODATA).
+func existence(mx, apex, direct resolver.Answer) Existence {
+	for _, a := range []resolver.Answer{mx, apex, direct} {
+		if a.Exists() || (a.Outcome == resolver.NXDomain && len(a.CNAMEs) > 0) {
+			return Exists // an answer, NODATA, or an alias: the name exists
+		}
+	}
+	if mx.Outcome == resolver.NXDomain || apex.Outcome == resolver.NXDomain {
 		return Nonexistent
-	case direct.Exists():
-		return Exists
 	}
 	return ExistenceUnknown
 }

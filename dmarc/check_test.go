@@ -265,17 +265,17 @@ func TestCheck(t *testing.T) {
 				r.Findings = []Code{CodeFOWithoutRUF, CodeInvalidADKIM, CodeInvalidFO, CodeInvalidPSD, CodeInvalidT}
 			})},
 		{name: "existence-unknown", domain: "mail.existence-unknown.dmarc.test",
-			faults: []fault{{"mail.existence-unknown.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			faults: []fault{{"mail.existence-unknown.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
 			want: with(inherited("mail.existence-unknown.dmarc.test", "existence-unknown.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyNone), func(r *Result) {
 				r.Findings = []Code{CodeExistenceUnknown}
 			})},
 		{name: "existence-unknown/timeout", domain: "mail.inherit-np.dmarc.test", // np=reject and sp=quarantine differ
-			faults: []fault{{"mail.inherit-np.dmarc.test", resolver.TypeMX, dnstest.Drop}},
+			faults: []fault{{"mail.inherit-np.dmarc.test", dnstest.AnyType, dnstest.Drop}},
 			want: with(inherited("mail.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine), func(r *Result) {
 				r.Findings = []Code{CodeExistenceUnknown}
 			})},
 		{name: "existence-unknown/no-np", domain: "mail.inherit-sp.dmarc.test", // no np: existence does not matter
-			faults: []fault{{"mail.inherit-sp.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			faults: []fault{{"mail.inherit-sp.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
 			want:   inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine)},
 		{name: "existence-inferred", domain: "existence-inferred.dmarc.test",
 			faults: []fault{{"existence-inferred.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
