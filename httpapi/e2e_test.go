@@ -84,3 +84,30 @@ func TestRealScannerResolverDown(t *testing.T) {
 		}
 	}
 }
+
+// TestRealScannerGolden: one scan and one ptr-check of the real scanner
+// over HTTP, byte for byte (reviewed by hand; the clock is fixed), each
+// also validated against openapi.json by ts.Do.
+func TestRealScannerGolden(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../testdata/zones/scan.zone"}, labPolicies)
+	fixed := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	scanner := mailauth.New(mailauth.Config{
+		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: time.Second, Attempts: 1},
+		HTTPSPort:            lab.HTTPSPort,
+		RootCAs:              lab.RootCAs,
+		AllowLoopbackTargets: true,
+		Now:                  func() time.Time { return fixed },
+	})
+	ts := NewTestServer(t, scanner, Options{})
+	r := ts.PostJSON(t, "/api/scan", `{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("scan: %d %s", r.StatusCode, r.Body)
+	}
+	checkGolden(t, "scan-real.json", r.Body)
+	r = ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"::ffff:8.8.8.8"}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("ptr-check: %d %s", r.StatusCode, r.Body)
+	}
+	checkGolden(t, "ptr-check-real.json", r.Body)
+}
