@@ -11,6 +11,12 @@ type rule struct {
 	args     []int // integer parameters of say, set when the rule applies
 }
 
+// warnLow is the rule of a finding that warns with low severity, the
+// commonest row of the judgement tables.
+func warnLow(zh, en string) rule {
+	return rule{status: StatusWarn, severity: SeverityLow, say: msg(zh, en)}
+}
+
 var statusRank = map[Status]int{StatusInfo: 0, StatusPass: 1, StatusWarn: 2, StatusFail: 3}
 
 var severityRank = map[Severity]int{SeverityInfo: 0, SeverityLow: 1, SeverityMedium: 2, SeverityHigh: 3, SeverityCritical: 4}

@@ -16,15 +16,14 @@ var (
 	caaForbidAll     = rule{status: StatusWarn, severity: SeverityMedium, say: msg("CAA 记录不允许任何证书颁发机构为该域名签发证书。", "The CAA records allow no certificate authority to issue certificates for the domain.")}
 	caaMTASTSForbid  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("适用于 MTA-STS 策略主机的 CAA 记录不允许任何证书颁发机构签发证书，该主机将无法获得或续期证书。", "The CAA records that apply to the MTA-STS policy host allow no certificate authority to issue, so that host cannot obtain or renew a certificate.")}
 	caaMTASTSUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("MTA-STS 策略主机的 CAA 查询没有得到明确结果，证书颁发机构可能拒绝为它签发证书。", "The CAA lookup for the MTA-STS policy host gave no conclusive answer, so certificate authorities may refuse to issue for it.")}
-	caaLow           = func(zh, en string) rule { return rule{status: StatusWarn, severity: SeverityLow, say: msg(zh, en)} }
 	caaRules         = map[caa.Code]rule{
-		caa.CodeInvalidTag:         caaLow("部分 CAA 属性的标签不合法，已被忽略。", "Some CAA properties have an invalid tag and are ignored."),
-		caa.CodeReservedFlags:      caaLow("部分 CAA 属性设置了保留的标志位。", "Some CAA properties set reserved flag bits."),
-		caa.CodeIssueMalformed:     caaLow("部分 issue 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issue properties are malformed, so they authorize no certificate authority."),
-		caa.CodeIssueWildMalformed: caaLow("部分 issuewild 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issuewild properties are malformed, so they authorize no certificate authority."),
-		caa.CodeIssueMailMalformed: caaLow("部分 issuemail 属性的值格式错误。", "Some issuemail properties are malformed."),
-		caa.CodeIssuerTrailingDot:  caaLow("部分证书颁发机构的域名以点结尾，不符合 CAA 语法，各机构的处理方式不一。", "Some issuer names end with a dot, which the CAA grammar does not allow; certificate authorities handle this differently."),
-		caa.CodeIodefInvalid:       caaLow("iodef 报告地址无效。", "The iodef reporting address is invalid."),
+		caa.CodeInvalidTag:         warnLow("部分 CAA 属性的标签不合法，已被忽略。", "Some CAA properties have an invalid tag and are ignored."),
+		caa.CodeReservedFlags:      warnLow("部分 CAA 属性设置了保留的标志位。", "Some CAA properties set reserved flag bits."),
+		caa.CodeIssueMalformed:     warnLow("部分 issue 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issue properties are malformed, so they authorize no certificate authority."),
+		caa.CodeIssueWildMalformed: warnLow("部分 issuewild 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issuewild properties are malformed, so they authorize no certificate authority."),
+		caa.CodeIssueMailMalformed: warnLow("部分 issuemail 属性的值格式错误。", "Some issuemail properties are malformed."),
+		caa.CodeIssuerTrailingDot:  warnLow("部分证书颁发机构的域名以点结尾，不符合 CAA 语法，各机构的处理方式不一。", "Some issuer names end with a dot, which the CAA grammar does not allow; certificate authorities handle this differently."),
+		caa.CodeIodefInvalid:       warnLow("iodef 报告地址无效。", "The iodef reporting address is invalid."),
 	}
 	caaNotes = map[caa.Code]text{
 		caa.CodeUnknownTag: msg("CAA 记录中有未知的非关键属性，已被忽略。", "The CAA records have unknown non-critical properties, which are ignored."),

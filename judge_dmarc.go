@@ -15,19 +15,18 @@ var (
 	dmarcNone           = rule{status: StatusWarn, severity: SeverityMedium, say: msg("DMARC 策略为 none：只收集报告，不会阻止冒用邮件。", "The DMARC policy is none: it only collects reports and does not stop spoofed mail.")}
 	dmarcFallback       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("策略标签缺失或无效，由于记录带有有效的汇总报告地址，接收方按 none 处理。", "The policy tag is missing or invalid; because the record has a valid aggregate-report address, receivers treat it as none.")}
 	dmarcTestMode       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
-	dmarcLow            = func(zh, en string) rule { return rule{status: StatusWarn, severity: SeverityLow, say: msg(zh, en)} }
 	dmarcRules          = map[dmarc.Code]rule{
-		dmarc.CodeLegacyPct:           dmarcLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
-		dmarc.CodeDuplicateTag:        dmarcLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
-		dmarc.CodeUppercaseVersionTag: dmarcLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
-		dmarc.CodeMalformedTag:        dmarcLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
-		dmarc.CodeInvalidADKIM:        dmarcLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidASPF:         dmarcLow("aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidT:            dmarcLow("t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
-		dmarc.CodeInvalidPSD:          dmarcLow("psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
-		dmarc.CodeInvalidFO:           dmarcLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
-		dmarc.CodeInvalidRUF:          dmarcLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
-		dmarc.CodeNearerRecordIgnored: dmarcLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
+		dmarc.CodeLegacyPct:           warnLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
+		dmarc.CodeDuplicateTag:        warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
+		dmarc.CodeUppercaseVersionTag: warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
+		dmarc.CodeMalformedTag:        warnLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
+		dmarc.CodeInvalidADKIM:        warnLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidASPF:         warnLow("aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidT:            warnLow("t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
+		dmarc.CodeInvalidPSD:          warnLow("psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
+		dmarc.CodeInvalidFO:           warnLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
+		dmarc.CodeInvalidRUF:          warnLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
+		dmarc.CodeNearerRecordIgnored: warnLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
 		dmarc.CodeExistenceUnknown:    {status: StatusWarn, severity: SeverityMedium, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
 	}
 	dmarcNotes = map[dmarc.Code]text{

@@ -1,6 +1,9 @@
 package caa
 
-import "github.com/mailauth/mailauth/resolver"
+import (
+	"github.com/mailauth/mailauth/internal/findings"
+	"github.com/mailauth/mailauth/resolver"
+)
 
 // issuers collects the issuer domain names of one kind of property.
 type issuers struct {
@@ -10,13 +13,13 @@ type issuers struct {
 
 // add records one property value; malformed values authorize no CA
 // (RFC 8659 §4.2) and add the code bad.
-func (is *issuers) add(value string, f *findings, bad Code) {
+func (is *issuers) add(value string, f *findings.Set[Code], bad Code) {
 	is.present = true
 	v, err := ParseIssuerValue(value)
 	if err != nil {
-		f.add(bad)
+		f.Add(bad)
 		if trailingDot(value) {
-			f.add(CodeIssuerTrailingDot)
+			f.Add(CodeIssuerTrailingDot)
 		}
 		return
 	}
@@ -35,7 +38,7 @@ func (is issuers) permits() bool { return !is.present || len(is.names) > 0 }
 
 // evaluate computes what a non-empty relevant record set allows.
 func evaluate(recs []resolver.Record) Set {
-	var f findings
+	var f findings.Set[Code]
 	var issue, wild, mail issuers
 	critical := false
 	for _, rec := range recs {
@@ -51,7 +54,7 @@ func evaluate(recs []resolver.Record) Set {
 			mail.add(p.Value, &f, CodeIssueMailMalformed)
 		case TagIodef:
 			if !validIodef(p.Value) {
-				f.add(CodeIodefInvalid)
+				f.Add(CodeIodefInvalid)
 			}
 		}
 	}
@@ -69,25 +72,25 @@ func evaluate(recs []resolver.Record) Set {
 		WildcardIssuerCount: len(wild.names),
 		MailIssuerCount:     len(mail.names),
 		CriticalUnknown:     critical,
-		Findings:            f.list(),
+		Findings:            f.InOrder(order),
 	}
 }
 
 // checkTag adds the findings about p's flags and tag and reports whether
 // p is critical with a tag a CA does not understand (RFC 8659 §4.1).
-func checkTag(p Property, f *findings) bool {
+func checkTag(p Property, f *findings.Set[Code]) bool {
 	if p.Flags&^FlagCritical != 0 {
-		f.add(CodeReservedFlags)
+		f.Add(CodeReservedFlags)
 	}
 	_, known := p.Known()
 	switch {
 	case !ValidTag(p.Tag):
-		f.add(CodeInvalidTag)
+		f.Add(CodeInvalidTag)
 	case !known && !p.Critical():
-		f.add(CodeUnknownTag)
+		f.Add(CodeUnknownTag)
 	}
 	if p.Critical() && !p.understood() {
-		f.add(CodeCriticalUnknown)
+		f.Add(CodeCriticalUnknown)
 		return true
 	}
 	return false
@@ -98,24 +101,4 @@ var order = []Code{
 	CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags,
 	CodeIssueMalformed, CodeIssueWildMalformed, CodeIssueMailMalformed,
 	CodeIssuerTrailingDot, CodeIodefInvalid, CodeClimbTruncated,
-}
-
-// findings collects codes and lists them in a stable order.
-type findings map[Code]bool
-
-func (f *findings) add(c Code) {
-	if *f == nil {
-		*f = findings{}
-	}
-	(*f)[c] = true
-}
-
-func (f findings) list() []Code {
-	var out []Code
-	for _, c := range order {
-		if f[c] {
-			out = append(out, c)
-		}
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -42,7 +43,7 @@ func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Re
 	}
 	facts.Outcome, facts.Reason, facts.Aliased = res.Outcome, res.Reason, res.Aliased
 	facts.RecordCount = len(txts)
-	facts.Findings = normalize(facts.Findings)
+	facts.Findings = findings.Normalize(facts.Findings)
 	return facts
 }
 

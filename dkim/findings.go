@@ -1,7 +1,5 @@
 package dkim
 
-import "slices"
-
 // Code is a stable, machine-readable finding about a DKIM key record.
 // Codes never embed data from the record.
 type Code string
@@ -80,14 +78,4 @@ var unusable = map[Code]bool{
 	CodeKeyMissing: true, CodeKeyRevoked: true, CodeInvalidBase64: true,
 	CodeInvalidKey: true, CodeKeyTooShort: true, CodeInvalidEd25519Length: true,
 	CodeUnknownKeyType: true, CodeSHA256NotAllowed: true, CodeServiceNotEmail: true,
-}
-
-// normalize sorts codes and removes duplicates, so findings have one
-// deterministic order. It reuses the backing array of codes.
-func normalize(codes []Code) []Code {
-	if len(codes) == 0 {
-		return nil
-	}
-	slices.Sort(codes)
-	return slices.Compact(codes)
 }

@@ -4,6 +4,8 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
+
+	"github.com/mailauth/mailauth/internal/findings"
 )
 
 // inspect decodes the key of r, sets r.KeyBits and returns the findings
@@ -32,7 +34,7 @@ func (r *Record) inspect() []Code {
 	if r.TestMode() {
 		codes = append(codes, CodeTestMode)
 	}
-	return normalize(codes)
+	return findings.Normalize(codes)
 }
 
 // decodeKey decodes the base64 p value for key type kt and returns the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -136,7 +137,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 			codes = append(codes, external(ctx, r, sel.domain, sel.rec.RUA)...)
 		}
 	}
-	res.Findings = normalize(codes)
+	res.Findings = findings.Normalize(codes)
 	return res
 }
 

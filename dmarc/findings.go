@@ -1,7 +1,5 @@
 package dmarc
 
-import "slices"
-
 // Code is a stable snake_case finding. Codes are facts for the caller to
 // judge and word; they carry no data from the record or the DNS.
 type Code string
@@ -107,12 +105,3 @@ const (
 	// lookup was inconclusive) (RFC 9990 §3).
 	CodeExternalUnverified Code = "rua_external_unverified"
 )
-
-// normalize sorts codes and removes duplicates.
-func normalize(codes []Code) []Code {
-	if len(codes) == 0 {
-		return nil
-	}
-	slices.Sort(codes)
-	return slices.Compact(codes)
-}

@@ -1,6 +1,10 @@
 package dmarc
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mailauth/mailauth/internal/findings"
+)
 
 // Select keeps the TXT strings that begin with the DMARC version tag
 // (RFC 9989 §4.10 steps 2 and 6): "v" (any case), optional whitespace,
@@ -92,7 +96,7 @@ func (p *parser) run() {
 		p.tag(t)
 	}
 	p.finish()
-	p.rec.Findings = normalize(p.findings)
+	p.rec.Findings = findings.Normalize(p.findings)
 }
 
 func (p *parser) add(c Code) { p.findings = append(p.findings, c) }

@@ -30,19 +30,9 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 		writeError(w, r, *e)
 		return
 	}
-	release, e := h.acquire(r.Context())
-	if e != nil {
-		writeError(w, r, *e)
-		return
-	}
-	defer release()
-	sum, err := h.svc.Scan(r.Context(), req)
-	if err != nil {
-		writeError(w, r, h.failure(r, err))
-		return
-	}
-	w.Header().Set("Link", linkServiceDesc)
-	writeJSON(w, r, http.StatusOK, sum)
+	h.diagnose(w, r, linkServiceDesc, func(ctx context.Context) (any, error) {
+		return h.svc.Scan(ctx, req)
+	})
 }
 
 // ptrCheck answers POST /api/ptr-check after the pipeline.
@@ -57,16 +47,28 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 		writeError(w, r, inputError(err))
 		return
 	}
+	h.diagnose(w, r, "", func(ctx context.Context) (any, error) {
+		return h.svc.CheckIP(ctx, ip)
+	})
+}
+
+// diagnose runs one validated diagnostic once it is admitted (acquire) and
+// answers with its summary, or with the error that stopped it. A non-empty
+// link is sent as the Link header of a successful answer.
+func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
 	release, e := h.acquire(r.Context())
 	if e != nil {
 		writeError(w, r, *e)
 		return
 	}
 	defer release()
-	sum, err := h.svc.CheckIP(r.Context(), ip)
+	sum, err := run(r.Context())
 	if err != nil {
 		writeError(w, r, h.failure(r, err))
 		return
+	}
+	if link != "" {
+		w.Header().Set("Link", link)
 	}
 	writeJSON(w, r, http.StatusOK, sum)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -86,7 +87,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	if f.state == Fetched {
 		res.applyPolicy(f.body, opts)
 	}
-	res.Findings = sortCodes(res.Findings)
+	res.Findings = findings.Normalize(res.Findings)
 	return res
 }
 

@@ -1,7 +1,5 @@
 package mtasts
 
-import "sort"
-
 // Code is a stable, snake_case finding about an MTA-STS setup. Codes are
 // facts, not judgements: the caller decides status and wording.
 type Code string
@@ -112,20 +110,3 @@ const (
 	// Valid (each line may end either way), but unusual.
 	PolicyMixedLineEndings Code = "policy_mixed_line_endings"
 )
-
-// sortCodes returns the codes sorted and without duplicates.
-func sortCodes(codes []Code) []Code {
-	if len(codes) == 0 {
-		return nil
-	}
-	seen := make(map[Code]bool, len(codes))
-	out := make([]Code, 0, len(codes))
-	for _, c := range codes {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}

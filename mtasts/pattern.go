@@ -1,40 +1,17 @@
 package mtasts
 
-import "strings"
+import (
+	"strings"
 
-// maxNameLength is the longest domain name in presentation form without
-// the trailing dot (RFC 1035 §2.3.4).
-const maxNameLength = 253
+	"github.com/mailauth/mailauth/internal/dnsname"
+)
 
 // ValidPattern reports whether s is a valid mx pattern (RFC 8461 §3.2,
 // §4.1): an RFC 5321 domain of letter-digit-hyphen labels (A-labels only,
 // no trailing dot), optionally preceded by "*." as the whole left-most
 // label. Letters may be of either case.
 func ValidPattern(s string) bool {
-	name := strings.TrimPrefix(s, "*.")
-	if name == "" || len(name) > maxNameLength {
-		return false
-	}
-	for label := range strings.SplitSeq(name, ".") {
-		if !validLDHLabel(label) {
-			return false
-		}
-	}
-	return true
-}
-
-// validLDHLabel reports whether s is Let-dig [Ldh-str] (RFC 5321 §4.1.2)
-// of at most 63 octets (RFC 1035 §2.3.4).
-func validLDHLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if c := s[i]; !isAlnum(c) && c != '-' {
-			return false
-		}
-	}
-	return true
+	return dnsname.IsLDHName(strings.TrimPrefix(s, "*."))
 }
 
 // Matches reports whether the MX host name host matches one of p's valid

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mailauth/mailauth/internal/tagrec"
 )
 
 // Limits of the policy file (RFC 8461 §3.2, §3.3).
@@ -135,7 +137,7 @@ func (rep *policyReport) parseLine(line string, seen map[string]bool) {
 		return
 	}
 	value = strings.Trim(value, " \t")
-	if !validExtName(key) {
+	if !tagrec.ValidExtensionName(key) {
 		rep.fail(syntaxErr(line, PolicySyntax, "invalid key"))
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mailauth/mailauth/internal/findings"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -86,7 +88,7 @@ func TestParsePolicy(t *testing.T) {
 				t.Fatalf("ParsePolicy = %#v, want %#v", got, tc.want)
 			}
 			rep := parsePolicy(tc.in)
-			codes := sortCodes(rep.codes())
+			codes := findings.Normalize(rep.codes())
 			if !reflect.DeepEqual(codes, tc.codes) {
 				t.Fatalf("codes = %v, want %v", codes, tc.codes)
 			}

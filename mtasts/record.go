@@ -1,6 +1,10 @@
 package mtasts
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mailauth/mailauth/internal/tagrec"
+)
 
 // Limits of the announcement record (RFC 8461 §3.1).
 const (
@@ -10,7 +14,7 @@ const (
 	// MaxExtensionNameLength is the longest extension field name: one
 	// letter or digit followed by up to 31 more characters
 	// (RFC 8461 §3.1, §3.2).
-	MaxExtensionNameLength = 32
+	MaxExtensionNameLength = tagrec.MaxExtensionNameLength
 )
 
 // Version is the only version tag of the announcement and of the policy
@@ -40,15 +44,7 @@ type Record struct {
 // String renders r in canonical form: "v=STSv1; " followed by the fields
 // joined with "; ". ParseRecord(r.String()) returns r.
 func (r Record) String() string {
-	var b strings.Builder
-	b.WriteString(versionTag)
-	for _, f := range r.Fields {
-		b.WriteString("; ")
-		b.WriteString(f.Name)
-		b.WriteByte('=')
-		b.WriteString(f.Value)
-	}
-	return b.String()
+	return tagrec.Render(versionTag, r.Fields)
 }
 
 // HasDuplicates reports whether a field name occurs more than once.
@@ -70,24 +66,13 @@ func (r Record) HasDuplicates() bool {
 // separator; a bare "v=STSv1" is counted too, so that it is reported as an
 // invalid announcement rather than overlooked.
 func IsRecord(txt string) bool {
-	rest, ok := strings.CutPrefix(txt, versionTag)
-	if !ok {
-		return false
-	}
-	rest = strings.TrimLeft(rest, " \t")
-	return rest == "" || rest[0] == ';'
+	return tagrec.IsRecord(txt, versionTag)
 }
 
 // Select keeps the TXT strings that are MTA-STS announcements (see
 // IsRecord), in order. Other TXT strings at the same name are ignored.
 func Select(txts []string) []string {
-	var out []string
-	for _, t := range txts {
-		if IsRecord(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return tagrec.Select(txts, versionTag)
 }
 
 // ParseRecord parses one announcement with the ABNF of RFC 8461 §3.1:
@@ -159,10 +144,10 @@ func parseRecordField(field string) (Field, error) {
 		}
 		return Field{Name: name, Value: value}, nil
 	}
-	if !validExtName(name) {
+	if !tagrec.ValidExtensionName(name) {
 		return Field{}, syntaxErr(field, AnnouncementSyntax, "invalid field name")
 	}
-	if !validRecordExtValue(value) {
+	if !tagrec.ValidExtensionValue(value) {
 		return Field{}, syntaxErr(field, AnnouncementSyntax, "invalid field value")
 	}
 	return Field{Name: name, Value: value}, nil
@@ -175,34 +160,6 @@ func validID(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		if !isAlnum(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// validExtName reports whether s is (ALPHA / DIGIT) 0*31(ALPHA / DIGIT /
-// "_" / "-" / ".") (RFC 8461 §3.1, §3.2).
-func validExtName(s string) bool {
-	if len(s) == 0 || len(s) > MaxExtensionNameLength || !isAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isAlnum(c) && c != '_' && c != '-' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// validRecordExtValue reports whether s is 1*(%x21-3A / %x3C / %x3E-7E)
-// (RFC 8461 §3.1): visible ASCII except ";" and "=".
-func validRecordExtValue(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == ';' || c == '=' {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -35,33 +36,33 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 func explicit(ctx context.Context, r resolver.Resolver, recs []resolver.Record, res *Result) {
 	res.RecordCount = len(recs)
 	names, uses, roots := collect(recs)
-	var f findings
+	var f findings.Set[Code]
 	if len(names) == 0 {
 		// Only root exchanges: RFC 7505 §3 allows exactly one, at preference 0.
 		res.Kind = KindNull
 		if len(recs) != 1 || recs[0].Preference != 0 {
-			f.add(CodeNullMXInvalid)
+			f.Add(CodeNullMXInvalid)
 		}
-		res.Findings = f.list()
+		res.Findings = f.InOrder(order)
 		return
 	}
 	res.Kind = KindExplicit
 	if roots > 0 {
-		f.add(CodeNullMXMixed)
+		f.Add(CodeNullMXMixed)
 	}
 	res.Exchanges = names
 	checked := names
 	if len(checked) > MaxExchanges {
 		checked = checked[:MaxExchanges]
-		f.add(CodeTooManyExchanges)
+		f.Add(CodeTooManyExchanges)
 	}
 	hosts := resolveAll(ctx, r, checked)
 	for i := range hosts {
 		hosts[i].duplicated = uses[checked[i]] > 1
 	}
 	res.Counts = tally(hosts, len(names))
-	f.addCounts(res.Counts, len(names) > len(checked))
-	res.Findings = f.list()
+	addCounts(&f, res.Counts, len(names) > len(checked))
+	res.Findings = f.InOrder(order)
 }
 
 // collect returns the distinct non-root exchanges ordered by their lowest
@@ -112,7 +113,7 @@ func implicit(ctx context.Context, r resolver.Resolver, domain string, res *Resu
 	h.notHostname = !isHostname(domain)
 	res.Exchanges = []string{domain}
 	res.Counts = tally([]host{h}, 1)
-	var f findings
-	f.addCounts(res.Counts, false)
-	res.Findings = f.list()
+	var f findings.Set[Code]
+	addCounts(&f, res.Counts, false)
+	res.Findings = f.InOrder(order)
 }

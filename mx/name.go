@@ -3,12 +3,8 @@ package mx
 import (
 	"net/netip"
 	"strings"
-)
 
-// Limits of a host name in presentation form (RFC 1035 §2.3.4).
-const (
-	maxNameLen  = 253
-	maxLabelLen = 63
+	"github.com/mailauth/mailauth/internal/dnsname"
 )
 
 // isIPLiteral reports whether an exchange name is an IP address written
@@ -35,26 +31,5 @@ func isIPLiteral(name string) bool {
 // labels of 1 to 63 letters, digits and hyphens, neither starting nor
 // ending with a hyphen, 253 octets in all.
 func isHostname(name string) bool {
-	if name == "" || len(name) > maxNameLen {
-		return false
-	}
-	for _, label := range strings.Split(name, ".") {
-		if !isLDHLabel(label) {
-			return false
-		}
-	}
-	return true
-}
-
-func isLDHLabel(label string) bool {
-	if label == "" || len(label) > maxLabelLen || label[0] == '-' || label[len(label)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(label); i++ {
-		c := label[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return dnsname.IsLDHName(name)
 }

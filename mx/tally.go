@@ -1,5 +1,7 @@
 package mx
 
+import "github.com/mailauth/mailauth/internal/findings"
+
 // tally sums the facts of the checked hosts; distinct is the number of
 // distinct exchanges, checked or not.
 func tally(hosts []host, distinct int) Counts {
@@ -42,19 +44,9 @@ var order = []Code{
 	CodeExchangeInconclusive, CodeTooManyExchanges, CodeNoUsableExchange,
 }
 
-// findings collects codes and lists them in a stable order.
-type findings map[Code]bool
-
-func (f *findings) add(c Code) {
-	if *f == nil {
-		*f = findings{}
-	}
-	(*f)[c] = true
-}
-
 // addCounts adds the findings the counts imply; truncated tells that some
 // exchanges were not checked.
-func (f *findings) addCounts(c Counts, truncated bool) {
+func addCounts(f *findings.Set[Code], c Counts, truncated bool) {
 	for _, x := range []struct {
 		n    int
 		code Code
@@ -66,20 +58,10 @@ func (f *findings) addCounts(c Counts, truncated bool) {
 		{c.Inconclusive, CodeExchangeInconclusive},
 	} {
 		if x.n > 0 {
-			f.add(x.code)
+			f.Add(x.code)
 		}
 	}
 	if c.Checked > 0 && c.Usable == 0 && c.Inconclusive == 0 && !truncated {
-		f.add(CodeNoUsableExchange)
+		f.Add(CodeNoUsableExchange)
 	}
-}
-
-func (f findings) list() []Code {
-	var out []Code
-	for _, c := range order {
-		if f[c] {
-			out = append(out, c)
-		}
-	}
-	return out
 }

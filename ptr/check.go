@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -28,18 +29,18 @@ func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 		return res
 	}
 	res.ReverseAliased = len(a.CNAMEs) > 0
-	var f findings
+	var f findings.Set[Code]
 	if a.Absent() {
 		res.Confirmed = NotConfirmed
-		f.add(CodeNoPTR)
-		res.Findings = f.list()
+		f.Add(CodeNoPTR)
+		res.Findings = f.InOrder(order)
 		return res
 	}
 	names := distinct(a.Targets())
 	res.NameCount = len(names)
 	selected := classify(names, addr, &res, &f)
 	confirm(ctx, r, addr, selected, &res, &f)
-	res.Findings = f.list()
+	res.Findings = f.InOrder(order)
 	return res
 }
 
@@ -61,18 +62,18 @@ func distinct(targets []string) []string {
 // classify counts invalid and localhost names, flags generic ones, and
 // returns the valid host names selected for forward lookups: the first
 // MaxForward in sorted order.
-func classify(names []string, addr netip.Addr, res *Result, f *findings) []string {
+func classify(names []string, addr netip.Addr, res *Result, f *findings.Set[Code]) []string {
 	var valid []string
 	for _, n := range names {
 		if isGeneric(n, addr) {
-			f.add(CodeGenericName)
+			f.Add(CodeGenericName)
 		}
 		switch {
 		case isLocalhost(n):
-			f.add(CodeLocalhostName)
+			f.Add(CodeLocalhostName)
 		case !isHostname(n):
 			res.InvalidNameCount++
-			f.add(CodeInvalidName)
+			f.Add(CodeInvalidName)
 		default:
 			valid = append(valid, n)
 		}
@@ -80,7 +81,7 @@ func classify(names []string, addr netip.Addr, res *Result, f *findings) []strin
 	sort.Strings(valid)
 	if len(valid) > MaxForward {
 		valid = valid[:MaxForward]
-		f.add(CodeTooManyNames)
+		f.Add(CodeTooManyNames)
 	}
 	return valid
 }
@@ -94,7 +95,7 @@ type forward struct {
 
 // confirm looks the selected names up forward, concurrently, and sets the
 // forward fields of res (rfc-notes.md section 8.2).
-func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings) {
+func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings.Set[Code]) {
 	out := make([]forward, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
@@ -117,7 +118,7 @@ func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []
 		res.Confirmed = NotConfirmed
 	}
 	if res.ForwardCompleted < res.ForwardQueries {
-		f.add(CodeForwardInconclusive)
+		f.Add(CodeForwardInconclusive)
 	}
 }
 

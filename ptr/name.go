@@ -4,12 +4,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-)
 
-// Limits of a host name in presentation form (RFC 1035 §2.3.4).
-const (
-	maxNameLen  = 253
-	maxLabelLen = 63
+	"github.com/mailauth/mailauth/internal/dnsname"
 )
 
 // isHostname reports whether name (lower-case, no trailing dot) is a valid
@@ -17,32 +13,8 @@ const (
 // 1 to 63 octets that neither start nor end with a hyphen, 253 octets in
 // all, and a last label that is not all digits (RFC 952, RFC 1123 §2.1).
 func isHostname(name string) bool {
-	if len(name) > maxNameLen {
-		return false
-	}
-	labels := strings.Split(name, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
-		if !isLDHLabel(l) {
-			return false
-		}
-	}
-	return !allDigits(labels[len(labels)-1])
-}
-
-func isLDHLabel(label string) bool {
-	if label == "" || len(label) > maxLabelLen || label[0] == '-' || label[len(label)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(label); i++ {
-		c := label[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return strings.Contains(name, ".") && dnsname.IsLDHName(name) &&
+		!allDigits(name[strings.LastIndexByte(name, '.')+1:])
 }
 
 func allDigits(s string) bool {

@@ -189,8 +189,14 @@ func isModifierName(s string) bool {
 // parseDomainArg parses the ":domain-spec" of include and exists
 // (required) and ptr (optional).
 func parseDomainArg(t Term, arg string) (Term, Code) {
+	return parseDomainSpec(t, arg, t.Kind == KindPTR)
+}
+
+// parseDomainSpec parses ":" domain-spec into t.DomainSpec (RFC 7208
+// §4.6.1); optional says whether an empty arg (no domain) is allowed.
+func parseDomainSpec(t Term, arg string, optional bool) (Term, Code) {
 	switch {
-	case arg == "" && t.Kind == KindPTR:
+	case arg == "" && optional:
 		return t, ""
 	case arg == "" || arg == ":":
 		return Term{}, CodeSyntaxMissingDomain
@@ -222,19 +228,7 @@ func parseDualCIDRArg(t Term, arg string) (Term, Code) {
 		}
 		t.CIDR4, arg = uint8(n), arg[:i]
 	}
-	switch {
-	case arg == "":
-		return t, ""
-	case arg == ":":
-		return Term{}, CodeSyntaxMissingDomain
-	case arg[0] != ':':
-		return Term{}, CodeSyntaxArgument
-	}
-	t.DomainSpec = arg[1:]
-	if code := checkDomainSpec(t.DomainSpec); code != "" {
-		return Term{}, code
-	}
-	return t, ""
+	return parseDomainSpec(t, arg, true)
 }
 
 // parseIPArg parses ":network[/length]" of ip4 and ip6 (RFC 7208 §5.6).

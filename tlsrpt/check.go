@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -111,7 +112,7 @@ func (res *Result) countDestinations(rec Record) {
 	case !res.Configured:
 		codes = append(codes, NoValidDestinations)
 	}
-	res.Findings = sortCodes(codes)
+	res.Findings = findings.Normalize(codes)
 }
 
 // destinationKey identifies a destination for de-duplication: the URI

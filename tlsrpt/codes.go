@@ -1,7 +1,5 @@
 package tlsrpt
 
-import "sort"
-
 // Code is a stable, snake_case finding about a TLS-RPT record. Codes are
 // facts, not judgements: the caller decides status and wording.
 type Code string
@@ -40,20 +38,3 @@ const (
 	// valid; no report can be delivered.
 	NoValidDestinations Code = "no_valid_destinations"
 )
-
-// sortCodes returns the codes sorted and without duplicates.
-func sortCodes(codes []Code) []Code {
-	if len(codes) == 0 {
-		return nil
-	}
-	seen := make(map[Code]bool, len(codes))
-	out := make([]Code, 0, len(codes))
-	for _, c := range codes {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}

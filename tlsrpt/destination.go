@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/mailauth/mailauth/internal/dnsname"
 )
 
 // Kind classifies one rua URI.
@@ -128,20 +130,7 @@ func validHTTPS(uri string) bool {
 // validHostname reports whether s is a domain name of at least two
 // letter-digit-hyphen labels (RFC 5321 §4.1.2), without a trailing dot.
 func validHostname(s string) bool {
-	if len(s) > 253 || !strings.Contains(s, ".") {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if len(label) == 0 || len(label) > 63 || !isAlnum(label[0]) || !isAlnum(label[len(label)-1]) {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			if c := label[i]; !isAlnum(c) && c != '-' {
-				return false
-			}
-		}
-	}
-	return true
+	return strings.Contains(s, ".") && dnsname.IsLDHName(s)
 }
 
 func visibleASCII(s string) bool {

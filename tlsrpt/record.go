@@ -1,10 +1,14 @@
 package tlsrpt
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mailauth/mailauth/internal/tagrec"
+)
 
 // MaxExtensionNameLength is the longest extension field name: one letter
 // or digit followed by up to 31 more characters (RFC 8460 §3).
-const MaxExtensionNameLength = 32
+const MaxExtensionNameLength = tagrec.MaxExtensionNameLength
 
 // versionTag opens every TLS-RPT record; it is case-sensitive
 // (RFC 8460 §3).
@@ -30,15 +34,7 @@ type Record struct {
 // String renders r in canonical form: "v=TLSRPTv1; " followed by the
 // fields joined with "; ". Parse(r.String()) returns r.
 func (r Record) String() string {
-	var b strings.Builder
-	b.WriteString(versionTag)
-	for _, f := range r.Fields {
-		b.WriteString("; ")
-		b.WriteString(f.Name)
-		b.WriteByte('=')
-		b.WriteString(f.Value)
-	}
-	return b.String()
+	return tagrec.Render(versionTag, r.Fields)
 }
 
 // RUAFieldCount returns the number of rua fields.
@@ -59,24 +55,13 @@ func (r Record) RUAFieldCount() int {
 // bare "v=TLSRPTv1" is counted too, so that it is reported as an invalid
 // record rather than overlooked.
 func IsRecord(txt string) bool {
-	rest, ok := strings.CutPrefix(txt, versionTag)
-	if !ok {
-		return false
-	}
-	rest = strings.TrimLeft(rest, " \t")
-	return rest == "" || rest[0] == ';'
+	return tagrec.IsRecord(txt, versionTag)
 }
 
 // Select keeps the TXT strings that are TLS-RPT records (see IsRecord), in
 // order. Other TXT strings at the same name are ignored.
 func Select(txts []string) []string {
-	var out []string
-	for _, t := range txts {
-		if IsRecord(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return tagrec.Select(txts, versionTag)
 }
 
 // Parse parses one record with the grammar of RFC 8460 §3: "v=TLSRPTv1",
@@ -132,10 +117,10 @@ func parseField(part string) (Field, []string, error) {
 		}
 		return Field{Name: name, Value: strings.Join(uris, ",")}, uris, nil
 	}
-	if !validExtName(name) {
+	if !tagrec.ValidExtensionName(name) {
 		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field name")
 	}
-	if !validExtValue(value) {
+	if !tagrec.ValidExtensionValue(value) {
 		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field value")
 	}
 	return Field{Name: name, Value: value}, nil, nil
@@ -155,34 +140,6 @@ func parseRUA(value string) ([]string, error) {
 		uris = append(uris, u)
 	}
 	return uris, nil
-}
-
-// validExtName reports whether s is (ALPHA / DIGIT) *31(ALPHA / DIGIT /
-// "_" / "-" / ".") (RFC 8460 §3).
-func validExtName(s string) bool {
-	if len(s) == 0 || len(s) > MaxExtensionNameLength || !isAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isAlnum(c) && c != '_' && c != '-' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// validExtValue reports whether s is 1*(%x21-3A / %x3C / %x3E-7E)
-// (RFC 8460 §3): visible ASCII except ";" and "=".
-func validExtValue(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == ';' || c == '=' {
-			return false
-		}
-	}
-	return true
 }
 
 func isAlnum(c byte) bool {

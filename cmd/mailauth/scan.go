@@ -57,6 +57,26 @@ func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 	c.scanner.register(fs)
 }
 
+// parse registers the client flags on fs (after the command's own), parses
+// args with the environment fallbacks, and checks the flags. It returns the
+// one positional argument the command takes; arg names it in the error
+// when there is not exactly one.
+func (c *clientFlags) parse(fs *flag.FlagSet, args []string, getenv env, arg string) (string, error) {
+	c.register(fs, getenv)
+	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
+		return "", err
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return "", fmt.Errorf("%s needs exactly one %s", fs.Name(), arg)
+	}
+	return pos[0], c.check()
+}
+
 // check validates the flags.
 func (c *clientFlags) check() error {
 	if c.lang != "zh" && c.lang != "en" {
@@ -104,20 +124,9 @@ func parseScan(args []string, getenv env, out io.Writer) (scanConfig, error) {
 	fs := newFlagSet("scan", scanHead, out)
 	fs.StringVar(&c.selector, "selector", "", "DKIM selector to check (from the mail provider or a message's DKIM-Signature s= tag)")
 	fs.StringVar(&c.ip, "ip", "", "actual public outbound IP of the domain's mail, for PTR forward confirmation")
-	c.register(fs, getenv)
-	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
-		return c, err
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return c, err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return c, errors.New("scan needs exactly one DOMAIN")
-	}
-	c.domain = pos[0]
-	return c, c.check()
+	var err error
+	c.domain, err = c.parse(fs, args, getenv, "DOMAIN")
+	return c, err
 }
 
 // ptrConfig is the parsed command line of `mailauth ptr`.
@@ -130,20 +139,9 @@ type ptrConfig struct {
 func parsePtr(args []string, getenv env, out io.Writer) (ptrConfig, error) {
 	var c ptrConfig
 	fs := newFlagSet("ptr", ptrHead, out)
-	c.register(fs, getenv)
-	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
-		return c, err
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return c, err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return c, errors.New("ptr needs exactly one IP")
-	}
-	c.ip = pos[0]
-	return c, c.check()
+	var err error
+	c.ip, err = c.parse(fs, args, getenv, "IP")
+	return c, err
 }
 
 // runScan is `mailauth scan`.
