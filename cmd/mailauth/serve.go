@@ -142,6 +142,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return exitUsage
 	}
 	defer closeLimiter()
+	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
 	var svc httpapi.Service = mailauth.New(c.scan)
 	if hooks.service != nil {
 		svc = hooks.service(c.scan)
@@ -154,6 +155,15 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return exitUnavailable
 	}
 	return exitOK
+}
+
+// scannerAlarms logs what the scanner reports as internal faults: texts
+// the redaction guard replaced, and checks that panicked. Only counts and
+// check ids are logged, never a value.
+func scannerAlarms(logger *slog.Logger) (onLeak func(int), onPanic func(mailauth.CheckID)) {
+	onLeak = func(n int) { logger.Error("redaction guard replaced check texts", slog.Int("checks", n)) }
+	onPanic = func(id mailauth.CheckID) { logger.Error("check panicked", slog.String("check", string(id))) }
+	return onLeak, onPanic
 }
 
 // usageExit prints a configuration error (the flag package has printed

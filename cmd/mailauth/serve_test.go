@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -112,4 +114,22 @@ func (s *syncBuilder) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestScannerAlarmsLogCountsOnly: the scanner's internal-fault hooks write
+// one error record each, with a count or a check id and nothing else.
+func TestScannerAlarmsLogCountsOnly(t *testing.T) {
+	var buf bytes.Buffer
+	onLeak, onPanic := scannerAlarms(slog.New(slog.NewJSONHandler(&buf, nil)))
+	onLeak(2)
+	onPanic(mailauth.CheckSPF)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"checks":2`) || !strings.Contains(lines[1], `"check":"spf"`) {
+		t.Fatalf("log = %q", buf.String())
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"level":"ERROR"`) {
+			t.Errorf("not an error record: %s", l)
+		}
+	}
 }
