@@ -13,11 +13,7 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 type checkCase struct {
 	name   string
@@ -95,21 +91,21 @@ var checkCases = []checkCase{
 	{name: "malformed-others", want: same(with(open(2, CodeIssueWildMalformed, CodeIssueMailMalformed),
 		func(s *Set) { s.Restricts, s.CanIssueWildcard = true, false }))},
 	{name: "climb-fail", domain: "deep.climb-fail.caa.test",
-		faults: []fault{{"climb-fail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+		faults: []fault{{Name: "climb-fail.caa.test", Type: resolver.TypeCAA, Fault: dnstest.ServFail}},
 		want:   same(failed(2, resolver.ReasonServFail))},
-	{name: "servfail", faults: []fault{{"servfail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+	{name: "servfail", faults: []fault{{Name: "servfail.caa.test", Type: resolver.TypeCAA, Fault: dnstest.ServFail}},
 		want: same(failed(1, resolver.ReasonServFail))},
-	{name: "refused", faults: []fault{{"refused.caa.test", resolver.TypeCAA, dnstest.Refused}},
+	{name: "refused", faults: []fault{{Name: "refused.caa.test", Type: resolver.TypeCAA, Fault: dnstest.Refused}},
 		want: same(failed(1, resolver.ReasonRefused))},
-	{name: "timeout", faults: []fault{{"timeout.caa.test", resolver.TypeCAA, dnstest.Drop}},
+	{name: "timeout", faults: []fault{{Name: "timeout.caa.test", Type: resolver.TypeCAA, Fault: dnstest.Drop}},
 		want: same(failed(1, resolver.ReasonTimeout))},
-	{name: "garbage", faults: []fault{{"garbage.caa.test", resolver.TypeCAA, dnstest.Garbage}},
+	{name: "garbage", faults: []fault{{Name: "garbage.caa.test", Type: resolver.TypeCAA, Fault: dnstest.Garbage}},
 		want: same(failed(1, resolver.ReasonMalformed))},
 	// The in-memory resolver answers a truncated question in full; the
 	// TCP fallback is covered over the real server below.
-	{name: "truncated", faults: []fault{{"truncated.caa.test", resolver.TypeCAA, dnstest.Truncate}},
+	{name: "truncated", faults: []fault{{Name: "truncated.caa.test", Type: resolver.TypeCAA, Fault: dnstest.Truncate}},
 		want: same(restricted(1, 1))},
-	{name: "mta-sts-servfail", faults: []fault{{"mta-sts.mta-sts-servfail.caa.test", resolver.TypeCAA, dnstest.ServFail}},
+	{name: "mta-sts-servfail", faults: []fault{{Name: "mta-sts.mta-sts-servfail.caa.test", Type: resolver.TypeCAA, Fault: dnstest.ServFail}},
 		want: Result{Domain: restricted(1, 1), MTASTS: failed(1, resolver.ReasonServFail)}},
 	{name: "single-label", domain: "test", want: same(emptySet(1))},
 	{name: "at-limit", domain: labels(MaxClimb-2) + "caa.test", want: same(emptySet(MaxClimb))},
@@ -134,6 +130,15 @@ func (tc checkCase) target() string {
 	return tc.name + ".caa.test"
 }
 
+// run checks tc's target through r and reports a Result other than tc.want.
+func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
+	t.Helper()
+	got := Check(t.Context(), r, tc.target())
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Errorf("Check(%s):\n%s", tc.target(), dnstest.Diff(got, tc.want))
+	}
+}
+
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, zoneFile)
@@ -141,13 +146,8 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), r, tc.target())
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.target(), diff(got, tc.want))
-			}
+			r.Apply(tc.faults...)
+			tc.run(t, r)
 		})
 	}
 }
@@ -166,13 +166,8 @@ func TestCheckServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), srv.Client(200*time.Millisecond), tc.target())
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.target(), diff(got, tc.want))
-			}
+			srv.Apply(tc.faults...)
+			tc.run(t, srv.Client(200*time.Millisecond))
 			if tc.name == "truncated" && srv.Count("truncated.caa.test", resolver.TypeCAA) != 2 {
 				t.Errorf("truncated: %d CAA queries, want 2 (UDP then TCP)", srv.Count("truncated.caa.test", resolver.TypeCAA))
 			}
@@ -217,24 +212,6 @@ func TestCheckCanceled(t *testing.T) {
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), "apex.caa.test")
 	want := Result{Domain: failed(1, resolver.ReasonCanceled), MTASTS: failed(1, resolver.ReasonCanceled)}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", diff(got, want))
+		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
 	}
-}
-
-// diff lists the fields of two Results that differ.
-func diff(got, want Result) string {
-	var b strings.Builder
-	for _, x := range []struct {
-		name string
-		g, w Set
-	}{{"Domain", got.Domain, want.Domain}, {"MTASTS", got.MTASTS, want.MTASTS}} {
-		gv, wv := reflect.ValueOf(x.g), reflect.ValueOf(x.w)
-		for i := 0; i < gv.NumField(); i++ {
-			g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
-			if !reflect.DeepEqual(g, w) {
-				fmt.Fprintf(&b, "  %s.%s: got %+v, want %+v\n", x.name, gv.Type().Field(i).Name, g, w)
-			}
-		}
-	}
-	return b.String()
 }

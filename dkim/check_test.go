@@ -26,11 +26,7 @@ const (
 	U = dkim.Unknown
 )
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	fault dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 type checkCase struct {
 	name     string // the scenario: the selector unless selector is set
@@ -49,6 +45,17 @@ func (tc checkCase) args() (selector, domain string) {
 		domain = tc.domain
 	}
 	return selector, domain
+}
+
+// run checks tc's selector and domain through r and reports a Result other
+// than tc.want.
+func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
+	t.Helper()
+	selector, domain := tc.args()
+	got := dkim.Check(t.Context(), r, selector, domain)
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Errorf("Check(%q, %q):\n%s", selector, domain, dnstest.Diff(got, tc.want))
+	}
 }
 
 // key is the Result of one record with a key of type kt and bits bits and
@@ -178,19 +185,19 @@ var checkCases = []checkCase{
 	{name: "no-domainkey", selector: "s1", domain: "nodomainkey.dkim.test", want: absent(resolver.NXDomain, false, dkim.CodeNoRecord)},
 
 	// Faults.
-	{name: "servfail", faults: []fault{{"servfail._domainkey.dkim.test", resolver.TypeTXT, dnstest.ServFail}},
+	{name: "servfail", faults: []fault{{Name: "servfail._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 		want: inconclusive(resolver.ReasonServFail)},
-	{name: "refused", selector: "rsa-2048", faults: []fault{{"rsa-2048._domainkey.dkim.test", dnstest.AnyType, dnstest.Refused}},
+	{name: "refused", selector: "rsa-2048", faults: []fault{{Name: "rsa-2048._domainkey.dkim.test", Type: dnstest.AnyType, Fault: dnstest.Refused}},
 		want: inconclusive(resolver.ReasonRefused)},
-	{name: "timeout", faults: []fault{{"timeout._domainkey.dkim.test", resolver.TypeTXT, dnstest.Drop}},
+	{name: "timeout", faults: []fault{{Name: "timeout._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
 		want: inconclusive(resolver.ReasonTimeout)},
-	{name: "garbage", selector: "rsa-2048", faults: []fault{{"rsa-2048._domainkey.dkim.test", resolver.TypeTXT, dnstest.Garbage}},
+	{name: "garbage", selector: "rsa-2048", faults: []fault{{Name: "rsa-2048._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.Garbage}},
 		want: inconclusive(resolver.ReasonMalformed)},
 	// The in-memory resolver answers a truncation fault in full (TCP is
 	// covered over the wire below).
-	{name: "truncated", faults: []fault{{"truncated._domainkey.dkim.test", resolver.TypeTXT, dnstest.Truncate}},
+	{name: "truncated", faults: []fault{{Name: "truncated._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}},
 		want: key(dkim.KeyTypeRSA, 4096, T)},
-	{name: "provider-servfail", selector: "provider", faults: []fault{{"s1.dkim.provider.test", resolver.TypeTXT, dnstest.ServFail}},
+	{name: "provider-servfail", selector: "provider", faults: []fault{{Name: "s1.dkim.provider.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 		want: inconclusive(resolver.ReasonServFail)},
 
 	// Inputs.
@@ -205,14 +212,8 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.fault)
-			}
-			selector, domain := tc.args()
-			got := dkim.Check(t.Context(), r, selector, domain)
-			if d := diff(got, tc.want); d != "" {
-				t.Errorf("Check(%q, %q) mismatch (-got +want):\n%s", selector, domain, d)
-			}
+			r.Apply(tc.faults...)
+			tc.run(t, r)
 			wantQueries := 1 // one TXT question, never more (no selector guessing)
 			if tc.want.Reason == resolver.ReasonInvalidName {
 				wantQueries = 0 // refused before it reaches the wire
@@ -254,7 +255,7 @@ func TestCheckEmptySelector(t *testing.T) {
 	z := dnstest.MustLoad(t, zoneFile)
 	got := dkim.Check(t.Context(), dnstest.NewResolver(z), "", testDomain)
 	if want := inconclusive(resolver.ReasonInvalidName); !reflect.DeepEqual(got, want) {
-		t.Errorf("Check with an empty selector:\n%s", diff(got, want))
+		t.Errorf("Check with an empty selector:\n%s", dnstest.Diff(got, want))
 	}
 }
 
@@ -265,7 +266,7 @@ func TestCheckCanceled(t *testing.T) {
 	cancel()
 	got := dkim.Check(ctx, dnstest.NewResolver(z), "rsa-2048", testDomain)
 	if want := inconclusive(resolver.ReasonCanceled); !reflect.DeepEqual(got, want) {
-		t.Errorf("Check with a canceled context:\n%s", diff(got, want))
+		t.Errorf("Check with a canceled context:\n%s", dnstest.Diff(got, want))
 	}
 }
 
@@ -280,24 +281,18 @@ func TestCheckWire(t *testing.T) {
 		wantTCP bool
 	}{
 		{checkCase: checkCase{name: "rsa-4096", want: rsa4096}},
-		{checkCase: checkCase{name: "truncated", faults: []fault{{"truncated._domainkey.dkim.test", resolver.TypeTXT, dnstest.Truncate}}, want: rsa4096}, wantTCP: true},
+		{checkCase: checkCase{name: "truncated", faults: []fault{{Name: "truncated._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}}, want: rsa4096}, wantTCP: true},
 		{checkCase: checkCase{name: "provider", want: change(rsa2048(), func(r *dkim.Result) { r.Aliased = true })}},
 		{checkCase: checkCase{name: "dangling", want: absent(resolver.NXDomain, true, dkim.CodeDanglingCNAME, dkim.CodeNoRecord)}},
 		{checkCase: checkCase{name: "missing", want: absent(resolver.NXDomain, false, dkim.CodeNoRecord)}},
-		{checkCase: checkCase{name: "servfail", faults: []fault{{"servfail._domainkey.dkim.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)}},
-		{checkCase: checkCase{name: "timeout", faults: []fault{{"timeout._domainkey.dkim.test", resolver.TypeTXT, dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)}},
+		{checkCase: checkCase{name: "servfail", faults: []fault{{Name: "servfail._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)}},
+		{checkCase: checkCase{name: "timeout", faults: []fault{{Name: "timeout._domainkey.dkim.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.fault)
-			}
-			selector, domain := tc.args()
-			got := dkim.Check(t.Context(), srv.Client(200*time.Millisecond), selector, domain)
-			if d := diff(got, tc.want); d != "" {
-				t.Errorf("Check(%q, %q) over the wire mismatch (-got +want):\n%s", selector, domain, d)
-			}
+			srv.Apply(tc.faults...)
+			tc.run(t, srv.Client(200*time.Millisecond))
 			if tcp := usedTCP(srv.Queries()); tcp != tc.wantTCP {
 				t.Errorf("TCP used = %v, want %v", tcp, tc.wantTCP)
 			}
@@ -350,17 +345,4 @@ func TestCheckNoLeak(t *testing.T) {
 			}
 		}
 	}
-}
-
-// diff lists the fields in which got and want differ, one per line.
-func diff(got, want dkim.Result) string {
-	var b strings.Builder
-	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := range gv.NumField() {
-		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
-		if !reflect.DeepEqual(g, w) {
-			fmt.Fprintf(&b, "  %s: -%#v +%#v\n", gv.Type().Field(i).Name, g, w)
-		}
-	}
-	return b.String()
 }

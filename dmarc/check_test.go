@@ -2,9 +2,7 @@ package dmarc
 
 import (
 	"context"
-	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -26,23 +24,7 @@ func zones(t *testing.T) *dnstest.Zones {
 }
 
 // fault is one fault to inject, declared next to its case.
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
-
-// diff lists the fields of two Results that differ, one per line.
-func diff(got, want Result) string {
-	var b strings.Builder
-	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := 0; i < g.NumField(); i++ {
-		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
-			fmt.Fprintf(&b, "\n  %s: got %#v, want %#v", g.Type().Field(i).Name, g.Field(i).Interface(), w.Field(i).Interface())
-		}
-	}
-	return b.String()
-}
+type fault = dnstest.FaultAt
 
 const (
 	relaxed = AlignmentRelaxed
@@ -157,31 +139,31 @@ func TestCheck(t *testing.T) {
 				r.Findings = []Code{CodeInvalidPSD}
 			})},
 		{name: "servfail", domain: "servfail.dmarc.test",
-			faults: []fault{{"_dmarc.servfail.dmarc.test", resolver.TypeTXT, dnstest.ServFail}},
+			faults: []fault{{Name: "_dmarc.servfail.dmarc.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 			want: Result{
 				Domain: "servfail.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail,
 				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
 			}},
 		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
-			faults: []fault{{"_dmarc.servfail-mid.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			faults: []fault{{Name: "_dmarc.servfail-mid.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: Result{
 				Domain: "mail.servfail-mid.dmarc.test", Outcome: nxd, Discovery: DiscoveryInconclusive,
 				TreeWalkQueries: 2, DomainExistence: Exists,
 			}},
 		{name: "timeout", domain: "timeout.dmarc.test",
-			faults: []fault{{"_dmarc.timeout.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			faults: []fault{{Name: "_dmarc.timeout.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: Result{
 				Domain: "timeout.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout,
 				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
 			}},
 		{name: "refused", domain: "refused.dmarc.test",
-			faults: []fault{{"_dmarc.refused.dmarc.test", dnstest.AnyType, dnstest.Refused}},
+			faults: []fault{{Name: "_dmarc.refused.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Refused}},
 			want: Result{
 				Domain: "refused.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonRefused,
 				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
 			}},
 		{name: "truncate", domain: "truncate.dmarc.test", // in memory a truncated reply is a normal answer
-			faults: []fault{{"_dmarc.truncate.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			faults: []fault{{Name: "_dmarc.truncate.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Truncate}},
 			want:   direct("truncate.dmarc.test", PolicyReject)},
 		{name: "split", domain: "split.dmarc.test",
 			want: with(direct("split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
@@ -242,7 +224,7 @@ func TestCheck(t *testing.T) {
 		{name: "rua-authorized", domain: "rua-authorized.dmarc.test",
 			want: with(direct("rua-authorized.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
 		{name: "rua-unverified", domain: "rua-unverified.dmarc.test",
-			faults: []fault{{"rua-unverified.dmarc.test._report._dmarc.reports.provider.test", dnstest.AnyType, dnstest.ServFail}},
+			faults: []fault{{Name: "rua-unverified.dmarc.test._report._dmarc.reports.provider.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: with(direct("rua-unverified.dmarc.test", PolicyNone), func(r *Result) {
 				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnverified}
 			})},
@@ -265,20 +247,20 @@ func TestCheck(t *testing.T) {
 				r.Findings = []Code{CodeFOWithoutRUF, CodeInvalidADKIM, CodeInvalidFO, CodeInvalidPSD, CodeInvalidT}
 			})},
 		{name: "existence-unknown", domain: "mail.existence-unknown.dmarc.test",
-			faults: []fault{{"mail.existence-unknown.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			faults: []fault{{Name: "mail.existence-unknown.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: with(inherited("mail.existence-unknown.dmarc.test", "existence-unknown.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyNone), func(r *Result) {
 				r.Findings = []Code{CodeExistenceUnknown}
 			})},
 		{name: "existence-unknown/timeout", domain: "mail.inherit-np.dmarc.test", // np=reject and sp=quarantine differ
-			faults: []fault{{"mail.inherit-np.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			faults: []fault{{Name: "mail.inherit-np.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: with(inherited("mail.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine), func(r *Result) {
 				r.Findings = []Code{CodeExistenceUnknown}
 			})},
 		{name: "existence-unknown/no-np", domain: "mail.inherit-sp.dmarc.test", // no np: existence does not matter
-			faults: []fault{{"mail.inherit-sp.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			faults: []fault{{Name: "mail.inherit-sp.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want:   inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine)},
 		{name: "existence-inferred", domain: "existence-inferred.dmarc.test",
-			faults: []fault{{"existence-inferred.dmarc.test", resolver.TypeMX, dnstest.ServFail}},
+			faults: []fault{{Name: "existence-inferred.dmarc.test", Type: resolver.TypeMX, Fault: dnstest.ServFail}},
 			want:   direct("existence-inferred.dmarc.test", PolicyReject)},
 		{name: "alias-author", domain: "mail.alias-author.dmarc.test",
 			want: inherited("mail.alias-author.dmarc.test", "alias-author.dmarc.test", 4, Exists, TagSP, PolicyNone)},
@@ -307,12 +289,10 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
+			r.Apply(tc.faults...)
 			got := Check(context.Background(), r, tc.domain)
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%q):%s", tc.domain, diff(got, tc.want))
+				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, tc.want))
 			}
 		})
 	}

@@ -23,26 +23,26 @@ func TestCheckServer(t *testing.T) {
 		tcpName string // a name that must have been asked over TCP
 	}{
 		{name: "truncate", domain: "truncate.dmarc.test",
-			faults:  []fault{{"_dmarc.truncate.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			faults:  []fault{{Name: "_dmarc.truncate.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Truncate}},
 			want:    direct("truncate.dmarc.test", PolicyReject),
 			tcpName: "_dmarc.truncate.dmarc.test"},
 		{name: "truncate-mid-walk", domain: "mail.inherit-sp.dmarc.test",
-			faults:  []fault{{"_dmarc.inherit-sp.dmarc.test", dnstest.AnyType, dnstest.Truncate}},
+			faults:  []fault{{Name: "_dmarc.inherit-sp.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Truncate}},
 			want:    inherited("mail.inherit-sp.dmarc.test", "inherit-sp.dmarc.test", 4, Exists, TagSP, PolicyQuarantine),
 			tcpName: "_dmarc.inherit-sp.dmarc.test"},
 		{name: "timeout", domain: "timeout.dmarc.test",
-			faults: []fault{{"_dmarc.timeout.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			faults: []fault{{Name: "_dmarc.timeout.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: Result{
 				Domain: "timeout.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout,
 				Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: Exists,
 			}},
 		{name: "timeout-existence", domain: "ghost.inherit-np.dmarc.test",
-			faults: []fault{{"ghost.inherit-np.dmarc.test", dnstest.AnyType, dnstest.Drop}},
+			faults: []fault{{Name: "ghost.inherit-np.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: with(inherited("ghost.inherit-np.dmarc.test", "inherit-np.dmarc.test", 4, ExistenceUnknown, TagSP, PolicyQuarantine), func(r *Result) {
 				r.Findings = []Code{CodeExistenceUnknown}
 			})},
 		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
-			faults: []fault{{"_dmarc.servfail-mid.dmarc.test", dnstest.AnyType, dnstest.ServFail}},
+			faults: []fault{{Name: "_dmarc.servfail-mid.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: Result{
 				Domain: "mail.servfail-mid.dmarc.test", Outcome: resolver.NXDomain, Discovery: DiscoveryInconclusive,
 				TreeWalkQueries: 2, DomainExistence: Exists,
@@ -56,14 +56,12 @@ func TestCheckServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
+			srv.Apply(tc.faults...)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			got := Check(ctx, srv.Client(200*time.Millisecond), tc.domain)
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%q):%s", tc.domain, diff(got, tc.want))
+				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, tc.want))
 			}
 			if tc.tcpName != "" && !askedOver(srv, tc.tcpName, "tcp") {
 				t.Errorf("%s was not retried over TCP", tc.tcpName)

@@ -169,7 +169,7 @@ func TestCheckCanceled(t *testing.T) {
 		Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: ExistenceUnknown,
 	}
 	if !reflect.DeepEqual(res, want) {
-		t.Errorf("Check(canceled):%s", diff(res, want))
+		t.Errorf("Check(canceled):\n%s", dnstest.Diff(res, want))
 	}
 }
 

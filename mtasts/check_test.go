@@ -40,11 +40,7 @@ func (e *testEnv) options(d *recordingDialer) Options {
 	return Options{Port: e.srv.Port, RootCAs: e.srv.CA.pool, AllowLoopback: true, Timeout: 5 * time.Second, Dial: d.Dial}
 }
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 var passPolicy = Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX: []string{"mail.example.com"}}
 
@@ -111,13 +107,13 @@ func TestCheck(t *testing.T) {
 		{name: "long-id", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementBadID)},
 		{name: "no-id", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementMissingID)},
 		{name: "syntax", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementSyntax)},
-		{name: "servfail", faults: []fault{{"_mta-sts.servfail.mtasts.test", resolver.TypeTXT, dnstest.ServFail}},
+		{name: "servfail", faults: []fault{{Name: "_mta-sts.servfail.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonServFail, -1, Inconclusive)},
-		{name: "timeout", faults: []fault{{"_mta-sts.timeout.mtasts.test", resolver.TypeTXT, dnstest.Drop}},
+		{name: "timeout", faults: []fault{{Name: "_mta-sts.timeout.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonTimeout, -1, Inconclusive)},
-		{name: "refused", faults: []fault{{"_mta-sts.refused.mtasts.test", resolver.TypeTXT, dnstest.Refused}},
+		{name: "refused", faults: []fault{{Name: "_mta-sts.refused.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Refused}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonRefused, -1, Inconclusive)},
-		{name: "truncated", faults: []fault{{"_mta-sts.truncated.mtasts.test", resolver.TypeTXT, dnstest.Truncate}},
+		{name: "truncated", faults: []fault{{Name: "_mta-sts.truncated.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}},
 			want: fetched(passPolicy, true)},
 
 		// Valid announcements, policies fetched.
@@ -164,20 +160,18 @@ func TestCheck(t *testing.T) {
 			want: notFetched(Unreachable, 0, PolicyConnectFailed), dials: []string{"127.0.0.1:" + strconv.Itoa(closedPort)}},
 		{name: "host-nxdomain", want: notFetched(Unreachable, 0, PolicyHostNotFound), dials: []string{}},
 		{name: "host-nodata", want: notFetched(Unreachable, 0, PolicyHostNotFound), dials: []string{}},
-		{name: "host-servfail", faults: []fault{{"mta-sts.host-servfail.mtasts.test", dnstest.AnyType, dnstest.ServFail}},
+		{name: "host-servfail", faults: []fault{{Name: "mta-sts.host-servfail.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive), dials: []string{}},
-		{name: "host-timeout", faults: []fault{{"mta-sts.host-timeout.mtasts.test", dnstest.AnyType, dnstest.Drop}},
+		{name: "host-timeout", faults: []fault{{Name: "mta-sts.host-timeout.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive), dials: []string{}},
-		{name: "host-half-inconclusive", faults: []fault{{"mta-sts.host-half.mtasts.test", resolver.TypeAAAA, dnstest.ServFail}},
+		{name: "host-half-inconclusive", faults: []fault{{Name: "mta-sts.host-half.mtasts.test", Type: resolver.TypeAAAA, Fault: dnstest.ServFail}},
 			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive, PolicyHostNonPublic), dials: []string{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(e.zones)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
+			r.Apply(tc.faults...)
 			d := &recordingDialer{connect: true}
 			opts := e.options(d)
 			if tc.opts != nil {
@@ -298,22 +292,20 @@ func TestCheckOverDNSServer(t *testing.T) {
 		tcp    string // a name that must have been asked over TCP
 	}{
 		{name: "pass", want: fetched(passPolicy, true)},
-		{name: "truncated", faults: []fault{{"_mta-sts.truncated.mtasts.test", resolver.TypeTXT, dnstest.Truncate}},
+		{name: "truncated", faults: []fault{{Name: "_mta-sts.truncated.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}},
 			want: fetched(passPolicy, true), tcp: "_mta-sts.truncated.mtasts.test"},
-		{name: "timeout", faults: []fault{{"_mta-sts.timeout.mtasts.test", resolver.TypeTXT, dnstest.Drop}},
+		{name: "timeout", faults: []fault{{Name: "_mta-sts.timeout.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonTimeout, -1, Inconclusive)},
-		{name: "servfail", faults: []fault{{"_mta-sts.servfail.mtasts.test", resolver.TypeTXT, dnstest.ServFail}},
+		{name: "servfail", faults: []fault{{Name: "_mta-sts.servfail.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonServFail, -1, Inconclusive)},
-		{name: "host-timeout", faults: []fault{{"mta-sts.host-timeout.mtasts.test", dnstest.AnyType, dnstest.Drop}},
+		{name: "host-timeout", faults: []fault{{Name: "mta-sts.host-timeout.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
 			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, e.zones)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
+			srv.Apply(tc.faults...)
 			d := &recordingDialer{connect: true}
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix, e.options(d))
 			assertResult(t, got, tc.want)
@@ -420,7 +412,7 @@ func TestPolicyURL(t *testing.T) {
 func assertResult(t *testing.T, got, want Result) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Result differs:\n got: %+v\nwant: %+v", got, want)
+		t.Fatalf("Result differs:\n%s", dnstest.Diff(got, want))
 	}
 }
 

@@ -12,11 +12,7 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 type checkCase struct {
 	name   string // scenario label; the domain is <name>.mx.test
@@ -45,7 +41,7 @@ var checkCases = []checkCase{
 		Counts: Counts{Distinct: 1, Checked: 1, Usable: 1, IPv6Only: 1}, Findings: []Code{CodeExchangeIPv6Only}}},
 	{name: "implicit-private", want: Result{Outcome: resolver.NoData, Kind: KindImplicit, Exchanges: one("implicit-private"),
 		Counts: Counts{Distinct: 1, Checked: 1, NotPublic: 1}, Findings: []Code{CodeExchangeNotPublic, CodeNoUsableExchange}}},
-	{name: "implicit-servfail", faults: []fault{{"implicit-servfail.mx.test", resolver.TypeA, dnstest.ServFail}},
+	{name: "implicit-servfail", faults: []fault{{Name: "implicit-servfail.mx.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
 		want: Result{Outcome: resolver.NoData, Kind: KindInconclusive}},
 	{name: "no-mx-no-a", want: Result{Outcome: resolver.NoData, Kind: KindNone}},
 	{name: "absent", want: Result{Outcome: resolver.NXDomain, Kind: KindNXDomain}},
@@ -71,23 +67,23 @@ var checkCases = []checkCase{
 	{name: "duplicate", want: found(2, one("mx.duplicate"), Counts{Distinct: 1, Checked: 1, Usable: 1, Duplicated: 1}, CodeExchangeDuplicated)},
 	{name: "v6-only", want: found(1, one("mx.v6-only"), Counts{Distinct: 1, Checked: 1, Usable: 1, IPv6Only: 1}, CodeExchangeIPv6Only)},
 	{name: "non-ldh", want: found(1, one("mx_1.non-ldh"), Counts{Distinct: 1, Checked: 1, Usable: 1, NotHostname: 1}, CodeExchangeNotHostname)},
-	{name: "servfail", faults: []fault{{"servfail.mx.test", resolver.TypeMX, dnstest.ServFail}},
+	{name: "servfail", faults: []fault{{Name: "servfail.mx.test", Type: resolver.TypeMX, Fault: dnstest.ServFail}},
 		want: Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail, Kind: KindInconclusive}},
-	{name: "refused", faults: []fault{{"refused.mx.test", resolver.TypeMX, dnstest.Refused}},
+	{name: "refused", faults: []fault{{Name: "refused.mx.test", Type: resolver.TypeMX, Fault: dnstest.Refused}},
 		want: Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonRefused, Kind: KindInconclusive}},
-	{name: "timeout", faults: []fault{{"timeout.mx.test", resolver.TypeMX, dnstest.Drop}},
+	{name: "timeout", faults: []fault{{Name: "timeout.mx.test", Type: resolver.TypeMX, Fault: dnstest.Drop}},
 		want: Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout, Kind: KindInconclusive}},
-	{name: "garbage", faults: []fault{{"garbage.mx.test", resolver.TypeMX, dnstest.Garbage}},
+	{name: "garbage", faults: []fault{{Name: "garbage.mx.test", Type: resolver.TypeMX, Fault: dnstest.Garbage}},
 		want: Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonMalformed, Kind: KindInconclusive}},
 	// The in-memory resolver answers a truncated question in full; the
 	// TCP fallback is covered over the real server below.
-	{name: "truncated", faults: []fault{{"truncated.mx.test", resolver.TypeMX, dnstest.Truncate}},
+	{name: "truncated", faults: []fault{{Name: "truncated.mx.test", Type: resolver.TypeMX, Fault: dnstest.Truncate}},
 		want: found(1, one("mx1.pass"), Counts{Distinct: 1, Checked: 1, Usable: 1})},
-	{name: "exchange-servfail", faults: []fault{{"mx.exchange-servfail.mx.test", dnstest.AnyType, dnstest.ServFail}},
+	{name: "exchange-servfail", faults: []fault{{Name: "mx.exchange-servfail.mx.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 		want: found(1, one("mx.exchange-servfail"), Counts{Distinct: 1, Checked: 1, Inconclusive: 1}, CodeExchangeInconclusive)},
-	{name: "exchange-partial", faults: []fault{{"mx.exchange-partial.mx.test", resolver.TypeAAAA, dnstest.ServFail}},
+	{name: "exchange-partial", faults: []fault{{Name: "mx.exchange-partial.mx.test", Type: resolver.TypeAAAA, Fault: dnstest.ServFail}},
 		want: found(1, one("mx.exchange-partial"), Counts{Distinct: 1, Checked: 1, Inconclusive: 1}, CodeExchangeInconclusive)},
-	{name: "exchange-v6-fails", faults: []fault{{"mx.exchange-v6-fails.mx.test", resolver.TypeAAAA, dnstest.Drop}},
+	{name: "exchange-v6-fails", faults: []fault{{Name: "mx.exchange-v6-fails.mx.test", Type: resolver.TypeAAAA, Fault: dnstest.Drop}},
 		want: found(1, one("mx.exchange-v6-fails"), Counts{Distinct: 1, Checked: 1, Usable: 1})},
 }
 
@@ -99,6 +95,15 @@ func manyExchanges() []string {
 	return out
 }
 
+// run checks tc's domain through r and reports a Result other than tc.want.
+func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
+	t.Helper()
+	got := Check(t.Context(), r, tc.name+".mx.test")
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Errorf("Check(%s):\n%s", tc.name, dnstest.Diff(got, tc.want))
+	}
+}
+
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, zoneFile)
@@ -106,13 +111,8 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), r, tc.name+".mx.test")
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.name, diff(got, tc.want))
-			}
+			r.Apply(tc.faults...)
+			tc.run(t, r)
 		})
 	}
 }
@@ -128,20 +128,15 @@ func TestCheckServer(t *testing.T) {
 	}
 	cases := []checkCase{
 		byName["pass"], byName["truncated"], byName["timeout"], byName["implicit-v6"], byName["dangling-cname"],
-		{name: "exchange-truncated", faults: []fault{{"mx.exchange-truncated.mx.test", resolver.TypeA, dnstest.Truncate}},
+		{name: "exchange-truncated", faults: []fault{{Name: "mx.exchange-truncated.mx.test", Type: resolver.TypeA, Fault: dnstest.Truncate}},
 			want: found(1, one("mx.exchange-truncated"), Counts{Distinct: 1, Checked: 1, Usable: 1})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), srv.Client(200*time.Millisecond), tc.name+".mx.test")
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.name, diff(got, tc.want))
-			}
+			srv.Apply(tc.faults...)
+			tc.run(t, srv.Client(200*time.Millisecond))
 			if tc.name == "truncated" && srv.Count("truncated.mx.test", resolver.TypeMX) != 2 {
 				t.Errorf("truncated: %d MX queries, want 2 (UDP then TCP)", srv.Count("truncated.mx.test", resolver.TypeMX))
 			}
@@ -195,19 +190,6 @@ func TestCheckCanceled(t *testing.T) {
 	got := Check(ctx, dnstest.NewResolver(z), "pass.mx.test")
 	want := Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled, Kind: KindInconclusive}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", diff(got, want))
+		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
 	}
-}
-
-// diff lists the fields of two Results that differ.
-func diff(got, want Result) string {
-	var b strings.Builder
-	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := 0; i < gv.NumField(); i++ {
-		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
-		if !reflect.DeepEqual(g, w) {
-			fmt.Fprintf(&b, "  %s: got %+v, want %+v\n", gv.Type().Field(i).Name, g, w)
-		}
-	}
-	return b.String()
 }

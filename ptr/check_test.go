@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,11 +13,7 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 type checkCase struct {
 	name   string
@@ -62,17 +57,17 @@ var checkCases = []checkCase{
 	{name: "mapped", addr: "::ffff:198.51.100.1", want: v4(1, 1, 1, 1, Confirmed)},
 	{name: "no-ptr", addr: "198.51.100.2", want: absent(4, resolver.NXDomain)},
 	{name: "nodata", addr: "198.51.100.3", want: absent(4, resolver.NoData)},
-	{name: "servfail", addr: "198.51.100.4", faults: []fault{{rev(4), resolver.TypePTR, dnstest.ServFail}},
+	{name: "servfail", addr: "198.51.100.4", faults: []fault{{Name: rev(4), Type: resolver.TypePTR, Fault: dnstest.ServFail}},
 		want: failed(4, resolver.ReasonServFail)},
-	{name: "timeout", addr: "198.51.100.5", faults: []fault{{rev(5), resolver.TypePTR, dnstest.Drop}},
+	{name: "timeout", addr: "198.51.100.5", faults: []fault{{Name: rev(5), Type: resolver.TypePTR, Fault: dnstest.Drop}},
 		want: failed(4, resolver.ReasonTimeout)},
 	{name: "mismatch", addr: "198.51.100.6", want: v4(1, 1, 1, 1, NotConfirmed)},
 	{name: "ten-names", addr: "198.51.100.7", want: v4(10, 8, 8, 8, NotConfirmed, CodeTooManyNames)},
 	{name: "forward-servfail-no-match", addr: "198.51.100.8",
-		faults: []fault{{"a.fwd-fail.ptr.test", resolver.TypeA, dnstest.ServFail}},
+		faults: []fault{{Name: "a.fwd-fail.ptr.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
 		want:   v4(2, 2, 1, 1, Unknown, CodeForwardInconclusive)},
 	{name: "forward-servfail-match", addr: "198.51.100.9",
-		faults: []fault{{"a.fwd-match.ptr.test", resolver.TypeA, dnstest.ServFail}},
+		faults: []fault{{Name: "a.fwd-match.ptr.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
 		want:   v4(2, 2, 1, 1, Confirmed, CodeForwardInconclusive)},
 	{name: "mixed-case", addr: "198.51.100.10", want: v4(1, 1, 1, 1, Confirmed)},
 	{name: "classless-cname", addr: "198.51.100.11", want: func() Result {
@@ -89,13 +84,13 @@ var checkCases = []checkCase{
 		return r
 	}()},
 	{name: "multiple", addr: "198.51.100.16", want: v4(2, 2, 2, 2, Confirmed)},
-	{name: "forward-timeout", addr: "198.51.100.17", faults: []fault{{"slow.ptr.test", resolver.TypeA, dnstest.Drop}},
+	{name: "forward-timeout", addr: "198.51.100.17", faults: []fault{{Name: "slow.ptr.test", Type: resolver.TypeA, Fault: dnstest.Drop}},
 		want: v4(1, 1, 0, 0, Unknown, CodeForwardInconclusive)},
-	{name: "garbage", addr: "198.51.100.18", faults: []fault{{rev(18), resolver.TypePTR, dnstest.Garbage}},
+	{name: "garbage", addr: "198.51.100.18", faults: []fault{{Name: rev(18), Type: resolver.TypePTR, Fault: dnstest.Garbage}},
 		want: failed(4, resolver.ReasonMalformed)},
 	// The in-memory resolver answers a truncated question in full; the
 	// TCP fallback is covered over the real server below.
-	{name: "truncated", addr: "198.51.100.19", faults: []fault{{rev(19), resolver.TypePTR, dnstest.Truncate}},
+	{name: "truncated", addr: "198.51.100.19", faults: []fault{{Name: rev(19), Type: resolver.TypePTR, Fault: dnstest.Truncate}},
 		want: v4(1, 1, 1, 1, Confirmed)},
 	{name: "forward-alias", addr: "198.51.100.20", want: v4(1, 1, 1, 1, Confirmed)},
 	{name: "a-for-ipv4-only", addr: "198.51.100.21", want: v4(1, 1, 1, 0, NotConfirmed)},
@@ -110,12 +105,21 @@ var checkCases = []checkCase{
 		r.InvalidNameCount = 1
 		return r
 	}()},
-	{name: "refused", addr: "198.51.100.25", faults: []fault{{rev(25), resolver.TypePTR, dnstest.Refused}},
+	{name: "refused", addr: "198.51.100.25", faults: []fault{{Name: rev(25), Type: resolver.TypePTR, Fault: dnstest.Refused}},
 		want: failed(4, resolver.ReasonRefused)},
 	{name: "ipv6-confirmed", addr: "2001:db8::1", want: v6(1, 1, 1, 1, Confirmed)},
 	{name: "aaaa-for-ipv6-only", addr: "2001:db8::2", want: v6(1, 1, 1, 0, NotConfirmed)},
 	{name: "ipv6-no-ptr", addr: "2001:db8::3", want: absent(6, resolver.NXDomain)},
 	{name: "ipv6-zone-ignored", addr: "2001:db8::1%eth0", want: v6(1, 1, 1, 1, Confirmed)},
+}
+
+// run checks tc's address through r and reports a Result other than tc.want.
+func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
+	t.Helper()
+	got := Check(t.Context(), r, netip.MustParseAddr(tc.addr))
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Errorf("Check(%s):\n%s", tc.addr, dnstest.Diff(got, tc.want))
+	}
 }
 
 func TestCheck(t *testing.T) {
@@ -125,13 +129,8 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), r, netip.MustParseAddr(tc.addr))
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.addr, diff(got, tc.want))
-			}
+			r.Apply(tc.faults...)
+			tc.run(t, r)
 		})
 	}
 }
@@ -148,20 +147,15 @@ func TestCheckServer(t *testing.T) {
 	cases := []checkCase{
 		byName["confirmed"], byName["truncated"], byName["timeout"], byName["forward-timeout"],
 		byName["classless-cname"], byName["ipv6-confirmed"],
-		{name: "forward-truncated", addr: "198.51.100.22", faults: []fault{{"multi-a.ptr.test", resolver.TypeA, dnstest.Truncate}},
+		{name: "forward-truncated", addr: "198.51.100.22", faults: []fault{{Name: "multi-a.ptr.test", Type: resolver.TypeA, Fault: dnstest.Truncate}},
 			want: v4(1, 1, 1, 3, Confirmed)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), srv.Client(200*time.Millisecond), netip.MustParseAddr(tc.addr))
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%s):\n%s", tc.addr, diff(got, tc.want))
-			}
+			srv.Apply(tc.faults...)
+			tc.run(t, srv.Client(200*time.Millisecond))
 			if tc.name == "truncated" && srv.Count(rev(19), resolver.TypePTR) != 2 {
 				t.Errorf("truncated: %d PTR queries, want 2 (UDP then TCP)", srv.Count(rev(19), resolver.TypePTR))
 			}
@@ -213,7 +207,7 @@ func TestCheckInvalidAddress(t *testing.T) {
 	got := Check(t.Context(), r, netip.Addr{})
 	want := Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("invalid address:\n%s", diff(got, want))
+		t.Errorf("invalid address:\n%s", dnstest.Diff(got, want))
 	}
 	if n := len(r.Queries()); n != 0 {
 		t.Errorf("invalid address: %d queries, want 0", n)
@@ -226,19 +220,6 @@ func TestCheckCanceled(t *testing.T) {
 	cancel()
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), netip.MustParseAddr("198.51.100.1"))
 	if want := failed(4, resolver.ReasonCanceled); !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", diff(got, want))
+		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
 	}
-}
-
-// diff lists the fields of two Results that differ.
-func diff(got, want Result) string {
-	var b strings.Builder
-	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := 0; i < gv.NumField(); i++ {
-		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
-		if !reflect.DeepEqual(g, w) {
-			fmt.Fprintf(&b, "  %s: got %+v, want %+v\n", gv.Type().Field(i).Name, g, w)
-		}
-	}
-	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 const zoneFile = "testdata/spf.zone"
 
 // fault is one fault injected for a test case.
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 // question is a DNS question a case asserts was never asked.
 type question struct {
@@ -107,16 +102,16 @@ var checkCases = []checkCase{
 	// NXDOMAIN: the label is not in the zone; type 99 is not asked.
 	{name: "nxdomain", want: none(resolver.NXDomain, CodeNoRecord),
 		never: []question{{"nxdomain.spf.test", resolver.TypeSPF}}},
-	{name: "servfail", faults: []fault{{"servfail.spf.test", resolver.TypeTXT, dnstest.ServFail}}, want: Result{
+	{name: "servfail", faults: []fault{{Name: "servfail.spf.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: Result{
 		Outcome: resolver.Inconclusive, Reason: resolver.ReasonServFail, LookupLimit: MaxLookups,
 		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
 	}},
-	{name: "timeout", faults: []fault{{"timeout.spf.test", resolver.TypeTXT, dnstest.Drop}}, want: Result{
+	{name: "timeout", faults: []fault{{Name: "timeout.spf.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}}, want: Result{
 		Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout, LookupLimit: MaxLookups,
 		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
 	}},
 	// In memory a truncated reply is the full answer (TCP is covered in server_test.go).
-	{name: "truncated", faults: []fault{{"truncated.spf.test", resolver.TypeTXT, dnstest.Truncate}}, want: policy(11, 0, "-")},
+	{name: "truncated", faults: []fault{{Name: "truncated.spf.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}}, want: policy(11, 0, "-")},
 	// 25 ip4 terms: 452 octets, 0 lookups.
 	{name: "record-long", want: with(policy(452, 0, "-"), func(r *Result) { r.Findings = []Code{CodeRecordLong} })},
 	// 29 ip4 terms: 524 octets, 0 lookups.
@@ -217,13 +212,13 @@ var checkCases = []checkCase{
 		perm(r, CodeIncludeInvalid, CodeSyntaxIP4, CodeIncludeInvalid)
 	})},
 	// #30: include (1) whose target answers SERVFAIL: lower bound.
-	{name: "include-servfail", faults: []fault{{"sf.inc.test", resolver.TypeTXT, dnstest.ServFail}},
+	{name: "include-servfail", faults: []fault{{Name: "sf.inc.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 		want: with(policy(31, 1, "-"), func(r *Result) {
 			r.LookupComplete = false
 			temp(r, CodeIncludeInconclusive, CodeIncludeInconclusive)
 		})},
 	// include (1) whose target times out: lower bound.
-	{name: "include-timeout", faults: []fault{{"slow.inc.test", resolver.TypeTXT, dnstest.Drop}},
+	{name: "include-timeout", faults: []fault{{Name: "slow.inc.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
 		want: with(policy(33, 1, "-"), func(r *Result) {
 			r.LookupComplete = false
 			temp(r, CodeIncludeInconclusive, CodeIncludeInconclusive)
@@ -234,7 +229,7 @@ var checkCases = []checkCase{
 		perm(r, CodeRedirectNoRecord, CodeRedirectNoRecord)
 	})},
 	// redirect (1) whose target answers SERVFAIL.
-	{name: "redirect-servfail", faults: []fault{{"sf.inc.test", resolver.TypeTXT, dnstest.ServFail}},
+	{name: "redirect-servfail", faults: []fault{{Name: "sf.inc.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 		want: with(policy(27, 1, ""), func(r *Result) {
 			r.HasRedirect, r.LookupComplete = true, false
 			temp(r, CodeRedirectInconclusive, CodeRedirectInconclusive)
@@ -317,7 +312,7 @@ var checkCases = []checkCase{
 		r.VoidLookups, r.Findings = 1, []Code{CodeVoidLookup}
 	})},
 	// a:sf.ext.test (1) answers SERVFAIL: temperror; the count is complete.
-	{name: "a-servfail", faults: []fault{{"sf.ext.test", resolver.TypeA, dnstest.ServFail}},
+	{name: "a-servfail", faults: []fault{{Name: "sf.ext.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
 		want: with(policy(25, 1, "-"), func(r *Result) {
 			temp(r, CodeTermInconclusive, CodeTermInconclusive)
 		})},
@@ -330,6 +325,15 @@ func loadZones(tb testing.TB) *dnstest.Zones {
 	return dnstest.MustLoad(tb, zoneFile)
 }
 
+// run checks tc's domain through r and reports a Result other than tc.want.
+func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
+	t.Helper()
+	got := Check(t.Context(), r, tc.name+".spf.test")
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Fatalf("Check(%s):\n%s", tc.name, dnstest.Diff(got, tc.want))
+	}
+}
+
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	z := loadZones(t)
@@ -340,13 +344,8 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
-			got := Check(t.Context(), r, tc.name+".spf.test")
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("Check(%s):\n%s", tc.name, diffResult(got, tc.want))
-			}
+			r.Apply(tc.faults...)
+			tc.run(t, r)
 			for _, q := range tc.never {
 				if n := r.Count(q.name, q.qtype); n != 0 {
 					t.Errorf("%s %s was asked %d times, want never", q.name, q.qtype, n)
@@ -371,19 +370,6 @@ func TestScenarioLabels(t *testing.T) {
 	}
 }
 
-// diffResult lists the fields that differ.
-func diffResult(got, want Result) string {
-	var b strings.Builder
-	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := 0; i < gv.NumField(); i++ {
-		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
-		if !reflect.DeepEqual(g, w) {
-			fmt.Fprintf(&b, "  %s: got %v, want %v\n", gv.Type().Field(i).Name, g, w)
-		}
-	}
-	return b.String()
-}
-
 // TestCheckSiblingsConcurrent proves sibling includes are fetched
 // concurrently: ten targets each delayed 100 ms take far less than 1 s.
 func TestCheckSiblingsConcurrent(t *testing.T) {
@@ -397,7 +383,7 @@ func TestCheckSiblingsConcurrent(t *testing.T) {
 	got := Check(t.Context(), r, "includes-10.spf.test")
 	elapsed := time.Since(start)
 	if want := policy(212, 10, "-"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", diffResult(got, want))
+		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
 	}
 	if elapsed >= 5*delay {
 		t.Fatalf("took %v: sibling includes were not fetched concurrently", elapsed)
@@ -416,7 +402,7 @@ func TestCheckCanceled(t *testing.T) {
 		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", diffResult(got, want))
+		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
 	}
 }
 
@@ -428,7 +414,7 @@ func TestCheckThroughScan(t *testing.T) {
 	scan := resolver.NewScan(mem, 0)
 	got := Check(t.Context(), scan, "diamond.spf.test")
 	if want := policy(51, 2, "-"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", diffResult(got, want))
+		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
 	}
 	if n := mem.Count("t1.inc.test", resolver.TypeTXT); n != 1 {
 		t.Fatalf("t1.inc.test TXT asked %d times below the Scan, want 1", n)

@@ -12,11 +12,7 @@ import (
 
 const zoneSuffix = ".tlsrpt.test"
 
-type fault struct {
-	name  string
-	qtype resolver.Type
-	f     dnstest.Fault
-}
+type fault = dnstest.FaultAt
 
 // configured is the Result of one valid record with the given valid
 // destinations.
@@ -76,11 +72,11 @@ var checkTests = []struct {
 	{name: "other-scheme", want: unusable(resolver.Found, 1, true, InvalidScheme, NoValidDestinations)},
 	{name: "hfields", want: configured(1, 0)},
 	{name: "all-invalid", want: unusable(resolver.Found, 1, true, HTTPNotAllowed, InvalidMailto, InvalidScheme, NoValidDestinations)},
-	{name: "servfail", faults: []fault{{"_smtp._tls.servfail.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
-	{name: "timeout", faults: []fault{{"_smtp._tls.timeout.tlsrpt.test", resolver.TypeTXT, dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
-	{name: "refused", faults: []fault{{"_smtp._tls.refused.tlsrpt.test", resolver.TypeTXT, dnstest.Refused}}, want: inconclusive(resolver.ReasonRefused)},
-	{name: "truncated", faults: []fault{{"_smtp._tls.truncated.tlsrpt.test", resolver.TypeTXT, dnstest.Truncate}}, want: configured(1, 0)},
-	{name: "cname-target-servfail", faults: []fault{{"_smtp._tls.provider.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+	{name: "servfail", faults: []fault{{Name: "_smtp._tls.servfail.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+	{name: "timeout", faults: []fault{{Name: "_smtp._tls.timeout.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
+	{name: "refused", faults: []fault{{Name: "_smtp._tls.refused.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Refused}}, want: inconclusive(resolver.ReasonRefused)},
+	{name: "truncated", faults: []fault{{Name: "_smtp._tls.truncated.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}}, want: configured(1, 0)},
+	{name: "cname-target-servfail", faults: []fault{{Name: "_smtp._tls.provider.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
 }
 
 func TestCheck(t *testing.T) {
@@ -90,9 +86,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := dnstest.NewResolver(z)
-			for _, f := range tc.faults {
-				r.SetFault(f.name, f.qtype, f.f)
-			}
+			r.Apply(tc.faults...)
 			got := Check(context.Background(), r, domainOf(tc.name))
 			assertResult(t, got, tc.want)
 			if n := len(r.Queries()); n != 1 {
@@ -124,18 +118,16 @@ func TestCheckOverDNSServer(t *testing.T) {
 		tcp    bool
 	}{
 		{name: "mixed", want: configured(1, 1)},
-		{name: "truncated", faults: []fault{{"_smtp._tls.truncated.tlsrpt.test", resolver.TypeTXT, dnstest.Truncate}}, want: configured(1, 0), tcp: true},
-		{name: "timeout", faults: []fault{{"_smtp._tls.timeout.tlsrpt.test", resolver.TypeTXT, dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
-		{name: "servfail", faults: []fault{{"_smtp._tls.servfail.tlsrpt.test", resolver.TypeTXT, dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
+		{name: "truncated", faults: []fault{{Name: "_smtp._tls.truncated.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Truncate}}, want: configured(1, 0), tcp: true},
+		{name: "timeout", faults: []fault{{Name: "_smtp._tls.timeout.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
+		{name: "servfail", faults: []fault{{Name: "_smtp._tls.servfail.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
 		{name: "not-in-zone", want: unusable(resolver.NXDomain, 0, false)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
-			for _, f := range tc.faults {
-				srv.SetFault(f.name, f.qtype, f.f)
-			}
+			srv.Apply(tc.faults...)
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix)
 			assertResult(t, got, tc.want)
 			overTCP := false
@@ -160,6 +152,6 @@ func TestCheckCanceled(t *testing.T) {
 func assertResult(t *testing.T, got, want Result) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Result differs:\n got: %+v\nwant: %+v", got, want)
+		t.Fatalf("Result differs:\n%s", dnstest.Diff(got, want))
 	}
 }

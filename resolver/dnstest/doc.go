@@ -17,7 +17,9 @@
 // Faults are injected per owner name (and optionally per type) with
 // SetFault: a delay, SERVFAIL or REFUSED, a dropped reply (the client times
 // out), a truncated UDP reply (the client must retry over TCP) and a
-// garbage reply.
+// garbage reply. Apply injects the faults of a test table row, written as
+// [FaultAt] values, and [Diff] describes how a got struct differs from the
+// wanted one, field by field.
 //
 // Zone files used in tests must point every host the code may connect to
 // at 127.0.0.1 or ::1 (DESIGN.md section 5).

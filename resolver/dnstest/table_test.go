@@ -1,0 +1,117 @@
+package dnstest_test
+
+import (
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// TestResolverApply: Apply injects every fault of a row, in order.
+func TestResolverApply(t *testing.T) {
+	t.Parallel()
+	const name = "host.dnstest.test"
+	r := dnstest.NewResolver(testZones(t))
+	r.Apply() // nothing to inject
+	if got := r.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
+		t.Fatalf("without faults: %+v", got)
+	}
+	r.Apply(
+		dnstest.FaultAt{name, resolver.TypeA, dnstest.Drop},
+		dnstest.FaultAt{Name: name, Type: resolver.TypeTXT, Fault: dnstest.Garbage},
+		dnstest.FaultAt{Name: name, Type: resolver.TypeTXT, Fault: dnstest.ServFail}, // replaces Garbage
+	)
+	for _, tc := range []struct {
+		qtype resolver.Type
+		want  resolver.Reason
+	}{
+		{resolver.TypeA, resolver.ReasonTimeout},
+		{resolver.TypeTXT, resolver.ReasonServFail},
+		{resolver.TypeMX, resolver.ReasonNone},
+	} {
+		if got := r.Lookup(t.Context(), name, tc.qtype); got.Reason != tc.want {
+			t.Errorf("%s: reason %q, want %q", tc.qtype, got.Reason, tc.want)
+		}
+	}
+}
+
+// TestServerApply: Apply on a Server changes what goes over the wire.
+func TestServerApply(t *testing.T) {
+	t.Parallel()
+	const name = "host.dnstest.test"
+	srv := dnstest.Start(t, testZones(t))
+	srv.Apply(
+		dnstest.FaultAt{name, resolver.TypeTXT, dnstest.Truncate},
+		dnstest.FaultAt{name, resolver.TypeA, dnstest.Refused},
+	)
+	c := srv.Client(time.Second)
+	if got := c.Lookup(t.Context(), name, resolver.TypeTXT); got.Outcome != resolver.Found {
+		t.Errorf("truncated TXT: %+v, want the full answer over TCP", got)
+	}
+	if n := srv.Count(name, resolver.TypeTXT); n != 2 {
+		t.Errorf("truncated TXT: %d questions, want 2 (UDP then TCP)", n)
+	}
+	if got := c.Lookup(t.Context(), name, resolver.TypeA); got.Reason != resolver.ReasonRefused {
+		t.Errorf("refused A: %+v", got)
+	}
+}
+
+type inner struct {
+	X int
+	Y string
+}
+
+type sample struct {
+	A      int
+	B      string
+	In     inner
+	Addr   netip.Addr
+	List   []string
+	hidden int
+}
+
+func TestDiff(t *testing.T) {
+	t.Parallel()
+	base := sample{A: 1, B: "x", In: inner{X: 1, Y: "y"}, Addr: netip.MustParseAddr("192.0.2.1"), List: []string{"a"}}
+	with := func(f func(*sample)) sample {
+		s := base
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name      string
+		got, want any
+		diff      string
+	}{
+		{"equal", base, base, ""},
+		{"nil", nil, nil, ""},
+		{"one-field", with(func(s *sample) { s.A = 2 }), base, "  A: got 2, want 1\n"},
+		{"two-fields", with(func(s *sample) { s.A, s.B = 2, "z" }), base, "  A: got 2, want 1\n  B: got z, want x\n"},
+		{"nested", with(func(s *sample) { s.In.Y = "w" }), base, "  In.Y: got w, want y\n"},
+		{"opaque-struct", with(func(s *sample) { s.Addr = netip.MustParseAddr("192.0.2.2") }), base,
+			"  Addr: got 192.0.2.2, want 192.0.2.1\n"},
+		{"nil-vs-empty", with(func(s *sample) { s.List = nil }), with(func(s *sample) { s.List = []string{} }),
+			"  List: got []string(nil), want []string{}\n"},
+		{"unexported-only", with(func(s *sample) { s.hidden = 1 }), base,
+			"  got {A:1 B:x In:{X:1 Y:y} Addr:192.0.2.1 List:[a] hidden:1}, want {A:1 B:x In:{X:1 Y:y} Addr:192.0.2.1 List:[a] hidden:0}\n"},
+		{"ints", 1, 2, "  got 1, want 2\n"},
+		{"types", 1, "1", "  got int 1, want string \"1\"\n"},
+		{"nil-vs-value", nil, inner{}, "  got <nil> <nil>, want dnstest_test.inner {X:0 Y:}\n"},
+		{"pointers", &inner{X: 1}, &inner{X: 2}, "  got &{X:1 Y:}, want &{X:2 Y:}\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := dnstest.Diff(tc.got, tc.want)
+			if got != tc.diff {
+				t.Errorf("Diff:\n got %q\nwant %q", got, tc.diff)
+			}
+			if (got == "") != reflect.DeepEqual(tc.got, tc.want) {
+				t.Errorf("Diff is %q but DeepEqual is %v", got, reflect.DeepEqual(tc.got, tc.want))
+			}
+		})
+	}
+}
