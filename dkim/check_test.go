@@ -293,20 +293,11 @@ func TestCheckWire(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
-			if tcp := usedTCP(srv.Queries()); tcp != tc.wantTCP {
+			if tcp := srv.CountOver("", dnstest.AnyType, "tcp") > 0; tcp != tc.wantTCP {
 				t.Errorf("TCP used = %v, want %v", tcp, tc.wantTCP)
 			}
 		})
 	}
-}
-
-func usedTCP(qs []dnstest.Received) bool {
-	for _, q := range qs {
-		if q.Net == "tcp" {
-			return true
-		}
-	}
-	return false
 }
 
 // TestCheckNoLeak proves no Result carries key material, record text or

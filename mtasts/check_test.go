@@ -310,11 +310,7 @@ func TestCheckOverDNSServer(t *testing.T) {
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix, e.options(d))
 			assertResult(t, got, tc.want)
 			if tc.tcp != "" {
-				overTCP := false
-				for _, q := range srv.Queries() {
-					overTCP = overTCP || (q.Name == tc.tcp && q.Net == "tcp")
-				}
-				if !overTCP {
+				if srv.CountOver(tc.tcp, dnstest.AnyType, "tcp") == 0 {
 					t.Errorf("%s was never asked over TCP", tc.tcp)
 				}
 			}

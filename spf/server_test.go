@@ -50,19 +50,10 @@ func TestCheckServer(t *testing.T) {
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
 			for _, f := range tc.faults {
-				if f.Fault.Truncate && !receivedOver(srv, f.Name, "tcp") {
+				if f.Fault.Truncate && srv.CountOver(f.Name, dnstest.AnyType, "tcp") == 0 {
 					t.Errorf("%s was never asked over TCP", f.Name)
 				}
 			}
 		})
 	}
-}
-
-func receivedOver(srv *dnstest.Server, name, network string) bool {
-	for _, q := range srv.Queries() {
-		if q.Name == name && q.Net == network {
-			return true
-		}
-	}
-	return false
 }

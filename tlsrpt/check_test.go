@@ -130,11 +130,7 @@ func TestCheckOverDNSServer(t *testing.T) {
 			srv.Apply(tc.faults...)
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix)
 			assertResult(t, got, tc.want)
-			overTCP := false
-			for _, q := range srv.Queries() {
-				overTCP = overTCP || q.Net == "tcp"
-			}
-			if overTCP != tc.tcp {
+			if overTCP := srv.CountOver("", dnstest.AnyType, "tcp") > 0; overTCP != tc.tcp {
 				t.Errorf("asked over TCP = %v, want %v", overTCP, tc.tcp)
 			}
 		})

@@ -120,10 +120,16 @@ func (l *queryLog) all() []Received {
 }
 
 func (l *queryLog) count(name string, qtype resolver.Type) int {
+	return l.countOver(name, qtype, "")
+}
+
+// countOver counts questions for name ("" for any name) of type qtype
+// (AnyType for any) received over network ("" for any).
+func (l *queryLog) countOver(name string, qtype resolver.Type, network string) int {
 	name = resolver.CanonicalName(name)
 	n := 0
 	for _, r := range l.all() {
-		if r.Name == name && (qtype == AnyType || r.Type == qtype) {
+		if (name == "" || r.Name == name) && (qtype == AnyType || r.Type == qtype) && (network == "" || r.Net == network) {
 			n++
 		}
 	}

@@ -102,6 +102,13 @@ func (s *Server) Queries() []Received { return s.log.all() }
 // were received, over UDP and TCP together.
 func (s *Server) Count(name string, qtype resolver.Type) int { return s.log.count(name, qtype) }
 
+// CountOver is Count restricted to one transport, "udp" or "tcp"; name ""
+// counts every name. Tests use it to prove a truncated answer was asked
+// again over TCP.
+func (s *Server) CountOver(name string, qtype resolver.Type, network string) int {
+	return s.log.countOver(name, qtype, network)
+}
+
 // Close stops the server. It is safe to call more than once.
 func (s *Server) Close() {
 	s.once.Do(func() {

@@ -115,3 +115,22 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestServerCountOver: a truncated UDP answer shows as one question over
+// each transport.
+func TestServerCountOver(t *testing.T) {
+	z := dnstest.MustParse(t, "$ORIGIN count.test.\n@ TXT \"x\"\n")
+	srv := dnstest.Start(t, z)
+	srv.SetFault("count.test", dnstest.AnyType, dnstest.Truncate)
+	if a := srv.Client(time.Second).Lookup(t.Context(), "count.test", resolver.TypeTXT); a.Outcome != resolver.Found {
+		t.Fatalf("lookup = %+v", a)
+	}
+	for _, tc := range []struct {
+		name, network string
+		want          int
+	}{{"count.test", "udp", 1}, {"count.test", "tcp", 1}, {"count.test", "", 2}, {"", "tcp", 1}, {"other.test", "tcp", 0}} {
+		if got := srv.CountOver(tc.name, dnstest.AnyType, tc.network); got != tc.want {
+			t.Errorf("CountOver(%q, %q) = %d, want %d", tc.name, tc.network, got, tc.want)
+		}
+	}
+}
