@@ -35,7 +35,7 @@ var (
 )
 
 func (r *run) checkCAA(ctx context.Context) verdict {
-	res := caa.Check(ctx, r.dns, r.domain.ASCII)
+	res := caa.Check(ctx, r.dnsFor(CheckCAA), r.domain.ASCII)
 	set := res.Domain
 	if set.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(nil, caaInconclusive.with())

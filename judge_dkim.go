@@ -44,7 +44,7 @@ func (r *run) checkDKIM(ctx context.Context) verdict {
 	if r.sel == "" {
 		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)
 	}
-	res := dkim.Check(ctx, r.dns, r.sel, r.domain.ASCII)
+	res := dkim.Check(ctx, r.dnsFor(CheckDKIM), r.sel, r.domain.ASCII)
 	d := dkimDiagnostics(res)
 	if !res.Conclusive() {
 		return inconclusiveVerdict(d)

@@ -55,7 +55,7 @@ var (
 )
 
 func (r *run) checkDMARC(ctx context.Context) verdict {
-	res := dmarc.Check(ctx, r.dns, r.domain.ASCII)
+	res := dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII)
 	d := dmarcDiagnostics(res)
 	switch res.Discovery {
 	case dmarc.DiscoveryInconclusive:

@@ -76,7 +76,7 @@ func (r *run) mtastsOptions() mtasts.Options {
 }
 
 func (r *run) checkMTASTS(ctx context.Context) verdict {
-	res := mtasts.Check(ctx, r.dns, r.domain.ASCII, r.mtastsOptions())
+	res := mtasts.Check(ctx, r.dnsFor(CheckMTASTS), r.domain.ASCII, r.mtastsOptions())
 	d := mtastsDiagnostics(res)
 	mxs := r.waitMX(ctx)
 	why := notes(res.Findings, stsNotes)

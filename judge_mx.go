@@ -32,7 +32,7 @@ var (
 
 func (r *run) checkMX(ctx context.Context) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	res := mx.Check(ctx, r.dns, r.domain.ASCII)
+	res := mx.Check(ctx, r.dnsFor(CheckMX), r.domain.ASCII)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,

@@ -37,7 +37,7 @@ func (r *run) checkPTR(ctx context.Context) verdict {
 	if !r.ip.IsValid() {
 		return infoVerdict(txtPTRNotEvaluated, txtPTRNotEvaluatedDetails)
 	}
-	res := ptr.Check(ctx, r.dns, r.ip)
+	res := ptr.Check(ctx, r.dnsFor(CheckPTR), r.ip)
 	d := ptrDiagnostics(r.ip, res)
 	if res.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(d)

@@ -75,7 +75,7 @@ var spfNotes = map[spf.Code]text{
 }
 
 func (r *run) checkSPF(ctx context.Context) verdict {
-	res := spf.Check(ctx, r.dns, r.domain.ASCII)
+	res := spf.Check(ctx, r.dnsFor(CheckSPF), r.domain.ASCII)
 	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
 	if res.LookupCountKnown {
 		d.DNSLookupCount = intPtr(res.LookupCount)

@@ -31,7 +31,7 @@ var (
 )
 
 func (r *run) checkTLSRPT(ctx context.Context) verdict {
-	res := tlsrpt.Check(ctx, r.dns, r.domain.ASCII)
+	res := tlsrpt.Check(ctx, r.dnsFor(CheckTLSRPT), r.domain.ASCII)
 	d := tlsrptDiagnostics(res)
 	if res.RecordCount < 0 {
 		return inconclusiveVerdict(d)

@@ -1,0 +1,67 @@
+package mailauth
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// TestBudgetsSumWithinScanBudget: the per-check shares never exceed the
+// scan's budget, so no check can be starved by another.
+func TestBudgetsSumWithinScanBudget(t *testing.T) {
+	sum := spfBudget(0)
+	for _, n := range checkBudgets {
+		sum += n
+	}
+	if sum > 120 {
+		t.Fatalf("per-check budgets sum to %d, more than the scan budget 120", sum)
+	}
+	if spfBudget(0) < 20 {
+		t.Fatalf("SPF gets only %d questions", spfBudget(0))
+	}
+}
+
+// TestSPFFanOutDoesNotStarveOthers: a valid SPF record with ten mx terms
+// of ten exchanges each needs more questions than SPF's share; SPF is
+// then reported as not fully checked (warn), and every other check still gets
+// its answers, on every run.
+func TestSPFFanOutDoesNotStarveOthers(t *testing.T) {
+	var zone strings.Builder
+	zone.WriteString("$ORIGIN fan.example.com.\n@ MX 10 mx\nmx A 8.8.8.8\n_dmarc TXT \"v=DMARC1; p=reject\"\n")
+	terms := make([]string, 10)
+	for i := range terms {
+		terms[i] = fmt.Sprintf("mx:m%d.fan.example.com", i)
+		for j := 0; j < 10; j++ {
+			fmt.Fprintf(&zone, "m%d MX 10 h%d-%d\nh%d-%d A 8.8.4.4\n", i, i, j, i, j)
+		}
+	}
+	fmt.Fprintf(&zone, "@ TXT \"v=spf1 %s -all\"\n", strings.Join(terms, " "))
+	z := dnstest.MustParse(t, zone.String())
+	for run := 0; run < 5; run++ {
+		s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: "fan.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range got.Checks {
+			switch c.ID {
+			case CheckDMARC, CheckMX:
+				if c.Status != StatusPass {
+					t.Fatalf("run %d: %s = %s %q, want pass", run, c.ID, c.Status, c.Summary.EN)
+				}
+			case CheckSPF:
+				// The ten mx terms are counted exactly; the exchanges past
+				// SPF's share could not be looked up, which receivers would
+				// meet as a temporary error.
+				d := c.Diagnostics.(*SpfDiagnostics)
+				if c.Status != StatusWarn || d.DNSLookupCount == nil || *d.DNSLookupCount != 10 {
+					t.Fatalf("run %d: spf = %s with %+v, want warn and 10 lookups", run, c.Status, d)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package resolver
+
+import (
+	"context"
+	"sync"
+)
+
+// Limited bounds the distinct questions one part of a scan may ask, so
+// that a check with a large but valid fan-out (an SPF policy with many
+// include and mx terms) cannot spend the whole per-scan budget and leave
+// its siblings inconclusive. Place it above the shared Scan: a question
+// counts once against the limit however often it is asked, and a
+// question another check already asked still counts here (the Scan
+// answers it from its cache).
+type Limited struct {
+	next  Resolver
+	limit int
+
+	mu    sync.Mutex
+	asked map[question]bool
+}
+
+// Limit returns next bounded to limit distinct questions; past it, new
+// questions are inconclusive with ReasonBudgetExhausted at once. Questions
+// already asked may be asked again.
+func Limit(next Resolver, limit int) *Limited {
+	return &Limited{next: next, limit: limit, asked: make(map[question]bool)}
+}
+
+// Lookup implements Resolver.
+func (l *Limited) Lookup(ctx context.Context, name string, qtype Type) Answer {
+	q := question{CanonicalName(name), qtype}
+	l.mu.Lock()
+	if !l.asked[q] {
+		if len(l.asked) >= l.limit {
+			l.mu.Unlock()
+			return Fail(ReasonBudgetExhausted)
+		}
+		l.asked[q] = true
+	}
+	l.mu.Unlock()
+	return l.next.Lookup(ctx, name, qtype)
+}
