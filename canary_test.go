@@ -2,12 +2,14 @@ package mailauth
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // TestCanariesNeverReachOutput seeds every record type, the MTA-STS policy
@@ -55,5 +57,54 @@ func TestCanariesNeverReachOutput(t *testing.T) {
 	}
 	if leaks != 0 {
 		t.Fatalf("the redaction guard replaced %d texts: a text carries wire data", leaks)
+	}
+}
+
+// TestProtocolWordsInRecordsAreNotLeaks: TXT records that consist of words
+// our own texts use ("v=STSv1", "-all") must not make the guard replace a
+// verdict or raise a leak alarm.
+func TestProtocolWordsInRecordsAreNotLeaks(t *testing.T) {
+	z := dnstest.MustParse(t, `$ORIGIN words.example.com.
+@         MX 10 mx
+mx        A 8.8.8.8
+@         TXT "-all"
+@         TXT "v=spf1 -all"
+_mta-sts  TXT "v=STSv1"
+_mta-sts  TXT "v=STSv1; id=2024"
+_dmarc    TXT "v=DMARC1; p=reject"
+`)
+	leaks := 0
+	s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: "words.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got.Checks {
+		if c.Summary == txtInternal.with() {
+			t.Errorf("%s was replaced by the guard", c.ID)
+		}
+		if c.ID == CheckMTASTS && c.Status != StatusFail {
+			t.Errorf("mta-sts with two announcements = %s, want fail", c.Status)
+		}
+	}
+	if leaks != 0 {
+		t.Fatalf("guard raised %d leak alarms for protocol words", leaks)
+	}
+}
+
+// TestVerifyWithholdsALeakingResult: a wire value anywhere in a finished
+// result withholds it.
+func TestVerifyWithholdsALeakingResult(t *testing.T) {
+	leaks := 0
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")), OnLeak: func(n int) { leaks += n }})
+	r := s.newRun()
+	r.guard.AddText("v=spf1 include:kanari-verify.example.net -all")
+	sum := ScanSummary{Domain: "x.example.com", Summary: LocalizedText{EN: "fine", ZH: "好"}}
+	if err := r.verify(sum); err != nil {
+		t.Fatalf("clean result withheld: %v", err)
+	}
+	sum.Checks = []CheckSummary{{Diagnostics: &DmarcDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
+	if err := r.verify(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
+		t.Fatalf("verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
 	}
 }

@@ -3,7 +3,9 @@ package mailauth
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/netip"
 	"sync"
 	"time"
@@ -89,6 +91,7 @@ type run struct {
 
 func (s *Scanner) newRun() *run {
 	guard := redact.NewSet()
+	guard.Vocabulary(outputVocabulary()...)
 	return &run{
 		cfg:    &s.cfg,
 		dns:    resolver.NewScan(guard.Resolver(s.cfg.Resolver), s.cfg.QueryBudget),
@@ -126,7 +129,11 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	if err := r.finish(parent, checks); err != nil {
 		return ScanSummary{}, err
 	}
-	return r.summary(start, s.cfg.Now(), checks), nil
+	out := r.summary(start, s.cfg.Now(), checks)
+	if err := r.verify(out); err != nil {
+		return ScanSummary{}, err
+	}
+	return out, nil
 }
 
 // CheckIP checks the PTR records of one public sending IP and their
@@ -152,13 +159,39 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 		return PtrCheckSummary{}, err
 	}
 	end := s.cfg.Now()
-	return PtrCheckSummary{
+	out := PtrCheckSummary{
 		SendingIP:  addr.String(),
 		CheckedAt:  end.UTC().Truncate(time.Millisecond),
 		DurationMs: max(end.Sub(start).Milliseconds(), 0),
 		Check:      checks[0],
 		Disclaimer: txtDisclaimer.with(),
-	}, nil
+	}
+	if err := r.verify(out); err != nil {
+		return PtrCheckSummary{}, err
+	}
+	return out, nil
+}
+
+// ErrLeakBlocked means the redaction guard found a recorded wire value in
+// a finished result outside the texts it can replace. The result is
+// withheld; the HTTP service answers 500. It indicates a bug, never a
+// property of the scanned domain.
+var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
+
+// verify proves the marshalled result carries no recorded wire value
+// (house-style rule 7: checked before anything is written).
+func (r *run) verify(v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("mailauth: encode result: %w", err)
+	}
+	if err := r.guard.Verify(body); err != nil {
+		if r.cfg.OnLeak != nil {
+			r.cfg.OnLeak(1)
+		}
+		return ErrLeakBlocked
+	}
+	return nil
 }
 
 // parseRequest normalizes and validates a scan request and fills the

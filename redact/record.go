@@ -41,9 +41,9 @@ func (s *Set) addRecord(r resolver.Record) {
 }
 
 // AddText records a free text (a TXT record, a policy body, a CAA value)
-// whole, line by line, and token by token: every token that looks like a
-// name, an address, a URI or a mailbox is recorded on its own, and so are
-// the host and mailbox parts of URIs.
+// whole, line by line, and token by token (split at spaces, ";", ",",
+// "="); tokens that look like a name, an address, a URI or a mailbox also
+// give their host and mailbox parts. Add's filters apply to each.
 func (s *Set) AddText(text string) {
 	s.Add(text)
 	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
@@ -63,10 +63,10 @@ func tokens(line string) []string {
 }
 
 func (s *Set) addToken(tok string) {
+	s.Add(tok) // every token; the vocabulary keeps the output's own words out
 	if !valueLike(tok) {
 		return
 	}
-	s.Add(tok)
 	if u, err := url.Parse(tok); err == nil && u.Scheme != "" {
 		s.Add(u.Host, u.Hostname(), u.Opaque)
 		if at := strings.LastIndexByte(u.Opaque, '@'); at >= 0 {

@@ -17,15 +17,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 
 	"golang.org/x/net/idna"
 )
 
-// MinLen is the shortest value a Set records. Shorter fragments ("mx",
-// "ca") are protocol words that would match ordinary text.
-const MinLen = 4
+// Bounds of a Set. A hostile zone can publish tens of kilobytes of TXT
+// per name; the guard must not grow with it (product choice: a scan's
+// real values number in the dozens).
+const (
+	// MinLen is the shortest value a Set records. Shorter fragments ("mx",
+	// "ca") are protocol words that would match ordinary text.
+	MinLen = 4
+	// MaxValueLen is the longest value recorded whole; a longer text is
+	// still recorded line by line and token by token.
+	MaxValueLen = 1024
+	// MaxValues bounds the values one Set holds; past it, further values
+	// are dropped and Overflowed reports true.
+	MaxValues = 4096
+)
 
 // ErrLeak is returned by Verify when a recorded value was found.
 var ErrLeak = errors.New("redact: sensitive value in output")
@@ -33,9 +45,11 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 // Set holds the sensitive values of one scan. It is safe for concurrent
 // use. The zero value is not usable; call NewSet.
 type Set struct {
-	mu     sync.RWMutex
-	values map[string]struct{}
-	allow  map[string]struct{}
+	mu         sync.RWMutex
+	values     map[string]struct{}
+	allow      map[string]struct{}
+	vocabulary string // the output's own fixed words, lower-case, NUL-separated
+	overflowed bool
 }
 
 // NewSet returns an empty Set.
@@ -43,19 +57,73 @@ func NewSet() *Set {
 	return &Set{values: map[string]struct{}{}, allow: map[string]struct{}{}}
 }
 
+// Vocabulary declares the fixed texts the output is made of (its message
+// catalogue and enum words). A value found inside them is not recorded:
+// the output can only contain it because the service wrote it, so finding
+// it there proves nothing, and recording it would flag every response
+// that uses the word ("v=STSv1", "-all", "reject"). Call it before Add.
+func (s *Set) Vocabulary(texts ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vocabulary = strings.ToLower(strings.Join(texts, "\x00"))
+}
+
 // Add records values. Each is stored lower-cased, without a trailing dot,
 // and also in Unicode form when it contains an A-label. Values shorter
-// than MinLen are ignored.
+// than MinLen or longer than MaxValueLen, made only of digits and
+// punctuation (counts are the output's own) unless they are an IP address
+// or prefix, or found in the vocabulary
+// are ignored.
 func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
 		for _, f := range forms(v) {
-			if len(f) >= MinLen {
-				s.values[f] = struct{}{}
+			if !s.worthRecording(f) {
+				continue
 			}
+			if len(s.values) >= MaxValues {
+				s.overflowed = true
+				return
+			}
+			s.values[f] = struct{}{}
 		}
 	}
+}
+
+func (s *Set) worthRecording(f string) bool {
+	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddress(f)) {
+		return false
+	}
+	return s.vocabulary == "" || !strings.Contains(s.vocabulary, f)
+}
+
+// hasLetter reports whether s has a character other than an ASCII digit,
+// punctuation or space.
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if r > 0x7f || (r|0x20 >= 'a' && r|0x20 <= 'z') {
+			return true
+		}
+	}
+	return false
+}
+
+// isAddress reports whether s is an IP address or prefix, which is all
+// digits and punctuation yet a value to guard.
+func isAddress(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	_, err := netip.ParsePrefix(s)
+	return err == nil
+}
+
+// Overflowed reports whether values were dropped because the Set was full.
+func (s *Set) Overflowed() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.overflowed
 }
 
 // Allow marks values a response may echo (the caller's own inputs and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,12 +14,14 @@ import (
 
 func TestVerifyFindsRecordedValues(t *testing.T) {
 	s := NewSet()
+	s.Vocabulary("The record ends in -all; p=reject mx.", "testing mode: failures are reported; version: 2")
 	s.Allow("example.com", "s1", "8.8.8.8")
 	s.AddText("v=spf1 include:_spf.canary-one.example -all")
 	s.AddText("v=DMARC1; p=reject; rua=mailto:reports@canary-two.example")
 	s.Add("mail.canary-three.example.", "203.0.113.9")
 	s.Add("xn--bcher-kva.example")
-	s.AddText("version: STSv1\nmode: testing\nmx: *.canary-four.example\n")
+	s.AddText("version: STSv1\nmode: testing\nmx: *.canary-four.example\nmax_age: 604800\n")
+	s.AddText("v=STSv1; id=kanariidtoken99")
 
 	tests := []struct {
 		name string
@@ -36,8 +39,10 @@ func TestVerifyFindsRecordedValues(t *testing.T) {
 		{"whole record", map[string]any{"x": "v=spf1 include:_spf.canary-one.example -all"}, true},
 		{"as a key", map[string]any{"203.0.113.9": 1}, true},
 		{"policy pattern", map[string]any{"x": "covers *.canary-four.example"}, true},
-		{"short protocol words are not values", map[string]any{"x": "p=reject -all mx"}, false},
-		{"policy keys are not values", map[string]any{"x": "testing mode: failures are reported; version: 2"}, false},
+		{"the output's own words are not values", map[string]any{"x": "p=reject -all mx"}, false},
+		{"policy keys in the vocabulary", map[string]any{"x": "testing mode: failures are reported; version: 2"}, false},
+		{"counts are not values", map[string]any{"x": "2 of 8 checks; 604800 s"}, false},
+		{"opaque token without dots", map[string]any{"x": "id kanariidtoken99"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,5 +106,37 @@ alias CNAME target-canary.other.test.
 		if !s.Contains("x " + v + " y") {
 			t.Errorf("value %q was not recorded", v)
 		}
+	}
+}
+
+func TestVocabularyWordsAreNotRecorded(t *testing.T) {
+	s := NewSet()
+	s.Vocabulary("There are several v=STSv1 records.")
+	s.AddText("v=STSv1") // a whole TXT string equal to a word of the output
+	if s.Contains("There are several v=STSv1 records.") {
+		t.Fatal("a word of the output's own vocabulary was flagged")
+	}
+	s2 := NewSet()
+	s2.AddText("v=STSv1")
+	if !s2.Contains("x v=stsv1 y") {
+		t.Fatal("without a vocabulary the value must be recorded")
+	}
+}
+
+func TestSetIsBounded(t *testing.T) {
+	s := NewSet()
+	var b strings.Builder
+	for i := 0; i < 3*MaxValues; i++ {
+		fmt.Fprintf(&b, "host%d.canary.example ", i)
+	}
+	s.AddText(b.String())
+	if s.Len() > MaxValues || !s.Overflowed() {
+		t.Fatalf("Len %d, Overflowed %v: the set must stop at MaxValues and say so", s.Len(), s.Overflowed())
+	}
+	long := strings.Repeat("x", MaxValueLen+1)
+	s2 := NewSet()
+	s2.Add(long)
+	if s2.Len() != 0 {
+		t.Fatal("a value longer than MaxValueLen was stored whole")
 	}
 }
