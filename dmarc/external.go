@@ -51,17 +51,30 @@ func externalHosts(policyDomain string, rua []URI) []string {
 	return out
 }
 
+// sameOrgSharedLabels is how many trailing labels two names must share to
+// be treated as one organization by sameOrganization. Product choice, a
+// heuristic in place of RFC 9989 §4.10.2's Organizational Domain tree walk
+// (which would cost up to eight more queries per destination): most
+// Organizational Domains are a registrable name of two labels under a
+// one-label suffix (example.com), so two shared labels catch the usual
+// case. It errs towards "same" — under a multi-label public suffix
+// (example.co.uk) two unrelated names sharing "co.uk" count as one
+// organization — so a destination may go unchecked, but an authorized one
+// is never reported as unauthorized.
+const sameOrgSharedLabels = 2
+
 // sameOrganization approximates "same Organizational Domain" without a
-// tree walk for each host: two names that share their last two labels
-// or more are treated as one organization. It errs towards "same", so
-// that an unauthorized destination is never claimed wrongly.
+// tree walk for each host: two names that share their last
+// sameOrgSharedLabels labels or more are treated as one organization. It
+// errs towards "same", so that an unauthorized destination is never
+// claimed wrongly.
 func sameOrganization(a, b string) bool {
 	la, lb := strings.Split(a, "."), strings.Split(b, ".")
 	shared := 0
 	for shared < len(la) && shared < len(lb) && la[len(la)-1-shared] == lb[len(lb)-1-shared] {
 		shared++
 	}
-	return shared >= 2 || a == b
+	return shared >= sameOrgSharedLabels || a == b
 }
 
 // authorize looks up the authorization record for one destination.

@@ -3,6 +3,8 @@ package dmarc
 import (
 	"net/url"
 	"strings"
+
+	"github.com/mailauth/mailauth/internal/dnsname"
 )
 
 // parseURI checks one DMARC reporting URI (RFC 9989 §4.8 dmarc-uri and
@@ -169,15 +171,16 @@ func validPort(s string) bool {
 }
 
 // hostName checks a DNS host name (letters, digits, hyphens; labels of
-// 1..63 octets; at most 253 octets; one trailing dot allowed) and returns
-// it lower-cased without the dot.
+// 1..dnsname.MaxLabelLength octets; at most dnsname.MaxNameLength octets,
+// RFC 1035 §2.3.4; one trailing dot allowed) and returns it lower-cased
+// without the dot.
 func hostName(s string) (string, bool) {
 	s = strings.TrimSuffix(s, ".")
-	if s == "" || len(s) > 253 {
+	if s == "" || len(s) > dnsname.MaxNameLength {
 		return "", false
 	}
 	for _, label := range strings.Split(s, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		if label == "" || len(label) > dnsname.MaxLabelLength || label[0] == '-' || label[len(label)-1] == '-' {
 			return "", false
 		}
 		for i := 0; i < len(label); i++ {

@@ -476,6 +476,34 @@ func TestRateLimitPerSource(t *testing.T) {
 	}
 }
 
+// TestRateLimitIPv6Per64: two IPv6 clients in one /64 share one count
+// (one subscriber holds the whole /64 and could otherwise take a fresh
+// address per request); a client in another /64 has its own.
+func TestRateLimitIPv6Per64(t *testing.T) {
+	t.Parallel()
+	ts := NewTestServer(t, &FakeService{}, Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	send := func(xff string) Response {
+		req := ts.Request(t, http.MethodPost, "/api/scan", "application/json", strings.NewReader(scanBody("example.com")))
+		req.Header.Set("X-Forwarded-For", xff)
+		return ts.Do(t, req)
+	}
+	if r := send("2001:db8:1:2::a"); r.Header.Get("X-RateLimit-Remaining") != "29" {
+		t.Fatalf("first: %d %q", r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
+	}
+	if r := send("2001:db8:1:2:ffff:1:2:3"); r.Header.Get("X-RateLimit-Remaining") != "28" {
+		t.Errorf("same /64 not counted together: remaining %q, want 28", r.Header.Get("X-RateLimit-Remaining"))
+	}
+	if r := send("2001:db8:1:3::a"); r.Header.Get("X-RateLimit-Remaining") != "29" {
+		t.Errorf("other /64 shares the count: remaining %q, want 29", r.Header.Get("X-RateLimit-Remaining"))
+	}
+	if r := send("::ffff:203.0.113.7"); r.Header.Get("X-RateLimit-Remaining") != "29" {
+		t.Errorf("mapped IPv4: remaining %q, want 29", r.Header.Get("X-RateLimit-Remaining"))
+	}
+	if r := send("203.0.113.7"); r.Header.Get("X-RateLimit-Remaining") != "28" {
+		t.Errorf("IPv4 and its mapped form counted apart: remaining %q, want 28", r.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
 // failingLimiter is a limiter whose store is down.
 type failingLimiter struct{}
 

@@ -10,19 +10,43 @@ import (
 // cannot be parsed (not a TCP connection, e.g. a unit test's request).
 const unknownSource = "unknown"
 
-// sourceAddr returns the rate-limit key of r: the TCP peer address, or,
-// when the peer is a trusted proxy, the rightmost X-Forwarded-For hop that
-// is not a trusted proxy. IPv4-mapped IPv6 addresses count as IPv4.
+// ipv6KeyBits is the prefix length an IPv6 client is counted by. A
+// subscriber, household or server usually holds at least a whole /64
+// (end sites get a /64 or shorter prefix, RFC 6177; RFC 7934 §6 even
+// recommends a /64 per host), and a host may use any of its 2^64
+// interface identifiers (temporary addresses, RFC 8981), so a key per
+// IPv6 address would let one host take a fresh address for every request
+// and never meet the limit. IPv4 addresses are scarce enough to key on
+// one address each.
+const ipv6KeyBits = 64
+
+// sourceAddr returns the rate-limit key of r (see [limitKey]) of the
+// client: the TCP peer address, or, when the peer is a trusted proxy, the
+// rightmost X-Forwarded-For hop that is not a trusted proxy.
 func sourceAddr(r *http.Request, trusted []netip.Prefix) string {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return unknownSource
 	}
 	addr := ap.Addr().Unmap().WithZone("")
-	if len(trusted) == 0 || !inPrefixes(addr, trusted) {
-		return addr.String()
+	if len(trusted) > 0 && inPrefixes(addr, trusted) {
+		addr = forwardedClient(addr, r.Header.Values("X-Forwarded-For"), trusted)
 	}
-	return forwardedClient(addr, r.Header.Values("X-Forwarded-For"), trusted).String()
+	return limitKey(addr)
+}
+
+// limitKey is the rate-limit key of a client address: an IPv4 address
+// itself ("192.0.2.1"), an IPv6 address its /64 ("2001:db8:1:2::/64", see
+// [ipv6KeyBits]). IPv4-mapped IPv6 addresses count as IPv4.
+func limitKey(a netip.Addr) string {
+	a = a.Unmap().WithZone("")
+	switch {
+	case a.Is4():
+		return a.String()
+	case a.Is6():
+		return netip.PrefixFrom(a, ipv6KeyBits).Masked().String()
+	}
+	return unknownSource // the zero Addr
 }
 
 // forwardedClient walks the X-Forwarded-For hops from the right (the hop

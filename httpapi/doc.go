@@ -7,8 +7,10 @@
 // this order (DESIGN.md section 3), and the first one that fails answers:
 //
 //  1. method: anything but POST is 405 with an Allow header;
-//  2. rate limit: one counter per source address shared by both diagnostic
-//     endpoints, a fixed window opened by the first request; over the
+//  2. rate limit: one counter per source (an IPv4 address, or the /64 of
+//     an IPv6 address, since one subscriber usually holds a whole /64)
+//     shared by both diagnostic endpoints, a fixed window opened by the
+//     first request; over the
 //     limit is 429 with Retry-After (whole seconds, at least 1); a limiter
 //     store that cannot be reached is 500;
 //  3. media type: Content-Type must be application/json (parameters
@@ -44,7 +46,8 @@
 // # Limits
 //
 // [MaxBodyBytes] (8 KiB) per request body; [DefaultRateLimit] (30) requests
-// per [DefaultRateWindow] (60 s) per source address; [DefaultMaxInFlight]
-// concurrent diagnostics, waiting at most [DefaultQueueWait] for a slot;
-// [DefaultMaxKeys] source addresses tracked at once by the in-memory limiter.
+// per [DefaultRateWindow] (60 s) per source (IPv4 address or IPv6 /64);
+// [DefaultMaxInFlight] concurrent diagnostics, waiting at most
+// [DefaultQueueWait] for a slot; [DefaultMaxKeys] sources tracked at once
+// by the in-memory limiter.
 package httpapi

@@ -45,7 +45,8 @@ type Storage interface {
 // limiter of DefaultRateLimit requests per DefaultRateWindow, no trusted
 // proxies, DefaultMaxInFlight, no storage, no access log.
 type Options struct {
-	// Limiter counts diagnostic requests per source address; nil means
+	// Limiter counts diagnostic requests per source (an IPv4 address or
+	// the /64 of an IPv6 address: the key passed to Allow); nil means
 	// NewMemoryLimiter(MemoryLimiterOptions{}).
 	Limiter Limiter
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; the

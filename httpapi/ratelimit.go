@@ -17,8 +17,10 @@ const (
 	DefaultRateWindow = 60 * time.Second
 )
 
-// Limiter counts diagnostic requests per source address in fixed windows.
-// Implementations must be safe for concurrent use.
+// Limiter counts diagnostic requests per source in fixed windows. The
+// handler's key is an IPv4 address ("192.0.2.1") or the /64 of an IPv6
+// address ("2001:db8:1:2::/64"). Implementations must be safe for
+// concurrent use.
 type Limiter interface {
 	// Allow counts one request for key and says whether it may proceed.
 	// An error means the limiter's store cannot be used; the request is

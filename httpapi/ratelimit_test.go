@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,7 +138,8 @@ func TestRetryAfterSeconds(t *testing.T) {
 }
 
 // TestSourceAddr: the TCP peer, unless it is a trusted proxy; then the
-// rightmost untrusted X-Forwarded-For hop.
+// rightmost untrusted X-Forwarded-For hop. IPv6 clients are keyed by their
+// /64, IPv4 (and IPv4-mapped) clients by their address.
 func TestSourceAddr(t *testing.T) {
 	t.Parallel()
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:1::/48")}
@@ -148,7 +150,10 @@ func TestSourceAddr(t *testing.T) {
 		want       string
 	}{
 		{"peer v4", "198.51.100.7:5555", nil, trusted, "198.51.100.7"},
-		{"peer v6", "[2001:db8:2::5]:5555", nil, trusted, "2001:db8:2::5"},
+		{"peer v6", "[2001:db8:2::5]:5555", nil, trusted, "2001:db8:2::/64"},
+		{"peer v6 other interface id", "[2001:db8:2:0:aaaa:bbbb:cccc:dddd]:1", nil, trusted, "2001:db8:2::/64"},
+		{"peer v6 other /64", "[2001:db8:2:1::5]:5555", nil, trusted, "2001:db8:2:1::/64"},
+		{"peer v6 zone", "[fe80::1%eth0]:1", nil, trusted, "fe80::/64"},
 		{"peer mapped", "[::ffff:198.51.100.7]:1", nil, trusted, "198.51.100.7"},
 		{"xff ignored from untrusted peer", "198.51.100.7:1", []string{"203.0.113.9"}, trusted, "198.51.100.7"},
 		{"xff ignored without proxies", "10.0.0.1:1", []string{"203.0.113.9"}, nil, "10.0.0.1"},
@@ -159,7 +164,8 @@ func TestSourceAddr(t *testing.T) {
 		{"no header", "10.0.0.1:1", nil, trusted, "10.0.0.1"},
 		{"garbage hop", "10.0.0.1:1", []string{"203.0.113.9, garbage"}, trusted, "10.0.0.1"},
 		{"garbage behind client", "10.0.0.1:1", []string{"garbage, 203.0.113.9"}, trusted, "203.0.113.9"},
-		{"hop with port", "10.0.0.1:1", []string{"[2001:db8:9::1]:443"}, trusted, "2001:db8:9::1"},
+		{"hop with port", "10.0.0.1:1", []string{"[2001:db8:9::1]:443"}, trusted, "2001:db8:9::/64"},
+		{"hop mapped", "10.0.0.1:1", []string{"::ffff:203.0.113.9"}, trusted, "203.0.113.9"},
 		{"hop v4 with port", "10.0.0.1:1", []string{" 203.0.113.9:80 "}, trusted, "203.0.113.9"},
 		{"unparsable peer", "pipe", nil, trusted, unknownSource},
 	}
@@ -174,5 +180,34 @@ func TestSourceAddr(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLimitKey: IPv4 by address, IPv6 by /64, mapped IPv6 as IPv4.
+func TestLimitKey(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"192.0.2.1":                     "192.0.2.1",
+		"::ffff:192.0.2.1":              "192.0.2.1",
+		"2001:db8:1:2:3:4:5:6":          "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff:ffff:ffff:1": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":               "2001:db8:1:3::/64",
+		"::1":                           "::/64",
+	} {
+		if got := limitKey(netip.MustParseAddr(in)); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+	if got := limitKey(netip.Addr{}); got != unknownSource {
+		t.Errorf("zero Addr: %q", got)
+	}
+}
+
+// TestOpenRedisLimiterHidesURL: a URL the parser rejects is not repeated
+// in the error, since it may carry a password.
+func TestOpenRedisLimiterHidesURL(t *testing.T) {
+	_, err := OpenRedisLimiter("redis://user:hunter2@[bad", RedisLimiterOptions{})
+	if !errors.Is(err, ErrInvalidRedisURL) || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
 	}
 }

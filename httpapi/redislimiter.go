@@ -54,9 +54,9 @@ type RedisLimiterOptions struct {
 }
 
 // RedisLimiter is a Limiter whose counters live in Redis, so that several
-// instances of the service share one limit per source address. Keys are
-// the prefix and a SHA-256 of the address (no raw address is stored);
-// they expire with their window.
+// instances of the service share one limit per source (IPv4 address or
+// IPv6 /64). Keys are the prefix and a SHA-256 of the source (no raw
+// address is stored); they expire with their window.
 type RedisLimiter struct {
 	client redis.Scripter
 	closer func() error
@@ -85,6 +85,10 @@ func NewRedisLimiter(client redis.Scripter, o RedisLimiterOptions) *RedisLimiter
 	return l
 }
 
+// ErrInvalidRedisURL is OpenRedisLimiter's error for a URL it cannot
+// parse; it never repeats the URL.
+var ErrInvalidRedisURL = errors.New("httpapi: invalid redis URL")
+
 // OpenRedisLimiter connects to the Redis server of rawURL
 // (redis://[user:password@]host:port[/db] or rediss://…) and returns a
 // limiter that owns the client. It does not contact the server: an
@@ -92,7 +96,8 @@ func NewRedisLimiter(client redis.Scripter, o RedisLimiterOptions) *RedisLimiter
 func OpenRedisLimiter(rawURL string, o RedisLimiterOptions) (*RedisLimiter, error) {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("httpapi: redis URL: %w", err)
+		// The parser's error quotes the URL, which may hold a password.
+		return nil, ErrInvalidRedisURL
 	}
 	if opt.DialTimeout == 0 {
 		opt.DialTimeout = redisDialTimeout
@@ -146,7 +151,7 @@ func (l *RedisLimiter) Close() error {
 	return l.closer()
 }
 
-// redisKey is the prefix and the hex SHA-256 of the source address.
+// redisKey is the prefix and the hex SHA-256 of the source key.
 func (l *RedisLimiter) redisKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return l.prefix + hex.EncodeToString(sum[:16])

@@ -19,10 +19,19 @@ import (
 // Defaults of a Client (issue #2).
 const (
 	// DefaultTimeout bounds one attempt (one UDP exchange, plus its TCP
-	// retry when the reply was truncated).
+	// retry when the reply was truncated). Product choice, no RFC sets it:
+	// a recursive resolver answers from cache in milliseconds and resolves
+	// most names within a few hundred, so 2 s lets a slow authoritative
+	// chain finish while a lost packet or a dead server costs little of a
+	// scan's time (DefaultTimeout × DefaultAttempts per question stays
+	// well inside the scanner's overall deadline).
 	DefaultTimeout = 2 * time.Second
 	// DefaultAttempts is the number of attempts per question; each attempt
-	// goes to the next configured server.
+	// goes to the next configured server. Product choice: one retry
+	// survives a single lost UDP packet or one failing server, and
+	// reaches a second server when two are configured; more attempts
+	// would mostly delay the "inconclusive" verdict a scan must report
+	// anyway when the resolvers are down.
 	DefaultAttempts = 2
 	// DefaultUDPSize is the EDNS0 buffer size advertised (DNS flag day
 	// 2020 recommendation, RFC 9715).

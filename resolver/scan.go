@@ -8,8 +8,12 @@ import (
 )
 
 // DefaultBudget is the number of distinct questions one scan may send
-// (issue #2). The per-check bounds of the RFCs (SPF §4.6.4: 10 terms,
-// DMARC §4.10: 8 targets, PTR: 8 forward lookups, …) sum to well below it.
+// (product choice, issue #2). It bounds a scan's DNS work whatever the
+// zones say; a distinct question may still cost several wire queries
+// (retries, CNAME hops, a TCP retry), which the scan deadline bounds. The
+// scanner divides it among the checks so that none can starve another:
+// the fixed worst cases of MX, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA
+// take 68, and SPF gets the rest.
 const DefaultBudget = 120
 
 // Scan wraps a Resolver for the life of one scan. Identical questions
@@ -114,11 +118,22 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 // run sends q to the wrapped resolver and publishes the answer to every
 // waiter. A canceled lookup is not cached: a later caller with a live
 // context asks again (the canceled attempt still counts against the
-// budget).
+// budget). A panic in the wrapped resolver becomes an Inconclusive answer
+// with ReasonMalformed, published and cached like any other: lookups run
+// in the protocol packages' helper goroutines, where an unrecovered panic
+// would end the whole process (the service with it), and done is closed
+// either way so that no waiter hangs.
 func (s *Scan) run(ctx context.Context, q question, c *call) {
 	defer close(c.done)
 	start := s.now()
-	a := s.next.Lookup(ctx, q.name, q.qtype)
+	a := func() (a Answer) {
+		defer func() {
+			if recover() != nil {
+				a = Fail(ReasonMalformed)
+			}
+		}()
+		return s.next.Lookup(ctx, q.name, q.qtype)
+	}()
 	end := s.now()
 	s.mu.Lock()
 	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: start, End: end, Outcome: a.Outcome, Reason: a.Reason})

@@ -2,7 +2,19 @@ package spf
 
 import (
 	"strings"
+
+	"github.com/mailauth/mailauth/internal/dnsname"
 )
+
+// maxMacroDigits caps the value read from a macro's DIGIT transformer
+// while its digits are accumulated, so that a long digit run cannot
+// overflow an int. Product choice: the cap is not a limit on the record,
+// because any value of 128 or more already means "all parts" (a domain
+// name has at most 127 labels, which RFC 7208 §7.3 gives as the reason
+// implementations must support at least 127); once reached, further
+// digits are read and ignored, and the value (at most 10*maxMacroDigits-1)
+// still keeps every part.
+const maxMacroDigits = 1000
 
 // Macro letters as bits (RFC 7208 §7.2), for macroInfo.letters.
 const (
@@ -246,7 +258,7 @@ func expandMacro(body, cur, sender string) (string, bool) {
 	}
 	i, keep := 1, 0
 	for i < len(body) && body[i] >= '0' && body[i] <= '9' {
-		if keep < 1000 {
+		if keep < maxMacroDigits {
 			keep = keep*10 + int(body[i]-'0')
 		}
 		i++
@@ -309,8 +321,8 @@ func finishName(s string) string {
 }
 
 // validName reports whether name can be queried as an SPF target: at least
-// two labels of 1..63 visible ASCII octets, at most MaxDomainLength
-// octets (RFC 7208 §4.3).
+// two labels of 1..dnsname.MaxLabelLength visible ASCII octets, at most
+// MaxDomainLength octets (RFC 7208 §4.3, RFC 1035 §2.3.4).
 func validName(name string) bool {
 	if len(name) == 0 || len(name) > MaxDomainLength || strings.IndexByte(name, '.') < 0 {
 		return false
@@ -328,7 +340,7 @@ func validName(name string) bool {
 			return false
 		default:
 			label++
-			if label > 63 {
+			if label > dnsname.MaxLabelLength {
 				return false
 			}
 		}

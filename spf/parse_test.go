@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -220,6 +221,11 @@ func TestExpandDomainSpec(t *testing.T) {
 		{"%{d-}.x.test", "a-b.c", "s", "a.b.c.x.test", true},
 		{"%{D}.x.test", "a.b", "s", "a.b.x.test", true},
 		{"%%.x.test", "a", "s", "%.x.test", true},
+		// DIGIT transformers past the label count keep every part; a long
+		// digit run saturates at maxMacroDigits instead of overflowing.
+		{"%{d127}.x.test", "a.b.c", "s", "a.b.c.x.test", true},
+		{"%{d1000r}.x.test", "a.b.c", "s", "c.b.a.x.test", true},
+		{"%{d99999999999999999999999999}.x.test", "a.b.c", "s", "a.b.c.x.test", true},
 		{"%{i}.x.test", "a", "s", "", false},
 		{"%{l}.%{d}", "a", "s", "", false},
 		// 5×61 + 8 = 313 octets: the left-most label goes (§4.8), 252 remain.
@@ -230,6 +236,28 @@ func TestExpandDomainSpec(t *testing.T) {
 		got, ok := expandDomainSpec(tc.spec, tc.cur, tc.sender)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("expandDomainSpec(%q, %q, %q) = %q, %v; want %q, %v", tc.spec, tc.cur, tc.sender, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestValidName: labels of dnsname.MaxLabelLength octets are valid,
+// longer ones not; names of MaxDomainLength octets are valid, longer not.
+func TestValidName(t *testing.T) {
+	t.Parallel()
+	l63 := strings.Repeat("a", 63)
+	name253 := l63 + "." + l63 + "." + l63 + "." + strings.Repeat("b", 61)
+	for name, want := range map[string]bool{
+		l63 + ".test":   true,
+		l63 + "a.test":  false,
+		name253:         true,
+		name253 + "b":   false,
+		"example.com":   true,
+		"example":       false,
+		"a..test":       false,
+		"bad name.test": false,
+	} {
+		if got := validName(name); got != want {
+			t.Errorf("validName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

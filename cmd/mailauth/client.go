@@ -11,15 +11,33 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mailauth/mailauth"
 )
 
-// Remote client limits.
+// Remote client limits (product choices).
 const (
-	remoteTimeout  = 60 * time.Second
+	// remoteTimeout bounds one request to the service, answer included.
+	// The service ends a scan after mailauth.DefaultScanTimeout (15 s),
+	// having waited at most httpapi.DefaultQueueWait (2 s) for a slot; 60 s
+	// leaves ample room for a slow network or a service run with longer
+	// limits, and still ends a connection that hangs.
+	remoteTimeout = 60 * time.Second
+	// maxRemoteBytes bounds the service's answer read into memory. A
+	// ScanSummary is a few KiB (eight checks with short texts); 1 MiB is
+	// far above any real answer and stops a wrong or hostile server from
+	// exhausting memory.
 	maxRemoteBytes = 1 << 20
 )
+
+// remoteClient sends the -server requests. It never follows a redirect:
+// the service answers its endpoints directly, and following one would
+// send the request (domain, selector, IP) to a host the user did not
+// name. A 3xx answer is therefore a *serverError (exit 3).
+var remoteClient = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
 
 // serverError is a non-200 answer of the service.
 type serverError struct {
@@ -69,7 +87,7 @@ func remoteScan(ctx context.Context, base string, req mailauth.ScanRequest) (mai
 		return mailauth.ScanSummary{}, nil, err
 	}
 	sum, err := decodeScanSummary(raw)
-	return sum, raw, err
+	return sum, escapeJSONControls(raw), err
 }
 
 // remotePtr asks the service at base to check ip.
@@ -79,7 +97,34 @@ func remotePtr(ctx context.Context, base, ip string) (mailauth.PtrCheckSummary, 
 		return mailauth.PtrCheckSummary{}, nil, err
 	}
 	sum, err := decodePtrCheckSummary(raw)
-	return sum, raw, err
+	return sum, escapeJSONControls(raw), err
+}
+
+// escapeJSONControls rewrites, in the service's answer as printed by
+// -json, the characters a terminal may act on that JSON allows raw inside
+// strings (DEL and the C1 controls U+0080..U+009F) as \u escapes, and
+// each invalid UTF-8 byte as \ufffd (what a JSON decoder reads there).
+// raw must be valid JSON (it has been decoded): such characters can then
+// only be inside strings, so the escapes keep its meaning, and C0 controls
+// cannot occur raw at all. Other answers are returned unchanged.
+func escapeJSONControls(raw []byte) []byte {
+	if !bytes.ContainsFunc(raw, isControl) {
+		return raw
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(raw); {
+		r, n := utf8.DecodeRune(raw[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(`\ufffd`)
+		case isControl(r) && r >= 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.Write(raw[i : i+n])
+		}
+		i += n
+	}
+	return b.Bytes()
 }
 
 // post sends body as JSON and returns the 200 body, or a *serverError.
@@ -96,7 +141,7 @@ func post(ctx context.Context, base, path string, body map[string]string) ([]byt
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := remoteClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("service unreachable: %w", err)
 	}
@@ -111,17 +156,23 @@ func post(ctx context.Context, base, path string, body map[string]string) ([]byt
 	return raw, nil
 }
 
-// newServerError reads the service's {"error": "..."} body.
+// newServerError reads the service's {"error": "..."} body. Its texts
+// come from the remote side, so control characters are removed before
+// they can reach a terminal. A redirect is never followed (see
+// remoteClient) and is reported as such.
 func newServerError(resp *http.Response, raw []byte) *serverError {
 	var eb struct {
 		Error string `json:"error"`
 	}
 	e := &serverError{status: resp.StatusCode, msg: "no error message"}
-	if json.Unmarshal(raw, &eb) == nil && eb.Error != "" {
-		e.msg = eb.Error
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		e.msg = "redirect not followed"
+	case json.Unmarshal(raw, &eb) == nil && eb.Error != "":
+		e.msg = cleanText(eb.Error)
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		e.retryAfter = resp.Header.Get("Retry-After")
+		e.retryAfter = cleanText(resp.Header.Get("Retry-After"))
 	}
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mailauth/mailauth"
 )
@@ -63,11 +64,41 @@ func (p printer) word(key string) string {
 	return labels["en"][key]
 }
 
+// text is the report language's side of t, without control characters.
 func (p printer) text(t mailauth.LocalizedText) string {
+	return cleanText(p.raw(t))
+}
+
+// raw is the report language's side of t as it came.
+func (p printer) raw(t mailauth.LocalizedText) string {
 	if p.o.lang == "zh" {
 		return t.ZH
 	}
 	return t.EN
+}
+
+// isControl reports whether r is a C0 control, DEL or a C1 control: the
+// characters a terminal may act on (ESC starts colour, cursor and title
+// sequences; U+009B is a one-character CSI), and U+FFFD, which stands for
+// bytes that are not UTF-8 (a lone 0x9B is CSI to an 8-bit terminal).
+func isControl(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError
+}
+
+// cleanText replaces every control character of s (see isControl) with
+// U+FFFD, so that text from a report, which may come from a remote
+// service, cannot drive the terminal. Every text the report prints passes
+// through it; the report's own ANSI styles are added afterwards.
+func cleanText(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
 }
 
 func (p printer) style(s, code string) string {
@@ -85,18 +116,18 @@ func (p printer) line(format string, args ...any) {
 // summary, one line per check (with details when verbose), the disclaimer.
 func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	p := printer{w, o}
-	name := s.Domain
+	name := cleanText(s.Domain)
 	if s.UnicodeDomain != "" && s.UnicodeDomain != s.Domain {
-		name = s.UnicodeDomain + " (" + s.Domain + ")"
+		name = cleanText(s.UnicodeDomain) + " (" + name + ")"
 	}
 	p.line("%s", p.style(fmt.Sprintf(p.word("scanHead"), name), ansiBold))
 	if s.DKIMSelector != nil {
-		p.line(p.word("selector"), *s.DKIMSelector)
+		p.line(p.word("selector"), cleanText(*s.DKIMSelector))
 	}
 	if s.SendingIP != nil {
-		p.line(p.word("ip"), *s.SendingIP)
+		p.line(p.word("ip"), cleanText(*s.SendingIP))
 	}
-	grade := p.style(string(s.Grade), ansiBold+gradeColor(s.Grade))
+	grade := p.style(cleanText(string(s.Grade)), ansiBold+gradeColor(s.Grade))
 	p.line(p.word("grade"), grade, s.Score)
 	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
 	p.line("%s", p.text(s.Summary))
@@ -111,7 +142,7 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 // renderPtr prints a sending-IP report.
 func renderPtr(w io.Writer, s mailauth.PtrCheckSummary, o renderOptions) {
 	p := printer{w, o}
-	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), s.SendingIP), ansiBold))
+	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), cleanText(s.SendingIP)), ansiBold))
 	p.line("")
 	p.check(s.Check)
 	p.line("")
@@ -121,14 +152,14 @@ func renderPtr(w io.Writer, s mailauth.PtrCheckSummary, o renderOptions) {
 // check prints one check: status word, title, summary; details indented
 // below when verbose.
 func (p printer) check(c mailauth.CheckSummary) {
-	status := p.style(p.word(string(c.Status)), statusColor(c.Status))
+	status := p.style(cleanText(p.word(string(c.Status))), statusColor(c.Status))
 	p.line("  %s  %s%s%s", status, p.style(p.text(c.Title), ansiBold), p.word("sep"), p.text(c.Summary))
 	if !p.o.verbose {
 		return
 	}
-	for _, l := range strings.Split(p.text(c.Details), "\n") {
+	for _, l := range strings.Split(p.raw(c.Details), "\n") {
 		if l != "" {
-			p.line("        %s", l)
+			p.line("        %s", cleanText(l))
 		}
 	}
 }

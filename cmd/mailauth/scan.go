@@ -252,7 +252,8 @@ func inputExit(err error, w io.Writer) int {
 }
 
 // failureExit reports a failed scan: invalid input is exit 2, anything
-// else (DNS, the service, the network) exit 3.
+// else (DNS, the service, the network, a redirect) exit 3. Text that came
+// from the service is printed without control characters.
 func failureExit(err error, w io.Writer) int {
 	var ie *mailauth.InputError
 	var se *serverError
@@ -266,6 +267,6 @@ func failureExit(err error, w io.Writer) int {
 		fmt.Fprintln(w, "mailauth: DNS unavailable: no resolver answered")
 		return exitUnavailable
 	}
-	fmt.Fprintf(w, "mailauth: %v\n", err)
+	fmt.Fprintf(w, "mailauth: %s\n", cleanText(err.Error())) // may quote the service's answer
 	return exitUnavailable
 }

@@ -66,7 +66,7 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on, host:port")
 	fs.StringVar(&c.storage, "storage", "none", "analytics store: none, sqlite:PATH or postgres://...; only none works yet (sqlite and postgres are not implemented yet), so the default is none")
 	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
-	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source address and 60-second window")
+	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source (an IPv4 address, or the /64 of an IPv6 address) and 60-second window")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC secret of the analytics hashes (accepted; analytics are not implemented yet)")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
@@ -136,6 +136,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return usageExit(err, std.err)
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
+	warnLabFlags(c.scanner, logger)
 	limiter, closeLimiter, err := openLimiter(ctx, c, logger)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
@@ -155,6 +156,20 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return exitUnavailable
 	}
 	return exitOK
+}
+
+// warnLabFlags logs one warning for each test-and-lab flag that weakens
+// the MTA-STS fetch's guards in a running service: a scanned domain's
+// policy host may then resolve to this machine's loopback services, or be
+// served with a certificate from extra roots. The CA file's path is not
+// logged.
+func warnLabFlags(f scannerFlags, logger *slog.Logger) {
+	if f.allowLoopback {
+		logger.Warn("-allow-loopback-targets is set: the MTA-STS policy fetch may reach loopback addresses (127.0.0.0/8, ::1) of this host; lab use only")
+	}
+	if f.caFile != "" {
+		logger.Warn("-ca-file is set: the MTA-STS policy fetch trusts extra root certificates; lab use only")
+	}
 }
 
 // scannerAlarms logs what the scanner reports as internal faults: texts
@@ -180,6 +195,10 @@ func usageExit(err error, w io.Writer) int {
 	return exitUsage
 }
 
+// errInvalidRedisURL is the whole error of a -ratelimit redis URL that
+// does not parse. It never includes the URL (it may carry a password).
+var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:// URL (redis://[user:password@]host:port[/db]; the value is not shown, it may hold a password)")
+
 // openLimiter builds the configured rate limiter.
 func openLimiter(ctx context.Context, c serveConfig, logger *slog.Logger) (httpapi.Limiter, func(), error) {
 	if c.rateLimit == "memory" {
@@ -188,7 +207,9 @@ func openLimiter(ctx context.Context, c serveConfig, logger *slog.Logger) (httpa
 	redis.SetLogger(redisLog{logger})
 	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax})
 	if err != nil {
-		return nil, nil, fmt.Errorf("-ratelimit: %w", err)
+		// The parser's error quotes the URL, which may carry the Redis
+		// password: only a fixed message names the flag.
+		return nil, nil, errInvalidRedisURL
 	}
 	pctx, cancel := context.WithTimeout(ctx, redisPingTimeout)
 	defer cancel()

@@ -3,9 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +139,107 @@ func TestScannerAlarmsLogCountsOnly(t *testing.T) {
 	for _, l := range lines {
 		if !strings.Contains(l, `"level":"ERROR"`) {
 			t.Errorf("not an error record: %s", l)
+		}
+	}
+}
+
+// serveOnce runs `mailauth serve` on a loopback port with a fake service,
+// stops it as soon as it listens, and returns its exit code and stderr.
+func serveOnce(t *testing.T, args []string, e map[string]string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var errOut syncBuilder
+	args = append([]string{"-listen", "127.0.0.1:0"}, args...)
+	code := runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: &errOut}, serveHooks{
+		service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
+		ready:   func(string) { cancel() },
+	})
+	return code, errOut.String()
+}
+
+// writeTestCA writes a self-signed CA certificate as PEM and returns the
+// file's path.
+func writeTestCA(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "lab CA"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lab-ca.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// warnLines returns the WARN records of a JSON log that contain substr.
+func warnLines(log, substr string) []string {
+	var out []string
+	for l := range strings.SplitSeq(log, "\n") {
+		if strings.Contains(l, `"level":"WARN"`) && strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestServeWarnsLabFlags: -allow-loopback-targets (flag or environment)
+// and -ca-file each log exactly one WARN at start-up; without them there
+// is none. The CA file's path is not logged.
+func TestServeWarnsLabFlags(t *testing.T) {
+	t.Parallel()
+	ca := writeTestCA(t)
+	for _, tc := range []struct {
+		name             string
+		args             []string
+		env              map[string]string
+		loopback, caWarn int
+	}{
+		{"none", nil, nil, 0, 0},
+		{"loopback flag", []string{"-allow-loopback-targets"}, nil, 1, 0},
+		{"loopback env", nil, map[string]string{"MAILAUTH_ALLOW_LOOPBACK_TARGETS": "true"}, 1, 0},
+		{"ca file", []string{"-ca-file", ca}, nil, 0, 1},
+		{"both via env", nil, map[string]string{"MAILAUTH_ALLOW_LOOPBACK_TARGETS": "1", "MAILAUTH_CA_FILE": ca}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, log := serveOnce(t, tc.args, tc.env)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, log)
+			}
+			if n := len(warnLines(log, "loopback")); n != tc.loopback {
+				t.Errorf("%d loopback warnings, want %d:\n%s", n, tc.loopback, log)
+			}
+			if n := len(warnLines(log, "-ca-file")); n != tc.caWarn {
+				t.Errorf("%d -ca-file warnings, want %d:\n%s", n, tc.caWarn, log)
+			}
+			if strings.Contains(log, ca) {
+				t.Errorf("log names the CA file:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestServeRedisURLNotEchoed: an unparsable -ratelimit URL is refused
+// with a fixed message naming the flag, never the URL or its password.
+func TestServeRedisURLNotEchoed(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"redis://admin:hunter2@%zz:6379/0", "rediss://:hunter2@cache.example:notaport", "redis://u:hunter2@cache.example:6379/notadb"} {
+		var errOut syncBuilder
+		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
+		out := errOut.String()
+		if code != exitUsage || !strings.Contains(out, "-ratelimit") {
+			t.Errorf("%s: exit %d, stderr %q", u, code, out)
+		}
+		if strings.Contains(out, "hunter2") || strings.Contains(out, "cache.example") || strings.Contains(out, "%zz") {
+			t.Errorf("stderr echoes the URL: %q", out)
 		}
 	}
 }
