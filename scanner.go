@@ -91,7 +91,7 @@ type run struct {
 
 func (s *Scanner) newRun() *run {
 	guard := redact.NewSet()
-	guard.Vocabulary(outputVocabulary()...)
+	guard.UseVocabulary(outputVocabulary())
 	return &run{
 		cfg:    &s.cfg,
 		dns:    resolver.NewScan(guard.Resolver(s.cfg.Resolver), s.cfg.QueryBudget),

@@ -3,6 +3,8 @@ package mailauth
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/mailauth/mailauth/redact"
 )
 
 // outputVocabulary is every fixed word a response is made of: the text
@@ -10,13 +12,13 @@ import (
 // guard does not record wire values found inside it (see
 // redact.Set.Vocabulary): a TXT record that says "v=STSv1" or "reject"
 // must not make our own sentences look like leaks.
-var outputVocabulary = sync.OnceValue(func() []string {
+var outputVocabulary = sync.OnceValue(func() *redact.Vocabulary {
 	var out []string
 	for _, t := range catalogue {
 		out = append(out, t.zh, t.en)
 	}
 	out = append(out, enumWords...)
-	return append(out, fieldNames())
+	return redact.NewVocabulary(append(out, fieldNames())...)
 })
 
 // enumWords are the values of the contract's enums.

@@ -47,25 +47,62 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 type Set struct {
 	mu         sync.RWMutex
 	values     map[string]struct{}
+	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
+	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
 	allow      map[string]struct{}
-	vocabulary string // the output's own fixed words, lower-case, NUL-separated
+	vocabulary *Vocabulary
 	overflowed bool
 }
 
 // NewSet returns an empty Set.
 func NewSet() *Set {
-	return &Set{values: map[string]struct{}{}, allow: map[string]struct{}{}}
+	return &Set{values: map[string]struct{}{}, byGram: map[uint32][]string{}, allow: map[string]struct{}{}}
 }
 
-// Vocabulary declares the fixed texts the output is made of (its message
-// catalogue and enum words). A value found inside them is not recorded:
-// the output can only contain it because the service wrote it, so finding
-// it there proves nothing, and recording it would flag every response
-// that uses the word ("v=STSv1", "-all", "reject"). Call it before Add.
-func (s *Set) Vocabulary(texts ...string) {
+// Vocabulary is the fixed text an output is made of (a message catalogue,
+// field names, enum words), prepared once and shared by every Set. A value
+// found inside it is not recorded: the output can only contain it because
+// the service wrote it, so finding it there proves nothing, and recording
+// it would flag every response that uses the word ("v=STSv1", "-all",
+// "reject"). It is safe for concurrent use.
+type Vocabulary struct {
+	text  string              // lower-case, NUL-separated
+	grams map[uint32]struct{} // every 4-byte window of text, a quick negative test
+}
+
+// NewVocabulary prepares texts as a Vocabulary.
+func NewVocabulary(texts ...string) *Vocabulary {
+	v := &Vocabulary{text: strings.ToLower(strings.Join(texts, "\x00")), grams: map[uint32]struct{}{}}
+	for i := 0; i+4 <= len(v.text); i++ {
+		v.grams[gram(v.text[i:])] = struct{}{}
+	}
+	return v
+}
+
+// contains reports whether the lower-case value f occurs in the
+// vocabulary. Most wire values (host names, keys) fail the 4-gram test
+// at once, without a scan of the whole text.
+func (v *Vocabulary) contains(f string) bool {
+	if v == nil || len(f) < 4 {
+		return false
+	}
+	for i := 0; i+4 <= len(f); i++ {
+		if _, ok := v.grams[gram(f[i:])]; !ok {
+			return false
+		}
+	}
+	return strings.Contains(v.text, f)
+}
+
+func gram(s string) uint32 {
+	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
+}
+
+// UseVocabulary makes s ignore values found in v. Call it before Add.
+func (s *Set) UseVocabulary(v *Vocabulary) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.vocabulary = strings.ToLower(strings.Join(texts, "\x00"))
+	s.vocabulary = v
 }
 
 // Add records values. Each is stored lower-cased, without a trailing dot,
@@ -86,7 +123,12 @@ func (s *Set) Add(values ...string) {
 				s.overflowed = true
 				return
 			}
-			s.values[f] = struct{}{}
+			if _, dup := s.values[f]; !dup {
+				s.values[f] = struct{}{}
+				s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
+				p := uint16(f[0])<<8 | uint16(f[1])
+				s.first2[p/64] |= 1 << (p % 64)
+			}
 		}
 	}
 }
@@ -95,7 +137,7 @@ func (s *Set) worthRecording(f string) bool {
 	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddress(f)) {
 		return false
 	}
-	return s.vocabulary == "" || !strings.Contains(s.vocabulary, f)
+	return !s.vocabulary.contains(f)
 }
 
 // hasLetter reports whether s has a character other than an ASCII digit,
@@ -160,12 +202,17 @@ func (s *Set) Contains(text string) bool {
 	if _, ok := s.allow[t]; ok {
 		return false
 	}
-	for v := range s.values {
-		if _, ok := s.allow[v]; ok {
+	// Every recorded value is at least MinLen (4) bytes long, so a value
+	// occurring in t starts with one of t's 4-byte windows: look up only
+	// the values that start there.
+	for i := 0; i+MinLen <= len(t); i++ {
+		if p := uint16(t[i])<<8 | uint16(t[i+1]); s.first2[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		if strings.Contains(t, v) {
-			return true
+		for _, v := range s.byGram[gram(t[i:])] {
+			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) {
+				return true
+			}
 		}
 	}
 	return false

@@ -14,7 +14,7 @@ import (
 
 func TestVerifyFindsRecordedValues(t *testing.T) {
 	s := NewSet()
-	s.Vocabulary("The record ends in -all; p=reject mx.", "testing mode: failures are reported; version: 2")
+	s.UseVocabulary(NewVocabulary("The record ends in -all; p=reject mx.", "testing mode: failures are reported; version: 2"))
 	s.Allow("example.com", "s1", "8.8.8.8")
 	s.AddText("v=spf1 include:_spf.canary-one.example -all")
 	s.AddText("v=DMARC1; p=reject; rua=mailto:reports@canary-two.example")
@@ -111,7 +111,7 @@ alias CNAME target-canary.other.test.
 
 func TestVocabularyWordsAreNotRecorded(t *testing.T) {
 	s := NewSet()
-	s.Vocabulary("There are several v=STSv1 records.")
+	s.UseVocabulary(NewVocabulary("There are several v=STSv1 records."))
 	s.AddText("v=STSv1") // a whole TXT string equal to a word of the output
 	if s.Contains("There are several v=STSv1 records.") {
 		t.Fatal("a word of the output's own vocabulary was flagged")
@@ -138,5 +138,18 @@ func TestSetIsBounded(t *testing.T) {
 	s2.Add(long)
 	if s2.Len() != 0 {
 		t.Fatal("a value longer than MaxValueLen was stored whole")
+	}
+}
+
+func TestVocabularyContains(t *testing.T) {
+	v := NewVocabulary("The DMARC policy is none: it only", "策略为 none：只收集")
+	for in, want := range map[string]bool{"none": true, "dmarc policy": true, "policy is none:": true, "only": true, "mail.example.com": false, "nonexistent": false, "abc": false} {
+		if got := v.contains(in); got != want {
+			t.Errorf("contains(%q) = %v, want %v", in, got, want)
+		}
+	}
+	var nilV *Vocabulary
+	if nilV.contains("none") {
+		t.Error("a nil vocabulary contains nothing")
 	}
 }
