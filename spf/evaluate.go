@@ -10,13 +10,24 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
+// Input limits of Evaluate, from SMTP (RFC 5321 §4.5.3.1).
+const (
+	// MaxSenderLength is the longest MAIL FROM address Evaluate takes:
+	// the reverse-path limit of 256 octets (RFC 5321 §4.5.3.1.3).
+	MaxSenderLength = 256
+	// MaxHELOLength is the longest HELO name Evaluate takes: the domain
+	// limit of 255 octets (RFC 5321 §4.5.3.1.2).
+	MaxHELOLength = 255
+)
+
 // MaxPTRNames is the number of names of a PTR answer whose addresses an
 // evaluation looks up for a ptr mechanism or the %{p} macro; the others
 // are ignored (RFC 7208 §4.6.4, §5.5).
 const MaxPTRNames = 10
 
 // ErrQuery is wrapped by the error Evaluate returns for a query it cannot
-// evaluate (no valid client address).
+// evaluate: no valid client address, or a sender or HELO name longer than
+// SMTP allows.
 var ErrQuery = errors.New("spf: invalid query")
 
 // Verdict is the result of an evaluation (RFC 7208 §2.6).
@@ -132,11 +143,17 @@ type Evaluation struct {
 // enforcing the limits of §4.6.4: MaxLookups DNS-causing terms,
 // MaxVoidLookups void lookups, MaxMXNames records per mx and MaxPTRNames
 // names per ptr. DNS problems are results (temperror), never errors; the
-// error is only for an invalid client address (wrapping ErrQuery). It
-// does not fetch exp= explanations.
+// error is only for an invalid query (wrapping ErrQuery). It does not
+// fetch exp= explanations.
 func Evaluate(ctx context.Context, r resolver.Resolver, q Query) (Evaluation, error) {
 	if !q.IP.IsValid() {
 		return Evaluation{}, fmt.Errorf("%w: no valid client address", ErrQuery)
+	}
+	if len(q.Sender) > MaxSenderLength {
+		return Evaluation{}, fmt.Errorf("%w: sender longer than %d octets", ErrQuery, MaxSenderLength)
+	}
+	if len(q.HELO) > MaxHELOLength {
+		return Evaluation{}, fmt.Errorf("%w: HELO name longer than %d octets", ErrQuery, MaxHELOLength)
 	}
 	e := newEvaluator(r, q)
 	ev := e.checkHost(ctx, e.senderDomain, 0)
@@ -159,8 +176,9 @@ type evaluator struct {
 	lookups int
 	voids   int
 
-	ptrDone  bool     // the validated names for %{p} were looked up
-	ptrNames []string // the client's validated names (§5.5)
+	ptrDone  bool        // the validated names for %{p} were looked up
+	ptrNames []string    // the client's validated names (§5.5)
+	macroErr *Evaluation // an error met while expanding %{p}
 }
 
 func newEvaluator(r resolver.Resolver, q Query) *evaluator {
@@ -284,6 +302,9 @@ func (e *evaluator) redirect(ctx context.Context, domain, spec string, depth int
 		return stop(VerdictPermError, ReasonLookupLimit)
 	}
 	target, ok := expandName(spec, e.macros(ctx, domain))
+	if e.macroErr != nil {
+		return *e.macroErr
+	}
 	if !ok {
 		return stop(VerdictPermError, ReasonRedirectNone)
 	}
@@ -321,6 +342,9 @@ func (e *evaluator) match(ctx context.Context, domain string, t Term, depth int)
 	target := domain
 	if t.DomainSpec != "" {
 		name, ok := expandName(t.DomainSpec, e.macros(ctx, domain))
+		if e.macroErr != nil {
+			return matchResult{err: e.macroErr}
+		}
 		if !ok {
 			return noMatch
 		}
@@ -476,8 +500,20 @@ func isSubdomain(name, domain string) bool {
 // validatedNames returns the validated domain names of the client
 // (§5.5): the first MaxPTRNames names of its PTR answer whose addresses
 // include the client. Lookup errors skip a name; only the void limit
-// ends the evaluation.
+// ends the evaluation. The names are looked up once per evaluation and
+// shared by every ptr mechanism and %{p} macro: the client is the same.
 func (e *evaluator) validatedNames(ctx context.Context) ([]string, *matchResult) {
+	if e.ptrDone {
+		return e.ptrNames, nil
+	}
+	e.ptrDone = true
+	names, stopped := e.lookupValidated(ctx)
+	e.ptrNames = names
+	return names, stopped
+}
+
+// lookupValidated does the lookups of validatedNames.
+func (e *evaluator) lookupValidated(ctx context.Context) ([]string, *matchResult) {
 	ans, stopped := e.lookup(ctx, resolver.ReverseName(e.ip), resolver.TypePTR)
 	if stopped != nil {
 		if stopped.err.Verdict == VerdictTempError {

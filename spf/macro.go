@@ -336,15 +336,19 @@ func urlEscape(s string) string {
 }
 
 // finishName lower-cases an expanded name, drops one trailing dot and cuts
-// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8).
+// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8). A
+// name left with one label still too long is returned as it is.
 func finishName(s string) string {
 	s = strings.ToLower(strings.TrimSuffix(s, "."))
-	for len(s) > MaxDomainLength {
-		i := strings.IndexByte(s, '.')
+	for start := 0; len(s)-start > MaxDomainLength; {
+		i := strings.IndexByte(s[start:], '.')
 		if i < 0 {
-			return s
+			return s[start:]
 		}
-		s = s[i+1:]
+		start += i + 1
+		if len(s)-start <= MaxDomainLength {
+			return s[start:]
+		}
 	}
 	return s
 }

@@ -74,13 +74,12 @@ func dottedIP(v4 string, is4 bool, a [16]byte) string {
 // names qualify. The value is computed once per evaluation; the choice
 // for a later current domain reuses the same validated names.
 func (e *evaluator) validatedName(ctx context.Context, domain string) string {
-	if !e.ptrDone {
-		e.ptrDone = true
-		names, _ := e.validatedNames(ctx)
-		e.ptrNames = names
+	names, stopped := e.validatedNames(ctx)
+	if stopped != nil && e.macroErr == nil {
+		e.macroErr = stopped.err // the void limit: the evaluation ends after this expansion
 	}
 	best := ""
-	for _, n := range e.ptrNames {
+	for _, n := range names {
 		switch {
 		case !validName(n):
 			continue
