@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -94,12 +93,7 @@ func TestSPFEvalUsage(t *testing.T) {
 // TestSPFEvalUnavailable: the only resolver does not answer: exit 3.
 func TestSPFEvalUnavailable(t *testing.T) {
 	t.Parallel()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close() // nothing answers there: ICMP port unreachable
+	addr := deadDNS(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	var out, errOut strings.Builder
