@@ -142,7 +142,11 @@ type Evaluation struct {
 // order, following include and redirect, expanding macros (§7) and
 // enforcing the limits of §4.6.4: MaxLookups DNS-causing terms,
 // MaxVoidLookups void lookups, MaxMXNames records per mx and MaxPTRNames
-// names per ptr. DNS problems are results (temperror), never errors; the
+// names per ptr. Every empty answer (NODATA or NXDOMAIN) to a lookup made
+// for a mechanism or modifier is a void lookup, also the address lookups
+// of mx exchanges and ptr names and the TXT lookups of include and
+// redirect targets, as pyspf counts them; the domain's own TXT lookup is
+// not. DNS problems are results (temperror), never errors; the
 // error is only for an invalid query (wrapping ErrQuery). It does not
 // fetch exp= explanations.
 func Evaluate(ctx context.Context, r resolver.Resolver, q Query) (Evaluation, error) {
@@ -337,7 +341,7 @@ func (e *evaluator) match(ctx context.Context, domain string, t Term, depth int)
 	case KindAll:
 		return matched(true)
 	case KindIP4, KindIP6:
-		return matched(t.Net.Addr().Is4() == e.ip.Is4() && t.Net.Masked().Contains(e.ip))
+		return matched(t.Net.Masked().Contains(e.ip)) // never across families (netip)
 	}
 	target := domain
 	if t.DomainSpec != "" {
