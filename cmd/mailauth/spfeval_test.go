@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth/resolver/dnstest"
+	"github.com/mailauth/mailauth/spf"
 )
 
 // spfEvalZone is served by the loopback DNS server; its addresses are
@@ -100,5 +101,19 @@ func TestSPFEvalUnavailable(t *testing.T) {
 	code := run(ctx, []string{"spf-eval", "-dns", addr, "-ip", "192.0.2.1", "-sender", "a@ev.test"}, mapEnv(nil), stdio{out: &out, err: &errOut})
 	if code != exitUnavailable || out.Len() != 0 || !strings.Contains(errOut.String(), "DNS unavailable") {
 		t.Errorf("exit %d stdout %q stderr %q", code, out.String(), errOut.String())
+	}
+}
+
+// TestSPFReasonTexts: every reason spf.Evaluate can give has a sentence in
+// both languages.
+func TestSPFReasonTexts(t *testing.T) {
+	t.Parallel()
+	for _, r := range spf.EvalReasons() {
+		if tx, ok := spfReasonText[r]; !ok || tx[0] == "" || tx[1] == "" {
+			t.Errorf("no sentence for %s", r)
+		}
+	}
+	if len(spfReasonText) != len(spf.EvalReasons()) {
+		t.Errorf("%d sentences for %d reasons", len(spfReasonText), len(spf.EvalReasons()))
 	}
 }
