@@ -111,6 +111,15 @@ func TestEvaluate(t *testing.T) {
 		{name: "helo identity", ip: "203.0.113.5", helo: "helo.ev.test", want: Evaluation{
 			Identity: IdentityHELO, Verdict: VerdictPass, Reason: ReasonMatched, Mechanism: KindA, Term: 1, Lookups: 1}},
 	}
+	covered := map[EvalReason]bool{ReasonLookupLimit: true} // TestEvaluateLookupLimit
+	for _, tc := range tests {
+		covered[tc.want.Reason] = true
+	}
+	for _, r := range EvalReasons() {
+		if !covered[r] {
+			t.Errorf("no case ends with reason %s", r)
+		}
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
