@@ -75,7 +75,8 @@ var spfNotes = map[spf.Code]text{
 }
 
 func (r *run) checkSPF(ctx context.Context) verdict {
-	res := spf.Check(ctx, r.dnsFor(CheckSPF), r.domain.ASCII)
+	dns := r.dnsFor(CheckSPF)
+	res := spf.Check(ctx, dns, r.domain.ASCII)
 	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
 	if res.LookupCountKnown {
 		d.DNSLookupCount = intPtr(res.LookupCount)
@@ -93,7 +94,7 @@ func (r *run) checkSPF(ctx context.Context) verdict {
 	if !res.LookupComplete {
 		table = withRule(spfRules, spf.CodeLookupLimitExceeded, spfLimitAtLeast)
 	}
-	return judge(spfPass, rulesFor(res.Findings, table, args), spfFacts(res), d)
+	return judge(spfPass, rulesFor(res.Findings, table, args), append(spfFacts(res), r.spfSendingIP(ctx, dns)...), d)
 }
 
 func spfFacts(res spf.Result) []LocalizedText {

@@ -35,11 +35,20 @@
 // evaluator, only terms within the first [MaxLookups] counted terms are
 // looked up.
 //
-// What this package does not do: it does not evaluate a policy for a given
-// client address or message (no check_host), does not expand macros that
-// need sender data, does not query PTR records for `ptr` terms, does not
-// fetch `exp` explanations, and does not judge: status, severity and texts
-// belong to the caller.
+// [Evaluate] is check_host() itself (RFC 7208 §4): for a client address,
+// a MAIL FROM address and a HELO name it fetches the policy, evaluates its
+// mechanisms in order with every macro letter of §7 (%{p} from validated
+// reverse names, used only to build names to query), follows include and
+// redirect, enforces the limits of §4.6.4 and returns the result (none,
+// neutral, pass, fail, softfail, temperror, permerror) with its reason as
+// an [EvalReason] code, the matched mechanism's kind and position, and the
+// counts; never names, addresses or record text. It passes the OpenSPF
+// RFC 7208 test suite (testdata/rfc7208-tests.yml).
+//
+// What this package does not do: Check does not evaluate for a client
+// (Evaluate does) and does not query PTR records for `ptr` terms; neither
+// fetches `exp` explanations; and neither judges: status, severity and
+// texts belong to the caller.
 //
 // Limits: [MaxLookups] (10) DNS-causing terms and [MaxVoidLookups] (2) void
 // lookups per evaluation and [MaxMXNames] (10) exchanges per mx mechanism

@@ -1,9 +1,15 @@
 package spf
 
 import (
+	"context"
 	"errors"
+	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // FuzzParse checks that Parse never panics, that every error is a
@@ -39,4 +45,102 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q via %q:\n got %#v\nwant %#v", s, text, again, r)
 		}
 	})
+}
+
+// FuzzExpandMacro checks the macro expander on any string and sender: it
+// never panics, it succeeds exactly for valid macro-strings (c, r and t
+// allowed, when the string has a "%") when every letter has a value, a
+// string without "%" is left as it is, a name is cut to MaxDomainLength unless it is one label, and an
+// upper-case letter's expansion holds only unreserved characters and
+// %XX escapes (RFC 7208 §7.3).
+func FuzzExpandMacro(f *testing.F) {
+	for _, s := range []string{
+		"%{d}", "%{ir}.%{v}._spf.%{d2}", "%{lr-}.lp._spf.%{d2}", "%{L}%{S}%{O}", "%%%_%-", "%{d0}", "%{x}",
+		"%", "%{", "%{d", "%{d9999999999999999999}", "%{dr-+,/_=}", "%{c}.%{r}.%{t}", "a.b.c", "%{h}.%{p}",
+	} {
+		f.Add(s, "user+tag@Example.COM")
+	}
+	f.Fuzz(func(t *testing.T, s, sender string) {
+		val := func(letter byte) (string, bool) {
+			switch letter {
+			case 's':
+				return sender, true
+			case 'l', 'o', 'h':
+				return strings.ToUpper(sender), true
+			}
+			return "d.example.com", letterBit(letter) != 0
+		}
+		out, ok := expandMacroString(s, val)
+		if _, valid := scanMacroString(s, true); strings.Contains(s, "%") && ok != valid {
+			t.Fatalf("expandMacroString(%q) ok=%v, but the macro-string is valid=%v", s, ok, valid)
+		}
+		if !strings.Contains(s, "%") && (!ok || out != s) {
+			t.Fatalf("expandMacroString(%q) = %q, %v; want it unchanged", s, out, ok)
+		}
+		if again, _ := expandMacroString(s, val); again != out {
+			t.Fatalf("expandMacroString(%q) not deterministic: %q then %q", s, out, again)
+		}
+		if name, ok := expandName(s, val); ok && len(name) > MaxDomainLength && strings.Contains(name, ".") {
+			t.Fatalf("expandName(%q) = %d octets with a dot, over %d", s, len(name), MaxDomainLength)
+		}
+		esc, ok := expandMacroString("%{S}", val)
+		for i := 0; ok && i < len(esc); i++ {
+			c := esc[i]
+			unreserved := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~%", c) >= 0
+			if !unreserved {
+				t.Fatalf("%%{S} of %q = %q: %q is not escaped", sender, esc, c)
+			}
+		}
+	})
+}
+
+// FuzzEvaluate evaluates any record text at fuzz.test with any sender
+// local-part: no panic, one of the seven results, and the limits hold
+// (at most one term past MaxLookups and one void past MaxVoidLookups).
+func FuzzEvaluate(f *testing.F) {
+	for _, s := range []string{
+		"v=spf1 -all", "v=spf1 a mx ptr exists:%{l}.x.test include:inc.test redirect=inc.test",
+		"v=spf1 exists:%{ir}.%{l1r-}.%{p}.%{v}.%{h}.%{s}.%{o}.%{d}.x.test ~all", "v=spf1 include:fuzz.test",
+		"v=spf1 a:%{L}.x.test/24//64 mx:inc.test/0 ?all", "v=spf1 redirect=%{l}.test",
+	} {
+		f.Add(s, "a.b-c")
+	}
+	z := dnstest.MustParse(f, `inc.test. TXT "v=spf1 a:x.test include:fuzz.test ~all"
+inc.test. MX 10 x.test.
+x.test. A 203.0.113.1
+*.x.test. A 203.0.113.2
+1.113.0.203.in-addr.arpa. PTR x.test.
+`)
+	f.Fuzz(func(t *testing.T, record, local string) {
+		r := fuzzRecord{Resolver: dnstest.NewResolver(z), record: record}
+		ev, err := Evaluate(t.Context(), r, Query{IP: netip.MustParseAddr("203.0.113.1"), Sender: local + "@fuzz.test", HELO: "x.test"})
+		if err != nil {
+			if len(local)+len("@fuzz.test") <= MaxSenderLength {
+				t.Fatalf("Evaluate: %v", err)
+			}
+			return
+		}
+		switch ev.Verdict {
+		case VerdictNone, VerdictNeutral, VerdictPass, VerdictFail, VerdictSoftFail, VerdictTempError, VerdictPermError:
+		default:
+			t.Fatalf("verdict %q", ev.Verdict)
+		}
+		if ev.Lookups > MaxLookups+1 || ev.VoidLookups > MaxVoidLookups+1 {
+			t.Fatalf("%d lookups, %d voids: past the limits", ev.Lookups, ev.VoidLookups)
+		}
+	})
+}
+
+// fuzzRecord serves record as the TXT record of fuzz.test and everything
+// else from the zones.
+type fuzzRecord struct {
+	*dnstest.Resolver
+	record string
+}
+
+func (r fuzzRecord) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	if resolver.CanonicalName(name) == "fuzz.test" && qtype == resolver.TypeTXT {
+		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: "fuzz.test", Type: resolver.TypeTXT, TXT: []string{r.record}}}}
+	}
+	return r.Resolver.Lookup(ctx, name, qtype)
 }

@@ -174,16 +174,24 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// TestLocalScanUnavailable: a local scan whose only resolver refuses
-// ends with exit 3 (no DNS answered), quickly.
-func TestLocalScanUnavailable(t *testing.T) {
-	t.Parallel()
+// deadDNS returns a loopback UDP address where nothing answers (ICMP port
+// unreachable), for the DNS-unavailable exit.
+func deadDNS(t *testing.T) string {
+	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := pc.LocalAddr().String()
-	pc.Close() // nothing answers there: ICMP port unreachable
+	pc.Close()
+	return addr
+}
+
+// TestLocalScanUnavailable: a local scan whose only resolver refuses
+// ends with exit 3 (no DNS answered), quickly.
+func TestLocalScanUnavailable(t *testing.T) {
+	t.Parallel()
+	addr := deadDNS(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	var out, errOut strings.Builder

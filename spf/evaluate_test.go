@@ -1,0 +1,205 @@
+package spf
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// evalZone holds the scenarios of TestEvaluate. Addresses are never
+// connected to; they are only compared with the client address.
+const evalZone = `$ORIGIN ev.test.
+@          SOA ns.ev.test. hostmaster.ev.test. 1 3600 600 86400 300
+ip4        TXT "v=spf1 ip4:203.0.113.0/24 -all"
+inc        TXT "v=spf1 a:nothing.ev.test include:ip4.ev.test -all"
+none       TXT "not spf"
+two        TXT "v=spf1 -all"
+two        TXT "v=spf1 +all"
+syntax     TXT "v=spf1 ip4:203.0.113.1 bogus -all"
+incnone    TXT "v=spf1 include:none.ev.test -all"
+redirnone  TXT "v=spf1 redirect=none.ev.test"
+redir      TXT "v=spf1 redirect=ip4.ev.test"
+void       TXT "v=spf1 a:v1.ev.test a:v2.ev.test a:v3.ev.test -all"
+mx11       TXT "v=spf1 mx -all"
+mx11       MX 1 m1.ev.test.
+mx11       MX 2 m2.ev.test.
+mx11       MX 3 m1.ev.test.
+mx11       MX 4 m2.ev.test.
+mx11       MX 5 m1.ev.test.
+mx11       MX 6 m2.ev.test.
+mx11       MX 7 m1.ev.test.
+mx11       MX 8 m2.ev.test.
+mx11       MX 9 m1.ev.test.
+mx11       MX 10 m2.ev.test.
+mx11       MX 11 m1.ev.test.
+mx         TXT "v=spf1 ~mx:mx11.ev.test/24 ?mx -all"
+mx         MX 10 m1.ev.test.
+m1         A 198.51.100.7
+m2         A 198.51.100.8
+broken     TXT "v=spf1 a:sf.ev.test -all"
+sf         A 203.0.113.9
+neutral    TXT "v=spf1 ip4:203.0.113.1"
+macro6     TXT "v=spf1 exists:%{ir}.%{v}.%{l}.e.ev.test -all"
+1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.x.e A 127.0.0.2
+ptr        TXT "v=spf1 exists:%{p}.p.ev.test ptr:ev.test -all"
+host.ev.test.p A 127.0.0.2
+host       A 203.0.113.77
+helo       TXT "v=spf1 a:mail.ev.test -all"
+mail       A 203.0.113.5
+77.113.0.203.in-addr.arpa. PTR host.ev.test.
+`
+
+func TestEvaluate(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, evalZone)
+	v6 := "2001:db8::1"
+	matchedAt := func(v Verdict, k Kind, term, depth, lookups, voids int) Evaluation {
+		return Evaluation{Identity: IdentityMailFrom, Verdict: v, Reason: ReasonMatched, Mechanism: k, Term: term, Depth: depth, Lookups: lookups, VoidLookups: voids}
+	}
+	ended := func(v Verdict, r EvalReason, lookups, voids int) Evaluation {
+		return Evaluation{Identity: IdentityMailFrom, Verdict: v, Reason: r, Lookups: lookups, VoidLookups: voids}
+	}
+	tests := []struct {
+		name   string
+		ip     string
+		sender string
+		helo   string
+		faults []dnstest.FaultAt
+		want   Evaluation
+	}{
+		{name: "ip4 pass", ip: "203.0.113.10", sender: "a@ip4.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 0, 0, 0)},
+		{name: "ip4 fail", ip: "198.51.100.1", sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
+		{name: "mapped address is IPv4", ip: "::ffff:203.0.113.10", sender: "a@ip4.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 0, 0, 0)},
+		{name: "ip4 never matches IPv6", ip: v6, sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
+		// a:nothing (1, void) include (2) → ip4 at depth 1.
+		{name: "include pass", ip: "203.0.113.10", sender: "a@inc.ev.test", want: matchedAt(VerdictPass, KindInclude, 2, 0, 2, 1)},
+		{name: "redirect", ip: "203.0.113.10", sender: "a@redir.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 1, 1, 0)},
+		{name: "no record", ip: "203.0.113.10", sender: "a@none.ev.test", want: ended(VerdictNone, ReasonNoRecord, 0, 0)},
+		{name: "nxdomain", ip: "203.0.113.10", sender: "a@absent.ev.test", want: ended(VerdictNone, ReasonNoRecord, 0, 0)},
+		{name: "domain literal", ip: "203.0.113.10", sender: "a@[203.0.113.10]", want: ended(VerdictNone, ReasonInvalidDomain, 0, 0)},
+		{name: "single label", ip: "203.0.113.10", sender: "a@localhost", want: ended(VerdictNone, ReasonInvalidDomain, 0, 0)},
+		{name: "empty label", ip: "203.0.113.10", sender: "a@ip4..ev.test", want: ended(VerdictNone, ReasonInvalidDomain, 0, 0)},
+		{name: "two records", ip: "203.0.113.10", sender: "a@two.ev.test", want: ended(VerdictPermError, ReasonMultiple, 0, 0)},
+		{name: "syntax", ip: "203.0.113.1", sender: "a@syntax.ev.test", want: func() Evaluation {
+			e := ended(VerdictPermError, ReasonSyntax, 0, 0)
+			e.Cause = CodeSyntaxUnknownMechanism
+			return e
+		}()},
+		{name: "include none", ip: "203.0.113.10", sender: "a@incnone.ev.test", want: ended(VerdictPermError, ReasonIncludeNone, 1, 0)},
+		{name: "redirect none", ip: "203.0.113.10", sender: "a@redirnone.ev.test", want: ended(VerdictPermError, ReasonRedirectNone, 1, 0)},
+		// three a terms naming nothing: the third void lookup is one too many.
+		{name: "void limit", ip: "203.0.113.10", sender: "a@void.ev.test", want: ended(VerdictPermError, ReasonVoidLimit, 3, 3)},
+		{name: "mx over 10 records naming 2 hosts", ip: "203.0.113.10", sender: "a@mx11.ev.test", want: ended(VerdictPermError, ReasonMXLimit, 1, 0)},
+		// ~mx:mx11.ev.test, term 1, is over the limit: permerror.
+		{name: "mx limit in a later record", ip: "198.51.100.7", sender: "a@mx.ev.test", want: ended(VerdictPermError, ReasonMXLimit, 1, 0)},
+		{name: "dns error", ip: "203.0.113.10", sender: "a@broken.ev.test",
+			faults: []dnstest.FaultAt{{Name: "sf.ev.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
+			want:   ended(VerdictTempError, ReasonDNSError, 1, 0)},
+		{name: "record timeout", ip: "203.0.113.10", sender: "a@ip4.ev.test",
+			faults: []dnstest.FaultAt{{Name: "ip4.ev.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
+			want:   ended(VerdictTempError, ReasonRecordLookupErr, 0, 0)},
+		{name: "neutral", ip: "203.0.113.2", sender: "a@neutral.ev.test", want: ended(VerdictNeutral, ReasonNoMatch, 0, 0)},
+		{name: "ipv6 macros", ip: v6, sender: "x@macro6.ev.test", want: matchedAt(VerdictPass, KindExists, 1, 0, 1, 0)},
+		{name: "p macro and ptr", ip: "203.0.113.77", sender: "x@ptr.ev.test", want: matchedAt(VerdictPass, KindExists, 1, 0, 1, 0)},
+		{name: "ptr without p", ip: "203.0.113.78", sender: "x@ptr.ev.test", want: matchedAt(VerdictFail, KindAll, 3, 0, 2, 2)},
+		{name: "helo identity", ip: "203.0.113.5", helo: "helo.ev.test", want: Evaluation{
+			Identity: IdentityHELO, Verdict: VerdictPass, Reason: ReasonMatched, Mechanism: KindA, Term: 1, Lookups: 1}},
+	}
+	covered := map[EvalReason]bool{ReasonLookupLimit: true} // TestEvaluateLookupLimit
+	for _, tc := range tests {
+		covered[tc.want.Reason] = true
+	}
+	for _, r := range EvalReasons() {
+		if !covered[r] {
+			t.Errorf("no case ends with reason %s", r)
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := dnstest.NewResolver(z)
+			r.Apply(tc.faults...)
+			got, err := Evaluate(t.Context(), r, Query{IP: netip.MustParseAddr(tc.ip), Sender: tc.sender, HELO: tc.helo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := dnstest.Diff(got, tc.want); d != "" {
+				t.Errorf("Evaluate:\n%s", d)
+			}
+		})
+	}
+}
+
+// TestEvaluateLookupLimit: eleven a terms that all find an address for
+// another client: the eleventh is one DNS-causing term too many.
+func TestEvaluateLookupLimit(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$ORIGIN lim.test.
+@ TXT "v=spf1 a a a a a a a a a a a -all"
+@ A 198.51.100.1
+ten TXT "v=spf1 a a a a a a a a a a -all"
+ten A 198.51.100.1
+`)
+	for _, tc := range []struct {
+		domain string
+		want   Evaluation
+	}{
+		{"lim.test", Evaluation{Identity: IdentityMailFrom, Verdict: VerdictPermError, Reason: ReasonLookupLimit, Lookups: 11}},
+		{"ten.lim.test", Evaluation{Identity: IdentityMailFrom, Verdict: VerdictFail, Reason: ReasonMatched, Mechanism: KindAll, Term: 11, Lookups: 10}},
+	} {
+		got, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr("203.0.113.1"), Sender: "a@" + tc.domain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := dnstest.Diff(got, tc.want); d != "" {
+			t.Errorf("%s:\n%s", tc.domain, d)
+		}
+	}
+}
+
+func TestEvaluateBadQuery(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(dnstest.MustParse(t, evalZone))
+	for _, q := range []Query{
+		{Sender: "a@ip4.ev.test"},
+		{IP: netip.MustParseAddr("203.0.113.1"), Sender: strings.Repeat("a", MaxSenderLength-11) + "@ip4.ev.test"},
+		{IP: netip.MustParseAddr("203.0.113.1"), HELO: strings.Repeat("a.", 128)},
+	} {
+		if _, err := Evaluate(t.Context(), r, q); !errors.Is(err, ErrQuery) {
+			t.Errorf("Evaluate(%+v) error %v, want ErrQuery", q, err)
+		}
+	}
+	if len(r.Queries()) != 0 {
+		t.Errorf("a refused query asked DNS: %v", r.Queries())
+	}
+}
+
+// TestPresentationName checks the escaping against miekg/dns, which
+// writes names it decodes from the wire in the same form.
+func TestPresentationName(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{"plain.example", "a b.example", "x%20y\\z\"(q);@.example", "\x00\x7f\xff.example", "it's.example"} {
+		wire := make([]byte, 300)
+		labels := strings.Split(raw, ".")
+		off := 0
+		for _, l := range labels {
+			wire[off] = byte(len(l))
+			copy(wire[off+1:], l)
+			off += 1 + len(l)
+		}
+		wire[off] = 0
+		name, _, err := dns.UnpackDomainName(wire[:off+1], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := presentationName(raw)+".", name; got != want {
+			t.Errorf("presentationName(%q) = %q, miekg/dns writes %q", raw, got, want)
+		}
+	}
+}
