@@ -205,3 +205,64 @@ func TestSPFCodesJudged(t *testing.T) {
 		t.Errorf("SPF finding %q has no judgement, note or count", c)
 	}
 }
+
+// TestScanIncomplete: a scan whose DNS gives no conclusive answer is not
+// graded as a weak configuration: the undetermined checks leave the
+// score, the summary says the scan was incomplete, and when nothing could
+// be determined the score is 0, grade F.
+func TestScanIncomplete(t *testing.T) {
+	t.Run("all inconclusive", func(t *testing.T) {
+		servfail := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+			return resolver.Fail(resolver.ReasonServFail)
+		})
+		got, err := New(Config{Resolver: servfail}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() {
+			t.Fatalf("score %d grade %s incomplete %v, want 0 F incomplete", got.Score, got.Grade, got.Incomplete())
+		}
+		n := undetermined(got.Checks)
+		if want := txtOverallIncomplete.with(n, n); got.Summary != want {
+			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
+		}
+	})
+	t.Run("most inconclusive", func(t *testing.T) {
+		// mx and caa answer; spf, dmarc, mta-sts and tls-rpt cannot.
+		s := memScanner(t, func(r *dnstest.Resolver) {
+			r.SetFault("good.example.com", resolver.TypeTXT, dnstest.ServFail)
+			for _, n := range []string{"_dmarc.good.example.com", "_mta-sts.good.example.com", "_smtp._tls.good.example.com"} {
+				r.SetFault(n, dnstest.AnyType, dnstest.ServFail)
+			}
+		}, Config{})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, got)
+		if n := undetermined(got.Checks); n != 4 || !got.Incomplete() {
+			t.Fatalf("%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
+		}
+		if got.Score != 100 || got.Summary != txtOverallIncomplete.with(4, 6) {
+			t.Fatalf("score %d summary %q; want 100 (mx and caa pass) and the incomplete summary", got.Score, got.Summary.EN)
+		}
+	})
+	t.Run("one inconclusive", func(t *testing.T) {
+		s := memScanner(t, func(r *dnstest.Resolver) {
+			r.SetFault("_smtp._tls.good.example.com", dnstest.AnyType, dnstest.ServFail)
+		}, Config{})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// mx 15 + spf 20 + dmarc 25 + caa 5 pass, mta-sts 10 fails (no
+		// HTTPS server in memory): 65/75 = 86.7; tls-rpt is left out.
+		if got.Incomplete() || got.Score != 87 || got.Grade != GradeB {
+			t.Fatalf("incomplete %v score %d grade %s; want a complete B 87", got.Incomplete(), got.Score, got.Grade)
+		}
+		want := joinTexts([]LocalizedText{txtOverallB.with(4, 6), txtOverallUndetermined.with(1)})
+		if got.Summary != want {
+			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
+		}
+	})
+}
