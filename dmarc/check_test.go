@@ -230,6 +230,16 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-other-co-uk", domain: "shop.co.uk",
+			want: with(direct("shop.co.uk", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "rua-own-co-uk", domain: "brand.co.uk",
+			want: with(direct("brand.co.uk", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-other-com-cn", domain: "shop.com.cn",
+			want: with(direct("shop.com.cn", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
 		{name: "rua-many", domain: "rua-many.dmarc.test",
 			want: with(direct("rua-many.dmarc.test", PolicyNone), func(r *Result) {
 				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
