@@ -43,7 +43,7 @@ var (
 		spf.CodeLoop:                    {status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 形成了循环引用，接收方会将其视为永久错误。", "The includes or redirects form a loop, which receivers treat as a permanent error.")},
 		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")},
 		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %d 次查询没有返回任何记录，超过了 2 次的上限，接收方会将其视为永久错误。", "%d lookups returned no records, more than the limit of 2, so receivers treat the record as a permanent error.")},
-		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制指向的收件服务器超过 10 台，接收方会将其视为永久错误。", "An mx mechanism points to more than 10 mail servers, which receivers treat as a permanent error.")},
+		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制查到的 MX 记录超过 10 条（指向同一台服务器的也分别计数），接收方会将其视为永久错误。", "An mx mechanism finds more than 10 MX records (records naming the same server count separately), which receivers treat as a permanent error.")},
 		spf.CodeAllPass:                 {status: StatusFail, severity: SeverityHigh, say: msg("记录以 +all 结尾，等于允许任何服务器代表该域名发信。", "The record ends in +all, which authorizes every server in the world to send as the domain.")},
 		spf.CodeAllNeutral:              {status: StatusFail, severity: SeverityHigh, say: msg("记录以 ?all 结尾，对未列出的服务器不表态，起不到保护作用。", "The record ends in ?all, which says nothing about unlisted servers and so protects nothing.")},
 		spf.CodeSafetyBound:             {status: StatusWarn, severity: SeverityMedium, say: msg("引用链过长，超出本服务的展开上限，未能全部检查。", "The include chain is longer than this service expands, so it was not checked completely.")},
@@ -53,6 +53,11 @@ var (
 		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
 		spf.CodePTRMacro:                {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了不推荐的 %{p} 宏，它依赖反向解析，慢且不可靠。", "The record uses the %{p} macro, which depends on reverse DNS and is slow and unreliable; RFC 7208 advises against it.")},
 		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
+		spf.CodeIncludePassAll:          {status: StatusFail, severity: SeverityHigh, say: msg("某个 include 引用的策略对任何服务器都给出通过（例如以 +all 结尾），因此该域名实际上允许任何服务器代表它发信。", "An included policy passes every server (for example, it ends in +all), so the domain in effect authorizes every server in the world to send as it.")},
+		spf.CodeRangePassAll:            {status: StatusFail, severity: SeverityHigh, say: msg("有机制的前缀长度为 0（例如 ip4:0.0.0.0/0 或 a/0），覆盖了全部地址，等于允许任何服务器代表该域名发信。", "A mechanism with prefix length 0 (such as ip4:0.0.0.0/0 or a/0) covers every address, which authorizes every server to send as the domain.")},
+		spf.CodeExistsPassAll:           {status: StatusFail, severity: SeverityHigh, say: msg("某个 exists 机制检查的是一个固定且存在的名称，对任何服务器都会匹配，等于允许任何服务器代表该域名发信。", "An exists mechanism checks a fixed name that exists, so it matches every server and authorizes all of them to send as the domain.")},
+		spf.CodeRedirectAtLimit:         {status: StatusWarn, severity: SeverityMedium, say: msg("评估正好需要 10 次 DNS 查询，记录中还有一个被忽略的 redirect；部分接收方仍会把它计入，得到 11 次并判为永久错误。删除这个不起作用的 redirect 即可避免。", "Evaluation needs exactly 10 DNS lookups and the record also has an ignored redirect; some receivers count it anyway, reach 11 and return a permanent error. Removing the unused redirect avoids this.")},
+		spf.CodeInvalidTargetName:       {status: StatusWarn, severity: SeverityHigh, say: msg("有机制指向的名称不是有效的 DNS 域名（例如含有空标签，或有标签超过 63 个字符）；有的接收方视为不匹配，有的视为永久错误。", "A mechanism names something that is not a valid DNS name (an empty label, or a label longer than 63 characters); some receivers treat it as no match, others as a permanent error.")},
 	}
 	spfLimitAtLeast     = rule{status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 至少需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes at least %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")}
 	spfFactNoRecord     = msg("该域名的 TXT 记录中没有以 v=spf1 开头的。", "None of the domain's TXT records starts with v=spf1.")
@@ -75,7 +80,11 @@ var spfNotes = map[spf.Code]text{
 }
 
 func (r *run) checkSPF(ctx context.Context) verdict {
-	res := spf.Check(ctx, r.dnsFor(CheckSPF), r.domain.ASCII)
+	return judgeSPF(spf.Check(ctx, r.dnsFor(CheckSPF), r.domain.ASCII))
+}
+
+// judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
+func judgeSPF(res spf.Result) verdict {
 	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
 	if res.LookupCountKnown {
 		d.DNSLookupCount = intPtr(res.LookupCount)
@@ -115,10 +124,16 @@ func spfFacts(res spf.Result) []LocalizedText {
 	if res.MacroTerms > 0 {
 		out = append(out, spfFactMacro.with(res.MacroTerms))
 	}
-	if res.EffectiveAll == spf.QualifierSoftFail && res.Error == "" {
+	if res.EffectiveAll == spf.QualifierSoftFail && res.Error == "" && !passesEveryone(has) {
 		out = append(out, spfFactSoftfail.with())
 	}
 	return append(out, notes(res.Findings, spfNotes)...)
+}
+
+// passesEveryone reports whether the findings say some mechanism passes
+// every client, so no client ever reaches the all at the end.
+func passesEveryone(has map[spf.Code]bool) bool {
+	return has[spf.CodeIncludePassAll] || has[spf.CodeRangePassAll] || has[spf.CodeExistsPassAll]
 }
 
 // notes returns the sentences of the findings that have one, in the

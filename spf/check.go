@@ -128,13 +128,17 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	res.All, _ = rec.All()
 	_, res.HasRedirect = rec.Redirect()
 	w := &walker{r: r, sender: domain, complete: true, f: f}
-	q, known := w.visit(ctx, domain, rec, 0, []string{domain})
+	o := w.visit(ctx, domain, rec, 0, []string{domain})
 	res.LookupCount, res.LookupCountKnown = w.count, true
 	res.LookupComplete = w.complete
 	res.VoidLookups, res.MacroTerms, res.PTRTerms = w.voids, w.macros, w.ptrs
+	if w.count == MaxLookups && f.has(CodeRedirectIgnored) {
+		f.add(CodeRedirectAtLimit) // §4.6.4 is not counted that way, but some evaluators do
+	}
+	q := o.q
 	res.EffectiveAll = q
 	switch {
-	case !known:
+	case !o.known:
 	case q == QualifierNone:
 		f.add(CodeNoAll)
 	case q == QualifierPass:

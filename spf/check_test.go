@@ -123,8 +123,9 @@ var checkCases = []checkCase{
 	// #17: ip4 /33 and ip6 /129.
 	{name: "bad-cidr", want: broken(28, CodeSyntaxCIDR)},
 	{name: "bad-ip6-cidr", want: broken(30, CodeSyntaxCIDR)},
-	// ip4 /0 and /32, ip6 /0 and /128 are valid; none counts.
-	{name: "cidr-edges", want: policy(71, 0, "-")},
+	// ip4 /0 and /32, ip6 /0 and /128 are valid; none counts. The /0
+	// networks pass every client.
+	{name: "cidr-edges", want: with(policy(71, 0, "-"), func(r *Result) { r.Findings = []Code{CodeRangePassAll} })},
 	// #18: a/24//64 (1, A found) mx:mxhost.ext.test/28 (2, exchange A found).
 	{name: "dual-cidr", want: policy(42, 2, "-")},
 	// #19: an unknown modifier is kept and ignored; 0.
@@ -316,8 +317,55 @@ var checkCases = []checkCase{
 		want: with(policy(25, 1, "-"), func(r *Result) {
 			temp(r, CodeTermInconclusive, CodeTermInconclusive)
 		})},
-	// exists:ok.ext.test (1): A found.
-	{name: "exists-found", want: policy(30, 1, "-")},
+	// exists:ok.ext.test (1): A found, and the name does not depend on
+	// the client, so every client matches (#1a).
+	{name: "exists-found", want: with(policy(30, 1, "-"), func(r *Result) { r.Findings = []Code{CodeExistsPassAll} })},
+
+	// --- policies that pass every client (issue 14 #1a) ---
+	// include (1) of "v=spf1 +all": every client passes the include.
+	{name: "include-plus-all", want: with(policy(36, 1, "-"), func(r *Result) { r.Findings = []Code{CodeIncludePassAll} })},
+	// include:pa1 (1) → include:plusall (2) → +all: at any depth.
+	{name: "include-deep-plus-all", want: with(policy(32, 2, "-"), func(r *Result) { r.Findings = []Code{CodeIncludePassAll} })},
+	// include (1) of a record whose ip4 and ip6 networks are /0.
+	{name: "include-open-ranges", want: with(policy(33, 1, "-"), func(r *Result) {
+		r.Findings = []Code{CodeIncludePassAll, CodeRangePassAll}
+	})},
+	// ~include (1) of +all: every client soft-fails, nobody is authorized.
+	{name: "softfail-include-plus-all", want: policy(37, 1, "-")},
+	// a:ok.ext.test/0 (1): the name has an address, /0 covers all IPv4.
+	{name: "a-zero", want: with(policy(27, 1, "-"), func(r *Result) { r.Findings = []Code{CodeRangePassAll} })},
+	// ~exists (1) on an existing name: everyone soft-fails, nobody passes.
+	{name: "exists-softfail", want: policy(31, 1, "-")},
+	// a /0 network after -all is never evaluated.
+	{name: "ranges-after-all", want: with(policy(25, 0, "-"), func(r *Result) { r.Findings = []Code{CodeDeadTerms} })},
+
+	// --- #1b: mx:e4.ext.test (1) has 11 MX records naming 2 hosts:
+	// over the limit (OpenSPF mx-limit: permerror).
+	{name: "mx-records-11", want: with(policy(26, 1, "-"), func(r *Result) {
+		perm(r, CodeMXTooMany, CodeMXTooMany)
+	})},
+
+	// --- #1c: include:t1 … include:t10 (10) -all redirect=…: the
+	// redirect is ignored, but evaluators that count it reach 11.
+	{name: "redirect-at-limit", never: []question{{"t11.inc.test", dnstest.AnyType}},
+		want: with(policy(234, 10, "-"), func(r *Result) {
+			r.HasRedirect, r.Findings = true, []Code{CodeRedirectIgnored, CodeRedirectAtLimit}
+		})},
+	// include:t1 (1) -all redirect=…: far from the limit, no warning.
+	{name: "redirect-below-limit", want: with(policy(53, 1, "-"), func(r *Result) {
+		r.HasRedirect, r.Findings = true, []Code{CodeRedirectIgnored}
+	})},
+
+	// --- #1d: target names that are not DNS names; nothing is asked.
+	// a:foo..ext.test (1): an empty label.
+	{name: "a-empty-label", never: []question{{"foo..ext.test", dnstest.AnyType}},
+		want: with(policy(27, 1, "-"), func(r *Result) { r.Findings = []Code{CodeInvalidTargetName} })},
+	// a:<64-octet label>.ext.test (1).
+	{name: "a-long-label", want: with(policy(87, 1, "-"), func(r *Result) { r.Findings = []Code{CodeInvalidTargetName} })},
+	// include:foo..inc.test (1): none, so permerror (§5.2).
+	{name: "include-empty-label", want: with(policy(33, 1, "-"), func(r *Result) {
+		perm(r, CodeIncludeNoRecord, CodeIncludeNoRecord, CodeInvalidTargetName)
+	})},
 }
 
 func loadZones(tb testing.TB) *dnstest.Zones {
