@@ -71,6 +71,62 @@ var (
 	spfFactRedirectSkip = msg("记录同时含有 all 和 redirect，redirect 会被忽略。", "The record has both all and redirect, so the redirect is ignored.")
 )
 
+// spfSyntaxAt says which term of the domain's own record has the syntax
+// error and what kind of error it is: position and kind, never the text.
+var spfSyntaxAt = map[spf.Code]text{
+	spf.CodeSyntaxCharacter:         msg("第 %d 项含有不允许的字符（例如制表符或非 ASCII 字符）。", "Term %d contains a character that is not allowed (such as a tab or a non-ASCII character)."),
+	spf.CodeSyntaxUnknownMechanism:  msg("第 %d 项不是已知的机制。", "Term %d is an unknown mechanism."),
+	spf.CodeSyntaxMissingDomain:     msg("第 %d 项缺少必需的域名（include、exists、redirect 等后面必须跟域名）。", "Term %d lacks the domain it requires (include, exists, redirect and the like must name one)."),
+	spf.CodeSyntaxDomainSpec:        msg("第 %d 项中的域名无效：它必须以宏或有效的顶级标签结尾。", "Term %d names an invalid domain: it must end in a macro or a valid top-level label."),
+	spf.CodeSyntaxMacro:             msg("第 %d 项含有无效的宏。", "Term %d has an invalid macro."),
+	spf.CodeSyntaxIP4:               msg("第 %d 项是 ip4 网段，但地址无效（必须是不带前导零的完整点分四段地址）。", "Term %d, an ip4 network, has an invalid address (it must be a full dotted quad without leading zeros)."),
+	spf.CodeSyntaxIP6:               msg("第 %d 项是 ip6 网段，但地址无效。", "Term %d, an ip6 network, has an invalid address."),
+	spf.CodeSyntaxCIDR:              msg("第 %d 项的前缀长度无效（超出范围或带有前导零）。", "Term %d has an invalid prefix length (out of range or with a leading zero)."),
+	spf.CodeSyntaxArgument:          msg("第 %d 项带有该机制不接受的参数。", "Term %d has an argument its mechanism does not take."),
+	spf.CodeSyntaxDuplicateModifier: msg("第 %d 项重复了 redirect 或 exp 修饰符，它们只能出现一次。", "Term %d repeats the redirect or exp modifier, which may appear only once."),
+	spf.CodeSyntaxModifier:          msg("第 %d 项的修饰符名称无效。", "Term %d has an invalid modifier name."),
+}
+
+var (
+	spfFactTermsNumbered  = msg("项的序号从 v=spf1 之后的第一项算起。", "Terms are numbered from the first one after v=spf1.")
+	spfFactIncludeCost    = msg("开销最大的是第 %[1]d 个 include（共 %[2]d 个）：它占了全部 %[4]d 次查询中的 %[3]d 次。", "The costliest is include number %d (of %d): it takes %d of the %d lookups.")
+	spfFactIncludeProblem = msg("问题出在第 %d 个 include（共 %d 个）所引用的策略中。", "The problem lies behind include number %d (of %d).")
+)
+
+// spfPrecise returns the sentences that locate a problem in the domain's
+// own record: the bad term by position, the include behind an error, and
+// the costliest include of a policy over the lookup limit.
+func spfPrecise(res spf.Result, has map[spf.Code]bool) []LocalizedText {
+	var out []LocalizedText
+	if res.SyntaxTerm > 0 {
+		for _, c := range res.Findings {
+			if t, ok := spfSyntaxAt[c]; ok {
+				out = append(out, t.with(res.SyntaxTerm), spfFactTermsNumbered.with())
+				break
+			}
+		}
+	}
+	n := len(res.Includes)
+	for i, inc := range res.Includes {
+		if inc.Problem != "" {
+			out = append(out, spfFactIncludeProblem.with(i+1, n))
+			break
+		}
+	}
+	if has[spf.CodeLookupLimitExceeded] && n > 0 {
+		top := 0
+		for i, inc := range res.Includes {
+			if inc.Lookups > res.Includes[top].Lookups {
+				top = i
+			}
+		}
+		if res.Includes[top].Lookups > 1 {
+			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, res.LookupCount))
+		}
+	}
+	return out
+}
+
 // spfNotes are findings that add a sentence without changing the verdict.
 var spfNotes = map[spf.Code]text{
 	spf.CodeNearMiss:        spfFactNearMiss,
@@ -111,6 +167,7 @@ func spfFacts(res spf.Result) []LocalizedText {
 	if has[spf.CodeNoRecord] {
 		out = append(out, spfFactNoRecord.with())
 	}
+	out = append(out, spfPrecise(res, has)...)
 	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
 			out = append(out, spfFactCount.with(res.LookupCount))

@@ -1,6 +1,7 @@
 package mailauth
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mailauth/mailauth/spf"
@@ -115,5 +116,67 @@ func TestJudgeSPFPassesEveryone(t *testing.T) {
 				t.Errorf("%s: details still promise a soft fail for unlisted servers", code)
 			}
 		}
+	}
+}
+
+// TestJudgeSPFPrecise: the details say which term is wrong by position
+// and kind, which include leads to an error, and what the costliest
+// include of a policy over the limit costs; only integers, never text.
+func TestJudgeSPFPrecise(t *testing.T) {
+	broken := func(code spf.Code, term int) spf.Result {
+		return spf.Result{RecordCount: 1, RecordCountKnown: true, LookupLimit: spf.MaxLookups,
+			Error: spf.ClassPermError, ErrorCause: code, Findings: []spf.Code{code}, SyntaxTerm: term}
+	}
+	tests := []struct {
+		name string
+		res  spf.Result
+		want []LocalizedText
+	}{
+		{"unknown mechanism", broken(spf.CodeSyntaxUnknownMechanism, 3),
+			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxUnknownMechanism].with(3), spfFactTermsNumbered.with()}},
+		{"bad ip4", broken(spf.CodeSyntaxIP4, 5),
+			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxIP4].with(5), spfFactTermsNumbered.with()}},
+		{"syntax error behind an include", func() spf.Result {
+			r := spfValid(2, spf.QualifierFail, spf.CodeSyntaxIP4, spf.CodeIncludeInvalid)
+			r.Includes = []spf.Include{{Lookups: 1}, {Lookups: 1, Problem: spf.CodeIncludeInvalid}}
+			return r
+		}(), []LocalizedText{spfFactIncludeProblem.with(2, 2)}},
+		{"costliest include", func() spf.Result {
+			r := spfValid(15, spf.QualifierFail, spf.CodeLookupLimitExceeded)
+			r.Includes = []spf.Include{{Lookups: 3}, {Lookups: 7}, {Lookups: 4}, {Lookups: 1}}
+			return r
+		}(), []LocalizedText{spfFactIncludeCost.with(2, 4, 7, 15)}},
+		{"one-lookup includes over the limit", func() spf.Result {
+			r := spfValid(11, spf.QualifierFail, spf.CodeLookupLimitExceeded)
+			r.Includes = make([]spf.Include, 11)
+			for i := range r.Includes {
+				r.Includes[i].Lookups = 1
+			}
+			return r
+		}(), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := spfPrecise(tc.res, codeSet(tc.res.Findings))
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d sentences %v, want %v", len(got), got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("sentence %d = %q, want %q", i, got[i].EN, tc.want[i].EN)
+				}
+			}
+			v := judgeSPF(tc.res)
+			details := joinTexts(v.details)
+			for _, w := range tc.want {
+				if !strings.Contains(details.EN, w.EN) || !strings.Contains(details.ZH, w.ZH) {
+					t.Errorf("details %q lack %q", details.EN, w.EN)
+				}
+			}
+		})
+	}
+	if got := spfFactIncludeCost.with(2, 4, 7, 15); got.EN != "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups." ||
+		got.ZH != "开销最大的是第 2 个 include（共 4 个）：它占了全部 15 次查询中的 7 次。" {
+		t.Errorf("include cost renders %q / %q", got.EN, got.ZH)
 	}
 }

@@ -133,7 +133,12 @@ type findings struct {
 	set       map[Code]bool
 	firstPerm Code
 	firstTemp Code
+	errs      []Code // every permerror or temperror finding, in the order met
 }
+
+// maxErrs bounds findings.errs; each counted term adds at most a few
+// errors, so MaxExpandTerms terms stay well within it.
+const maxErrs = 8 * MaxExpandTerms
 
 // has reports whether c was collected.
 func (f *findings) has(c Code) bool { return f.set[c] }
@@ -143,6 +148,9 @@ func (f *findings) add(c Code) {
 		f.set = map[Code]bool{}
 	}
 	f.set[c] = true
+	if c.Class() != ClassNone && len(f.errs) < maxErrs {
+		f.errs = append(f.errs, c)
+	}
 	switch c.Class() {
 	case ClassPermError:
 		if f.firstPerm == "" {

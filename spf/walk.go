@@ -21,6 +21,8 @@ type walker struct {
 	ptrs     int  // counted ptr mechanisms
 	complete bool // every include/redirect target was expanded
 	stopped  bool // MaxExpandTerms reached: stop everywhere
+
+	includes []Include // the top-level record's includes, in order
 }
 
 // step is one DNS-causing term of a record that an evaluation reaches,
@@ -66,7 +68,7 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 			w.ptrs++
 			w.f.add(CodePTRUsed)
 		case KindInclude:
-			if w.descend(ctx, domain, s, depth, stack).passesEveryone() && s.term.Qualifier == QualifierPass {
+			if w.include(ctx, domain, s, depth, stack).passesEveryone() && s.term.Qualifier == QualifierPass {
 				w.f.add(CodeIncludePassAll) // §5.2: the include matches every client
 				everyone = true
 			}
@@ -85,6 +87,25 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 		return outcome{q: all, known: true, everyone: everyone}
 	}
 	return outcome{known: true, everyone: everyone}
+}
+
+// include follows an include term, keeping the accounting of Result.Includes
+// for those of the top-level record (depth 0).
+func (w *walker) include(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
+	if depth > 0 {
+		return w.descend(ctx, domain, s, depth, stack)
+	}
+	count, errs := w.count-1, len(w.f.errs) // the include itself is already counted
+	o := w.descend(ctx, domain, s, depth, stack)
+	inc := Include{Lookups: w.count - count}
+	for _, c := range w.f.errs[errs:] {
+		if c != CodeLookupLimitExceeded { // the whole tree's count, not this target's fault
+			inc.Problem = c
+			break
+		}
+	}
+	w.includes = append(w.includes, inc)
+	return o
 }
 
 // rangesCoverAll reports whether a + ip4 or ip6 mechanism before all
