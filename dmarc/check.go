@@ -150,6 +150,9 @@ func (w walk) codes(domain string) []Code {
 	if w.ignored {
 		out = append(out, CodeIgnoredRecord)
 	}
+	if w.missingSep {
+		out = append(out, CodeMissingSeparator)
+	}
 	if labelCount(domain) > MaxTreeWalk && w.queries > 1 {
 		out = append(out, CodeTreeWalkShortcut)
 	}
@@ -200,6 +203,9 @@ func (res *Result) apply(sel selection) []Code {
 	res.LegacyPctPresent = rec.HasPct
 	if sel.psd {
 		codes = append(codes, CodePSDPolicy)
+	}
+	if !res.Inherited && rec.SP == PolicyNone && (rec.P == PolicyReject || rec.P == PolicyQuarantine) {
+		codes = append(codes, CodeSubdomainPolicyNone)
 	}
 	if sel.nearer {
 		codes = append(codes, CodeNearerRecordIgnored)
