@@ -115,3 +115,18 @@ const (
 	// lookup was inconclusive) (RFC 9990 §3).
 	CodeExternalUnverified Code = "rua_external_unverified"
 )
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		CodeUppercaseVersionTag, CodeUppercaseTag, CodeMissingP, CodeInvalidP, CodeInvalidSP,
+		CodeInvalidNP, CodeInvalidPSD, CodeInvalidT, CodeInvalidADKIM, CodeInvalidASPF, CodeInvalidFO,
+		CodeFOWithoutRUF, CodeDuplicateTag, CodeMalformedTag, CodeUnknownTag, CodeInvalidRUA,
+		CodeInvalidRUF, CodeSizeSuffix, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
+		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
+		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
+		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,
+	}
+}
