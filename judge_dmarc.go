@@ -56,6 +56,15 @@ var (
 	dmarcFactNoRUA     = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
 )
 
+// dmarcIgnored are the DMARC findings without a rule or note, and why.
+var dmarcIgnored = map[dmarc.Code]string{
+	dmarc.CodeUppercaseTag: "tag names are case-insensitive (RFC 5234 §2.3); only the version tag's case is judged",
+	dmarc.CodeFOWithoutRUF: "fo only shapes failure reports; without ruf it has no effect",
+	dmarc.CodeTestMode:     "judged from Result.TestMode by dmarcTestMode, which knows the policy it weakens",
+	dmarc.CodeLegacyRF:     "a removed tag receivers ignore; it changes nothing",
+	dmarc.CodeLegacyRI:     "a removed tag receivers ignore; it changes nothing",
+}
+
 func (r *run) checkDMARC(ctx context.Context) verdict {
 	return judgeDMARC(dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII))
 }

@@ -127,6 +127,13 @@ func spfPrecise(res spf.Result, has map[spf.Code]bool) []LocalizedText {
 	return out
 }
 
+// spfIgnored are the SPF findings without a rule or note, and why.
+var spfIgnored = map[spf.Code]string{
+	spf.CodeTXTInconclusive:   "the verdict is inconclusive before any finding is judged",
+	spf.CodeVoidLookup:        "counted in Result.VoidLookups and said in the details; over the limit it is CodeVoidLimitExceeded",
+	spf.CodeMacroUnexpandable: "counted in Result.MacroTerms and said in the details",
+}
+
 // spfNotes are findings that add a sentence without changing the verdict.
 var spfNotes = map[spf.Code]text{
 	spf.CodeNearMiss:        spfFactNearMiss,
