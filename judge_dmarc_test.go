@@ -49,7 +49,7 @@ func TestJudgeDMARCPinned(t *testing.T) {
 				t.Fatalf("no rule for %s", code)
 			}
 			v := judgeDMARC(dmarcFound(dmarc.PolicyReject, code))
-			if v.status != want.status || v.severity != want.severity || v.summary != rule.say.with() {
+			if v.status != want.status || v.severity != want.severity || v.summary != rule.say.format() {
 				t.Fatalf("verdict %s/%s %q, want %s/%s %q", v.status, v.severity, v.summary.EN, want.status, want.severity, rule.say.en)
 			}
 		})
@@ -67,7 +67,7 @@ func TestJudgeDMARCNotes(t *testing.T) {
 	for code, note := range dmarcNotes {
 		t.Run(string(code), func(t *testing.T) {
 			v := judgeDMARC(dmarcFound(dmarc.PolicyReject, code))
-			if v.status != StatusPass || v.summary != dmarcPassReject.say.with() {
+			if v.status != StatusPass || v.summary != dmarcPassReject.say.format() {
 				t.Fatalf("verdict %s %q, want pass: a note does not judge", v.status, v.summary.EN)
 			}
 			if d := joinTexts(v.details); !strings.Contains(d.EN, note.en) || !strings.Contains(d.ZH, note.zh) {
@@ -92,7 +92,7 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 		t.Fatalf("missing separator reported as a record without the version: %q", d.EN)
 	}
 	v = judgeDMARC(dmarcFound(dmarc.PolicyReject, dmarc.CodeSubdomainPolicyNone))
-	if v.status != StatusWarn || v.summary != dmarcRules[dmarc.CodeSubdomainPolicyNone].say.with() {
+	if v.status != StatusWarn || v.summary != dmarcRules[dmarc.CodeSubdomainPolicyNone].say.format() {
 		t.Fatalf("sp=none under p=reject: %s %q, want a warning", v.status, v.summary.EN)
 	}
 	if d := joinTexts(v.details); !strings.Contains(d.EN, dmarcPassReject.say.en) {

@@ -76,7 +76,7 @@ func TestJudgeSPFPinned(t *testing.T) {
 			if v.status != want.status || v.severity != want.severity {
 				t.Fatalf("verdict %s/%s, want %s/%s", v.status, v.severity, want.status, want.severity)
 			}
-			if want := rule.say.with(spfArgsFor(code)...); v.summary != want {
+			if want := rule.say.format(spfArgsFor(code)...); v.summary != want {
 				t.Fatalf("summary %q, want the rule's sentence %q", v.summary.EN, want.EN)
 			}
 		})
@@ -108,11 +108,11 @@ func spfArgsFor(code spf.Code) []int {
 func TestJudgeSPFPassesEveryone(t *testing.T) {
 	for _, code := range []spf.Code{spf.CodeIncludePassAll, spf.CodeRangePassAll, spf.CodeExistsPassAll} {
 		v := judgeSPF(spfValid(1, spf.QualifierSoftFail, code))
-		if v.status != StatusFail || v.summary != spfRules[code].say.with() {
+		if v.status != StatusFail || v.summary != spfRules[code].say.format() {
 			t.Errorf("%s: %s %q", code, v.status, v.summary.EN)
 		}
 		for _, d := range v.details {
-			if d == spfFactSoftfail.with() {
+			if d == spfFactSoftfail.format() {
 				t.Errorf("%s: details still promise a soft fail for unlisted servers", code)
 			}
 		}
@@ -133,19 +133,19 @@ func TestJudgeSPFPrecise(t *testing.T) {
 		want []LocalizedText
 	}{
 		{"unknown mechanism", broken(spf.CodeSyntaxUnknownMechanism, 3),
-			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxUnknownMechanism].with(3), spfFactTermsNumbered.with()}},
+			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxUnknownMechanism].format(3), spfFactTermsNumbered.format()}},
 		{"bad ip4", broken(spf.CodeSyntaxIP4, 5),
-			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxIP4].with(5), spfFactTermsNumbered.with()}},
+			[]LocalizedText{spfSyntaxAt[spf.CodeSyntaxIP4].format(5), spfFactTermsNumbered.format()}},
 		{"syntax error behind an include", func() spf.Result {
 			r := spfValid(2, spf.QualifierFail, spf.CodeSyntaxIP4, spf.CodeIncludeInvalid)
 			r.Includes = []spf.Include{{Lookups: 1}, {Lookups: 1, Problem: spf.CodeIncludeInvalid}}
 			return r
-		}(), []LocalizedText{spfFactIncludeProblem.with(2, 2)}},
+		}(), []LocalizedText{spfFactIncludeProblem.format(2, 2)}},
 		{"costliest include", func() spf.Result {
 			r := spfValid(15, spf.QualifierFail, spf.CodeLookupLimitExceeded)
 			r.Includes = []spf.Include{{Lookups: 3}, {Lookups: 7}, {Lookups: 4}, {Lookups: 1}}
 			return r
-		}(), []LocalizedText{spfFactIncludeCost.with(2, 4, 7, 15)}},
+		}(), []LocalizedText{spfFactIncludeCost.format(2, 4, 7, 15)}},
 		{"one-lookup includes over the limit", func() spf.Result {
 			r := spfValid(11, spf.QualifierFail, spf.CodeLookupLimitExceeded)
 			r.Includes = make([]spf.Include, 11)
@@ -175,7 +175,7 @@ func TestJudgeSPFPrecise(t *testing.T) {
 			}
 		})
 	}
-	if got := spfFactIncludeCost.with(2, 4, 7, 15); got.EN != "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups." ||
+	if got := spfFactIncludeCost.format(2, 4, 7, 15); got.EN != "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups." ||
 		got.ZH != "开销最大的是第 2 个 include（共 4 个）：它占了全部 15 次查询中的 7 次。" {
 		t.Errorf("include cost renders %q / %q", got.EN, got.ZH)
 	}

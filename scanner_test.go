@@ -148,7 +148,7 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 	for _, c := range got.Checks {
 		switch c.ID {
 		case CheckDMARC, CheckMTASTS, CheckTLSRPT:
-			if c.Status != StatusWarn || c.Summary != txtTimedOut.with() {
+			if c.Status != StatusWarn || c.Summary != txtTimedOut.format() {
 				t.Errorf("%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
 			}
 		}
@@ -165,7 +165,7 @@ func TestMTASTSCoverageUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range got.Checks {
-		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.with()) {
+		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.format()) {
 			t.Fatalf("mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
 		}
 		if c.ID == CheckMX && c.Status == StatusPass {
@@ -208,7 +208,7 @@ func TestScanIncomplete(t *testing.T) {
 			t.Fatalf("score %d grade %s incomplete %v, want 0 F incomplete", got.Score, got.Grade, got.Incomplete())
 		}
 		n := undetermined(got.Checks)
-		if want := txtOverallIncomplete.with(n, n); got.Summary != want {
+		if want := txtOverallIncomplete.format(n, n); got.Summary != want {
 			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
 		}
 	})
@@ -228,7 +228,7 @@ func TestScanIncomplete(t *testing.T) {
 		if n := undetermined(got.Checks); n != 4 || !got.Incomplete() {
 			t.Fatalf("%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
 		}
-		if got.Score != 100 || got.Summary != txtOverallIncomplete.with(4, 6) {
+		if got.Score != 100 || got.Summary != txtOverallIncomplete.format(4, 6) {
 			t.Fatalf("score %d summary %q; want 100 (mx and caa pass) and the incomplete summary", got.Score, got.Summary.EN)
 		}
 	})
@@ -245,7 +245,7 @@ func TestScanIncomplete(t *testing.T) {
 		if got.Incomplete() || got.Score != 87 || got.Grade != GradeB {
 			t.Fatalf("incomplete %v score %d grade %s; want a complete B 87", got.Incomplete(), got.Score, got.Grade)
 		}
-		want := joinTexts([]LocalizedText{txtOverallB.with(4, 6), txtOverallUndetermined.with(1)})
+		want := joinTexts([]LocalizedText{txtOverallB.format(4, 6), txtOverallUndetermined.format(1)})
 		if got.Summary != want {
 			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
 		}

@@ -90,7 +90,7 @@ func TestGradeBoundaries(t *testing.T) {
 // undeterminedCheck is a check that could not be determined: warn, with
 // the summary the scanner gives such checks.
 func undeterminedCheck(id CheckID, why text) CheckSummary {
-	return CheckSummary{ID: id, Status: StatusWarn, Severity: SeverityMedium, Summary: why.with()}
+	return CheckSummary{ID: id, Status: StatusWarn, Severity: SeverityMedium, Summary: why.format()}
 }
 
 // TestScoreUndetermined: checks that could not be determined leave the
@@ -138,7 +138,7 @@ func TestScoreUndetermined(t *testing.T) {
 			}
 			c := countStatuses(tc.checks)
 			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks))
-			isIncomplete := sum == txtOverallIncomplete.with(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
+			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
 			if isIncomplete != tc.incomplete {
 				t.Fatalf("summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
 			}

@@ -22,8 +22,20 @@ func msg(zh, en string) text {
 	return t
 }
 
+// rendered, when set (by tests only), is told of every text rendered, so
+// the tests can prove each catalogue entry is reached by some test.
+var rendered func(text)
+
 // with renders t with integer arguments.
 func (t text) with(args ...int) LocalizedText {
+	if rendered != nil {
+		rendered(t)
+	}
+	return t.format(args...)
+}
+
+// format renders t with integer arguments (with, untold).
+func (t text) format(args ...int) LocalizedText {
 	if len(args) == 0 {
 		return LocalizedText{ZH: t.zh, EN: t.en}
 	}
