@@ -190,7 +190,6 @@ func TestCheckIPOneNameFails(t *testing.T) {
 	}
 }
 
-
 // TestScanIncomplete: a scan whose DNS gives no conclusive answer is not
 // graded as a weak configuration: the undetermined checks leave the
 // score, the summary says the scan was incomplete, and when nothing could
