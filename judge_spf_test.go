@@ -1,9 +1,11 @@
 package mailauth
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -178,5 +180,45 @@ func TestJudgeSPFPrecise(t *testing.T) {
 	if got := spfFactIncludeCost.format(2, 4, 7, 15); got.EN != "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups." ||
 		got.ZH != "开销最大的是第 2 个 include（共 4 个）：它占了全部 15 次查询中的 7 次。" {
 		t.Errorf("include cost renders %q / %q", got.EN, got.ZH)
+	}
+}
+
+// TestScanPassEveryoneAndDMARCSeparator runs whole scans of records that
+// authorize everyone or forgot DMARC's separator: the verdicts are the
+// precise ones, and the redaction guard does not mistake the catalogue's
+// examples (ip4:0.0.0.0/0, v=DMARC1) for leaked record text.
+func TestScanPassEveryoneAndDMARCSeparator(t *testing.T) {
+	s := memScanner(t, nil, Config{})
+	tests := []struct {
+		domain      string
+		spf, dmarc  text
+		spfDetails  []text
+		dmarcStatus Status
+	}{
+		{"open.example.com", spfRules[spf.CodeIncludePassAll].say, dmarcMissing.say, []text{spfFactIncludeProblem}, StatusFail},
+		{"opennet.example.com", spfRules[spf.CodeRangePassAll].say, dmarcRules[dmarc.CodeSubdomainPolicyNone].say, []text{spfRules[spf.CodeExistsPassAll].say}, StatusWarn},
+	}
+	for _, tc := range tests {
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: tc.domain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range got.Checks {
+			switch c.ID {
+			case CheckSPF:
+				if c.Status != StatusFail || c.Summary != tc.spf.format() {
+					t.Errorf("%s spf: %s %q, want fail %q", tc.domain, c.Status, c.Summary.EN, tc.spf.en)
+				}
+				for _, d := range tc.spfDetails {
+					if !sentencePattern(d.en).MatchString(c.Details.EN) || !sentencePattern(d.zh).MatchString(c.Details.ZH) {
+						t.Errorf("%s spf details %q lack %q", tc.domain, c.Details.EN, d.en)
+					}
+				}
+			case CheckDMARC:
+				if c.Status != tc.dmarcStatus || c.Summary != tc.dmarc.format() {
+					t.Errorf("%s dmarc: %s %q, want %s %q", tc.domain, c.Status, c.Summary.EN, tc.dmarcStatus, tc.dmarc.en)
+				}
+			}
+		}
 	}
 }

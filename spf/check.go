@@ -94,7 +94,8 @@ type Include struct {
 	Lookups int
 	// Problem is the first permerror or temperror finding met while
 	// expanding it (e.g. CodeIncludeNoRecord, CodeLoop, a syntax code of
-	// the target), "" when none.
+	// the target), else CodeIncludePassAll when the include passes every
+	// client; "" when none.
 	Problem Code
 }
 

@@ -104,6 +104,9 @@ func (w *walker) include(ctx context.Context, domain string, s *step, depth int,
 			break
 		}
 	}
+	if inc.Problem == "" && o.passesEveryone() && s.term.Qualifier == QualifierPass {
+		inc.Problem = CodeIncludePassAll
+	}
 	w.includes = append(w.includes, inc)
 	return o
 }
