@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -338,17 +339,30 @@ func undetermined(checks []CheckSummary) int {
 }
 
 // Undetermined reports whether the check reached no conclusion: a DNS
-// lookup it depends on was inconclusive, it did not finish within the
-// scan deadline, or it failed internally. Such a check is reported as
+// lookup (or the MTA-STS fetch) that decides its status was inconclusive,
+// it did not finish within the scan deadline, or it failed internally. Such a check is reported as
 // warn but leaves the score like an info check. It is told by its
 // summary, one of the fixed "could not be determined" texts, so it also
 // works on a summary decoded from the API's JSON.
 func (c CheckSummary) Undetermined() bool {
-	switch c.Summary {
-	case txtInconclusive.with(), txtTimedOut.with(), txtInternal.with():
-		return true
+	for _, t := range undeterminedTexts {
+		if c.Summary == t.format() {
+			return true
+		}
 	}
 	return false
+}
+
+// undeterminedTexts are the summaries of checks that reached no
+// conclusion: the check as a whole, or the part of it that decides its
+// status, depended on DNS answers (or a fetch) that never came.
+var undeterminedTexts = []text{
+	txtInconclusive, txtTimedOut, txtInternal,
+	spfSubUnknown.say, spfTermUnknown.say, // the policy could not be expanded
+	stsFetchUnknown.say, stsMXUnknown.say, // the policy or the servers it must cover are unknown
+	ptrUnknown.say,       // forward confirmation could not be decided
+	caaMTASTSUnknown.say, // the policy host's CAA set is unknown
+	dmarcRules[dmarc.CodeExistenceUnknown].say, // which policy applies is unknown
 }
 
 // Incomplete reports whether the scan is too incomplete to be a grade:

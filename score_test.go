@@ -122,6 +122,12 @@ func TestScoreUndetermined(t *testing.T) {
 			pass(CheckMX), undeterminedCheck(CheckSPF, txtInconclusive), undeterminedCheck(CheckDMARC, txtInconclusive), info(CheckDKIM),
 			undeterminedCheck(CheckMTASTS, txtInconclusive), undeterminedCheck(CheckTLSRPT, txtTimedOut), info(CheckPTR), pass(CheckCAA),
 		}, 100, GradeA, true},
+		// Undetermined also covers a check whose deciding part is unknown:
+		// an MTA-STS policy whose fetch timed out, forward confirmation
+		// that could not be decided.
+		{"deciding part unknown", []CheckSummary{
+			pass(CheckMX), undeterminedCheck(CheckMTASTS, stsFetchUnknown.say), undeterminedCheck(CheckPTR, ptrUnknown.say), info(CheckDKIM),
+		}, 100, GradeA, true},
 		// A judged warn is not undetermined: it still earns half.
 		{"judged warn", []CheckSummary{
 			{ID: CheckMX, Status: StatusWarn, Summary: LocalizedText{ZH: "弱。", EN: "Weak."}}, pass(CheckSPF),
