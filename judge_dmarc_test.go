@@ -24,10 +24,7 @@ func dmarcFound(p dmarc.Policy, codes ...dmarc.Code) dmarc.Result {
 // changed rule fails until its row changes too; the rule's sentence must
 // be the summary.
 func TestJudgeDMARCPinned(t *testing.T) {
-	pinned := map[dmarc.Code]struct {
-		status   Status
-		severity Severity
-	}{
+	pins := map[dmarc.Code]pin{
 		dmarc.CodeLegacyPct:           {StatusWarn, SeverityLow},
 		dmarc.CodeDuplicateTag:        {StatusWarn, SeverityLow},
 		dmarc.CodeUppercaseVersionTag: {StatusWarn, SeverityLow},
@@ -42,23 +39,9 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		dmarc.CodeSubdomainPolicyNone: {StatusWarn, SeverityMedium},
 		dmarc.CodeExistenceUnknown:    {StatusWarn, SeverityMedium},
 	}
-	for code, want := range pinned {
-		t.Run(string(code), func(t *testing.T) {
-			rule, ok := dmarcRules[code]
-			if !ok {
-				t.Fatalf("no rule for %s", code)
-			}
-			v := judgeDMARC(dmarcFound(dmarc.PolicyReject, code))
-			if v.status != want.status || v.severity != want.severity || v.summary != rule.say.format() {
-				t.Fatalf("verdict %s/%s %q, want %s/%s %q", v.status, v.severity, v.summary.EN, want.status, want.severity, rule.say.en)
-			}
-		})
-	}
-	for code := range dmarcRules {
-		if _, ok := pinned[code]; !ok {
-			t.Errorf("rule for %s is not pinned here", code)
-		}
-	}
+	runRows(t, pinnedRows(t, dmarcRules, pins, func(c dmarc.Code) (verdict, []int) {
+		return judgeDMARC(dmarcFound(dmarc.PolicyReject, c)), nil
+	}))
 }
 
 // TestJudgeDMARCNotes: every note is said in the details without changing

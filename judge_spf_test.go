@@ -22,10 +22,7 @@ func spfValid(count int, all spf.Qualifier, codes ...spf.Code) spf.Result {
 // rule: its status and severity are written here, not read from the
 // table, so a changed rule fails until this row changes with it.
 func TestJudgeSPFPinned(t *testing.T) {
-	pinned := map[spf.Code]struct {
-		status   Status
-		severity Severity
-	}{
+	pins := map[spf.Code]pin{
 		spf.CodeNoRecord:                {StatusFail, SeverityHigh},
 		spf.CodeMultipleRecords:         {StatusFail, SeverityHigh},
 		spf.CodeSyntaxVersion:           {StatusFail, SeverityHigh},
@@ -68,26 +65,9 @@ func TestJudgeSPFPinned(t *testing.T) {
 		spf.CodePTRMacro:                {StatusWarn, SeverityLow},
 		spf.CodeDeadTerms:               {StatusWarn, SeverityLow},
 	}
-	for code, want := range pinned {
-		t.Run(string(code), func(t *testing.T) {
-			rule, ok := spfRules[code]
-			if !ok {
-				t.Fatalf("no rule for %s", code)
-			}
-			v := judgeSPF(spfValid(3, spf.QualifierFail, code))
-			if v.status != want.status || v.severity != want.severity {
-				t.Fatalf("verdict %s/%s, want %s/%s", v.status, v.severity, want.status, want.severity)
-			}
-			if want := rule.say.format(spfArgsFor(code)...); v.summary != want {
-				t.Fatalf("summary %q, want the rule's sentence %q", v.summary.EN, want.EN)
-			}
-		})
-	}
-	for code := range spfRules {
-		if _, ok := pinned[code]; !ok {
-			t.Errorf("rule for %s is not pinned here", code)
-		}
-	}
+	runRows(t, pinnedRows(t, spfRules, pins, func(c spf.Code) (verdict, []int) {
+		return judgeSPF(spfValid(3, spf.QualifierFail, c)), spfArgsFor(c)
+	}))
 }
 
 // spfArgsFor is the parameters the sentence of code takes for the

@@ -59,6 +59,36 @@ func sentencePattern(s string) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(parts, `\d+`))
 }
 
+// pin is the status and severity a judgement rule is pinned to.
+type pin struct {
+	status   Status
+	severity Severity
+}
+
+// pinnedRows returns one row per rule of a check: judge, given a finding,
+// returns the verdict on facts with that finding and the parameters of
+// its sentence; the verdict must be the pin and the rule's sentence. A
+// rule without a pin, or a pin without a rule, fails t.
+func pinnedRows[C ~string](t *testing.T, rules map[C]rule, pins map[C]pin, judge func(C) (verdict, []int)) []verdictRow {
+	t.Helper()
+	var rows []verdictRow
+	for code, p := range pins {
+		r, ok := rules[code]
+		if !ok {
+			t.Errorf("%s is pinned but has no rule", code)
+			continue
+		}
+		v, args := judge(code)
+		rows = append(rows, verdictRow{name: string(code), v: v, status: p.status, severity: p.severity, summary: r.say, args: args})
+	}
+	for code := range rules {
+		if _, ok := pins[code]; !ok {
+			t.Errorf("the rule for %s is not pinned", code)
+		}
+	}
+	return rows
+}
+
 func runRows(t *testing.T, rows []verdictRow) {
 	t.Helper()
 	for _, row := range rows {
@@ -76,35 +106,36 @@ func dkimKey(codes ...dkim.Code) dkim.Result {
 
 func TestJudgeDKIMTable(t *testing.T) {
 	fail, warn := StatusFail, StatusWarn
-	pinned := []struct {
-		code     dkim.Code
-		status   Status
-		severity Severity
-	}{
-		{dkim.CodeNoRecord, fail, SeverityHigh}, {dkim.CodeDanglingCNAME, fail, SeverityHigh},
-		{dkim.CodeMultipleRecords, warn, SeverityMedium}, {dkim.CodeNotDKIMRecord, fail, SeverityHigh},
-		{dkim.CodeInvalidVersion, fail, SeverityHigh}, {dkim.CodeVersionNotFirst, fail, SeverityHigh},
-		{dkim.CodeDuplicateTag, fail, SeverityHigh}, {dkim.CodeKeyMissing, fail, SeverityHigh},
-		{dkim.CodeKeyRevoked, fail, SeverityMedium}, {dkim.CodeInvalidBase64, fail, SeverityHigh},
-		{dkim.CodeInvalidKey, fail, SeverityHigh}, {dkim.CodeInvalidEd25519Length, fail, SeverityHigh},
-		{dkim.CodeUnknownKeyType, fail, SeverityHigh}, {dkim.CodeKeyTooShort, fail, SeverityHigh},
-		{dkim.CodeSHA256NotAllowed, fail, SeverityHigh}, {dkim.CodeServiceNotEmail, fail, SeverityHigh},
-		{dkim.CodeWeakKey, warn, SeverityMedium}, {dkim.CodeTestMode, warn, SeverityLow},
-		{dkim.CodePKCS1Key, warn, SeverityLow}, {dkim.CodeLargeKey, warn, SeverityLow},
+	pins := map[dkim.Code]pin{
+		dkim.CodeNoRecord:             {fail, SeverityHigh},
+		dkim.CodeDanglingCNAME:        {fail, SeverityHigh},
+		dkim.CodeMultipleRecords:      {warn, SeverityMedium},
+		dkim.CodeNotDKIMRecord:        {fail, SeverityHigh},
+		dkim.CodeInvalidVersion:       {fail, SeverityHigh},
+		dkim.CodeVersionNotFirst:      {fail, SeverityHigh},
+		dkim.CodeDuplicateTag:         {fail, SeverityHigh},
+		dkim.CodeKeyMissing:           {fail, SeverityHigh},
+		dkim.CodeKeyRevoked:           {fail, SeverityMedium},
+		dkim.CodeInvalidBase64:        {fail, SeverityHigh},
+		dkim.CodeInvalidKey:           {fail, SeverityHigh},
+		dkim.CodeInvalidEd25519Length: {fail, SeverityHigh},
+		dkim.CodeUnknownKeyType:       {fail, SeverityHigh},
+		dkim.CodeKeyTooShort:          {fail, SeverityHigh},
+		dkim.CodeSHA256NotAllowed:     {fail, SeverityHigh},
+		dkim.CodeServiceNotEmail:      {fail, SeverityHigh},
+		dkim.CodeWeakKey:              {warn, SeverityMedium},
+		dkim.CodeTestMode:             {warn, SeverityLow},
+		dkim.CodePKCS1Key:             {warn, SeverityLow},
+		dkim.CodeLargeKey:             {warn, SeverityLow},
 	}
-	var rows []verdictRow
-	for _, p := range pinned {
-		res := dkimKey(p.code)
-		var args []int
-		if p.code == dkim.CodeMultipleRecords {
-			res.RecordCount, args = 2, []int{2}
+	rows := pinnedRows(t, dkimRules, pins, func(c dkim.Code) (verdict, []int) {
+		res := dkimKey(c)
+		if c == dkim.CodeMultipleRecords {
+			res.RecordCount = 2
+			return judgeDKIM(res), []int{2}
 		}
-		rows = append(rows, verdictRow{name: string(p.code), v: judgeDKIM(res), status: p.status, severity: p.severity,
-			summary: dkimRules[p.code].say, args: args})
-	}
-	if len(pinned) != len(dkimRules) {
-		t.Errorf("%d rows pinned, %d rules", len(pinned), len(dkimRules))
-	}
+		return judgeDKIM(res), nil
+	})
 	ed := dkimKey()
 	ed.KeyType, ed.KeyBits, ed.StrictIdentity, ed.Aliased = dkim.KeyTypeEd25519, 0, dkim.True, true
 	rows = append(rows,
@@ -127,39 +158,35 @@ func mxExplicit(c mx.Counts, codes ...mx.Code) mx.Result {
 
 func TestJudgeMXTable(t *testing.T) {
 	ok := mx.Counts{Distinct: 2, Checked: 2, Usable: 2}
-	pinned := []struct {
-		code     mx.Code
-		status   Status
-		severity Severity
-	}{
-		{mx.CodeExchangeAlias, StatusWarn, SeverityLow}, {mx.CodeExchangeIPLiteral, StatusWarn, SeverityMedium},
-		{mx.CodeExchangeNotHostname, StatusWarn, SeverityLow}, {mx.CodeExchangeIPv6Only, StatusWarn, SeverityLow},
-		{mx.CodeExchangeDuplicated, StatusWarn, SeverityLow}, {mx.CodeExchangeInconclusive, StatusWarn, SeverityMedium},
-		{mx.CodeTooManyExchanges, StatusWarn, SeverityLow},
+	pins := map[mx.Code]pin{
+		mx.CodeExchangeAlias:        {StatusWarn, SeverityLow},
+		mx.CodeExchangeIPLiteral:    {StatusWarn, SeverityMedium},
+		mx.CodeExchangeNotHostname:  {StatusWarn, SeverityLow},
+		mx.CodeExchangeIPv6Only:     {StatusWarn, SeverityLow},
+		mx.CodeExchangeDuplicated:   {StatusWarn, SeverityLow},
+		mx.CodeExchangeInconclusive: {StatusWarn, SeverityMedium},
+		mx.CodeTooManyExchanges:     {StatusWarn, SeverityLow},
+		mx.CodeNullMXMixed:          {StatusFail, SeverityHigh},
+		mx.CodeNullMXInvalid:        {StatusWarn, SeverityMedium},
 	}
-	var rows []verdictRow
-	for _, p := range pinned {
-		c := ok
-		var args []int
-		if p.code == mx.CodeExchangeInconclusive {
-			c.Inconclusive, args = 1, []int{1}
+	rows := pinnedRows(t, mxRules, pins, func(c mx.Code) (verdict, []int) {
+		switch c {
+		case mx.CodeNullMXMixed, mx.CodeNullMXInvalid:
+			return judgeMX(mx.Result{Outcome: resolver.Found, Kind: mx.KindNull, RecordCount: 2, Findings: []mx.Code{c}}), nil
+		case mx.CodeExchangeInconclusive:
+			n := ok
+			n.Inconclusive = 1
+			return judgeMX(mxExplicit(n, c)), []int{1}
 		}
-		rows = append(rows, verdictRow{name: string(p.code), v: judgeMX(mxExplicit(c, p.code)), status: p.status, severity: p.severity,
-			summary: mxRules[p.code].say, args: args, details: []text{mxFactCount}})
-	}
+		return judgeMX(mxExplicit(ok, c)), nil
+	})
 	null := mx.Result{Outcome: resolver.Found, Kind: mx.KindNull, RecordCount: 1}
-	nullMixed := null
-	nullMixed.Findings = []mx.Code{mx.CodeNullMXMixed}
-	nullOdd := null
-	nullOdd.Findings = []mx.Code{mx.CodeNullMXInvalid}
 	implicitNone := mx.Result{Outcome: resolver.NoData, Kind: mx.KindImplicit, Counts: mx.Counts{Distinct: 1, Checked: 1, NotPublic: 1},
 		Findings: []mx.Code{mx.CodeExchangeNotPublic, mx.CodeNoUsableExchange}}
 	implicitOK := mx.Result{Outcome: resolver.NoData, Kind: mx.KindImplicit, Counts: mx.Counts{Distinct: 1, Checked: 1, Usable: 1}}
 	rows = append(rows,
 		verdictRow{name: "pass", v: judgeMX(mxExplicit(ok)), status: StatusPass, severity: SeverityInfo, summary: mxPass.say, details: []text{mxFactCount}},
 		verdictRow{name: "null", v: judgeMX(null), status: StatusInfo, severity: SeverityInfo, summary: mxNull.say, details: []text{mxFactNull}},
-		verdictRow{name: "null mixed", v: judgeMX(nullMixed), status: StatusFail, severity: SeverityHigh, summary: mxRules[mx.CodeNullMXMixed].say, details: []text{mxNull.say}},
-		verdictRow{name: "null odd", v: judgeMX(nullOdd), status: StatusWarn, severity: SeverityMedium, summary: mxRules[mx.CodeNullMXInvalid].say},
 		verdictRow{name: "implicit", v: judgeMX(implicitOK), status: StatusWarn, severity: SeverityMedium, summary: mxImplicit.say, details: []text{mxFactImplicit}},
 		verdictRow{name: "implicit unusable", v: judgeMX(implicitNone), status: StatusFail, severity: SeverityCritical, summary: mxNoneUsable.say, details: []text{mxImplicit.say}},
 		verdictRow{name: "none", v: judgeMX(mx.Result{Outcome: resolver.NoData, Kind: mx.KindNone}), status: StatusFail, severity: SeverityCritical, summary: mxNone.say},
@@ -183,14 +210,13 @@ func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
 
 func TestJudgeMTASTSTable(t *testing.T) {
 	covered := mxFacts{known: true, hosts: []string{"mx.example.com"}}
-	var rows []verdictRow
-	for code, want := range map[mtasts.Code]Severity{
-		mtasts.PolicyMediaType: SeverityLow, mtasts.PolicyMaxAgeZero: SeverityLow,
-		mtasts.PolicyDuplicateField: SeverityLow, mtasts.AnnouncementDuplicateField: SeverityLow,
-	} {
-		rows = append(rows, verdictRow{name: string(code), v: judgeMTASTS(stsFetched(mtasts.ModeEnforce, code), covered),
-			status: StatusWarn, severity: want, summary: stsRules[code].say, details: []text{stsEnforce.say}})
+	pins := map[mtasts.Code]pin{
+		mtasts.PolicyMediaType: {StatusWarn, SeverityLow}, mtasts.PolicyMaxAgeZero: {StatusWarn, SeverityLow},
+		mtasts.PolicyDuplicateField: {StatusWarn, SeverityLow}, mtasts.AnnouncementDuplicateField: {StatusWarn, SeverityLow},
 	}
+	rows := pinnedRows(t, stsRules, pins, func(c mtasts.Code) (verdict, []int) {
+		return judgeMTASTS(stsFetched(mtasts.ModeEnforce, c), covered), nil
+	})
 	notFetched := func(state mtasts.FetchState, code mtasts.Code) mtasts.Result {
 		return mtasts.Result{TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: []mtasts.Code{code}}
 	}
@@ -246,20 +272,24 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 		r.Configured, r.Findings = configured, codes
 		return r
 	}
-	var rows []verdictRow
+	pins := map[tlsrpt.Code]pin{
+		tlsrpt.MultipleRecords: {StatusFail, SeverityLow}, tlsrpt.SomeInvalidDestinations: {StatusWarn, SeverityLow},
+		tlsrpt.DuplicateRUA: {StatusWarn, SeverityLow},
+	}
+	rows := pinnedRows(t, rptRules, pins, func(c tlsrpt.Code) (verdict, []int) {
+		if c == tlsrpt.MultipleRecords {
+			r := with(good, false, c)
+			r.RecordCount = 2
+			return judgeTLSRPT(r, noMX), []int{2}
+		}
+		return judgeTLSRPT(with(good, true, c), noMX), nil
+	})
 	for code, note := range rptNotes {
 		rows = append(rows, verdictRow{name: "note " + string(code), v: judgeTLSRPT(with(good, false, code), noMX), status: StatusFail, severity: SeverityLow,
 			summary: rptInvalid.say, details: []text{note}})
 	}
-	multi := with(good, false, tlsrpt.MultipleRecords)
-	multi.RecordCount = 2
 	rows = append(rows,
 		verdictRow{name: "pass", v: judgeTLSRPT(good, noMX), status: StatusPass, severity: SeverityInfo, summary: rptPass.say, details: []text{rptFactDest}},
-		verdictRow{name: "multiple", v: judgeTLSRPT(multi, noMX), status: StatusFail, severity: SeverityLow, summary: rptRules[tlsrpt.MultipleRecords].say, args: []int{2}},
-		verdictRow{name: "some invalid", v: judgeTLSRPT(with(good, true, tlsrpt.SomeInvalidDestinations), noMX), status: StatusWarn, severity: SeverityLow,
-			summary: rptRules[tlsrpt.SomeInvalidDestinations].say},
-		verdictRow{name: "duplicate rua", v: judgeTLSRPT(with(good, true, tlsrpt.DuplicateRUA), noMX), status: StatusWarn, severity: SeverityLow,
-			summary: rptRules[tlsrpt.DuplicateRUA].say},
 		verdictRow{name: "missing", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, noMX), status: StatusFail, severity: SeverityLow,
 			summary: rptMissing.say, details: []text{rptFactNoRecord}},
 		verdictRow{name: "null mx", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, func() mxFacts { return mxFacts{known: true, nullMX: true} }),
@@ -280,11 +310,11 @@ func TestJudgePTRTable(t *testing.T) {
 		r.Confirmed, r.ForwardQueries, r.Findings = c, queries, codes
 		return r
 	}
-	var rows []verdictRow
-	for code, sev := range map[ptr.Code]Severity{ptr.CodeLocalhostName: SeverityMedium, ptr.CodeInvalidName: SeverityLow, ptr.CodeTooManyNames: SeverityLow, ptr.CodeGenericName: SeverityLow} {
-		rows = append(rows, verdictRow{name: string(code), v: judgePTR(ip, with(ptr.Confirmed, 1, code)), status: StatusWarn, severity: sev,
-			summary: ptrRules[code].say, details: []text{ptrPass.say, ptrFactNames}})
+	pins := map[ptr.Code]pin{
+		ptr.CodeLocalhostName: {StatusWarn, SeverityMedium}, ptr.CodeInvalidName: {StatusWarn, SeverityLow},
+		ptr.CodeTooManyNames: {StatusWarn, SeverityLow}, ptr.CodeGenericName: {StatusWarn, SeverityLow},
 	}
+	rows := pinnedRows(t, ptrRules, pins, func(c ptr.Code) (verdict, []int) { return judgePTR(ip, with(ptr.Confirmed, 1, c)), nil })
 	rows = append(rows,
 		verdictRow{name: "confirmed", v: judgePTR(ip, base), status: StatusPass, severity: SeverityInfo, summary: ptrPass.say, details: []text{ptrFactNames}},
 		verdictRow{name: "no ptr", v: judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}),
@@ -307,11 +337,14 @@ func caaFound(issuers int, codes ...caa.Code) caa.Set {
 
 func TestJudgeCAATable(t *testing.T) {
 	none := caa.Set{Outcome: resolver.NXDomain, Lookups: 2}
-	var rows []verdictRow
-	for code, r := range caaRules {
-		rows = append(rows, verdictRow{name: string(code), v: judgeCAA(caa.Result{Domain: caaFound(1, code), MTASTS: none}), status: StatusWarn, severity: SeverityLow,
-			summary: r.say, details: []text{caaPass.say, caaFactIssuers}})
+	pins := map[caa.Code]pin{}
+	for _, c := range []caa.Code{caa.CodeInvalidTag, caa.CodeReservedFlags, caa.CodeIssueMalformed, caa.CodeIssueWildMalformed,
+		caa.CodeIssueMailMalformed, caa.CodeIssuerTrailingDot, caa.CodeIodefInvalid} {
+		pins[c] = pin{StatusWarn, SeverityLow}
 	}
+	rows := pinnedRows(t, caaRules, pins, func(c caa.Code) (verdict, []int) {
+		return judgeCAA(caa.Result{Domain: caaFound(1, c), MTASTS: none}), nil
+	})
 	inherited := caaFound(1, caa.CodeUnknownTag)
 	inherited.Inherited = true
 	critical := caaFound(1, caa.CodeCriticalUnknown)

@@ -17,9 +17,9 @@ import (
 	"testing"
 )
 
-// Declared returns the values of the string constants of type typeName
+// declared returns the values of the string constants of type typeName
 // declared in the non-test Go files of dir, sorted.
-func Declared(tb testing.TB, dir, typeName string) []string {
+func declared(tb testing.TB, dir, typeName string) []string {
 	tb.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -70,15 +70,20 @@ func constants(f *ast.File, typeName string) []string {
 	return out
 }
 
-// Complete fails tb unless listed (a package's Codes(), as strings) holds
-// every code declared in dir exactly once and nothing else.
-func Complete(tb testing.TB, dir, typeName string, listed []string) {
+// Complete fails tb unless listed (a package's Codes()) holds every
+// constant of type Code declared in the package in the current directory
+// exactly once, and nothing else.
+func Complete[C ~string](tb testing.TB, listed []C) {
 	tb.Helper()
-	declared := Declared(tb, dir, typeName)
+	const dir, typeName = ".", "Code"
+	declared := declared(tb, dir, typeName)
 	if len(declared) == 0 {
 		tb.Fatalf("no constants of type %s found in %s", typeName, dir)
 	}
-	got := slices.Clone(listed)
+	got := make([]string, 0, len(listed))
+	for _, c := range listed {
+		got = append(got, string(c))
+	}
 	slices.Sort(got)
 	for i := 1; i < len(got); i++ {
 		if got[i] == got[i-1] {
