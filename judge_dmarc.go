@@ -53,6 +53,7 @@ var (
 	dmarcFactRUA       = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
 	dmarcFactWalk      = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")
 	dmarcFactInherited = msg("策略继承自上级域名的记录。", "The policy is inherited from a parent domain's record.")
+	dmarcFactBadTag    = msg("记录中第一个有问题的是第 %d 个标签（从 v=DMARC1 之后算起）。", "The first tag with a problem is tag %d, counting from the one after v=DMARC1.")
 	dmarcFactNoRUA     = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
 )
 
@@ -110,6 +111,9 @@ func dmarcFacts(res dmarc.Result) []LocalizedText {
 		out = append(out, dmarcFactInherited.with())
 	} else {
 		out = append(out, dmarcFactDirect.with())
+	}
+	if res.BadTag > 0 {
+		out = append(out, dmarcFactBadTag.with(res.BadTag))
 	}
 	if res.AggregateReporting {
 		out = append(out, dmarcFactRUA.with())

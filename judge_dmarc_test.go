@@ -74,6 +74,12 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 	if strings.Contains(d.EN, dmarcNotes[dmarc.CodeIgnoredRecord].en) {
 		t.Fatalf("missing separator reported as a record without the version: %q", d.EN)
 	}
+	bad := dmarcFound(dmarc.PolicyReject, dmarc.CodeInvalidADKIM)
+	bad.BadTag = 3
+	v = judgeDMARC(bad)
+	if want := dmarcFactBadTag.format(3); !strings.Contains(joinTexts(v.details).EN, want.EN) || !strings.Contains(joinTexts(v.details).ZH, want.ZH) {
+		t.Fatalf("details %q do not name tag 3", joinTexts(v.details).EN)
+	}
 	v = judgeDMARC(dmarcFound(dmarc.PolicyReject, dmarc.CodeSubdomainPolicyNone))
 	if v.status != StatusWarn || v.summary != dmarcRules[dmarc.CodeSubdomainPolicyNone].say.format() {
 		t.Fatalf("sp=none under p=reject: %s %q, want a warning", v.status, v.summary.EN)

@@ -94,6 +94,9 @@ type Result struct {
 	AggregateReporting bool
 	// LegacyPctPresent reports the historic pct tag.
 	LegacyPctPresent bool
+	// BadTag is the selected record's Record.BadTag: the position of its
+	// first defective tag, 0 when none (or no record was selected).
+	BadTag int
 
 	// Findings are stable codes, sorted, without duplicates: the selected
 	// record's, then those of discovery.
@@ -201,6 +204,7 @@ func (res *Result) apply(sel selection) []Code {
 	res.SPFAlignment = effective(rec.ASPF)
 	res.AggregateReporting = rec.HasValidRUA()
 	res.LegacyPctPresent = rec.HasPct
+	res.BadTag = rec.BadTag
 	if sel.psd {
 		codes = append(codes, CodePSDPolicy)
 	}
