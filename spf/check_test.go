@@ -336,6 +336,15 @@ var checkCases = []checkCase{
 	{name: "a-zero", want: with(policy(27, 1, "-"), func(r *Result) { r.Findings = []Code{CodeRangePassAll} })},
 	// ~exists (1) on an existing name: everyone soft-fails, nobody passes.
 	{name: "exists-softfail", want: policy(31, 1, "-")},
+	// exists:%{ir}… (1) needs the client; a wildcard answers for the
+	// probe client too, so every client matches.
+	{name: "exists-wildcard", want: with(policy(43, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable, CodeExistsPassAll}
+	})},
+	// the same with a list of clients: the probe is not on it.
+	{name: "exists-listed", want: with(policy(43, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable}
+	})},
 	// a /0 network after -all is never evaluated.
 	{name: "ranges-after-all", want: with(policy(25, 0, "-"), func(r *Result) { r.Findings = []Code{CodeDeadTerms} })},
 

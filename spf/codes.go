@@ -66,7 +66,7 @@ const (
 	CodeAllNeutral           Code = "all_neutral"                // the policy ends in ?all: says nothing about unmatched hosts (§5.1)
 	CodeIncludePassAll       Code = "include_passes_everyone"    // a +include (at any depth) of a policy that passes every client: every host is authorized (§5.2)
 	CodeRangePassAll         Code = "range_covers_everyone"      // a + ip4/ip6 network or an a/mx mechanism with prefix length 0 matches every address of a family (§5.3, §5.4, §5.6)
-	CodeExistsPassAll        Code = "exists_always_matches"      // a +exists on a fixed name (no sender macro) that exists matches every client (§5.7)
+	CodeExistsPassAll        Code = "exists_always_matches"      // a +exists on a fixed name that exists, or on a client-dependent name that exists for a probe client (a wildcard), matches every client (§5.7)
 )
 
 // codeOrder is the canonical order of Findings: the declaration order.

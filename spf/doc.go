@@ -39,9 +39,11 @@
 // Check also finds policies that pass every client although they end in
 // -all or ~all: a +include (at any depth) of a policy that passes
 // everyone, a + ip4 or ip6 network or an a or mx mechanism with prefix
-// length 0, and a +exists on a fixed name (no sender macro) that exists.
-// A macro-dependent exists that matches everyone through a wildcard is
-// not detected. It locates problems without quoting the record: the
+// length 0, and a +exists on a fixed name (no sender macro) that exists
+// or on a client-dependent name that exists for a probe client no policy
+// lists (192.0.2.1, RFC 5737), i.e. through a wildcard; that probe costs
+// one A lookup outside the SPF count. It locates problems without quoting
+// the record: the
 // position of the term with a syntax error ([Result.SyntaxTerm]) and, per
 // include of the domain's own record, its cost and the first error behind
 // it ([Result.Includes]).

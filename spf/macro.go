@@ -256,6 +256,12 @@ func expandMacro(body, cur, sender string) (string, bool) {
 	default:
 		return "", false
 	}
+	return transformMacro(body, value), true
+}
+
+// transformMacro applies the transformers and delimiters of one macro body
+// (RFC 7208 §7.3) to the value of its letter.
+func transformMacro(body, value string) string {
 	i, keep := 1, 0
 	for i < len(body) && body[i] >= '0' && body[i] <= '9' {
 		if keep < maxMacroDigits {
@@ -282,10 +288,10 @@ func expandMacro(body, cur, sender string) (string, bool) {
 		parts = parts[len(parts)-keep:]
 	}
 	out := strings.Join(parts, ".")
-	if body[0] == 'D' || body[0] == 'O' {
+	if body[0] >= 'A' && body[0] <= 'Z' {
 		out = urlEscape(out)
 	}
-	return out, true
+	return out
 }
 
 // urlEscape escapes every byte outside the RFC 3986 unreserved set

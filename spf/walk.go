@@ -326,6 +326,10 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 	}
 	name, ok := w.target(s.term, domain)
 	if !ok {
+		if w.probeExists(ctx, domain, s.term) {
+			w.f.add(CodeExistsPassAll)
+			return true
+		}
 		return false
 	}
 	if !validName(name) {
