@@ -71,8 +71,8 @@ func addrResult(a resolver.Answer) termResult {
 	return termResult{found: true}
 }
 
-// lookupMX asks for the MX records of name and the A records of the
-// exchanges of the first MaxMXNames records, concurrently. More than
+// lookupMX asks for the MX records of name and the A records of the first
+// MaxMXNames distinct exchanges, concurrently. More than
 // MaxMXNames MX records is over the limit even when they name fewer
 // hosts: RFC 7208 §4.6.4 counts the MX resource records, and the OpenSPF
 // suite's mx-limit case (eleven records, two hosts) is a permerror. Every
@@ -83,8 +83,11 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	if !a.Conclusive() || a.Absent() {
 		return addrResult(a)
 	}
-	hosts, n := exchanges(a.Records)
-	res := termResult{mxOver: n > MaxMXNames}
+	hosts := exchanges(a.Records)
+	res := termResult{mxOver: mxRecordCount(a.Records) > MaxMXNames}
+	if len(hosts) > MaxMXNames {
+		hosts = hosts[:MaxMXNames]
+	}
 	results := make([]termResult, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
@@ -99,10 +102,21 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	return res
 }
 
-// exchanges returns the distinct exchange names of the first MaxMXNames
-// MX records in preference order (then by name), and the number of MX
-// records, the null MX not counted.
-func exchanges(recs []resolver.Record) ([]string, int) {
+// mxRecordCount is the number of MX records of an answer, the null MX
+// not counted.
+func mxRecordCount(recs []resolver.Record) int {
+	n := 0
+	for _, rr := range recs {
+		if rr.Type == resolver.TypeMX && rr.Target != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// exchanges returns the distinct exchange names of MX records in
+// preference order (then by name), without the null MX.
+func exchanges(recs []resolver.Record) []string {
 	sorted := append([]resolver.Record(nil), recs...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].Preference != sorted[j].Preference {
@@ -112,16 +126,12 @@ func exchanges(recs []resolver.Record) ([]string, int) {
 	})
 	var out []string
 	seen := map[string]bool{}
-	n := 0
 	for _, rr := range sorted {
-		if rr.Type != resolver.TypeMX || rr.Target == "" {
+		if rr.Type != resolver.TypeMX || rr.Target == "" || seen[rr.Target] {
 			continue
 		}
-		n++
-		if n <= MaxMXNames && !seen[rr.Target] {
-			seen[rr.Target] = true
-			out = append(out, rr.Target)
-		}
+		seen[rr.Target] = true
+		out = append(out, rr.Target)
 	}
-	return out, n
+	return out
 }
