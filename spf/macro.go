@@ -203,23 +203,58 @@ func macroUse(spec string) (needsSender, usesP bool) {
 	return mi.letters&senderLetters != 0, mi.letters&letterP != 0
 }
 
+// macroValue returns the value of a macro letter (lower-case, RFC 7208
+// §7.3) and whether it is available.
+type macroValue func(letter byte) (string, bool)
+
 // expandDomainSpec expands a valid domain-spec with %{d} = cur and %{o} =
 // sender (RFC 7208 §7.3, §7.4) and returns the name to query, lower-case
 // without a trailing dot, cut to MaxDomainLength (§4.8). ok is false when
 // the spec needs any other macro.
 func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
-	if strings.IndexByte(spec, '%') < 0 {
-		return finishName(spec), true
+	return expandName(spec, func(letter byte) (string, bool) {
+		switch letter {
+		case 'd':
+			return cur, true
+		case 'o':
+			return sender, true
+		}
+		return "", false
+	})
+}
+
+// expandName expands a domain-spec with the values of val and returns the
+// name to query, lower-case without a trailing dot, cut to
+// MaxDomainLength (§4.8). ok is false when the spec is not a valid
+// macro-string or needs a letter val does not have.
+func expandName(spec string, val macroValue) (string, bool) {
+	s, ok := expandMacroString(spec, val)
+	if !ok {
+		return "", false
+	}
+	return finishName(s), true
+}
+
+// expandMacroString expands a macro-string (RFC 7208 §7.1, §7.3): the
+// escapes %%, %_ and %-, and every macro-expand with the value of its
+// letter from val, transformed. ok is false when s is not a valid
+// macro-string (c, r and t allowed) or uses a letter val does not have.
+func expandMacroString(s string, val macroValue) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 {
+		return s, true
+	}
+	if _, valid := scanMacroString(s, true); !valid {
+		return "", false
 	}
 	var b strings.Builder
-	for i := 0; i < len(spec); {
-		c := spec[i]
-		if c != '%' || i+1 >= len(spec) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '%' {
 			b.WriteByte(c)
 			i++
 			continue
 		}
-		switch spec[i+1] {
+		switch s[i+1] { // a valid macro-string never ends with '%'
 		case '%':
 			b.WriteByte('%')
 		case '_':
@@ -227,11 +262,8 @@ func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 		case '-':
 			b.WriteString("%20")
 		case '{':
-			n, _, valid := scanMacroExpand(spec[i+2:])
-			if !valid {
-				return "", false
-			}
-			v, ok := expandMacro(spec[i+2:i+1+n], cur, sender)
+			n, _, _ := scanMacroExpand(s[i+2:])
+			v, ok := expandMacro(s[i+2:i+1+n], val)
 			if !ok {
 				return "", false
 			}
@@ -241,27 +273,18 @@ func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 		}
 		i += 2
 	}
-	return finishName(b.String()), true
+	return b.String(), true
 }
 
-// expandMacro expands one macro body (without braces), which must use the
-// letter d or o.
-func expandMacro(body, cur, sender string) (string, bool) {
-	var value string
-	switch body[0] {
-	case 'd', 'D':
-		value = cur
-	case 'o', 'O':
-		value = sender
-	default:
+// expandMacro expands one valid macro body (without braces): the letter's
+// value split on the delimiters (default "."), reversed with r, the
+// right-most N parts kept, joined with "." and URL-escaped when the letter
+// is upper-case (RFC 7208 §7.3).
+func expandMacro(body string, val macroValue) (string, bool) {
+	value, ok := val(body[0] | 0x20)
+	if !ok {
 		return "", false
 	}
-	return transformMacro(body, value), true
-}
-
-// transformMacro applies the transformers and delimiters of one macro body
-// (RFC 7208 §7.3) to the value of its letter.
-func transformMacro(body, value string) string {
 	i, keep := 1, 0
 	for i < len(body) && body[i] >= '0' && body[i] <= '9' {
 		if keep < maxMacroDigits {
@@ -291,7 +314,7 @@ func transformMacro(body, value string) string {
 	if body[0] >= 'A' && body[0] <= 'Z' {
 		out = urlEscape(out)
 	}
-	return out
+	return out, true
 }
 
 // urlEscape escapes every byte outside the RFC 3986 unreserved set
@@ -313,15 +336,19 @@ func urlEscape(s string) string {
 }
 
 // finishName lower-cases an expanded name, drops one trailing dot and cuts
-// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8).
+// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8). A
+// name left with one label still too long is returned as it is.
 func finishName(s string) string {
 	s = strings.ToLower(strings.TrimSuffix(s, "."))
-	for len(s) > MaxDomainLength {
-		i := strings.IndexByte(s, '.')
+	for start := 0; len(s)-start > MaxDomainLength; {
+		i := strings.IndexByte(s[start:], '.')
 		if i < 0 {
-			return s
+			return s[start:]
 		}
-		s = s[i+1:]
+		start += i + 1
+		if len(s)-start <= MaxDomainLength {
+			return s[start:]
+		}
 	}
 	return s
 }

@@ -2,7 +2,6 @@ package spf
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -18,56 +17,30 @@ const (
 	probeRevDom = "in-addr"                // %{v} for an IPv4 client
 )
 
-// probeDomainSpec expands a valid domain-spec like expandDomainSpec, with
-// the probe values for the macros that need sender data: %{i} the probe
-// address, %{s} probeLocal@sender, %{l} probeLocal, %{h} and %{p}
-// probeHelo, %{v} "in-addr". ok is false when the spec is not valid.
+// probeDomainSpec expands a valid domain-spec with %{d} = cur, %{o} =
+// sender and the probe values for the macros that need sender data: %{i}
+// the probe address, %{s} probeLocal@sender, %{l} probeLocal, %{h} and
+// %{p} probeHelo, %{v} "in-addr". ok is false when the spec is not valid.
 func probeDomainSpec(spec, cur, sender string) (name string, ok bool) {
-	var b strings.Builder
-	for i := 0; i < len(spec); {
-		c := spec[i]
-		if c != '%' || i+1 >= len(spec) {
-			b.WriteByte(c)
-			i++
-			continue
+	return expandName(spec, func(letter byte) (string, bool) {
+		switch letter {
+		case 'd':
+			return cur, true
+		case 'o':
+			return sender, true
+		case 'i':
+			return probeIP, true
+		case 's':
+			return probeLocal + "@" + sender, true
+		case 'l':
+			return probeLocal, true
+		case 'h', 'p':
+			return probeHelo, true
+		case 'v':
+			return probeRevDom, true
 		}
-		if spec[i+1] != '{' {
-			b.WriteString(spec[i : i+2]) // %%, %_ and %- stay for expandDomainSpec
-			i += 2
-			continue
-		}
-		n, _, valid := scanMacroExpand(spec[i+2:])
-		if !valid {
-			return "", false
-		}
-		body := spec[i+2 : i+1+n]
-		switch v := probeValue(body[0], sender); v {
-		case "":
-			b.WriteString(spec[i : i+2+n]) // %{d} and %{o}: expanded below
-		default:
-			b.WriteString(strings.ReplaceAll(transformMacro(body, v), "%", "%%"))
-		}
-		i += 2 + n
-	}
-	return expandDomainSpec(b.String(), cur, sender)
-}
-
-// probeValue is the probe value of a sender macro letter; "" for d and o,
-// which expandDomainSpec expands.
-func probeValue(letter byte, sender string) string {
-	switch letter | 0x20 {
-	case 'i':
-		return probeIP
-	case 's':
-		return probeLocal + "@" + sender
-	case 'l':
-		return probeLocal
-	case 'h', 'p':
-		return probeHelo
-	case 'v':
-		return probeRevDom
-	}
-	return ""
+		return "", false
+	})
 }
 
 // probeExists reports whether a +exists term whose name depends on the
