@@ -211,6 +211,26 @@ func TestScanIncomplete(t *testing.T) {
 			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
 		}
 	})
+	t.Run("answers too late", func(t *testing.T) {
+		// Every answer about the domain arrives after the scan deadline;
+		// the resolver itself works (the liveness probe is answered).
+		mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
+		late := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+			if name != probeName {
+				<-ctx.Done()
+			}
+			return mem.Lookup(ctx, name, qtype)
+		})
+		got, err := New(Config{Resolver: late, ScanTimeout: 100 * time.Millisecond, Now: func() time.Time { return fixedNow }}).
+			Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := undetermined(got.Checks)
+		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() || got.Summary != txtOverallIncomplete.format(n, n) {
+			t.Fatalf("score %d grade %s summary %q, want 0 F and the incomplete summary", got.Score, got.Grade, got.Summary.EN)
+		}
+	})
 	t.Run("most inconclusive", func(t *testing.T) {
 		// mx and caa answer; spf, dmarc, mta-sts and tls-rpt cannot.
 		s := memScanner(t, func(r *dnstest.Resolver) {
