@@ -35,7 +35,17 @@ var (
 )
 
 func (r *run) checkCAA(ctx context.Context) verdict {
-	res := caa.Check(ctx, r.dnsFor(CheckCAA), r.domain.ASCII)
+	return judgeCAA(caa.Check(ctx, r.dnsFor(CheckCAA), r.domain.ASCII))
+}
+
+// caaIgnored are the CAA findings without a rule of their own, and why.
+var caaIgnored = map[caa.Code]string{
+	caa.CodeCriticalUnknown: "judged by the state rule caaCritical (Set.CriticalUnknown)",
+	caa.CodeClimbTruncated:  "the search is then inconclusive: judged by the inconclusive verdict",
+}
+
+// judgeCAA is the verdict on the facts of a CAA check; it does no I/O.
+func judgeCAA(res caa.Result) verdict {
 	set := res.Domain
 	if set.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(nil, caaInconclusive.with())

@@ -44,7 +44,12 @@ func (r *run) checkDKIM(ctx context.Context) verdict {
 	if r.sel == "" {
 		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)
 	}
-	res := dkim.Check(ctx, r.dnsFor(CheckDKIM), r.sel, r.domain.ASCII)
+	return judgeDKIM(dkim.Check(ctx, r.dnsFor(CheckDKIM), r.sel, r.domain.ASCII))
+}
+
+// judgeDKIM is the verdict on the facts of a DKIM selector check; it does
+// no I/O.
+func judgeDKIM(res dkim.Result) verdict {
 	d := dkimDiagnostics(res)
 	if !res.Conclusive() {
 		return inconclusiveVerdict(d)

@@ -27,12 +27,14 @@ var (
 		dmarc.CodeInvalidFO:           warnLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
 		dmarc.CodeInvalidRUF:          warnLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
 		dmarc.CodeNearerRecordIgnored: warnLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
+		dmarc.CodeSubdomainPolicyNone: {status: StatusWarn, severity: SeverityMedium, say: msg("该域名自身的策略是拒收或隔离，但 sp=none 让它的子域名不受保护：冒用任何子域名发出的邮件都不会被拦截。", "The domain's own policy is reject or quarantine, but sp=none leaves its subdomains unprotected: mail spoofing any subdomain is not stopped.")},
 		dmarc.CodeExistenceUnknown:    {status: StatusWarn, severity: SeverityMedium, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
 	}
 	dmarcNotes = map[dmarc.Code]text{
 		dmarc.CodeMultipleRecords:      msg("查询到的某个名称下有多条 DMARC 记录，这些记录全部被忽略。", "A queried name has several DMARC records; all of them are ignored."),
 		dmarc.CodeInvalidRUA:           msg("部分汇总报告地址（rua）格式无效，不会收到发往它们的报告。", "Some aggregate-report addresses (rua) are malformed, so no reports go to them."),
 		dmarc.CodeExternalUnauthorized: msg("部分汇总报告地址属于其他域名，而该域名没有发布授权记录，因此报告不会发送过去。", "Some aggregate-report addresses belong to another domain that has not published an authorization record, so reports will not be sent there."),
+		dmarc.CodeMissingSeparator:     msg("有一条 TXT 记录以 v=DMARC1 开头，但其后的标签之间缺少分号分隔，因此它不是有效的 DMARC 记录，接收方会忽略它。请在 v=DMARC1 和每个标签之后加上分号。", "A TXT record begins with v=DMARC1, but the tags after it are not separated by semicolons, so it is not a valid DMARC record and receivers ignore it. Put a semicolon after v=DMARC1 and after each tag."),
 		dmarc.CodeIgnoredRecord:        msg("有 TXT 记录提到了 DMARC，但没有以 v=DMARC1 开头，因此被忽略。", "A TXT record mentions DMARC but does not start with v=DMARC1, so it is ignored."),
 		dmarc.CodeInvalidSP:            msg("sp 标签的取值无效，整条记录按缺少有效策略处理。", "The sp value is invalid, so the whole record is treated as having no valid policy."),
 		dmarc.CodeInvalidNP:            msg("np 标签的取值无效，整条记录按缺少有效策略处理。", "The np value is invalid, so the whole record is treated as having no valid policy."),
@@ -51,11 +53,25 @@ var (
 	dmarcFactRUA       = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
 	dmarcFactWalk      = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")
 	dmarcFactInherited = msg("策略继承自上级域名的记录。", "The policy is inherited from a parent domain's record.")
+	dmarcFactBadTag    = msg("记录中第一个有问题的是第 %d 个标签（从 v=DMARC1 之后算起）。", "The first tag with a problem is tag %d, counting from the one after v=DMARC1.")
 	dmarcFactNoRUA     = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
 )
 
+// dmarcIgnored are the DMARC findings without a rule or note, and why.
+var dmarcIgnored = map[dmarc.Code]string{
+	dmarc.CodeUppercaseTag: "tag names are case-insensitive (RFC 5234 §2.3); only the version tag's case is judged",
+	dmarc.CodeFOWithoutRUF: "fo only shapes failure reports; without ruf it has no effect",
+	dmarc.CodeTestMode:     "judged from Result.TestMode by dmarcTestMode, which knows the policy it weakens",
+	dmarc.CodeLegacyRF:     "a removed tag receivers ignore; it changes nothing",
+	dmarc.CodeLegacyRI:     "a removed tag receivers ignore; it changes nothing",
+}
+
 func (r *run) checkDMARC(ctx context.Context) verdict {
-	res := dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII)
+	return judgeDMARC(dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII))
+}
+
+// judgeDMARC is the verdict on the facts of a DMARC check; it does no I/O.
+func judgeDMARC(res dmarc.Result) verdict {
 	d := dmarcDiagnostics(res)
 	switch res.Discovery {
 	case dmarc.DiscoveryInconclusive:
@@ -95,6 +111,9 @@ func dmarcFacts(res dmarc.Result) []LocalizedText {
 		out = append(out, dmarcFactInherited.with())
 	} else {
 		out = append(out, dmarcFactDirect.with())
+	}
+	if res.BadTag > 0 {
+		out = append(out, dmarcFactBadTag.with(res.BadTag))
 	}
 	if res.AggregateReporting {
 		out = append(out, dmarcFactRUA.with())

@@ -77,8 +77,13 @@ func (r *run) mtastsOptions() mtasts.Options {
 
 func (r *run) checkMTASTS(ctx context.Context) verdict {
 	res := mtasts.Check(ctx, r.dnsFor(CheckMTASTS), r.domain.ASCII, r.mtastsOptions())
+	return judgeMTASTS(res, r.waitMX(ctx))
+}
+
+// judgeMTASTS is the verdict on the facts of an MTA-STS check and the MX
+// facts its coverage is checked against; it does no I/O.
+func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	d := mtastsDiagnostics(res)
-	mxs := r.waitMX(ctx)
 	why := notes(res.Findings, stsNotes)
 	switch res.FetchState {
 	case mtasts.NotAnnounced:

@@ -39,6 +39,19 @@ func (r *run) checkMX(ctx context.Context) verdict {
 		nullMX: res.Kind == mx.KindNull,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
+	return judgeMX(res)
+}
+
+// mxIgnored are the MX findings without a rule of their own, and why.
+var mxIgnored = map[mx.Code]string{
+	mx.CodeExchangeNXDomain:  "counted in Result.Counts and judged with the other unusable servers (mxSomeUnusable, mxNoneUsable)",
+	mx.CodeExchangeNoAddress: "counted in Result.Counts and judged with the other unusable servers (mxSomeUnusable, mxNoneUsable)",
+	mx.CodeExchangeNotPublic: "counted in Result.Counts and judged with the other unusable servers (mxSomeUnusable, mxNoneUsable)",
+	mx.CodeNoUsableExchange:  "judged by the state rule mxNoneUsable",
+}
+
+// judgeMX is the verdict on the facts of an MX check; it does no I/O.
+func judgeMX(res mx.Result) verdict {
 	switch res.Kind {
 	case mx.KindInconclusive:
 		return inconclusiveVerdict(nil)

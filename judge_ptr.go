@@ -37,8 +37,19 @@ func (r *run) checkPTR(ctx context.Context) verdict {
 	if !r.ip.IsValid() {
 		return infoVerdict(txtPTRNotEvaluated, txtPTRNotEvaluatedDetails)
 	}
-	res := ptr.Check(ctx, r.dnsFor(CheckPTR), r.ip)
-	d := ptrDiagnostics(r.ip, res)
+	return judgePTR(r.ip, ptr.Check(ctx, r.dnsFor(CheckPTR), r.ip))
+}
+
+// ptrIgnored are the PTR findings without a rule of their own, and why.
+var ptrIgnored = map[ptr.Code]string{
+	ptr.CodeNoPTR:               "judged by the state rule ptrNoPTR",
+	ptr.CodeForwardInconclusive: "judged by the state rule ptrUnknown (Result.Confirmed is Unknown)",
+}
+
+// judgePTR is the verdict on the facts of the PTR check of ip; it does no
+// I/O.
+func judgePTR(ip netip.Addr, res ptr.Result) verdict {
+	d := ptrDiagnostics(ip, res)
 	if res.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(d)
 	}

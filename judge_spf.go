@@ -43,7 +43,7 @@ var (
 		spf.CodeLoop:                    {status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 形成了循环引用，接收方会将其视为永久错误。", "The includes or redirects form a loop, which receivers treat as a permanent error.")},
 		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")},
 		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %d 次查询没有返回任何记录，超过了 2 次的上限，接收方会将其视为永久错误。", "%d lookups returned no records, more than the limit of 2, so receivers treat the record as a permanent error.")},
-		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制指向的收件服务器超过 10 台，接收方会将其视为永久错误。", "An mx mechanism points to more than 10 mail servers, which receivers treat as a permanent error.")},
+		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制查到的 MX 记录超过 10 条（指向同一台服务器的也分别计数），接收方会将其视为永久错误。", "An mx mechanism finds more than 10 MX records (records naming the same server count separately), which receivers treat as a permanent error.")},
 		spf.CodeAllPass:                 {status: StatusFail, severity: SeverityHigh, say: msg("记录以 +all 结尾，等于允许任何服务器代表该域名发信。", "The record ends in +all, which authorizes every server in the world to send as the domain.")},
 		spf.CodeAllNeutral:              {status: StatusFail, severity: SeverityHigh, say: msg("记录以 ?all 结尾，对未列出的服务器不表态，起不到保护作用。", "The record ends in ?all, which says nothing about unlisted servers and so protects nothing.")},
 		spf.CodeSafetyBound:             {status: StatusWarn, severity: SeverityMedium, say: msg("引用链过长，超出本服务的展开上限，未能全部检查。", "The include chain is longer than this service expands, so it was not checked completely.")},
@@ -53,6 +53,11 @@ var (
 		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
 		spf.CodePTRMacro:                {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了不推荐的 %{p} 宏，它依赖反向解析，慢且不可靠。", "The record uses the %{p} macro, which depends on reverse DNS and is slow and unreliable; RFC 7208 advises against it.")},
 		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
+		spf.CodeIncludePassAll:          {status: StatusFail, severity: SeverityHigh, say: msg("某个 include 引用的策略对任何服务器都给出通过（例如以 +all 结尾），因此该域名实际上允许任何服务器代表它发信。", "An included policy passes every server (for example, it ends in +all), so the domain in effect authorizes every server in the world to send as it.")},
+		spf.CodeRangePassAll:            {status: StatusFail, severity: SeverityHigh, say: msg("某个机制的前缀长度为 0（例如 ip4:0.0.0.0/0 或 a/0），覆盖了全部地址，等于允许任何服务器代表该域名发信。", "A mechanism with prefix length 0 (such as ip4:0.0.0.0/0 or a/0) covers every address, which authorizes every server to send as the domain.")},
+		spf.CodeExistsPassAll:           {status: StatusFail, severity: SeverityHigh, say: msg("某个 exists 机制检查的名称无论发信服务器是谁都存在（固定的名称，或由通配符记录应答），因此对任何服务器都会匹配，等于允许任何服务器代表该域名发信。", "An exists mechanism checks a name that exists whatever the sending server (a fixed name, or one answered by a wildcard), so it matches every server and authorizes all of them to send as the domain.")},
+		spf.CodeRedirectAtLimit:         {status: StatusWarn, severity: SeverityMedium, say: msg("评估正好需要 10 次 DNS 查询，记录中还有一个被忽略的 redirect；部分接收方仍会把它计入，得到 11 次并判为永久错误。删除这个不起作用的 redirect 即可避免。", "Evaluation needs exactly 10 DNS lookups and the record also has an ignored redirect; some receivers count it anyway, reach 11 and return a permanent error. Removing the unused redirect avoids this.")},
+		spf.CodeInvalidTargetName:       {status: StatusWarn, severity: SeverityHigh, say: msg("某个机制指向的名称不是有效的 DNS 域名（例如含有空标签，或有标签超过 63 个字符）；有的接收方视为不匹配，有的视为永久错误。", "A mechanism names something that is not a valid DNS name (an empty label, or a label longer than 63 characters); some receivers treat it as no match, others as a permanent error.")},
 	}
 	spfLimitAtLeast     = rule{status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 至少需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes at least %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")}
 	spfFactNoRecord     = msg("该域名的 TXT 记录中没有以 v=spf1 开头的。", "None of the domain's TXT records starts with v=spf1.")
@@ -66,6 +71,69 @@ var (
 	spfFactRedirectSkip = msg("记录同时含有 all 和 redirect，redirect 会被忽略。", "The record has both all and redirect, so the redirect is ignored.")
 )
 
+// spfSyntaxAt says which term of the domain's own record has the syntax
+// error and what kind of error it is: position and kind, never the text.
+var spfSyntaxAt = map[spf.Code]text{
+	spf.CodeSyntaxCharacter:         msg("第 %d 项含有不允许的字符（例如制表符或非 ASCII 字符）。", "Term %d contains a character that is not allowed (such as a tab or a non-ASCII character)."),
+	spf.CodeSyntaxUnknownMechanism:  msg("第 %d 项不是已知的机制。", "Term %d is an unknown mechanism."),
+	spf.CodeSyntaxMissingDomain:     msg("第 %d 项缺少必需的域名（include、exists、redirect 等后面必须跟域名）。", "Term %d lacks the domain it requires (include, exists, redirect and the like must name one)."),
+	spf.CodeSyntaxDomainSpec:        msg("第 %d 项中的域名无效：它必须以宏或有效的顶级标签结尾。", "Term %d names an invalid domain: it must end in a macro or a valid top-level label."),
+	spf.CodeSyntaxMacro:             msg("第 %d 项含有无效的宏。", "Term %d has an invalid macro."),
+	spf.CodeSyntaxIP4:               msg("第 %d 项是 ip4 网段，但地址无效（必须是不带前导零的完整点分四段地址）。", "Term %d, an ip4 network, has an invalid address (it must be a full dotted quad without leading zeros)."),
+	spf.CodeSyntaxIP6:               msg("第 %d 项是 ip6 网段，但地址无效。", "Term %d, an ip6 network, has an invalid address."),
+	spf.CodeSyntaxCIDR:              msg("第 %d 项的前缀长度无效（超出范围或带有前导零）。", "Term %d has an invalid prefix length (out of range or with a leading zero)."),
+	spf.CodeSyntaxArgument:          msg("第 %d 项带有该机制不接受的参数。", "Term %d has an argument its mechanism does not take."),
+	spf.CodeSyntaxDuplicateModifier: msg("第 %d 项重复了 redirect 或 exp 修饰符，它们只能出现一次。", "Term %d repeats the redirect or exp modifier, which may appear only once."),
+	spf.CodeSyntaxModifier:          msg("第 %d 项的修饰符名称无效。", "Term %d has an invalid modifier name."),
+}
+
+var (
+	spfFactTermsNumbered  = msg("项的序号从 v=spf1 之后的第一项算起。", "Terms are numbered from the first one after v=spf1.")
+	spfFactIncludeCost    = msg("开销最大的是第 %[1]d 个 include（共 %[2]d 个）：它占了全部 %[4]d 次查询中的 %[3]d 次。", "The costliest is include number %d (of %d): it takes %d of the %d lookups.")
+	spfFactIncludeProblem = msg("问题出在第 %d 个 include（共 %d 个）所引用的策略中。", "The problem lies behind include number %d (of %d).")
+)
+
+// spfPrecise returns the sentences that locate a problem in the domain's
+// own record: the bad term by position, the include behind an error, and
+// the costliest include of a policy over the lookup limit.
+func spfPrecise(res spf.Result, has map[spf.Code]bool) []LocalizedText {
+	var out []LocalizedText
+	if res.SyntaxTerm > 0 {
+		for _, c := range res.Findings {
+			if t, ok := spfSyntaxAt[c]; ok {
+				out = append(out, t.with(res.SyntaxTerm), spfFactTermsNumbered.with())
+				break
+			}
+		}
+	}
+	n := len(res.Includes)
+	for i, inc := range res.Includes {
+		if inc.Problem != "" {
+			out = append(out, spfFactIncludeProblem.with(i+1, n))
+			break
+		}
+	}
+	if has[spf.CodeLookupLimitExceeded] && n > 0 {
+		top := 0
+		for i, inc := range res.Includes {
+			if inc.Lookups > res.Includes[top].Lookups {
+				top = i
+			}
+		}
+		if res.Includes[top].Lookups > 1 {
+			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, res.LookupCount))
+		}
+	}
+	return out
+}
+
+// spfIgnored are the SPF findings without a rule or note, and why.
+var spfIgnored = map[spf.Code]string{
+	spf.CodeTXTInconclusive:   "the verdict is inconclusive before any finding is judged",
+	spf.CodeVoidLookup:        "counted in Result.VoidLookups and said in the details; over the limit it is CodeVoidLimitExceeded",
+	spf.CodeMacroUnexpandable: "counted in Result.MacroTerms and said in the details",
+}
+
 // spfNotes are findings that add a sentence without changing the verdict.
 var spfNotes = map[spf.Code]text{
 	spf.CodeNearMiss:        spfFactNearMiss,
@@ -74,9 +142,17 @@ var spfNotes = map[spf.Code]text{
 	spf.CodeUnknownModifier: msg("记录中有未知的修饰符，接收方会忽略它；这往往是拼写错误。", "The record has an unknown modifier, which receivers ignore; this is often a typo."),
 }
 
+// checkSPF looks up and expands the domain's SPF policy, judges it, and,
+// when a sending IP was given, says whether the policy authorizes it.
 func (r *run) checkSPF(ctx context.Context) verdict {
 	dns := r.dnsFor(CheckSPF)
-	res := spf.Check(ctx, dns, r.domain.ASCII)
+	v := judgeSPF(spf.Check(ctx, dns, r.domain.ASCII))
+	v.details = append(v.details, r.spfSendingIP(ctx, dns)...)
+	return v
+}
+
+// judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
+func judgeSPF(res spf.Result) verdict {
 	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
 	if res.LookupCountKnown {
 		d.DNSLookupCount = intPtr(res.LookupCount)
@@ -94,7 +170,7 @@ func (r *run) checkSPF(ctx context.Context) verdict {
 	if !res.LookupComplete {
 		table = withRule(spfRules, spf.CodeLookupLimitExceeded, spfLimitAtLeast)
 	}
-	return judge(spfPass, rulesFor(res.Findings, table, args), append(spfFacts(res), r.spfSendingIP(ctx, dns)...), d)
+	return judge(spfPass, rulesFor(res.Findings, table, args), spfFacts(res), d)
 }
 
 func spfFacts(res spf.Result) []LocalizedText {
@@ -103,6 +179,7 @@ func spfFacts(res spf.Result) []LocalizedText {
 	if has[spf.CodeNoRecord] {
 		out = append(out, spfFactNoRecord.with())
 	}
+	out = append(out, spfPrecise(res, has)...)
 	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
 			out = append(out, spfFactCount.with(res.LookupCount))
@@ -116,10 +193,16 @@ func spfFacts(res spf.Result) []LocalizedText {
 	if res.MacroTerms > 0 {
 		out = append(out, spfFactMacro.with(res.MacroTerms))
 	}
-	if res.EffectiveAll == spf.QualifierSoftFail && res.Error == "" {
+	if res.EffectiveAll == spf.QualifierSoftFail && res.Error == "" && !passesEveryone(has) {
 		out = append(out, spfFactSoftfail.with())
 	}
 	return append(out, notes(res.Findings, spfNotes)...)
+}
+
+// passesEveryone reports whether the findings say some mechanism passes
+// every client, so no client ever reaches the all at the end.
+func passesEveryone(has map[spf.Code]bool) bool {
+	return has[spf.CodeIncludePassAll] || has[spf.CodeRangePassAll] || has[spf.CodeExistsPassAll]
 }
 
 // notes returns the sentences of the findings that have one, in the

@@ -32,12 +32,19 @@ var (
 
 func (r *run) checkTLSRPT(ctx context.Context) verdict {
 	res := tlsrpt.Check(ctx, r.dnsFor(CheckTLSRPT), r.domain.ASCII)
+	return judgeTLSRPT(res, func() mxFacts { return r.waitMX(ctx) })
+}
+
+// judgeTLSRPT is the verdict on the facts of a TLS-RPT check; it does no
+// I/O. mxs gives the MX facts, asked only when there is no record (to
+// tell a domain that accepts no mail).
+func judgeTLSRPT(res tlsrpt.Result, mxs func() mxFacts) verdict {
 	d := tlsrptDiagnostics(res)
 	if res.RecordCount < 0 {
 		return inconclusiveVerdict(d)
 	}
 	if res.RecordCount == 0 {
-		return absentVerdict(rptMissing, rptNoMail, rptFactNoRecord, r.waitMX(ctx), d)
+		return absentVerdict(rptMissing, rptNoMail, rptFactNoRecord, mxs(), d)
 	}
 	args := map[tlsrpt.Code][]int{tlsrpt.MultipleRecords: {res.RecordCount}}
 	applied := rulesFor(res.Findings, rptRules, args)

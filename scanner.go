@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -313,8 +314,11 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 
 func overallSummary(g Grade, c StatusCounts, undetermined int) LocalizedText {
 	evaluated := c.Pass + c.Warn + c.Fail
-	if evaluated == 0 {
+	switch {
+	case evaluated == 0:
 		return txtOverallNone.with()
+	case incomplete(evaluated, undetermined):
+		return txtOverallIncomplete.with(undetermined, evaluated)
 	}
 	out := overallTexts[g].with(c.Pass, evaluated)
 	if undetermined > 0 {
@@ -327,12 +331,52 @@ func overallSummary(g Grade, c StatusCounts, undetermined int) LocalizedText {
 func undetermined(checks []CheckSummary) int {
 	n := 0
 	for _, c := range checks {
-		switch c.Summary {
-		case txtInconclusive.with(), txtTimedOut.with(), txtInternal.with():
+		if c.Undetermined() {
 			n++
 		}
 	}
 	return n
+}
+
+// Undetermined reports whether the check reached no conclusion: a DNS
+// lookup (or the MTA-STS fetch) that decides its status was inconclusive,
+// it did not finish within the scan deadline, or it failed internally. Such a check is reported as
+// warn but leaves the score like an info check. It is told by its
+// summary, one of the fixed "could not be determined" texts, so it also
+// works on a summary decoded from the API's JSON.
+func (c CheckSummary) Undetermined() bool {
+	for _, t := range undeterminedTexts {
+		if c.Summary == t.format() {
+			return true
+		}
+	}
+	return false
+}
+
+// undeterminedTexts are the summaries of checks that reached no
+// conclusion: the check as a whole, or the part of it that decides its
+// status, depended on DNS answers (or a fetch) that never came.
+var undeterminedTexts = []text{
+	txtInconclusive, txtTimedOut, txtInternal,
+	spfSubUnknown.say, spfTermUnknown.say, // the policy could not be expanded
+	stsFetchUnknown.say, stsMXUnknown.say, // the policy or the servers it must cover are unknown
+	ptrUnknown.say,       // forward confirmation could not be decided
+	caaMTASTSUnknown.say, // the policy host's CAA set is unknown
+	dmarcRules[dmarc.CodeExistenceUnknown].say, // which policy applies is unknown
+}
+
+// Incomplete reports whether the scan is too incomplete to be a grade:
+// more than half of its evaluated (non-info) checks could not be
+// determined. Its summary then says so and asks for the scan to be
+// repeated; the CLI exits 3.
+func (s ScanSummary) Incomplete() bool {
+	evaluated := 0
+	for _, c := range s.Checks {
+		if c.Status != StatusInfo {
+			evaluated++
+		}
+	}
+	return evaluated > 0 && incomplete(evaluated, undetermined(s.Checks))
 }
 
 // scrub replaces the verdict of any check whose texts contain a recorded

@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"errors"
-	"github.com/mailauth/mailauth/spf"
 	"testing"
 	"time"
 
@@ -149,7 +148,7 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 	for _, c := range got.Checks {
 		switch c.ID {
 		case CheckDMARC, CheckMTASTS, CheckTLSRPT:
-			if c.Status != StatusWarn || c.Summary != txtTimedOut.with() {
+			if c.Status != StatusWarn || c.Summary != txtTimedOut.format() {
 				t.Errorf("%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
 			}
 		}
@@ -166,7 +165,7 @@ func TestMTASTSCoverageUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range got.Checks {
-		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.with()) {
+		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.format()) {
 			t.Fatalf("mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
 		}
 		if c.ID == CheckMX && c.Status == StatusPass {
@@ -191,17 +190,83 @@ func TestCheckIPOneNameFails(t *testing.T) {
 	}
 }
 
-// TestSPFCodesJudged: every SPF finding code is judged, noted or folded
-// into a count on purpose.
-func TestSPFCodesJudged(t *testing.T) {
-	viaCounts := map[spf.Code]bool{spf.CodeTXTInconclusive: true, spf.CodeVoidLookup: true, spf.CodeMacroUnexpandable: true}
-	for _, c := range spf.Codes() {
-		if _, ok := spfRules[c]; ok {
-			continue
+// TestScanIncomplete: a scan whose DNS gives no conclusive answer is not
+// graded as a weak configuration: the undetermined checks leave the
+// score, the summary says the scan was incomplete, and when nothing could
+// be determined the score is 0, grade F.
+func TestScanIncomplete(t *testing.T) {
+	t.Run("all inconclusive", func(t *testing.T) {
+		servfail := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+			return resolver.Fail(resolver.ReasonServFail)
+		})
+		got, err := New(Config{Resolver: servfail}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, ok := spfNotes[c]; ok || viaCounts[c] {
-			continue
+		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() {
+			t.Fatalf("score %d grade %s incomplete %v, want 0 F incomplete", got.Score, got.Grade, got.Incomplete())
 		}
-		t.Errorf("SPF finding %q has no judgement, note or count", c)
-	}
+		n := undetermined(got.Checks)
+		if want := txtOverallIncomplete.format(n, n); got.Summary != want {
+			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
+		}
+	})
+	t.Run("answers too late", func(t *testing.T) {
+		// Every answer about the domain arrives after the scan deadline;
+		// the resolver itself works (the liveness probe is answered).
+		mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
+		late := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+			if name != probeName {
+				<-ctx.Done()
+			}
+			return mem.Lookup(ctx, name, qtype)
+		})
+		got, err := New(Config{Resolver: late, ScanTimeout: 100 * time.Millisecond, Now: func() time.Time { return fixedNow }}).
+			Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := undetermined(got.Checks)
+		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() || got.Summary != txtOverallIncomplete.format(n, n) {
+			t.Fatalf("score %d grade %s summary %q, want 0 F and the incomplete summary", got.Score, got.Grade, got.Summary.EN)
+		}
+	})
+	t.Run("most inconclusive", func(t *testing.T) {
+		// mx and caa answer; spf, dmarc, mta-sts and tls-rpt cannot.
+		s := memScanner(t, func(r *dnstest.Resolver) {
+			r.SetFault("good.example.com", resolver.TypeTXT, dnstest.ServFail)
+			for _, n := range []string{"_dmarc.good.example.com", "_mta-sts.good.example.com", "_smtp._tls.good.example.com"} {
+				r.SetFault(n, dnstest.AnyType, dnstest.ServFail)
+			}
+		}, Config{})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, got)
+		if n := undetermined(got.Checks); n != 4 || !got.Incomplete() {
+			t.Fatalf("%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
+		}
+		if got.Score != 100 || got.Summary != txtOverallIncomplete.format(4, 6) {
+			t.Fatalf("score %d summary %q; want 100 (mx and caa pass) and the incomplete summary", got.Score, got.Summary.EN)
+		}
+	})
+	t.Run("one inconclusive", func(t *testing.T) {
+		s := memScanner(t, func(r *dnstest.Resolver) {
+			r.SetFault("_smtp._tls.good.example.com", dnstest.AnyType, dnstest.ServFail)
+		}, Config{})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// mx 15 + spf 20 + dmarc 25 + caa 5 pass, mta-sts 10 fails (no
+		// HTTPS server in memory): 65/75 = 86.7; tls-rpt is left out.
+		if got.Incomplete() || got.Score != 87 || got.Grade != GradeB {
+			t.Fatalf("incomplete %v score %d grade %s; want a complete B 87", got.Incomplete(), got.Score, got.Grade)
+		}
+		want := joinTexts([]LocalizedText{txtOverallB.format(4, 6), txtOverallUndetermined.format(1)})
+		if got.Summary != want {
+			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
+		}
+	})
 }

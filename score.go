@@ -4,8 +4,12 @@ package mailauth
 // /developers/api/). Each check has a weight; a pass earns its whole
 // weight, a warn half of it, a fail nothing; an info check is left out of
 // both the points and the total. The score is the share of points in the
-// total, as a percentage rounded half up; a scan where every check is info
-// scores 0.
+// total, as a percentage rounded half up. A check that could not be
+// determined (CheckSummary.Undetermined) is reported as warn but scored
+// like info: an incomplete scan earns no credit and takes no blame for
+// what it could not see. A scan where every evaluated check is info or
+// undetermined scores 0 (grade F), and its summary says the scan was
+// incomplete (DESIGN.md section 3).
 
 // weights of the checks; they sum to 100.
 var weights = map[CheckID]int{
@@ -35,6 +39,9 @@ var gradeFloors = []struct {
 func score(checks []CheckSummary) int {
 	num, den := 0, 0 // in half points, to stay in integers
 	for _, c := range checks {
+		if c.Undetermined() {
+			continue // left out like info
+		}
 		w := weights[c.ID]
 		switch c.Status {
 		case StatusPass:
@@ -50,6 +57,13 @@ func score(checks []CheckSummary) int {
 	}
 	// round(100·num/den) with halves rounded up, in integers.
 	return (200*num + den) / (2 * den)
+}
+
+// incomplete reports whether a scan with evaluated non-info checks, of
+// which undetermined could not be determined, is too incomplete to be
+// read as a grade: more than half of them are undetermined.
+func incomplete(evaluated, undetermined int) bool {
+	return 2*undetermined > evaluated
 }
 
 // gradeFor returns the grade of a score.

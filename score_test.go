@@ -86,3 +86,68 @@ func TestGradeBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// undeterminedCheck is a check that could not be determined: warn, with
+// the summary the scanner gives such checks.
+func undeterminedCheck(id CheckID, why text) CheckSummary {
+	return CheckSummary{ID: id, Status: StatusWarn, Severity: SeverityMedium, Summary: why.format()}
+}
+
+// TestScoreUndetermined: checks that could not be determined leave the
+// score like info; a scan where more than half of the evaluated checks
+// are undetermined says it is incomplete, and one where all are scores 0.
+func TestScoreUndetermined(t *testing.T) {
+	pass := func(id CheckID) CheckSummary { return CheckSummary{ID: id, Status: StatusPass} }
+	info := func(id CheckID) CheckSummary { return CheckSummary{ID: id, Status: StatusInfo} }
+	tests := []struct {
+		name       string
+		checks     []CheckSummary
+		score      int
+		grade      Grade
+		incomplete bool
+	}{
+		{"all undetermined", []CheckSummary{
+			undeterminedCheck(CheckMX, txtInconclusive), undeterminedCheck(CheckSPF, txtInconclusive),
+			undeterminedCheck(CheckDMARC, txtTimedOut), info(CheckDKIM), undeterminedCheck(CheckMTASTS, txtInternal),
+			undeterminedCheck(CheckTLSRPT, txtInconclusive), info(CheckPTR), undeterminedCheck(CheckCAA, txtInconclusive),
+		}, 0, GradeF, true},
+		// 3 of 6 undetermined is half, not more than half; the 3 passes score 100.
+		{"half undetermined", []CheckSummary{
+			pass(CheckMX), pass(CheckSPF), pass(CheckDMARC), info(CheckDKIM),
+			undeterminedCheck(CheckMTASTS, txtInconclusive), undeterminedCheck(CheckTLSRPT, txtTimedOut), info(CheckPTR),
+			undeterminedCheck(CheckCAA, txtInconclusive),
+		}, 100, GradeA, false},
+		// 4 of 6: incomplete; the score is the two passes' (mx, caa).
+		{"most undetermined", []CheckSummary{
+			pass(CheckMX), undeterminedCheck(CheckSPF, txtInconclusive), undeterminedCheck(CheckDMARC, txtInconclusive), info(CheckDKIM),
+			undeterminedCheck(CheckMTASTS, txtInconclusive), undeterminedCheck(CheckTLSRPT, txtTimedOut), info(CheckPTR), pass(CheckCAA),
+		}, 100, GradeA, true},
+		// Undetermined also covers a check whose deciding part is unknown:
+		// an MTA-STS policy whose fetch timed out, forward confirmation
+		// that could not be decided.
+		{"deciding part unknown", []CheckSummary{
+			pass(CheckMX), undeterminedCheck(CheckMTASTS, stsFetchUnknown.say), undeterminedCheck(CheckPTR, ptrUnknown.say), info(CheckDKIM),
+		}, 100, GradeA, true},
+		// A judged warn is not undetermined: it still earns half.
+		{"judged warn", []CheckSummary{
+			{ID: CheckMX, Status: StatusWarn, Summary: LocalizedText{ZH: "弱。", EN: "Weak."}}, pass(CheckSPF),
+		}, 79, GradeC, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := score(tc.checks); got != tc.score || gradeFor(got) != tc.grade {
+				t.Fatalf("score = %d grade %s, want %d %s", got, gradeFor(got), tc.score, tc.grade)
+			}
+			s := ScanSummary{Checks: tc.checks}
+			if s.Incomplete() != tc.incomplete {
+				t.Fatalf("Incomplete() = %v, want %v", s.Incomplete(), tc.incomplete)
+			}
+			c := countStatuses(tc.checks)
+			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks))
+			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
+			if isIncomplete != tc.incomplete {
+				t.Fatalf("summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
+			}
+		})
+	}
+}

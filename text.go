@@ -22,8 +22,20 @@ func msg(zh, en string) text {
 	return t
 }
 
+// rendered, when set (by tests only), is told of every text rendered, so
+// the tests can prove each catalogue entry is reached by some test.
+var rendered func(text)
+
 // with renders t with integer arguments.
 func (t text) with(args ...int) LocalizedText {
+	if rendered != nil {
+		rendered(t)
+	}
+	return t.format(args...)
+}
+
+// format renders t with integer arguments (with, untold).
+func (t text) format(args ...int) LocalizedText {
 	if len(args) == 0 {
 		return LocalizedText{ZH: t.zh, EN: t.en}
 	}
@@ -83,7 +95,10 @@ var (
 	txtOverallD            = msg("配置薄弱，容易被冒用或投递受影响：已评估的 %[2]d 项检查中有 %[1]d 项通过。", "The configuration is weak; spoofing and delivery problems are likely: %d of %d evaluated checks pass.")
 	txtOverallF            = msg("邮件认证配置严重缺失：已评估的 %[2]d 项检查中有 %[1]d 项通过。", "Email authentication is largely missing: %d of %d evaluated checks pass.")
 	txtOverallUndetermined = msg("其中 %d 项因 DNS 查询失败或超时而无法确定。", "Of these, %d could not be determined because DNS lookups failed or timed out.")
-	txtOverallNone         = msg("没有可评估的检查项。", "No check could be evaluated.")
+	txtOverallIncomplete   = msg(
+		"扫描不完整：已评估的 %[2]d 项检查中有 %[1]d 项因 DNS 查询失败或超时而无法确定，评分和等级不能反映实际配置。请稍后重新扫描。",
+		"The scan is incomplete: %d of %d evaluated checks could not be determined because DNS lookups failed or timed out, so the score and grade do not reflect the configuration. Repeat the scan later.")
+	txtOverallNone = msg("没有可评估的检查项。", "No check could be evaluated.")
 
 	txtPTRNotEvaluated        = msg("未评估：没有提供发件 IP。", "Not evaluated: no sending IP was supplied.")
 	txtPTRNotEvaluatedDetails = msg(

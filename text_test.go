@@ -41,7 +41,7 @@ func TestCatalogue(t *testing.T) {
 		for j := range args {
 			args[j] = j + 2
 		}
-		out := m.with(args...)
+		out := m.format(args...)
 		if strings.Contains(out.ZH+out.EN, "%!") {
 			t.Errorf("text %d renders badly: %q / %q", i, out.ZH, out.EN)
 		}

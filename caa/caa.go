@@ -108,3 +108,14 @@ type Result struct {
 	// one.
 	MTASTS Set
 }
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags, CodeIssueMalformed,
+		CodeIssueWildMalformed, CodeIssueMailMalformed, CodeIssuerTrailingDot, CodeIodefInvalid,
+		CodeClimbTruncated,
+	}
+}

@@ -79,3 +79,16 @@ var unusable = map[Code]bool{
 	CodeInvalidKey: true, CodeKeyTooShort: true, CodeInvalidEd25519Length: true,
 	CodeUnknownKeyType: true, CodeSHA256NotAllowed: true, CodeServiceNotEmail: true,
 }
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		CodeNoRecord, CodeDanglingCNAME, CodeMultipleRecords, CodeNotDKIMRecord, CodeInvalidVersion,
+		CodeVersionNotFirst, CodeDuplicateTag, CodeKeyMissing, CodeKeyRevoked, CodeInvalidBase64,
+		CodeInvalidKey, CodePKCS1Key, CodeKeyTooShort, CodeWeakKey, CodeLargeKey,
+		CodeInvalidEd25519Length, CodeUnknownKeyType, CodeSHA256NotAllowed, CodeServiceNotEmail,
+		CodeTestMode,
+	}
+}

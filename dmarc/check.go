@@ -94,6 +94,9 @@ type Result struct {
 	AggregateReporting bool
 	// LegacyPctPresent reports the historic pct tag.
 	LegacyPctPresent bool
+	// BadTag is the selected record's Record.BadTag: the position of its
+	// first defective tag, 0 when none (or no record was selected).
+	BadTag int
 
 	// Findings are stable codes, sorted, without duplicates: the selected
 	// record's, then those of discovery.
@@ -150,6 +153,9 @@ func (w walk) codes(domain string) []Code {
 	if w.ignored {
 		out = append(out, CodeIgnoredRecord)
 	}
+	if w.missingSep {
+		out = append(out, CodeMissingSeparator)
+	}
 	if labelCount(domain) > MaxTreeWalk && w.queries > 1 {
 		out = append(out, CodeTreeWalkShortcut)
 	}
@@ -198,8 +204,12 @@ func (res *Result) apply(sel selection) []Code {
 	res.SPFAlignment = effective(rec.ASPF)
 	res.AggregateReporting = rec.HasValidRUA()
 	res.LegacyPctPresent = rec.HasPct
+	res.BadTag = rec.BadTag
 	if sel.psd {
 		codes = append(codes, CodePSDPolicy)
+	}
+	if !res.Inherited && rec.SP == PolicyNone && (rec.P == PolicyReject || rec.P == PolicyQuarantine) {
+		codes = append(codes, CodeSubdomainPolicyNone)
 	}
 	if sel.nearer {
 		codes = append(codes, CodeNearerRecordIgnored)

@@ -179,7 +179,7 @@ func TestCheck(t *testing.T) {
 		{name: "uppercase-tags", domain: "uppercase-tags.dmarc.test",
 			want: with(direct("uppercase-tags.dmarc.test", PolicyReject), func(r *Result) {
 				r.DKIMAlignment, r.SPFAlignment = strict, strict
-				r.Findings = []Code{CodeUppercaseTag, CodeUppercaseVersionTag}
+				r.Findings = []Code{CodeSubdomainPolicyNone, CodeUppercaseTag, CodeUppercaseVersionTag}
 			})},
 		{name: "unknown-tags", domain: "unknown-tags.dmarc.test",
 			want: with(direct("unknown-tags.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeUnknownTag} })},
@@ -230,6 +230,34 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		// issue 14 #2: a forgotten ";" after v=DMARC1 is named as such.
+		{name: "missing-separator", domain: "missing-separator.dmarc.test",
+			want: Result{
+				Domain: "missing-separator.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeMissingSeparator},
+			}},
+		// a record with a typo in the version is still only "ignored".
+		{name: "version-typo", domain: "version-typo.dmarc.test",
+			want: Result{
+				Domain: "version-typo.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeIgnoredRecord},
+			}},
+		// sp=none under p=reject leaves the subdomains unprotected.
+		{name: "sp-none", domain: "sp-none.dmarc.test",
+			want: with(direct("sp-none.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeSubdomainPolicyNone} })},
+		// inherited by a subdomain, sp=none is the applied policy itself.
+		{name: "sp-none-inherited", domain: "mail.sp-none.dmarc.test",
+			want: inherited("mail.sp-none.dmarc.test", "sp-none.dmarc.test", 4, Exists, TagSP, PolicyNone)},
+		{name: "rua-other-co-uk", domain: "shop.co.uk",
+			want: with(direct("shop.co.uk", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "rua-own-co-uk", domain: "brand.co.uk",
+			want: with(direct("brand.co.uk", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-other-com-cn", domain: "shop.com.cn",
+			want: with(direct("shop.com.cn", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
 		{name: "rua-many", domain: "rua-many.dmarc.test",
 			want: with(direct("rua-many.dmarc.test", PolicyNone), func(r *Result) {
 				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
@@ -291,9 +319,18 @@ func TestCheck(t *testing.T) {
 			r := dnstest.NewResolver(z)
 			r.Apply(tc.faults...)
 			got := Check(context.Background(), r, tc.domain)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, tc.want))
+			want := tc.want
+			want.BadTag = wantBadTag[tc.name]
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, want))
 			}
 		})
 	}
+}
+
+// wantBadTag is the Result.BadTag of the scenarios whose selected record
+// has a defective tag: its position after v=DMARC1.
+var wantBadTag = map[string]int{
+	"author-invalid": 1, "invalid-p": 1, "invalid-p-rua": 1,
+	"duplicate-tag": 2, "invalid-np": 2, "invalid-sp": 2, "invalid-values": 2, "psd-invalid": 2, "rua-noscheme": 2,
 }

@@ -27,9 +27,10 @@
 // contains record text, reporting URIs, hosts or any other value taken
 // from a DNS answer; only the checked domain and PolicyDomain, which is
 // that domain or one of its parents. Whether a rua host is "in another
-// organization" (RFC 9990 §3) is approximated by comparing the last two
-// labels, to avoid a tree walk per host; the approximation never claims
-// that a destination is external when it may not be.
+// organization" (RFC 9990 §3) is decided by the Organizational Domains
+// of the Public Suffix List (golang.org/x/net/publicsuffix), to avoid a
+// DNS tree walk per host: example.co.uk and other.co.uk are two
+// organizations, reports.example.com is example.com's own.
 //
 // Limits: [MaxTreeWalk] (8) targets per walk and the jump to
 // [ShortcutLabels] (7) labels, RFC 9989 §4.10; [MaxExternalDestinations]

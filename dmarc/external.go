@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -51,30 +53,28 @@ func externalHosts(policyDomain string, rua []URI) []string {
 	return out
 }
 
-// sameOrgSharedLabels is how many trailing labels two names must share to
-// be treated as one organization by sameOrganization. Product choice, a
-// heuristic in place of RFC 9989 §4.10.2's Organizational Domain tree walk
-// (which would cost up to eight more queries per destination): most
-// Organizational Domains are a registrable name of two labels under a
-// one-label suffix (example.com), so two shared labels catch the usual
-// case. It errs towards "same" — under a multi-label public suffix
-// (example.co.uk) two unrelated names sharing "co.uk" count as one
-// organization — so a destination may go unchecked, but an authorized one
-// is never reported as unauthorized.
-const sameOrgSharedLabels = 2
-
-// sameOrganization approximates "same Organizational Domain" without a
-// tree walk for each host: two names that share their last
-// sameOrgSharedLabels labels or more are treated as one organization. It
-// errs towards "same", so that an unauthorized destination is never
-// claimed wrongly.
+// sameOrganization reports whether two names share their Organizational
+// Domain, found with the Public Suffix List (golang.org/x/net/publicsuffix,
+// ICANN and private sections): a registrable name and everything below it
+// are one organization, so example.co.uk and other.co.uk are two, and
+// reports.example.com belongs to example.com. This stands in for RFC 9989
+// §4.10.2's DNS tree walk, which would cost up to eight more queries per
+// destination; RFC 9990 §3 only needs to tell a third party from the
+// policy domain's own organization.
 func sameOrganization(a, b string) bool {
-	la, lb := strings.Split(a, "."), strings.Split(b, ".")
-	shared := 0
-	for shared < len(la) && shared < len(lb) && la[len(la)-1-shared] == lb[len(lb)-1-shared] {
-		shared++
+	return a == b || organization(a) == organization(b)
+}
+
+// organization is the Organizational Domain of name by the Public Suffix
+// List: its public suffix plus one label. A name that is itself a public
+// suffix (co.uk, or a TLD publishing a PSD policy) is its own.
+func organization(name string) string {
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	od, err := publicsuffix.EffectiveTLDPlusOne(name)
+	if err != nil {
+		return name
 	}
-	return shared >= sameOrgSharedLabels || a == b
+	return od
 }
 
 // authorize looks up the authorization record for one destination.

@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestSameOrganization: names sharing sameOrgSharedLabels trailing labels
-// count as one organization; the heuristic errs towards "same".
+// TestSameOrganization: names are one organization when they share their
+// Organizational Domain by the Public Suffix List, so two registrations
+// under a multi-label suffix (.co.uk, .com.cn, .com.au) are two.
 func TestSameOrganization(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -19,7 +20,15 @@ func TestSameOrganization(t *testing.T) {
 		{"example.com", "example.net", false},
 		{"example.com", "other.com", false},
 		{"com", "com", true},
-		{"example.co.uk", "other.co.uk", true}, // multi-label suffix: treated as same (errs towards same)
+		{"example.co.uk", "other.co.uk", false},
+		{"example.co.uk", "reports.example.co.uk", true},
+		{"shop.com.cn", "mail.com.cn", false},
+		{"a.shop.com.au", "b.shop.com.au", true},
+		{"shop.com.au", "shop.net.au", false},
+		{"Example.COM.", "reports.example.com", true},
+		{"co.uk", "example.co.uk", false}, // a public suffix is its own organization
+		{"example", "shop.example", false},
+		{"dmarc.test", "reports.dmarc.test", true}, // unlisted TLD: the default rule "*"
 	} {
 		if got := sameOrganization(tc.a, tc.b); got != tc.want {
 			t.Errorf("sameOrganization(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)

@@ -79,6 +79,12 @@ const (
 	// v=DMARC1 but does not begin with a valid version tag, so it is not
 	// a DMARC record (RFC 9989 §4.7: "v" first, value "DMARC1").
 	CodeIgnoredRecord Code = "ignored_record"
+	// CodeMissingSeparator: a TXT record at a queried target begins with
+	// the version tag, but the next tag follows without the ";" separator
+	// ("v=DMARC1 p=reject"), so the version value is not DMARC1 and the
+	// record is not a DMARC record (RFC 9989 §4.7, §4.8). Reported instead
+	// of CodeIgnoredRecord for such a record.
+	CodeMissingSeparator Code = "missing_separator"
 	// CodeRecordAtApex: a DMARC record is published at the domain itself
 	// instead of its _dmarc name, where it has no effect (§4.5).
 	CodeRecordAtApex Code = "record_at_apex"
@@ -92,6 +98,10 @@ const (
 	// CodePSDPolicy: the selected record is a Public Suffix Domain's
 	// (psd=y), because the Organizational Domain has none (§4.10.1).
 	CodePSDPolicy Code = "psd_policy"
+	// CodeSubdomainPolicyNone: the domain's own record asks for reject or
+	// quarantine but sets sp=none, so its subdomains get no protection
+	// (RFC 9989 §4.7, §4.10.1).
+	CodeSubdomainPolicyNone Code = "sp_none"
 	// CodeExistenceUnknown: whether the domain exists could not be
 	// determined and the inherited np policy differs from the one for
 	// existing subdomains; the existing-subdomain policy was applied.
@@ -105,3 +115,18 @@ const (
 	// lookup was inconclusive) (RFC 9990 §3).
 	CodeExternalUnverified Code = "rua_external_unverified"
 )
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		CodeUppercaseVersionTag, CodeUppercaseTag, CodeMissingP, CodeInvalidP, CodeInvalidSP,
+		CodeInvalidNP, CodeInvalidPSD, CodeInvalidT, CodeInvalidADKIM, CodeInvalidASPF, CodeInvalidFO,
+		CodeFOWithoutRUF, CodeDuplicateTag, CodeMalformedTag, CodeUnknownTag, CodeInvalidRUA,
+		CodeInvalidRUF, CodeSizeSuffix, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
+		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
+		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
+		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,
+	}
+}

@@ -85,6 +85,7 @@ type parser struct {
 	rec      *Record
 	seen     map[string]bool
 	findings []Code
+	pos      int // position of the tag being read, 1 for the first after v
 }
 
 func (p *parser) run() {
@@ -92,14 +93,29 @@ func (p *parser) run() {
 	if p.rec.VersionName == "V" {
 		p.add(CodeUppercaseVersionTag)
 	}
-	for _, t := range p.rec.Tags {
+	for i, t := range p.rec.Tags {
+		p.pos = i + 1
 		p.tag(t)
 	}
+	p.pos = 0
 	p.finish()
 	p.rec.Findings = findings.Normalize(p.findings)
 }
 
-func (p *parser) add(c Code) { p.findings = append(p.findings, c) }
+func (p *parser) add(c Code) {
+	p.findings = append(p.findings, c)
+	if p.pos > 0 && p.rec.BadTag == 0 && tagDefects[c] {
+		p.rec.BadTag = p.pos
+	}
+}
+
+// tagDefects are the findings that make one tag wrong, so that
+// Record.BadTag can say which.
+var tagDefects = map[Code]bool{
+	CodeMalformedTag: true, CodeDuplicateTag: true, CodeInvalidP: true, CodeInvalidSP: true, CodeInvalidNP: true,
+	CodeInvalidPSD: true, CodeInvalidT: true, CodeInvalidADKIM: true, CodeInvalidASPF: true, CodeInvalidFO: true,
+	CodeInvalidRUA: true, CodeInvalidRUF: true,
+}
 
 // tag handles one tag; only the first occurrence of a name counts.
 func (p *parser) tag(t Tag) {

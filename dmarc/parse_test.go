@@ -80,6 +80,7 @@ func TestParseRecord(t *testing.T) {
 					{Raw: "x"},
 				},
 				Findings: []Code{CodeInvalidRUA, CodeMalformedTag, CodeUppercaseVersionTag},
+				BadTag:   2, // "junk"
 			}},
 	}
 	for _, tc := range tests {

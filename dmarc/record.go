@@ -131,6 +131,11 @@ type Record struct {
 	HasPct bool
 	// Findings are the record-level codes, sorted, without duplicates.
 	Findings []Code
+	// BadTag is the position of the first tag with a defect (malformed,
+	// repeated, or an invalid value), 1 for the first tag after the
+	// version tag; 0 when no tag has one. It locates a problem without
+	// quoting the record.
+	BadTag int
 }
 
 // String renders the record in canonical form: "v=DMARC1" followed by

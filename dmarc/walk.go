@@ -55,6 +55,7 @@ type walk struct {
 	queries      int             // targets queried
 	conflicting  bool            // a target had two or more records
 	ignored      bool            // a TXT record looked like DMARC but was not
+	missingSep   bool            // a TXT record began "v=DMARC1" with no ";" after it
 	inconclusive bool            // the walk stopped on an inconclusive answer
 	records      []foundAt       // targets with one record, in walk order
 }
@@ -101,12 +102,29 @@ func (w *walk) filter(a resolver.Answer) []string {
 	recs := Select(txts)
 	if len(recs) < len(txts) {
 		for _, s := range txts {
-			if !hasVersion(s) && looksLikeDMARC(s) {
+			switch {
+			case hasVersion(s):
+			case missingSeparator(s):
+				w.missingSep = true
+			case looksLikeDMARC(s):
 				w.ignored = true
 			}
 		}
 	}
 	return recs
+}
+
+// missingSeparator reports whether s begins with a version tag whose
+// value is DMARC1 followed by whitespace and another tag instead of ";"
+// ("v=DMARC1 p=reject"): a record whose author forgot the separator.
+func missingSeparator(s string) bool {
+	first, _, _ := strings.Cut(s, ";")
+	name, value, ok := strings.Cut(first, "=")
+	if !ok || (trimWSP(name) != "v" && trimWSP(name) != "V") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimLeft(value, " \t"), Version)
+	return ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') && strings.Contains(rest, "=")
 }
 
 // looksLikeDMARC reports whether s contains "v=DMARC1" in any case and

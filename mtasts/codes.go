@@ -110,3 +110,19 @@ const (
 	// Valid (each line may end either way), but unusual.
 	PolicyMixedLineEndings Code = "policy_mixed_line_endings"
 )
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		AnnouncementMultiple, AnnouncementSyntax, AnnouncementMissingID, AnnouncementBadID,
+		AnnouncementDuplicateField, PolicyHostNotFound, PolicyHostDNSInconclusive, PolicyHostNonPublic,
+		PolicyConnectFailed, PolicyFetchTimeout, PolicyCertNameMismatch, PolicyCertExpired,
+		PolicyCertUntrusted, PolicyCertInvalid, PolicyTLSFailed, PolicyHTTPFailed, PolicyRedirect,
+		PolicyStatusClientError, PolicyStatusServerError, PolicyStatusUnexpected, PolicyTooLarge,
+		PolicyMediaType, PolicySyntax, PolicyVersionMissing, PolicyVersionInvalid, PolicyModeMissing,
+		PolicyModeInvalid, PolicyMaxAgeMissing, PolicyMaxAgeInvalid, PolicyMaxAgeTooLarge,
+		PolicyMaxAgeZero, PolicyMXMissing, PolicyMXInvalid, PolicyDuplicateField, PolicyMixedLineEndings,
+	}
+}

@@ -36,6 +36,10 @@ func b2i(b bool) int {
 	return 0
 }
 
+// Codes returns every finding code this package can report, in the order
+// Result.Findings uses. The root package's judgement tests walk it.
+func Codes() []Code { return append([]Code(nil), order...) }
+
 // order is the order findings are reported in.
 var order = []Code{
 	CodeNullMXMixed, CodeNullMXInvalid, CodeExchangeAlias, CodeExchangeIPLiteral,

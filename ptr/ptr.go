@@ -90,3 +90,13 @@ type Result struct {
 	// without duplicates.
 	Findings []Code
 }
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		CodeNoPTR, CodeInvalidName, CodeLocalhostName, CodeTooManyNames, CodeForwardInconclusive,
+		CodeGenericName,
+	}
+}

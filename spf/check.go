@@ -65,6 +65,17 @@ type Result struct {
 	// TXT strings joined); 0 when there is no unique record.
 	RecordLength int
 
+	// SyntaxTerm is the position of the term with the syntax error in the
+	// domain's own record (1 for the first term after "v=spf1"); 0 when
+	// that record parses or there is no unique record. Its finding is the
+	// CodeSyntax… code in Findings.
+	SyntaxTerm int
+	// Includes describes the include mechanisms of the domain's own record
+	// that an evaluation reaches, in record order: what each costs and the
+	// first error met behind it. Empty when the record has none or there
+	// is no unique record to expand.
+	Includes []Include
+
 	// Error is the error class an evaluation would end in, and ErrorCause
 	// the finding that causes it: the first permerror met in evaluation
 	// order, else the first temperror (a permerror wins because retrying
@@ -73,6 +84,19 @@ type Result struct {
 	ErrorCause Code
 	// Findings lists every finding once, in the order of Codes().
 	Findings []Code
+}
+
+// Include is what one include mechanism of the domain's own record costs
+// and leads to.
+type Include struct {
+	// Lookups is the number of DNS-causing terms it accounts for: the
+	// include itself and every counted term of the tree behind it.
+	Lookups int
+	// Problem is the first permerror or temperror finding met while
+	// expanding it (e.g. CodeIncludeNoRecord, CodeLoop, a syntax code of
+	// the target), else CodeIncludePassAll when the include passes every
+	// client; "" when none.
+	Problem Code
 }
 
 // Check fetches and expands the SPF policy of domain, a normalized ASCII
@@ -123,18 +147,27 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	rec, err := Parse(text)
 	if err != nil {
 		f.add(syntaxCode(err))
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			res.SyntaxTerm = se.Index
+		}
 		return
 	}
 	res.All, _ = rec.All()
 	_, res.HasRedirect = rec.Redirect()
 	w := &walker{r: r, sender: domain, complete: true, f: f}
-	q, known := w.visit(ctx, domain, rec, 0, []string{domain})
+	o := w.visit(ctx, domain, rec, 0, []string{domain})
 	res.LookupCount, res.LookupCountKnown = w.count, true
 	res.LookupComplete = w.complete
 	res.VoidLookups, res.MacroTerms, res.PTRTerms = w.voids, w.macros, w.ptrs
+	res.Includes = w.includes
+	if w.count == MaxLookups && f.has(CodeRedirectIgnored) {
+		f.add(CodeRedirectAtLimit) // §4.6.4 is not counted that way, but some evaluators do
+	}
+	q := o.q
 	res.EffectiveAll = q
 	switch {
-	case !known:
+	case !o.known:
 	case q == QualifierNone:
 		f.add(CodeNoAll)
 	case q == QualifierPass:

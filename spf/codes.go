@@ -50,18 +50,23 @@ const (
 	CodeLookupLimitExceeded  Code = "lookup_limit_exceeded"      // more than MaxLookups DNS-causing terms: permerror (§4.6.4)
 	CodeVoidLookup           Code = "void_lookup"                // a DNS-causing term returned no records (NODATA or NXDOMAIN) (§4.6.4)
 	CodeVoidLimitExceeded    Code = "void_lookup_limit_exceeded" // more than MaxVoidLookups void lookups: permerror (§4.6.4)
-	CodeMXTooMany            Code = "mx_over_10"                 // an mx mechanism's target has more than MaxMXNames exchanges: permerror (§4.6.4)
+	CodeMXTooMany            Code = "mx_over_10"                 // an mx mechanism's target has more than MaxMXNames MX records (duplicates of one host count): permerror (§4.6.4)
 	CodeTermInconclusive     Code = "term_lookup_inconclusive"   // an a, mx or exists lookup failed: temperror; the void count is a lower bound (§4.4)
+	CodeInvalidTargetName    Code = "invalid_target_name"        // a target name (after %{d}/%{o} expansion) is not a valid DNS name, e.g. an empty label: no match or permerror, evaluators differ (§4.3, §4.8)
 	CodePTRUsed              Code = "ptr_used"                   // a ptr mechanism is used; it SHOULD NOT be (§5.5)
 	CodePTRMacro             Code = "ptr_macro_used"             // a %{p} macro is used; it SHOULD NOT be (§7.2)
 	CodeMacroUnexpandable    Code = "macro_unexpandable"         // a DNS-causing term needs sender data (a macro other than %{d} and %{o}); counted, not expanded (§7)
 	CodeSafetyBound          Code = "safety_bound_reached"       // the expansion stopped at MaxExpandTerms or MaxDepth; the count is a lower bound
 	CodeDeadTerms            Code = "terms_after_all"            // mechanisms after all are never evaluated (§5.1)
 	CodeRedirectIgnored      Code = "redirect_ignored"           // a record has both all and redirect; redirect is ignored (§5.1, §6.1)
+	CodeRedirectAtLimit      Code = "ignored_redirect_at_limit"  // exactly MaxLookups terms plus an ignored redirect: evaluators that count it reach 11, a permerror (§4.6.4)
 	CodeUnknownModifier      Code = "unknown_modifier"           // an unknown modifier is present; it is ignored (§6)
 	CodeNoAll                Code = "no_all"                     // the policy ends without all (after following redirect): neutral for unmatched senders (§4.7)
 	CodeAllPass              Code = "all_pass"                   // the policy ends in +all: every host is authorized (§5.1)
 	CodeAllNeutral           Code = "all_neutral"                // the policy ends in ?all: says nothing about unmatched hosts (§5.1)
+	CodeIncludePassAll       Code = "include_passes_everyone"    // a +include (at any depth) of a policy that passes every client: every host is authorized (§5.2)
+	CodeRangePassAll         Code = "range_covers_everyone"      // a + ip4/ip6 network or an a/mx mechanism with prefix length 0 matches every address of a family (§5.3, §5.4, §5.6)
+	CodeExistsPassAll        Code = "exists_always_matches"      // a +exists on a fixed name that exists, or on a client-dependent name that exists for a probe client (a wildcard), matches every client (§5.7)
 )
 
 // codeOrder is the canonical order of Findings: the declaration order.
@@ -74,8 +79,9 @@ var codeOrder = []Code{
 	CodeIncludeNoRecord, CodeIncludeMultiple, CodeIncludeInvalid, CodeIncludeInconclusive,
 	CodeRedirectNoRecord, CodeRedirectMultiple, CodeRedirectInvalid, CodeRedirectInconclusive,
 	CodeLoop, CodeLookupLimitExceeded, CodeVoidLookup, CodeVoidLimitExceeded, CodeMXTooMany,
-	CodeTermInconclusive, CodePTRUsed, CodePTRMacro, CodeMacroUnexpandable, CodeSafetyBound,
-	CodeDeadTerms, CodeRedirectIgnored, CodeUnknownModifier, CodeNoAll, CodeAllPass, CodeAllNeutral,
+	CodeTermInconclusive, CodeInvalidTargetName, CodePTRUsed, CodePTRMacro, CodeMacroUnexpandable, CodeSafetyBound,
+	CodeDeadTerms, CodeRedirectIgnored, CodeRedirectAtLimit, CodeUnknownModifier, CodeNoAll, CodeAllPass, CodeAllNeutral,
+	CodeIncludePassAll, CodeRangePassAll, CodeExistsPassAll,
 }
 
 var codeRank = func() map[Code]int {
@@ -127,13 +133,24 @@ type findings struct {
 	set       map[Code]bool
 	firstPerm Code
 	firstTemp Code
+	errs      []Code // every permerror or temperror finding, in the order met
 }
+
+// maxErrs bounds findings.errs; each counted term adds at most a few
+// errors, so MaxExpandTerms terms stay well within it.
+const maxErrs = 8 * MaxExpandTerms
+
+// has reports whether c was collected.
+func (f *findings) has(c Code) bool { return f.set[c] }
 
 func (f *findings) add(c Code) {
 	if f.set == nil {
 		f.set = map[Code]bool{}
 	}
 	f.set[c] = true
+	if c.Class() != ClassNone && len(f.errs) < maxErrs {
+		f.errs = append(f.errs, c)
+	}
 	switch c.Class() {
 	case ClassPermError:
 		if f.firstPerm == "" {

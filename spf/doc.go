@@ -33,7 +33,20 @@
 // NODATA or NXDOMAIN answer among these (and for include and redirect
 // targets) is one void lookup, as mox and checkdmarc count them. Like an
 // evaluator, only terms within the first [MaxLookups] counted terms are
-// looked up.
+// looked up. The mx limit counts MX records, not distinct exchanges: eleven
+// records naming two hosts are over it (the OpenSPF suite's mx-limit).
+//
+// Check also finds policies that pass every client although they end in
+// -all or ~all: a +include (at any depth) of a policy that passes
+// everyone, a + ip4 or ip6 network or an a or mx mechanism with prefix
+// length 0, and a +exists on a fixed name (no sender macro) that exists
+// or on a client-dependent name that exists for a probe client no policy
+// lists (192.0.2.1, RFC 5737), i.e. through a wildcard; that probe costs
+// one A lookup outside the SPF count. It locates problems without quoting
+// the record: the
+// position of the term with a syntax error ([Result.SyntaxTerm]) and, per
+// include of the domain's own record, its cost and the first error behind
+// it ([Result.Includes]).
 //
 // [Evaluate] is check_host() itself (RFC 7208 §4): for a client address,
 // a MAIL FROM address and a HELO name it fetches the policy, evaluates its

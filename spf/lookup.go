@@ -12,7 +12,8 @@ import (
 type termResult struct {
 	voids        int  // NODATA/NXDOMAIN answers (the term's own and mx exchange lookups)
 	inconclusive bool // a lookup was inconclusive
-	mxOver       bool // the MX set has more than MaxMXNames exchanges
+	mxOver       bool // the MX set has more than MaxMXNames records
+	found        bool // an address was found: the a or exists name, or an exchange of mx
 }
 
 // startTXT starts the TXT lookup of an include or redirect target. The
@@ -67,20 +68,23 @@ func addrResult(a resolver.Answer) termResult {
 	case a.Absent():
 		return termResult{voids: 1}
 	}
-	return termResult{}
+	return termResult{found: true}
 }
 
 // lookupMX asks for the MX records of name and the A records of the first
-// MaxMXNames exchanges, concurrently. Every empty exchange address lookup
-// is a void lookup, as mox and checkdmarc count them; a null MX (RFC 7505)
-// has no exchange to look up.
+// MaxMXNames distinct exchanges, concurrently. More than
+// MaxMXNames MX records is over the limit even when they name fewer
+// hosts: RFC 7208 §4.6.4 counts the MX resource records, and the OpenSPF
+// suite's mx-limit case (eleven records, two hosts) is a permerror. Every
+// empty exchange address lookup is a void lookup, as mox and checkdmarc
+// count them; a null MX (RFC 7505) has no exchange to look up.
 func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult {
 	a := r.Lookup(ctx, name, resolver.TypeMX)
 	if !a.Conclusive() || a.Absent() {
 		return addrResult(a)
 	}
 	hosts := exchanges(a.Records)
-	res := termResult{mxOver: len(hosts) > MaxMXNames}
+	res := termResult{mxOver: mxRecordCount(a.Records) > MaxMXNames}
 	if len(hosts) > MaxMXNames {
 		hosts = hosts[:MaxMXNames]
 	}
@@ -93,8 +97,21 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	for _, x := range results {
 		res.voids += x.voids
 		res.inconclusive = res.inconclusive || x.inconclusive
+		res.found = res.found || x.found
 	}
 	return res
+}
+
+// mxRecordCount is the number of MX records of an answer, the null MX
+// not counted.
+func mxRecordCount(recs []resolver.Record) int {
+	n := 0
+	for _, rr := range recs {
+		if rr.Type == resolver.TypeMX && rr.Target != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // exchanges returns the distinct exchange names of MX records in

@@ -21,6 +21,8 @@ type walker struct {
 	ptrs     int  // counted ptr mechanisms
 	complete bool // every include/redirect target was expanded
 	stopped  bool // MaxExpandTerms reached: stop everywhere
+
+	includes []Include // the top-level record's includes, in order
 }
 
 // step is one DNS-causing term of a record that an evaluation reaches,
@@ -31,18 +33,33 @@ type step struct {
 	look <-chan termResult      // a, mx and exists lookups
 }
 
+// outcome is how the evaluation of a record ends for a client that
+// matches nothing: q, when known; and whether a mechanism passes every
+// client anyway (everyone), so that no client ever reaches the end.
+type outcome struct {
+	q        Qualifier
+	known    bool
+	everyone bool
+}
+
+// passesEveryone reports whether every client gets pass from the record:
+// it ends in +all, or a mechanism before the end matches every client.
+func (o outcome) passesEveryone() bool {
+	return o.everyone || o.known && o.q == QualifierPass
+}
+
 // visit expands rec, the record of domain, at the given depth; stack holds
-// the domains being evaluated (for loop detection). It returns the
-// qualifier that ends the evaluation for a client that matches nothing and
-// whether that is known.
-func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int, stack []string) (Qualifier, bool) {
+// the domains being evaluated (for loop detection). It returns how the
+// evaluation ends for a client that matches nothing.
+func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int, stack []string) outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // abandon lookups started for terms never reached
 	steps, all, hasAll := w.plan(rec)
+	everyone := w.rangesCoverAll(rec)
 	w.prefetch(ctx, domain, steps, depth, stack)
 	for i := range steps {
 		if w.stopped || !w.countTerm() {
-			return QualifierNone, false
+			return outcome{everyone: everyone}
 		}
 		s := &steps[i]
 		w.noteMacros(s.term)
@@ -51,20 +68,64 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 			w.ptrs++
 			w.f.add(CodePTRUsed)
 		case KindInclude:
-			w.descend(ctx, domain, s, depth, stack)
+			if w.include(ctx, domain, s, depth, stack).passesEveryone() && s.term.Qualifier == QualifierPass {
+				w.f.add(CodeIncludePassAll) // §5.2: the include matches every client
+				everyone = true
+			}
 		case KindRedirect:
-			return w.descend(ctx, domain, s, depth, stack)
+			o := w.descend(ctx, domain, s, depth, stack)
+			o.everyone = o.everyone || everyone
+			return o
 		default:
-			w.termLookup(ctx, domain, s)
+			everyone = w.termLookup(ctx, domain, s) || everyone
 		}
 	}
 	if w.stopped {
-		return QualifierNone, false
+		return outcome{everyone: everyone}
 	}
 	if hasAll {
-		return all, true
+		return outcome{q: all, known: true, everyone: everyone}
 	}
-	return QualifierNone, true
+	return outcome{known: true, everyone: everyone}
+}
+
+// include follows an include term, keeping the accounting of Result.Includes
+// for those of the top-level record (depth 0).
+func (w *walker) include(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
+	if depth > 0 {
+		return w.descend(ctx, domain, s, depth, stack)
+	}
+	count, errs := w.count-1, len(w.f.errs) // the include itself is already counted
+	o := w.descend(ctx, domain, s, depth, stack)
+	inc := Include{Lookups: w.count - count}
+	for _, c := range w.f.errs[errs:] {
+		if c != CodeLookupLimitExceeded { // the whole tree's count, not this target's fault
+			inc.Problem = c
+			break
+		}
+	}
+	if inc.Problem == "" && o.passesEveryone() && s.term.Qualifier == QualifierPass {
+		inc.Problem = CodeIncludePassAll
+	}
+	w.includes = append(w.includes, inc)
+	return o
+}
+
+// rangesCoverAll reports whether a + ip4 or ip6 mechanism before all
+// covers a whole address family (prefix length 0, RFC 7208 §5.6): every
+// client of that family passes.
+func (w *walker) rangesCoverAll(rec Record) bool {
+	_, at := rec.All()
+	for i, t := range rec.Terms {
+		if at >= 0 && i > at {
+			break
+		}
+		if (t.Kind == KindIP4 || t.Kind == KindIP6) && t.Qualifier == QualifierPass && t.Net.Bits() == 0 {
+			w.f.add(CodeRangePassAll)
+			return true
+		}
+	}
+	return false
 }
 
 // plan lists the DNS-causing terms an evaluation reaches: the mechanisms
@@ -191,9 +252,9 @@ var (
 	redirectCodes = targetCodes{CodeRedirectNoRecord, CodeRedirectMultiple, CodeRedirectInvalid, CodeRedirectInconclusive}
 )
 
-// descend follows an include or redirect (§5.2, §6.1) and returns the
-// target's final qualifier and whether it is known.
-func (w *walker) descend(ctx context.Context, domain string, s *step, depth int, stack []string) (Qualifier, bool) {
+// descend follows an include or redirect (§5.2, §6.1) and returns how the
+// target's evaluation ends.
+func (w *walker) descend(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
 	codes := includeCodes
 	if s.term.Kind == KindRedirect {
 		codes = redirectCodes
@@ -202,23 +263,24 @@ func (w *walker) descend(ctx context.Context, domain string, s *step, depth int,
 	switch {
 	case !ok:
 		w.complete = false // needs sender data; counted in noteMacros
-		return QualifierNone, false
+		return outcome{}
 	case !validName(name):
+		w.f.add(CodeInvalidTargetName)
 		w.f.add(codes.noRecord) // a malformed target evaluates to none (§4.3)
-		return QualifierNone, false
+		return outcome{}
 	case onStack(stack, name):
 		w.f.add(CodeLoop)
 		w.complete = false
-		return QualifierNone, false
+		return outcome{}
 	case depth >= MaxDepth:
 		w.f.add(CodeSafetyBound)
 		w.complete = false
-		return QualifierNone, false
+		return outcome{}
 	}
 	ans := awaitTXT(ctx, w.r, s.txt, name)
 	rec, ok := w.targetRecord(ans, codes)
 	if !ok {
-		return QualifierNone, false
+		return outcome{}
 	}
 	next := append(append(make([]string, 0, len(stack)+1), stack...), name)
 	return w.visit(ctx, name, rec, depth+1, next)
@@ -254,14 +316,25 @@ func (w *walker) targetRecord(ans resolver.Answer, codes targetCodes) (Record, b
 	return rec, true
 }
 
-// termLookup consumes the lookup of an a, mx or exists term.
-func (w *walker) termLookup(ctx context.Context, domain string, s *step) {
+// termLookup consumes the lookup of an a, mx or exists term. It reports
+// whether the term matches every client: a +exists on a name that does
+// not depend on the client and exists (§5.7), or a +a or +mx with an IPv4
+// prefix length of 0 whose name has an address (§5.3, §5.4).
+func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 	if w.count > MaxLookups {
-		return // an evaluator has stopped with permerror before this term
+		return false // an evaluator has stopped with permerror before this term
 	}
 	name, ok := w.target(s.term, domain)
-	if !ok || !validName(name) {
-		return
+	if !ok {
+		if w.probeExists(ctx, domain, s.term) {
+			w.f.add(CodeExistsPassAll)
+			return true
+		}
+		return false
+	}
+	if !validName(name) {
+		w.f.add(CodeInvalidTargetName)
+		return false
 	}
 	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, name)
 	if res.inconclusive {
@@ -271,4 +344,22 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) {
 		w.f.add(CodeMXTooMany)
 	}
 	w.void(res.voids)
+	return res.found && w.matchesEveryone(s.term)
+}
+
+// matchesEveryone records and reports whether t, a term whose lookup
+// found an address, matches every client.
+func (w *walker) matchesEveryone(t Term) bool {
+	if t.Qualifier != QualifierPass {
+		return false
+	}
+	switch {
+	case t.Kind == KindExists:
+		w.f.add(CodeExistsPassAll) // the target is fixed (target() expanded it), so it always exists
+		return true
+	case (t.Kind == KindA || t.Kind == KindMX) && t.CIDR4 == 0:
+		w.f.add(CodeRangePassAll)
+		return true
+	}
+	return false
 }

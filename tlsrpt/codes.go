@@ -38,3 +38,13 @@ const (
 	// valid; no report can be delivered.
 	NoValidDestinations Code = "no_valid_destinations"
 )
+
+// Codes returns every finding code this package can report, in
+// declaration order. The root package's judgement tests walk it, so each
+// code has a judgement rule, a note, or an explicit reason to be ignored.
+func Codes() []Code {
+	return []Code{
+		MultipleRecords, SyntaxErrorCode, MissingRUA, DuplicateRUA, DuplicateDestination, InvalidScheme,
+		HTTPNotAllowed, InvalidMailto, InvalidHTTPS, SomeInvalidDestinations, NoValidDestinations,
+	}
+}

@@ -13,7 +13,8 @@
 // COMMAND -h` lists the flags.
 //
 // Exit codes: 0 scanned (or clean shutdown), 1 scanned and at least one
-// check failed, 2 usage or input error, 3 service or DNS unavailable.
+// check failed, 2 usage or input error, 3 service or DNS unavailable or
+// the scan incomplete (more than half of its checks undetermined).
 package main
 
 import (
@@ -30,7 +31,7 @@ const (
 	exitOK          = 0 // scanned, nothing failed; clean shutdown
 	exitFail        = 1 // scanned, at least one check failed
 	exitUsage       = 2 // usage, configuration or input error
-	exitUnavailable = 3 // service, DNS or another dependency unavailable
+	exitUnavailable = 3 // service, DNS or another dependency unavailable; incomplete scan
 )
 
 // env reads one environment variable; tests pass a map's lookup.
@@ -68,7 +69,7 @@ Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
-2 usage or input error, 3 service or DNS unavailable.
+2 usage or input error, 3 service or DNS unavailable or the scan incomplete.
 `
 
 // run dispatches a command and returns the exit code.

@@ -17,6 +17,7 @@ import (
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // fakeService answers fixed summaries, or err.
@@ -221,5 +222,33 @@ func TestLocalScanLab(t *testing.T) {
 	code, out, errOut = runCLI(t, map[string]string{"MAILAUTH_DNS": lab.DNS.Addr(), "LANG": "zh_CN.UTF-8"}, "ptr", "8.8.8.8")
 	if code != exitOK || errOut != "" || !strings.HasPrefix(out, "发信 IP 检查：8.8.8.8\n") {
 		t.Errorf("ptr: exit %d stderr %q\n%s", code, errOut, out)
+	}
+}
+
+// TestIncompleteScanExit: a scan where most checks could not be
+// determined is exit 3, not a grade, locally and through -server.
+func TestIncompleteScanExit(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	for _, n := range []string{"good.example.com", "_dmarc.good.example.com", "_mta-sts.good.example.com", "_smtp._tls.good.example.com", "8.8.8.8.in-addr.arpa"} {
+		lab.DNS.SetFault(n, 0, dnstest.ServFail)
+	}
+	srv := service(t, mailauth.New(mailauth.Config{DNSServers: []string{lab.DNS.Addr()}}), httpapi.Options{})
+	cases := [][]string{
+		{"scan", "-dns", lab.DNS.Addr(), "good.example.com"},
+		{"scan", "-json", "-dns", lab.DNS.Addr(), "good.example.com"},
+		{"scan", "-server", srv.URL, "good.example.com"},
+		{"ptr", "-dns", lab.DNS.Addr(), "8.8.8.8"},
+		{"ptr", "-server", srv.URL, "8.8.8.8"},
+	}
+	for _, args := range cases {
+		code, out, errOut := runCLI(t, nil, args...)
+		if code != exitUnavailable || !strings.Contains(errOut, "incomplete") || out == "" {
+			t.Errorf("%q: exit %d stderr %q\n%s", args, code, errOut, out)
+		}
+	}
+	code, out, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "weak.example.com")
+	if code != exitFail {
+		t.Errorf("weak, complete: exit %d stderr %q\n%s", code, errOut, out)
 	}
 }

@@ -21,7 +21,8 @@ and caa, locally or, with -server, on a running mailauth service.
 DKIM is checked only with -selector, PTR forward confirmation only with -ip.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
-2 usage or input error, 3 service or DNS unavailable.
+2 usage or input error, 3 service or DNS unavailable, or the scan
+incomplete (more than half of the checks could not be determined).
 `
 
 const ptrHead = `Usage: mailauth ptr [flags] IP
@@ -31,7 +32,7 @@ returned hostnames (forward confirmation), locally or, with -server, on a
 running mailauth service.
 
 Exit codes: 0 checked, 1 the check failed, 2 usage or input error,
-3 service or DNS unavailable.
+3 service or DNS unavailable, or the check could not be determined.
 `
 
 // clientFlags are the output and transport flags of scan and ptr.
@@ -165,7 +166,7 @@ func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return failureExit(err, std.err)
 	}
-	return report(std, c.clientFlags, raw, func(o renderOptions) { renderScan(std.out, sum, o) }, sum.Counts.Fail > 0)
+	return report(std, c.clientFlags, raw, func(o renderOptions) { renderScan(std.out, sum, o) }, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete()})
 }
 
 // runPtr is `mailauth ptr`.
@@ -189,7 +190,7 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return failureExit(err, std.err)
 	}
-	return report(std, c.clientFlags, raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, sum.Check.Status == mailauth.StatusFail)
+	return report(std, c.clientFlags, raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined()})
 }
 
 // validateScan checks a scan request with the same validators as the
@@ -231,15 +232,26 @@ func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth
 	return sum, raw, err
 }
 
+// outcome is what a printed result means for the exit code.
+type outcome struct {
+	failed     bool // a check failed
+	incomplete bool // most checks could not be determined: no grade to trust
+}
+
 // report prints the result (JSON or the rendered report) and returns the
-// exit code.
-func report(std stdio, c clientFlags, raw []byte, render func(renderOptions), failed bool) int {
+// exit code: an incomplete result is exit 3 (DNS unavailable for the
+// domain; repeat later) even when a check failed.
+func report(std stdio, c clientFlags, raw []byte, render func(renderOptions), o outcome) int {
 	if c.json {
 		_, _ = std.out.Write(raw)
 	} else {
 		render(renderOptions{lang: c.lang, color: c.color, verbose: c.verbose})
 	}
-	if failed {
+	switch {
+	case o.incomplete:
+		fmt.Fprintln(std.err, "mailauth: incomplete result: most DNS lookups gave no conclusive answer; repeat later")
+		return exitUnavailable
+	case o.failed:
 		return exitFail
 	}
 	return exitOK
