@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/mailauth/mailauth"
 )
 
 // axeSource is axe-core, vendored from the npm registry (testdata/axe,
@@ -181,6 +182,14 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}
 	return v
+}
+
+// discard makes an action that drops a's value.
+func discard[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := a(ctx, t)
+		return chromedp.Void{}, err
+	}
 }
 
 // screenshot saves a full-page PNG.
@@ -375,4 +384,70 @@ func TestBrowser(t *testing.T) {
 	checkAccessibility(t, ctx, "/developers/cli/")
 	screenshot(t, ctx, out, "desktop-developers-cli.png")
 	noProblems(t, probs, "phone and developer pages")
+}
+
+// TestBrowserErrors: a 500 offers a retry that works, and a 429 counts
+// down from Retry-After with the buttons disabled.
+func TestBrowserErrors(t *testing.T) {
+	probs := &browserProblems{expected: map[string]int{}}
+	ctx := newBrowser(t, "en-US", probs)
+	var calls sync.Mutex
+	failNext := true
+	svc := &FakeService{ScanFunc: func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		calls.Lock()
+		defer calls.Unlock()
+		if failNext {
+			failNext = false
+			return mailauth.ScanSummary{}, mailauth.ErrResolverUnavailable
+		}
+		return SampleScanSummary(), nil
+	}}
+	clock := NewTestClock()
+	ts := NewTestServer(t, svc, Options{Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2, Now: clock.Now})})
+	out := testOutputDir(t)
+
+	probs.expect("/api/scan", 500)
+	step(t, ctx, "a 500 offers a retry",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "example.com"),
+		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("retry")),
+	)
+	if msg := eval[string](t, ctx, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, errResolverDown.msg) {
+		t.Errorf("500 message: %q", msg)
+	}
+	screenshot(t, ctx, out, "error-500.png")
+	noProblems(t, probs, "500")
+	probs.clearExpected()
+
+	step(t, ctx, "the retry succeeds",
+		chromedp.Click(chromedp.ID("retry")),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	if !eval[bool](t, ctx, `document.getElementById("alert").hidden`) {
+		t.Error("the 500 message is still shown after a successful retry")
+	}
+	noProblems(t, probs, "retry")
+
+	probs.expect("/api/scan", 429)
+	step(t, ctx, "a 429 counts down",
+		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("alert")),
+	)
+	if msg := eval[string](t, ctx, `document.getElementById("alert-text").textContent`); msg != "Too many checks from your address. You can try again in 60 s." {
+		t.Errorf("429 message: %q", msg)
+	}
+	if !eval[bool](t, ctx, `document.querySelector("#scan-form button[type=submit]").disabled`) {
+		t.Error("the submit button is enabled during the countdown")
+	}
+	step(t, ctx, "the countdown ticks", discard(chromedp.Poll[bool](
+		`document.getElementById("alert-text").textContent.includes("in 59 s")`, chromedp.WithPollingTimeout(browserStepTimeout))))
+	step(t, ctx, "in Chinese too", chromedp.Click(chromedp.ID("lang-toggle")))
+	if msg := eval[string](t, ctx, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, "秒后重试") {
+		t.Errorf("429 message in Chinese: %q", msg)
+	}
+	screenshot(t, ctx, out, "error-429.png")
+	checkAccessibility(t, ctx, "429")
+	noProblems(t, probs, "429")
 }

@@ -243,6 +243,8 @@
   var busy = false;
   var timers = { tick: 0, retry: 0 };
   var retryFn = null;
+  // The messages shown, kept as text keys so a language switch redraws them.
+  var msgs = { status: null, alert: null };
 
   function $(id) { return document.getElementById(id); }
 
@@ -287,6 +289,7 @@
     var toggle = $("lang-toggle");
     toggle.setAttribute("lang", lang === "zh" ? "en" : "zh-CN");
     document.title = lang === "zh" ? "mailauth — 邮件认证检查" : "mailauth — email authentication check";
+    renderMsgs();
     if (last) { render(); }
   }
 
@@ -334,7 +337,7 @@
     $("results").setAttribute("aria-busy", "true");
     hideAlert();
     var show = function () {
-      $("status").textContent = t("checking", { s: Math.floor((Date.now() - started) / 1000) });
+      setStatus("checking", { s: Math.floor((Date.now() - started) / 1000) });
     };
     show();
     timers.tick = window.setInterval(show, 1000);
@@ -365,31 +368,31 @@
       return resp.json().catch(function () { return {}; }).then(function (data) {
         var secs = stopBusy(started);
         if (resp.ok) {
-          $("status").textContent = t("done", { s: secs });
+          setStatus("done", { s: secs });
           onOK(data);
           return;
         }
-        $("status").textContent = "";
+        setStatus(null);
         failed(resp, data);
       });
     }).catch(function () {
       stopBusy(started);
-      $("status").textContent = "";
-      showAlert(t("networkError"), true);
+      setStatus(null);
+      showAlert("networkError", null, true);
     });
   }
 
   function failed(resp, data) {
     var msg = (data && typeof data.error === "string") ? data.error : String(resp.status);
     if (resp.status === 400) {
-      showAlert(t("invalid", { msg: msg }), false);
+      showAlert("invalid", { msg: msg }, false);
     } else if (resp.status === 429) {
       var secs = parseInt(resp.headers.get("Retry-After"), 10);
       countdown(isFinite(secs) && secs > 0 ? secs : 60);
     } else if (resp.status >= 500) {
-      showAlert(t("serverError", { msg: msg }), true);
+      showAlert("serverError", { msg: msg }, true);
     } else {
-      showAlert(t("otherError", { msg: msg }), false);
+      showAlert("otherError", { msg: msg }, false);
     }
   }
 
@@ -397,8 +400,7 @@
     var left = secs;
     var buttons = document.querySelectorAll("button[type=submit]");
     buttons.forEach(function (b) { b.disabled = true; });
-    var show = function () { $("alert-text").textContent = t("rateLimited", { s: left }); };
-    showAlert("", false);
+    var show = function () { showAlert("rateLimited", { s: left }, false); };
     show();
     window.clearInterval(timers.retry);
     timers.retry = window.setInterval(function () {
@@ -406,21 +408,32 @@
       if (left > 0) { show(); return; }
       window.clearInterval(timers.retry);
       timers.retry = 0;
-      $("alert-text").textContent = t("rateLimitedOver");
+      showAlert("rateLimitedOver", null, false);
       buttons.forEach(function (b) { b.disabled = false; });
     }, 1000);
   }
 
-  function showAlert(text, retry) {
-    $("alert").hidden = false;
-    $("alert-text").textContent = text;
-    $("retry").hidden = !retry;
+  function setStatus(key, vars) {
+    msgs.status = key ? { key: key, vars: vars } : null;
+    renderMsgs();
+  }
+
+  function showAlert(key, vars, retry) {
+    msgs.alert = { key: key, vars: vars, retry: retry };
+    renderMsgs();
   }
 
   function hideAlert() {
-    $("alert").hidden = true;
-    $("alert-text").textContent = "";
-    $("retry").hidden = true;
+    msgs.alert = null;
+    renderMsgs();
+  }
+
+  function renderMsgs() {
+    $("status").textContent = msgs.status ? t(msgs.status.key, msgs.status.vars) : "";
+    var a = msgs.alert;
+    $("alert").hidden = !a;
+    $("alert-text").textContent = a ? t(a.key, a.vars) : "";
+    $("retry").hidden = !(a && a.retry);
   }
 
   function submitScan(ev) {
@@ -429,7 +442,7 @@
     var selector = $("selector").value.trim();
     var ip = $("sending-ip").value.trim();
     if (!domain) {
-      showAlert(t("needDomain"), false);
+      showAlert("needDomain", null, false);
       $("domain").setAttribute("aria-invalid", "true");
       $("domain").focus();
       return;
@@ -446,7 +459,7 @@
     if (ev) { ev.preventDefault(); }
     var ip = $("ptr-ip").value.trim();
     if (!ip) {
-      showAlert(t("needIP"), false);
+      showAlert("needIP", null, false);
       $("ptr-ip").setAttribute("aria-invalid", "true");
       $("ptr-ip").focus();
       return;
