@@ -60,6 +60,7 @@ Usage:
   mailauth serve [flags]            run the HTTP service
   mailauth scan [flags] DOMAIN      scan a domain (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
   mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
+  mailauth -version                 print the version
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, getenv env, std stdio) int {
 		return runScan(ctx, args[1:], getenv, std)
 	case "ptr":
 		return runPtr(ctx, args[1:], getenv, std)
+	case "-version", "--version", "version":
+		return printVersion(std.out)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(std.out, topUsage)
 		return exitOK
