@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
@@ -75,24 +73,5 @@ func TestServeLogsPageAndDNS(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %s:\n%s", want, log)
 		}
-	}
-}
-
-// TestLocalScanSuggestsDNS: when no resolver answers, the error tells
-// the user about -dns.
-func TestLocalScanSuggestsDNS(t *testing.T) {
-	t.Parallel()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close() // nothing answers there
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	var out, errOut strings.Builder
-	code := run(ctx, []string{"scan", "-dns", addr, "example.com"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-	if code != exitUnavailable || !strings.Contains(errOut.String(), "no resolver answered") || !strings.Contains(errOut.String(), "-dns 9.9.9.9") {
-		t.Errorf("exit %d stderr %q", code, errOut.String())
 	}
 }
