@@ -264,10 +264,12 @@ func TestBrowser(t *testing.T) {
 	step(t, ctx, "scan a domain",
 		chromedp.SendKeys(chromedp.ID("domain"), "good.example.com"),
 		chromedp.SendKeys(chromedp.ID("selector"), "s1"),
-		chromedp.SendKeys(chromedp.ID("sending-ip"), "8.8.8.8"),
-		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
+		chromedp.SendKeys(chromedp.ID("sending-ip"), "8.8.8.8\r"), // Enter submits: the keyboard is enough
 		chromedp.WaitVisible(chromedp.ID("check-caa")),
 	)
+	if id := eval[string](t, ctx, `document.activeElement.id`); id != "results" {
+		t.Errorf("focus after the scan is on %q, want the results", id)
+	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#cards > li.card").length`); n != 8 {
 		t.Errorf("cards: %d, want 8", n)
 	}
@@ -281,7 +283,11 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("location: %q (the domain belongs in the fragment, never the query)", loc)
 	}
 
-	step(t, ctx, "expand a card", chromedp.Click(chromedp.CSS("#check-dmarc summary")))
+	step(t, ctx, "expand a card with the keyboard",
+		chromedp.Focus(chromedp.CSS("#check-dmarc summary")),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS("#check-dmarc table.diag")),
+	)
 	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#check-dmarc details[open] table.diag tbody tr")].map(r => r.textContent)`)
 	if len(rows) != 15 {
 		t.Errorf("dmarc diagnostics rows: %d, want the contract's 15: %q", len(rows), rows)
