@@ -1,6 +1,7 @@
 // Module mailauth: email authentication and transport-security diagnostics.
 //
-// Pins: every version below resolved through the module proxy on 2026-11-21.
+// Pins: every version below resolved through the module proxy on 2026-11-21;
+// chromedp v0.23.0 (and its cdproto) on 2026-11-24, for the browser tests.
 module github.com/mailauth/mailauth
 
 go 1.26.0
