@@ -78,3 +78,17 @@ func TestBrowserErrors(t *testing.T) {
 	b.CheckAccessibility("429")
 	b.NoProblems("429")
 }
+
+// TestBrowserChineseDefault: a browser that prefers Chinese gets the page
+// in Chinese without touching the toggle.
+func TestBrowserChineseDefault(t *testing.T) {
+	b := browsertest.Start(t, "zh-CN")
+	ts := NewTestServer(t, &FakeService{}, Options{})
+	b.Do("open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("domain")))
+	got := browsertest.Eval[string](b, `document.documentElement.lang + "|" + document.querySelector("h1").textContent + "|" + document.getElementById("lang-toggle").textContent`)
+	if got != "zh-CN|检查域名的邮件认证配置|English" {
+		t.Errorf("page for a zh-CN browser: %q", got)
+	}
+	b.CheckAccessibility("empty page in Chinese")
+	b.NoProblems("zh default")
+}

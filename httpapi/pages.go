@@ -147,5 +147,5 @@ func setPageHeaders(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), interest-cohort=()")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 }
