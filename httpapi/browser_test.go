@@ -83,12 +83,25 @@ func TestBrowserErrors(t *testing.T) {
 // in Chinese without touching the toggle.
 func TestBrowserChineseDefault(t *testing.T) {
 	b := browsertest.Start(t, "zh-CN")
-	ts := NewTestServer(t, &FakeService{}, Options{})
+	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		s := SampleScanSummary()
+		seven := 7
+		s.Checks[1].Diagnostics = &mailauth.SpfDiagnostics{SPFRecordCount: 1, DNSLookupCount: &seven, DNSLookupLimit: 10, LookupComplete: false}
+		s.Checks[2].Diagnostics = &mailauth.DmarcDiagnostics{TreeWalkQueries: 1} // every nullable fact null
+		return s, nil
+	}}
+	ts := NewTestServer(t, svc, Options{})
 	b.Do("open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("domain")))
 	got := browsertest.Eval[string](b, `document.documentElement.lang + "|" + document.querySelector("h1").textContent + "|" + document.getElementById("lang-toggle").textContent`)
 	if got != "zh-CN|检查域名的邮件认证配置|English" {
 		t.Errorf("page for a zh-CN browser: %q", got)
 	}
 	b.CheckAccessibility("empty page in Chinese")
+	b.Do("scan", chromedp.SendKeys(chromedp.ID("domain"), "example.com\r"), chromedp.WaitVisible(chromedp.ID("check-caa")))
+	cells := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-spf td, #check-dmarc td")].map(c => c.textContent)`)
+	joined := strings.Join(cells, "|")
+	if !strings.Contains(joined, "至少 7") || strings.Count(joined, "无法确定") != 13 {
+		t.Errorf("diagnostics cells: %q (want the lower bound and 13 undetermined DMARC facts)", cells)
+	}
 	b.NoProblems("zh default")
 }

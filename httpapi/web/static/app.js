@@ -70,7 +70,8 @@
       yes: "Yes",
       no: "No",
       unknown: "Could not be determined",
-      seconds: "{n} s ({d} days)"
+      seconds: "{n} s ({d} days)",
+      atLeast: "at least {n}"
     },
     zh: {
       skip: "跳到检查表单",
@@ -133,7 +134,8 @@
       yes: "是",
       no: "否",
       unknown: "无法确定",
-      seconds: "{n} 秒（{d} 天）"
+      seconds: "{n} 秒（{d} 天）",
+      atLeast: "至少 {n}"
     }
   };
 
@@ -596,23 +598,28 @@
     known.forEach(function (f) {
       if (Object.prototype.hasOwnProperty.call(c.diagnostics, f[0])) {
         seen[f[0]] = true;
-        tbody.appendChild(diagRow(lang === "zh" ? f[2] : f[1], f[0], c.diagnostics[f[0]]));
+        tbody.appendChild(diagRow(lang === "zh" ? f[2] : f[1], f[0], c.diagnostics));
       }
     });
     Object.keys(c.diagnostics).forEach(function (k) {
-      if (!seen[k]) { tbody.appendChild(diagRow(k, k, c.diagnostics[k])); }
+      if (!seen[k]) { tbody.appendChild(diagRow(k, k, c.diagnostics)); }
     });
     table.appendChild(tbody);
     wrap.appendChild(table);
     return wrap;
   }
 
-  function diagRow(label, key, v) {
+  function diagRow(label, key, d) {
+    var v = d[key];
     var tr = el("tr");
     var th = el("th", null, label);
     th.setAttribute("scope", "row");
     tr.appendChild(th);
     var td = el("td", null, value(key, v));
+    // An incompletely expanded SPF tree gives a lower bound (contract).
+    if (key === "dnsLookupCount" && typeof v === "number" && d.lookupComplete === false) {
+      td.textContent = t("atLeast", { n: v });
+    }
     if (v === null) { td.className = "unknown"; }
     tr.appendChild(td);
     return tr;
