@@ -21,7 +21,9 @@ func TestBrowserErrors(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	var calls sync.Mutex
 	failNext := true
+	gate := make(chan struct{}) // holds the first scan until the loading state was seen
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		<-gate
 		calls.Lock()
 		defer calls.Unlock()
 		if failNext {
@@ -32,15 +34,25 @@ func TestBrowserErrors(t *testing.T) {
 	}}
 	clock := NewTestClock()
 	ts := NewTestServer(t, svc, Options{Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2, Now: clock.Now})})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release) // before the server closes, should a step fail first
 
 	b.Expect("/api/scan", 500)
-	b.Do("a 500 offers a retry",
+	b.Do("a slow scan shows the loading state",
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible(chromedp.ID("domain")),
 		chromedp.SendKeys(chromedp.ID("domain"), "example.com"),
 		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
-		chromedp.WaitVisible(chromedp.ID("retry")),
+		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("elapsed").textContent === "1 s"`,
+			chromedp.WithPollingTimeout(browsertest.StepTimeout))),
 	)
+	loading := browsertest.Eval[string](b, `document.getElementById("status").textContent + "|" +
+		document.querySelector("#scan-form button[type=submit]").disabled + "|" + document.getElementById("results").getAttribute("aria-busy")`)
+	if loading != "Checking…|true|true" {
+		t.Errorf("loading state: %q", loading)
+	}
+	release()
+	b.Do("the 500 arrives with a retry", chromedp.WaitVisible(chromedp.ID("retry")))
 	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, errResolverDown.msg) {
 		t.Errorf("500 message: %q", msg)
 	}

@@ -38,7 +38,8 @@
       limits: "Up to 30 checks per minute from one address. Results describe public configuration at the time of the check; they do not guarantee inbox placement.",
       footAPI: "API documentation",
       footCLI: "Command-line client",
-      checking: "Checking… {s} s",
+      checking: "Checking…",
+      elapsed: "{s} s",
       done: "Done in {s} s.",
       needDomain: "Enter a domain to check.",
       needIP: "Enter an IP address to check.",
@@ -102,7 +103,8 @@
       limits: "同一地址每分钟最多检查 30 次。结果只反映检查时的公开配置，不保证邮件能进入收件箱。",
       footAPI: "API 文档",
       footCLI: "命令行客户端",
-      checking: "正在检查…已用 {s} 秒",
+      checking: "正在检查…",
+      elapsed: "已用 {s} 秒",
       done: "检查完成，用时 {s} 秒。",
       needDomain: "请输入要检查的域名。",
       needIP: "请输入要检查的 IP 地址。",
@@ -246,7 +248,7 @@
   var timers = { tick: 0, retry: 0 };
   var retryFn = null;
   // The messages shown, kept as text keys so a language switch redraws them.
-  var msgs = { status: null, alert: null };
+  var msgs = { status: null, alert: null, elapsed: null };
 
   function $(id) { return document.getElementById(id); }
 
@@ -338,8 +340,13 @@
     document.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
     $("results").setAttribute("aria-busy", "true");
     hideAlert();
+    // The live region announces "Checking…" once; the seconds tick
+    // beside it, hidden from screen readers so they are not read out
+    // every second.
+    setStatus("checking");
     var show = function () {
-      setStatus("checking", { s: Math.floor((Date.now() - started) / 1000) });
+      msgs.elapsed = { s: Math.floor((Date.now() - started) / 1000) };
+      renderMsgs();
     };
     show();
     timers.tick = window.setInterval(show, 1000);
@@ -349,6 +356,7 @@
   function stopBusy(started) {
     busy = false;
     window.clearInterval(timers.tick);
+    msgs.elapsed = null;
     $("results").removeAttribute("aria-busy");
     if (!timers.retry) {
       document.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = false; });
@@ -432,6 +440,7 @@
 
   function renderMsgs() {
     $("status").textContent = msgs.status ? t(msgs.status.key, msgs.status.vars) : "";
+    $("elapsed").textContent = msgs.elapsed ? t("elapsed", msgs.elapsed) : "";
     var a = msgs.alert;
     $("alert").hidden = !a;
     $("alert-text").textContent = a ? t(a.key, a.vars) : "";
