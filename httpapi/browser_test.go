@@ -15,7 +15,8 @@ import (
 // lab is TestBrowser in cmd/mailauth; this one needs a service that fails
 // on demand and a tight limiter.
 
-// TestBrowserErrors: a 500 offers a retry that works, and a 429 counts
+// TestBrowserErrors: a slow scan shows the elapsed time with the button
+// disabled, a 500 offers a retry that works, and a 429 counts
 // down from Retry-After with the buttons disabled.
 func TestBrowserErrors(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
