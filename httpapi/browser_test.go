@@ -110,7 +110,19 @@ func TestBrowserChineseDefault(t *testing.T) {
 		t.Errorf("page for a zh-CN browser: %q", got)
 	}
 	b.CheckAccessibility("empty page in Chinese")
+	b.Do("submit an empty domain", chromedp.SendKeys(chromedp.ID("domain"), "\r"), chromedp.WaitVisible(chromedp.ID("alert")))
+	empty := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent + "|" +
+		document.getElementById("domain").getAttribute("aria-invalid") + "|" + document.activeElement.id`)
+	if empty != "请输入要检查的域名。|true|domain" {
+		t.Errorf("empty domain: %q", empty)
+	}
+	if scans, _ := svc.Calls(); len(scans) != 0 {
+		t.Errorf("an empty domain was sent: %v", scans)
+	}
 	b.Do("scan", chromedp.SendKeys(chromedp.ID("domain"), "example.com\r"), chromedp.WaitVisible(chromedp.ID("check-caa")))
+	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden && !document.getElementById("domain").hasAttribute("aria-invalid")`) {
+		t.Error("the empty-domain message outlived a good scan")
+	}
 	cells := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-spf td, #check-dmarc td")].map(c => c.textContent)`)
 	joined := strings.Join(cells, "|")
 	if !strings.Contains(joined, "至少 7") || strings.Count(joined, "无法确定") != 13 {

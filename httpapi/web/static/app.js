@@ -447,18 +447,27 @@
     $("retry").hidden = !(a && a.retry);
   }
 
+  // required returns the trimmed value of a required field, or "" after
+  // marking the field invalid, saying so and focusing it.
+  function required(id, msgKey) {
+    var f = $(id);
+    var v = f.value.trim();
+    if (!v) {
+      showAlert(msgKey, null, false);
+      f.setAttribute("aria-invalid", "true");
+      f.focus();
+      return "";
+    }
+    f.removeAttribute("aria-invalid");
+    return v;
+  }
+
   function submitScan(ev) {
     if (ev) { ev.preventDefault(); }
-    var domain = $("domain").value.trim();
+    var domain = required("domain", "needDomain");
+    if (!domain) { return; }
     var selector = $("selector").value.trim();
     var ip = $("sending-ip").value.trim();
-    if (!domain) {
-      showAlert("needDomain", null, false);
-      $("domain").setAttribute("aria-invalid", "true");
-      $("domain").focus();
-      return;
-    }
-    $("domain").removeAttribute("aria-invalid");
     var body = { domain: domain };
     if (selector) { body.dkimSelector = selector; }
     if (ip) { body.sendingIp = ip; }
@@ -468,14 +477,8 @@
 
   function submitPtr(ev) {
     if (ev) { ev.preventDefault(); }
-    var ip = $("ptr-ip").value.trim();
-    if (!ip) {
-      showAlert("needIP", null, false);
-      $("ptr-ip").setAttribute("aria-invalid", "true");
-      $("ptr-ip").focus();
-      return;
-    }
-    $("ptr-ip").removeAttribute("aria-invalid");
+    var ip = required("ptr-ip", "needIP");
+    if (!ip) { return; }
     writeFragment({ ip: ip });
     post("/api/ptr-check", { sendingIp: ip }, function (data) { show({ kind: "ptr", body: data }); });
   }
