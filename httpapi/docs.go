@@ -84,6 +84,7 @@ type docData struct {
 	Limits        []docLimit
 	ScanSample    string
 	PtrSample     string
+	HealthSample  string
 	MaxBodyBytes  int
 	RateLimit     int
 	RateWindowSec int
@@ -130,7 +131,10 @@ func newDocData() (docData, error) {
 	if d.ScanSample, err = readSample("web/developers/sample-scan.json"); err != nil {
 		return d, err
 	}
-	d.PtrSample, err = readSample("web/developers/sample-ptr-check.json")
+	if d.PtrSample, err = readSample("web/developers/sample-ptr-check.json"); err != nil {
+		return d, err
+	}
+	d.HealthSample, err = readSample("web/developers/sample-health.json")
 	return d, err
 }
 

@@ -318,6 +318,7 @@ func TestDeveloperSamples(t *testing.T) {
 	for name, schema := range map[string]string{
 		"web/developers/sample-scan.json":      "/components/schemas/ScanSummary",
 		"web/developers/sample-ptr-check.json": "/components/schemas/PtrCheckSummary",
+		"web/developers/sample-health.json":    "/components/schemas/Health",
 	} {
 		b, err := webFiles.ReadFile(name)
 		if err != nil {
