@@ -308,7 +308,7 @@ func TestMethodNotAllowed(t *testing.T) {
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
-	for _, p := range []string{"/", "/api", "/api/scan/", "/api/scans", "/API/SCAN", "/openapi.yaml", "/api/health/x"} {
+	for _, p := range []string{"/index.html", "/static/", "/developers/", "/api", "/api/scan/", "/api/scans", "/API/SCAN", "/openapi.yaml", "/api/health/x"} {
 		r := ts.Get(t, p)
 		if r.StatusCode != http.StatusNotFound || ErrorMessage(t, r) != "not found" {
 			t.Errorf("GET %s: status %d body %s", p, r.StatusCode, r.Body)

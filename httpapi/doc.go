@@ -37,10 +37,21 @@
 // random request id, never a domain, address, selector, query string or
 // error text from below.
 //
+// # Pages
+//
+// GET / is the web page, a same-origin client of the two diagnostic
+// endpoints; /developers/api/ and /developers/cli/ document the API and
+// the command line. They are embedded (web/), need no build step, load
+// nothing from another origin, and carry a strict Content-Security-Policy
+// (default-src 'self', no inline script or style, no framing). The
+// developer pages are rendered once from the OpenAPI document and the root
+// package's score, grade and judgement tables, so they say what the code
+// does. Pages are not API operations: the OpenAPI document lists only the
+// operations.
+//
 // # What this package does not do
 //
-// It does not scan: the Service does. It serves no web page yet, and keeps
-// no analytics. It does not trust X-Forwarded-For unless the TCP peer is in
+// It does not scan: the Service does. It keeps no analytics. It does not trust X-Forwarded-For unless the TCP peer is in
 // Options.TrustedProxies.
 //
 // # Limits

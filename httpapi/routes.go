@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"path"
+	"strings"
 )
 
 // route is one operation of the service. The OpenAPI document lists
@@ -24,14 +25,24 @@ func (h *handler) routeTable() []route {
 	}
 }
 
-// routes builds the mux: one method pattern per operation plus a
-// method-less fallback per path, so that a wrong method gets a JSON 405
-// with Allow, and a JSON 404 for every other path.
+// routes builds the mux: one method pattern per operation and per page
+// (pages and assets are not API operations: they come from sitePages, not
+// routeTable) plus a method-less fallback per path, so that a wrong method
+// gets a JSON 405 with Allow, and a JSON 404 for every other path.
 func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range h.routeTable() {
 		mux.Handle(rt.method+" "+rt.path, rt.handler)
 		mux.Handle(rt.path, methodNotAllowed(allowHeader(rt.method)))
+	}
+	for _, p := range sitePages() {
+		rt, pattern := p.route(), routePattern(p.path)
+		mux.Handle(rt.method+" "+pattern, rt.handler)
+		mux.Handle(pattern, methodNotAllowed(allowHeader(rt.method)))
+		if bare := strings.TrimSuffix(p.path, "/"); bare != p.path && bare != "" {
+			mux.Handle(rt.method+" "+bare, redirectTo(p.path))
+			mux.Handle(bare, methodNotAllowed(allowHeader(rt.method)))
+		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errNotFound)
@@ -67,7 +78,7 @@ func targetGuard(next http.Handler) http.Handler {
 		case r.RequestURI == "*":
 			w.Header().Set("Allow", "")
 			writeError(w, r, errMethod)
-		case r.URL.Path == "" || path.Clean(r.URL.Path) != r.URL.Path && r.URL.Path != "/":
+		case !isCleanPath(r.URL.Path):
 			writeError(w, r, errNotFound)
 		default:
 			next.ServeHTTP(w, r)
@@ -75,8 +86,23 @@ func targetGuard(next http.Handler) http.Handler {
 	})
 }
 
-// knownPaths are the paths the access log may name; any other path is
-// logged as "other" because it could carry a domain or an address.
+// isCleanPath reports whether p is a path ServeMux would not rewrite: not
+// empty, and unchanged by path.Clean apart from one trailing slash (the
+// developer pages end in one).
+func isCleanPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}
+
+// knownPaths are the API paths the access log may name (pagePaths adds
+// the pages); any other path is logged as "other" because it could carry
+// a domain or an address.
 var knownPaths = map[string]bool{
 	"/api/scan": true, "/api/ptr-check": true, "/api/health": true, "/openapi.json": true,
 }
@@ -91,7 +117,7 @@ var knownMethods = map[string]bool{
 
 // logRoute is the path as the access log may show it.
 func logRoute(path string) string {
-	if knownPaths[path] {
+	if knownPaths[path] || pagePaths()[path] {
 		return path
 	}
 	return "other"

@@ -64,6 +64,7 @@ Usage:
   mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
                                     evaluate SPF for a client IP as a receiver would
+  mailauth -version                 print the version
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, getenv env, std stdio) int {
 		return runPtr(ctx, args[1:], getenv, std)
 	case "spf-eval":
 		return runSPFEval(ctx, args[1:], getenv, std)
+	case "-version", "--version", "version":
+		return printVersion(std.out)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(std.out, topUsage)
 		return exitOK

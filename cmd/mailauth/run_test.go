@@ -197,8 +197,8 @@ func TestLocalScanUnavailable(t *testing.T) {
 	defer cancel()
 	var out, errOut strings.Builder
 	code := run(ctx, []string{"scan", "-dns", addr, "example.com"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-	if code != exitUnavailable || out.Len() != 0 {
-		t.Errorf("exit %d stdout %q stderr %q", code, out.String(), errOut.String())
+	if code != exitUnavailable || out.Len() != 0 || !strings.Contains(errOut.String(), "-dns 9.9.9.9") {
+		t.Errorf("exit %d stdout %q stderr %q (want a hint about -dns)", code, out.String(), errOut.String())
 	}
 	code = run(ctx, []string{"ptr", "-dns", addr, "8.8.8.8"}, mapEnv(nil), stdio{out: &out, err: &errOut})
 	if code != exitUnavailable {

@@ -276,7 +276,7 @@ func failureExit(err error, w io.Writer) int {
 		fmt.Fprintf(w, "mailauth: invalid input: %s\n", se.msg)
 		return exitUsage
 	case errors.Is(err, mailauth.ErrResolverUnavailable):
-		fmt.Fprintln(w, "mailauth: DNS unavailable: no resolver answered")
+		fmt.Fprintln(w, "mailauth: DNS unavailable: no resolver answered; "+dnsHint)
 		return exitUnavailable
 	}
 	fmt.Fprintf(w, "mailauth: %s\n", cleanText(err.Error())) // may quote the service's answer

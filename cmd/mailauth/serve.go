@@ -33,8 +33,10 @@ const (
 
 const serveHead = `Usage: mailauth serve [flags]
 
-Runs the HTTP service: POST /api/scan, POST /api/ptr-check, GET /api/health,
-GET /openapi.json. Stops gracefully on SIGINT or SIGTERM, finishing the
+Runs the HTTP service: the web page at /, the documentation at
+/developers/api/ and /developers/cli/, POST /api/scan, POST /api/ptr-check,
+GET /api/health, GET /openapi.json. Logs the address to open and the DNS
+servers in use. Stops gracefully on SIGINT or SIGTERM, finishing the
 diagnostics in flight. Access log (JSON, no domains, addresses or selectors)
 on standard error.
 `
@@ -137,6 +139,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
+	logDNSServers(c.scan.DNSServers, logger)
 	limiter, closeLimiter, err := openLimiter(ctx, c, logger)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
@@ -237,7 +240,7 @@ func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *sl
 		DisableGeneralOptionsHandler: true, // OPTIONS * gets the handler's JSON 405
 		ErrorLog:                     log.New(serverErrorLog{logger}, "", 0),
 	}
-	logger.Info("listening", slog.String("addr", ln.Addr().String()))
+	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("open", pageURL(ln.Addr().String())))
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

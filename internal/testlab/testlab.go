@@ -14,6 +14,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
 	"net/http"
@@ -35,6 +36,9 @@ type Lab struct {
 	// RootCAs trusts the test CA that signed the policy server's
 	// certificate.
 	RootCAs *x509.CertPool
+	// CAPEM is that CA certificate in PEM, for programs that take a
+	// -ca-file.
+	CAPEM []byte
 }
 
 // Start serves the zone files and, for each "mta-sts.<domain>" key of
@@ -59,6 +63,7 @@ func Start(tb testing.TB, zoneFiles []string, policies map[string]string) *Lab {
 	lab.HTTPSPort, _ = strconv.Atoi(port)
 	lab.RootCAs = x509.NewCertPool()
 	lab.RootCAs.AddCert(ca)
+	lab.CAPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})
 	return lab
 }
 

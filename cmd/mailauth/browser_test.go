@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mailauth/mailauth/internal/browsertest"
+	"github.com/mailauth/mailauth/internal/testlab"
+)
+
+// serveLab runs `mailauth serve` on 127.0.0.1 with the real scanner
+// resolving through the loopback lab's DNS server and fetching MTA-STS
+// policies from its HTTPS server (the lab flags), and returns its base
+// URL. It stops when the test ends.
+func serveLab(t *testing.T) string {
+	t.Helper()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, map[string]string{
+		"mta-sts.good.example.com": "version: STSv1\nmode: enforce\nmx: mx1.good.example.com\nmax_age: 604800\n",
+	})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, lab.CAPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan int, 1)
+	var errOut syncBuilder
+	go func() {
+		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-dns", lab.DNS.Addr(),
+			"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets"},
+			mapEnv(nil), stdio{out: &errOut, err: &errOut}, serveHooks{ready: func(a string) { addrc <- a }})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve exit %d: %s", code, errOut.String())
+		}
+	})
+	select {
+	case a := <-addrc:
+		return "http://" + a
+	case code := <-done:
+		done <- code
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	return ""
+}
+
+// TestBrowser drives the web page in headless Chromium against `mailauth
+// serve` (in process, with the lab flags) over the loopback lab's DNS and
+// MTA-STS policy servers: a scan with a grade
+// and eight cards, one card expanded, Chinese, a 400 shown inline, an IP
+// checked alone, the page at phone width, and axe-core's accessibility
+// rules; no console error and no failed request throughout.
+func TestBrowser(t *testing.T) {
+	b := browsertest.Start(t, "en-US")
+	base := serveLab(t)
+
+	b.Do("open the page",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+	)
+	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "en" {
+		t.Errorf("default language for en-US: %q", lang)
+	}
+	b.CheckAccessibility("empty page")
+
+	b.Do("scan a domain",
+		chromedp.SendKeys(chromedp.ID("domain"), "good.example.com"),
+		chromedp.SendKeys(chromedp.ID("selector"), "s1"),
+		chromedp.SendKeys(chromedp.ID("sending-ip"), "8.8.8.8\r"), // Enter submits: the keyboard is enough
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	if id := browsertest.Eval[string](b, `document.activeElement.id`); id != "results" {
+		t.Errorf("focus after the scan is on %q, want the results", id)
+	}
+	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != 8 {
+		t.Errorf("cards: %d, want 8", n)
+	}
+	if g := browsertest.Eval[string](b, `document.querySelector(".grade-letter").textContent`); g != "A" {
+		t.Errorf("grade %q, want A", g)
+	}
+	if s := browsertest.Eval[string](b, `document.querySelector(".score-num").textContent`); s != "100" {
+		t.Errorf("score %q, want 100", s)
+	}
+	if loc := browsertest.Eval[string](b, `location.search + "|" + location.hash`); loc != "|#domain=good.example.com&selector=s1&sendingIp=8.8.8.8" {
+		t.Errorf("location: %q (the domain belongs in the fragment, never the query)", loc)
+	}
+
+	b.Do("expand a card with the keyboard",
+		chromedp.Focus(chromedp.CSS("#check-dmarc summary")),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS("#check-dmarc table.diag")),
+	)
+	rows := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-dmarc details[open] table.diag tbody tr")].map(r => r.textContent)`)
+	if len(rows) != 15 {
+		t.Errorf("dmarc diagnostics rows: %d, want the contract's 15: %q", len(rows), rows)
+	}
+	for _, r := range rows {
+		if strings.Contains(r, "null") || strings.Contains(r, "true") || strings.Contains(r, "false") {
+			t.Errorf("raw JSON value in the table: %q", r)
+		}
+	}
+	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
+	b.CheckAccessibility("results, expanded")
+	b.Screenshot("desktop-results-en.png")
+	b.NoProblems("scan")
+
+	b.Do("switch to Chinese", chromedp.Click(chromedp.ID("lang-toggle")))
+	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
+		t.Errorf("after the toggle: lang %q", lang)
+	}
+	zh := browsertest.Eval[string](b, `document.querySelector("h1").textContent + "|" + document.querySelector("#check-dmarc .card-title span:last-child").textContent + "|" + document.querySelector("#check-dmarc summary").textContent`)
+	if zh != "检查域名的邮件认证配置| DMARC 策略|详情" {
+		t.Errorf("Chinese texts: %q", zh)
+	}
+	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
+	b.CheckAccessibility("results in Chinese")
+	b.Screenshot("desktop-results-zh.png")
+
+	b.Do("reload: the language is remembered, the fragment rescans",
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
+		t.Errorf("after reload: lang %q, want the remembered zh-CN", lang)
+	}
+	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
+	b.NoProblems("language")
+
+	b.Expect("/api/ptr-check", 400)
+	b.Do("a 400 is shown inline",
+		chromedp.Click(chromedp.CSS(`label.mode:has(#mode-ip)`)),
+		chromedp.WaitVisible(chromedp.ID("ptr-ip")),
+		chromedp.SendKeys(chromedp.ID("ptr-ip"), "10.0.0.1"),
+		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("alert")),
+	)
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.HasPrefix(msg, "Please check your input: sendingIp:") {
+		t.Errorf("400 message: %q", msg)
+	}
+	if browsertest.Eval[bool](b, `!document.getElementById("retry").hidden`) {
+		t.Error("a 400 offers a retry")
+	}
+	b.NoProblems("400")
+	b.ClearExpected()
+
+	browsertest.Eval[chromedp.Void](b, `document.getElementById("ptr-ip").value = ""`)
+	b.Do("check an IP alone",
+		chromedp.SendKeys(chromedp.ID("ptr-ip"), "8.8.8.8"),
+		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
+		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+	)
+	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != 1 {
+		t.Errorf("ptr-check cards: %d, want 1", n)
+	}
+	if st := browsertest.Eval[string](b, `document.querySelector("#check-ptr .status-tag").textContent`); st != "Pass" {
+		t.Errorf("ptr status %q", st)
+	}
+	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden`) {
+		t.Error("the 400 message is still shown after a good check")
+	}
+	if h := browsertest.Eval[string](b, `location.hash`); h != "#ip=8.8.8.8" {
+		t.Errorf("fragment %q", h)
+	}
+	b.CheckAccessibility("ptr-check")
+	b.Screenshot("desktop-ptr-check.png")
+	b.NoProblems("ptr-check")
+
+	b.Do("phone: developer page",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(base+"/developers/api/"),
+		chromedp.WaitVisible(chromedp.ID("scoring")),
+	)
+	b.CheckAccessibility("phone /developers/api/")
+	b.Screenshot("phone-developers-api.png")
+	b.Do("phone: a shared link scans the domain in its fragment",
+		chromedp.Navigate(base+"/#domain=weak.example.com"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	if w := browsertest.Eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+		t.Errorf("phone width: the page is %dpx wide in a %dpx viewport", w[0], w[1])
+	}
+	if d := browsertest.Eval[string](b, `document.getElementById("domain").value`); d != "weak.example.com" {
+		t.Errorf("domain from the fragment: %q", d)
+	}
+	b.Screenshot("phone-results.png")
+	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
+	b.CheckAccessibility("phone results")
+	b.Screenshot("phone-results-expanded.png")
+	b.Do("desktop: developer pages",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(base+"/developers/cli/"), chromedp.WaitVisible(chromedp.ID("exit-codes")))
+	b.CheckAccessibility("/developers/cli/")
+	b.Screenshot("desktop-developers-cli.png")
+	b.NoProblems("phone and developer pages")
+}

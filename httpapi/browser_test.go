@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/browsertest"
+)
+
+// The whole page in a browser against `mailauth serve` and the loopback
+// lab is TestBrowser in cmd/mailauth; this one needs a service that fails
+// on demand and a tight limiter.
+
+// TestBrowserErrors: a slow scan shows the elapsed time with the button
+// disabled, a 500 offers a retry that works, and a 429 counts
+// down from Retry-After with the buttons disabled.
+func TestBrowserErrors(t *testing.T) {
+	b := browsertest.Start(t, "en-US")
+	var calls sync.Mutex
+	failNext := true
+	gate := make(chan struct{}) // holds the first scan until the loading state was seen
+	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		<-gate
+		calls.Lock()
+		defer calls.Unlock()
+		if failNext {
+			failNext = false
+			return mailauth.ScanSummary{}, mailauth.ErrResolverUnavailable
+		}
+		return SampleScanSummary(), nil
+	}}
+	clock := NewTestClock()
+	ts := NewTestServer(t, svc, Options{Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2, Now: clock.Now})})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release) // before the server closes, should a step fail first
+
+	b.Expect("/api/scan", 500)
+	b.Do("a slow scan shows the loading state",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "example.com"),
+		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
+		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("elapsed").textContent === "1 s"`,
+			chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+	)
+	loading := browsertest.Eval[string](b, `document.getElementById("status").textContent + "|" +
+		document.querySelector("#scan-form button[type=submit]").disabled + "|" + document.getElementById("results").getAttribute("aria-busy")`)
+	if loading != "Checking…|true|true" {
+		t.Errorf("loading state: %q", loading)
+	}
+	release()
+	b.Do("the 500 arrives with a retry", chromedp.WaitVisible(chromedp.ID("retry")))
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, errResolverDown.msg) {
+		t.Errorf("500 message: %q", msg)
+	}
+	b.Screenshot("error-500.png")
+	b.NoProblems("500")
+	b.ClearExpected()
+
+	b.Do("the retry succeeds",
+		chromedp.Click(chromedp.ID("retry")),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden`) {
+		t.Error("the 500 message is still shown after a successful retry")
+	}
+	b.NoProblems("retry")
+
+	b.Expect("/api/scan", 429)
+	b.Do("a 429 counts down",
+		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("alert")),
+	)
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Too many checks from your address. You can try again in 60 s." {
+		t.Errorf("429 message: %q", msg)
+	}
+	if !browsertest.Eval[bool](b, `document.querySelector("#scan-form button[type=submit]").disabled`) {
+		t.Error("the submit button is enabled during the countdown")
+	}
+	b.Do("the countdown ticks", browsertest.Discard(chromedp.Poll[bool](
+		`document.getElementById("alert-text").textContent.includes("in 59 s")`, chromedp.WithPollingTimeout(browsertest.StepTimeout))))
+	b.Do("in Chinese too", chromedp.Click(chromedp.ID("lang-toggle")))
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, "秒后重试") {
+		t.Errorf("429 message in Chinese: %q", msg)
+	}
+	b.Screenshot("error-429.png")
+	b.CheckAccessibility("429")
+	b.NoProblems("429")
+}
+
+// TestBrowserChineseDefault: a browser that prefers Chinese gets the page
+// in Chinese without touching the toggle.
+func TestBrowserChineseDefault(t *testing.T) {
+	b := browsertest.Start(t, "zh-CN")
+	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		s := SampleScanSummary()
+		seven := 7
+		s.Checks[1].Diagnostics = &mailauth.SpfDiagnostics{SPFRecordCount: 1, DNSLookupCount: &seven, DNSLookupLimit: 10, LookupComplete: false}
+		s.Checks[2].Diagnostics = &mailauth.DmarcDiagnostics{TreeWalkQueries: 1} // every nullable fact null
+		return s, nil
+	}}
+	ts := NewTestServer(t, svc, Options{})
+	b.Do("open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("domain")))
+	got := browsertest.Eval[string](b, `document.documentElement.lang + "|" + document.querySelector("h1").textContent + "|" + document.getElementById("lang-toggle").textContent`)
+	if got != "zh-CN|检查域名的邮件认证配置|English" {
+		t.Errorf("page for a zh-CN browser: %q", got)
+	}
+	b.CheckAccessibility("empty page in Chinese")
+	b.Do("submit an empty domain", chromedp.SendKeys(chromedp.ID("domain"), "\r"), chromedp.WaitVisible(chromedp.ID("alert")))
+	empty := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent + "|" +
+		document.getElementById("domain").getAttribute("aria-invalid") + "|" + document.activeElement.id`)
+	if empty != "请输入要检查的域名。|true|domain" {
+		t.Errorf("empty domain: %q", empty)
+	}
+	if scans, _ := svc.Calls(); len(scans) != 0 {
+		t.Errorf("an empty domain was sent: %v", scans)
+	}
+	b.Do("scan", chromedp.SendKeys(chromedp.ID("domain"), "example.com\r"), chromedp.WaitVisible(chromedp.ID("check-caa")))
+	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden && !document.getElementById("domain").hasAttribute("aria-invalid")`) {
+		t.Error("the empty-domain message outlived a good scan")
+	}
+	cells := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-spf td, #check-dmarc td")].map(c => c.textContent)`)
+	joined := strings.Join(cells, "|")
+	if !strings.Contains(joined, "至少 7") || strings.Count(joined, "无法确定") != 13 {
+		t.Errorf("diagnostics cells: %q (want the lower bound and 13 undetermined DMARC facts)", cells)
+	}
+	b.NoProblems("zh default")
+}

@@ -1,0 +1,359 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mailauth/mailauth"
+)
+
+// The developer pages, rendered once from templates and from what the code
+// and the contract say: field tables from openapi.json, the score, grade
+// and status tables from the root package, limits and error messages from
+// this package's constants and catalogue.
+
+// docPage is one developer page: its path, template and title.
+type docPage struct {
+	path, template, title string
+}
+
+var docPages = []docPage{
+	{"/developers/api/", "api.html", "mailauth API"},
+	{"/developers/cli/", "cli.html", "mailauth command line"},
+}
+
+// docSchemaOrder lists the contract's objects in the order the API page
+// shows them.
+var docSchemaOrder = []string{
+	"ScanRequest", "PtrCheckRequest", "ScanSummary", "PtrCheckSummary", "CheckSummary",
+	"SpfDiagnostics", "DmarcDiagnostics", "DkimDiagnostics", "MtaStsDiagnostics",
+	"TlsRptDiagnostics", "PtrDiagnostics", "StatusCounts", "LocalizedText", "Health", "Error",
+}
+
+// docField is one property of a schema, as the page lists it.
+type docField struct {
+	Name, Type, Bounds, Description string
+	Required                        bool
+}
+
+// docSchema is one object of the contract.
+type docSchema struct {
+	Name, Description string
+	Fields            []docField
+}
+
+// docGrade is one row of the grade table.
+type docGrade struct {
+	Grade    mailauth.Grade
+	Min, Max int
+}
+
+// docRuleGroup is the status table of one check.
+type docRuleGroup struct {
+	ID    mailauth.CheckID
+	Title mailauth.LocalizedText
+	Rules []mailauth.StatusRule
+}
+
+// docError is one row of the error table.
+type docError struct {
+	Status    int
+	Condition string
+	Messages  []string
+}
+
+// docLimit is one row of the limits table.
+type docLimit struct {
+	Name, Value, AppliesTo string
+}
+
+// docData is everything the developer pages show.
+type docData struct {
+	Title, Path   string
+	Schemas       []docSchema
+	Weights       []mailauth.ScoreWeight
+	Grades        []docGrade
+	SharedRules   []mailauth.StatusRule
+	RuleGroups    []docRuleGroup
+	Errors        []docError
+	Limits        []docLimit
+	ScanSample    string
+	PtrSample     string
+	HealthSample  string
+	MaxBodyBytes  int
+	RateLimit     int
+	RateWindowSec int
+}
+
+// developerPages renders the developer pages.
+func developerPages() ([]page, error) {
+	tmpl, err := template.New("").ParseFS(webFiles, "web/developers/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("developer page templates: %w", err)
+	}
+	data, err := newDocData()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]page, 0, len(docPages))
+	for _, p := range docPages {
+		data.Title, data.Path = p.title, p.path
+		var b bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&b, p.template, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.template, err)
+		}
+		out = append(out, page{p.path, "text/html; charset=utf-8", b.Bytes()})
+	}
+	return out, nil
+}
+
+// newDocData collects the tables the pages show.
+func newDocData() (docData, error) {
+	d := docData{
+		Weights:       mailauth.ScoreWeights(),
+		Grades:        docGrades(),
+		Errors:        docErrors(),
+		Limits:        docLimits(),
+		MaxBodyBytes:  MaxBodyBytes,
+		RateLimit:     DefaultRateLimit,
+		RateWindowSec: int(DefaultRateWindow.Seconds()),
+	}
+	d.SharedRules, d.RuleGroups = docRules()
+	var err error
+	if d.Schemas, err = docSchemas(openAPIDocument); err != nil {
+		return d, err
+	}
+	if d.ScanSample, err = readSample("web/developers/sample-scan.json"); err != nil {
+		return d, err
+	}
+	if d.PtrSample, err = readSample("web/developers/sample-ptr-check.json"); err != nil {
+		return d, err
+	}
+	d.HealthSample, err = readSample("web/developers/sample-health.json")
+	return d, err
+}
+
+func readSample(name string) (string, error) {
+	b, err := webFiles.ReadFile(name)
+	return string(b), err
+}
+
+// docGrades turns the grade floors into ranges.
+func docGrades() []docGrade {
+	var out []docGrade
+	top := 100
+	for _, f := range mailauth.GradeFloors() {
+		out = append(out, docGrade{Grade: f.Grade, Min: f.MinScore, Max: top})
+		top = f.MinScore - 1
+	}
+	return out
+}
+
+// docRules groups the status rules by check.
+func docRules() (shared []mailauth.StatusRule, groups []docRuleGroup) {
+	byCheck := map[mailauth.CheckID][]mailauth.StatusRule{}
+	for _, r := range mailauth.StatusRules() {
+		if r.Check == "" {
+			shared = append(shared, r)
+			continue
+		}
+		byCheck[r.Check] = append(byCheck[r.Check], r)
+	}
+	for _, id := range mailauth.CheckOrder {
+		groups = append(groups, docRuleGroup{ID: id, Title: mailauth.CheckTitle(id), Rules: byCheck[id]})
+	}
+	return shared, groups
+}
+
+// docErrors is the contract's error table with the service's messages.
+func docErrors() []docError {
+	return []docError{
+		{http.StatusBadRequest, "Invalid JSON body, unknown or repeated field, invalid domain, selector, sending IP or utm_source.",
+			[]string{errBodySyntax.msg, errUnknownField.msg, "FIELD: RULE (names the field and the rule, never the value)"}},
+		{http.StatusNotFound, "No such path.", []string{errNotFound.msg}},
+		{http.StatusMethodNotAllowed, "Wrong method for the path (the Allow header lists the right ones). OPTIONS too: cross-origin requests are not supported.", []string{errMethod.msg}},
+		{http.StatusRequestEntityTooLarge, "The request body exceeds 8 KiB.", []string{errTooLarge.msg}},
+		{http.StatusUnsupportedMediaType, "Content-Type is not application/json.", []string{errMediaType.msg}},
+		{http.StatusTooManyRequests, "Over the rate limit; Retry-After gives the whole seconds until the window resets (at least 1).", []string{errRateLimited.msg}},
+		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable; retry later.",
+			[]string{errResolverDown.msg, errBusy.msg, errLimiterDown.msg, errInternal.msg}},
+	}
+}
+
+// docLimits is the limits table, from the constants that enforce it.
+func docLimits() []docLimit {
+	n := func(v int) string { return fmt.Sprint(v) }
+	return []docLimit{
+		{"Request body size", n(MaxBodyBytes) + " bytes (8 KiB)", "scan, ptr-check"},
+		{"Request rate", fmt.Sprintf("%d requests per %d-second window per source address (IPv4 address or IPv6 /64), shared by both endpoints", DefaultRateLimit, int(DefaultRateWindow.Seconds())), "scan, ptr-check"},
+		{"domain length", n(mailauth.MinDomainLen) + ".." + n(mailauth.MaxDomainLen), "scan"},
+		{"dkimSelector length", "1.." + n(mailauth.MaxSelectorLen), "scan"},
+		{"sendingIp length", n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenScan) + " (scan), " + n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenPtr) + " (ptr-check)", "scan, ptr-check"},
+		{"utm_source", "pattern ^[a-z0-9][a-z0-9._-]{0,63}$", "scan, ptr-check"},
+		{"SPF DNS lookup limit", "10 (RFC 7208 §4.6.4)", "spf diagnostics"},
+		{"DMARC tree-walk queries", "1..8 (RFC 9989)", "dmarc diagnostics"},
+		{"PTR forward lookups", "0..8 hostnames", "ptr diagnostics"},
+		{"MTA-STS maxAge", "0..31557600 seconds (RFC 8461)", "mta-sts diagnostics"},
+		{"Checks per scan", "exactly 8", "scan"},
+		{"Score", "0..100", "scan"},
+	}
+}
+
+// docSchemas reads the field tables of the contract's objects from the
+// OpenAPI document.
+func docSchemas(doc []byte) ([]docSchema, error) {
+	var spec struct {
+		Components struct {
+			Schemas map[string]schemaDoc `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &spec); err != nil {
+		return nil, fmt.Errorf("openapi.json: %w", err)
+	}
+	var out []docSchema
+	for _, name := range docSchemaOrder {
+		s, ok := spec.Components.Schemas[name]
+		if !ok {
+			return nil, fmt.Errorf("openapi.json: no schema %s", name)
+		}
+		out = append(out, s.doc(name))
+	}
+	return out, nil
+}
+
+// schemaDoc is the part of a JSON Schema the field tables show.
+type schemaDoc struct {
+	Description string          `json:"description"`
+	Required    []string        `json:"required"`
+	Properties  orderedProps    `json:"properties"`
+	Type        json.RawMessage `json:"type"`
+	Ref         string          `json:"$ref"`
+	Enum        []any           `json:"enum"`
+	Const       any             `json:"const"`
+	Format      string          `json:"format"`
+	Pattern     string          `json:"pattern"`
+	MinLength   *int            `json:"minLength"`
+	MaxLength   *int            `json:"maxLength"`
+	Minimum     *int            `json:"minimum"`
+	Maximum     *int            `json:"maximum"`
+	MinItems    *int            `json:"minItems"`
+	MaxItems    *int            `json:"maxItems"`
+	Items       *schemaDoc      `json:"items"`
+	OneOf       []schemaDoc     `json:"oneOf"`
+}
+
+// orderedProps keeps the properties in the document's order.
+type orderedProps []namedSchema
+
+type namedSchema struct {
+	name   string
+	schema schemaDoc
+}
+
+func (o *orderedProps) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var s schemaDoc
+		if err := dec.Decode(&s); err != nil {
+			return err
+		}
+		*o = append(*o, namedSchema{tok.(string), s})
+	}
+	return nil
+}
+
+// doc renders the schema as a field table.
+func (s schemaDoc) doc(name string) docSchema {
+	d := docSchema{Name: name, Description: s.Description}
+	for _, p := range s.Properties {
+		d.Fields = append(d.Fields, docField{
+			Name:        p.name,
+			Type:        p.schema.typeName(),
+			Bounds:      p.schema.bounds(),
+			Description: p.schema.Description,
+			Required:    slices.Contains(s.Required, p.name),
+		})
+	}
+	return d
+}
+
+// typeName is "integer", "string or null", "CheckSummary[]", ...
+func (s schemaDoc) typeName() string {
+	switch {
+	case s.Ref != "":
+		return refName(s.Ref)
+	case len(s.OneOf) > 0:
+		names := make([]string, 0, len(s.OneOf))
+		for _, o := range s.OneOf {
+			names = append(names, o.typeName())
+		}
+		return "one of " + strings.Join(names, ", ")
+	}
+	var one string
+	var many []string
+	if json.Unmarshal(s.Type, &one) == nil {
+		many = []string{one}
+	} else {
+		_ = json.Unmarshal(s.Type, &many)
+	}
+	if len(many) > 0 && many[0] == "array" && s.Items != nil {
+		many[0] = s.Items.typeName() + "[]"
+	}
+	return strings.Join(many, " or ")
+}
+
+// bounds lists the schema's constraints.
+func (s schemaDoc) bounds() string {
+	var b []string
+	rng := func(label string, lo, hi *int) {
+		switch {
+		case lo != nil && hi != nil:
+			b = append(b, fmt.Sprintf("%s %d..%d", label, *lo, *hi))
+		case lo != nil:
+			b = append(b, fmt.Sprintf("%s ≥ %d", label, *lo))
+		case hi != nil:
+			b = append(b, fmt.Sprintf("%s ≤ %d", label, *hi))
+		}
+	}
+	rng("length", s.MinLength, s.MaxLength)
+	rng("value", s.Minimum, s.Maximum)
+	rng("items", s.MinItems, s.MaxItems)
+	if s.Pattern != "" {
+		b = append(b, "pattern "+s.Pattern)
+	}
+	if s.Format != "" {
+		b = append(b, "format "+s.Format)
+	}
+	if s.Const != nil {
+		b = append(b, fmt.Sprintf("always %v", s.Const))
+	}
+	if len(s.Enum) > 0 {
+		words := make([]string, 0, len(s.Enum))
+		for _, e := range s.Enum {
+			if e == nil {
+				words = append(words, "null")
+				continue
+			}
+			words = append(words, fmt.Sprint(e))
+		}
+		b = append(b, "one of "+strings.Join(words, ", "))
+	}
+	return strings.Join(b, "; ")
+}
+
+// refName is the schema name of a local $ref.
+func refName(ref string) string {
+	return ref[strings.LastIndex(ref, "/")+1:]
+}

@@ -1,0 +1,679 @@
+// mailauth web page: a same-origin client of POST /api/scan and
+// POST /api/ptr-check. No framework, no build step, no third-party code;
+// it runs under the page's Content-Security-Policy (no inline script or
+// style). Every text exists in Chinese and English.
+"use strict";
+
+(function () {
+  var LANG_KEY = "mailauth.lang";
+
+  // Texts of the page itself (the results carry their own zh/en texts).
+  var UI = {
+    en: {
+      skip: "Skip to the check",
+      navLabel: "Site",
+      navCheck: "Check",
+      navAPI: "API",
+      navCLI: "Command line",
+      langSwitch: "中文",
+      langSwitchLabel: "切换到中文",
+      heading: "Check a domain's email authentication",
+      lead: "MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA, read from public DNS and HTTPS at the time of the check.",
+      modeLabel: "What to check",
+      modeDomain: "A domain",
+      modeIP: "One sending IP alone",
+      domainLabel: "Domain",
+      domainHint: "A domain, a web address or a mailbox: example.com, https://example.com/, postmaster@example.com",
+      selectorLabel: "DKIM selector",
+      optional: "(optional)",
+      selectorHint: "The s= value of a DKIM-Signature header, or from your mail provider. Never guessed.",
+      ipLabel: "Sending IP",
+      ipHint: "The public address your mail leaves from, for the PTR check.",
+      scanButton: "Check domain",
+      ptrIPLabel: "Sending IP",
+      ptrIPHint: "A public IPv4 or IPv6 address: its reverse DNS (PTR) and forward confirmation are checked.",
+      ptrButton: "Check IP",
+      retry: "Try again",
+      privacy: "Privacy: we keep only irreversible hashes of the domain and of the visitor, plus aggregate counts. Raw domains and sending IPs are not kept; a sending IP is used only for the current check.",
+      limits: "Up to 30 checks per minute from one address. Results describe public configuration at the time of the check; they do not guarantee inbox placement.",
+      footAPI: "API documentation",
+      footCLI: "Command-line client",
+      checking: "Checking…",
+      elapsed: "{s} s",
+      done: "Done in {s} s.",
+      needDomain: "Enter a domain to check.",
+      needIP: "Enter an IP address to check.",
+      invalid: "Please check your input: {msg}",
+      rateLimited: "Too many checks from your address. You can try again in {s} s.",
+      rateLimitedOver: "You can try again now.",
+      serverError: "The check could not be completed: {msg}. This is usually temporary.",
+      networkError: "The service could not be reached. Check your connection and try again.",
+      otherError: "The request was refused: {msg}",
+      resultsFor: "Results for {d}",
+      resultsForIP: "Reverse DNS of {ip}",
+      score: "Score",
+      grade: "Grade",
+      outOf: "out of 100",
+      gradeLabel: "Grade {g}, score {n} out of 100",
+      counts: "Checks by status",
+      selectorUsed: "DKIM selector",
+      ipUsed: "Sending IP",
+      checkedAt: "Checked at",
+      duration: "Duration",
+      ms: "{n} ms",
+      severity: "Severity",
+      status: "Status",
+      details: "Details",
+      diagnostics: "Diagnostics",
+      diagnosticsCaption: "Diagnostics of {t}",
+      fact: "Fact",
+      value: "Value",
+      yes: "Yes",
+      no: "No",
+      unknown: "Could not be determined",
+      seconds: "{n} s ({d} days)",
+      atLeast: "at least {n}"
+    },
+    zh: {
+      skip: "跳到检查表单",
+      navLabel: "站点",
+      navCheck: "检查",
+      navAPI: "API",
+      navCLI: "命令行",
+      langSwitch: "English",
+      langSwitchLabel: "Switch to English",
+      heading: "检查域名的邮件认证配置",
+      lead: "检查 MX、SPF、DMARC、DKIM、MTA-STS、TLS-RPT、PTR 和 CAA，结果来自检查时公开的 DNS 与 HTTPS 配置。",
+      modeLabel: "检查对象",
+      modeDomain: "域名",
+      modeIP: "只检查一个发件 IP",
+      domainLabel: "域名",
+      domainHint: "可以填域名、网址或邮箱地址，例如 example.com、https://example.com/、postmaster@example.com",
+      selectorLabel: "DKIM 选择器",
+      optional: "（可选）",
+      selectorHint: "即 DKIM-Signature 邮件头中 s= 的值，也可向邮件服务商查询。本服务不会猜测选择器。",
+      ipLabel: "发件 IP",
+      ipHint: "实际发信使用的公网地址，用于反向解析（PTR）检查。",
+      scanButton: "检查域名",
+      ptrIPLabel: "发件 IP",
+      ptrIPHint: "一个公网 IPv4 或 IPv6 地址：检查它的反向解析（PTR）及正向确认。",
+      ptrButton: "检查 IP",
+      retry: "重试",
+      privacy: "隐私说明：我们只保存域名和访问者的不可逆哈希值以及汇总统计，不保存原始域名和发件 IP；发件 IP 只用于本次检查。",
+      limits: "同一地址每分钟最多检查 30 次。结果只反映检查时的公开配置，不保证邮件能进入收件箱。",
+      footAPI: "API 文档",
+      footCLI: "命令行客户端",
+      checking: "正在检查…",
+      elapsed: "已用 {s} 秒",
+      done: "检查完成，用时 {s} 秒。",
+      needDomain: "请输入要检查的域名。",
+      needIP: "请输入要检查的 IP 地址。",
+      invalid: "输入有误，请检查：{msg}",
+      rateLimited: "你的地址检查次数过多，请在 {s} 秒后重试。",
+      rateLimitedOver: "现在可以重试了。",
+      serverError: "本次检查未能完成：{msg}。这通常是暂时的。",
+      networkError: "无法连接到服务，请检查网络后重试。",
+      otherError: "请求被拒绝：{msg}",
+      resultsFor: "{d} 的检查结果",
+      resultsForIP: "{ip} 的反向解析",
+      score: "得分",
+      grade: "等级",
+      outOf: "满分 100",
+      gradeLabel: "等级 {g}，得分 {n}（满分 100）",
+      counts: "各状态的检查项数",
+      selectorUsed: "DKIM 选择器",
+      ipUsed: "发件 IP",
+      checkedAt: "检查时间",
+      duration: "用时",
+      ms: "{n} 毫秒",
+      severity: "严重程度",
+      status: "状态",
+      details: "详情",
+      diagnostics: "诊断数据",
+      diagnosticsCaption: "{t}的诊断数据",
+      fact: "项目",
+      value: "值",
+      yes: "是",
+      no: "否",
+      unknown: "无法确定",
+      seconds: "{n} 秒（{d} 天）",
+      atLeast: "至少 {n}"
+    }
+  };
+
+  var STATUS = {
+    pass: { en: "Pass", zh: "通过", icon: "✓" },
+    warn: { en: "Warning", zh: "警告", icon: "!" },
+    fail: { en: "Fail", zh: "未通过", icon: "✕" },
+    info: { en: "Info", zh: "提示", icon: "i" }
+  };
+
+  var SEVERITY = {
+    critical: { en: "Critical", zh: "严重" },
+    high: { en: "High", zh: "高" },
+    medium: { en: "Medium", zh: "中" },
+    low: { en: "Low", zh: "低" },
+    info: { en: "Info", zh: "提示" }
+  };
+
+  // Wire words of enumerated diagnostics, in both languages.
+  var WORDS = {
+    none: { en: "none (monitor only)", zh: "none（仅监测）" },
+    quarantine: { en: "quarantine", zh: "quarantine（隔离）" },
+    reject: { en: "reject", zh: "reject（拒收）" },
+    enforce: { en: "enforce", zh: "enforce（强制）" },
+    testing: { en: "testing", zh: "testing（测试）" },
+    relaxed: { en: "relaxed", zh: "宽松（relaxed）" },
+    strict: { en: "strict", zh: "严格（strict）" },
+    unknown: { en: "unknown", zh: "未知" },
+    exists: { en: "exists", zh: "存在" },
+    nonexistent: { en: "does not exist", zh: "不存在" },
+    not_announced: { en: "not announced", zh: "未声明" },
+    not_attempted: { en: "not attempted", zh: "未尝试" },
+    fetched: { en: "fetched", zh: "已获取" },
+    unreachable: { en: "unreachable", zh: "无法访问" },
+    inconclusive: { en: "could not be determined", zh: "无法确定" },
+    rsa: { en: "RSA", zh: "RSA" },
+    ed25519: { en: "Ed25519", zh: "Ed25519" },
+    p: { en: "p (the domain's policy)", zh: "p（域名策略）" },
+    sp: { en: "sp (subdomain policy)", zh: "sp（子域名策略）" },
+    np: { en: "np (non-existent subdomain policy)", zh: "np（不存在的子域名策略）" }
+  };
+
+  // Labels of every diagnostics field of the contract, in its order.
+  var FIELDS = {
+    spf: [
+      ["spfRecordCount", "SPF records found", "找到的 SPF 记录数"],
+      ["dnsLookupCount", "DNS lookups needed", "所需的 DNS 查询次数"],
+      ["dnsLookupLimit", "DNS lookup limit", "DNS 查询次数上限"],
+      ["lookupComplete", "Include chain fully expanded", "引用链已完整展开"]
+    ],
+    dkim: [
+      ["recordCount", "Records at the selector", "选择器下的记录数"],
+      ["keyType", "Key type", "密钥类型"],
+      ["publicKeyPresent", "Public key present", "存在公钥"],
+      ["revoked", "Key revoked", "密钥已撤销"],
+      ["testMode", "Test mode (t=y)", "测试模式（t=y）"],
+      ["strictIdentity", "Strict identity (t=s)", "严格身份（t=s）"],
+      ["emailServiceAllowed", "Allowed for email", "允许用于邮件"],
+      ["sha256Allowed", "SHA-256 allowed", "允许 SHA-256"]
+    ],
+    dmarc: [
+      ["directRecordCount", "Records at the domain's own _dmarc", "域名自身 _dmarc 下的记录数"],
+      ["policyFound", "Policy found", "找到策略"],
+      ["policyDomain", "Policy published at", "策略所在域名"],
+      ["inherited", "Inherited from a parent domain", "继承自上级域名"],
+      ["policyTag", "Policy tag applied", "适用的策略标签"],
+      ["policy", "Applied policy", "适用的策略"],
+      ["usesNoneFallback", "none fallback (RFC 9989)", "按 none 兜底（RFC 9989）"],
+      ["testMode", "Test mode (t=y)", "测试模式（t=y）"],
+      ["dkimAlignment", "DKIM alignment", "DKIM 对齐方式"],
+      ["spfAlignment", "SPF alignment", "SPF 对齐方式"],
+      ["aggregateReporting", "Aggregate reports requested", "已请求汇总报告"],
+      ["treeWalkQueries", "Tree-walk queries", "树形查找的查询次数"],
+      ["conflictingRecords", "Conflicting records discarded", "有冲突记录被丢弃"],
+      ["domainExistence", "Domain existence", "域名是否存在"],
+      ["legacyPctPresent", "Obsolete pct tag present", "含有已废弃的 pct 标签"]
+    ],
+    "mta-sts": [
+      ["announcementRecordCount", "_mta-sts records", "_mta-sts 记录数"],
+      ["announcementValid", "Announcement valid", "声明记录有效"],
+      ["policyFetchState", "Policy fetch", "策略文件获取"],
+      ["policyValid", "Policy valid", "策略有效"],
+      ["policyMode", "Policy mode", "策略模式"],
+      ["maxAge", "Policy lifetime (max_age)", "策略有效期（max_age）"],
+      ["mxPatternCount", "MX patterns in the policy", "策略中的 MX 模式数"]
+    ],
+    "tls-rpt": [
+      ["recordCount", "TLSRPTv1 records", "TLSRPTv1 记录数"],
+      ["configured", "Reporting configured", "已配置报告"],
+      ["destinationCount", "Valid destinations", "有效报告地址数"],
+      ["mailtoDestinationCount", "mailto destinations", "mailto 地址数"],
+      ["httpsDestinationCount", "HTTPS destinations", "HTTPS 地址数"]
+    ],
+    ptr: [
+      ["ipVersion", "IP version", "IP 版本"],
+      ["ptrRecordCount", "PTR names", "PTR 名称数"],
+      ["forwardRecordType", "Forward lookup type", "正向查询类型"],
+      ["forwardQueryCount", "Forward lookups selected", "选中的正向查询数"],
+      ["forwardQueriesCompleted", "Forward lookups completed", "完成的正向查询数"],
+      ["forwardAddressCount", "Addresses from forward lookups", "正向查询得到的地址数"],
+      ["forwardConfirmed", "Forward-confirmed", "正向确认通过"]
+    ]
+  };
+
+  var lang = "en";
+  var last = null; // {kind: "scan"|"ptr", body: object}
+  var busy = false;
+  var timers = { tick: 0, retry: 0 };
+  var retryFn = null;
+  // The messages shown, kept as text keys so a language switch redraws them.
+  var msgs = { status: null, alert: null, elapsed: null };
+
+  function $(id) { return document.getElementById(id); }
+
+  function t(key, vars) {
+    var s = (UI[lang] && UI[lang][key]) || UI.en[key] || key;
+    if (vars) {
+      Object.keys(vars).forEach(function (k) { s = s.split("{" + k + "}").join(String(vars[k])); });
+    }
+    return s;
+  }
+
+  function loc(text) {
+    if (!text) { return ""; }
+    return text[lang] || text.en || "";
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = text; }
+    return e;
+  }
+
+  // ---- language ----
+
+  function initialLang() {
+    var stored = null;
+    try { stored = window.localStorage.getItem(LANG_KEY); } catch (e) { stored = null; }
+    if (stored === "zh" || stored === "en") { return stored; }
+    var nav = (navigator.languages && navigator.languages[0]) || navigator.language || "en";
+    return /^zh\b/i.test(nav) ? "zh" : "en";
+  }
+
+  function applyLang() {
+    document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+    document.querySelectorAll("[data-i18n]").forEach(function (n) {
+      n.textContent = t(n.getAttribute("data-i18n"));
+    });
+    document.querySelectorAll("[data-i18n-aria]").forEach(function (n) {
+      n.setAttribute("aria-label", t(n.getAttribute("data-i18n-aria")));
+    });
+    var toggle = $("lang-toggle");
+    toggle.setAttribute("lang", lang === "zh" ? "en" : "zh-CN");
+    document.title = lang === "zh" ? "mailauth — 邮件认证检查" : "mailauth — email authentication check";
+    renderMsgs();
+    if (last) { render(); }
+  }
+
+  function switchLang() {
+    lang = lang === "zh" ? "en" : "zh";
+    try { window.localStorage.setItem(LANG_KEY, lang); } catch (e) { /* private mode */ }
+    applyLang();
+  }
+
+  // ---- mode and fragment ----
+
+  function setMode(mode) {
+    $("mode-domain").checked = mode === "domain";
+    $("mode-ip").checked = mode === "ip";
+    $("scan-form").hidden = mode !== "domain";
+    $("ptr-form").hidden = mode !== "ip";
+  }
+
+  // The fragment never reaches the server: it is the only place the page
+  // keeps what was checked, for sharing a link.
+  function readFragment() {
+    var h = window.location.hash.replace(/^#/, "");
+    if (!h) { return null; }
+    var p = new URLSearchParams(h);
+    if (p.get("ip") && !p.get("domain")) { return { mode: "ip", ip: p.get("ip") }; }
+    if (p.get("domain")) {
+      return { mode: "domain", domain: p.get("domain"), selector: p.get("selector") || "", ip: p.get("sendingIp") || "" };
+    }
+    return null;
+  }
+
+  function writeFragment(params) {
+    var p = new URLSearchParams();
+    Object.keys(params).forEach(function (k) { if (params[k]) { p.set(k, params[k]); } });
+    var url = window.location.pathname + "#" + p.toString();
+    window.history.replaceState(null, "", url);
+  }
+
+  // ---- requests ----
+
+  function startBusy() {
+    busy = true;
+    var started = Date.now();
+    document.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
+    $("results").setAttribute("aria-busy", "true");
+    hideAlert();
+    // The live region announces "Checking…" once; the seconds tick
+    // beside it, hidden from screen readers so they are not read out
+    // every second.
+    setStatus("checking");
+    var show = function () {
+      msgs.elapsed = { s: Math.floor((Date.now() - started) / 1000) };
+      renderMsgs();
+    };
+    show();
+    timers.tick = window.setInterval(show, 1000);
+    return started;
+  }
+
+  function stopBusy(started) {
+    busy = false;
+    window.clearInterval(timers.tick);
+    msgs.elapsed = null;
+    $("results").removeAttribute("aria-busy");
+    if (!timers.retry) {
+      document.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = false; });
+    }
+    return ((Date.now() - started) / 1000).toFixed(1);
+  }
+
+  function post(path, body, onOK) {
+    if (busy || timers.retry) { return; }
+    var started = startBusy();
+    retryFn = function () { post(path, body, onOK); };
+    fetch(path + "?utm_source=web", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+      cache: "no-store"
+    }).then(function (resp) {
+      return resp.json().catch(function () { return {}; }).then(function (data) {
+        var secs = stopBusy(started);
+        if (resp.ok) {
+          setStatus("done", { s: secs });
+          onOK(data);
+          return;
+        }
+        setStatus(null);
+        failed(resp, data);
+      });
+    }).catch(function () {
+      stopBusy(started);
+      setStatus(null);
+      showAlert("networkError", null, true);
+    });
+  }
+
+  function failed(resp, data) {
+    var msg = (data && typeof data.error === "string") ? data.error : String(resp.status);
+    if (resp.status === 400) {
+      showAlert("invalid", { msg: msg }, false);
+    } else if (resp.status === 429) {
+      var secs = parseInt(resp.headers.get("Retry-After"), 10);
+      countdown(isFinite(secs) && secs > 0 ? secs : 60);
+    } else if (resp.status >= 500) {
+      showAlert("serverError", { msg: msg }, true);
+    } else {
+      showAlert("otherError", { msg: msg }, false);
+    }
+  }
+
+  function countdown(secs) {
+    var left = secs;
+    var buttons = document.querySelectorAll("button[type=submit]");
+    buttons.forEach(function (b) { b.disabled = true; });
+    var show = function () { showAlert("rateLimited", { s: left }, false); };
+    show();
+    window.clearInterval(timers.retry);
+    timers.retry = window.setInterval(function () {
+      left -= 1;
+      if (left > 0) { show(); return; }
+      window.clearInterval(timers.retry);
+      timers.retry = 0;
+      showAlert("rateLimitedOver", null, false);
+      buttons.forEach(function (b) { b.disabled = false; });
+    }, 1000);
+  }
+
+  function setStatus(key, vars) {
+    msgs.status = key ? { key: key, vars: vars } : null;
+    renderMsgs();
+  }
+
+  function showAlert(key, vars, retry) {
+    msgs.alert = { key: key, vars: vars, retry: retry };
+    renderMsgs();
+  }
+
+  function hideAlert() {
+    msgs.alert = null;
+    renderMsgs();
+  }
+
+  function renderMsgs() {
+    $("status").textContent = msgs.status ? t(msgs.status.key, msgs.status.vars) : "";
+    $("elapsed").textContent = msgs.elapsed ? t("elapsed", msgs.elapsed) : "";
+    var a = msgs.alert;
+    $("alert").hidden = !a;
+    $("alert-text").textContent = a ? t(a.key, a.vars) : "";
+    $("retry").hidden = !(a && a.retry);
+  }
+
+  // required returns the trimmed value of a required field, or "" after
+  // marking the field invalid, saying so and focusing it.
+  function required(id, msgKey) {
+    var f = $(id);
+    var v = f.value.trim();
+    if (!v) {
+      showAlert(msgKey, null, false);
+      f.setAttribute("aria-invalid", "true");
+      f.focus();
+      return "";
+    }
+    f.removeAttribute("aria-invalid");
+    return v;
+  }
+
+  function submitScan(ev) {
+    if (ev) { ev.preventDefault(); }
+    var domain = required("domain", "needDomain");
+    if (!domain) { return; }
+    var selector = $("selector").value.trim();
+    var ip = $("sending-ip").value.trim();
+    var body = { domain: domain };
+    if (selector) { body.dkimSelector = selector; }
+    if (ip) { body.sendingIp = ip; }
+    writeFragment({ domain: domain, selector: selector, sendingIp: ip });
+    post("/api/scan", body, function (data) { show({ kind: "scan", body: data }); });
+  }
+
+  function submitPtr(ev) {
+    if (ev) { ev.preventDefault(); }
+    var ip = required("ptr-ip", "needIP");
+    if (!ip) { return; }
+    writeFragment({ ip: ip });
+    post("/api/ptr-check", { sendingIp: ip }, function (data) { show({ kind: "ptr", body: data }); });
+  }
+
+  // ---- results ----
+
+  function show(result) {
+    last = result;
+    render();
+    var sec = $("results");
+    sec.hidden = false;
+    sec.focus();
+  }
+
+  function render() {
+    var b = last.body;
+    var overview = $("overview");
+    var cards = $("cards");
+    overview.textContent = "";
+    cards.textContent = "";
+    if (last.kind === "scan") {
+      $("results-heading").textContent = t("resultsFor", { d: b.unicodeDomain || b.domain });
+      overview.appendChild(scoreBlock(b));
+      overview.appendChild(factsBlock(b));
+      (b.checks || []).forEach(function (c) { cards.appendChild(card(c)); });
+    } else {
+      $("results-heading").textContent = t("resultsForIP", { ip: b.sendingIp });
+      overview.appendChild(factsBlock(b));
+      cards.appendChild(card(b.check, true));
+    }
+    $("disclaimer").textContent = loc(b.disclaimer);
+  }
+
+  function scoreBlock(b) {
+    var box = el("div", "score-box");
+    var badge = el("div", "grade grade-" + String(b.grade).toLowerCase());
+    badge.setAttribute("role", "img");
+    badge.setAttribute("aria-label", t("gradeLabel", { g: b.grade, n: b.score }));
+    badge.appendChild(el("span", "grade-letter", b.grade));
+    box.appendChild(badge);
+    var right = el("div", "score-text");
+    var sc = el("p", "score");
+    sc.appendChild(el("span", "score-num", String(b.score)));
+    sc.appendChild(el("span", "score-max", " / 100"));
+    sc.setAttribute("aria-hidden", "true");
+    right.appendChild(sc);
+    right.appendChild(el("p", "overall", loc(b.summary)));
+    right.appendChild(countsList(b.counts || {}));
+    box.appendChild(right);
+    return box;
+  }
+
+  function countsList(counts) {
+    var ul = el("ul", "counts");
+    ul.setAttribute("aria-label", t("counts"));
+    ["pass", "warn", "fail", "info"].forEach(function (s) {
+      var li = el("li", "count st-" + s);
+      li.appendChild(icon(s));
+      li.appendChild(el("span", null, " " + STATUS[s][lang] + " " + (counts[s] || 0)));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
+  function factsBlock(b) {
+    var dl = el("dl", "facts");
+    var add = function (k, v) {
+      if (v === null || v === undefined || v === "") { return; }
+      dl.appendChild(el("dt", null, t(k)));
+      dl.appendChild(el("dd", null, v));
+    };
+    if (b.dkimSelector) { add("selectorUsed", b.dkimSelector); }
+    if (last.kind === "scan") { add("ipUsed", b.sendingIp); }
+    var when = b.scannedAt || b.checkedAt;
+    if (when) {
+      var d = new Date(when);
+      add("checkedAt", isNaN(d.getTime()) ? when : d.toLocaleString(lang === "zh" ? "zh-CN" : "en"));
+    }
+    add("duration", t("ms", { n: b.durationMs }));
+    return dl;
+  }
+
+  function icon(status) {
+    var s = STATUS[status] || STATUS.info;
+    var i = el("span", "icon", s.icon);
+    i.setAttribute("aria-hidden", "true");
+    return i;
+  }
+
+  function card(c, open) {
+    var li = el("li", "card st-" + c.status);
+    li.id = "check-" + c.id;
+    var head = el("div", "card-head");
+    var h3 = el("h3", "card-title");
+    h3.appendChild(icon(c.status));
+    h3.appendChild(el("span", null, " " + loc(c.title)));
+    head.appendChild(h3);
+    var tags = el("p", "tags");
+    var st = el("span", "tag status-tag st-" + c.status, (STATUS[c.status] || STATUS.info)[lang]);
+    st.setAttribute("title", t("status"));
+    tags.appendChild(st);
+    var sevWord = (SEVERITY[c.severity] || { en: c.severity, zh: c.severity })[lang];
+    tags.appendChild(el("span", "tag sev-tag sev-" + c.severity, t("severity") + (lang === "zh" ? "：" : ": ") + sevWord));
+    head.appendChild(tags);
+    li.appendChild(head);
+    li.appendChild(el("p", "card-summary", loc(c.summary)));
+    var det = el("details", "card-details");
+    if (open) { det.open = true; }
+    det.appendChild(el("summary", null, t("details")));
+    det.appendChild(el("p", "card-text", loc(c.details)));
+    if (c.diagnostics) { det.appendChild(diagTable(c)); }
+    li.appendChild(det);
+    return li;
+  }
+
+  function diagTable(c) {
+    var wrap = el("div", "diag-wrap");
+    var table = el("table", "diag");
+    table.appendChild(el("caption", null, t("diagnosticsCaption", { t: loc(c.title) })));
+    var thead = el("thead");
+    var hr = el("tr");
+    hr.appendChild(el("th", null, t("fact"))).setAttribute("scope", "col");
+    hr.appendChild(el("th", null, t("value"))).setAttribute("scope", "col");
+    thead.appendChild(hr);
+    table.appendChild(thead);
+    var tbody = el("tbody");
+    var known = FIELDS[c.id] || [];
+    var seen = {};
+    known.forEach(function (f) {
+      if (Object.prototype.hasOwnProperty.call(c.diagnostics, f[0])) {
+        seen[f[0]] = true;
+        tbody.appendChild(diagRow(lang === "zh" ? f[2] : f[1], f[0], c.diagnostics));
+      }
+    });
+    Object.keys(c.diagnostics).forEach(function (k) {
+      if (!seen[k]) { tbody.appendChild(diagRow(k, k, c.diagnostics)); }
+    });
+    table.appendChild(tbody);
+    wrap.appendChild(table);
+    return wrap;
+  }
+
+  function diagRow(label, key, d) {
+    var v = d[key];
+    var tr = el("tr");
+    var th = el("th", null, label);
+    th.setAttribute("scope", "row");
+    tr.appendChild(th);
+    var td = el("td", null, value(key, v));
+    // An incompletely expanded SPF tree gives a lower bound (contract).
+    if (key === "dnsLookupCount" && typeof v === "number" && d.lookupComplete === false) {
+      td.textContent = t("atLeast", { n: v });
+    }
+    if (v === null) { td.className = "unknown"; }
+    tr.appendChild(td);
+    return tr;
+  }
+
+  function value(key, v) {
+    if (v === null || v === undefined) { return t("unknown"); }
+    if (v === true) { return t("yes"); }
+    if (v === false) { return t("no"); }
+    if (key === "maxAge" && typeof v === "number") {
+      return t("seconds", { n: v.toLocaleString(lang === "zh" ? "zh-CN" : "en"), d: Math.round(v / 8640) / 10 });
+    }
+    if (typeof v === "number") { return String(v); }
+    if (key === "policyDomain") { return String(v); }
+    var w = WORDS[v];
+    return w ? w[lang] : String(v);
+  }
+
+  // ---- start ----
+
+  function init() {
+    lang = initialLang();
+    applyLang();
+    $("lang-toggle").addEventListener("click", switchLang);
+    $("mode-domain").addEventListener("change", function () { setMode("domain"); hideAlert(); });
+    $("mode-ip").addEventListener("change", function () { setMode("ip"); hideAlert(); });
+    $("scan-form").addEventListener("submit", submitScan);
+    $("ptr-form").addEventListener("submit", submitPtr);
+    $("retry").addEventListener("click", function () { if (retryFn) { retryFn(); } });
+    var f = readFragment();
+    if (f && f.mode === "ip") {
+      setMode("ip");
+      $("ptr-ip").value = f.ip;
+      submitPtr();
+    } else if (f) {
+      setMode("domain");
+      $("domain").value = f.domain;
+      $("selector").value = f.selector;
+      $("sending-ip").value = f.ip;
+      submitScan();
+    }
+  }
+
+  init();
+}());

@@ -1,0 +1,157 @@
+package mailauth
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+)
+
+// The scoring and judgement tables, read-only, for documentation: the
+// /developers/api/ page is rendered from these, so what it says is what
+// the code does.
+
+// ScoreWeight is the weight of one check in the score.
+type ScoreWeight struct {
+	Check  CheckID
+	Title  LocalizedText
+	Weight int
+}
+
+// ScoreWeights returns the weight of every check, in [CheckOrder]. A pass
+// earns the whole weight, a warn half of it, a fail nothing; an info check
+// counts in neither the points nor the total.
+func ScoreWeights() []ScoreWeight {
+	out := make([]ScoreWeight, 0, len(CheckOrder))
+	for _, id := range CheckOrder {
+		out = append(out, ScoreWeight{Check: id, Title: titles[id].with(), Weight: weights[id]})
+	}
+	return out
+}
+
+// GradeFloor is the lowest score that earns a grade.
+type GradeFloor struct {
+	Grade    Grade
+	MinScore int
+}
+
+// GradeFloors returns the grades, best first, each with its lowest score.
+func GradeFloors() []GradeFloor {
+	out := make([]GradeFloor, 0, len(gradeFloors))
+	for _, f := range gradeFloors {
+		out = append(out, GradeFloor{Grade: f.grade, MinScore: f.min})
+	}
+	return out
+}
+
+// StatusRule is one verdict a check can reach: its status, its severity
+// and the sentence that states it (a count in the sentence is written N).
+type StatusRule struct {
+	// Check is the check the rule belongs to; empty for the rules that
+	// apply to every check (a lookup that could not be concluded).
+	Check    CheckID
+	Status   Status
+	Severity Severity
+	Text     LocalizedText
+}
+
+// StatusRules returns every verdict of the judgement tables: first the
+// rules shared by all checks, then each check's rules in [CheckOrder],
+// worst first. When a check has several findings, the worst one sets the
+// check's status, severity and summary; the others go to its details.
+func StatusRules() []StatusRule {
+	var out []StatusRule
+	for _, r := range sortRules(sharedRules()) {
+		out = append(out, docRule("", r))
+	}
+	for _, id := range CheckOrder {
+		seen := map[text]bool{}
+		for _, r := range sortRules(checkRules(id)) {
+			if !seen[r.say] {
+				seen[r.say] = true
+				out = append(out, docRule(id, r))
+			}
+		}
+	}
+	return out
+}
+
+// sharedRules are the verdicts any check can reach.
+func sharedRules() []rule {
+	return []rule{
+		{status: StatusWarn, severity: SeverityMedium, say: txtInconclusive},
+		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut},
+		{status: StatusWarn, severity: SeverityMedium, say: txtInternal},
+	}
+}
+
+// checkRules lists the rules of one check: its named verdicts and the
+// values of its finding table. A test parses the judge_*.go sources and
+// checks that no rule is missing here.
+func checkRules(id CheckID) []rule {
+	switch id {
+	case CheckMX:
+		return append([]rule{mxPass, mxNull, mxImplicit, mxNone, mxNXDomain, mxNoneUsable, mxSomeUnusable}, tableRules(mxRules)...)
+	case CheckSPF:
+		return append([]rule{spfPass, spfLimitAtLeast}, tableRules(spfRules)...)
+	case CheckDMARC:
+		return append([]rule{dmarcPassReject, dmarcPassQuarantine, dmarcMissing, dmarcNoPolicy, dmarcNone,
+			dmarcFallback, dmarcTestMode, dmarcOwnDiscarded}, tableRules(dmarcRules)...)
+	case CheckDKIM:
+		return append([]rule{notEvaluated(txtDKIMNotEvaluated), dkimPass}, tableRules(dkimRules)...)
+	case CheckMTASTS:
+		return append([]rule{stsEnforce, stsMissing, stsNoMail, stsBadAnnounce, stsUnreachable, stsFetchUnknown,
+			stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, tableRules(stsRules)...)
+	case CheckTLSRPT:
+		return append([]rule{rptPass, rptMissing, rptNoMail, rptInvalid}, tableRules(rptRules)...)
+	case CheckPTR:
+		return append([]rule{notEvaluated(txtPTRNotEvaluated), ptrPass, ptrNoPTR, ptrMismatch, ptrNoUsableName, ptrUnknown},
+			tableRules(ptrRules)...)
+	case CheckCAA:
+		return append([]rule{caaPass, caaNone, caaNoRestrict, caaWildOnly, caaCritical, caaForbidAll,
+			caaMTASTSForbid, caaMTASTSUnknown}, tableRules(caaRules)...)
+	}
+	return nil
+}
+
+// notEvaluated is the info rule of a check that lacks its input.
+func notEvaluated(say text) rule {
+	return rule{status: StatusInfo, severity: SeverityInfo, say: say}
+}
+
+// tableRules returns the rules of a finding table in a stable order.
+func tableRules[C comparable](table map[C]rule) []rule {
+	out := slices.Collect(maps.Values(table))
+	slices.SortStableFunc(out, func(a, b rule) int {
+		switch {
+		case a.say.en < b.say.en:
+			return -1
+		case a.say.en > b.say.en:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// countVerb matches the integer parameters of a catalogue text.
+var countVerb = regexp.MustCompile(`%(\[\d+\])?d`)
+
+// docRule renders a rule for documentation, its counts written N.
+func docRule(id CheckID, r rule) StatusRule {
+	return StatusRule{
+		Check:    id,
+		Status:   r.status,
+		Severity: r.severity,
+		Text:     LocalizedText{ZH: countVerb.ReplaceAllString(r.say.zh, "N"), EN: countVerb.ReplaceAllString(r.say.en, "N")},
+	}
+}
+
+// CheckTitle returns the bilingual title of a check, or an empty text for
+// an unknown id.
+func CheckTitle(id CheckID) LocalizedText {
+	t, ok := titles[id]
+	if !ok {
+		return LocalizedText{}
+	}
+	return t.with()
+}
