@@ -210,8 +210,15 @@ func stop(v Verdict, reason EvalReason) Evaluation {
 }
 
 // checkHost is check_host(<ip>, domain, <sender>) (§4) at the given
-// depth of include and redirect.
+// depth of include and redirect; past MaxDepth it is a permerror without
+// a lookup, a bound on the recursion independent of the lookup count.
 func (e *evaluator) checkHost(ctx context.Context, domain string, depth int) Evaluation {
+	if depth > MaxDepth {
+		// Every include and redirect costs a counted term, so MaxLookups
+		// ends a chain first; this bound holds the recursion even if that
+		// accounting is ever wrong.
+		return stop(VerdictPermError, ReasonLookupLimit)
+	}
 	domain = strings.TrimSuffix(domain, ".")
 	if !validDomain(domain) {
 		return stop(VerdictNone, ReasonInvalidDomain)

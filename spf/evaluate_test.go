@@ -203,3 +203,23 @@ func TestPresentationName(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateDepthBound: the recursion of include and redirect has a
+// bound of its own, MaxDepth, that holds without the lookup count: a
+// check past it is a permerror and asks DNS nothing.
+func TestEvaluateDepthBound(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(dnstest.MustParse(t, evalZone))
+	e := newEvaluator(r, Query{IP: netip.MustParseAddr("203.0.113.10"), Sender: "a@ip4.ev.test"})
+	if got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth); got.Verdict != VerdictPass {
+		t.Errorf("at MaxDepth: %+v, want pass", got)
+	}
+	asked := len(r.Queries())
+	got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth+1)
+	if want := stop(VerdictPermError, ReasonLookupLimit); got != want {
+		t.Errorf("past MaxDepth: %+v, want %+v", got, want)
+	}
+	if len(r.Queries()) != asked {
+		t.Errorf("past MaxDepth asked DNS: %v", r.Queries()[asked:])
+	}
+}
