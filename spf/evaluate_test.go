@@ -223,3 +223,44 @@ func TestEvaluateDepthBound(t *testing.T) {
 		t.Errorf("past MaxDepth asked DNS: %v", r.Queries()[asked:])
 	}
 }
+
+// TestExpandNameKeepsTail: a domain-spec of thousands of macros expands
+// to the same name as the whole expansion cut from the left would give,
+// while the text kept during the expansion stays within about twice
+// maxNameText plus one macro's value.
+func TestExpandNameKeepsTail(t *testing.T) {
+	t.Parallel()
+	sender := strings.Repeat("a+", 100) + "@" + strings.Repeat("b.", 20) + "example.com"
+	val := func(letter byte) (string, bool) {
+		switch letter {
+		case 's':
+			return sender, true
+		case 'l':
+			return strings.Repeat("L", 63), true
+		}
+		return "d.example.com", true
+	}
+	longest := 3 * len(sender) // %{S}: every octet URL-escaped at worst
+	for _, spec := range []string{
+		strings.Repeat("%{S}.", 4000) + "x.example",
+		strings.Repeat("%{s}", 4000) + ".%{d}",
+		strings.Repeat("%{l}.", 5000) + "%{d}",
+		strings.Repeat("%{l}", 5000) + ".%{d}",
+		strings.Repeat("%{l}.", 3) + "%{d}",
+		strings.Repeat("%{d}.%{l}%{l}.", 700) + "x.example.",
+		strings.Repeat("ab.%{l}", 999) + "%{ir}.example",
+	} {
+		full, ok := expandMacroString(spec, val)
+		if !ok {
+			t.Fatalf("expandMacroString(%.20q…) failed", spec)
+		}
+		got, ok := expandName(spec, val)
+		if want := finishName(full); !ok || got != want {
+			t.Errorf("expandName(%.20q…) = %.40q (%d octets), want %.40q (%d octets)", spec, got, len(got), want, len(want))
+		}
+		kept, _ := expandText(spec, val, maxNameText)
+		if len(kept) > 2*maxNameText+longest {
+			t.Errorf("expandText(%.20q…) kept %d octets, want at most %d", spec, len(kept), 2*maxNameText+longest)
+		}
+	}
+}
