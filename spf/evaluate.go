@@ -457,13 +457,15 @@ func (e *evaluator) inNetworks(addrs []netip.Addr, bits int) bool {
 }
 
 // matchMX evaluates an mx mechanism (§5.4): more than MaxMXNames MX
-// records is a permerror; the addresses of each exchange are looked up.
+// records is a permerror, counted as Check counts them (mxRecordCount: a
+// null MX names no host to look up); the addresses of each exchange are
+// looked up.
 func (e *evaluator) matchMX(ctx context.Context, target string, t Term) matchResult {
 	ans, stopped := e.lookup(ctx, target, resolver.TypeMX)
 	if stopped != nil {
 		return *stopped
 	}
-	if len(ans.Records) > MaxMXNames {
+	if mxRecordCount(ans.Records) > MaxMXNames {
 		return failWith(VerdictPermError, ReasonMXLimit)
 	}
 	for _, host := range exchanges(ans.Records) {

@@ -2,7 +2,9 @@ package spf
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,6 +263,43 @@ func TestExpandNameKeepsTail(t *testing.T) {
 		kept, _ := expandText(spec, val, maxNameText)
 		if len(kept) > 2*maxNameText+longest {
 			t.Errorf("expandText(%.20q…) kept %d octets, want at most %d", spec, len(kept), 2*maxNameText+longest)
+		}
+	}
+}
+
+// TestEvaluateMXCountAgreesWithCheck: ten MX records and a null MX (which
+// names no host to look up) are within the mx limit for Evaluate as for
+// Check; eleven that name hosts are over it for both.
+func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
+	t.Parallel()
+	var zone strings.Builder
+	zone.WriteString("$ORIGIN mxn.test.\n@ SOA ns.mxn.test. hostmaster.mxn.test. 1 3600 600 86400 300\n")
+	zone.WriteString("ten TXT \"v=spf1 mx -all\"\nten MX 0 .\neleven TXT \"v=spf1 mx -all\"\n")
+	for i := 1; i <= 11; i++ {
+		if i <= 10 {
+			fmt.Fprintf(&zone, "ten MX %d h%d.mxn.test.\n", i, i)
+		}
+		fmt.Fprintf(&zone, "eleven MX %d h%d.mxn.test.\nh%d A 198.51.100.%d\n", i, i, i, i)
+	}
+	z := dnstest.MustParse(t, zone.String())
+	for _, tc := range []struct {
+		domain string
+		want   Verdict
+		over   bool
+	}{
+		{"ten.mxn.test", VerdictPass, false},
+		{"eleven.mxn.test", VerdictPermError, true},
+	} {
+		ev, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr("198.51.100.3"), Sender: "a@" + tc.domain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Verdict != tc.want {
+			t.Errorf("Evaluate %s: %s (%s), want %s", tc.domain, ev.Verdict, ev.Reason, tc.want)
+		}
+		res := Check(t.Context(), dnstest.NewResolver(z), tc.domain)
+		if got := slices.Contains(res.Findings, CodeMXTooMany); got != tc.over {
+			t.Errorf("Check %s: mx_over_10 %v, want %v", tc.domain, got, tc.over)
 		}
 	}
 }
