@@ -212,7 +212,13 @@ type macroValue func(letter byte) (string, bool)
 // without a trailing dot, cut to MaxDomainLength (§4.8). ok is false when
 // the spec needs any other macro.
 func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
-	return expandName(spec, func(letter byte) (string, bool) {
+	return expandName(spec, scanMacros(cur, sender))
+}
+
+// scanMacros are the macro values a scan knows without a message: %{d} =
+// cur and %{o} = sender (RFC 7208 §7.3).
+func scanMacros(cur, sender string) macroValue {
+	return func(letter byte) (string, bool) {
 		switch letter {
 		case 'd':
 			return cur, true
@@ -220,7 +226,7 @@ func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 			return sender, true
 		}
 		return "", false
-	})
+	}
 }
 
 // expandName expands a domain-spec with the values of val and returns the

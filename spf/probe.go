@@ -22,12 +22,9 @@ const (
 // the probe address, %{s} probeLocal@sender, %{l} probeLocal, %{h} and
 // %{p} probeHelo, %{v} "in-addr". ok is false when the spec is not valid.
 func probeDomainSpec(spec, cur, sender string) (name string, ok bool) {
+	known := scanMacros(cur, sender)
 	return expandName(spec, func(letter byte) (string, bool) {
 		switch letter {
-		case 'd':
-			return cur, true
-		case 'o':
-			return sender, true
 		case 'i':
 			return probeIP, true
 		case 's':
@@ -39,7 +36,7 @@ func probeDomainSpec(spec, cur, sender string) (name string, ok bool) {
 		case 'v':
 			return probeRevDom, true
 		}
-		return "", false
+		return known(letter)
 	})
 }
 
