@@ -3,7 +3,11 @@ package mailauth
 import (
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 )
@@ -55,4 +59,35 @@ func TestWithMarksShown(t *testing.T) {
 		t.Error("with did not mark the text shown")
 	}
 	text{zh: "二。", en: "Two."}.with() // a text not made by msg renders too
+}
+
+// TestExpectedTextsUseFormat: the tests of this package build expected
+// texts with format, never with, so that only the code under test marks a
+// catalogue text shown; otherwise a test could satisfy the gate of
+// TestMain for a text the code never renders.
+func TestExpectedTextsUseFormat(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "TestWithMarksShown" {
+				continue // tests with itself
+			}
+			ast.Inspect(d, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "with" {
+						t.Errorf("%s: a test renders a text with with; use format", fset.Position(call.Pos()))
+					}
+				}
+				return true
+			})
+		}
+	}
 }
