@@ -100,7 +100,8 @@ const (
 // Query is what an evaluation needs from an SMTP session.
 type Query struct {
 	// IP is the client address (RFC 7208 §4.1 <ip>). An IPv4-mapped IPv6
-	// address is evaluated as IPv4.
+	// address is evaluated as IPv4; an IPv6 zone is ignored (no policy
+	// network has one, and a zoned address is in no prefix).
 	IP netip.Addr
 	// Sender is the MAIL FROM address as given, without angle brackets;
 	// "" for the null reverse-path, when the HELO identity is checked
@@ -186,7 +187,7 @@ type evaluator struct {
 }
 
 func newEvaluator(r resolver.Resolver, q Query) *evaluator {
-	e := &evaluator{r: r, ip: q.IP.Unmap(), helo: q.HELO, identity: IdentityMailFrom}
+	e := &evaluator{r: r, ip: q.IP.Unmap().WithZone(""), helo: q.HELO, identity: IdentityMailFrom}
 	sender := q.Sender
 	if sender == "" {
 		e.identity = IdentityHELO

@@ -19,6 +19,7 @@ import (
 const evalZone = `$ORIGIN ev.test.
 @          SOA ns.ev.test. hostmaster.ev.test. 1 3600 600 86400 300
 ip4        TXT "v=spf1 ip4:203.0.113.0/24 -all"
+ip6        TXT "v=spf1 ip6:2001:db8::/32 -all"
 inc        TXT "v=spf1 a:nothing.ev.test include:ip4.ev.test -all"
 none       TXT "not spf"
 two        TXT "v=spf1 -all"
@@ -79,6 +80,7 @@ func TestEvaluate(t *testing.T) {
 		{name: "ip4 fail", ip: "198.51.100.1", sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
 		{name: "mapped address is IPv4", ip: "::ffff:203.0.113.10", sender: "a@ip4.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 0, 0, 0)},
 		{name: "ip4 never matches IPv6", ip: v6, sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
+		{name: "ip6 zone ignored", ip: "2001:db8::1%eth0", sender: "a@ip6.ev.test", want: matchedAt(VerdictPass, KindIP6, 1, 0, 0, 0)},
 		// a:nothing (1, void) include (2) → ip4 at depth 1.
 		{name: "include pass", ip: "203.0.113.10", sender: "a@inc.ev.test", want: matchedAt(VerdictPass, KindInclude, 2, 0, 2, 1)},
 		{name: "redirect", ip: "203.0.113.10", sender: "a@redir.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 1, 1, 0)},
