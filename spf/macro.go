@@ -243,7 +243,7 @@ func expandName(spec string, val macroValue) (string, bool) {
 
 // maxNameText bounds the text expandName keeps while it expands a
 // domain-spec. Only the right-most MaxDomainLength octets of a name, and
-// the dot before them, survive the cut from the left (RFC 7208 §7; the
+// the dot before them, survive the cut from the left (RFC 7208 §7.3; the
 // OpenSPF case domain-name-truncation), so the text left of the last
 // maxNameText octets can be dropped as it grows: the name is the same,
 // and a record of many macros (each up to three times the 256-octet
