@@ -345,6 +345,11 @@ var checkCases = []checkCase{
 	{name: "exists-listed", want: with(policy(43, 1, "-"), func(r *Result) {
 		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable}
 	})},
+	// exists:%{s}… : the probe sender has an "@", a legal octet in a DNS
+	// label; the wildcard answers for it, so every client matches.
+	{name: "exists-sender", want: with(policy(42, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable, CodeExistsPassAll}
+	})},
 	// a /0 network after -all is never evaluated.
 	{name: "ranges-after-all", want: with(policy(25, 0, "-"), func(r *Result) { r.Findings = []Code{CodeDeadTerms} })},
 
