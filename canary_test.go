@@ -43,7 +43,7 @@ func TestCanariesNeverReachOutput(t *testing.T) {
 		// The scan must actually have read the canaries: every check
 		// evaluated something (no check is inconclusive).
 		for _, c := range got.Checks {
-			if c.Summary == txtInconclusive.with() || c.Summary == txtInternal.with() {
+			if c.Summary == txtInconclusive.format() || c.Summary == txtInternal.format() {
 				t.Errorf("%s was not evaluated (%s); the canaries were not exercised", c.ID, c.Summary.EN)
 			}
 		}
@@ -80,7 +80,7 @@ _dmarc    TXT "v=DMARC1; p=reject"
 		t.Fatal(err)
 	}
 	for _, c := range got.Checks {
-		if c.Summary == txtInternal.with() {
+		if c.Summary == txtInternal.format() {
 			t.Errorf("%s was replaced by the guard", c.ID)
 		}
 		if c.ID == CheckMTASTS && c.Status != StatusFail {
@@ -106,5 +106,32 @@ func TestVerifyWithholdsALeakingResult(t *testing.T) {
 	sum.Checks = []CheckSummary{{Diagnostics: &DmarcDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
 	if err := r.verify(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
 		t.Fatalf("verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
+	}
+}
+
+// TestPanicAndLeakFallBack: a check that panics, and a check whose texts
+// carry a recorded wire value, are both reported with the internal-error
+// fallback, and each is reported through its hook (counts and IDs only).
+func TestPanicAndLeakFallBack(t *testing.T) {
+	var panicked []CheckID
+	leaks := 0
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")),
+		OnPanic: func(id CheckID) { panicked = append(panicked, id) }, OnLeak: func(n int) { leaks += n }})
+	r := s.newRun()
+	got := r.runChecks(t.Context(), map[CheckID]checkFunc{
+		CheckSPF: func(context.Context) verdict { panic("a bug") },
+	})
+	if len(got) != 1 || got[0].Summary != txtInternal.format() || len(panicked) != 1 || panicked[0] != CheckSPF {
+		t.Fatalf("a panicking check gave %+v (hook saw %v), want the internal-error fallback", got, panicked)
+	}
+	r.guard.AddText("kanari-scrub.example.net")
+	checks := []CheckSummary{
+		{ID: CheckMX, Status: StatusPass, Summary: LocalizedText{EN: "fine", ZH: "好"}},
+		{ID: CheckDMARC, Status: StatusPass, Summary: LocalizedText{EN: "fine", ZH: "好"}, Details: LocalizedText{EN: "see kanari-scrub.example.net", ZH: "好"}},
+	}
+	r.scrub(checks)
+	if checks[0].Summary.EN != "fine" || checks[1].Summary != txtInternal.format() || leaks != 1 {
+		t.Errorf("scrub gave %q and %q with %d alarms, want the clean one kept, the leaking one replaced, 1 alarm",
+			checks[0].Summary.EN, checks[1].Summary.EN, leaks)
 	}
 }

@@ -60,7 +60,7 @@ func TestSPFSendingIP(t *testing.T) {
 			if with.ID != CheckSPF {
 				t.Fatalf("check 1 is %s", with.ID)
 			}
-			want := spfIPTexts[tc.want].with()
+			want := spfIPTexts[tc.want].format()
 			if !strings.HasSuffix(with.Details.EN, want.EN) || !strings.HasSuffix(with.Details.ZH, want.ZH) {
 				t.Errorf("details %q do not end with %q", with.Details.EN, want.EN)
 			}

@@ -332,6 +332,12 @@ var checkCases = []checkCase{
 	})},
 	// ~include (1) of +all: every client soft-fails, nobody is authorized.
 	{name: "softfail-include-plus-all", want: policy(37, 1, "-")},
+	// ~include (1) of a record of /0 networks: every client soft-fails;
+	// the networks pass everyone only within that record.
+	{name: "softfail-include-open-ranges", want: policy(34, 1, "-")},
+	// -include (1) of a record that includes (2) +all: every client
+	// fails; the +include further down passes everyone only there.
+	{name: "fail-include-deep-plus-all", want: policy(33, 2, "~")},
 	// a:ok.ext.test/0 (1): the name has an address, /0 covers all IPv4.
 	{name: "a-zero", want: with(policy(27, 1, "-"), func(r *Result) { r.Findings = []Code{CodeRangePassAll} })},
 	// ~exists (1) on an existing name: everyone soft-fails, nobody passes.
@@ -344,6 +350,11 @@ var checkCases = []checkCase{
 	// the same with a list of clients: the probe is not on it.
 	{name: "exists-listed", want: with(policy(43, 1, "-"), func(r *Result) {
 		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable}
+	})},
+	// exists:%{s}… : the probe sender has an "@", a legal octet in a DNS
+	// label; the wildcard answers for it, so every client matches.
+	{name: "exists-sender", want: with(policy(42, 1, "-"), func(r *Result) {
+		r.MacroTerms, r.Findings = 1, []Code{CodeMacroUnexpandable, CodeExistsPassAll}
 	})},
 	// a /0 network after -all is never evaluated.
 	{name: "ranges-after-all", want: with(policy(25, 0, "-"), func(r *Result) { r.Findings = []Code{CodeDeadTerms} })},
@@ -514,35 +525,37 @@ func TestFindingsCanonical(t *testing.T) {
 // wantIncludes are the Result.Includes of the scenarios whose record has
 // includes: what each costs and the first error met behind it.
 var wantIncludes = map[string][]Include{
-	"cname-include":             {{1, ""}},
-	"count-15":                  {{5, ""}, {5, ""}, {5, ""}},
-	"deep-chain":                {{11, ""}},
-	"diamond":                   {{1, ""}, {1, ""}},
-	"include-d-macro":           {{2, ""}},
-	"include-deep-plus-all":     {{2, CodeIncludePassAll}},
-	"include-empty-label":       {{1, CodeIncludeNoRecord}},
-	"include-invalid":           {{1, CodeIncludeInvalid}},
-	"include-loop":              {{2, CodeLoop}},
-	"include-macro":             {{1, ""}},
-	"include-multiple":          {{1, CodeIncludeMultiple}},
-	"include-nospf":             {{1, CodeIncludeNoRecord}},
-	"include-nxdomain":          {{1, CodeIncludeNoRecord}},
-	"include-one":               {{1, ""}},
-	"include-open-ranges":       {{1, CodeIncludePassAll}},
-	"include-plus-all":          {{1, CodeIncludePassAll}},
-	"include-servfail":          {{1, CodeIncludeInconclusive}},
-	"include-timeout":           {{1, CodeIncludeInconclusive}},
-	"includes-10":               {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
-	"includes-11":               {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
-	"macro-loop":                {{1, CodeLoop}},
-	"nested-3":                  {{3, ""}},
-	"redirect-at-limit":         {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
-	"redirect-below-limit":      {{1, ""}},
-	"redirect-with-all":         {{1, ""}},
-	"safety-bound":              {{11, ""}, {11, ""}, {11, ""}, {7, ""}},
-	"self-include":              {{1, CodeLoop}},
-	"softfail-include-plus-all": {{1, ""}},
-	"void-after-limit":          {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
+	"cname-include":                {{1, ""}},
+	"count-15":                     {{5, ""}, {5, ""}, {5, ""}},
+	"deep-chain":                   {{11, ""}},
+	"diamond":                      {{1, ""}, {1, ""}},
+	"include-d-macro":              {{2, ""}},
+	"include-deep-plus-all":        {{2, CodeIncludePassAll}},
+	"include-empty-label":          {{1, CodeIncludeNoRecord}},
+	"include-invalid":              {{1, CodeIncludeInvalid}},
+	"include-loop":                 {{2, CodeLoop}},
+	"include-macro":                {{1, ""}},
+	"include-multiple":             {{1, CodeIncludeMultiple}},
+	"include-nospf":                {{1, CodeIncludeNoRecord}},
+	"include-nxdomain":             {{1, CodeIncludeNoRecord}},
+	"include-one":                  {{1, ""}},
+	"include-open-ranges":          {{1, CodeIncludePassAll}},
+	"include-plus-all":             {{1, CodeIncludePassAll}},
+	"include-servfail":             {{1, CodeIncludeInconclusive}},
+	"include-timeout":              {{1, CodeIncludeInconclusive}},
+	"includes-10":                  {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
+	"includes-11":                  {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
+	"macro-loop":                   {{1, CodeLoop}},
+	"nested-3":                     {{3, ""}},
+	"redirect-at-limit":            {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
+	"redirect-below-limit":         {{1, ""}},
+	"redirect-with-all":            {{1, ""}},
+	"safety-bound":                 {{11, ""}, {11, ""}, {11, ""}, {7, ""}},
+	"self-include":                 {{1, CodeLoop}},
+	"softfail-include-plus-all":    {{1, ""}},
+	"softfail-include-open-ranges": {{1, ""}},
+	"fail-include-deep-plus-all":   {{2, ""}},
+	"void-after-limit":             {{1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}, {1, ""}},
 }
 
 // wantSyntaxTerm is the Result.SyntaxTerm of the scenarios whose record

@@ -42,8 +42,10 @@
 // length 0, and a +exists on a fixed name (no sender macro) that exists
 // or on a client-dependent name that exists for a probe client no policy
 // lists (192.0.2.1, RFC 5737), i.e. through a wildcard; that probe costs
-// one A lookup outside the SPF count. It locates problems without quoting
-// the record: the
+// one A lookup outside the SPF count. Such a mechanism counts only when
+// every include on the way to it is a +include: below a -, ~ or ?
+// include it makes that include fail, soft-fail or be neutral for
+// everyone instead. It locates problems without quoting the record: the
 // position of the term with a syntax error ([Result.SyntaxTerm]) and, per
 // include of the domain's own record, its cost and the first error behind
 // it ([Result.Includes]).

@@ -100,7 +100,8 @@ const (
 // Query is what an evaluation needs from an SMTP session.
 type Query struct {
 	// IP is the client address (RFC 7208 §4.1 <ip>). An IPv4-mapped IPv6
-	// address is evaluated as IPv4.
+	// address is evaluated as IPv4; an IPv6 zone is ignored (no policy
+	// network has one, and a zoned address is in no prefix).
 	IP netip.Addr
 	// Sender is the MAIL FROM address as given, without angle brackets;
 	// "" for the null reverse-path, when the HELO identity is checked
@@ -186,7 +187,7 @@ type evaluator struct {
 }
 
 func newEvaluator(r resolver.Resolver, q Query) *evaluator {
-	e := &evaluator{r: r, ip: q.IP.Unmap(), helo: q.HELO, identity: IdentityMailFrom}
+	e := &evaluator{r: r, ip: q.IP.Unmap().WithZone(""), helo: q.HELO, identity: IdentityMailFrom}
 	sender := q.Sender
 	if sender == "" {
 		e.identity = IdentityHELO
@@ -210,8 +211,15 @@ func stop(v Verdict, reason EvalReason) Evaluation {
 }
 
 // checkHost is check_host(<ip>, domain, <sender>) (§4) at the given
-// depth of include and redirect.
+// depth of include and redirect; past MaxDepth it is a permerror without
+// a lookup, a bound on the recursion independent of the lookup count.
 func (e *evaluator) checkHost(ctx context.Context, domain string, depth int) Evaluation {
+	if depth > MaxDepth {
+		// Every include and redirect costs a counted term, so MaxLookups
+		// ends a chain first; this bound holds the recursion even if that
+		// accounting is ever wrong.
+		return stop(VerdictPermError, ReasonLookupLimit)
+	}
 	domain = strings.TrimSuffix(domain, ".")
 	if !validDomain(domain) {
 		return stop(VerdictNone, ReasonInvalidDomain)
@@ -450,13 +458,15 @@ func (e *evaluator) inNetworks(addrs []netip.Addr, bits int) bool {
 }
 
 // matchMX evaluates an mx mechanism (§5.4): more than MaxMXNames MX
-// records is a permerror; the addresses of each exchange are looked up.
+// records is a permerror, counted as Check counts them (mxRecordCount: a
+// null MX names no host to look up); the addresses of each exchange are
+// looked up.
 func (e *evaluator) matchMX(ctx context.Context, target string, t Term) matchResult {
 	ans, stopped := e.lookup(ctx, target, resolver.TypeMX)
 	if stopped != nil {
 		return *stopped
 	}
-	if len(ans.Records) > MaxMXNames {
+	if mxRecordCount(ans.Records) > MaxMXNames {
 		return failWith(VerdictPermError, ReasonMXLimit)
 	}
 	for _, host := range exchanges(ans.Records) {

@@ -2,7 +2,9 @@ package spf
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 const evalZone = `$ORIGIN ev.test.
 @          SOA ns.ev.test. hostmaster.ev.test. 1 3600 600 86400 300
 ip4        TXT "v=spf1 ip4:203.0.113.0/24 -all"
+ip6        TXT "v=spf1 ip6:2001:db8::/32 -all"
 inc        TXT "v=spf1 a:nothing.ev.test include:ip4.ev.test -all"
 none       TXT "not spf"
 two        TXT "v=spf1 -all"
@@ -77,6 +80,7 @@ func TestEvaluate(t *testing.T) {
 		{name: "ip4 fail", ip: "198.51.100.1", sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
 		{name: "mapped address is IPv4", ip: "::ffff:203.0.113.10", sender: "a@ip4.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 0, 0, 0)},
 		{name: "ip4 never matches IPv6", ip: v6, sender: "a@ip4.ev.test", want: matchedAt(VerdictFail, KindAll, 2, 0, 0, 0)},
+		{name: "ip6 zone ignored", ip: "2001:db8::1%eth0", sender: "a@ip6.ev.test", want: matchedAt(VerdictPass, KindIP6, 1, 0, 0, 0)},
 		// a:nothing (1, void) include (2) → ip4 at depth 1.
 		{name: "include pass", ip: "203.0.113.10", sender: "a@inc.ev.test", want: matchedAt(VerdictPass, KindInclude, 2, 0, 2, 1)},
 		{name: "redirect", ip: "203.0.113.10", sender: "a@redir.ev.test", want: matchedAt(VerdictPass, KindIP4, 1, 1, 1, 0)},
@@ -200,6 +204,104 @@ func TestPresentationName(t *testing.T) {
 		}
 		if got, want := presentationName(raw)+".", name; got != want {
 			t.Errorf("presentationName(%q) = %q, miekg/dns writes %q", raw, got, want)
+		}
+	}
+}
+
+// TestEvaluateDepthBound: the recursion of include and redirect has a
+// bound of its own, MaxDepth, that holds without the lookup count: a
+// check past it is a permerror and asks DNS nothing.
+func TestEvaluateDepthBound(t *testing.T) {
+	t.Parallel()
+	r := dnstest.NewResolver(dnstest.MustParse(t, evalZone))
+	e := newEvaluator(r, Query{IP: netip.MustParseAddr("203.0.113.10"), Sender: "a@ip4.ev.test"})
+	if got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth); got.Verdict != VerdictPass {
+		t.Errorf("at MaxDepth: %+v, want pass", got)
+	}
+	asked := len(r.Queries())
+	got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth+1)
+	if want := stop(VerdictPermError, ReasonLookupLimit); got != want {
+		t.Errorf("past MaxDepth: %+v, want %+v", got, want)
+	}
+	if len(r.Queries()) != asked {
+		t.Errorf("past MaxDepth asked DNS: %v", r.Queries()[asked:])
+	}
+}
+
+// TestExpandNameKeepsTail: a domain-spec of thousands of macros expands
+// to the same name as the whole expansion cut from the left would give,
+// while the text kept during the expansion stays within about twice
+// maxNameText plus one macro's value.
+func TestExpandNameKeepsTail(t *testing.T) {
+	t.Parallel()
+	sender := strings.Repeat("a+", 100) + "@" + strings.Repeat("b.", 20) + "example.com"
+	val := func(letter byte) (string, bool) {
+		switch letter {
+		case 's':
+			return sender, true
+		case 'l':
+			return strings.Repeat("L", 63), true
+		}
+		return "d.example.com", true
+	}
+	longest := 3 * len(sender) // %{S}: every octet URL-escaped at worst
+	for _, spec := range []string{
+		strings.Repeat("%{S}.", 4000) + "x.example",
+		strings.Repeat("%{s}", 4000) + ".%{d}",
+		strings.Repeat("%{l}.", 5000) + "%{d}",
+		strings.Repeat("%{l}", 5000) + ".%{d}",
+		strings.Repeat("%{l}.", 3) + "%{d}",
+		strings.Repeat("%{d}.%{l}%{l}.", 700) + "x.example.",
+		strings.Repeat("ab.%{l}", 999) + "%{ir}.example",
+	} {
+		full, ok := expandMacroString(spec, val)
+		if !ok {
+			t.Fatalf("expandMacroString(%.20q…) failed", spec)
+		}
+		got, ok := expandName(spec, val)
+		if want := finishName(full); !ok || got != want {
+			t.Errorf("expandName(%.20q…) = %.40q (%d octets), want %.40q (%d octets)", spec, got, len(got), want, len(want))
+		}
+		kept, _ := expandText(spec, val, maxNameText)
+		if len(kept) > 2*maxNameText+longest {
+			t.Errorf("expandText(%.20q…) kept %d octets, want at most %d", spec, len(kept), 2*maxNameText+longest)
+		}
+	}
+}
+
+// TestEvaluateMXCountAgreesWithCheck: ten MX records and a null MX (which
+// names no host to look up) are within the mx limit for Evaluate as for
+// Check; eleven that name hosts are over it for both.
+func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
+	t.Parallel()
+	var zone strings.Builder
+	zone.WriteString("$ORIGIN mxn.test.\n@ SOA ns.mxn.test. hostmaster.mxn.test. 1 3600 600 86400 300\n")
+	zone.WriteString("ten TXT \"v=spf1 mx -all\"\nten MX 0 .\neleven TXT \"v=spf1 mx -all\"\n")
+	for i := 1; i <= 11; i++ {
+		if i <= 10 {
+			fmt.Fprintf(&zone, "ten MX %d h%d.mxn.test.\n", i, i)
+		}
+		fmt.Fprintf(&zone, "eleven MX %d h%d.mxn.test.\nh%d A 198.51.100.%d\n", i, i, i, i)
+	}
+	z := dnstest.MustParse(t, zone.String())
+	for _, tc := range []struct {
+		domain string
+		want   Verdict
+		over   bool
+	}{
+		{"ten.mxn.test", VerdictPass, false},
+		{"eleven.mxn.test", VerdictPermError, true},
+	} {
+		ev, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr("198.51.100.3"), Sender: "a@" + tc.domain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Verdict != tc.want {
+			t.Errorf("Evaluate %s: %s (%s), want %s", tc.domain, ev.Verdict, ev.Reason, tc.want)
+		}
+		res := Check(t.Context(), dnstest.NewResolver(z), tc.domain)
+		if got := slices.Contains(res.Findings, CodeMXTooMany); got != tc.over {
+			t.Errorf("Check %s: mx_over_10 %v, want %v", tc.domain, got, tc.over)
 		}
 	}
 }

@@ -80,8 +80,12 @@ func FuzzExpandMacro(f *testing.F) {
 		if again, _ := expandMacroString(s, val); again != out {
 			t.Fatalf("expandMacroString(%q) not deterministic: %q then %q", s, out, again)
 		}
-		if name, ok := expandName(s, val); ok && len(name) > MaxDomainLength && strings.Contains(name, ".") {
+		name, nameOK := expandName(s, val)
+		if nameOK && len(name) > MaxDomainLength && strings.Contains(name, ".") {
 			t.Fatalf("expandName(%q) = %d octets with a dot, over %d", s, len(name), MaxDomainLength)
+		}
+		if nameOK != ok || nameOK && validName(name) && name != finishName(out) {
+			t.Fatalf("expandName(%q) = %q, %v; the whole expansion cut gives %q, %v", s, name, nameOK, finishName(out), ok)
 		}
 		esc, ok := expandMacroString("%{S}", val)
 		for i := 0; ok && i < len(esc); i++ {

@@ -212,7 +212,13 @@ type macroValue func(letter byte) (string, bool)
 // without a trailing dot, cut to MaxDomainLength (§4.8). ok is false when
 // the spec needs any other macro.
 func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
-	return expandName(spec, func(letter byte) (string, bool) {
+	return expandName(spec, scanMacros(cur, sender))
+}
+
+// scanMacros are the macro values a scan knows without a message: %{d} =
+// cur and %{o} = sender (RFC 7208 §7.3).
+func scanMacros(cur, sender string) macroValue {
+	return func(letter byte) (string, bool) {
 		switch letter {
 		case 'd':
 			return cur, true
@@ -220,7 +226,7 @@ func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 			return sender, true
 		}
 		return "", false
-	})
+	}
 }
 
 // expandName expands a domain-spec with the values of val and returns the
@@ -228,11 +234,46 @@ func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 // MaxDomainLength (§4.8). ok is false when the spec is not a valid
 // macro-string or needs a letter val does not have.
 func expandName(spec string, val macroValue) (string, bool) {
-	s, ok := expandMacroString(spec, val)
+	s, ok := expandText(spec, val, maxNameText)
 	if !ok {
 		return "", false
 	}
 	return finishName(s), true
+}
+
+// maxNameText bounds the text expandName keeps while it expands a
+// domain-spec. Only the right-most MaxDomainLength octets of a name, and
+// the dot before them, survive the cut from the left (RFC 7208 §7.3; the
+// OpenSPF case domain-name-truncation), so the text left of the last
+// maxNameText octets can be dropped as it grows: the name is the same,
+// and a record of many macros (each up to three times the 256-octet
+// sender when URL-escaped) cannot make one expansion megabytes long.
+// Product limit, above MaxDomainLength+1 with room for one label.
+const maxNameText = 2 * MaxDomainLength
+
+// tailText collects text, keeping at least its last keep octets (all of
+// it when keep is 0) and at most about twice that.
+type tailText struct {
+	b    []byte
+	keep int
+}
+
+func (t *tailText) writeString(s string) {
+	t.b = append(t.b, s...)
+	t.trim()
+}
+
+func (t *tailText) writeByte(c byte) {
+	t.b = append(t.b, c)
+	t.trim()
+}
+
+// trim drops the text left of the last keep octets once the text is
+// twice as long, so that the cost of copying stays linear.
+func (t *tailText) trim() {
+	if t.keep > 0 && len(t.b) > 2*t.keep {
+		t.b = t.b[:copy(t.b, t.b[len(t.b)-t.keep:])]
+	}
 }
 
 // expandMacroString expands a macro-string (RFC 7208 §7.1, §7.3): the
@@ -240,40 +281,46 @@ func expandName(spec string, val macroValue) (string, bool) {
 // letter from val, transformed. ok is false when s is not a valid
 // macro-string (c, r and t allowed) or uses a letter val does not have.
 func expandMacroString(s string, val macroValue) (string, bool) {
+	return expandText(s, val, 0)
+}
+
+// expandText is expandMacroString keeping only the last keep octets of
+// the expansion, or more (all of it when keep is 0).
+func expandText(s string, val macroValue, keep int) (string, bool) {
 	if strings.IndexByte(s, '%') < 0 {
 		return s, true
 	}
 	if _, valid := scanMacroString(s, true); !valid {
 		return "", false
 	}
-	var b strings.Builder
+	b := tailText{keep: keep}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '%' {
-			b.WriteByte(c)
+			b.writeByte(c)
 			i++
 			continue
 		}
 		switch s[i+1] { // a valid macro-string never ends with '%'
 		case '%':
-			b.WriteByte('%')
+			b.writeByte('%')
 		case '_':
-			b.WriteByte(' ')
+			b.writeByte(' ')
 		case '-':
-			b.WriteString("%20")
+			b.writeString("%20")
 		case '{':
 			n, _, _ := scanMacroExpand(s[i+2:])
 			v, ok := expandMacro(s[i+2:i+1+n], val)
 			if !ok {
 				return "", false
 			}
-			b.WriteString(v)
+			b.writeString(v)
 			i += 2 + n
 			continue
 		}
 		i += 2
 	}
-	return b.String(), true
+	return string(b.b), true
 }
 
 // expandMacro expands one valid macro body (without braces): the letter's

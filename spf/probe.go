@@ -22,12 +22,9 @@ const (
 // the probe address, %{s} probeLocal@sender, %{l} probeLocal, %{h} and
 // %{p} probeHelo, %{v} "in-addr". ok is false when the spec is not valid.
 func probeDomainSpec(spec, cur, sender string) (name string, ok bool) {
+	known := scanMacros(cur, sender)
 	return expandName(spec, func(letter byte) (string, bool) {
 		switch letter {
-		case 'd':
-			return cur, true
-		case 'o':
-			return sender, true
 		case 'i':
 			return probeIP, true
 		case 's':
@@ -39,21 +36,24 @@ func probeDomainSpec(spec, cur, sender string) (name string, ok bool) {
 		case 'v':
 			return probeRevDom, true
 		}
-		return "", false
+		return known(letter)
 	})
 }
 
 // probeExists reports whether a +exists term whose name depends on the
 // client matches the probe client: its name then exists for a client no
 // policy lists (a wildcard), so it matches every client (RFC 7208 §5.7).
-// It costs one A lookup, outside the SPF count.
+// It costs one A lookup, outside the SPF count (but within the scan's
+// query budget); at most one per counted term.
 func (w *walker) probeExists(ctx context.Context, domain string, t Term) bool {
 	if t.Kind != KindExists || t.Qualifier != QualifierPass {
 		return false
 	}
 	name, ok := probeDomainSpec(t.DomainSpec, domain, w.sender)
-	if !ok || !validName(name) {
+	if !ok || !validDomain(name) {
 		return false
 	}
-	return w.r.Lookup(ctx, name, resolver.TypeA).Outcome == resolver.Found
+	// %{s} puts an "@" in a label: a legal octet (RFC 2181 §11) that the
+	// presentation form escapes, as Evaluate asks for such names.
+	return w.r.Lookup(ctx, presentationName(name), resolver.TypeA).Outcome == resolver.Found
 }

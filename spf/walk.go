@@ -23,6 +23,21 @@ type walker struct {
 	stopped  bool // MaxExpandTerms reached: stop everywhere
 
 	includes []Include // the top-level record's includes, in order
+
+	// shielded counts the -, ~ and ? includes on the path to the record
+	// being expanded: a way of passing every client found below one of
+	// them makes that include match everyone with its own qualifier, so
+	// it is no pass for the checked domain (see passAll).
+	shielded int
+}
+
+// passAll records c, a way a record passes every client, when it reaches
+// the checked domain: no -, ~ or ? include is on the way there (RFC 7208
+// §5.2: the include's qualifier, not the target's pass, is the result).
+func (w *walker) passAll(c Code) {
+	if w.shielded == 0 {
+		w.f.add(c)
+	}
 }
 
 // step is one DNS-causing term of a record that an evaluation reaches,
@@ -69,7 +84,7 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 			w.f.add(CodePTRUsed)
 		case KindInclude:
 			if w.include(ctx, domain, s, depth, stack).passesEveryone() && s.term.Qualifier == QualifierPass {
-				w.f.add(CodeIncludePassAll) // §5.2: the include matches every client
+				w.passAll(CodeIncludePassAll) // §5.2: the include matches every client
 				everyone = true
 			}
 		case KindRedirect:
@@ -92,6 +107,10 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 // include follows an include term, keeping the accounting of Result.Includes
 // for those of the top-level record (depth 0).
 func (w *walker) include(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
+	if s.term.Qualifier != QualifierPass {
+		w.shielded++
+		defer func() { w.shielded-- }()
+	}
 	if depth > 0 {
 		return w.descend(ctx, domain, s, depth, stack)
 	}
@@ -121,7 +140,7 @@ func (w *walker) rangesCoverAll(rec Record) bool {
 			break
 		}
 		if (t.Kind == KindIP4 || t.Kind == KindIP6) && t.Qualifier == QualifierPass && t.Net.Bits() == 0 {
-			w.f.add(CodeRangePassAll)
+			w.passAll(CodeRangePassAll)
 			return true
 		}
 	}
@@ -327,7 +346,7 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 	name, ok := w.target(s.term, domain)
 	if !ok {
 		if w.probeExists(ctx, domain, s.term) {
-			w.f.add(CodeExistsPassAll)
+			w.passAll(CodeExistsPassAll)
 			return true
 		}
 		return false
@@ -355,10 +374,10 @@ func (w *walker) matchesEveryone(t Term) bool {
 	}
 	switch {
 	case t.Kind == KindExists:
-		w.f.add(CodeExistsPassAll) // the target is fixed (target() expanded it), so it always exists
+		w.passAll(CodeExistsPassAll) // the target is fixed (target() expanded it), so it always exists
 		return true
 	case (t.Kind == KindA || t.Kind == KindMX) && t.CIDR4 == 0:
-		w.f.add(CodeRangePassAll)
+		w.passAll(CodeRangePassAll)
 		return true
 	}
 	return false
