@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/dkim"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // The DKIM judgement table (DESIGN.md section 3). An Ed25519 key passes;
@@ -40,11 +41,11 @@ var (
 
 // checkDKIM checks the key at the supplied selector; without one it is
 // not evaluated (DESIGN.md section 3).
-func (r *run) checkDKIM(ctx context.Context) verdict {
+func (r *run) checkDKIM(ctx context.Context, dns resolver.Resolver) verdict {
 	if r.sel == "" {
 		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)
 	}
-	return judgeDKIM(dkim.Check(ctx, r.dnsFor(CheckDKIM), r.sel, r.domain.ASCII))
+	return judgeDKIM(dkim.Check(ctx, dns, r.sel, r.domain.ASCII))
 }
 
 // judgeDKIM is the verdict on the facts of a DKIM selector check; it does
@@ -93,4 +94,10 @@ func dkimDiagnostics(res dkim.Result) *DkimDiagnostics {
 		d.KeyType = strPtr(string(res.KeyType))
 	}
 	return d
+}
+
+// dkimCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func dkimCheckRules() []rule {
+	return append([]rule{notEvaluated(txtDKIMNotEvaluated), dkimPass}, tableRules(dkimRules)...)
 }

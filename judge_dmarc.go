@@ -66,8 +66,8 @@ var dmarcIgnored = map[dmarc.Code]string{
 	dmarc.CodeLegacyRI:     "a removed tag receivers ignore; it changes nothing",
 }
 
-func (r *run) checkDMARC(ctx context.Context) verdict {
-	return judgeDMARC(dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII))
+func (r *run) checkDMARC(ctx context.Context, dns resolver.Resolver) verdict {
+	return judgeDMARC(dmarc.Check(ctx, dns, r.domain.ASCII))
 }
 
 // judgeDMARC is the verdict on the facts of a DMARC check; it does no I/O.
@@ -163,4 +163,11 @@ func optStr(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// dmarcCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func dmarcCheckRules() []rule {
+	return append([]rule{dmarcPassReject, dmarcPassQuarantine, dmarcMissing, dmarcNoPolicy, dmarcNone,
+		dmarcFallback, dmarcTestMode, dmarcOwnDiscarded}, tableRules(dmarcRules)...)
 }

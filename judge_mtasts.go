@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 var (
@@ -75,8 +76,8 @@ func (r *run) mtastsOptions() mtasts.Options {
 	}
 }
 
-func (r *run) checkMTASTS(ctx context.Context) verdict {
-	res := mtasts.Check(ctx, r.dnsFor(CheckMTASTS), r.domain.ASCII, r.mtastsOptions())
+func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
+	res := mtasts.Check(ctx, dns, r.domain.ASCII, r.mtastsOptions())
 	return judgeMTASTS(res, r.waitMX(ctx))
 }
 
@@ -194,4 +195,11 @@ func mtastsDiagnostics(res mtasts.Result) *MtaStsDiagnostics {
 		d.MXPatternCount = intPtr(res.MXPatternCount)
 	}
 	return d
+}
+
+// mtastsCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func mtastsCheckRules() []rule {
+	return append([]rule{stsEnforce, stsMissing, stsNoMail, stsBadAnnounce, stsUnreachable, stsFetchUnknown,
+		stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, tableRules(stsRules)...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/mx"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 var (
@@ -30,9 +31,9 @@ var (
 	mxFactCount    = msg("收件服务器共 %d 台，其中可用 %d 台。", "Mail servers: %d; usable: %d.")
 )
 
-func (r *run) checkMX(ctx context.Context) verdict {
+func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	res := mx.Check(ctx, r.dnsFor(CheckMX), r.domain.ASCII)
+	res := mx.Check(ctx, dns, r.domain.ASCII)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
@@ -80,4 +81,10 @@ func judgeMX(res mx.Result) verdict {
 		applied = append(applied, some)
 	}
 	return judge(mxPass, applied, []LocalizedText{mxFactCount.with(c.Distinct, c.Usable)}, nil)
+}
+
+// mxCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func mxCheckRules() []rule {
+	return append([]rule{mxPass, mxNull, mxImplicit, mxNone, mxNXDomain, mxNoneUsable, mxSomeUnusable}, tableRules(mxRules)...)
 }

@@ -33,11 +33,11 @@ func ptrBaseDiagnostics(ip netip.Addr) *PtrDiagnostics {
 	return d
 }
 
-func (r *run) checkPTR(ctx context.Context) verdict {
+func (r *run) checkPTR(ctx context.Context, dns resolver.Resolver) verdict {
 	if !r.ip.IsValid() {
 		return infoVerdict(txtPTRNotEvaluated, txtPTRNotEvaluatedDetails)
 	}
-	return judgePTR(r.ip, ptr.Check(ctx, r.dnsFor(CheckPTR), r.ip))
+	return judgePTR(r.ip, ptr.Check(ctx, dns, r.ip))
 }
 
 // ptrIgnored are the PTR findings without a rule of their own, and why.
@@ -86,4 +86,11 @@ func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {
 		d.ForwardConfirmed = boolPtr(false)
 	}
 	return d
+}
+
+// ptrCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func ptrCheckRules() []rule {
+	return append([]rule{notEvaluated(txtPTRNotEvaluated), ptrPass, ptrNoPTR, ptrMismatch, ptrNoUsableName, ptrUnknown},
+		tableRules(ptrRules)...)
 }

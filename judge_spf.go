@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -144,8 +145,7 @@ var spfNotes = map[spf.Code]text{
 
 // checkSPF looks up and expands the domain's SPF policy, judges it, and,
 // when a sending IP was given, says whether the policy authorizes it.
-func (r *run) checkSPF(ctx context.Context) verdict {
-	dns := r.dnsFor(CheckSPF)
+func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
 	v := judgeSPF(spf.Check(ctx, dns, r.domain.ASCII))
 	v.details = append(v.details, r.spfSendingIP(ctx, dns)...)
 	return v
@@ -224,4 +224,10 @@ func codeSet[C comparable](codes []C) map[C]bool {
 		m[c] = true
 	}
 	return m
+}
+
+// spfCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func spfCheckRules() []rule {
+	return append([]rule{spfPass, spfLimitAtLeast}, tableRules(spfRules)...)
 }

@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/tlsrpt"
 )
 
@@ -30,8 +31,8 @@ var (
 	rptFactDest     = msg("有效的报告地址共 %d 个（邮件 %d 个，HTTPS %d 个）。", "Valid report destinations: %d (mail: %d, HTTPS: %d).")
 )
 
-func (r *run) checkTLSRPT(ctx context.Context) verdict {
-	res := tlsrpt.Check(ctx, r.dnsFor(CheckTLSRPT), r.domain.ASCII)
+func (r *run) checkTLSRPT(ctx context.Context, dns resolver.Resolver) verdict {
+	res := tlsrpt.Check(ctx, dns, r.domain.ASCII)
 	return judgeTLSRPT(res, func() mxFacts { return r.waitMX(ctx) })
 }
 
@@ -69,4 +70,10 @@ func tlsrptDiagnostics(res tlsrpt.Result) *TlsRptDiagnostics {
 		MailtoDestinationCount: intPtr(res.MailtoDestinationCount),
 		HTTPSDestinationCount:  intPtr(res.HTTPSDestinationCount),
 	}
+}
+
+// tlsrptCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func tlsrptCheckRules() []rule {
+	return append([]rule{rptPass, rptMissing, rptNoMail, rptInvalid}, tableRules(rptRules)...)
 }

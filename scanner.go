@@ -117,16 +117,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
-	checks := r.runChecks(ctx, map[CheckID]checkFunc{
-		CheckMX:     r.checkMX,
-		CheckSPF:    r.checkSPF,
-		CheckDMARC:  r.checkDMARC,
-		CheckDKIM:   r.checkDKIM,
-		CheckMTASTS: r.checkMTASTS,
-		CheckTLSRPT: r.checkTLSRPT,
-		CheckPTR:    r.checkPTR,
-		CheckCAA:    r.checkCAA,
-	})
+	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
 	if err := r.finish(parent, checks); err != nil {
 		return ScanSummary{}, err
 	}
@@ -155,7 +146,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
-	checks := r.runChecks(ctx, map[CheckID]checkFunc{CheckPTR: r.checkPTR})
+	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
 	if err := r.finish(parent, checks); err != nil {
 		return PtrCheckSummary{}, err
 	}

@@ -39,9 +39,6 @@ const (
 	CheckCAA    CheckID = "caa"
 )
 
-// CheckOrder is the fixed order of the checks in a ScanSummary.
-var CheckOrder = [8]CheckID{CheckMX, CheckSPF, CheckDMARC, CheckDKIM, CheckMTASTS, CheckTLSRPT, CheckPTR, CheckCAA}
-
 // Status is the verdict of one check.
 type Status string
 

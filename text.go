@@ -60,18 +60,6 @@ func joinTexts(parts []LocalizedText) LocalizedText {
 	return LocalizedText{ZH: strings.Join(zh, ""), EN: strings.Join(en, " ")}
 }
 
-// Titles of the checks.
-var titles = map[CheckID]text{
-	CheckMX:     msg("收件服务器（MX）", "Mail servers (MX)"),
-	CheckSPF:    msg("发件授权（SPF）", "Sender authorization (SPF)"),
-	CheckDMARC:  msg("DMARC 策略", "DMARC policy"),
-	CheckDKIM:   msg("DKIM 公钥", "DKIM public key"),
-	CheckMTASTS: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"),
-	CheckTLSRPT: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"),
-	CheckPTR:    msg("反向解析（PTR）", "Reverse DNS (PTR)"),
-	CheckCAA:    msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"),
-}
-
 // Texts shared by every check and by the overall result.
 var (
 	txtDisclaimer = msg(
