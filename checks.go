@@ -149,20 +149,20 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 
 func noDiagnostics(*run) Diagnostics { return nil }
 
-func unknownSPF(*run) Diagnostics { return &SpfDiagnostics{DNSLookupLimit: spfLookupLimit} }
+func unknownSPF(*run) Diagnostics { return &SPFDiagnostics{DNSLookupLimit: spfLookupLimit} }
 
-func unknownDMARC(*run) Diagnostics { return &DmarcDiagnostics{TreeWalkQueries: 1} }
+func unknownDMARC(*run) Diagnostics { return &DMARCDiagnostics{TreeWalkQueries: 1} }
 
 func unknownDKIM(r *run) Diagnostics {
 	if r.sel == "" {
 		return nil
 	}
-	return &DkimDiagnostics{}
+	return &DKIMDiagnostics{}
 }
 
-func unknownMTASTS(*run) Diagnostics { return &MtaStsDiagnostics{PolicyFetchState: "inconclusive"} }
+func unknownMTASTS(*run) Diagnostics { return &MTASTSDiagnostics{PolicyFetchState: "inconclusive"} }
 
-func unknownTLSRPT(*run) Diagnostics { return &TlsRptDiagnostics{} }
+func unknownTLSRPT(*run) Diagnostics { return &TLSRPTDiagnostics{} }
 
 func unknownPTR(r *run) Diagnostics {
 	if !r.ip.IsValid() {

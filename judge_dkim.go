@@ -78,8 +78,8 @@ func dkimFacts(res dkim.Result) []LocalizedText {
 	return out
 }
 
-func dkimDiagnostics(res dkim.Result) *DkimDiagnostics {
-	d := &DkimDiagnostics{
+func dkimDiagnostics(res dkim.Result) *DKIMDiagnostics {
+	d := &DKIMDiagnostics{
 		PublicKeyPresent:    res.PublicKeyPresent.Ptr(),
 		Revoked:             res.Revoked.Ptr(),
 		TestMode:            res.TestMode.Ptr(),

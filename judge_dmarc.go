@@ -124,8 +124,8 @@ func dmarcFacts(res dmarc.Result) []LocalizedText {
 	return append(out, notes(res.Findings, dmarcNotes)...)
 }
 
-func dmarcDiagnostics(res dmarc.Result) *DmarcDiagnostics {
-	d := &DmarcDiagnostics{
+func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
+	d := &DMARCDiagnostics{
 		TreeWalkQueries:    res.TreeWalkQueries,
 		ConflictingRecords: res.ConflictingRecords,
 		DomainExistence:    strPtr(string(res.DomainExistence)),

@@ -25,8 +25,8 @@ var (
 
 // ptrBaseDiagnostics returns the PTR diagnostics that depend only on the
 // address: its version and the forward record type.
-func ptrBaseDiagnostics(ip netip.Addr) *PtrDiagnostics {
-	d := &PtrDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
+func ptrBaseDiagnostics(ip netip.Addr) *PTRDiagnostics {
+	d := &PTRDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
 	if ip.Unmap().Is6() {
 		d.IPVersion, d.ForwardRecordType = 6, "AAAA"
 	}
@@ -69,7 +69,7 @@ func judgePTR(ip netip.Addr, res ptr.Result) verdict {
 	return judgeState(main, rulesFor(res.Findings, ptrRules, nil), facts, d)
 }
 
-func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {
+func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PTRDiagnostics {
 	d := ptrBaseDiagnostics(ip)
 	d.ForwardQueryCount = res.ForwardQueries
 	d.ForwardQueriesCompleted = res.ForwardCompleted

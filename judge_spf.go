@@ -153,7 +153,7 @@ func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
 
 // judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
 func judgeSPF(res spf.Result) verdict {
-	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
+	d := &SPFDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
 	if res.LookupCountKnown {
 		d.DNSLookupCount = intPtr(res.LookupCount)
 	}

@@ -203,7 +203,7 @@ func TestJudgeMXTable(t *testing.T) {
 // --- MTA-STS ---
 
 func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
-	return mtasts.Result{TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true, FetchState: mtasts.Fetched,
+	return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true, FetchState: mtasts.Fetched,
 		HTTPStatus: 200, PolicyValid: true, PolicyMode: mode, MaxAge: 86400, MXPatternCount: 1,
 		Policy: mtasts.Policy{Mode: mode, MaxAge: 86400, MX: []string{"mx.example.com"}}, Findings: codes}
 }
@@ -211,14 +211,14 @@ func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
 func TestJudgeMTASTSTable(t *testing.T) {
 	covered := mxFacts{known: true, hosts: []string{"mx.example.com"}}
 	pins := map[mtasts.Code]pin{
-		mtasts.PolicyMediaType: {StatusWarn, SeverityLow}, mtasts.PolicyMaxAgeZero: {StatusWarn, SeverityLow},
-		mtasts.PolicyDuplicateField: {StatusWarn, SeverityLow}, mtasts.AnnouncementDuplicateField: {StatusWarn, SeverityLow},
+		mtasts.CodePolicyMediaType: {StatusWarn, SeverityLow}, mtasts.CodePolicyMaxAgeZero: {StatusWarn, SeverityLow},
+		mtasts.CodePolicyDuplicateField: {StatusWarn, SeverityLow}, mtasts.CodeAnnouncementDuplicateField: {StatusWarn, SeverityLow},
 	}
 	rows := pinnedRows(t, stsRules, pins, func(c mtasts.Code) (verdict, []int) {
 		return judgeMTASTS(stsFetched(mtasts.ModeEnforce, c), covered), nil
 	})
 	notFetched := func(state mtasts.FetchState, code mtasts.Code) mtasts.Result {
-		return mtasts.Result{TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: []mtasts.Code{code}}
+		return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: 1, FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: []mtasts.Code{code}}
 	}
 	// Every note, under the state it belongs to.
 	for code, note := range stsNotes {
@@ -227,11 +227,11 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		switch {
 		case strings.HasPrefix(string(code), "announcement_"):
 			res, main = notFetched(mtasts.NotAttempted, code), stsBadAnnounce
-		case code == mtasts.PolicyHostDNSInconclusive || code == mtasts.PolicyFetchTimeout:
+		case code == mtasts.CodePolicyHostDNSInconclusive || code == mtasts.CodePolicyFetchTimeout:
 			res, main = notFetched(mtasts.Inconclusive, code), stsFetchUnknown
-		case code == mtasts.PolicyHostNotFound || code == mtasts.PolicyHostNonPublic || code == mtasts.PolicyConnectFailed ||
-			strings.HasPrefix(string(code), "policy_cert") || code == mtasts.PolicyTLSFailed || code == mtasts.PolicyHTTPFailed ||
-			code == mtasts.PolicyRedirect || strings.HasPrefix(string(code), "policy_status") || code == mtasts.PolicyTooLarge:
+		case code == mtasts.CodePolicyHostNotFound || code == mtasts.CodePolicyHostNonPublic || code == mtasts.CodePolicyConnectFailed ||
+			strings.HasPrefix(string(code), "policy_cert") || code == mtasts.CodePolicyTLSFailed || code == mtasts.CodePolicyHTTPFailed ||
+			code == mtasts.CodePolicyRedirect || strings.HasPrefix(string(code), "policy_status") || code == mtasts.CodePolicyTooLarge:
 			res, main = notFetched(mtasts.Unreachable, code), stsUnreachable
 		default:
 			res = stsFetched(mtasts.ModeEnforce, code)
@@ -251,13 +251,13 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		verdictRow{name: "testing uncovered", v: judgeMTASTS(stsFetched(mtasts.ModeTesting), uncovered), status: StatusWarn, severity: SeverityLow,
 			summary: stsTesting.say, details: []text{stsUncoveredTry.say}},
 		verdictRow{name: "mx unknown", v: judgeMTASTS(stsFetched(mtasts.ModeEnforce), mxFacts{}), status: StatusWarn, severity: SeverityMedium, summary: stsMXUnknown.say},
-		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, covered),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactNoRecord}},
-		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{}),
+		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{}),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactMXMaybe}},
-		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{known: true, nullMX: true}),
+		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{known: true, nullMX: true}),
 			status: StatusInfo, severity: SeverityInfo, summary: stsNoMail.say},
-		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.Inconclusive, AnnouncementRecordCount: -1, FetchState: mtasts.Inconclusive, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{Outcome: resolver.Inconclusive, AnnouncementRecordCount: -1, FetchState: mtasts.Inconclusive, MaxAge: -1, MXPatternCount: -1}, covered),
 			status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},
 	)
 	runRows(t, rows)
@@ -273,11 +273,11 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 		return r
 	}
 	pins := map[tlsrpt.Code]pin{
-		tlsrpt.MultipleRecords: {StatusFail, SeverityLow}, tlsrpt.SomeInvalidDestinations: {StatusWarn, SeverityLow},
-		tlsrpt.DuplicateRUA: {StatusWarn, SeverityLow},
+		tlsrpt.CodeMultipleRecords: {StatusFail, SeverityLow}, tlsrpt.CodeSomeInvalidDestinations: {StatusWarn, SeverityLow},
+		tlsrpt.CodeDuplicateRUA: {StatusWarn, SeverityLow},
 	}
 	rows := pinnedRows(t, rptRules, pins, func(c tlsrpt.Code) (verdict, []int) {
-		if c == tlsrpt.MultipleRecords {
+		if c == tlsrpt.CodeMultipleRecords {
 			r := with(good, false, c)
 			r.RecordCount = 2
 			return judgeTLSRPT(r, noMX), []int{2}

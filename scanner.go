@@ -131,27 +131,27 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 // CheckIP checks the PTR records of one public sending IP and their
 // forward confirmation. The error is an *InputError for a non-public
 // address or ErrResolverUnavailable when no DNS server answered.
-func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, error) {
+func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
 	addr, err := NormalizeSendingIP(ip.String(), MaxSendingIPLenPtr)
 	if err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	r.ip = addr
 	r.guard.Allow(addr.String())
 	if err := ctx.Err(); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
 	if err := r.finish(parent, checks); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	end := s.cfg.Now()
-	out := PtrCheckSummary{
+	out := PTRCheckSummary{
 		SendingIP:  addr.String(),
 		CheckedAt:  end.UTC().Truncate(time.Millisecond),
 		DurationMs: max(end.Sub(start).Milliseconds(), 0),
@@ -159,7 +159,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 		Disclaimer: txtDisclaimer.with(),
 	}
 	if err := r.verify(out); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	return out, nil
 }

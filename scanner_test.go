@@ -184,7 +184,7 @@ func TestCheckIPOneNameFails(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CheckIP: %v", err)
 	}
-	d, ok := got.Check.Diagnostics.(*PtrDiagnostics)
+	d, ok := got.Check.Diagnostics.(*PTRDiagnostics)
 	if got.Check.Status != StatusWarn || !ok || d.PTRRecordCount != nil || d.ForwardConfirmed != nil {
 		t.Fatalf("check = %+v, want warn with unknown counts", got.Check)
 	}

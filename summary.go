@@ -106,9 +106,9 @@ type ScanSummary struct {
 	Disclaimer    LocalizedText  `json:"disclaimer"`
 }
 
-// PtrCheckSummary is the result of checking one sending IP: the API's 200
+// PTRCheckSummary is the result of checking one sending IP: the API's 200
 // body of POST /api/ptr-check.
-type PtrCheckSummary struct {
+type PTRCheckSummary struct {
 	SendingIP  string        `json:"sendingIp"`
 	CheckedAt  time.Time     `json:"checkedAt"`
 	DurationMs int64         `json:"durationMs"`
@@ -124,9 +124,9 @@ type CheckSummary struct {
 	Severity Severity      `json:"severity"`
 	Summary  LocalizedText `json:"summary"`
 	Details  LocalizedText `json:"details"`
-	// Diagnostics is one of *SpfDiagnostics, *DmarcDiagnostics,
-	// *DkimDiagnostics, *MtaStsDiagnostics, *TlsRptDiagnostics or
-	// *PtrDiagnostics, or nil where the contract has none (mx, caa, dkim
+	// Diagnostics is one of *SPFDiagnostics, *DMARCDiagnostics,
+	// *DKIMDiagnostics, *MTASTSDiagnostics, *TLSRPTDiagnostics or
+	// *PTRDiagnostics, or nil where the contract has none (mx, caa, dkim
 	// without a selector, ptr without a sending IP).
 	Diagnostics Diagnostics `json:"diagnostics,omitempty"`
 }
@@ -134,18 +134,18 @@ type CheckSummary struct {
 // Diagnostics is implemented by the per-check diagnostics objects.
 type Diagnostics interface{ diagnostics() }
 
-// SpfDiagnostics are the counts of the SPF check. Pointer fields are null
+// SPFDiagnostics are the counts of the SPF check. Pointer fields are null
 // when unknown.
-type SpfDiagnostics struct {
+type SPFDiagnostics struct {
 	SPFRecordCount int  `json:"spfRecordCount"`
 	DNSLookupCount *int `json:"dnsLookupCount"`
 	DNSLookupLimit int  `json:"dnsLookupLimit"`
 	LookupComplete bool `json:"lookupComplete"`
 }
 
-// DkimDiagnostics are the facts of the DKIM selector check. Pointer fields
+// DKIMDiagnostics are the facts of the DKIM selector check. Pointer fields
 // are null when unknown.
-type DkimDiagnostics struct {
+type DKIMDiagnostics struct {
 	RecordCount         *int    `json:"recordCount"`
 	KeyType             *string `json:"keyType"`
 	PublicKeyPresent    *bool   `json:"publicKeyPresent"`
@@ -156,9 +156,9 @@ type DkimDiagnostics struct {
 	SHA256Allowed       *bool   `json:"sha256Allowed"`
 }
 
-// DmarcDiagnostics are the facts of DMARC policy discovery (RFC 9989).
+// DMARCDiagnostics are the facts of DMARC policy discovery (RFC 9989).
 // Pointer fields are null when unknown.
-type DmarcDiagnostics struct {
+type DMARCDiagnostics struct {
 	DirectRecordCount  *int    `json:"directRecordCount"`
 	PolicyFound        *bool   `json:"policyFound"`
 	PolicyDomain       *string `json:"policyDomain"`
@@ -176,9 +176,9 @@ type DmarcDiagnostics struct {
 	LegacyPctPresent   *bool   `json:"legacyPctPresent"`
 }
 
-// MtaStsDiagnostics are the facts of the MTA-STS check (RFC 8461).
+// MTASTSDiagnostics are the facts of the MTA-STS check (RFC 8461).
 // Pointer fields are null when unknown.
-type MtaStsDiagnostics struct {
+type MTASTSDiagnostics struct {
 	AnnouncementRecordCount *int    `json:"announcementRecordCount"`
 	AnnouncementValid       *bool   `json:"announcementValid"`
 	PolicyFetchState        string  `json:"policyFetchState"`
@@ -188,9 +188,9 @@ type MtaStsDiagnostics struct {
 	MXPatternCount          *int    `json:"mxPatternCount"`
 }
 
-// TlsRptDiagnostics are the facts of the TLS-RPT check (RFC 8460).
+// TLSRPTDiagnostics are the facts of the TLS-RPT check (RFC 8460).
 // Pointer fields are null when unknown.
-type TlsRptDiagnostics struct {
+type TLSRPTDiagnostics struct {
 	RecordCount            *int  `json:"recordCount"`
 	Configured             *bool `json:"configured"`
 	DestinationCount       *int  `json:"destinationCount"`
@@ -198,9 +198,9 @@ type TlsRptDiagnostics struct {
 	HTTPSDestinationCount  *int  `json:"httpsDestinationCount"`
 }
 
-// PtrDiagnostics are the facts of the PTR check with forward
+// PTRDiagnostics are the facts of the PTR check with forward
 // confirmation. Pointer fields are null when unknown.
-type PtrDiagnostics struct {
+type PTRDiagnostics struct {
 	IPVersion               int    `json:"ipVersion"`
 	PTRRecordCount          *int   `json:"ptrRecordCount"`
 	ForwardRecordType       string `json:"forwardRecordType"`
@@ -210,9 +210,9 @@ type PtrDiagnostics struct {
 	ForwardConfirmed        *bool  `json:"forwardConfirmed"`
 }
 
-func (*SpfDiagnostics) diagnostics()    {}
-func (*DkimDiagnostics) diagnostics()   {}
-func (*DmarcDiagnostics) diagnostics()  {}
-func (*MtaStsDiagnostics) diagnostics() {}
-func (*TlsRptDiagnostics) diagnostics() {}
-func (*PtrDiagnostics) diagnostics()    {}
+func (*SPFDiagnostics) diagnostics()    {}
+func (*DKIMDiagnostics) diagnostics()   {}
+func (*DMARCDiagnostics) diagnostics()  {}
+func (*MTASTSDiagnostics) diagnostics() {}
+func (*TLSRPTDiagnostics) diagnostics() {}
+func (*PTRDiagnostics) diagnostics()    {}

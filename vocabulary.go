@@ -35,10 +35,10 @@ var enumWords = []string{
 // response types.
 func fieldNames() string {
 	sample := ScanSummary{Checks: []CheckSummary{
-		{Diagnostics: &SpfDiagnostics{}}, {Diagnostics: &DmarcDiagnostics{}}, {Diagnostics: &DkimDiagnostics{}},
-		{Diagnostics: &MtaStsDiagnostics{}}, {Diagnostics: &TlsRptDiagnostics{}}, {Diagnostics: &PtrDiagnostics{}},
+		{Diagnostics: &SPFDiagnostics{}}, {Diagnostics: &DMARCDiagnostics{}}, {Diagnostics: &DKIMDiagnostics{}},
+		{Diagnostics: &MTASTSDiagnostics{}}, {Diagnostics: &TLSRPTDiagnostics{}}, {Diagnostics: &PTRDiagnostics{}},
 	}}
 	a, _ := json.Marshal(sample)
-	b, _ := json.Marshal(PtrCheckSummary{})
+	b, _ := json.Marshal(PTRCheckSummary{})
 	return string(a) + string(b)
 }

@@ -32,7 +32,7 @@ const (
 // generic message; the error text is never sent or logged).
 type Service interface {
 	Scan(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error)
-	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error)
+	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error)
 }
 
 // Storage is the analytics store as far as GET /api/health is concerned.

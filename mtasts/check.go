@@ -24,12 +24,12 @@ const (
 // Result holds the facts Check found. Fields marked "unknown" correspond
 // to the API's null. Nothing in it but Policy comes from the wire.
 type Result struct {
-	// TXTOutcome and TXTReason are the outcome of the TXT lookup at
+	// Outcome and Reason are the outcome of the TXT lookup at
 	// _mta-sts.<domain>.
-	TXTOutcome resolver.Outcome
-	TXTReason  resolver.Reason
+	Outcome resolver.Outcome
+	Reason  resolver.Reason
 	// AnnouncementRecordCount is the number of v=STSv1 TXT records; -1
-	// (unknown) when TXTOutcome is Inconclusive, 0 when the name has no
+	// (unknown) when Outcome is Inconclusive, 0 when the name has no
 	// TXT records or only other ones.
 	AnnouncementRecordCount int
 	// AnnouncementValid is true when there is exactly one v=STSv1 record
@@ -73,7 +73,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	domain = resolver.CanonicalName(domain)
 	res := Result{AnnouncementRecordCount: -1, MaxAge: -1, MXPatternCount: -1}
 	ans := r.Lookup(ctx, "_mta-sts."+domain, resolver.TypeTXT)
-	res.TXTOutcome, res.TXTReason = ans.Outcome, ans.Reason
+	res.Outcome, res.Reason = ans.Outcome, ans.Reason
 	if !ans.Conclusive() {
 		res.FetchState = Inconclusive
 		return res
@@ -102,7 +102,7 @@ func (res *Result) announce(txts []string) bool {
 		return false
 	case len(recs) > 1:
 		res.FetchState = NotAttempted
-		res.Findings = []Code{AnnouncementMultiple}
+		res.Findings = []Code{CodeAnnouncementMultiple}
 		return false
 	}
 	rec, err := ParseRecord(recs[0])
@@ -116,7 +116,7 @@ func (res *Result) announce(txts []string) bool {
 	}
 	res.AnnouncementValid = true
 	if rec.HasDuplicates() {
-		res.Findings = append(res.Findings, AnnouncementDuplicateField)
+		res.Findings = append(res.Findings, CodeAnnouncementDuplicateField)
 	}
 	return true
 }
@@ -138,6 +138,6 @@ func (res *Result) applyPolicy(body string, opts Options) {
 	res.MXPatternCount = len(p.MX)
 	res.Findings = append(res.Findings, rep.codes()...)
 	if p.MaxAge == 0 {
-		res.Findings = append(res.Findings, PolicyMaxAgeZero)
+		res.Findings = append(res.Findings, CodePolicyMaxAgeZero)
 	}
 }

@@ -51,7 +51,7 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	}
 	res := getPolicy(ctx, conn, host, url, opts)
 	if rep.refused > 0 {
-		res.add(PolicyHostNonPublic)
+		res.add(CodePolicyHostNonPublic)
 	}
 	return res
 }
@@ -134,23 +134,23 @@ func dialOne(ctx context.Context, dial DialFunc, target string, opts Options) (n
 func noConnection(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, rep dialReport) fetchResult {
 	res := fetchResult{state: Unreachable}
 	if rep.refused > 0 {
-		res.add(PolicyHostNonPublic)
+		res.add(CodePolicyHostNonPublic)
 	}
 	if rep.attempted > 0 {
-		res.add(PolicyConnectFailed)
+		res.add(CodePolicyConnectFailed)
 	}
 	timedOut := rep.timedOut || ctx.Err() != nil
 	if dnsInconclusive {
-		res.add(PolicyHostDNSInconclusive)
+		res.add(CodePolicyHostDNSInconclusive)
 	}
 	if timedOut {
-		res.add(PolicyFetchTimeout)
+		res.add(CodePolicyFetchTimeout)
 	}
 	switch {
 	case dnsInconclusive || timedOut:
 		res.state = Inconclusive
 	case len(addrs) == 0:
-		res.add(PolicyHostNotFound)
+		res.add(CodePolicyHostNotFound)
 	}
 	return res
 }

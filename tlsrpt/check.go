@@ -61,7 +61,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	case len(recs) == 0:
 		return res
 	case len(recs) > 1:
-		res.Findings = []Code{MultipleRecords}
+		res.Findings = []Code{CodeMultipleRecords}
 		return res
 	}
 	rec, err := Parse(recs[0])
@@ -81,7 +81,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 func (res *Result) countDestinations(rec Record) {
 	var codes []Code
 	if rec.RUAFieldCount() > 1 {
-		codes = append(codes, DuplicateRUA)
+		codes = append(codes, CodeDuplicateRUA)
 	}
 	seen := map[string]bool{}
 	invalid := 0
@@ -94,7 +94,7 @@ func (res *Result) countDestinations(rec Record) {
 		}
 		key := destinationKey(uri)
 		if seen[key] {
-			codes = append(codes, DuplicateDestination)
+			codes = append(codes, CodeDuplicateDestination)
 			continue
 		}
 		seen[key] = true
@@ -108,9 +108,9 @@ func (res *Result) countDestinations(rec Record) {
 	res.Configured = res.DestinationCount > 0
 	switch {
 	case invalid > 0 && res.Configured:
-		codes = append(codes, SomeInvalidDestinations)
+		codes = append(codes, CodeSomeInvalidDestinations)
 	case !res.Configured:
-		codes = append(codes, NoValidDestinations)
+		codes = append(codes, CodeNoValidDestinations)
 	}
 	res.Findings = findings.Normalize(codes)
 }
