@@ -84,15 +84,6 @@ func sharedRules() []rule {
 	}
 }
 
-// checkRules lists the rules of one check (its checkSpec.rules). A test
-// parses the judge_*.go sources and checks that no rule is missing.
-func checkRules(id CheckID) []rule {
-	if c, ok := specOf(id); ok {
-		return c.rules()
-	}
-	return nil
-}
-
 // notEvaluated is the info rule of a check that lacks its input.
 func notEvaluated(say text) rule {
 	return rule{status: StatusInfo, severity: SeverityInfo, say: say}
