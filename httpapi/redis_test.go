@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailauth/mailauth/internal/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -77,8 +80,9 @@ func openRedis(t *testing.T, url string, o RedisLimiterOptions) *RedisLimiter {
 // own Redis client, share one counter per source address.
 func TestRedisLimiterSharedByInstances(t *testing.T) {
 	url := startRedis(t)
-	a := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
-	b := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
+	secret := []byte("a shared secret of the instances")
+	a := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{Secret: secret})})
+	b := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{Secret: secret})})
 	for i := range 30 {
 		ts, path, body := a, "/api/scan", scanBody("example.com")
 		if i%2 == 1 {
@@ -102,11 +106,29 @@ func TestRedisLimiterSharedByInstances(t *testing.T) {
 	defer c.Close()
 	keys, err := c.Keys(context.Background(), "*").Result()
 	if err != nil || len(keys) != 1 || strings.Contains(keys[0], "127.0.0.1") || !strings.HasPrefix(keys[0], DefaultRedisPrefix) {
-		t.Errorf("keys %q %v", keys, err)
+		t.Fatalf("keys %q %v", keys, err)
+	}
+	plain := sha256.Sum256([]byte("127.0.0.1"))
+	if want := DefaultRedisPrefix + hex.EncodeToString(keyed.Sum(secret, keyed.PurposeRateLimit, "127.0.0.1")[:16]); keys[0] != want ||
+		strings.Contains(keys[0], hex.EncodeToString(plain[:16])) {
+		t.Errorf("key %q is not the keyed HMAC of the address (%q)", keys[0], want)
 	}
 	ttl, _ := c.PTTL(context.Background(), keys[0]).Result()
 	if ttl <= 0 || ttl > DefaultRateWindow {
 		t.Errorf("key TTL %v", ttl)
+	}
+}
+
+// TestRedisLimiterSecretsSeparate: limiters with different secrets (or
+// none: a random one each) count the same source under different keys.
+func TestRedisLimiterSecretsSeparate(t *testing.T) {
+	url := startRedis(t)
+	ctx := context.Background()
+	for _, o := range []RedisLimiterOptions{{Limit: 1, Secret: []byte("secret one")}, {Limit: 1, Secret: []byte("secret two")}, {Limit: 1}, {Limit: 1}} {
+		d, err := openRedis(t, url, o).Allow(ctx, "203.0.113.5")
+		if err != nil || !d.Allowed {
+			t.Errorf("secret %q: %+v %v (counted under another limiter's key)", o.Secret, d, err)
+		}
 	}
 }
 
