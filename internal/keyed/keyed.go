@@ -16,8 +16,8 @@ import (
 
 // Purposes of the keyed hashes; each is a domain-separation label.
 const (
-	PurposeDomain    = "mailauth/analytics/domain/v1"     // a scanned domain
-	PurposeVisitor   = "mailauth/analytics/visitor/v1"    // a client, under a day key
+	PurposeDomain    = "mailauth/analytics/domain/v1"      // a scanned domain
+	PurposeVisitor   = "mailauth/analytics/visitor/v1"     // a client, under a day key
 	PurposeDayKey    = "mailauth/analytics/visitor-day/v1" // the day key of visitor hashes
 	PurposeRateLimit = "mailauth/ratelimit/source/v1"      // a rate-limit source key
 )
