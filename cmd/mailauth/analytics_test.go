@@ -110,6 +110,32 @@ func TestServeDefaultSQLite(t *testing.T) {
 	if err != nil || len(rep.Days) != 1 || rep.Days[0].Scans != 2 || rep.Days[0].PtrChecks != 1 || rep.Days[0].Domains != 2 {
 		t.Errorf("report %+v %v", rep, err)
 	}
+	checkStatsCommand(t, map[string]string{"HOME": home}, day)
+}
+
+// checkStatsCommand runs `mailauth stats` (JSON and table) on the store
+// TestServeDefaultSQLite filled: two scans (grade C each, one failed
+// check: dmarc) and one ptr-check (ptr pass), sources direct 2, cli 1.
+func checkStatsCommand(t *testing.T, e map[string]string, day string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, e, "stats", "-json", "-days", "2")
+	var rep analytics.Report
+	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil {
+		t.Fatalf("stats -json: exit %d %v %s", code, err, errOut)
+	}
+	if rep.To != day || len(rep.Days) != 1 || rep.Days[0].Visitors != 1 || len(rep.Sources) != 2 ||
+		rep.Sources[0] != (analytics.Count{Label: "direct", N: 2}) || rep.Sources[1] != (analytics.Count{Label: "cli", N: 1}) {
+		t.Errorf("stats -json: %+v", rep)
+	}
+	code, out, _ = runCLI(t, e, "stats")
+	for _, want := range []string{"Analytics ", day, "ptr-checks", "fail rate", "direct", "66.7%"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("stats table lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+	if code, _, errOut := runCLI(t, map[string]string{"HOME": t.TempDir()}, "stats"); code != exitUnavailable || !strings.Contains(errOut, "no analytics store") {
+		t.Errorf("stats without a store: exit %d %q", code, errOut)
+	}
 }
 
 // timeNow is the clock the service's records were dated by.

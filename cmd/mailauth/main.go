@@ -5,6 +5,7 @@
 //	mailauth serve [flags]                  run the HTTP service
 //	mailauth scan [flags] DOMAIN            scan a domain
 //	mailauth ptr [flags] IP                 check one sending IP
+//	mailauth stats [flags]                  show the service's analytics
 //
 // Every configuration flag has a MAILAUTH_* environment fallback (the flag
 // name in upper case with - replaced by _, e.g. -rate-limit-max and
@@ -60,6 +61,7 @@ Usage:
   mailauth serve [flags]            run the HTTP service
   mailauth scan [flags] DOMAIN      scan a domain (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
   mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
+  mailauth stats [flags]            show the service's privacy-preserving usage figures
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, getenv env, std stdio) int {
 		return runScan(ctx, args[1:], getenv, std)
 	case "ptr":
 		return runPtr(ctx, args[1:], getenv, std)
+	case "stats":
+		return runStats(ctx, args[1:], getenv, std)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(std.out, topUsage)
 		return exitOK
