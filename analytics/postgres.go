@@ -53,4 +53,3 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 	}
 	return s, nil
 }
-

@@ -107,8 +107,8 @@ func TestStores(t *testing.T) {
 					{Day: "2026-11-20", Scans: 3, PtrChecks: 1, Domains: 2, Visitors: 3},
 					{Day: "2026-11-21", Scans: 1, PtrChecks: 0, Domains: 1, Visitors: 1},
 				},
-				Grades:  []Count{{"C", 2}, {"A", 1}, {"F", 1}},
-				Checks:  []CheckRate{{"mx", 4, 0, 0}, {"spf", 4, 3, 0.75}, {"ptr", 1, 0, 0}},
+				Grades: []Count{{"C", 2}, {"A", 1}, {"F", 1}},
+				Checks: []CheckRate{{"mx", 4, 0, 0}, {"spf", 4, 3, 0.75}, {"ptr", 1, 0, 0}},
 				// Largest first, equal counts in label order.
 				Sources: []Count{{"direct", 2}, {"cli", 1}, {"other", 1}, {"web", 1}},
 			}
@@ -162,4 +162,3 @@ func TestOpenRefuses(t *testing.T) {
 		t.Errorf("none: %v %v", st, err)
 	}
 }
-
