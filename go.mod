@@ -1,15 +1,20 @@
 // Module mailauth: email authentication and transport-security diagnostics.
 //
 // Pins: every version below resolved through the module proxy on 2026-11-21.
+// modernc.org/sqlite stays at v1.60.1: newer versions break `go mod tidy`
+// through a test-only dependency the module proxy refuses (pgx v5.12.0 and
+// sqlite v1.60.1 resolved on 2026-11-24).
 module github.com/mailauth/mailauth
 
 go 1.26.0
 
 require (
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/miekg/dns v1.1.73
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/net v0.62.0
+	modernc.org/sqlite v1.60.1
 )
 
 require (
@@ -18,7 +23,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect
@@ -30,5 +34,4 @@ require (
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.60.1 // indirect
 )
