@@ -44,18 +44,30 @@ func (quickService) CheckIP(_ context.Context, ip netip.Addr) (mailauth.PtrCheck
 	return mailauth.PtrCheckSummary{SendingIP: ip.String(), Check: mailauth.CheckSummary{ID: mailauth.CheckPTR, Status: mailauth.StatusWarn}}, nil
 }
 
-// TestCrashChild is the child process of TestCrash: a service whose
-// analytics go to the SQLite file named by crashChildEnv. It prints
-// "listening ADDR", then "committed N" after each committed batch, and
-// runs until it is killed.
-func TestCrashChild(t *testing.T) {
-	path := os.Getenv(crashChildEnv)
-	if path == "" {
-		t.Skip("the child process of TestCrash")
+// TestMain runs the child process of TestCrash when crashChildEnv is
+// set, else the tests.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		if err := crashChild(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// crashChild is the child process of TestCrash: a service whose analytics
+// go to the SQLite file at path. It prints "listening ADDR", then
+// "committed N" after each committed batch, and runs until it is killed.
+func crashChild(path string) error {
 	store, err := OpenSQLite(context.Background(), path)
 	if err != nil {
-		t.Fatal(err)
+		return err
+	}
+	h, err := NewHasher(testSecret, DefaultSourceLabels)
+	if err != nil {
+		return err
 	}
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
@@ -63,13 +75,13 @@ func TestCrashChild(t *testing.T) {
 		defer mu.Unlock()
 		fmt.Fprintf(os.Stdout, format+"\n", a...)
 	}
-	w := NewWriter(store, testHasher(t), WriterOptions{BatchSize: 16, OnCommit: func(n int64) { say("committed %d", n) }})
+	w := NewWriter(store, h, WriterOptions{BatchSize: 16, OnCommit: func(n int64) { say("committed %d", n) }})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	say("listening %s", ln.Addr())
-	_ = http.Serve(ln, httpapi.New(quickService{}, httpapi.Options{Recorder: w, Storage: store,
+	return http.Serve(ln, httpapi.New(quickService{}, httpapi.Options{Recorder: w, Storage: store,
 		Limiter: httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: 1 << 30})}))
 }
 
@@ -80,7 +92,7 @@ func TestCrashChild(t *testing.T) {
 func TestCrash(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "crash.db")
-	child := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	child := exec.Command(os.Args[0])
 	child.Env = append(os.Environ(), crashChildEnv+"="+path)
 	out, err := child.StdoutPipe()
 	if err != nil {

@@ -25,6 +25,9 @@ const (
 	// processSecretBytes is the size of the random secret of a service
 	// without a store or a configured secret (256 bits).
 	processSecretBytes = 32
+	// maxRetentionDays bounds -retention (a century) so that it converts
+	// to a time.Duration without overflow.
+	maxRetentionDays = 36500
 )
 
 // analyticsFlags are the analytics flags of `mailauth serve`.
@@ -74,8 +77,8 @@ func (d *days) Set(s string) error {
 		}
 		n = int(dur / (24 * time.Hour))
 	}
-	if n < 1 {
-		return errors.New("must be at least 1d")
+	if n < 1 || n > maxRetentionDays {
+		return fmt.Errorf("must be 1d..%dd", maxRetentionDays)
 	}
 	*d = days(n)
 	return nil

@@ -242,3 +242,21 @@ func TestEnvName(t *testing.T) {
 		t.Error("binding an undefined flag succeeded")
 	}
 }
+
+// FuzzRetention: the -retention parser never panics, and accepts only
+// whole days of at least 1 that print back as they parse.
+func FuzzRetention(f *testing.F) {
+	for _, s := range []string{"30d", "30", "720h", "0d", "-1d", "1.5d", "9999999999999999999d", "36501d", "1h", "d", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var d days
+		if err := d.Set(s); err != nil {
+			return
+		}
+		var again days
+		if d < 1 || d > maxRetentionDays || again.Set(d.String()) != nil || again != d {
+			t.Errorf("%q: %d (%s)", s, d, d.String())
+		}
+	})
+}
