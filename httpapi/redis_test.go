@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mailauth/mailauth/internal/keyed"
+	"github.com/mailauth/mailauth/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -29,42 +28,9 @@ func freeLoopbackPort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startRedis starts a throw-away redis-server on a free loopback port and
-// returns its URL. Without redis-server on PATH the test fails in CI
-// (CI=true) and is skipped locally.
-func startRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not on PATH; .ci/run must install it (apt-get install -y redis-server)")
-		}
-		t.Skip("redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis limiter tests")
-	}
-	port := freeLoopbackPort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not come up: %s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return url
-}
+// startRedis starts a throw-away redis-server (internal/redistest) and
+// returns its URL.
+func startRedis(t *testing.T) string { return redistest.Start(t) }
 
 func openRedis(t *testing.T, url string, o RedisLimiterOptions) *RedisLimiter {
 	t.Helper()
