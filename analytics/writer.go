@@ -134,6 +134,8 @@ func (w *Writer) Flush(ctx context.Context) error {
 
 // Close stops taking rows, writes the queue, rolls up and prunes once
 // more, and waits for that (or for ctx). It does not close the store.
+// Call it once the HTTP server has shut down: a Record racing with Close
+// may queue a row that is never written.
 func (w *Writer) Close(ctx context.Context) error {
 	if w.closed.Swap(true) {
 		return nil

@@ -118,3 +118,25 @@ func TestHasherRow(t *testing.T) {
 		t.Errorf("ptr row %+v", r)
 	}
 }
+
+// TestWriterRetention: the writer's roll-up keeps the aggregates of every
+// day and deletes the raw rows older than the retention.
+func TestWriterRetention(t *testing.T) {
+	t.Parallel()
+	s := openTestSQLite(t)
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	w := NewWriter(s, testHasher(t), WriterOptions{Retention: 2 * 24 * time.Hour, Now: func() time.Time { return now }})
+	for _, age := range []int{5, 3, 1, 0} {
+		w.Record(scanEvent(now.AddDate(0, 0, -age), "example.com", "192.0.2.1", "", "A", "pass"))
+	}
+	if err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, s, "events"); n != 2 {
+		t.Errorf("%d raw rows, want the 2 of the last 2 days", n)
+	}
+	rep, err := s.Report(context.Background(), Day(now.AddDate(0, 0, -5)), Day(now))
+	if err != nil || len(rep.Days) != 4 {
+		t.Errorf("aggregates %+v %v, want 4 days", rep.Days, err)
+	}
+}
