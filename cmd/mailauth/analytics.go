@@ -84,10 +84,14 @@ func (d *days) Set(s string) error {
 	return nil
 }
 
-// defaultStorage is sqlite:PATH under the user's state directory
-// ($XDG_STATE_HOME, else ~/.local/state), or "sqlite:" (refused by
-// check, asking for -storage) when neither variable is set.
+// defaultStorage is sqlite:PATH in the state directory systemd gives the
+// service ($STATE_DIRECTORY, StateDirectory= in the unit), else under the
+// user's ($XDG_STATE_HOME, else ~/.local/state), or "sqlite:" (refused by
+// check, asking for -storage) when none of these variables is set.
 func defaultStorage(getenv env) string {
+	if dir, _, _ := strings.Cut(getenv("STATE_DIRECTORY"), ":"); dir != "" {
+		return "sqlite:" + filepath.Join(dir, "analytics.db")
+	}
 	dir := getenv("XDG_STATE_HOME")
 	if dir == "" && getenv("HOME") != "" {
 		dir = filepath.Join(getenv("HOME"), ".local", "state")

@@ -35,6 +35,9 @@ func TestServeDefaults(t *testing.T) {
 	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/st"}), &strings.Builder{}); c.storage != "sqlite:/st/mailauth/analytics.db" {
 		t.Errorf("XDG_STATE_HOME: storage %q", c.storage)
 	}
+	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "STATE_DIRECTORY": "/var/lib/mailauth:/var/lib/other"}), &strings.Builder{}); c.storage != "sqlite:/var/lib/mailauth/analytics.db" {
+		t.Errorf("STATE_DIRECTORY: storage %q", c.storage)
+	}
 	if c.listen != "127.0.0.1:8080" || c.rateLimit != "memory" || c.rateLimitMax != 30 ||
 		c.maxInFlight != 64 || c.scanner.httpsPort != 443 || c.scan.HTTPSPort != 443 || c.scanner.allowLoopback ||
 		len(c.proxies) != 0 || c.scan.DNSServers != nil || c.scan.RootCAs != nil {
