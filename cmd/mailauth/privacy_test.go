@@ -14,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/mailauth/mailauth/internal/pgtest"
+	"github.com/mailauth/mailauth/internal/redistest"
 	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/redis/go-redis/v9"
 )
 
 // privacyRequests is the number of scans, and of ptr-checks, per store.
@@ -73,8 +75,9 @@ func (c canary) forms() []string {
 // TestPrivacyCanaries runs 200 scans and 200 ptr-checks of distinct
 // canary domains, selectors, sending IPs, clients and utm_source values
 // through `mailauth serve` and the real scanner (loopback lab DNS), with
-// each store; then dumps every table (and the SQLite files byte for byte)
-// and the whole log, and finds no canary in any form.
+// each store and the Redis limiter; then dumps every table (and the SQLite
+// files byte for byte), every Redis key and the whole log, and finds no
+// canary in any form.
 func TestPrivacyCanaries(t *testing.T) {
 	t.Parallel()
 	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
@@ -86,13 +89,19 @@ func TestPrivacyCanaries(t *testing.T) {
 	for name, storage := range stores {
 		t.Run(name, func(t *testing.T) {
 			canaries := newCanaries(privacyRequests)
+			rd := redistest.Start(t)
 			base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", storage, "-dns", lab.DNS.Addr(),
-				"-trusted-proxies", "127.0.0.1", "-source-labels", "web"}, nil, serveHooks{})
+				"-trusted-proxies", "127.0.0.1", "-source-labels", "web", "-ratelimit", rd}, nil, serveHooks{})
 			sendCanaries(t, base, canaries)
 			if code := stop(); code != exitOK {
 				t.Fatalf("exit %d:\n%s", code, log.String())
 			}
 			dump, events := dumpStore(t, storage)
+			keys := redisKeys(t, rd)
+			if len(keys) != privacyRequests { // one counter per client
+				t.Errorf("%d Redis keys, want %d", len(keys), privacyRequests)
+			}
+			dump += strings.Join(keys, "\n")
 			if events != 2*privacyRequests {
 				t.Errorf("%d rows stored, want %d", events, 2*privacyRequests)
 			}
@@ -111,6 +120,22 @@ func TestPrivacyCanaries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// redisKeys lists every key of the Redis server at url.
+func redisKeys(t *testing.T, url string) []string {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	keys, err := c.Keys(t.Context(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
 
 // sendCanaries posts one scan and one ptr-check per canary, 8 at a time;
