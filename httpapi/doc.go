@@ -51,7 +51,9 @@
 //
 // # What this package does not do
 //
-// It does not scan: the Service does. It keeps no analytics. It does not trust X-Forwarded-For unless the TCP peer is in
+// It does not scan: the Service does. It keeps no analytics itself:
+// Options.Recorder receives an [Event] per answered diagnostic (package
+// analytics hashes and stores it). It does not trust X-Forwarded-For unless the TCP peer is in
 // Options.TrustedProxies.
 //
 // # Limits

@@ -70,6 +70,7 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	if link != "" {
 		w.Header().Set("Link", link)
 	}
+	h.record(r, sum)
 	writeJSON(w, r, http.StatusOK, sum)
 }
 

@@ -60,6 +60,9 @@ type Options struct {
 	// Storage is reported by GET /api/health: nil is "disabled", a failing
 	// Ping is "unavailable", else "ready".
 	Storage Storage
+	// Recorder receives an Event for each diagnostic answered 200; nil
+	// means none.
+	Recorder Recorder
 	// Logger receives one access-log record per request; nil means none.
 	Logger *slog.Logger
 	// Now is the clock of the health timestamp; nil means time.Now.
@@ -77,6 +80,7 @@ type handler struct {
 	slots   chan struct{}
 	wait    time.Duration
 	storage Storage
+	rec     Recorder
 	now     func() time.Time
 	version string
 }
@@ -89,6 +93,7 @@ func New(svc Service, opts Options) http.Handler {
 		proxies: opts.TrustedProxies,
 		wait:    opts.QueueWait,
 		storage: opts.Storage,
+		rec:     opts.Recorder,
 		now:     opts.Now,
 		version: opts.Version,
 	}

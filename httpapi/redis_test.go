@@ -2,16 +2,18 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mailauth/mailauth/internal/keyed"
+	"github.com/mailauth/mailauth/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -26,42 +28,9 @@ func freeLoopbackPort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startRedis starts a throw-away redis-server on a free loopback port and
-// returns its URL. Without redis-server on PATH the test fails in CI
-// (CI=true) and is skipped locally.
-func startRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not on PATH; .ci/run must install it (apt-get install -y redis-server)")
-		}
-		t.Skip("redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis limiter tests")
-	}
-	port := freeLoopbackPort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not come up: %s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return url
-}
+// startRedis starts a throw-away redis-server (internal/redistest) and
+// returns its URL.
+func startRedis(t *testing.T) string { return redistest.Start(t) }
 
 func openRedis(t *testing.T, url string, o RedisLimiterOptions) *RedisLimiter {
 	t.Helper()
@@ -77,8 +46,9 @@ func openRedis(t *testing.T, url string, o RedisLimiterOptions) *RedisLimiter {
 // own Redis client, share one counter per source address.
 func TestRedisLimiterSharedByInstances(t *testing.T) {
 	url := startRedis(t)
-	a := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
-	b := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{})})
+	secret := []byte("a shared secret of the instances")
+	a := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{Secret: secret})})
+	b := NewTestServer(t, &FakeService{}, Options{Limiter: openRedis(t, url, RedisLimiterOptions{Secret: secret})})
 	for i := range 30 {
 		ts, path, body := a, "/api/scan", scanBody("example.com")
 		if i%2 == 1 {
@@ -102,11 +72,29 @@ func TestRedisLimiterSharedByInstances(t *testing.T) {
 	defer c.Close()
 	keys, err := c.Keys(context.Background(), "*").Result()
 	if err != nil || len(keys) != 1 || strings.Contains(keys[0], "127.0.0.1") || !strings.HasPrefix(keys[0], DefaultRedisPrefix) {
-		t.Errorf("keys %q %v", keys, err)
+		t.Fatalf("keys %q %v", keys, err)
+	}
+	plain := sha256.Sum256([]byte("127.0.0.1"))
+	if want := DefaultRedisPrefix + hex.EncodeToString(keyed.Sum(secret, keyed.PurposeRateLimit, "127.0.0.1")[:16]); keys[0] != want ||
+		strings.Contains(keys[0], hex.EncodeToString(plain[:16])) {
+		t.Errorf("key %q is not the keyed HMAC of the address (%q)", keys[0], want)
 	}
 	ttl, _ := c.PTTL(context.Background(), keys[0]).Result()
 	if ttl <= 0 || ttl > DefaultRateWindow {
 		t.Errorf("key TTL %v", ttl)
+	}
+}
+
+// TestRedisLimiterSecretsSeparate: limiters with different secrets (or
+// none: a random one each) count the same source under different keys.
+func TestRedisLimiterSecretsSeparate(t *testing.T) {
+	url := startRedis(t)
+	ctx := context.Background()
+	for _, o := range []RedisLimiterOptions{{Limit: 1, Secret: []byte("secret one")}, {Limit: 1, Secret: []byte("secret two")}, {Limit: 1}, {Limit: 1}} {
+		d, err := openRedis(t, url, o).Allow(ctx, "203.0.113.5")
+		if err != nil || !d.Allowed {
+			t.Errorf("secret %q: %+v %v (counted under another limiter's key)", o.Secret, d, err)
+		}
 	}
 }
 

@@ -2,12 +2,13 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/mailauth/mailauth/internal/keyed"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -51,25 +52,40 @@ type RedisLimiterOptions struct {
 	Window time.Duration
 	// Prefix is prepended to every key; "" means DefaultRedisPrefix.
 	Prefix string
+	// Secret keys the HMAC-SHA-256 that turns a source into a Redis key.
+	// Every instance sharing the server must use the same secret to share
+	// the counters; empty means a random secret of this limiter alone.
+	Secret []byte
 }
+
+// redisKeySecretBytes is the size of the random secret of a limiter
+// configured without one (256 bits, the HMAC-SHA-256 block's key size).
+const redisKeySecretBytes = 32
 
 // RedisLimiter is a Limiter whose counters live in Redis, so that several
 // instances of the service share one limit per source (IPv4 address or
-// IPv6 /64). Keys are the prefix and a SHA-256 of the source (no raw
-// address is stored); they expire with their window.
+// IPv6 /64). Keys are the prefix and an HMAC-SHA-256 of the source keyed
+// with a secret (no raw address is stored, and without the secret a key
+// cannot be traced back to an address by trying them all); they expire
+// with their window.
 type RedisLimiter struct {
 	client redis.Scripter
 	closer func() error
 	limit  int
 	window time.Duration
 	prefix string
+	secret []byte
 }
 
 // NewRedisLimiter returns a limiter over an existing client (a
 // *redis.Client, *redis.ClusterClient or *redis.Ring). Close does not close
 // the client.
 func NewRedisLimiter(client redis.Scripter, o RedisLimiterOptions) *RedisLimiter {
-	l := &RedisLimiter{client: client, limit: o.Limit, window: o.Window, prefix: o.Prefix}
+	l := &RedisLimiter{client: client, limit: o.Limit, window: o.Window, prefix: o.Prefix, secret: o.Secret}
+	if len(l.secret) == 0 {
+		l.secret = make([]byte, redisKeySecretBytes)
+		_, _ = rand.Read(l.secret) // crypto/rand.Read never fails (Go 1.24+)
+	}
 	if l.limit <= 0 {
 		l.limit = DefaultRateLimit
 	}
@@ -151,8 +167,8 @@ func (l *RedisLimiter) Close() error {
 	return l.closer()
 }
 
-// redisKey is the prefix and the hex SHA-256 of the source key.
+// redisKey is the prefix and the hex of the first 128 bits of the keyed
+// HMAC of the source key.
 func (l *RedisLimiter) redisKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return l.prefix + hex.EncodeToString(sum[:16])
+	return l.prefix + hex.EncodeToString(keyed.Sum(l.secret, keyed.PurposeRateLimit, key)[:16])
 }

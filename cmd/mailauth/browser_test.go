@@ -32,7 +32,8 @@ func serveLab(t *testing.T) string {
 	var errOut syncBuilder
 	go func() {
 		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-dns", lab.DNS.Addr(),
-			"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets"},
+			"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets",
+			"-storage", "sqlite:" + filepath.Join(t.TempDir(), "analytics.db")},
 			mapEnv(nil), stdio{out: &errOut, err: &errOut}, serveHooks{ready: func(a string) { addrc <- a }})
 	}()
 	t.Cleanup(func() {

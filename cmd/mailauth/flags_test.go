@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"flag"
+	"maps"
 	"math/big"
 	"net/netip"
 	"os"
@@ -23,11 +24,21 @@ func mapEnv(m map[string]string) env { return func(k string) string { return m[k
 
 func TestServeDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := parseServe(nil, mapEnv(nil), &strings.Builder{})
+	c, err := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u"}), &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.listen != "127.0.0.1:8080" || c.storage != "none" || c.rateLimit != "memory" || c.rateLimitMax != 30 ||
+	if c.storage != "sqlite:/home/u/.local/state/mailauth/analytics.db" || int(c.analytics.retention) != 30 ||
+		strings.Join(c.analytics.labels, ",") != "web,cli,api,docs,github,newsletter" {
+		t.Errorf("analytics defaults: %+v", c)
+	}
+	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/st"}), &strings.Builder{}); c.storage != "sqlite:/st/mailauth/analytics.db" {
+		t.Errorf("XDG_STATE_HOME: storage %q", c.storage)
+	}
+	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "STATE_DIRECTORY": "/var/lib/mailauth:/var/lib/other"}), &strings.Builder{}); c.storage != "sqlite:/var/lib/mailauth/analytics.db" {
+		t.Errorf("STATE_DIRECTORY: storage %q", c.storage)
+	}
+	if c.listen != "127.0.0.1:8080" || c.rateLimit != "memory" || c.rateLimitMax != 30 ||
 		c.maxInFlight != 64 || c.scanner.httpsPort != 443 || c.scan.HTTPSPort != 443 || c.scanner.allowLoopback ||
 		len(c.proxies) != 0 || c.scan.DNSServers != nil || c.scan.RootCAs != nil {
 		t.Errorf("defaults: %+v", c)
@@ -42,7 +53,7 @@ func TestServeEnvAndFlags(t *testing.T) {
 		"MAILAUTH_RATELIMIT":              "redis://127.0.0.1:6379/2",
 		"MAILAUTH_RATE_LIMIT_MAX":         "12",
 		"MAILAUTH_TRUSTED_PROXIES":        "10.0.0.0/8, 192.0.2.1,::ffff:198.51.100.1",
-		"MAILAUTH_ANALYTICS_SECRET":       "s3cret",
+		"MAILAUTH_ANALYTICS_SECRET":       "s3cret-s3cret-s3cret",
 		"MAILAUTH_HTTPS_PORT":             "8443",
 		"MAILAUTH_ALLOW_LOOPBACK_TARGETS": "true",
 		"MAILAUTH_MAX_INFLIGHT":           "8",
@@ -63,7 +74,7 @@ func TestServeEnvAndFlags(t *testing.T) {
 	if !reflect.DeepEqual(c.proxies, wantProxies) {
 		t.Errorf("proxies %v", c.proxies)
 	}
-	if c.rateLimit != "redis://127.0.0.1:6379/2" || c.analyticsSecret != "s3cret" || c.scan.HTTPSPort != 8443 ||
+	if c.rateLimit != "redis://127.0.0.1:6379/2" || c.analyticsSecret != "s3cret-s3cret-s3cret" || c.scan.HTTPSPort != 8443 ||
 		!c.scan.AllowLoopbackTargets || c.maxInFlight != 8 {
 		t.Errorf("env not applied: %+v", c)
 	}
@@ -76,10 +87,12 @@ func TestServeInvalid(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"-storage", "sqlite:/var/lib/mailauth.db"}, nil, "not implemented yet"},
-		{[]string{"-storage", "postgres://u@db/mailauth"}, nil, "not implemented yet"},
 		{[]string{"-storage", "mysql://x"}, nil, "must be none, sqlite:PATH or postgres://"},
-		{[]string{"-storage", "sqlite:"}, nil, "must be none"},
+		{[]string{"-storage", "sqlite:"}, nil, "no state directory"},
+		{nil, map[string]string{"HOME": ""}, "no state directory"}, // no HOME, no XDG_STATE_HOME
+		{[]string{"-storage", "none", "-source-labels", "web,Bad"}, nil, "-source-labels"},
+		{[]string{"-storage", "none", "-retention", "0d"}, nil, "-retention"},
+		{[]string{"-storage", "none", "-retention", "soon"}, nil, "-retention"},
 		{[]string{"-ratelimit", "memcached"}, nil, "-ratelimit"},
 		{[]string{"-rate-limit-max", "0"}, nil, "-rate-limit-max"},
 		{[]string{"-max-inflight", "-1"}, nil, "-max-inflight"},
@@ -90,11 +103,15 @@ func TestServeInvalid(t *testing.T) {
 		{[]string{"-https-port", "70000"}, nil, "-https-port"},
 		{[]string{"-ca-file", "/nonexistent/ca.pem"}, nil, "-ca-file"},
 		{nil, map[string]string{"MAILAUTH_RATE_LIMIT_MAX": "many"}, "MAILAUTH_RATE_LIMIT_MAX"},
-		{nil, map[string]string{"MAILAUTH_STORAGE": "sqlite:x.db"}, "not implemented yet"},
+		{nil, map[string]string{"MAILAUTH_STORAGE": "sqlite"}, "must be none, sqlite:PATH"},
+		{[]string{"-analytics-secret", "short"}, nil, "at least 16 bytes"},
+		{[]string{"-storage", "none", "-ratelimit", "redis://127.0.0.1:6379"}, nil, "needs -analytics-secret"},
 		{[]string{"extra"}, nil, "no arguments"},
 	}
 	for _, tc := range cases {
-		_, err := parseServe(tc.args, mapEnv(tc.env), &strings.Builder{})
+		e := map[string]string{"HOME": "/home/u"}
+		maps.Copy(e, tc.env)
+		_, err := parseServe(tc.args, mapEnv(e), &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: error %v, want it to contain %q", tc.args, tc.env, err, tc.want)
 		}
@@ -133,8 +150,8 @@ func TestHelpDocumentsFlagsAndEnv(t *testing.T) {
 				t.Errorf("%s -h lacks %s", cmd, envName(f))
 			}
 		}
-		if cmd == "serve" && (!strings.Contains(help, `(default "none")`) || !strings.Contains(help, "not implemented yet")) {
-			t.Errorf("serve -h must say storage defaults to none and why:\n%s", help)
+		if cmd == "serve" && !strings.Contains(help, "~/.local/state") {
+			t.Errorf("serve -h must say where the default SQLite file lives:\n%s", help)
 		}
 	}
 }
@@ -227,4 +244,22 @@ func TestEnvName(t *testing.T) {
 	if err := bindEnv(fs, mapEnv(nil), "missing"); err == nil {
 		t.Error("binding an undefined flag succeeded")
 	}
+}
+
+// FuzzRetention: the -retention parser never panics, and accepts only
+// whole days of at least 1 that print back as they parse.
+func FuzzRetention(f *testing.F) {
+	for _, s := range []string{"30d", "30", "720h", "0d", "-1d", "1.5d", "9999999999999999999d", "36501d", "1h", "d", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var d days
+		if err := d.Set(s); err != nil {
+			return
+		}
+		var again days
+		if d < 1 || d > maxRetentionDays || again.Set(d.String()) != nil || again != d {
+			t.Errorf("%q: %d (%s)", s, d, d.String())
+		}
+	})
 }

@@ -6,6 +6,7 @@
 //	mailauth scan [flags] DOMAIN            scan a domain
 //	mailauth ptr [flags] IP                 check one sending IP
 //	mailauth spf-eval -ip IP -sender ADDR   evaluate SPF for a client IP
+//	mailauth stats [flags]                  show the service's analytics
 //
 // Every configuration flag has a MAILAUTH_* environment fallback (the flag
 // name in upper case with - replaced by _, e.g. -rate-limit-max and
@@ -65,6 +66,7 @@ Usage:
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
                                     evaluate SPF for a client IP as a receiver would
   mailauth -version                 print the version
+  mailauth stats [flags]            show the service's privacy-preserving usage figures
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, getenv env, std stdio) int {
 		return runSPFEval(ctx, args[1:], getenv, std)
 	case "-version", "--version", "version":
 		return printVersion(std.out)
+	case "stats":
+		return runStats(ctx, args[1:], getenv, std)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(std.out, topUsage)
 		return exitOK

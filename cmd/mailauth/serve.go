@@ -51,6 +51,7 @@ type serveConfig struct {
 	analyticsSecret string
 	maxInFlight     int
 	scanner         scannerFlags
+	analytics       analyticsFlags
 
 	proxies []netip.Prefix
 	scan    mailauth.Config
@@ -59,20 +60,21 @@ type serveConfig struct {
 // serveFlagNames are the flags of serve that have environment fallbacks
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
-	"trusted-proxies", "analytics-secret", "max-inflight"}, scannerFlagNames...)
+	"trusted-proxies", "analytics-secret", "max-inflight"}, append(analyticsFlagNames, scannerFlagNames...)...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	var c serveConfig
 	fs := newFlagSet("serve", serveHead, out)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on, host:port")
-	fs.StringVar(&c.storage, "storage", "none", "analytics store: none, sqlite:PATH or postgres://...; only none works yet (sqlite and postgres are not implemented yet), so the default is none")
+	fs.StringVar(&c.storage, "storage", defaultStorage(getenv), "analytics store: sqlite:PATH (one file, this instance), postgres://user:password@host/db (shared by every instance) or none; the default file is analytics.db in $STATE_DIRECTORY (systemd), else mailauth/analytics.db under $XDG_STATE_HOME or ~/.local/state")
 	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
 	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source (an IPv4 address, or the /64 of an IPv6 address) and 60-second window")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
-	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC secret of the analytics hashes (accepted; analytics are not implemented yet)")
+	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
 	c.scanner.register(fs)
+	c.analytics.register(fs)
 	if err := bindEnv(fs, getenv, serveFlagNames...); err != nil {
 		return c, err
 	}
@@ -89,6 +91,9 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 // check validates the parsed values and derives the typed ones.
 func (c *serveConfig) check() error {
 	if err := checkStorage(c.storage); err != nil {
+		return err
+	}
+	if err := c.analytics.check(c); err != nil {
 		return err
 	}
 	if c.rateLimit != "memory" && !strings.HasPrefix(c.rateLimit, "redis://") && !strings.HasPrefix(c.rateLimit, "rediss://") {
@@ -111,24 +116,11 @@ func (c *serveConfig) check() error {
 	return err
 }
 
-// checkStorage accepts the three syntaxes of -storage; only none is
-// implemented.
-func checkStorage(s string) error {
-	switch {
-	case s == "none":
-		return nil
-	case strings.HasPrefix(s, "sqlite:") && len(s) > len("sqlite:"):
-		return errors.New("-storage: the sqlite store is not implemented yet; use -storage none")
-	case strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://"):
-		return errors.New("-storage: the postgres store is not implemented yet; use -storage none")
-	}
-	return errors.New("-storage: must be none, sqlite:PATH or postgres://URL")
-}
-
 // serveHooks let tests replace the scanner and learn the bound address.
 type serveHooks struct {
 	service func(mailauth.Config) httpapi.Service // nil means mailauth.New
 	ready   func(addr string)                     // called once listening
+	commits func(total int64)                     // called after each analytics batch
 }
 
 // runServe is `mailauth serve`.
@@ -140,7 +132,13 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
 	logDNSServers(c.scan.DNSServers, logger)
-	limiter, closeLimiter, err := openLimiter(ctx, c, logger)
+	an, err := openAnalytics(ctx, c, logger, hooks.commits)
+	if err != nil {
+		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+		return exitUnavailable
+	}
+	defer an.close()
+	limiter, closeLimiter, err := openLimiter(ctx, c, an.secret, logger)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUsage
@@ -151,9 +149,11 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	if hooks.service != nil {
 		svc = hooks.service(c.scan)
 	}
-	h := httpapi.New(svc, httpapi.Options{
-		Limiter: limiter, TrustedProxies: c.proxies, MaxInFlight: c.maxInFlight, Logger: logger,
-	})
+	opts := httpapi.Options{Limiter: limiter, TrustedProxies: c.proxies, MaxInFlight: c.maxInFlight, Logger: logger}
+	if an.store != nil {
+		opts.Storage, opts.Recorder = an.store, an.writer
+	}
+	h := httpapi.New(svc, opts)
 	if err := listenAndServe(ctx, c.listen, h, logger, hooks.ready); err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUnavailable
@@ -203,12 +203,12 @@ func usageExit(err error, w io.Writer) int {
 var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:// URL (redis://[user:password@]host:port[/db]; the value is not shown, it may hold a password)")
 
 // openLimiter builds the configured rate limiter.
-func openLimiter(ctx context.Context, c serveConfig, logger *slog.Logger) (httpapi.Limiter, func(), error) {
+func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog.Logger) (httpapi.Limiter, func(), error) {
 	if c.rateLimit == "memory" {
 		return httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), func() {}, nil
 	}
 	redis.SetLogger(redisLog{logger})
-	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax})
+	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax, Secret: secret})
 	if err != nil {
 		// The parser's error quotes the URL, which may carry the Redis
 		// password: only a fixed message names the flag.

@@ -36,7 +36,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	var errOut syncBuilder
 	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},
+		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-storage", "none"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},
 			serveHooks{service: func(mailauth.Config) httpapi.Service { return svc }, ready: func(a string) { addrc <- a }})
 	}()
 	var base string
@@ -94,14 +94,16 @@ func TestServeStartupErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-storage", "sqlite:/tmp/x.db"}, exitUsage, "sqlite store is not implemented yet"},
-		{[]string{"-storage", "postgres://db/x"}, exitUsage, "postgres store is not implemented yet"},
-		{[]string{"-ratelimit", "redis://%zz"}, exitUsage, "-ratelimit"},
-		{[]string{"-listen", "192.0.2.1:1"}, exitUnavailable, "mailauth serve:"},
+		{[]string{"-storage", "sqlite:" + t.TempDir()}, exitUnavailable, "-storage sqlite:"}, // a directory
+		{[]string{"-storage", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=2"}, exitUnavailable, "-storage postgres:"},
+		{[]string{"-storage", "none", "-ratelimit", "redis://%zz", "-analytics-secret", "0123456789abcdef"}, exitUsage, "-ratelimit"},
+		{[]string{"-storage", "none", "-ratelimit", "redis://127.0.0.1:1"}, exitUsage, "needs -analytics-secret"},
+		{[]string{"-storage", "none", "-analytics-secret", "short"}, exitUsage, "at least 16 bytes"},
+		{[]string{"-storage", "none", "-listen", "192.0.2.1:1"}, exitUnavailable, "mailauth serve:"},
 	} {
 		var errOut syncBuilder
 		code := runServe(t.Context(), tc.args, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
-		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) || strings.Contains(errOut.String(), "hunter2") {
 			t.Errorf("%q: exit %d, stderr %q", tc.args, code, errOut.String())
 		}
 	}
@@ -150,7 +152,7 @@ func serveOnce(t *testing.T, args []string, e map[string]string) (int, string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var errOut syncBuilder
-	args = append([]string{"-listen", "127.0.0.1:0"}, args...)
+	args = append([]string{"-listen", "127.0.0.1:0", "-storage", "none"}, args...)
 	code := runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: &errOut}, serveHooks{
 		service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
 		ready:   func(string) { cancel() },
@@ -233,7 +235,7 @@ func TestServeRedisURLNotEchoed(t *testing.T) {
 	t.Parallel()
 	for _, u := range []string{"redis://admin:hunter2@%zz:6379/0", "rediss://:hunter2@cache.example:notaport", "redis://u:hunter2@cache.example:6379/notadb"} {
 		var errOut syncBuilder
-		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
+		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-storage", "none", "-analytics-secret", "0123456789abcdef", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		out := errOut.String()
 		if code != exitUsage || !strings.Contains(out, "-ratelimit") {
 			t.Errorf("%s: exit %d, stderr %q", u, code, out)

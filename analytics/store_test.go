@@ -1,0 +1,164 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/pgtest"
+)
+
+// opener opens the same store again (a restart, or another instance).
+type opener func(t *testing.T) Store
+
+// stores returns an opener per real store: a SQLite file and a database
+// on a throw-away PostgreSQL server.
+func stores(t *testing.T) map[string]opener {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state", "analytics.db")
+	pg := pgtest.Start(t).NewDatabase(t, "analytics")
+	open := func(setting string) opener {
+		return func(t *testing.T) Store {
+			t.Helper()
+			s, err := Open(context.Background(), setting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
+		}
+	}
+	return map[string]opener{"sqlite": open("sqlite:" + path), "postgres": open(pg)}
+}
+
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
+func testHasher(t *testing.T) *Hasher {
+	t.Helper()
+	h, err := NewHasher(testSecret, DefaultSourceLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// scanEvent is a scan of domain by client on day with grade and an spf
+// status.
+func scanEvent(day time.Time, domain, client, utm, grade, spf string) httpapi.Event {
+	return httpapi.Event{Time: day, Endpoint: httpapi.EndpointScan, Domain: domain, Client: client, UTMSource: utm, Grade: grade,
+		Checks: []httpapi.CheckStatus{{ID: "mx", Status: "pass"}, {ID: "spf", Status: spf}}}
+}
+
+// ptrEvent is a ptr-check by client on day.
+func ptrEvent(day time.Time, client, status string) httpapi.Event {
+	return httpapi.Event{Time: day, Endpoint: httpapi.EndpointPtrCheck, Client: client, Checks: []httpapi.CheckStatus{{ID: "ptr", Status: status}}}
+}
+
+// TestStores: both stores migrate once, keep one secret across reopenings
+// (and instances), and turn rows into the aggregates Report reads; Rollup
+// is idempotent and Prune deletes only old raw rows.
+func TestStores(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			a, b := open(t), open(t) // two instances (or a restart)
+			if err := a.Ping(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sa, err := a.Secret(ctx)
+			if err != nil || len(sa) != generatedSecretBytes {
+				t.Fatalf("secret %x %v", sa, err)
+			}
+			if sb, err := b.Secret(ctx); err != nil || string(sb) != string(sa) {
+				t.Errorf("second instance's secret %x %v, want %x", sb, err, sa)
+			}
+			h := testHasher(t)
+			d1 := time.Date(2026, 11, 20, 23, 59, 0, 0, time.UTC)
+			d2 := d1.Add(2 * time.Minute) // the next UTC day
+			rows := []Row{
+				h.Row(scanEvent(d1, "example.com", "192.0.2.1", "web", "A", "pass")),
+				h.Row(scanEvent(d1, "EXAMPLE.com", "192.0.2.1", "", "C", "fail")),
+				h.Row(scanEvent(d1, "example.org", "192.0.2.2", "spam-campaign", "C", "fail")),
+				h.Row(ptrEvent(d1, "2001:db8:1:2::/64", "warn")),
+				h.Row(scanEvent(d2, "example.com", "192.0.2.1", "cli", "F", "fail")),
+			}
+			if err := a.Insert(ctx, rows[:3]); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Insert(ctx, rows[3:]); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := a.Rollup(ctx, Day(d2)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := b.Report(ctx, Day(d1), Day(d2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Report{From: "2026-11-20", To: "2026-11-21",
+				Days: []DayTotals{
+					{Day: "2026-11-20", Scans: 3, PtrChecks: 1, Domains: 2, Visitors: 3},
+					{Day: "2026-11-21", Scans: 1, PtrChecks: 0, Domains: 1, Visitors: 1},
+				},
+				Grades: []Count{{"C", 2}, {"A", 1}, {"F", 1}},
+				Checks: []CheckRate{{"mx", 4, 0, 0}, {"spf", 4, 3, 0.75}, {"ptr", 1, 0, 0}},
+				// Largest first, equal counts in label order.
+				Sources: []Count{{"direct", 2}, {"cli", 1}, {"other", 1}, {"web", 1}},
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("report\n got %+v\nwant %+v", got, want)
+			}
+			if err := a.Prune(ctx, Day(d2)); err != nil {
+				t.Fatal(err)
+			}
+			if n := countRows(t, a, "events"); n != 1 {
+				t.Errorf("%d raw rows after pruning the first day, want 1", n)
+			}
+			if err := a.Rollup(ctx, Day(d2.AddDate(0, 0, 5))); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := a.Report(ctx, Day(d1), Day(d2)); err != nil || !reflect.DeepEqual(again, want) {
+				t.Errorf("aggregates changed after pruning and a later roll-up: %+v %v", again, err)
+			}
+			if v := countRows(t, b, "schema_migrations"); v != 1 {
+				t.Errorf("%d migrations recorded, want 1", v)
+			}
+		})
+	}
+}
+
+// countRows counts the rows of table.
+func countRows(t *testing.T, s Store, table string) int {
+	t.Helper()
+	var n int
+	if err := s.(interface{ database() *sqlStore }).database().db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestOpenRefuses: malformed settings and URLs are refused without
+// echoing a password.
+func TestOpenRefuses(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "sqlite:", "mysql://x", "sqlite:/tmp/a?b.db", "postgres://u:hunter2@[::1/db"} {
+		st, err := Open(context.Background(), s)
+		if err == nil || st != nil {
+			t.Errorf("%q: opened", s)
+			continue
+		}
+		if got := fmt.Sprint(err); strings.Contains(got, "hunter2") {
+			t.Errorf("%q: error %q", s, got)
+		}
+	}
+	if st, err := Open(context.Background(), "none"); st != nil || err != nil {
+		t.Errorf("none: %v %v", st, err)
+	}
+}

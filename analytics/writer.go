@@ -1,0 +1,237 @@
+package analytics
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mailauth/mailauth/httpapi"
+)
+
+// Writer defaults.
+const (
+	// DefaultQueueSize bounds the rows waiting for the writer: at the
+	// service's default concurrency a few seconds of full load.
+	DefaultQueueSize = 4096
+	// DefaultBatchSize bounds the rows of one INSERT (14 parameters a row,
+	// far below SQLite's and PostgreSQL's parameter limits).
+	DefaultBatchSize = 256
+	// DefaultRollupInterval is how often aggregates are recomputed and
+	// old raw rows deleted.
+	DefaultRollupInterval = 5 * time.Minute
+	// DefaultRetention is how long raw rows are kept (aggregates stay).
+	DefaultRetention = 30 * 24 * time.Hour
+	// writeTimeout bounds one batch, roll-up or prune.
+	writeTimeout = 30 * time.Second
+	// dropLogInterval spaces the log records about dropped rows.
+	dropLogInterval = 10 * time.Second
+)
+
+// WriterOptions configures a Writer; zero fields take the defaults.
+type WriterOptions struct {
+	QueueSize      int
+	BatchSize      int
+	RollupInterval time.Duration
+	Retention      time.Duration
+	// Logger receives failures and drop counts (never a row); nil means
+	// none.
+	Logger *slog.Logger
+	// OnCommit, when set, is called by the writer goroutine after each
+	// committed batch with the number of rows committed so far.
+	OnCommit func(total int64)
+	// Now is the clock of roll-ups and pruning; nil means time.Now.
+	Now func() time.Time
+}
+
+// Writer records events into a Store without ever blocking the caller:
+// rows wait in a bounded queue that one goroutine writes in batches.
+type Writer struct {
+	store     Store
+	hasher    *Hasher
+	o         WriterOptions
+	queue     chan Row
+	flush     chan chan struct{}
+	stop      chan struct{}
+	stopped   chan struct{}
+	closed    atomic.Bool
+	dropped   atomic.Int64
+	committed atomic.Int64
+	failed    atomic.Int64
+	lastDrops int64
+	lastLog   time.Time
+}
+
+var _ httpapi.Recorder = (*Writer)(nil)
+
+// NewWriter starts a Writer of store that hashes with h.
+func NewWriter(store Store, h *Hasher, o WriterOptions) *Writer {
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.RollupInterval <= 0 {
+		o.RollupInterval = DefaultRollupInterval
+	}
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	w := &Writer{store: store, hasher: h, o: o, queue: make(chan Row, o.QueueSize),
+		flush: make(chan chan struct{}), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// Record implements httpapi.Recorder: it hashes e and queues the row, or
+// drops and counts it when the queue is full or the writer closed.
+func (w *Writer) Record(e httpapi.Event) {
+	if w.closed.Load() {
+		w.dropped.Add(1)
+		return
+	}
+	select {
+	case w.queue <- w.hasher.Row(e):
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+// Dropped is the number of rows dropped so far (queue full or closed).
+func (w *Writer) Dropped() int64 { return w.dropped.Load() }
+
+// Committed is the number of rows committed so far.
+func (w *Writer) Committed() int64 { return w.committed.Load() }
+
+// Failed is the number of rows lost to failed inserts so far.
+func (w *Writer) Failed() int64 { return w.failed.Load() }
+
+// Flush returns once every row queued before the call is written (or
+// failed), or when ctx ends.
+func (w *Writer) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case w.flush <- done:
+	case <-w.stopped:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops taking rows, writes the queue, rolls up and prunes once
+// more, and waits for that (or for ctx). It does not close the store.
+// Call it once the HTTP server has shut down: a Record racing with Close
+// may queue a row that is never written.
+func (w *Writer) Close(ctx context.Context) error {
+	if w.closed.Swap(true) {
+		return nil
+	}
+	close(w.stop)
+	select {
+	case <-w.stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// run is the writer goroutine.
+func (w *Writer) run() {
+	defer close(w.stopped)
+	tick := time.NewTicker(w.o.RollupInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-w.queue:
+			w.commit(append(make([]Row, 0, w.o.BatchSize), r))
+		case done := <-w.flush:
+			w.drain()
+			close(done)
+		case <-tick.C:
+			w.maintain()
+		case <-w.stop:
+			w.drain()
+			w.maintain()
+			w.logDrops(true)
+			return
+		}
+	}
+}
+
+// drain writes everything queued, batch by batch.
+func (w *Writer) drain() {
+	for {
+		select {
+		case r := <-w.queue:
+			w.commit(append(make([]Row, 0, w.o.BatchSize), r))
+		default:
+			return
+		}
+	}
+}
+
+// commit fills batch from the queue up to BatchSize and inserts it.
+func (w *Writer) commit(batch []Row) {
+fill:
+	for len(batch) < w.o.BatchSize {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+		default:
+			break fill
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if err := w.store.Insert(ctx, batch); err != nil {
+		w.failed.Add(int64(len(batch)))
+		w.o.Logger.Error("analytics: batch not stored", slog.Int("rows", len(batch)), slog.String("error", err.Error()))
+		return
+	}
+	total := w.committed.Add(int64(len(batch)))
+	if w.o.OnCommit != nil {
+		w.o.OnCommit(total)
+	}
+	w.logDrops(false)
+}
+
+// maintain recomputes the aggregates and deletes raw rows past the
+// retention.
+func (w *Writer) maintain() {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	now := w.o.Now()
+	if err := w.store.Rollup(ctx, Day(now)); err != nil {
+		w.o.Logger.Error("analytics: roll-up failed", slog.String("error", err.Error()))
+		return
+	}
+	if err := w.store.Prune(ctx, Day(now.Add(-w.o.Retention))); err != nil {
+		w.o.Logger.Error("analytics: pruning failed", slog.String("error", err.Error()))
+	}
+	w.logDrops(false)
+}
+
+// logDrops logs the rows dropped since the last record, at most once per
+// dropLogInterval unless final.
+func (w *Writer) logDrops(final bool) {
+	n := w.dropped.Load()
+	if n == w.lastDrops || (!final && time.Since(w.lastLog) < dropLogInterval) {
+		return
+	}
+	w.o.Logger.Warn("analytics: queue full, rows dropped", slog.Int64("dropped", n-w.lastDrops), slog.Int64("droppedTotal", n))
+	w.lastDrops, w.lastLog = n, time.Now()
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/analytics"
+)
+
+// Analytics start-up and shutdown bounds.
+const (
+	// storeOpenTimeout bounds opening the store and its migrations.
+	storeOpenTimeout = 30 * time.Second
+	// writerCloseTimeout bounds the final flush and roll-up at shutdown.
+	writerCloseTimeout = 30 * time.Second
+	// processSecretBytes is the size of the random secret of a service
+	// without a store or a configured secret (256 bits).
+	processSecretBytes = 32
+	// maxRetentionDays bounds -retention (a century) so that it converts
+	// to a time.Duration without overflow.
+	maxRetentionDays = 36500
+)
+
+// analyticsFlags are the analytics flags of `mailauth serve`.
+type analyticsFlags struct {
+	sourceLabels string
+	retention    days
+	labels       []string
+}
+
+// analyticsFlagNames are the flags analyticsFlags.register defines.
+var analyticsFlagNames = []string{"source-labels", "retention"}
+
+// register defines the analytics flags beside -storage and
+// -analytics-secret (defined in parseServe).
+func (a *analyticsFlags) register(fs *flag.FlagSet) {
+	a.retention = days(analytics.DefaultRetention / (24 * time.Hour))
+	fs.StringVar(&a.sourceLabels, "source-labels", strings.Join(analytics.DefaultSourceLabels, ","),
+		"comma-separated utm_source values kept as analytics source labels; any other value is stored as \"other\", none as \"direct\"")
+	fs.Var(&a.retention, "retention", "how long per-request analytics rows are kept before only the daily aggregates remain: days (30d) or a Go duration (720h), at least 1d")
+}
+
+// check validates the secret and the labels.
+func (a *analyticsFlags) check(c *serveConfig) error {
+	if err := checkSecret(c); err != nil {
+		return err
+	}
+	a.labels = splitList(a.sourceLabels)
+	for _, l := range a.labels {
+		if err := mailauth.ValidateUTMSource(l); err != nil {
+			return fmt.Errorf("-source-labels: %q is not a valid utm_source value (^[a-z0-9][a-z0-9._-]{0,63}$)", l)
+		}
+	}
+	return nil
+}
+
+// days is a whole number of days, given as "30d", "30" or a Go duration.
+type days int
+
+func (d *days) String() string { return strconv.Itoa(int(*d)) + "d" }
+
+func (d *days) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+	if err != nil {
+		dur, derr := time.ParseDuration(s)
+		if derr != nil {
+			return errors.New("must be a number of days (30d) or a duration (720h)")
+		}
+		n = int(dur / (24 * time.Hour))
+	}
+	if n < 1 || n > maxRetentionDays {
+		return fmt.Errorf("must be 1d..%dd", maxRetentionDays)
+	}
+	*d = days(n)
+	return nil
+}
+
+// defaultStorage is sqlite:PATH in the state directory systemd gives the
+// service ($STATE_DIRECTORY, StateDirectory= in the unit), else under the
+// user's ($XDG_STATE_HOME, else ~/.local/state), or "sqlite:" (refused by
+// check, asking for -storage) when none of these variables is set.
+func defaultStorage(getenv env) string {
+	if dir, _, _ := strings.Cut(getenv("STATE_DIRECTORY"), ":"); dir != "" {
+		return "sqlite:" + filepath.Join(dir, "analytics.db")
+	}
+	dir := getenv("XDG_STATE_HOME")
+	if dir == "" && getenv("HOME") != "" {
+		dir = filepath.Join(getenv("HOME"), ".local", "state")
+	}
+	if dir == "" {
+		return "sqlite:"
+	}
+	return "sqlite:" + filepath.Join(dir, "mailauth", "analytics.db")
+}
+
+// checkStorage validates -storage without opening anything.
+func checkStorage(s string) error {
+	if s == "sqlite:" {
+		return errors.New("-storage: no state directory for the default sqlite:PATH (set HOME or XDG_STATE_HOME, or give -storage sqlite:PATH, postgres://… or none)")
+	}
+	if err := analytics.CheckSetting(s); err != nil {
+		return errors.New("-storage: must be none, sqlite:PATH or postgres://URL")
+	}
+	return nil
+}
+
+// checkSecret validates -analytics-secret against the other settings.
+func checkSecret(c *serveConfig) error {
+	switch {
+	case c.analyticsSecret != "" && len(c.analyticsSecret) < analytics.MinSecretBytes:
+		return fmt.Errorf("-analytics-secret: must be at least %d bytes", analytics.MinSecretBytes)
+	case c.analyticsSecret == "" && c.storage == analytics.StorageNone && c.rateLimit != "memory":
+		return errors.New("-ratelimit redis:// with -storage none needs -analytics-secret: every instance must key the rate-limit hashes with the same secret")
+	}
+	return nil
+}
+
+// serveAnalytics is the analytics of a running service: the store (nil
+// for none), its writer, and the secret of every keyed hash.
+type serveAnalytics struct {
+	store  analytics.Store
+	writer *analytics.Writer
+	secret []byte
+}
+
+// openAnalytics opens the configured store, settles the secret (flag,
+// else kept in the store, else random for this process) and starts the
+// writer. It logs where the analytics go, never a password.
+func openAnalytics(ctx context.Context, c serveConfig, logger *slog.Logger, onCommit func(int64)) (*serveAnalytics, error) {
+	octx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+	defer cancel()
+	store, err := analytics.Open(octx, c.storage)
+	if err != nil {
+		return nil, fmt.Errorf("-storage %s: %w", analytics.Describe(c.storage), err)
+	}
+	a := &serveAnalytics{store: store, secret: []byte(c.analyticsSecret)}
+	logger.Info("analytics storage", slog.String("storage", analytics.Describe(c.storage)))
+	if err := a.settleSecret(octx, c, logger); err != nil {
+		a.close()
+		return nil, err
+	}
+	if store == nil {
+		return a, nil
+	}
+	h, err := analytics.NewHasher(a.secret, c.analytics.labels)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	a.writer = analytics.NewWriter(store, h, analytics.WriterOptions{
+		Retention: time.Duration(c.analytics.retention) * 24 * time.Hour, Logger: logger, OnCommit: onCommit,
+	})
+	return a, nil
+}
+
+// settleSecret picks the secret: -analytics-secret, else the store's,
+// else (no store) a random one of this process, which instances sharing a
+// Redis limiter cannot agree on.
+func (a *serveAnalytics) settleSecret(ctx context.Context, c serveConfig, logger *slog.Logger) error {
+	switch {
+	case len(a.secret) > 0: // checked by checkSecret
+	case a.store != nil:
+		s, err := a.store.Secret(ctx)
+		if err != nil {
+			return fmt.Errorf("-storage %s: %w", analytics.Describe(c.storage), err)
+		}
+		a.secret = s
+	default:
+		a.secret = make([]byte, processSecretBytes)
+		_, _ = rand.Read(a.secret) // crypto/rand.Read never fails (Go 1.24+)
+	}
+	if c.rateLimit != "memory" && c.analyticsSecret == "" && strings.HasPrefix(c.storage, "sqlite:") {
+		logger.Warn("the rate-limit keys use this instance's own SQLite secret: instances sharing the Redis server count separately unless they share -analytics-secret or a postgres store")
+	}
+	return nil
+}
+
+// close flushes the writer (bounded by writerCloseTimeout) and closes the
+// store.
+func (a *serveAnalytics) close() {
+	if a.writer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), writerCloseTimeout)
+		defer cancel()
+		_ = a.writer.Close(ctx)
+	}
+	if a.store != nil {
+		_ = a.store.Close()
+	}
+}

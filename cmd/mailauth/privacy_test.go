@@ -1,0 +1,233 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mailauth/mailauth/internal/pgtest"
+	"github.com/mailauth/mailauth/internal/redistest"
+	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/redis/go-redis/v9"
+)
+
+// privacyRequests is the number of scans, and of ptr-checks, per store.
+const privacyRequests = 200
+
+// canary is one request's distinct values, none of which may be stored
+// or logged.
+type canary struct {
+	label, domain, selector, sendingIP, client, utm string
+}
+
+// newCanaries makes n canaries of random, unmistakable values: public
+// sending IPs (IPv4 and IPv6), and clients (as the trusted proxy's
+// X-Forwarded-For) of both families.
+func newCanaries(n int) []canary {
+	out := make([]canary, n)
+	for i := range out {
+		r := randHex(6)
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		c := canary{label: "cnry" + r, selector: "sel" + randHex(5), utm: "utm" + randHex(5)}
+		c.domain = c.label + ".example.com"
+		if i%2 == 0 {
+			c.sendingIP = fmt.Sprintf("45.%d.%d.%d", 100+b[0]%100, 100+b[1]%100, 100+b[2]%100)
+			c.client = fmt.Sprintf("2001:db8:%x:%x::%x", 0x1000+int(b[3])<<4, 0x1000+int(b[4])<<4, 0x1000+int(b[5]))
+		} else {
+			c.sendingIP = fmt.Sprintf("2a00:1450:%x:%x::%x", 0x1000+int(b[0])<<4, 0x1000+int(b[1])<<4, 0x1000+int(b[2]))
+			c.client = fmt.Sprintf("198.%d.%d.%d", 100+b[3]%100, 100+b[4]%100, 100+b[5]%100)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// forms are the strings that would betray c: each raw value, the /64 of
+// an IPv6 client, and the plain (unkeyed) SHA-256 of each value.
+func (c canary) forms() []string {
+	raw := []string{c.label, c.domain, c.selector, c.sendingIP, c.client, c.utm}
+	if a := netip.MustParseAddr(c.client); a.Is6() {
+		raw = append(raw, netip.PrefixFrom(a, 64).Masked().String())
+	}
+	out := raw
+	for _, v := range raw {
+		sum := sha256.Sum256([]byte(v))
+		out = append(out, hex.EncodeToString(sum[:]), hex.EncodeToString(sum[:16]))
+	}
+	return out
+}
+
+// TestPrivacyCanaries runs 200 scans and 200 ptr-checks of distinct
+// canary domains, selectors, sending IPs, clients and utm_source values
+// through `mailauth serve` and the real scanner (loopback lab DNS), with
+// each store and the Redis limiter; then dumps every table (and the SQLite
+// files byte for byte), every Redis key and the whole log, and finds no
+// canary in any form.
+func TestPrivacyCanaries(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	dir := t.TempDir()
+	stores := map[string]string{
+		"sqlite":   "sqlite:" + filepath.Join(dir, "analytics.db"),
+		"postgres": pgtest.Start(t).NewDatabase(t, "privacy"),
+	}
+	for name, storage := range stores {
+		t.Run(name, func(t *testing.T) {
+			canaries := newCanaries(privacyRequests)
+			rd := redistest.Start(t)
+			base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", storage, "-dns", lab.DNS.Addr(),
+				"-trusted-proxies", "127.0.0.1", "-source-labels", "web", "-ratelimit", rd}, nil, serveHooks{})
+			sendCanaries(t, base, canaries)
+			if code := stop(); code != exitOK {
+				t.Fatalf("exit %d:\n%s", code, log.String())
+			}
+			dump, events := dumpStore(t, storage)
+			keys := redisKeys(t, rd)
+			if len(keys) != privacyRequests { // one counter per client
+				t.Errorf("%d Redis keys, want %d", len(keys), privacyRequests)
+			}
+			dump += strings.Join(keys, "\n")
+			if events != 2*privacyRequests {
+				t.Errorf("%d rows stored, want %d", events, 2*privacyRequests)
+			}
+			if !strings.Contains(dump, "other") || !strings.Contains(log.String(), `"path":"/api/scan"`) {
+				t.Fatalf("the dump or the log is not what was written:\n%.2000s", dump)
+			}
+			for _, c := range canaries {
+				for _, f := range c.forms() {
+					if strings.Contains(dump, f) {
+						t.Fatalf("store %s holds canary %q", name, f)
+					}
+					if strings.Contains(log.String(), f) {
+						t.Fatalf("log holds canary %q", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// redisKeys lists every key of the Redis server at url.
+func redisKeys(t *testing.T, url string) []string {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	keys, err := c.Keys(t.Context(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// sendCanaries posts one scan and one ptr-check per canary, 8 at a time;
+// every one must be answered 200.
+func sendCanaries(t *testing.T, base string, canaries []canary) {
+	t.Helper()
+	var wg sync.WaitGroup
+	work := make(chan canary)
+	for range 8 {
+		wg.Go(func() {
+			for c := range work {
+				h := map[string]string{"X-Forwarded-For": c.client}
+				scan := fmt.Sprintf(`{"domain":%q,"dkimSelector":%q,"sendingIp":%q}`, c.domain, c.selector, c.sendingIP)
+				if code := postJSON(t, base, "/api/scan?utm_source="+c.utm, scan, h); code != 200 {
+					t.Errorf("scan: %d", code)
+				}
+				if code := postJSON(t, base, "/api/ptr-check?utm_source="+c.utm, fmt.Sprintf(`{"sendingIp":%q}`, c.sendingIP), h); code != 200 {
+					t.Errorf("ptr-check: %d", code)
+				}
+			}
+		})
+	}
+	for _, c := range canaries {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+}
+
+// dumpStore returns every value of every table of the store as text (for
+// SQLite also the database files' bytes) and the number of raw rows.
+func dumpStore(t *testing.T, storage string) (string, int) {
+	t.Helper()
+	driver, dsn, tables := "pgx", storage, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+	var b strings.Builder
+	if path, ok := strings.CutPrefix(storage, "sqlite:"); ok {
+		driver, dsn, tables = "sqlite", path, "SELECT name FROM sqlite_master WHERE type = 'table'"
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			raw, _ := os.ReadFile(path + suffix)
+			b.Write(raw)
+		}
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	names := queryStrings(t, db, tables)
+	if len(names) < 6 {
+		t.Fatalf("only tables %q", names)
+	}
+	events := 0
+	for _, n := range names {
+		rows := queryStrings(t, db, "SELECT * FROM "+n)
+		if n == "events" {
+			events = len(rows)
+		}
+		b.WriteString(strings.Join(rows, "\n"))
+	}
+	return b.String(), events
+}
+
+// queryStrings returns each row of query as its values joined by |.
+func queryStrings(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if bs, ok := v.([]byte); ok {
+				v = string(bs)
+			}
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

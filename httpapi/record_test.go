@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"net/http"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// eventLog is a Recorder that keeps the events.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (l *eventLog) Record(e Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+// TestRecorder: each diagnostic answered 200 gives one Event with the
+// summary's domain, grade and statuses, the client and the utm_source;
+// refused requests (400, 415, 429) give none.
+func TestRecorder(t *testing.T) {
+	t.Parallel()
+	rec := &eventLog{}
+	ts := NewTestServer(t, &FakeService{}, Options{Recorder: rec})
+	sum := SampleScanSummary()
+	for _, r := range []struct {
+		path, body string
+		status     int
+	}{
+		{"/api/scan?utm_source=web", scanBody("example.com"), http.StatusOK},
+		{"/api/ptr-check", ptrBody("8.8.8.8"), http.StatusOK},
+		{"/api/scan", `{"domain":"-bad-"}`, http.StatusBadRequest},
+		{"/api/scan?utm_source=BAD", scanBody("example.com"), http.StatusBadRequest},
+	} {
+		if resp := ts.PostJSON(t, r.path, r.body); resp.StatusCode != r.status {
+			t.Fatalf("%s: %d", r.path, resp.StatusCode)
+		}
+	}
+	if len(rec.events) != 2 {
+		t.Fatalf("%d events, want 2: %+v", len(rec.events), rec.events)
+	}
+	scan, ptr := rec.events[0], rec.events[1]
+	if scan.Endpoint != EndpointScan || scan.Domain != sum.Domain || scan.Grade != string(sum.Grade) || scan.UTMSource != "web" ||
+		scan.Client != "127.0.0.1" || len(scan.Checks) != 8 || scan.Checks[0] != (CheckStatus{string(sum.Checks[0].ID), string(sum.Checks[0].Status)}) ||
+		!scan.Time.Equal(ts.Clock.Now()) {
+		t.Errorf("scan event %+v", scan)
+	}
+	want := Event{Time: ptr.Time, Endpoint: EndpointPtrCheck, Client: "127.0.0.1", Checks: ptr.Checks}
+	if !reflect.DeepEqual(ptr, want) || len(ptr.Checks) != 1 || ptr.Checks[0].ID != "ptr" {
+		t.Errorf("ptr-check event %+v", ptr)
+	}
+}
