@@ -17,7 +17,7 @@ var (
 	ptrRules        = map[ptr.Code]rule{
 		ptr.CodeLocalhostName: {status: StatusWarn, severity: SeverityMedium, say: msg("反向解析指向 localhost，这不是一个可用的发件主机名。", "The reverse DNS name is localhost, which is not a usable sender host name.")},
 		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("部分反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},
-		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称超过 8 个，只对其中 8 个做了正向查询。", "The IP has more than 8 reverse DNS names; only 8 were looked up forward.")},
+		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称超过 %d 个，只对其中 %d 个做了正向查询。", "The IP has more than %d reverse DNS names; only %d were looked up forward.", ptr.MaxForward, ptr.MaxForward)},
 		ptr.CodeGenericName:   {status: StatusWarn, severity: SeverityLow, say: msg("反向解析名称看起来是接入网的通用名称（包含 IP 数字），部分接收方会将其视为家用或动态地址。", "The reverse DNS name looks generic (it embeds the IP's digits); some receivers treat such names as residential or dynamic.")},
 	}
 	ptrFactNames = msg("反向解析名称共 %d 个，其中 %d 个做了正向查询。", "Reverse DNS names found: %d; looked up forward: %d.")

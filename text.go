@@ -22,7 +22,18 @@ type text struct {
 var catalogue []text
 
 // msg defines a catalogue entry. Use it only in package-level var blocks.
-func msg(zh, en string) text {
+// limits are the constants a sentence states (a protocol limit, a size):
+// they fill its first %d verbs now, so the sentence can never disagree
+// with the constant; the verbs left for the counts given to with are
+// written %%d.
+func msg(zh, en string, limits ...int) text {
+	if len(limits) > 0 {
+		a := make([]any, len(limits))
+		for i, v := range limits {
+			a[i] = v
+		}
+		zh, en = fmt.Sprintf(zh, a...), fmt.Sprintf(en, a...)
+	}
 	t := text{zh: zh, en: en, shown: new(atomic.Bool)}
 	catalogue = append(catalogue, t)
 	return t
