@@ -188,7 +188,7 @@ var idnaLax = idna.New(
 const asciiSpace = " \t\n\v\f\r"
 
 // NormalizeDomain turns the domain field of a scan request into the name
-// to scan, following rfc-notes.md §1.1: trim; reduce an http(s) URL to
+// to scan, following doc/rfc-notes.md §1.1: trim; reduce an http(s) URL to
 // its host or a mailbox to its domain; strip one trailing dot; reject
 // empty labels, IP targets and ambiguous numeric forms; map with UTS #46
 // (IDNA lookup profile, non-transitional); then check label and name

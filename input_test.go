@@ -27,7 +27,7 @@ var (
 	longULabl = strings.Repeat("a", 58) + "ü.com"    // 59 code points, a 67-octet A-label
 )
 
-// domainCases covers rfc-notes.md §1.1 step by step and every edge case
+// domainCases covers doc/rfc-notes.md §1.1 step by step and every edge case
 // of §1.2 (the "§1.2 #n" names).
 var domainCases = []domainCase{
 	// Plain names and step 1 (trim, forbidden characters).
@@ -321,7 +321,7 @@ type ipCase struct {
 }
 
 var ipCases = []ipCase{
-	// Public addresses (rfc-notes.md §10 accepts).
+	// Public addresses (doc/rfc-notes.md §10 accepts).
 	{input: "1.1.1.1", want: "1.1.1.1"},
 	{input: "8.8.8.8", want: "8.8.8.8"},
 	{input: "9.9.9.9", maxLen: MaxSendingIPLenPtr, want: "9.9.9.9"},
@@ -370,7 +370,7 @@ var ipCases = []ipCase{
 	{input: "2606:4700:4700::1111%eth0", rule: ruleZoneID},
 	{input: "8.8.8.8%eth0", rule: ruleZoneID},
 
-	// Special-purpose ranges (rfc-notes.md §10 rejects).
+	// Special-purpose ranges (doc/rfc-notes.md §10 rejects).
 	{input: "0.0.0.0", rule: "not_public_this_network"},
 	{input: "0::", rule: "not_public_this_network"},
 	{input: "10.1.2.3", rule: "not_public_private"},

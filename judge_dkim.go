@@ -7,7 +7,7 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// The DKIM judgement table (DESIGN.md section 3). An Ed25519 key passes;
+// The DKIM judgement table (doc/scoring.md). An Ed25519 key passes;
 // its details mention that many verifiers still need an RSA signature.
 var (
 	dkimPass  = rule{status: StatusPass, severity: SeverityInfo, say: msg("找到可用的 DKIM 公钥。", "A usable DKIM public key was found.")}
@@ -40,7 +40,7 @@ var (
 )
 
 // checkDKIM checks the key at the supplied selector; without one it is
-// not evaluated (DESIGN.md section 3).
+// not evaluated (doc/scoring.md).
 func (r *run) checkDKIM(ctx context.Context, dns resolver.Resolver) verdict {
 	if r.sel == "" {
 		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)

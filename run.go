@@ -86,7 +86,7 @@ func (v verdict) toSummary(id CheckID) CheckSummary {
 }
 
 // inconclusiveVerdict is the verdict of a check whose DNS gave no
-// conclusive answer: warn/medium, never pass (DESIGN.md section 3).
+// conclusive answer: warn/medium, never pass (doc/scoring.md).
 func inconclusiveVerdict(d Diagnostics, details ...LocalizedText) verdict {
 	return verdict{
 		status:      StatusWarn,

@@ -15,7 +15,8 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// DefaultScanTimeout bounds one scan (issue #6).
+// DefaultScanTimeout bounds one scan (product choice, doc/design.md §2):
+// a check still running then is reported as not finished.
 const DefaultScanTimeout = 15 * time.Second
 
 // checkGrace is how long a scan waits past its deadline for checks to
@@ -171,7 +172,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
 
 // verify proves the marshalled result carries no recorded wire value
-// (house-style rule 7: checked before anything is written).
+// (doc/privacy.md: checked before anything is written).
 func (r *run) verify(v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -248,7 +249,7 @@ const probeName = "com"
 // resolverUnavailable reports whether the resolver itself failed: every
 // question of the scan got no DNS reply at all (a timeout, no route, a
 // refusal, or the scan deadline), and a probe question fails the same way
-// (DESIGN.md section 2: one failing name never fails a scan).
+// (doc/design.md §2: one failing name never fails a scan).
 func (r *run) resolverUnavailable(parent context.Context) bool {
 	log := r.dns.Log()
 	if len(log) == 0 {

@@ -1,6 +1,6 @@
 package mailauth
 
-// Scoring, in one place (DESIGN.md section 3; documented on
+// Scoring, in one place (doc/scoring.md; documented on
 // /developers/api/). Each check has a weight (its row of
 // checkTable); a pass earns its whole
 // weight, a warn half of it, a fail nothing; an info check is left out of
@@ -10,7 +10,7 @@ package mailauth
 // like info: an incomplete scan earns no credit and takes no blame for
 // what it could not see. A scan where every evaluated check is info or
 // undetermined scores 0 (grade F), and its summary says the scan was
-// incomplete (DESIGN.md section 3).
+// incomplete.
 
 // gradeFloors maps the lowest score of each grade, best first.
 var gradeFloors = []struct {

@@ -26,8 +26,8 @@ var ErrResolverUnavailable = errors.New("mailauth: DNS resolver unavailable")
 // CheckID names one of the eight checks.
 type CheckID string
 
-// The eight checks, in the order a ScanSummary lists them (DESIGN.md
-// section 3).
+// The eight checks, in the order a ScanSummary lists them (see
+// [CheckOrder] and doc/scoring.md).
 const (
 	CheckMX     CheckID = "mx"
 	CheckSPF    CheckID = "spf"
@@ -62,7 +62,7 @@ const (
 	SeverityInfo     Severity = "info"
 )
 
-// Grade is the letter for a score (DESIGN.md section 3).
+// Grade is the letter for a score (doc/scoring.md).
 type Grade string
 
 // Grades.

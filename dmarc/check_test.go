@@ -230,7 +230,7 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
-		// issue 14 #2: a forgotten ";" after v=DMARC1 is named as such.
+		// A forgotten ";" after v=DMARC1 is named as such.
 		{name: "missing-separator", domain: "missing-separator.dmarc.test",
 			want: Result{
 				Domain: "missing-separator.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,

@@ -11,8 +11,8 @@ import (
 	"github.com/mailauth/mailauth"
 )
 
-// Limits and defaults of the service (API contract, Limits table; DESIGN.md
-// section 3).
+// Limits and defaults of the service (API contract, Limits table; doc/design.md
+// §3).
 const (
 	// MaxBodyBytes is the largest accepted request body: 8 KiB.
 	MaxBodyBytes = 8 << 10

@@ -9,7 +9,7 @@ import (
 )
 
 // FetchState is the outcome of the policy discovery and fetch, as the
-// API's policyFetchState reports it (rfc-notes.md section 6.5).
+// API's policyFetchState reports it (doc/rfc-notes.md §6.5).
 type FetchState string
 
 // Fetch states.

@@ -91,7 +91,7 @@ func TestCheck(t *testing.T) {
 		dials  []string // when set, the exact addresses dialed ("PORT" stands for the server port)
 		after  func(t *testing.T, r *dnstest.Resolver)
 	}{
-		// Announcement outcomes (rfc-notes.md section 6.5, 6.6).
+		// Announcement outcomes (doc/rfc-notes.md §6.5, 6.6).
 		{name: "not-in-zone", want: announcement(resolver.NXDomain, "", 0, NotAnnounced),
 			after: func(t *testing.T, r *dnstest.Resolver) {
 				if n := r.Count("mta-sts.not-in-zone.mtasts.test", dnstest.AnyType); n != 0 {

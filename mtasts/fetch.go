@@ -128,7 +128,7 @@ func dialOne(ctx context.Context, dial DialFunc, target string, opts Options) (n
 }
 
 // noConnection turns a fetch that never connected into its state and
-// findings (rfc-notes.md section 6.5). No connection is inconclusive when
+// findings (doc/rfc-notes.md §6.5). No connection is inconclusive when
 // a lookup for the host was inconclusive or an attempt timed out, and
 // unreachable otherwise.
 func noConnection(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, rep dialReport) fetchResult {

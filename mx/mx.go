@@ -4,7 +4,7 @@ import "github.com/mailauth/mailauth/resolver"
 
 // MaxExchanges is the number of distinct exchanges whose addresses are
 // looked up. RFC 5321 §5.1 sets no limit; this is a product bound
-// (rfc-notes.md section 2.3). Exchanges beyond it are listed in
+// (doc/rfc-notes.md §2.3). Exchanges beyond it are listed in
 // [Result.Exchanges] but not resolved, and [CodeTooManyExchanges] is
 // reported.
 const MaxExchanges = 10
@@ -12,7 +12,7 @@ const MaxExchanges = 10
 // Kind says what kind of mail routing the domain publishes.
 type Kind string
 
-// The kinds of mail routing (rfc-notes.md section 2.4).
+// The kinds of mail routing (doc/rfc-notes.md §2.4).
 const (
 	KindExplicit     Kind = "explicit"     // MX records name at least one exchange
 	KindNull         Kind = "null"         // only root exchanges: the domain accepts no mail (RFC 7505)

@@ -94,7 +94,7 @@ type forward struct {
 }
 
 // confirm looks the selected names up forward, concurrently, and sets the
-// forward fields of res (rfc-notes.md section 8.2).
+// forward fields of res (doc/rfc-notes.md §8.2).
 func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings.Set[Code]) {
 	out := make([]forward, len(names))
 	var wg sync.WaitGroup

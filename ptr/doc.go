@@ -19,7 +19,7 @@
 //
 // What this package does not do: it does not decide whether the address
 // may be checked at all (the caller validates that it is a public address,
-// rfc-notes.md section 10), it does not forward-query names that are not
+// doc/rfc-notes.md §10), it does not forward-query names that are not
 // valid host names or that are "localhost" names (RFC 6761 §6.3), and it
 // does not judge (no status or text). Names that look generic (the
 // address's octets embedded in the name) are flagged for IPv4 only, as a

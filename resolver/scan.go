@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultBudget is the number of distinct questions one scan may send
-// (product choice, issue #2). It bounds a scan's DNS work whatever the
+// (product choice, doc/design.md §2). It bounds a scan's DNS work whatever the
 // zones say; a distinct question may still cost several wire queries
 // (retries, CNAME hops, a TCP retry), which the scan deadline bounds. The
 // scanner divides it among the checks so that none can starve another:

@@ -69,7 +69,7 @@ type checkCase struct {
 }
 
 // checkCases are the zone scenarios. Every count is explained term by term
-// ("#n" refers to the table in rfc-notes.md section 3.5). Terms in
+// ("#n" refers to the table in doc/rfc-notes.md §3.5). Terms in
 // parentheses are the running count.
 var checkCases = []checkCase{
 	// --- record selection and the outcome matrix ---
@@ -321,7 +321,7 @@ var checkCases = []checkCase{
 	// the client, so every client matches (#1a).
 	{name: "exists-found", want: with(policy(30, 1, "-"), func(r *Result) { r.Findings = []Code{CodeExistsPassAll} })},
 
-	// --- policies that pass every client (issue 14 #1a) ---
+	// --- policies that pass every client ---
 	// include (1) of "v=spf1 +all": every client passes the include.
 	{name: "include-plus-all", want: with(policy(36, 1, "-"), func(r *Result) { r.Findings = []Code{CodeIncludePassAll} })},
 	// include:pa1 (1) → include:plusall (2) → +all: at any depth.

@@ -42,7 +42,7 @@ var checkTests = []struct {
 	faults []fault
 	want   Result
 }{
-	// rfc-notes.md section 7.3.
+	// doc/rfc-notes.md §7.3.
 	{name: "mailto", want: configured(1, 0)},
 	{name: "https", want: configured(0, 1)},
 	{name: "mixed", want: configured(1, 1)},
