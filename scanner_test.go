@@ -28,7 +28,7 @@ func TestScanRejectsInvalidInput(t *testing.T) {
 	tests := []struct {
 		name  string
 		req   ScanRequest
-		field string
+		field InputField
 	}{
 		{"ip target", ScanRequest{Domain: "192.0.2.1"}, "domain"},
 		{"single label", ScanRequest{Domain: "localhost"}, "domain"},

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mailauth/mailauth/dkim"
+	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/redact"
 )
 
@@ -17,18 +20,33 @@ var outputVocabulary = sync.OnceValue(func() *redact.Vocabulary {
 	for _, t := range catalogue {
 		out = append(out, t.zh, t.en)
 	}
-	out = append(out, enumWords...)
+	out = append(out, enumWords()...)
 	return redact.NewVocabulary(append(out, fieldNames())...)
 })
 
-// enumWords are the values of the contract's enums.
-var enumWords = []string{
-	"pass", "warn", "fail", "info", "critical", "high", "medium", "low",
-	"mx", "spf", "dmarc", "dkim", "mta-sts", "tls-rpt", "ptr", "caa",
-	"rsa", "ed25519", "unknown", "p", "sp", "np", "none", "quarantine", "reject",
-	"relaxed", "strict", "exists", "nonexistent",
-	"not_announced", "not_attempted", "fetched", "unreachable", "inconclusive",
-	"enforce", "testing", "A", "AAAA",
+// enumWords are the values of the contract's enums, from the constants
+// that produce them.
+func enumWords() []string {
+	out := words(StatusPass, StatusWarn, StatusFail, StatusInfo)
+	out = append(out, words(SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo)...)
+	out = append(out, words(CheckOrder()...)...)
+	out = append(out, words(dkim.KeyTypeRSA, dkim.KeyTypeEd25519, dkim.KeyTypeUnknown)...)
+	out = append(out, words(dmarc.TagP, dmarc.TagSP, dmarc.TagNP)...)
+	out = append(out, words(dmarc.PolicyNone, dmarc.PolicyQuarantine, dmarc.PolicyReject)...)
+	out = append(out, words(dmarc.AlignmentRelaxed, dmarc.AlignmentStrict, dmarc.AlignmentUnknown)...)
+	out = append(out, words(dmarc.Exists, dmarc.Nonexistent, dmarc.ExistenceUnknown)...)
+	out = append(out, words(mtasts.NotAnnounced, mtasts.NotAttempted, mtasts.Fetched, mtasts.Unreachable, mtasts.Inconclusive)...)
+	out = append(out, words(mtasts.ModeEnforce, mtasts.ModeTesting, mtasts.ModeNone)...)
+	return append(out, forwardTypeA, forwardTypeAAAA)
+}
+
+// words returns the values of string constants.
+func words[S ~string](vs ...S) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // fieldNames returns a JSON document holding every field name of the
