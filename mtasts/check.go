@@ -21,47 +21,6 @@ const (
 	Inconclusive FetchState = "inconclusive"  // DNS for the TXT record or the policy host was inconclusive, or the fetch timed out
 )
 
-// Result holds the facts Check found. Fields marked "unknown" correspond
-// to the API's null. Nothing in it but Policy comes from the wire.
-type Result struct {
-	// Outcome and Reason are the outcome of the TXT lookup at
-	// _mta-sts.<domain>.
-	Outcome resolver.Outcome
-	Reason  resolver.Reason
-	// AnnouncementRecordCount is the number of v=STSv1 TXT records; -1
-	// (unknown) when Outcome is Inconclusive, 0 when the name has no
-	// TXT records or only other ones.
-	AnnouncementRecordCount int
-	// AnnouncementValid is true when there is exactly one v=STSv1 record
-	// and it parses. Unknown when AnnouncementRecordCount is -1.
-	AnnouncementValid bool
-	// FetchState is the outcome of discovery and fetch; always set.
-	FetchState FetchState
-	// HTTPStatus is the status code of the policy response, 0 when no
-	// HTTP response was received.
-	HTTPStatus int
-	// PolicyValid is true when the fetched policy is valid (RFC 8461
-	// §3.2). Unknown unless FetchState is Fetched.
-	PolicyValid bool
-	// PolicyMode is the mode of the fetched policy; "" (unknown) when no
-	// policy was fetched or its mode field is missing or invalid.
-	PolicyMode Mode
-	// MaxAge is the valid max_age of the fetched policy in seconds; -1
-	// (unknown) when no policy was fetched or max_age is missing or
-	// invalid.
-	MaxAge int64
-	// MXPatternCount is the number of mx fields in the fetched policy,
-	// valid or not; -1 (unknown) unless FetchState is Fetched.
-	MXPatternCount int
-	// Policy is the fetched policy as far as it could be parsed, for
-	// Covers and Policy.Matches; the zero Policy unless FetchState is
-	// Fetched. It holds MX patterns from the wire: in memory only, never
-	// serialise it or show its values.
-	Policy Policy
-	// Findings lists the finding codes, sorted, without duplicates.
-	Findings []Code
-}
-
 // Check discovers and fetches the MTA-STS policy of domain (RFC 8461 §3):
 // it looks up the TXT announcement at _mta-sts.<domain> (never a parent
 // domain, §3.4) and, when there is exactly one valid announcement, fetches
