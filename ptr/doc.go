@@ -26,4 +26,16 @@
 // heuristic.
 //
 // Limits: 1 PTR lookup and at most [MaxForward] forward lookups per Check.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// There is no Parse, Select or ErrSyntax: PTR records are RRs the DNS
+// library decodes, not text to parse.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is stated as the
+// Result's field documentation says (never as absent). [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package ptr
