@@ -160,7 +160,7 @@ func unknownDKIM(r *run) Diagnostics {
 	return &DKIMDiagnostics{}
 }
 
-func unknownMTASTS(*run) Diagnostics { return &MTASTSDiagnostics{PolicyFetchState: "inconclusive"} }
+func unknownMTASTS(*run) Diagnostics { return &MTASTSDiagnostics{PolicyFetchState: FetchInconclusive} }
 
 func unknownTLSRPT(*run) Diagnostics { return &TLSRPTDiagnostics{} }
 

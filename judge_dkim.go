@@ -91,7 +91,7 @@ func dkimDiagnostics(res dkim.Result) *DKIMDiagnostics {
 		d.RecordCount = intPtr(res.RecordCount)
 	}
 	if res.KeyType != dkim.KeyTypeNone {
-		d.KeyType = strPtr(string(res.KeyType))
+		d.KeyType = new(DKIMKeyType(res.KeyType))
 	}
 	return d
 }

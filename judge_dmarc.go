@@ -128,7 +128,7 @@ func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
 	d := &DMARCDiagnostics{
 		TreeWalkQueries:    res.TreeWalkQueries,
 		ConflictingRecords: res.ConflictingRecords,
-		DomainExistence:    strPtr(string(res.DomainExistence)),
+		DomainExistence:    new(DomainExistence(res.DomainExistence)),
 	}
 	if res.Outcome != resolver.Inconclusive {
 		d.DirectRecordCount = intPtr(res.DirectRecordCount)
@@ -144,12 +144,12 @@ func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
 		d.TestMode = boolPtr(res.TestMode)
 		d.AggregateReporting = boolPtr(res.AggregateReporting)
 		d.LegacyPctPresent = boolPtr(res.LegacyPctPresent)
-		d.Policy = optStr(string(res.Policy))
+		d.Policy = optEnum(DMARCPolicy(res.Policy))
 		if d.Policy != nil {
-			d.PolicyTag = optStr(string(res.PolicyTag)) // the tag that supplied the applied policy
+			d.PolicyTag = optEnum(DMARCPolicyTag(res.PolicyTag)) // the tag that supplied the applied policy
 		}
-		d.DKIMAlignment = optStr(string(res.DKIMAlignment))
-		d.SPFAlignment = optStr(string(res.SPFAlignment))
+		d.DKIMAlignment = optEnum(DMARCAlignment(res.DKIMAlignment))
+		d.SPFAlignment = optEnum(DMARCAlignment(res.SPFAlignment))
 	}
 	if d.TreeWalkQueries < 1 {
 		d.TreeWalkQueries = 1
@@ -157,8 +157,8 @@ func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
 	return d
 }
 
-// optStr is nil for "" (unknown) and a pointer otherwise.
-func optStr(s string) *string {
+// optEnum is nil for "" (unknown) and a pointer otherwise.
+func optEnum[E ~string](s E) *E {
 	if s == "" {
 		return nil
 	}

@@ -177,7 +177,7 @@ func absentVerdict(missing, notNeeded rule, where text, mxs mxFacts, d Diagnosti
 }
 
 func mtastsDiagnostics(res mtasts.Result) *MTASTSDiagnostics {
-	d := &MTASTSDiagnostics{PolicyFetchState: string(res.FetchState)}
+	d := &MTASTSDiagnostics{PolicyFetchState: MTASTSFetchState(res.FetchState)}
 	if res.AnnouncementRecordCount >= 0 {
 		d.AnnouncementRecordCount = intPtr(res.AnnouncementRecordCount)
 		d.AnnouncementValid = boolPtr(res.AnnouncementValid)
@@ -186,7 +186,7 @@ func mtastsDiagnostics(res mtasts.Result) *MTASTSDiagnostics {
 		return d
 	}
 	d.PolicyValid = boolPtr(res.PolicyValid)
-	d.PolicyMode = optStr(string(res.PolicyMode))
+	d.PolicyMode = optEnum(MTASTSMode(res.PolicyMode))
 	if res.MaxAge >= 0 {
 		m := res.MaxAge
 		d.MaxAge = &m

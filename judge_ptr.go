@@ -23,18 +23,12 @@ var (
 	ptrFactNames = msg("反向解析名称共 %d 个，其中 %d 个做了正向查询。", "Reverse DNS names found: %d; looked up forward: %d.")
 )
 
-// The values of PTRDiagnostics.ForwardRecordType.
-const (
-	forwardTypeA    = "A"    // an IPv4 address is confirmed by A records
-	forwardTypeAAAA = "AAAA" // an IPv6 address by AAAA records
-)
-
 // ptrBaseDiagnostics returns the PTR diagnostics that depend only on the
 // address: its version and the forward record type.
 func ptrBaseDiagnostics(ip netip.Addr) *PTRDiagnostics {
-	d := &PTRDiagnostics{IPVersion: 4, ForwardRecordType: forwardTypeA}
+	d := &PTRDiagnostics{IPVersion: 4, ForwardRecordType: ForwardA}
 	if ip.Unmap().Is6() {
-		d.IPVersion, d.ForwardRecordType = 6, forwardTypeAAAA
+		d.IPVersion, d.ForwardRecordType = 6, ForwardAAAA
 	}
 	return d
 }

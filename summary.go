@@ -146,46 +146,46 @@ type SPFDiagnostics struct {
 // DKIMDiagnostics are the facts of the DKIM selector check. Pointer fields
 // are null when unknown.
 type DKIMDiagnostics struct {
-	RecordCount         *int    `json:"recordCount"`
-	KeyType             *string `json:"keyType"`
-	PublicKeyPresent    *bool   `json:"publicKeyPresent"`
-	Revoked             *bool   `json:"revoked"`
-	TestMode            *bool   `json:"testMode"`
-	StrictIdentity      *bool   `json:"strictIdentity"`
-	EmailServiceAllowed *bool   `json:"emailServiceAllowed"`
-	SHA256Allowed       *bool   `json:"sha256Allowed"`
+	RecordCount         *int         `json:"recordCount"`
+	KeyType             *DKIMKeyType `json:"keyType"`
+	PublicKeyPresent    *bool        `json:"publicKeyPresent"`
+	Revoked             *bool        `json:"revoked"`
+	TestMode            *bool        `json:"testMode"`
+	StrictIdentity      *bool        `json:"strictIdentity"`
+	EmailServiceAllowed *bool        `json:"emailServiceAllowed"`
+	SHA256Allowed       *bool        `json:"sha256Allowed"`
 }
 
 // DMARCDiagnostics are the facts of DMARC policy discovery (RFC 9989).
 // Pointer fields are null when unknown.
 type DMARCDiagnostics struct {
-	DirectRecordCount  *int    `json:"directRecordCount"`
-	PolicyFound        *bool   `json:"policyFound"`
-	PolicyDomain       *string `json:"policyDomain"`
-	Inherited          *bool   `json:"inherited"`
-	PolicyTag          *string `json:"policyTag"`
-	Policy             *string `json:"policy"`
-	UsesNoneFallback   *bool   `json:"usesNoneFallback"`
-	TestMode           *bool   `json:"testMode"`
-	DKIMAlignment      *string `json:"dkimAlignment"`
-	SPFAlignment       *string `json:"spfAlignment"`
-	AggregateReporting *bool   `json:"aggregateReporting"`
-	TreeWalkQueries    int     `json:"treeWalkQueries"`
-	ConflictingRecords bool    `json:"conflictingRecords"`
-	DomainExistence    *string `json:"domainExistence"`
-	LegacyPctPresent   *bool   `json:"legacyPctPresent"`
+	DirectRecordCount  *int             `json:"directRecordCount"`
+	PolicyFound        *bool            `json:"policyFound"`
+	PolicyDomain       *string          `json:"policyDomain"`
+	Inherited          *bool            `json:"inherited"`
+	PolicyTag          *DMARCPolicyTag  `json:"policyTag"`
+	Policy             *DMARCPolicy     `json:"policy"`
+	UsesNoneFallback   *bool            `json:"usesNoneFallback"`
+	TestMode           *bool            `json:"testMode"`
+	DKIMAlignment      *DMARCAlignment  `json:"dkimAlignment"`
+	SPFAlignment       *DMARCAlignment  `json:"spfAlignment"`
+	AggregateReporting *bool            `json:"aggregateReporting"`
+	TreeWalkQueries    int              `json:"treeWalkQueries"`
+	ConflictingRecords bool             `json:"conflictingRecords"`
+	DomainExistence    *DomainExistence `json:"domainExistence"`
+	LegacyPctPresent   *bool            `json:"legacyPctPresent"`
 }
 
 // MTASTSDiagnostics are the facts of the MTA-STS check (RFC 8461).
 // Pointer fields are null when unknown.
 type MTASTSDiagnostics struct {
-	AnnouncementRecordCount *int    `json:"announcementRecordCount"`
-	AnnouncementValid       *bool   `json:"announcementValid"`
-	PolicyFetchState        string  `json:"policyFetchState"`
-	PolicyValid             *bool   `json:"policyValid"`
-	PolicyMode              *string `json:"policyMode"`
-	MaxAge                  *int64  `json:"maxAge"`
-	MXPatternCount          *int    `json:"mxPatternCount"`
+	AnnouncementRecordCount *int             `json:"announcementRecordCount"`
+	AnnouncementValid       *bool            `json:"announcementValid"`
+	PolicyFetchState        MTASTSFetchState `json:"policyFetchState"`
+	PolicyValid             *bool            `json:"policyValid"`
+	PolicyMode              *MTASTSMode      `json:"policyMode"`
+	MaxAge                  *int64           `json:"maxAge"`
+	MXPatternCount          *int             `json:"mxPatternCount"`
 }
 
 // TLSRPTDiagnostics are the facts of the TLS-RPT check (RFC 8460).
@@ -201,14 +201,99 @@ type TLSRPTDiagnostics struct {
 // PTRDiagnostics are the facts of the PTR check with forward
 // confirmation. Pointer fields are null when unknown.
 type PTRDiagnostics struct {
-	IPVersion               int    `json:"ipVersion"`
-	PTRRecordCount          *int   `json:"ptrRecordCount"`
-	ForwardRecordType       string `json:"forwardRecordType"`
-	ForwardQueryCount       int    `json:"forwardQueryCount"`
-	ForwardQueriesCompleted int    `json:"forwardQueriesCompleted"`
-	ForwardAddressCount     *int   `json:"forwardAddressCount"`
-	ForwardConfirmed        *bool  `json:"forwardConfirmed"`
+	IPVersion               int            `json:"ipVersion"`
+	PTRRecordCount          *int           `json:"ptrRecordCount"`
+	ForwardRecordType       PTRForwardType `json:"forwardRecordType"`
+	ForwardQueryCount       int            `json:"forwardQueryCount"`
+	ForwardQueriesCompleted int            `json:"forwardQueriesCompleted"`
+	ForwardAddressCount     *int           `json:"forwardAddressCount"`
+	ForwardConfirmed        *bool          `json:"forwardConfirmed"`
 }
+
+// The enums of the diagnostics: each type's constants are the values the
+// contract allows.
+
+// DKIMKeyType is DKIMDiagnostics.KeyType.
+type DKIMKeyType string
+
+// Values of DKIMKeyType.
+const (
+	DKIMKeyRSA     DKIMKeyType = "rsa"
+	DKIMKeyEd25519 DKIMKeyType = "ed25519"
+	DKIMKeyUnknown DKIMKeyType = "unknown" // a k= value verifiers cannot use
+)
+
+// DMARCPolicyTag is DMARCDiagnostics.PolicyTag: the tag that supplied the
+// applied policy.
+type DMARCPolicyTag string
+
+// Values of DMARCPolicyTag.
+const (
+	DMARCTagP  DMARCPolicyTag = "p"
+	DMARCTagSP DMARCPolicyTag = "sp"
+	DMARCTagNP DMARCPolicyTag = "np"
+)
+
+// DMARCPolicy is DMARCDiagnostics.Policy.
+type DMARCPolicy string
+
+// Values of DMARCPolicy.
+const (
+	DMARCPolicyNone       DMARCPolicy = "none"
+	DMARCPolicyQuarantine DMARCPolicy = "quarantine"
+	DMARCPolicyReject     DMARCPolicy = "reject"
+)
+
+// DMARCAlignment is DMARCDiagnostics.DKIMAlignment and SPFAlignment.
+type DMARCAlignment string
+
+// Values of DMARCAlignment.
+const (
+	DMARCAlignmentRelaxed DMARCAlignment = "relaxed"
+	DMARCAlignmentStrict  DMARCAlignment = "strict"
+	DMARCAlignmentUnknown DMARCAlignment = "unknown" // the tag's value is neither r nor s
+)
+
+// DomainExistence is DMARCDiagnostics.DomainExistence.
+type DomainExistence string
+
+// Values of DomainExistence.
+const (
+	DomainExists      DomainExistence = "exists"
+	DomainNonexistent DomainExistence = "nonexistent"
+	DomainUnknown     DomainExistence = "unknown"
+)
+
+// MTASTSFetchState is MTASTSDiagnostics.PolicyFetchState.
+type MTASTSFetchState string
+
+// Values of MTASTSFetchState.
+const (
+	FetchNotAnnounced MTASTSFetchState = "not_announced"
+	FetchNotAttempted MTASTSFetchState = "not_attempted"
+	FetchFetched      MTASTSFetchState = "fetched"
+	FetchUnreachable  MTASTSFetchState = "unreachable"
+	FetchInconclusive MTASTSFetchState = "inconclusive"
+)
+
+// MTASTSMode is MTASTSDiagnostics.PolicyMode.
+type MTASTSMode string
+
+// Values of MTASTSMode.
+const (
+	MTASTSEnforce MTASTSMode = "enforce"
+	MTASTSTesting MTASTSMode = "testing"
+	MTASTSNone    MTASTSMode = "none"
+)
+
+// PTRForwardType is PTRDiagnostics.ForwardRecordType.
+type PTRForwardType string
+
+// Values of PTRForwardType.
+const (
+	ForwardA    PTRForwardType = "A"    // an IPv4 address is confirmed by A records
+	ForwardAAAA PTRForwardType = "AAAA" // an IPv6 address by AAAA records
+)
 
 func (*SPFDiagnostics) diagnostics()    {}
 func (*DKIMDiagnostics) diagnostics()   {}

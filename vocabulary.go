@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mailauth/mailauth/dkim"
-	"github.com/mailauth/mailauth/dmarc"
-	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/redact"
 )
 
@@ -30,14 +27,14 @@ func enumWords() []string {
 	out := words(StatusPass, StatusWarn, StatusFail, StatusInfo)
 	out = append(out, words(SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo)...)
 	out = append(out, words(CheckOrder()...)...)
-	out = append(out, words(dkim.KeyTypeRSA, dkim.KeyTypeEd25519, dkim.KeyTypeUnknown)...)
-	out = append(out, words(dmarc.TagP, dmarc.TagSP, dmarc.TagNP)...)
-	out = append(out, words(dmarc.PolicyNone, dmarc.PolicyQuarantine, dmarc.PolicyReject)...)
-	out = append(out, words(dmarc.AlignmentRelaxed, dmarc.AlignmentStrict, dmarc.AlignmentUnknown)...)
-	out = append(out, words(dmarc.Exists, dmarc.Nonexistent, dmarc.ExistenceUnknown)...)
-	out = append(out, words(mtasts.NotAnnounced, mtasts.NotAttempted, mtasts.Fetched, mtasts.Unreachable, mtasts.Inconclusive)...)
-	out = append(out, words(mtasts.ModeEnforce, mtasts.ModeTesting, mtasts.ModeNone)...)
-	return append(out, forwardTypeA, forwardTypeAAAA)
+	out = append(out, words(DKIMKeyRSA, DKIMKeyEd25519, DKIMKeyUnknown)...)
+	out = append(out, words(DMARCTagP, DMARCTagSP, DMARCTagNP)...)
+	out = append(out, words(DMARCPolicyNone, DMARCPolicyQuarantine, DMARCPolicyReject)...)
+	out = append(out, words(DMARCAlignmentRelaxed, DMARCAlignmentStrict, DMARCAlignmentUnknown)...)
+	out = append(out, words(DomainExists, DomainNonexistent, DomainUnknown)...)
+	out = append(out, words(FetchNotAnnounced, FetchNotAttempted, FetchFetched, FetchUnreachable, FetchInconclusive)...)
+	out = append(out, words(MTASTSEnforce, MTASTSTesting, MTASTSNone)...)
+	return append(out, words(ForwardA, ForwardAAAA)...)
 }
 
 // words returns the values of string constants.

@@ -46,16 +46,16 @@ func sampleChecks() []mailauth.CheckSummary {
 			SPFRecordCount: 1, DNSLookupCount: ptr(3), DNSLookupLimit: 10, LookupComplete: true}),
 		check(mailauth.CheckDMARC, mailauth.StatusWarn, mailauth.SeverityMedium, &mailauth.DMARCDiagnostics{
 			DirectRecordCount: ptr(0), PolicyFound: ptr(true), PolicyDomain: ptr("example.com"),
-			Inherited: ptr(true), PolicyTag: ptr("sp"), Policy: ptr("none"), UsesNoneFallback: ptr(false),
-			TestMode: ptr(false), DKIMAlignment: ptr("relaxed"), SPFAlignment: ptr("strict"),
+			Inherited: ptr(true), PolicyTag: ptr(mailauth.DMARCTagSP), Policy: ptr(mailauth.DMARCPolicyNone), UsesNoneFallback: ptr(false),
+			TestMode: ptr(false), DKIMAlignment: ptr(mailauth.DMARCAlignmentRelaxed), SPFAlignment: ptr(mailauth.DMARCAlignmentStrict),
 			AggregateReporting: ptr(true), TreeWalkQueries: 2, ConflictingRecords: false,
-			DomainExistence: ptr("exists"), LegacyPctPresent: nil}),
+			DomainExistence: ptr(mailauth.DomainExists), LegacyPctPresent: nil}),
 		check(mailauth.CheckDKIM, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.DKIMDiagnostics{
-			RecordCount: ptr(1), KeyType: ptr("ed25519"), PublicKeyPresent: ptr(true), Revoked: ptr(false),
+			RecordCount: ptr(1), KeyType: ptr(mailauth.DKIMKeyEd25519), PublicKeyPresent: ptr(true), Revoked: ptr(false),
 			TestMode: ptr(false), StrictIdentity: ptr(false), EmailServiceAllowed: ptr(true), SHA256Allowed: ptr(true)}),
 		check(mailauth.CheckMTASTS, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.MTASTSDiagnostics{
 			AnnouncementRecordCount: ptr(1), AnnouncementValid: ptr(true), PolicyFetchState: "fetched",
-			PolicyValid: ptr(true), PolicyMode: ptr("enforce"), MaxAge: ptr(int64(31557600)), MXPatternCount: ptr(2)}),
+			PolicyValid: ptr(true), PolicyMode: ptr(mailauth.MTASTSEnforce), MaxAge: ptr(int64(31557600)), MXPatternCount: ptr(2)}),
 		check(mailauth.CheckTLSRPT, mailauth.StatusFail, mailauth.SeverityLow, &mailauth.TLSRPTDiagnostics{
 			RecordCount: ptr(0), Configured: ptr(false), DestinationCount: nil,
 			MailtoDestinationCount: nil, HTTPSDestinationCount: nil}),

@@ -33,7 +33,7 @@ func (f *fakeService) Scan(ctx context.Context, req mailauth.ScanRequest) (maila
 	s := sampleScan()
 	s.Domain = req.Domain
 	s.UnicodeDomain = req.Domain
-	s.Checks[3].Diagnostics = &mailauth.DKIMDiagnostics{KeyType: ptrTo("ed25519"), RecordCount: ptrTo(1)}
+	s.Checks[3].Diagnostics = &mailauth.DKIMDiagnostics{KeyType: ptrTo(mailauth.DKIMKeyEd25519), RecordCount: ptrTo(1)}
 	s.Checks[1].Diagnostics = &mailauth.SPFDiagnostics{SPFRecordCount: 1, DNSLookupLimit: 10}
 	return s, f.err
 }
