@@ -90,7 +90,7 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	case mtasts.NotAnnounced:
 		return absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
 	case mtasts.Inconclusive:
-		if res.AnnouncementRecordCount < 0 {
+		if res.AnnouncementRecordCount == nil {
 			return inconclusiveVerdict(d)
 		}
 		return judge(stsFetchUnknown, nil, why, d)
@@ -99,7 +99,7 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	case mtasts.Unreachable:
 		return judge(stsUnreachable, nil, why, d)
 	}
-	if !res.PolicyValid {
+	if res.PolicyValid == nil || !*res.PolicyValid {
 		return judge(stsInvalid, nil, why, d)
 	}
 	state := stsEnforce
@@ -112,8 +112,8 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	findings, facts := stsCoverage(res, mxs)
 	findings = append(findings, rulesFor(res.Findings, stsRules, nil)...)
 	facts = append(facts, why...)
-	if res.MaxAge >= 0 {
-		facts = append(facts, stsFactMaxAge.with(int(res.MaxAge)))
+	if res.MaxAge != nil {
+		facts = append(facts, stsFactMaxAge.with(int(*res.MaxAge)))
 	}
 	return judgeState(state, findings, facts, d)
 }
@@ -178,22 +178,13 @@ func absentVerdict(missing, notNeeded rule, where text, mxs mxFacts, d Diagnosti
 
 func mtastsDiagnostics(res mtasts.Result) *MTASTSDiagnostics {
 	d := &MTASTSDiagnostics{PolicyFetchState: MTASTSFetchState(res.FetchState)}
-	if res.AnnouncementRecordCount >= 0 {
-		d.AnnouncementRecordCount = intPtr(res.AnnouncementRecordCount)
-		d.AnnouncementValid = boolPtr(res.AnnouncementValid)
-	}
+	d.AnnouncementRecordCount, d.AnnouncementValid = res.AnnouncementRecordCount, res.AnnouncementValid
 	if res.FetchState != mtasts.Fetched {
 		return d
 	}
-	d.PolicyValid = boolPtr(res.PolicyValid)
+	d.PolicyValid = res.PolicyValid
 	d.PolicyMode = optEnum(MTASTSMode(res.PolicyMode))
-	if res.MaxAge >= 0 {
-		m := res.MaxAge
-		d.MaxAge = &m
-	}
-	if res.MXPatternCount >= 0 {
-		d.MXPatternCount = intPtr(res.MXPatternCount)
-	}
+	d.MaxAge, d.MXPatternCount = res.MaxAge, res.MXPatternCount
 	return d
 }
 

@@ -122,7 +122,7 @@ func spfPrecise(res spf.Result, has map[spf.Code]bool) []LocalizedText {
 			}
 		}
 		if res.Includes[top].Lookups > 1 {
-			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, res.LookupCount))
+			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, valueOf(res.LookupCount)))
 		}
 	}
 	return out
@@ -153,17 +153,15 @@ func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
 
 // judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
 func judgeSPF(res spf.Result) verdict {
-	d := &SPFDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
-	if res.LookupCountKnown {
-		d.DNSLookupCount = intPtr(res.LookupCount)
-	}
-	if !res.RecordCountKnown {
+	d := &SPFDiagnostics{SPFRecordCount: valueOf(res.RecordCount), DNSLookupCount: res.LookupCount,
+		DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
+	if res.RecordCount == nil {
 		d.SPFRecordCount = 0 // the contract has no null here; the status says it is unknown
 		return inconclusiveVerdict(d)
 	}
 	args := map[spf.Code][]int{
-		spf.CodeMultipleRecords:     {res.RecordCount},
-		spf.CodeLookupLimitExceeded: {res.LookupCount},
+		spf.CodeMultipleRecords:     {*res.RecordCount},
+		spf.CodeLookupLimitExceeded: {valueOf(res.LookupCount)},
 		spf.CodeVoidLimitExceeded:   {res.VoidLookups},
 	}
 	table := spfRules
@@ -180,11 +178,11 @@ func spfFacts(res spf.Result) []LocalizedText {
 		out = append(out, spfFactNoRecord.with())
 	}
 	out = append(out, spfPrecise(res, has)...)
-	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
+	if res.LookupCount != nil && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
-			out = append(out, spfFactCount.with(res.LookupCount))
+			out = append(out, spfFactCount.with(*res.LookupCount))
 		} else {
-			out = append(out, spfFactCountLower.with(res.LookupCount))
+			out = append(out, spfFactCountLower.with(*res.LookupCount))
 		}
 	}
 	if res.VoidLookups > 0 && !has[spf.CodeVoidLimitExceeded] {

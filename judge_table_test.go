@@ -203,8 +203,8 @@ func TestJudgeMXTable(t *testing.T) {
 // --- MTA-STS ---
 
 func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
-	return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true, FetchState: mtasts.Fetched,
-		HTTPStatus: 200, PolicyValid: true, PolicyMode: mode, MaxAge: 86400, MXPatternCount: 1,
+	return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true), FetchState: mtasts.Fetched,
+		HTTPStatus: 200, PolicyValid: new(true), PolicyMode: mode, MaxAge: new(int64(86400)), MXPatternCount: new(1),
 		Policy: mtasts.Policy{Mode: mode, MaxAge: 86400, MX: []string{"mx.example.com"}}, Findings: codes}
 }
 
@@ -218,7 +218,7 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		return judgeMTASTS(stsFetched(mtasts.ModeEnforce, c), covered), nil
 	})
 	notFetched := func(state mtasts.FetchState, code mtasts.Code) mtasts.Result {
-		return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: 1, FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: []mtasts.Code{code}}
+		return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(false), FetchState: state, Findings: []mtasts.Code{code}}
 	}
 	// Every note, under the state it belongs to.
 	for code, note := range stsNotes {
@@ -235,7 +235,7 @@ func TestJudgeMTASTSTable(t *testing.T) {
 			res, main = notFetched(mtasts.Unreachable, code), stsUnreachable
 		default:
 			res = stsFetched(mtasts.ModeEnforce, code)
-			res.PolicyValid, main = false, stsInvalid
+			res.PolicyValid, main = new(false), stsInvalid
 		}
 		rows = append(rows, verdictRow{name: "note " + string(code), v: judgeMTASTS(res, covered), status: main.status, severity: main.severity,
 			summary: main.say, details: []text{note}})
@@ -251,13 +251,13 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		verdictRow{name: "testing uncovered", v: judgeMTASTS(stsFetched(mtasts.ModeTesting), uncovered), status: StatusWarn, severity: SeverityLow,
 			summary: stsTesting.say, details: []text{stsUncoveredTry.say}},
 		verdictRow{name: "mx unknown", v: judgeMTASTS(stsFetched(mtasts.ModeEnforce), mxFacts{}), status: StatusWarn, severity: SeverityMedium, summary: stsMXUnknown.say},
-		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, covered),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactNoRecord}},
-		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{}),
+		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, mxFacts{}),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactMXMaybe}},
-		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{known: true, nullMX: true}),
+		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, mxFacts{known: true, nullMX: true}),
 			status: StatusInfo, severity: SeverityInfo, summary: stsNoMail.say},
-		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{Outcome: resolver.Inconclusive, AnnouncementRecordCount: -1, FetchState: mtasts.Inconclusive, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{Outcome: resolver.Inconclusive, FetchState: mtasts.Inconclusive}, covered),
 			status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},
 	)
 	runRows(t, rows)
@@ -267,9 +267,9 @@ func TestJudgeMTASTSTable(t *testing.T) {
 
 func TestJudgeTLSRPTTable(t *testing.T) {
 	noMX := func() mxFacts { return mxFacts{known: true, hosts: []string{"mx.example.com"}} }
-	good := tlsrpt.Result{Outcome: resolver.Found, RecordCount: 1, RecordValid: true, Configured: true, DestinationCount: 2, MailtoDestinationCount: 1, HTTPSDestinationCount: 1}
+	good := tlsrpt.Result{Outcome: resolver.Found, RecordCount: new(1), RecordValid: new(true), Configured: new(true), DestinationCount: new(2), MailtoDestinationCount: new(1), HTTPSDestinationCount: new(1)}
 	with := func(r tlsrpt.Result, configured bool, codes ...tlsrpt.Code) tlsrpt.Result {
-		r.Configured, r.Findings = configured, codes
+		r.Configured, r.Findings = new(configured), codes
 		return r
 	}
 	pins := map[tlsrpt.Code]pin{
@@ -279,7 +279,7 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 	rows := pinnedRows(t, rptRules, pins, func(c tlsrpt.Code) (verdict, []int) {
 		if c == tlsrpt.CodeMultipleRecords {
 			r := with(good, false, c)
-			r.RecordCount = 2
+			r.RecordCount = new(2)
 			return judgeTLSRPT(r, noMX), []int{2}
 		}
 		return judgeTLSRPT(with(good, true, c), noMX), nil
@@ -290,11 +290,11 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 	}
 	rows = append(rows,
 		verdictRow{name: "pass", v: judgeTLSRPT(good, noMX), status: StatusPass, severity: SeverityInfo, summary: rptPass.say, details: []text{rptFactDest}},
-		verdictRow{name: "missing", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, noMX), status: StatusFail, severity: SeverityLow,
+		verdictRow{name: "missing", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain, RecordCount: new(0)}, noMX), status: StatusFail, severity: SeverityLow,
 			summary: rptMissing.say, details: []text{rptFactNoRecord}},
-		verdictRow{name: "null mx", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, func() mxFacts { return mxFacts{known: true, nullMX: true} }),
+		verdictRow{name: "null mx", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain, RecordCount: new(0)}, func() mxFacts { return mxFacts{known: true, nullMX: true} }),
 			status: StatusInfo, severity: SeverityInfo, summary: rptNoMail.say},
-		verdictRow{name: "inconclusive", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.Inconclusive, RecordCount: -1}, noMX), status: StatusWarn, severity: SeverityMedium,
+		verdictRow{name: "inconclusive", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.Inconclusive}, noMX), status: StatusWarn, severity: SeverityMedium,
 			summary: txtInconclusive},
 	)
 	runRows(t, rows)
@@ -410,7 +410,7 @@ func TestJudgeSPFStates(t *testing.T) {
 	lower.LookupComplete = false
 	partial := spfValid(4, spf.QualifierFail, spf.CodeIncludeInconclusive)
 	partial.LookupComplete = false
-	none := spf.Result{Outcome: resolver.NoData, RecordCountKnown: true, LookupLimit: spf.MaxLookups,
+	none := spf.Result{Outcome: resolver.NoData, RecordCount: new(0), LookupLimit: spf.MaxLookups,
 		Findings: []spf.Code{spf.CodeNoRecord, spf.CodeTypeSPFOnly, spf.CodeNearMiss}}
 	notes := spfValid(1, spf.QualifierSoftFail, spf.CodeRedirectIgnored, spf.CodeUnknownModifier, spf.CodeVoidLookup, spf.CodeMacroUnexpandable)
 	notes.VoidLookups, notes.MacroTerms, notes.HasRedirect = 1, 1, true
@@ -427,7 +427,7 @@ func TestJudgeSPFStates(t *testing.T) {
 	}
 	// Every syntax code of the domain's own record names the term.
 	for code, at := range spfSyntaxAt {
-		res := spf.Result{RecordCount: 1, RecordCountKnown: true, LookupLimit: spf.MaxLookups, Error: spf.ClassPermError,
+		res := spf.Result{RecordCount: new(1), LookupLimit: spf.MaxLookups, Error: spf.ClassPermError,
 			ErrorCause: code, Findings: []spf.Code{code}, SyntaxTerm: 4}
 		rows = append(rows, verdictRow{name: "syntax " + string(code), v: judgeSPF(res), status: StatusFail, severity: SeverityHigh,
 			summary: spfSyntax.say, details: []text{at, spfFactTermsNumbered}})

@@ -41,34 +41,31 @@ func (r *run) checkTLSRPT(ctx context.Context, dns resolver.Resolver) verdict {
 // tell a domain that accepts no mail).
 func judgeTLSRPT(res tlsrpt.Result, mxs func() mxFacts) verdict {
 	d := tlsrptDiagnostics(res)
-	if res.RecordCount < 0 {
+	if res.RecordCount == nil {
 		return inconclusiveVerdict(d)
 	}
-	if res.RecordCount == 0 {
+	if *res.RecordCount == 0 {
 		return absentVerdict(rptMissing, rptNoMail, rptFactNoRecord, mxs(), d)
 	}
-	args := map[tlsrpt.Code][]int{tlsrpt.CodeMultipleRecords: {res.RecordCount}}
+	args := map[tlsrpt.Code][]int{tlsrpt.CodeMultipleRecords: {*res.RecordCount}}
 	applied := rulesFor(res.Findings, rptRules, args)
-	if !res.Configured && res.RecordCount == 1 {
+	if !*res.Configured && *res.RecordCount == 1 {
 		applied = append(applied, rptInvalid)
 	}
 	facts := notes(res.Findings, rptNotes)
-	if res.Configured {
-		facts = append(facts, rptFactDest.with(res.DestinationCount, res.MailtoDestinationCount, res.HTTPSDestinationCount))
+	if *res.Configured {
+		facts = append(facts, rptFactDest.with(*res.DestinationCount, *res.MailtoDestinationCount, *res.HTTPSDestinationCount))
 	}
 	return judge(rptPass, applied, facts, d)
 }
 
 func tlsrptDiagnostics(res tlsrpt.Result) *TLSRPTDiagnostics {
-	if res.RecordCount < 0 {
-		return &TLSRPTDiagnostics{}
-	}
 	return &TLSRPTDiagnostics{
-		RecordCount:            intPtr(res.RecordCount),
-		Configured:             boolPtr(res.Configured),
-		DestinationCount:       intPtr(res.DestinationCount),
-		MailtoDestinationCount: intPtr(res.MailtoDestinationCount),
-		HTTPSDestinationCount:  intPtr(res.HTTPSDestinationCount),
+		RecordCount:            res.RecordCount,
+		Configured:             res.Configured,
+		DestinationCount:       res.DestinationCount,
+		MailtoDestinationCount: res.MailtoDestinationCount,
+		HTTPSDestinationCount:  res.HTTPSDestinationCount,
 	}
 }
 

@@ -30,7 +30,7 @@ const (
 // set you have to Covers.
 func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options) Result {
 	domain = resolver.CanonicalName(domain)
-	res := Result{AnnouncementRecordCount: -1, MaxAge: -1, MXPatternCount: -1}
+	var res Result
 	ans := r.Lookup(ctx, "_mta-sts."+domain, resolver.TypeTXT)
 	res.Outcome, res.Reason = ans.Outcome, ans.Reason
 	if !ans.Conclusive() {
@@ -54,7 +54,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options
 // whether the policy should be fetched.
 func (res *Result) announce(txts []string) bool {
 	recs := Select(txts)
-	res.AnnouncementRecordCount = len(recs)
+	res.AnnouncementRecordCount, res.AnnouncementValid = new(len(recs)), new(false)
 	switch {
 	case len(recs) == 0:
 		res.FetchState = NotAnnounced
@@ -73,7 +73,7 @@ func (res *Result) announce(txts []string) bool {
 		}
 		return false
 	}
-	res.AnnouncementValid = true
+	*res.AnnouncementValid = true
 	if rec.HasDuplicates() {
 		res.Findings = append(res.Findings, CodeAnnouncementDuplicateField)
 	}
@@ -91,10 +91,12 @@ func (res *Result) applyPolicy(body string, opts Options) {
 	}
 	p := rep.policy
 	res.Policy = p
-	res.PolicyValid = len(rep.errs) == 0
+	res.PolicyValid = new(len(rep.errs) == 0)
 	res.PolicyMode = p.Mode
-	res.MaxAge = p.MaxAge
-	res.MXPatternCount = len(p.MX)
+	if p.MaxAge >= 0 {
+		res.MaxAge = new(p.MaxAge)
+	}
+	res.MXPatternCount = new(len(p.MX))
 	res.Findings = append(res.Findings, rep.codes()...)
 	if p.MaxAge == 0 {
 		res.Findings = append(res.Findings, CodePolicyMaxAgeZero)

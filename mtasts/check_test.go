@@ -47,26 +47,36 @@ var passPolicy = Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX:
 // fetched is the Result of a fetch that read a 200 body holding p.
 func fetched(p Policy, valid bool, codes ...Code) Result {
 	return Result{
-		Outcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-		FetchState: Fetched, HTTPStatus: 200, PolicyValid: valid, PolicyMode: p.Mode,
-		MaxAge: p.MaxAge, MXPatternCount: len(p.MX), Policy: p, Findings: codes,
+		Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+		FetchState: Fetched, HTTPStatus: 200, PolicyValid: new(valid), PolicyMode: p.Mode,
+		MaxAge: maxAge(p.MaxAge), MXPatternCount: new(len(p.MX)), Policy: p, Findings: codes,
 	}
 }
 
 // notFetched is the Result of a valid announcement whose fetch failed.
 func notFetched(state FetchState, status int, codes ...Code) Result {
 	return Result{
-		Outcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-		FetchState: state, HTTPStatus: status, MaxAge: -1, MXPatternCount: -1, Findings: codes,
+		Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+		FetchState: state, HTTPStatus: status, Findings: codes,
 	}
 }
 
 // announcement is the Result of a check that stopped at the TXT record.
 func announcement(outcome resolver.Outcome, reason resolver.Reason, count int, state FetchState, codes ...Code) Result {
-	return Result{
-		Outcome: outcome, Reason: reason, AnnouncementRecordCount: count,
-		FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: codes,
+	res := Result{Outcome: outcome, Reason: reason, FetchState: state, Findings: codes}
+	if count >= 0 { // -1: the lookup was inconclusive
+		res.AnnouncementRecordCount, res.AnnouncementValid = new(count), new(false)
 	}
+	return res
+}
+
+// maxAge is the Result's MaxAge for a parsed Policy.MaxAge (-1 when the
+// field is missing or invalid).
+func maxAge(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
 }
 
 func TestCheck(t *testing.T) {
@@ -118,9 +128,9 @@ func TestCheck(t *testing.T) {
 
 		// Valid announcements, policies fetched.
 		{name: "pass", want: Result{
-			Outcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-			FetchState: Fetched, HTTPStatus: 200, PolicyValid: true, PolicyMode: ModeEnforce,
-			MaxAge: 604800, MXPatternCount: 1, Policy: passPolicy,
+			Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+			FetchState: Fetched, HTTPStatus: 200, PolicyValid: new(true), PolicyMode: ModeEnforce,
+			MaxAge: new(int64(604800)), MXPatternCount: new(1), Policy: passPolicy,
 		}, dials: []string{"127.0.0.1:PORT"}},
 		{name: "split-txt", want: fetched(passPolicy, true)},
 		{name: "with-others", want: fetched(passPolicy, true)},
@@ -213,11 +223,11 @@ func TestCheckPolicySizeLimit(t *testing.T) {
 	e := newTestEnv(t)
 	d := &recordingDialer{connect: true}
 	got := Check(context.Background(), dnstest.NewResolver(e.zones), "size-limit"+zoneSuffix, e.options(d))
-	if got.FetchState != Fetched || !got.PolicyValid || got.HTTPStatus != 200 || got.Findings != nil {
+	if got.FetchState != Fetched || got.PolicyValid == nil || !*got.PolicyValid || got.HTTPStatus != 200 || got.Findings != nil {
 		t.Fatalf("a body of exactly MaxPolicySize: %+v", got.Findings)
 	}
-	if got.PolicyMode != ModeEnforce || got.MaxAge != 604800 || got.MXPatternCount != 1 || len(got.Policy.Extensions) < 500 {
-		t.Fatalf("policy not parsed whole: mode %q max_age %d patterns %d extensions %d",
+	if got.PolicyMode != ModeEnforce || got.MaxAge == nil || *got.MaxAge != 604800 || got.MXPatternCount == nil || *got.MXPatternCount != 1 || len(got.Policy.Extensions) < 500 {
+		t.Fatalf("policy not parsed whole: mode %q max_age %v patterns %v extensions %d",
 			got.PolicyMode, got.MaxAge, got.MXPatternCount, len(got.Policy.Extensions))
 	}
 }

@@ -33,10 +33,9 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		f.add(CodeTXTInconclusive)
 		return finish(res, &f)
 	}
-	res.RecordCountKnown = true
 	txts := ans.TXTs()
 	recs := Select(txts)
-	res.RecordCount = len(recs)
+	res.RecordCount = new(len(recs))
 	for _, s := range txts {
 		if nearMiss(s) {
 			f.add(CodeNearMiss)
@@ -78,7 +77,7 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	_, res.HasRedirect = rec.Redirect()
 	w := &walker{r: r, sender: domain, complete: true, f: f}
 	o := w.visit(ctx, domain, rec, 0, []string{domain})
-	res.LookupCount, res.LookupCountKnown = w.count, true
+	res.LookupCount = new(w.count)
 	res.LookupComplete = w.complete
 	res.VoidLookups, res.MacroTerms, res.PTRTerms = w.voids, w.macros, w.ptrs
 	res.Includes = w.includes

@@ -27,8 +27,8 @@ type question struct {
 // whose all qualifier (and effective one) is all.
 func policy(n, count int, all Qualifier) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true,
-		LookupCount: count, LookupCountKnown: true, LookupLimit: MaxLookups, LookupComplete: true,
+		Outcome: resolver.Found, RecordCount: new(1),
+		LookupCount: new(count), LookupLimit: MaxLookups, LookupComplete: true,
 		All: all, EffectiveAll: all, RecordLength: n,
 	}
 }
@@ -37,14 +37,14 @@ func policy(n, count int, all Qualifier) Result {
 // parse with code: no count.
 func broken(n int, code Code) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true, LookupLimit: MaxLookups,
+		Outcome: resolver.Found, RecordCount: new(1), LookupLimit: MaxLookups,
 		RecordLength: n, Error: ClassPermError, ErrorCause: code, Findings: []Code{code},
 	}
 }
 
 // none is the Result for a domain without an SPF record.
 func none(o resolver.Outcome, codes ...Code) Result {
-	return Result{Outcome: o, RecordCountKnown: true, LookupLimit: MaxLookups, Findings: codes}
+	return Result{Outcome: o, RecordCount: new(0), LookupLimit: MaxLookups, Findings: codes}
 }
 
 // with returns r changed by f, to keep table rows short.
@@ -83,7 +83,7 @@ var checkCases = []checkCase{
 	{name: "split-no-space", want: broken(27, CodeSyntaxIP4)},
 	// #4: two SPF records: permerror, nothing expanded.
 	{name: "multiple", want: Result{
-		Outcome: resolver.Found, RecordCount: 2, RecordCountKnown: true, LookupLimit: MaxLookups,
+		Outcome: resolver.Found, RecordCount: new(2), LookupLimit: MaxLookups,
 		Error: ClassPermError, ErrorCause: CodeMultipleRecords, Findings: []Code{CodeMultipleRecords},
 	}},
 	// #5: "V=SPF1 MX -ALL": MX (1), its exchange has an A record.

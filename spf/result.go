@@ -10,33 +10,30 @@ type Result struct {
 	Reason  resolver.Reason
 
 	// RecordCount is the number of SPF records at the domain: 0 when the
-	// name has none (NODATA, NXDOMAIN or no v=spf1 TXT). Unknown (the
-	// API's null) when RecordCountKnown is false: the TXT lookup was
-	// inconclusive.
-	RecordCount      int
-	RecordCountKnown bool
+	// name has none (NODATA, NXDOMAIN or no v=spf1 TXT); nil (unknown, see
+	// the resolver package doc) when the TXT lookup was inconclusive.
+	RecordCount *int
 
 	// LookupCount is the number of DNS-causing terms an evaluation for a
 	// client that matches nothing would use, across the expanded tree
-	// (dnsLookupCount). Unknown when LookupCountKnown is false: there is
-	// no unique policy to expand (no record, several records, an
-	// inconclusive TXT lookup, or a record that does not parse). When
-	// LookupComplete is false it is a lower bound.
-	LookupCount      int
-	LookupCountKnown bool
+	// (dnsLookupCount). nil when there is no unique policy to expand (no
+	// record, several records, an inconclusive TXT lookup, or a record
+	// that does not parse). When LookupComplete is false it is a lower
+	// bound.
+	LookupCount *int
 	// LookupLimit is always MaxLookups (dnsLookupLimit).
 	LookupLimit int
 	// LookupComplete is true when every include and redirect target was
 	// expanded: fetched conclusively, no macro needing sender data, no
 	// loop, no safety bound reached (lookupComplete). Always false when
-	// LookupCountKnown is false.
+	// LookupCount is nil.
 	LookupComplete bool
 
 	// VoidLookups is the number of DNS-causing terms (and mx exchange
 	// address lookups) within the first MaxLookups that returned no
 	// records. A lower bound when a lookup was inconclusive
 	// (CodeTermInconclusive) or LookupComplete is false; 0 when
-	// LookupCountKnown is false.
+	// LookupCount is nil.
 	VoidLookups int
 	// MacroTerms is the number of counted DNS-causing terms whose
 	// domain-spec needs sender data and so was not expanded.

@@ -18,12 +18,11 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	ans := r.Lookup(ctx, name, resolver.TypeTXT)
 	res := Result{Outcome: ans.Outcome, Reason: ans.Reason}
 	if !ans.Conclusive() {
-		res.RecordCount, res.DestinationCount = -1, -1
-		res.MailtoDestinationCount, res.HTTPSDestinationCount = -1, -1
 		return res
 	}
 	recs := Select(ans.TXTs())
-	res.RecordCount = len(recs)
+	res.RecordCount, res.RecordValid, res.Configured = new(len(recs)), new(false), new(false)
+	res.DestinationCount, res.MailtoDestinationCount, res.HTTPSDestinationCount = new(0), new(0), new(0)
 	switch {
 	case len(recs) == 0:
 		return res
@@ -39,7 +38,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		}
 		return res
 	}
-	res.RecordValid = true
+	*res.RecordValid = true
 	res.countDestinations(rec)
 	return res
 }
@@ -65,18 +64,18 @@ func (res *Result) countDestinations(rec Record) {
 			continue
 		}
 		seen[key] = true
-		res.DestinationCount++
+		*res.DestinationCount++
 		if k == KindMailto {
-			res.MailtoDestinationCount++
+			*res.MailtoDestinationCount++
 		} else {
-			res.HTTPSDestinationCount++
+			*res.HTTPSDestinationCount++
 		}
 	}
-	res.Configured = res.DestinationCount > 0
+	*res.Configured = *res.DestinationCount > 0
 	switch {
-	case invalid > 0 && res.Configured:
+	case invalid > 0 && *res.Configured:
 		codes = append(codes, CodeSomeInvalidDestinations)
-	case !res.Configured:
+	case !*res.Configured:
 		codes = append(codes, CodeNoValidDestinations)
 	}
 	res.Findings = findings.Normalize(codes)

@@ -18,22 +18,22 @@ type fault = dnstest.FaultAt
 // destinations.
 func configured(mailto, https int, codes ...Code) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordValid: true, Configured: true,
-		DestinationCount: mailto + https, MailtoDestinationCount: mailto, HTTPSDestinationCount: https,
+		Outcome: resolver.Found, RecordCount: new(1), RecordValid: new(true), Configured: new(true),
+		DestinationCount: new(mailto + https), MailtoDestinationCount: new(mailto), HTTPSDestinationCount: new(https),
 		Findings: codes,
 	}
 }
 
 // unusable is the Result of a conclusive lookup without a usable record.
 func unusable(outcome resolver.Outcome, count int, recordValid bool, codes ...Code) Result {
-	return Result{Outcome: outcome, RecordCount: count, RecordValid: recordValid, Findings: codes}
+	return Result{Outcome: outcome, RecordCount: new(count), RecordValid: new(recordValid), Configured: new(false),
+		DestinationCount: new(0), MailtoDestinationCount: new(0), HTTPSDestinationCount: new(0), Findings: codes}
 }
 
 // inconclusive is the Result of an inconclusive lookup: every count null.
 func inconclusive(reason resolver.Reason) Result {
 	return Result{
-		Outcome: resolver.Inconclusive, Reason: reason, RecordCount: -1,
-		DestinationCount: -1, MailtoDestinationCount: -1, HTTPSDestinationCount: -1,
+		Outcome: resolver.Inconclusive, Reason: reason,
 	}
 }
 
