@@ -55,7 +55,7 @@ func judgeDKIM(res dkim.Result) verdict {
 	if !res.Conclusive() {
 		return inconclusiveVerdict(d)
 	}
-	args := map[dkim.Code][]int{dkim.CodeMultipleRecords: {res.RecordCount}}
+	args := map[dkim.Code][]int{dkim.CodeMultipleRecords: {valueOf(res.RecordCount)}}
 	return judge(dkimPass, rulesFor(res.Findings, dkimRules, args), dkimFacts(res), d)
 }
 
@@ -69,7 +69,7 @@ func dkimFacts(res dkim.Result) []LocalizedText {
 	case dkim.KeyTypeEd25519:
 		out = append(out, dkimFactEd25519.with())
 	}
-	if res.StrictIdentity == dkim.True {
+	if valueOf(res.StrictIdentity) {
 		out = append(out, dkimFactStrict.with())
 	}
 	if res.Aliased {
@@ -80,15 +80,13 @@ func dkimFacts(res dkim.Result) []LocalizedText {
 
 func dkimDiagnostics(res dkim.Result) *DKIMDiagnostics {
 	d := &DKIMDiagnostics{
-		PublicKeyPresent:    res.PublicKeyPresent.Ptr(),
-		Revoked:             res.Revoked.Ptr(),
-		TestMode:            res.TestMode.Ptr(),
-		StrictIdentity:      res.StrictIdentity.Ptr(),
-		EmailServiceAllowed: res.EmailServiceAllowed.Ptr(),
-		SHA256Allowed:       res.SHA256Allowed.Ptr(),
-	}
-	if res.Conclusive() {
-		d.RecordCount = intPtr(res.RecordCount)
+		RecordCount:         res.RecordCount,
+		PublicKeyPresent:    res.PublicKeyPresent,
+		Revoked:             res.Revoked,
+		TestMode:            res.TestMode,
+		StrictIdentity:      res.StrictIdentity,
+		EmailServiceAllowed: res.EmailServiceAllowed,
+		SHA256Allowed:       res.SHA256Allowed,
 	}
 	if res.KeyType != dkim.KeyTypeNone {
 		d.KeyType = new(DKIMKeyType(res.KeyType))

@@ -99,9 +99,9 @@ func runRows(t *testing.T, rows []verdictRow) {
 // --- DKIM ---
 
 func dkimKey(codes ...dkim.Code) dkim.Result {
-	return dkim.Result{Outcome: resolver.Found, RecordCount: 1, KeyType: dkim.KeyTypeRSA, KeyBits: 2048,
-		PublicKeyPresent: dkim.True, Revoked: dkim.False, TestMode: dkim.False, StrictIdentity: dkim.False,
-		EmailServiceAllowed: dkim.True, SHA256Allowed: dkim.True, Usable: dkim.True, Findings: codes}
+	return dkim.Result{Outcome: resolver.Found, RecordCount: new(1), KeyType: dkim.KeyTypeRSA, KeyBits: 2048,
+		PublicKeyPresent: new(true), Revoked: new(false), TestMode: new(false), StrictIdentity: new(false),
+		EmailServiceAllowed: new(true), SHA256Allowed: new(true), Usable: new(true), Findings: codes}
 }
 
 func TestJudgeDKIMTable(t *testing.T) {
@@ -131,13 +131,13 @@ func TestJudgeDKIMTable(t *testing.T) {
 	rows := pinnedRows(t, dkimRules, pins, func(c dkim.Code) (verdict, []int) {
 		res := dkimKey(c)
 		if c == dkim.CodeMultipleRecords {
-			res.RecordCount = 2
+			res.RecordCount = new(2)
 			return judgeDKIM(res), []int{2}
 		}
 		return judgeDKIM(res), nil
 	})
 	ed := dkimKey()
-	ed.KeyType, ed.KeyBits, ed.StrictIdentity, ed.Aliased = dkim.KeyTypeEd25519, 0, dkim.True, true
+	ed.KeyType, ed.KeyBits, ed.StrictIdentity, ed.Aliased = dkim.KeyTypeEd25519, 0, new(true), true
 	rows = append(rows,
 		verdictRow{name: "rsa pass", v: judgeDKIM(dkimKey()), status: StatusPass, severity: SeverityInfo, summary: dkimPass.say, details: []text{dkimFactRSA}},
 		verdictRow{name: "ed25519 strict alias", v: judgeDKIM(ed), status: StatusPass, severity: SeverityInfo, summary: dkimPass.say,
