@@ -84,7 +84,7 @@ func judgeDMARC(res dmarc.Result) verdict {
 	if res.TestMode && res.Policy != dmarc.PolicyNone && res.Policy != "" {
 		findings = append(findings, dmarcTestMode)
 	}
-	if res.DirectRecordCount > 1 {
+	if valueOf(res.DirectRecordCount) > 1 {
 		findings = append(findings, dmarcOwnDiscarded)
 	}
 	return judgeState(dmarcMain(res), findings, dmarcFacts(res), d)
@@ -130,9 +130,7 @@ func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
 		ConflictingRecords: res.ConflictingRecords,
 		DomainExistence:    new(DomainExistence(res.DomainExistence)),
 	}
-	if res.Outcome != resolver.Inconclusive {
-		d.DirectRecordCount = intPtr(res.DirectRecordCount)
-	}
+	d.DirectRecordCount = res.DirectRecordCount
 	switch res.Discovery {
 	case dmarc.DiscoveryNotFound:
 		d.PolicyFound = boolPtr(false)

@@ -381,7 +381,7 @@ func TestJudgeDMARCStates(t *testing.T) {
 	testing_ := dmarcFound(dmarc.PolicyReject)
 	testing_.TestMode = true
 	own := dmarcFound(dmarc.PolicyQuarantine)
-	own.DirectRecordCount, own.Inherited, own.PolicyDomain, own.PolicyTag = 2, true, "com.example", dmarc.TagSP
+	own.DirectRecordCount, own.Inherited, own.PolicyDomain, own.PolicyTag = new(2), true, "com.example", dmarc.TagSP
 	noRUA := dmarcFound(dmarc.PolicyReject)
 	noRUA.AggregateReporting = false
 	rows := []verdictRow{
@@ -395,7 +395,7 @@ func TestJudgeDMARCStates(t *testing.T) {
 		{name: "none fallback", v: judgeDMARC(fallback), status: StatusWarn, severity: SeverityMedium, summary: dmarcFallback.say},
 		{name: "test mode", v: judgeDMARC(testing_), status: StatusWarn, severity: SeverityMedium, summary: dmarcTestMode.say, details: []text{dmarcPassReject.say}},
 		{name: "no rua", v: judgeDMARC(noRUA), status: StatusPass, severity: SeverityInfo, summary: dmarcPassReject.say, details: []text{dmarcFactNoRUA}},
-		{name: "missing", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}),
+		{name: "missing", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, DirectRecordCount: new(0), Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}),
 			status: StatusFail, severity: SeverityHigh, summary: dmarcMissing.say, details: []text{dmarcFactWalk}},
 		{name: "inconclusive", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.Inconclusive, Discovery: dmarc.DiscoveryInconclusive, TreeWalkQueries: 1}),
 			status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},

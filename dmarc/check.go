@@ -58,11 +58,13 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		Domain:             domain,
 		Outcome:            w.direct.Outcome,
 		Reason:             w.direct.Reason,
-		DirectRecordCount:  w.directCount,
 		Discovery:          DiscoveryInconclusive,
 		TreeWalkQueries:    w.queries,
 		ConflictingRecords: w.conflicting,
 		DomainExistence:    existence(mx, apex, w.direct),
+	}
+	if w.direct.Conclusive() {
+		res.DirectRecordCount = new(w.directCount)
 	}
 	var codes []Code
 	codes = append(codes, w.codes(domain)...)

@@ -13,8 +13,9 @@ type Result struct {
 	Outcome resolver.Outcome
 	Reason  resolver.Reason
 	// DirectRecordCount is the number of DMARC records at the direct
-	// target (directRecordCount). Unknown when Outcome is Inconclusive.
-	DirectRecordCount int
+	// target (directRecordCount); nil (unknown, see the resolver package
+	// doc) when Outcome is Inconclusive.
+	DirectRecordCount *int
 	// Discovery is the outcome of policy discovery (policyFound).
 	Discovery Discovery
 	// TreeWalkQueries is the number of targets queried, 1..MaxTreeWalk,
