@@ -53,7 +53,7 @@ func judgePTR(ip netip.Addr, res ptr.Result) verdict {
 	if res.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(d)
 	}
-	facts := []LocalizedText{ptrFactNames.with(res.NameCount, res.ForwardQueries)}
+	facts := []LocalizedText{ptrFactNames.with(valueOf(res.NameCount), res.ForwardQueries)}
 	if codeSet(res.Findings)[ptr.CodeNoPTR] {
 		return judge(ptrNoPTR, nil, nil, d)
 	}
@@ -73,12 +73,7 @@ func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PTRDiagnostics {
 	d := ptrBaseDiagnostics(ip)
 	d.ForwardQueryCount = res.ForwardQueries
 	d.ForwardQueriesCompleted = res.ForwardCompleted
-	if res.Outcome != resolver.Inconclusive {
-		d.PTRRecordCount = intPtr(res.NameCount)
-	}
-	if res.ForwardCompleted > 0 {
-		d.ForwardAddressCount = intPtr(res.ForwardAddresses)
-	}
+	d.PTRRecordCount, d.ForwardAddressCount = res.NameCount, res.ForwardAddresses
 	switch res.Confirmed {
 	case ptr.Confirmed:
 		d.ForwardConfirmed = boolPtr(true)

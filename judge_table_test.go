@@ -304,7 +304,7 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 
 func TestJudgePTRTable(t *testing.T) {
 	ip := netip.MustParseAddr("192.0.2.1")
-	base := ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: 1, ForwardType: resolver.TypeA, ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: 1, Confirmed: ptr.Confirmed}
+	base := ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: new(1), ForwardType: resolver.TypeA, ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: new(1), Confirmed: ptr.Confirmed}
 	with := func(c ptr.Confirmation, queries int, codes ...ptr.Code) ptr.Result {
 		r := base
 		r.Confirmed, r.ForwardQueries, r.Findings = c, queries, codes
@@ -317,7 +317,7 @@ func TestJudgePTRTable(t *testing.T) {
 	rows := pinnedRows(t, ptrRules, pins, func(c ptr.Code) (verdict, []int) { return judgePTR(ip, with(ptr.Confirmed, 1, c)), nil })
 	rows = append(rows,
 		verdictRow{name: "confirmed", v: judgePTR(ip, base), status: StatusPass, severity: SeverityInfo, summary: ptrPass.say, details: []text{ptrFactNames}},
-		verdictRow{name: "no ptr", v: judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}),
+		verdictRow{name: "no ptr", v: judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, NameCount: new(0), Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}),
 			status: StatusFail, severity: SeverityHigh, summary: ptrNoPTR.say},
 		verdictRow{name: "mismatch", v: judgePTR(ip, with(ptr.NotConfirmed, 1)), status: StatusFail, severity: SeverityHigh, summary: ptrMismatch.say},
 		verdictRow{name: "no usable name", v: judgePTR(ip, with(ptr.NotConfirmed, 0, ptr.CodeInvalidName)), status: StatusFail, severity: SeverityHigh, summary: ptrNoUsableName.say},

@@ -40,8 +40,9 @@
 // Select: the relevant RRset is the first non-empty one of the climb
 // (RFC 8659 §3), which Check finds.
 // [Check] does the I/O through a [resolver.Resolver] and returns a
-// [Result] of facts; a fact that could not be determined is stated as the
-// Result's field documentation says (never as absent). [Codes] lists the
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
 // finding codes a Result may carry, in the order they are reported; the
 // judgement (status, severity, wording) is the caller's.
 package caa

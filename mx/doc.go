@@ -33,8 +33,9 @@
 // There is no Parse, Select or ErrSyntax: MX records are RRs the DNS
 // library decodes, not text to parse.
 // [Check] does the I/O through a [resolver.Resolver] and returns a
-// [Result] of facts; a fact that could not be determined is stated as the
-// Result's field documentation says (never as absent). [Codes] lists the
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
 // finding codes a Result may carry, in the order they are reported; the
 // judgement (status, severity, wording) is the caller's.
 package mx

@@ -3,14 +3,16 @@ package ptr
 import "github.com/mailauth/mailauth/resolver"
 
 // Result holds the facts Check found. It carries no name or address from
-// the wire. The API's PtrDiagnostics derive from it as follows:
+// the wire. A count that may be unknown is a pointer, nil when unknown
+// (see the resolver package doc); Confirmed says unknown with Unknown.
+// The API's PtrDiagnostics derive from it as follows:
 //
 //   - ipVersion: IPVersion.
-//   - ptrRecordCount: NameCount; null when Outcome is Inconclusive.
+//   - ptrRecordCount: NameCount.
 //   - forwardRecordType: ForwardType ("A" or "AAAA").
 //   - forwardQueryCount: ForwardQueries.
 //   - forwardQueriesCompleted: ForwardCompleted.
-//   - forwardAddressCount: ForwardAddresses; null when ForwardCompleted is 0.
+//   - forwardAddressCount: ForwardAddresses.
 //   - forwardConfirmed: true for Confirmed, false for NotConfirmed, null
 //     for Unknown.
 type Result struct {
@@ -25,9 +27,9 @@ type Result struct {
 	// RFC 2317 classless delegation does).
 	ReverseAliased bool
 	// NameCount is the number of distinct names the PTR records name,
-	// valid host names or not; 0 when the records are absent. Unknown
-	// (null) when Outcome is Inconclusive.
-	NameCount int
+	// valid host names or not; 0 when the records are absent, nil when
+	// Outcome is Inconclusive.
+	NameCount *int
 	// InvalidNameCount is how many of those names are not valid host
 	// names; they are never looked up forward.
 	InvalidNameCount int
@@ -41,8 +43,8 @@ type Result struct {
 	// conclusive (found, NODATA or NXDOMAIN).
 	ForwardCompleted int
 	// ForwardAddresses is the number of A or AAAA records in the completed
-	// forward lookups, summed. Unknown (null) when ForwardCompleted is 0.
-	ForwardAddresses int
+	// forward lookups, summed; nil when ForwardCompleted is 0.
+	ForwardAddresses *int
 	// Confirmed says whether the address is forward-confirmed.
 	Confirmed Confirmation
 	// Findings lists the findings in the order of the Code constants,

@@ -79,8 +79,9 @@
 // [Parse] reads one record (pure; its errors wrap [ErrSyntax]), and
 // [Select] picks the SPF records among a name's TXT strings.
 // [Check] does the I/O through a [resolver.Resolver] and returns a
-// [Result] of facts; a fact that could not be determined is stated as the
-// Result's field documentation says (never as absent). [Codes] lists the
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
 // finding codes a Result may carry, in the order they are reported; the
 // judgement (status, severity, wording) is the caller's.
 package spf
