@@ -42,7 +42,8 @@
 // false, never nil. An enumeration carries unknown as a named value of its
 // own (dkim.KeyTypeNone, mtasts.Inconclusive, ptr.Unknown,
 // dmarc.ExistenceUnknown, the empty mtasts.Mode and dmarc.Policy). Facts
-// of a selected record (dmarc's policy fields, mtasts.Result.Policy) are
-// the zero value when no record was selected, as their documentation says.
+// of a selected record or record set (dmarc's policy fields,
+// mtasts.Result.Policy, a caa.Set whose Outcome is Inconclusive) are the
+// zero value when none was selected, as their documentation says.
 // Inconclusive itself is never turned into absent.
 package resolver
