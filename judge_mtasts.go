@@ -2,8 +2,10 @@ package mailauth
 
 import (
 	"context"
+	"time"
 
 	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 var (
@@ -77,6 +79,7 @@ func (r *run) mtastsOptions() mtasts.Options {
 
 func (r *run) checkMTASTS(ctx context.Context) verdict {
 	res := mtasts.Check(ctx, r.dnsFor(CheckMTASTS), r.domain.ASCII, r.mtastsOptions())
+	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
 	d := mtastsDiagnostics(res)
 	mxs := r.waitMX(ctx)
 	why := notes(res.Findings, stsNotes)
@@ -145,11 +148,13 @@ type mxFacts struct {
 func (r *run) waitMX(ctx context.Context) mxFacts {
 	select {
 	case <-r.mxDone:
+		resolver.PathFrom(ctx).Join(r.paths[CheckMX])
 		return r.mx
 	default:
 	}
 	select {
 	case <-r.mxDone:
+		resolver.PathFrom(ctx).Join(r.paths[CheckMX])
 		return r.mx
 	case <-ctx.Done():
 		return mxFacts{}

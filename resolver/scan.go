@@ -57,6 +57,8 @@ type question struct {
 type call struct {
 	done   chan struct{}
 	answer Answer
+	asked  time.Duration // the sender's Path bound when it asked
+	wire   time.Duration // how long the question took below the Scan
 }
 
 // NewScan returns a per-scan resolver over next with the given query
@@ -72,9 +74,12 @@ func NewScan(next Resolver, budget int) *Scan {
 // ReasonCanceled at once, without spending budget. When the caller that
 // sent a shared question gives up (its ctx ended), the callers waiting on
 // it with live contexts ask again rather than inherit its cancellation.
-// Every caller gets its own copy of the answer's slices.
+// Every caller gets its own copy of the answer's slices. An answer moves
+// the caller's [Path] (if ctx carries one) by the question's wire time.
 func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	q := question{CanonicalName(name), qtype}
+	path := PathFrom(ctx)
+	asked := path.Bound()
 	for {
 		if ctx.Err() != nil {
 			return Fail(ReasonCanceled)
@@ -84,6 +89,7 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			return Fail(ReasonBudgetExhausted)
 		}
 		if owner {
+			c.asked = asked
 			s.run(ctx, q, c)
 		}
 		select {
@@ -92,6 +98,9 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			return Fail(ReasonCanceled)
 		}
 		if c.answer.Reason != ReasonCanceled {
+			// In a schedule that waited on nothing else, the question
+			// would have been sent by the earlier of the two strands.
+			path.reach(min(asked, c.asked)+c.wire, s.now())
 			return cloneAnswer(c.answer)
 		}
 		// The sender gave up; the loop returns at once if ctx did too,
@@ -142,7 +151,7 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 		s.dropped++
 	}
 	s.mu.Unlock()
-	c.answer = a
+	c.answer, c.wire = a, end.Sub(start)
 }
 
 // cloneAnswer copies the slices of a shared answer, so that a caller that
@@ -182,3 +191,4 @@ type Func func(ctx context.Context, name string, qtype Type) Answer
 func (f Func) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	return f(ctx, name, qtype)
 }
+

@@ -1,0 +1,111 @@
+package resolver
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// clockedScan returns a Scan on clk whose wrapped resolver advances clk
+// by wire[name] before answering, after waiting on gate[name] if set.
+func clockedScan(clk *fakeClock, wire map[string]time.Duration, gate map[string]chan struct{}) *Scan {
+	s := NewScan(Func(func(ctx context.Context, name string, qtype Type) Answer {
+		if g := gate[name]; g != nil {
+			<-g
+		}
+		clk.advance(wire[name])
+		return Answer{Outcome: NoData, Rcode: 0}
+	}), 0)
+	s.now = clk.now
+	return s
+}
+
+// TestPathChain: an answer asked after another came back counts as
+// depending on it; a question another strand already asked counts with
+// its own wire time; Step and Join add what the strand waited on.
+func TestPathChain(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	s := clockedScan(clk, map[string]time.Duration{"a": 10 * time.Millisecond, "b": 20 * time.Millisecond}, nil)
+	x, y := new(Path), new(Path)
+	xctx, yctx := WithPath(context.Background(), x), WithPath(context.Background(), y)
+	s.Lookup(xctx, "a", TypeTXT)
+	if got := x.Bound(); got != 10*time.Millisecond {
+		t.Fatalf("after a: bound %v, want 10ms", got)
+	}
+	s.Lookup(xctx, "b", TypeTXT)
+	if got := x.Bound(); got != 30*time.Millisecond {
+		t.Fatalf("after a then b: bound %v, want 30ms", got)
+	}
+	s.Lookup(yctx, "b", TypeTXT) // answered from the scan's cache: still b's wire time
+	if got := y.Bound(); got != 20*time.Millisecond {
+		t.Fatalf("strand y asked only b: bound %v, want 20ms", got)
+	}
+	y.Join(x)
+	if got := y.Bound(); got != 30*time.Millisecond {
+		t.Fatalf("y joined x: bound %v, want 30ms", got)
+	}
+	clk.advance(5 * time.Millisecond)
+	x.Step(clk.now())
+	if got := x.Bound(); got != 35*time.Millisecond {
+		t.Fatalf("after a 5ms step: bound %v, want 35ms", got)
+	}
+	var none *Path
+	none.Step(clk.now())
+	if none.Bound() != 0 {
+		t.Fatal("a nil Path must stay at 0")
+	}
+}
+
+// TestPathConcurrent: two questions asked before either answer came back
+// count as the longer of them, not their sum, even though their answers
+// arrive one after the other.
+func TestPathConcurrent(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	gateC, gateD := make(chan struct{}), make(chan struct{})
+	s := clockedScan(clk, map[string]time.Duration{"c": 10 * time.Millisecond, "d": 10 * time.Millisecond},
+		map[string]chan struct{}{"c": gateC, "d": gateD})
+	p := new(Path)
+	ctx := WithPath(context.Background(), p)
+	var wg sync.WaitGroup
+	cDone := make(chan struct{})
+	wg.Go(func() { s.Lookup(ctx, "c", TypeTXT); close(cDone) })
+	wg.Go(func() { s.Lookup(ctx, "d", TypeTXT) })
+	// Both questions are in flight (both started at clock 0) before
+	// either answers.
+	for s.pending() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	close(gateC) // c answers at 10 ms
+	<-cDone
+	close(gateD) // d answers at 20 ms: its wire time is 20 ms
+	wg.Wait()
+	if got := p.Bound(); got != 20*time.Millisecond {
+		t.Fatalf("bound %v, want 20ms (the longer of two concurrent questions)", got)
+	}
+}
+
+// pending returns the number of questions claimed so far (tests).
+func (s *Scan) pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.calls)
+}
