@@ -191,4 +191,3 @@ type Func func(ctx context.Context, name string, qtype Type) Answer
 func (f Func) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	return f(ctx, name, qtype)
 }
-
