@@ -1,0 +1,6 @@
+package resolver
+
+import "time"
+
+// SetCacheClock replaces the clock of c (tests only).
+func SetCacheClock(c *Cache, now func() time.Time) { c.now = now }
