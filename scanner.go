@@ -45,6 +45,12 @@ type Config struct {
 	// QueryBudget bounds the distinct DNS questions of one scan;
 	// 0 = resolver.DefaultBudget.
 	QueryBudget int
+	// DNSCacheBytes, when positive, puts a resolver.Cache of about this
+	// many bytes between the scans and Resolver: answers are shared
+	// across the Scanner's scans for their TTL (at most
+	// resolver.MaxCacheTTL). 0 means no cache shared across scans (each
+	// scan still asks a question once).
+	DNSCacheBytes int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// OnLeak, when set, is called with the number of checks whose texts
@@ -61,7 +67,8 @@ type Config struct {
 
 // Scanner runs scans. It is safe for concurrent use.
 type Scanner struct {
-	cfg Config
+	cfg   Config
+	cache *resolver.Cache // nil without Config.DNSCacheBytes
 }
 
 // New returns a Scanner for cfg.
@@ -75,7 +82,29 @@ func New(cfg Config) *Scanner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Scanner{cfg: cfg}
+	s := &Scanner{cfg: cfg}
+	if cfg.DNSCacheBytes > 0 {
+		s.cache = resolver.NewCache(cfg.Resolver, cfg.DNSCacheBytes)
+	}
+	return s
+}
+
+// DNSCacheStats returns the counters of the cache shared across scans
+// (all zero without Config.DNSCacheBytes).
+func (s *Scanner) DNSCacheStats() resolver.CacheStats {
+	if s.cache == nil {
+		return resolver.CacheStats{}
+	}
+	return s.cache.Stats()
+}
+
+// upstream is the resolver below every scan: the shared cache when there
+// is one. The liveness probe of resolverUnavailable bypasses it.
+func (s *Scanner) upstream() resolver.Resolver {
+	if s.cache != nil {
+		return s.cache
+	}
+	return s.cfg.Resolver
 }
 
 // run is the state of one scan or IP check.
@@ -99,7 +128,7 @@ func (s *Scanner) newRun() *run {
 	guard.UseVocabulary(outputVocabulary())
 	return &run{
 		cfg:    &s.cfg,
-		dns:    resolver.NewScan(guard.Resolver(s.cfg.Resolver), s.cfg.QueryBudget),
+		dns:    resolver.NewScan(guard.Resolver(s.upstream()), s.cfg.QueryBudget),
 		guard:  guard,
 		mxDone: make(chan struct{}),
 	}
