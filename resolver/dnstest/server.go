@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +25,10 @@ type Server struct {
 	addr   string
 	stop   chan struct{}
 	once   sync.Once
+
+	delay    atomic.Int64 // nanoseconds added to every answer
+	received atomic.Int64 // questions received, also when not logged
+	noLog    atomic.Bool
 }
 
 // Start starts a Server for z and stops it when tb's test ends.
@@ -109,6 +114,20 @@ func (s *Server) CountOver(name string, qtype resolver.Type, network string) int
 	return s.log.countOver(name, qtype, network)
 }
 
+// DelayAll holds back every answer for d, on top of the faults set for
+// its names (also for names the zones do not hold). The bench uses it to
+// give every question the same round-trip time.
+func (s *Server) DelayAll(d time.Duration) { s.delay.Store(int64(d)) }
+
+// Received returns how many questions the server received so far, over
+// UDP and TCP, including those not logged (see KeepLog).
+func (s *Server) Received() int { return int(s.received.Load()) }
+
+// KeepLog turns the question log behind Queries, Count and CountOver on
+// (the default) or off. Long benchmarks turn it off so that its memory
+// does not grow with every question; Received still counts.
+func (s *Server) KeepLog(on bool) { s.noLog.Store(!on) }
+
 // Close stops the server. It is safe to call more than once.
 func (s *Server) Close() {
 	s.once.Do(func() {
@@ -133,9 +152,13 @@ func (s *Server) handler(network string) dns.HandlerFunc {
 		if opt := r.IsEdns0(); opt != nil {
 			udpSize = opt.UDPSize()
 		}
-		s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+		s.received.Add(1)
+		if !s.noLog.Load() {
+			s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+		}
 		m, visited := s.zones.answer(q, false)
 		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
+		f.Delay += time.Duration(s.delay.Load())
 		if f.Delay > 0 {
 			select {
 			case <-time.After(f.Delay):
