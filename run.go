@@ -161,13 +161,15 @@ func infoVerdict(summary, details text) verdict {
 	}
 }
 
-// criticalPath returns the scan's critical-path bound: the largest bound
-// of its checks' paths (resolver.Path defines it). The checks run at
-// once, so a scan that waited only on the network takes about this long.
-func (r *run) criticalPath() time.Duration {
+// criticalPath returns the scan's critical-path bound and its length in
+// round trips: the largest of its checks' paths (resolver.Path defines
+// them). The checks run at once, so a scan that waited only on the
+// network takes about this long.
+func (r *run) criticalPath() (time.Duration, int) {
 	var b time.Duration
+	hops := 0
 	for _, p := range r.paths {
-		b = max(b, p.Bound())
+		b, hops = max(b, p.Bound()), max(hops, p.Hops())
 	}
-	return b
+	return b, hops
 }

@@ -14,6 +14,10 @@ type ScanStats struct {
 	// (resolver.Path gives the exact definition). Wall / Bound near 1
 	// means the scan waited on little but the network.
 	Bound time.Duration
+	// Hops is the longest chain of dependent questions that went to the
+	// wire (not answered by the shared cache), in round trips: Hops × the
+	// network's round-trip time is the scan's physical limit.
+	Hops int
 	// Questions is the number of distinct DNS questions the scan asked
 	// below its per-scan cache (each may have been answered by a shared
 	// cache rather than the wire).
@@ -25,5 +29,6 @@ func (r *run) stats(start time.Time) {
 	if r.cfg.OnStats == nil {
 		return
 	}
-	r.cfg.OnStats(ScanStats{Wall: time.Since(start), Bound: r.criticalPath(), Questions: r.dns.Queries()})
+	bound, hops := r.criticalPath()
+	r.cfg.OnStats(ScanStats{Wall: time.Since(start), Bound: bound, Hops: hops, Questions: r.dns.Queries()})
 }

@@ -43,8 +43,8 @@ func TestScanStats(t *testing.T) {
 		t.Fatalf("OnStats called %d times for 2 scans", len(got))
 	}
 	for i, st := range got {
-		if st.Questions < 10 || st.Bound <= 0 || st.Bound > st.Wall {
-			t.Errorf("scan %d: %+v: want at least 10 questions and 0 < bound <= wall", i, st)
+		if st.Questions < 10 || st.Bound <= 0 || st.Bound > st.Wall || st.Hops < 2 || st.Hops > st.Questions {
+			t.Errorf("scan %d: %+v: want at least 10 questions, 0 < bound <= wall, 2 <= hops <= questions", i, st)
 		}
 	}
 	// Every question of the fixture's deepest chain (MX, then the

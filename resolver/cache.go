@@ -140,6 +140,7 @@ func (c *Cache) Lookup(ctx context.Context, name string, qtype Type) Answer {
 		}
 		a, f, owner := c.claim(q)
 		if f == nil {
+			noteCacheHit(ctx)
 			return a
 		}
 		if owner {

@@ -29,9 +29,16 @@ import (
 // A Path is carried in the context (see [WithPath]); a [Scan] advances the
 // Path of every caller it answers. It is safe for concurrent use; the
 // zero value is a Path at 0.
+//
+// Alongside, a Path counts the same chains in round trips ([Path.Hops]):
+// each question that went below the shared [Cache] (or below the Scan,
+// without one) counts 1, an answer the Cache held counts 0. Hops × the
+// network's round-trip time is the physical limit of a strand, whatever
+// the CPU did meanwhile.
 type Path struct {
 	mu   sync.Mutex
 	at   time.Duration
+	hops int
 	last time.Time // when the strand last received an answer
 }
 
@@ -60,15 +67,36 @@ func (p *Path) Bound() time.Duration {
 	return p.at
 }
 
-// reach moves p to at when that is later, and records when (real time)
-// the strand received the answer.
-func (p *Path) reach(at time.Duration, now time.Time) {
+// Hops returns the length of the strand's longest chain of dependent
+// questions that went to the wire, in round trips. A nil Path is at 0.
+func (p *Path) Hops() int {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hops
+}
+
+func (p *Path) now() (time.Duration, int) {
+	if p == nil {
+		return 0, 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.at, p.hops
+}
+
+// reach moves p to at and hops when they are later, and records when
+// (real time) the strand received the answer.
+func (p *Path) reach(at time.Duration, hops int, now time.Time) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.at = max(p.at, at)
+	p.hops = max(p.hops, hops)
 	if now.After(p.last) {
 		p.last = now
 	}
@@ -80,11 +108,10 @@ func (p *Path) Join(other *Path) {
 	if p == nil || other == nil || p == other {
 		return
 	}
-	at := other.Bound()
 	other.mu.Lock()
-	last := other.last
+	at, hops, last := other.at, other.hops, other.last
 	other.mu.Unlock()
-	p.reach(at, last)
+	p.reach(at, hops, last)
 }
 
 // Step adds to p the time from the strand's latest answer to end: work
@@ -102,4 +129,17 @@ func (p *Path) Step(end time.Time) {
 	}
 	p.at += end.Sub(p.last)
 	p.last = end
+}
+
+// cacheNote is how a Cache tells the Scan above it that it answered a
+// question from memory, so that the question costs no round trip.
+type cacheNote struct{ hit bool }
+
+type noteKey struct{}
+
+// noteCacheHit marks the question of ctx as answered from a cache.
+func noteCacheHit(ctx context.Context) {
+	if n, ok := ctx.Value(noteKey{}).(*cacheNote); ok {
+		n.hit = true
+	}
 }

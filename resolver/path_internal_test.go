@@ -52,8 +52,8 @@ func TestPathChain(t *testing.T) {
 		t.Fatalf("after a: bound %v, want 10ms", got)
 	}
 	s.Lookup(xctx, "b", TypeTXT)
-	if got := x.Bound(); got != 30*time.Millisecond {
-		t.Fatalf("after a then b: bound %v, want 30ms", got)
+	if got := x.Bound(); got != 30*time.Millisecond || x.Hops() != 2 {
+		t.Fatalf("after a then b: bound %v, %d hops, want 30ms, 2", got, x.Hops())
 	}
 	s.Lookup(yctx, "b", TypeTXT) // answered from the scan's cache: still b's wire time
 	if got := y.Bound(); got != 20*time.Millisecond {
@@ -98,8 +98,8 @@ func TestPathConcurrent(t *testing.T) {
 	<-cDone
 	close(gateD) // d answers at 20 ms: its wire time is 20 ms
 	wg.Wait()
-	if got := p.Bound(); got != 20*time.Millisecond {
-		t.Fatalf("bound %v, want 20ms (the longer of two concurrent questions)", got)
+	if got := p.Bound(); got != 20*time.Millisecond || p.Hops() != 1 {
+		t.Fatalf("bound %v, %d hops, want 20ms and 1 (the longer of two concurrent questions)", got, p.Hops())
 	}
 }
 
@@ -108,4 +108,18 @@ func (s *Scan) pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.calls)
+}
+
+// TestPathCacheHit: a question the shared Cache answers from memory
+// costs no round trip; one it sent below costs one.
+func TestPathCacheHit(t *testing.T) {
+	cache := NewCache(Func(func(ctx context.Context, name string, qtype Type) Answer {
+		return Answer{Outcome: Found, Records: []Record{{Name: name, Type: TypeTXT, TTL: 60, TXT: []string{"x"}}}}
+	}), 0)
+	first, second := new(Path), new(Path)
+	NewScan(cache, 0).Lookup(WithPath(context.Background(), first), "a", TypeTXT)
+	NewScan(cache, 0).Lookup(WithPath(context.Background(), second), "a", TypeTXT)
+	if first.Hops() != 1 || second.Hops() != 0 {
+		t.Fatalf("hops %d then %d, want 1 (sent) then 0 (cached)", first.Hops(), second.Hops())
+	}
 }

@@ -14,6 +14,13 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
+// udpReadBuffer is the receive buffer asked for the server's UDP socket.
+// The kernel default (about 200 KiB, some 270 queries) overflows when a
+// hundred concurrent scans send their first questions at once, and a
+// dropped query costs the client a whole timeout; 4 MiB is what
+// recursive resolvers such as Unbound ask for (so-rcvbuf).
+const udpReadBuffer = 4 << 20
+
 // Server is a real DNS server on 127.0.0.1 serving Zones over UDP and TCP
 // on the same, randomly chosen port.
 type Server struct {
@@ -56,6 +63,9 @@ func Listen(z *Zones) (*Server, error) {
 			tl.Close()
 			lastErr = err
 			continue
+		}
+		if uc, ok := pc.(*net.UDPConn); ok {
+			_ = uc.SetReadBuffer(udpReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 		}
 		s.addr = tl.Addr().String()
 		s.udp = &dns.Server{PacketConn: pc, Handler: s.handler("udp")}
