@@ -74,6 +74,7 @@ func (r *run) mtastsOptions() mtasts.Options {
 		AllowLoopback: r.cfg.AllowLoopbackTargets,
 		Timeout:       r.cfg.FetchTimeout,
 		Observe:       func(v string) { r.guard.AddText(v) },
+		Sessions:      r.sessions,
 	}
 }
 

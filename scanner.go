@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -67,9 +68,16 @@ type Config struct {
 
 // Scanner runs scans. It is safe for concurrent use.
 type Scanner struct {
-	cfg   Config
-	cache *resolver.Cache // nil without Config.DNSCacheBytes
+	cfg      Config
+	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
+	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
 }
+
+// tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
+// resumption (each for at most mtasts.MaxSessionAge): a few hundred bytes
+// each, enough for the hosts scanned again within minutes at the
+// service's rate.
+const tlsSessions = 4096
 
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
@@ -82,7 +90,7 @@ func New(cfg Config) *Scanner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Scanner{cfg: cfg}
+	s := &Scanner{cfg: cfg, sessions: mtasts.NewSessionCache(tlsSessions)}
 	if cfg.DNSCacheBytes > 0 {
 		s.cache = resolver.NewCache(cfg.Resolver, cfg.DNSCacheBytes)
 	}
@@ -116,9 +124,10 @@ type run struct {
 	sel    string
 	ip     netip.Addr // invalid when no sending IP was supplied
 
-	mxOnce sync.Once
-	mxDone chan struct{} // closed when mx is set
-	mx     mxFacts       // what the mx check found, for mta-sts and tls-rpt
+	mxOnce   sync.Once
+	sessions *mtasts.SessionCache
+	mxDone   chan struct{} // closed when mx is set
+	mx       mxFacts       // what the mx check found, for mta-sts and tls-rpt
 
 	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
 }
@@ -127,10 +136,11 @@ func (s *Scanner) newRun() *run {
 	guard := redact.NewSet()
 	guard.UseVocabulary(outputVocabulary())
 	return &run{
-		cfg:    &s.cfg,
-		dns:    resolver.NewScan(guard.Resolver(s.upstream()), s.cfg.QueryBudget),
-		guard:  guard,
-		mxDone: make(chan struct{}),
+		cfg:      &s.cfg,
+		dns:      resolver.NewScan(guard.Resolver(s.upstream()), s.cfg.QueryBudget),
+		guard:    guard,
+		sessions: s.sessions,
+		mxDone:   make(chan struct{}),
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,7 @@ type options struct {
 	loadDur     time.Duration
 	maxInFlight int
 	rssPhase    bool
+	cpuProfile  string
 }
 
 func main() {
@@ -86,6 +88,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.DurationVar(&o.loadDur, "load-dur", 0, "length of each load phase (default 5s, 2s with -quick)")
 	fs.IntVar(&o.maxInFlight, "max-inflight", 512, "the service's concurrent-diagnostics bound (product default 64); the 500-client phases need 500")
 	fs.BoolVar(&o.rssPhase, "rss", true, "run the memory phase: 500 clients at 100 ms per answer")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -171,6 +174,13 @@ func run(o options, w io.Writer) error {
 		return err
 	}
 	defer l.close()
+	if o.cpuProfile != "" {
+		stop, err := startProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	fmt.Fprintf(w, "lab ready in %s\n", time.Since(t0).Round(time.Millisecond))
 	var scanRows []row
 	var loadRows []row
@@ -191,4 +201,17 @@ func run(o options, w io.Writer) error {
 	printTable(w, "The service under load (httpapi over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
 	fmt.Fprintf(w, "total %s, load %s\n", time.Since(t0).Round(time.Second), loadAverage())
 	return nil
+}
+
+// startProfile starts a CPU profile written to path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
