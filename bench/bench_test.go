@@ -43,7 +43,7 @@ func TestBenchSmoke(t *testing.T) {
 // checks the tables it prints.
 func TestBenchOutput(t *testing.T) {
 	o, err := parseFlags([]string{"-quick", "-n", "6", "-delays", "1ms", "-concurrency", "3", "-clients", "2",
-		"-load-delays", "0", "-load-dur", "200ms", "-rss=false"}, &strings.Builder{})
+		"-load-delays", "0", "-load-dur", "200ms", "-rss=false", "-solo", "2"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestBenchOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"wall/bound p50", "seq/conc wall", "wire queries/scan", "cache hit rate",
-		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "scans/s", "CPU ms/scan", "D=0s, 2 clients"} {
+		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "base RSS MiB", "scans/s", "CPU ms/scan", "D=0s, 2 clients"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -33,6 +33,7 @@ type loadResult struct {
 	scansPerSec   float64
 	p50, p99      float64 // ms, of the successful requests
 	cpuPerScan    float64 // ms of process CPU per successful scan
+	baseRSS       int64   // bytes resident when the phase started (the lab and earlier phases' leftovers); 0 when unknown
 	peakRSS       int64   // bytes; 0 when unknown
 	hitRate       float64
 	distinctShare float64 // share of requests whose domain was not scanned before in the phase
@@ -66,6 +67,7 @@ func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	rssReset := resetPeakRSS()
+	baseRSS := statusBytes("VmRSS:")
 	cpu0 := cpuTime()
 	var next atomic.Int64
 	var mu sync.Mutex
@@ -103,7 +105,7 @@ func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 		r.cpuPerScan = ms(cpu) / float64(r.ok)
 	}
 	if rssReset {
-		r.peakRSS = peakRSS()
+		r.baseRSS, r.peakRSS = baseRSS, statusBytes("VmHWM:")
 	}
 	sent := int(next.Load())
 	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))

@@ -56,6 +56,7 @@ type options struct {
 	maxInFlight int
 	rssPhase    bool
 	cpuProfile  string
+	solo        int
 }
 
 func main() {
@@ -83,6 +84,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	delays := fs.String("delays", "5ms,20ms,50ms", "DNS delays per answer for the wall/bound phases")
 	fs.IntVar(&o.concurrency, "concurrency", 100, "scans at once in the wall/bound phases")
 	fs.BoolVar(&o.sequential, "sequential", true, "also run the scans with the checks one after another (the baseline)")
+	fs.IntVar(&o.solo, "solo", -1, "domains scanned one at a time per delay, with concurrent and sequential checks (default 40, 15 with -quick; 0 skips)")
 	clients := fs.String("clients", "1,10,100,500", "concurrent clients of the load phases")
 	loadDelays := fs.String("load-delays", "0,20ms", "DNS delays per answer for the load phases")
 	fs.DurationVar(&o.loadDur, "load-dur", 0, "length of each load phase (default 5s, 2s with -quick)")
@@ -104,6 +106,12 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	}
 	o.n = defaultInt(o.n, 3000, 600, o.quick)
 	o.runs = defaultInt(o.runs, 5, 1, o.quick)
+	if o.solo < 0 {
+		o.solo = 40
+		if o.quick {
+			o.solo = 15
+		}
+	}
 	if o.loadDur == 0 {
 		o.loadDur = 5 * time.Second
 		if o.quick {

@@ -35,15 +35,16 @@ func cpuTime() time.Duration {
 
 // resetPeakRSS resets the kernel's high-water mark of the process's
 // resident set (Linux: writing 5 to /proc/self/clear_refs), so that
-// peakRSS reports the peak of the phase that follows. It reports whether
+// VmHWM reports the peak of the phase that follows. It reports whether
 // the reset worked.
 func resetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
-// peakRSS returns VmHWM, the peak resident set since the last reset, in
-// bytes (0 when unknown).
-func peakRSS() int64 {
+// statusBytes returns a kB field of /proc/self/status in bytes (0 when
+// unknown): VmHWM is the peak resident set since the last reset, VmRSS
+// the resident set now.
+func statusBytes(field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -51,7 +52,7 @@ func peakRSS() int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err == nil {
 				return kb << 10

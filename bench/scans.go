@@ -17,6 +17,7 @@ type scanPhase struct {
 	concurrency int           // scans at once
 	sequential  bool          // checks one after another (the baseline)
 	cacheBytes  int           // the shared DNS cache; 0 = none
+	limit       int           // scan only the first limit domains; 0 = all
 }
 
 // scanResult is what one scan phase measured.
@@ -84,7 +85,11 @@ func (l *lab) runScans(p scanPhase) scanResult {
 			}
 		})
 	}
-	for _, d := range l.domains {
+	domains := l.domains
+	if p.limit > 0 && p.limit < len(domains) {
+		domains = domains[:p.limit]
+	}
+	for _, d := range domains {
 		work <- d
 	}
 	close(work)

@@ -32,7 +32,7 @@ var scanColumns = []column{
 
 var loadColumns = []column{
 	{"scans/s", "%.0f"}, {"p50 ms", "%.1f"}, {"p99 ms", "%.1f"}, {"CPU ms/scan", "%.2f"},
-	{"peak RSS MiB", "%.0f"}, {"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
+	{"base RSS MiB", "%.0f"}, {"peak RSS MiB", "%.0f"}, {"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
 }
 
 // scanPhases runs the wall/bound phases once: per delay, the concurrent
@@ -51,8 +51,26 @@ func scanPhases(l *lab, o options) ([]row, error) {
 		}
 		rows = append(rows, scanRow(fmt.Sprintf("D=%s concurrent, cache", d), conc, seqRatio),
 			scanRow(fmt.Sprintf("D=%s concurrent, no shared cache", d), nocache, math.NaN()))
+		if o.solo > 0 {
+			rows = append(rows, soloRows(l, d, o)...)
+		}
 	}
 	return rows, nil
+}
+
+// soloRows scans the first o.solo domains one at a time, without the
+// shared cache, with concurrent then sequential checks: the latency a
+// single scan gains from running its checks at once, with the CPU idle.
+func soloRows(l *lab, d time.Duration, o options) []row {
+	conc := l.runScans(scanPhase{delay: d, concurrency: 1, limit: o.solo})
+	var rows []row
+	ratio := math.NaN()
+	if o.sequential {
+		seq := l.runScans(scanPhase{delay: d, concurrency: 1, limit: o.solo, sequential: true})
+		ratio = seq.wallMedian / conc.wallMedian
+		rows = append(rows, scanRow(fmt.Sprintf("D=%s one scan at a time, sequential checks", d), seq, math.NaN()))
+	}
+	return append(rows, scanRow(fmt.Sprintf("D=%s one scan at a time, concurrent checks", d), conc, ratio))
 }
 
 func scanRow(label string, r scanResult, seqRatio float64) row {
@@ -78,7 +96,7 @@ func loadPhases(l *lab, o options) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		vals := []float64{r.scansPerSec, r.p50, r.p99, r.cpuPerScan, float64(r.peakRSS) / (1 << 20), r.hitRate,
+		vals := []float64{r.scansPerSec, r.p50, r.p99, r.cpuPerScan, float64(r.baseRSS) / (1 << 20), float64(r.peakRSS) / (1 << 20), r.hitRate,
 			float64(r.failed), r.distinctShare}
 		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
 	}
