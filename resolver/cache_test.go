@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,32 +26,14 @@ mixed    100 A 192.0.2.1
 mixed    40 A 192.0.2.2
 `
 
-// manualClock is a clock the test moves by hand.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *manualClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // cacheOn starts a server for cacheZone and a Cache over a Client of it,
 // on a manual clock.
-func cacheOn(t *testing.T, maxBytes int) (*dnstest.Server, *resolver.Cache, *manualClock) {
+func cacheOn(t *testing.T, maxBytes int) (*dnstest.Server, *resolver.Cache, *resolver.ManualClock) {
 	t.Helper()
 	srv := dnstest.Start(t, dnstest.MustParse(t, cacheZone))
 	c := resolver.NewCache(client(srv), maxBytes)
-	clk := &manualClock{t: time.Unix(1_700_000_000, 0)}
-	resolver.SetCacheClock(c, clk.now)
+	clk := &resolver.ManualClock{}
+	resolver.SetCacheClock(c, clk.Now)
 	return srv, c, clk
 }
 
@@ -81,12 +62,12 @@ func TestCacheTTL(t *testing.T) {
 			if !first.Conclusive() {
 				t.Fatalf("first lookup inconclusive: %s", show(first))
 			}
-			clk.advance(tc.ttl - time.Second)
+			clk.Advance(tc.ttl - time.Second)
 			checkAnswer(t, c.Lookup(ctx, strings.ToUpper(tc.name)+".", tc.qtype), first)
 			if n := srv.Count(tc.name, tc.qtype); n != 1 {
 				t.Fatalf("%d queries within the TTL, want 1", n)
 			}
-			clk.advance(time.Second)
+			clk.Advance(time.Second)
 			checkAnswer(t, c.Lookup(ctx, tc.name, tc.qtype), first)
 			if n := srv.Count(tc.name, tc.qtype); n != 2 {
 				t.Fatalf("%d queries after the TTL, want 2", n)

@@ -7,35 +7,17 @@ import (
 	"time"
 )
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // clockedScan returns a Scan on clk whose wrapped resolver advances clk
 // by wire[name] before answering, after waiting on gate[name] if set.
-func clockedScan(clk *fakeClock, wire map[string]time.Duration, gate map[string]chan struct{}) *Scan {
+func clockedScan(clk *ManualClock, wire map[string]time.Duration, gate map[string]chan struct{}) *Scan {
 	s := NewScan(Func(func(ctx context.Context, name string, qtype Type) Answer {
 		if g := gate[name]; g != nil {
 			<-g
 		}
-		clk.advance(wire[name])
+		clk.Advance(wire[name])
 		return Answer{Outcome: NoData, Rcode: 0}
 	}), 0)
-	s.now = clk.now
+	s.now = clk.Now
 	return s
 }
 
@@ -43,7 +25,7 @@ func clockedScan(clk *fakeClock, wire map[string]time.Duration, gate map[string]
 // depending on it; a question another strand already asked counts with
 // its own wire time; Step and Join add what the strand waited on.
 func TestPathChain(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(0, 0)}
+	clk := &ManualClock{t: time.Unix(0, 0)}
 	s := clockedScan(clk, map[string]time.Duration{"a": 10 * time.Millisecond, "b": 20 * time.Millisecond}, nil)
 	x, y := new(Path), new(Path)
 	xctx, yctx := WithPath(context.Background(), x), WithPath(context.Background(), y)
@@ -63,13 +45,13 @@ func TestPathChain(t *testing.T) {
 	if got := y.Bound(); got != 30*time.Millisecond {
 		t.Fatalf("y joined x: bound %v, want 30ms", got)
 	}
-	clk.advance(5 * time.Millisecond)
-	x.Step(clk.now())
+	clk.Advance(5 * time.Millisecond)
+	x.Step(clk.Now())
 	if got := x.Bound(); got != 35*time.Millisecond {
 		t.Fatalf("after a 5ms step: bound %v, want 35ms", got)
 	}
 	var none *Path
-	none.Step(clk.now())
+	none.Step(clk.Now())
 	if none.Bound() != 0 {
 		t.Fatal("a nil Path must stay at 0")
 	}
@@ -79,7 +61,7 @@ func TestPathChain(t *testing.T) {
 // count as the longer of them, not their sum, even though their answers
 // arrive one after the other.
 func TestPathConcurrent(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(0, 0)}
+	clk := &ManualClock{t: time.Unix(0, 0)}
 	gateC, gateD := make(chan struct{}), make(chan struct{})
 	s := clockedScan(clk, map[string]time.Duration{"c": 10 * time.Millisecond, "d": 10 * time.Millisecond},
 		map[string]chan struct{}{"c": gateC, "d": gateD})
