@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"time"
 
 	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/resolver"
@@ -73,11 +74,13 @@ func (r *run) mtastsOptions() mtasts.Options {
 		AllowLoopback: r.cfg.AllowLoopbackTargets,
 		Timeout:       r.cfg.FetchTimeout,
 		Observe:       func(v string) { r.guard.AddText(v) },
+		Sessions:      r.sessions,
 	}
 }
 
 func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
 	res := mtasts.Check(ctx, dns, r.domain.ASCII, r.mtastsOptions())
+	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
 	return judgeMTASTS(res, r.waitMX(ctx))
 }
 
@@ -151,11 +154,13 @@ type mxFacts struct {
 func (r *run) waitMX(ctx context.Context) mxFacts {
 	select {
 	case <-r.mxDone:
+		resolver.PathFrom(ctx).Join(r.paths[CheckMX])
 		return r.mx
 	default:
 	}
 	select {
 	case <-r.mxDone:
+		resolver.PathFrom(ctx).Join(r.paths[CheckMX])
 		return r.mx
 	case <-ctx.Done():
 		return mxFacts{}

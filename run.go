@@ -3,6 +3,9 @@ package mailauth
 import (
 	"context"
 	"time"
+
+	"github.com/mailauth/mailauth/internal/seqscan"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // checkFunc runs one check and returns its verdict. It must honour ctx.
@@ -20,13 +23,21 @@ type verdict struct {
 // runChecks starts every check at once, each in its own goroutine with a
 // recover, and returns their summaries in CheckOrder (only the checks
 // given). A check still running when ctx ends (plus a short grace) is
-// reported as not finished; the others keep their results.
+// reported as not finished; the others keep their results. Each check
+// runs with its own resolver.Path (see criticalPath). A context marked by
+// internal/seqscan (the bench's sequential baseline) runs the checks one
+// after another instead.
 func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
 	type slot struct {
 		id CheckID
 		ch chan verdict
 	}
 	var slots []slot
+	r.paths = make(map[CheckID]*resolver.Path, len(fns))
+	for id := range fns {
+		r.paths[id] = new(resolver.Path)
+	}
+	sequential := seqscan.On(ctx)
 	for _, id := range CheckOrder() {
 		fn, ok := fns[id]
 		if !ok {
@@ -34,7 +45,10 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		}
 		s := slot{id: id, ch: make(chan verdict, 1)}
 		slots = append(slots, s)
+		ctx := resolver.WithPath(ctx, r.paths[id])
+		done := make(chan struct{})
 		go func() {
+			defer close(done)
 			defer func() {
 				if p := recover(); p != nil {
 					if r.cfg.OnPanic != nil {
@@ -45,6 +59,9 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 			}()
 			s.ch <- fn(ctx)
 		}()
+		if sequential {
+			<-done
+		}
 	}
 	out := make([]CheckSummary, len(slots))
 	// One grace period for all late checks: a closed channel releases
@@ -127,4 +144,17 @@ func infoVerdict(summary, details text) verdict {
 		summary:  summary.with(),
 		details:  []LocalizedText{details.with()},
 	}
+}
+
+// criticalPath returns the scan's critical-path bound and its length in
+// round trips: the largest of its checks' paths (resolver.Path defines
+// them). The checks run at once, so a scan that waited only on the
+// network takes about this long.
+func (r *run) criticalPath() (time.Duration, int) {
+	var b time.Duration
+	hops := 0
+	for _, p := range r.paths {
+		b, hops = max(b, p.Bound()), max(hops, p.Hops())
+	}
+	return b, hops
 }

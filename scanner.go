@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -47,6 +48,12 @@ type Config struct {
 	// QueryBudget bounds the distinct DNS questions of one scan;
 	// 0 = resolver.DefaultBudget.
 	QueryBudget int
+	// DNSCacheBytes, when positive, puts a resolver.Cache of about this
+	// many bytes between the scans and Resolver: answers are shared
+	// across the Scanner's scans for their TTL (at most
+	// resolver.MaxCacheTTL). 0 means no cache shared across scans (each
+	// scan still asks a question once).
+	DNSCacheBytes int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// OnLeak, when set, is called with the number of checks whose texts
@@ -56,12 +63,23 @@ type Config struct {
 	// OnPanic, when set, is called with the id of a check that panicked
 	// (and was reported as not determined).
 	OnPanic func(CheckID)
+	// OnStats, when set, is called once with the figures of every scan
+	// that returns a result (benchmarks use it; see ScanStats).
+	OnStats func(ScanStats)
 }
 
 // Scanner runs scans. It is safe for concurrent use.
 type Scanner struct {
-	cfg Config
+	cfg      Config
+	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
+	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
 }
+
+// tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
+// resumption (each for at most mtasts.MaxSessionAge): a few hundred bytes
+// each, enough for the hosts scanned again within minutes at the
+// service's rate.
+const tlsSessions = 4096
 
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
@@ -74,7 +92,29 @@ func New(cfg Config) *Scanner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Scanner{cfg: cfg}
+	s := &Scanner{cfg: cfg, sessions: mtasts.NewSessionCache(tlsSessions)}
+	if cfg.DNSCacheBytes > 0 {
+		s.cache = resolver.NewCache(cfg.Resolver, cfg.DNSCacheBytes)
+	}
+	return s
+}
+
+// DNSCacheStats returns the counters of the cache shared across scans
+// (all zero without Config.DNSCacheBytes).
+func (s *Scanner) DNSCacheStats() resolver.CacheStats {
+	if s.cache == nil {
+		return resolver.CacheStats{}
+	}
+	return s.cache.Stats()
+}
+
+// upstream is the resolver below every scan: the shared cache when there
+// is one. The liveness probe of resolverUnavailable bypasses it.
+func (s *Scanner) upstream() resolver.Resolver {
+	if s.cache != nil {
+		return s.cache
+	}
+	return s.cfg.Resolver
 }
 
 // run is the state of one scan or IP check.
@@ -86,19 +126,23 @@ type run struct {
 	sel    string
 	ip     netip.Addr // invalid when no sending IP was supplied
 
-	mxOnce sync.Once
-	mxDone chan struct{} // closed when mx is set
-	mx     mxFacts       // what the mx check found, for mta-sts and tls-rpt
+	mxOnce   sync.Once
+	sessions *mtasts.SessionCache
+	mxDone   chan struct{} // closed when mx is set
+	mx       mxFacts       // what the mx check found, for mta-sts and tls-rpt
+
+	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
 }
 
 func (s *Scanner) newRun() *run {
 	guard := redact.NewSet()
 	guard.UseVocabulary(outputVocabulary())
 	return &run{
-		cfg:    &s.cfg,
-		dns:    resolver.NewScan(guard.Resolver(s.cfg.Resolver), s.cfg.QueryBudget),
-		guard:  guard,
-		mxDone: make(chan struct{}),
+		cfg:      &s.cfg,
+		dns:      resolver.NewScan(guard.Resolver(s.upstream()), s.cfg.QueryBudget),
+		guard:    guard,
+		sessions: s.sessions,
+		mxDone:   make(chan struct{}),
 	}
 }
 
@@ -107,6 +151,7 @@ func (s *Scanner) newRun() *run {
 // the context's error when ctx ended before the scan could start.
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
 	start := s.cfg.Now()
+	wallStart := time.Now()
 	r := s.newRun()
 	if err := r.parseRequest(req); err != nil {
 		return ScanSummary{}, err
@@ -126,6 +171,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	if err := r.verify(out); err != nil {
 		return ScanSummary{}, err
 	}
+	r.stats(wallStart)
 	return out, nil
 }
 

@@ -59,6 +59,10 @@ type Options struct {
 	// pattern. The redaction guard uses it to prove none of them reaches
 	// the output. It must be safe for concurrent use.
 	Observe func(value string)
+	// Sessions, when set, keeps TLS sessions across fetches so that a
+	// host fetched again resumes TLS (see SessionCache); nil means a full
+	// handshake every time.
+	Sessions *SessionCache
 }
 
 func (o Options) port() int {

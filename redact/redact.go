@@ -218,40 +218,111 @@ func (s *Set) Contains(text string) bool {
 	return false
 }
 
-// Verify decodes a JSON document and checks every string in it, keys and
-// values, with Contains. It returns an error wrapping ErrLeak that counts
-// the hits without naming them, or a decoding error.
+// Verify checks every string of a JSON document, keys and values, with
+// Contains. It returns an error wrapping ErrLeak that counts the hits
+// without naming them, or a decoding error.
+//
+// It reads the strings straight out of the validated document instead of
+// decoding it into maps and slices: outside its strings a valid JSON
+// document holds no quotation mark, so each one opens a string. Only a
+// string with escapes is unquoted by the JSON decoder.
 func (s *Set) Verify(body []byte) error {
-	var doc any
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return fmt.Errorf("redact: decode output: %w", err)
+	if !json.Valid(body) {
+		return errors.New("redact: decode output: not valid JSON")
 	}
-	if n := s.hits(doc); n > 0 {
+	n := 0
+	var lower []byte
+	for i := 0; i < len(body); i++ {
+		if body[i] != '"' {
+			continue
+		}
+		end, escaped := stringEnd(body, i+1)
+		raw := body[i+1 : end]
+		var hit bool
+		switch {
+		case escaped || !isASCII(raw):
+			var str string
+			if err := json.Unmarshal(body[i:end+1], &str); err != nil {
+				return fmt.Errorf("redact: decode output: %w", err)
+			}
+			hit = s.Contains(str)
+		default:
+			lower = asciiLower(lower[:0], raw)
+			hit = s.containsLower(lower)
+		}
+		if hit {
+			n++
+		}
+		i = end
+	}
+	if n > 0 {
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
 	}
 	return nil
 }
 
-func (s *Set) hits(v any) int {
-	n := 0
-	switch x := v.(type) {
-	case string:
-		if s.Contains(x) {
-			n++
-		}
-	case []any:
-		for _, e := range x {
-			n += s.hits(e)
-		}
-	case map[string]any:
-		for k, e := range x {
-			if s.Contains(k) {
-				n++
-			}
-			n += s.hits(e)
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
 		}
 	}
-	return n
+	return true
+}
+
+// asciiLower appends b lower-cased to dst; b is ASCII.
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// containsLower is Contains for an ASCII text already lower-cased, read
+// without copying it into a string.
+func (s *Set) containsLower(t []byte) bool {
+	if len(t) == 0 {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.allow[string(t)]; ok {
+		return false
+	}
+	for i := 0; i+MinLen <= len(t); i++ {
+		if p := uint16(t[i])<<8 | uint16(t[i+1]); s.first2[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
+		for _, v := range s.byGram[g] {
+			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == v {
+				if _, ok := s.allow[v]; !ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// stringEnd returns the index of the quotation mark that closes the JSON
+// string whose content starts at from, and whether the string holds an
+// escape. body is valid JSON, so the closing mark exists.
+func stringEnd(body []byte, from int) (end int, escaped bool) {
+	for j := from; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return len(body) - 1, escaped
 }
 
 // forms returns the comparison forms of v: lower-case without a trailing

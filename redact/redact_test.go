@@ -43,6 +43,12 @@ func TestVerifyFindsRecordedValues(t *testing.T) {
 		{"policy keys in the vocabulary", map[string]any{"x": "testing mode: failures are reported; version: 2"}, false},
 		{"counts are not values", map[string]any{"x": "2 of 8 checks; 604800 s"}, false},
 		{"opaque token without dots", map[string]any{"x": "id kanariidtoken99"}, true},
+		{"escaped string", map[string]any{"x": "quote \" then <mail.canary-three.example>"}, true},
+		{"non-ASCII string", map[string]any{"x": "服务器 mail.canary-three.example 已配置"}, true},
+		{"escaped clean string", map[string]any{"x": "a \"quoted\" <word> & more\n"}, false},
+		{"allowed echo in upper case", map[string]any{"domain": "EXAMPLE.COM"}, false},
+		{"value at the very end", map[string]any{"x": "canary-two.example"}, true},
+		{"deep in arrays", []any{1, []any{true, nil, []any{map[string]any{"k": "see 203.0.113.9"}}}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,3 +49,20 @@ func BenchmarkScanHitParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCacheHitParallel: a question the Cache shared across scans
+// already holds, from every P at once (the path a provider's SPF include
+// takes in every scan after the first).
+func BenchmarkCacheHitParallel(b *testing.B) {
+	cache := resolver.NewCache(dnstest.NewResolver(zones(b)), 0)
+	ctx := b.Context()
+	cache.Lookup(ctx, "txt.resolver.test", resolver.TypeTXT)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if a := cache.Lookup(ctx, "txt.resolver.test", resolver.TypeTXT); a.Outcome != resolver.Found {
+				b.Errorf("%+v", a)
+			}
+		}
+	})
+}

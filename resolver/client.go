@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -139,39 +140,55 @@ func (c *Client) udpSize() uint16 {
 
 // Lookup implements Resolver.
 func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
+	a, _ := c.LookupTTL(ctx, name, qtype)
+	return a
+}
+
+// LookupTTL is Lookup that also says how long the answer may be cached,
+// in seconds: the smallest TTL of the records and aliases of every reply
+// it was built from for Found, the negative TTL of RFC 2308 §5 for NoData
+// and NXDomain, and 0 (not to be cached) when a reply gave none or the
+// answer is inconclusive. A [Cache] uses it.
+func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
 	name = CanonicalName(name)
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
-		return Fail(ReasonInvalidName)
+		return Fail(ReasonInvalidName), 0
 	}
 	seen := map[string]bool{name: true}
 	var chain []string
+	ttl := uint32(math.MaxUint32)
 	for {
-		a, next := c.ask(ctx, name, qtype)
+		a, next, hopTTL := c.ask(ctx, name, qtype)
+		ttl = min(ttl, hopTTL)
 		for _, alias := range a.CNAMEs {
 			if seen[alias] {
 				a.CNAMEs = append(chain, a.CNAMEs...)
-				return failWith(a, ReasonCNAMELoop)
+				return failWith(a, ReasonCNAMELoop), 0
 			}
 			seen[alias] = true
 		}
 		a.CNAMEs = append(chain, a.CNAMEs...)
 		if len(a.CNAMEs) > MaxCNAMEChain {
-			return failWith(a, ReasonCNAMELoop)
+			return failWith(a, ReasonCNAMELoop), 0
 		}
 		if next == "" {
-			return a
+			if !a.Conclusive() {
+				ttl = 0
+			}
+			return a, ttl
 		}
 		chain, name = a.CNAMEs, next
 	}
 }
 
-// ask runs the attempts for one question and returns its decoded reply.
-func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string) {
+// ask runs the attempts for one question and returns its decoded reply
+// and how long it may be cached (see msgTTL).
+func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
 	servers := c.servers()
 	last := Fail(ReasonNetwork)
 	for i := 0; i < c.attempts(); i++ {
 		if ended(ctx) {
-			return Fail(ReasonCanceled), ""
+			return Fail(ReasonCanceled), "", 0
 		}
 		m, reason := c.exchange(ctx, servers[i%len(servers)], name, qtype)
 		if m == nil {
@@ -183,12 +200,12 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 			last = a
 			continue
 		}
-		return a, next
+		return a, next, msgTTL(a, next, m)
 	}
 	if ended(ctx) {
-		return Fail(ReasonCanceled), ""
+		return Fail(ReasonCanceled), "", 0
 	}
-	return last, ""
+	return last, "", 0
 }
 
 // ended reports whether the caller's context is done or its deadline has

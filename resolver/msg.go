@@ -1,7 +1,9 @@
 package resolver
 
 import (
+	"math"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,6 +106,44 @@ func hasSOA(rrs []dns.RR) bool {
 		}
 	}
 	return false
+}
+
+// msgTTL is how long the answer a (with next, as FromMsg made them of m)
+// may be cached, in seconds: the smallest TTL of the CNAME records of the
+// reply's chain and, for Found, of its records; for a final NoData or
+// NXDomain, also the negative TTL of RFC 2308 §5; 0 (never cached) for an
+// inconclusive answer or a negative one without an SOA.
+func msgTTL(a Answer, next string, m *dns.Msg) uint32 {
+	ttl := uint32(math.MaxUint32)
+	for _, rr := range m.Answer {
+		if c, ok := rr.(*dns.CNAME); ok && slices.Contains(a.CNAMEs, CanonicalName(c.Target)) {
+			ttl = min(ttl, c.Hdr.Ttl)
+		}
+	}
+	switch {
+	case next != "":
+		return ttl // the chain goes on in another reply
+	case a.Outcome == Found:
+		for _, r := range a.Records {
+			ttl = min(ttl, r.TTL)
+		}
+		return ttl
+	case a.Outcome == NoData || a.Outcome == NXDomain:
+		return min(ttl, negativeTTL(m.Ns))
+	}
+	return 0
+}
+
+// negativeTTL is how long a negative answer may be cached (RFC 2308 §5):
+// the smaller of the authority SOA's TTL and its MINIMUM field, or 0 when
+// the reply carries no SOA.
+func negativeTTL(rrs []dns.RR) uint32 {
+	for _, rr := range rrs {
+		if soa, ok := rr.(*dns.SOA); ok {
+			return min(soa.Hdr.Ttl, soa.Minttl)
+		}
+	}
+	return 0
 }
 
 func ownerPresent(rrs []dns.RR, name string) bool {

@@ -57,6 +57,10 @@ type question struct {
 type call struct {
 	done   chan struct{}
 	answer Answer
+	asked  time.Duration // the sender's Path bound when it asked
+	hops   int           // the sender's Path hops when it asked
+	wire   time.Duration // how long the question took below the Scan
+	trip   int           // 1 when the question went to the wire, 0 for a cache hit
 }
 
 // NewScan returns a per-scan resolver over next with the given query
@@ -72,9 +76,12 @@ func NewScan(next Resolver, budget int) *Scan {
 // ReasonCanceled at once, without spending budget. When the caller that
 // sent a shared question gives up (its ctx ended), the callers waiting on
 // it with live contexts ask again rather than inherit its cancellation.
-// Every caller gets its own copy of the answer's slices.
+// Every caller gets its own copy of the answer's slices. An answer moves
+// the caller's [Path] (if ctx carries one) by the question's wire time.
 func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	q := question{CanonicalName(name), qtype}
+	path := PathFrom(ctx)
+	asked, hops := path.now()
 	for {
 		if ctx.Err() != nil {
 			return Fail(ReasonCanceled)
@@ -84,6 +91,7 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			return Fail(ReasonBudgetExhausted)
 		}
 		if owner {
+			c.asked, c.hops = asked, hops
 			s.run(ctx, q, c)
 		}
 		select {
@@ -92,6 +100,9 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			return Fail(ReasonCanceled)
 		}
 		if c.answer.Reason != ReasonCanceled {
+			// In a schedule that waited on nothing else, the question
+			// would have been sent by the earlier of the two strands.
+			path.reach(min(asked, c.asked)+c.wire, min(hops, c.hops)+c.trip, s.now())
 			return cloneAnswer(c.answer)
 		}
 		// The sender gave up; the loop returns at once if ctx did too,
@@ -126,14 +137,18 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 func (s *Scan) run(ctx context.Context, q question, c *call) {
 	defer close(c.done)
 	start := s.now()
+	note := &cacheNote{}
 	a := func() (a Answer) {
 		defer func() {
 			if recover() != nil {
 				a = Fail(ReasonMalformed)
 			}
 		}()
-		return s.next.Lookup(ctx, q.name, q.qtype)
+		return s.next.Lookup(context.WithValue(ctx, noteKey{}, note), q.name, q.qtype)
 	}()
+	if !note.hit {
+		c.trip = 1
+	}
 	end := s.now()
 	s.mu.Lock()
 	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: start, End: end, Outcome: a.Outcome, Reason: a.Reason})
@@ -142,7 +157,7 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 		s.dropped++
 	}
 	s.mu.Unlock()
-	c.answer = a
+	c.answer, c.wire = a, end.Sub(start)
 }
 
 // cloneAnswer copies the slices of a shared answer, so that a caller that

@@ -31,6 +31,14 @@ const (
 	redisPingTimeout  = 2 * time.Second
 )
 
+// Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
+// about 100,000 typical answers, more than five minutes of scans at the
+// service's rate; the maximum keeps a typo from reserving the machine.
+const (
+	defaultDNSCacheMB = 32
+	maxDNSCacheMB     = 4096
+)
+
 const serveHead = `Usage: mailauth serve [flags]
 
 Runs the HTTP service: the web page at /, the documentation at
@@ -50,6 +58,7 @@ type serveConfig struct {
 	trustedProxies  string
 	analyticsSecret string
 	maxInFlight     int
+	dnsCacheMB      int
 	scanner         scannerFlags
 	analytics       analyticsFlags
 
@@ -60,7 +69,7 @@ type serveConfig struct {
 // serveFlagNames are the flags of serve that have environment fallbacks
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
-	"trusted-proxies", "analytics-secret", "max-inflight"}, append(analyticsFlagNames, scannerFlagNames...)...)
+	"trusted-proxies", "analytics-secret", "max-inflight", "dns-cache-mb"}, append(analyticsFlagNames, scannerFlagNames...)...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
@@ -73,6 +82,7 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
+	fs.IntVar(&c.dnsCacheMB, "dns-cache-mb", defaultDNSCacheMB, "MiB of DNS answers shared across scans for their TTL (at most 5 minutes); 0 turns the shared cache off")
 	c.scanner.register(fs)
 	c.analytics.register(fs)
 	if err := bindEnv(fs, getenv, serveFlagNames...); err != nil {
@@ -105,6 +115,9 @@ func (c *serveConfig) check() error {
 	if err := positiveInt("max-inflight", c.maxInFlight); err != nil {
 		return err
 	}
+	if c.dnsCacheMB < 0 || c.dnsCacheMB > maxDNSCacheMB {
+		return fmt.Errorf("-dns-cache-mb: must be between 0 and %d", maxDNSCacheMB)
+	}
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("-listen: %w", err)
 	}
@@ -113,6 +126,7 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("-trusted-proxies: %w", err)
 	}
 	c.scan, err = c.scanner.config()
+	c.scan.DNSCacheBytes = c.dnsCacheMB << 20
 	return err
 }
 
@@ -145,7 +159,9 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	defer closeLimiter()
 	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
-	var svc httpapi.Service = mailauth.New(c.scan)
+	scanner := mailauth.New(c.scan)
+	defer logCacheStats(logger, scanner)
+	var svc httpapi.Service = scanner
 	if hooks.service != nil {
 		svc = hooks.service(c.scan)
 	}

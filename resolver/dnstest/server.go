@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,13 @@ import (
 
 	"github.com/mailauth/mailauth/resolver"
 )
+
+// udpReadBuffer is the receive buffer asked for the server's UDP socket.
+// The kernel default (about 200 KiB, some 270 queries) overflows when a
+// hundred concurrent scans send their first questions at once, and a
+// dropped query costs the client a whole timeout; 4 MiB is what
+// recursive resolvers such as Unbound ask for (so-rcvbuf).
+const udpReadBuffer = 4 << 20
 
 // Server is a real DNS server on 127.0.0.1 serving Zones over UDP and TCP
 // on the same, randomly chosen port.
@@ -24,6 +32,10 @@ type Server struct {
 	addr   string
 	stop   chan struct{}
 	once   sync.Once
+
+	delay    atomic.Int64 // nanoseconds added to every answer
+	received atomic.Int64 // questions received, also when not logged
+	noLog    atomic.Bool
 }
 
 // Start starts a Server for z and stops it when tb's test ends.
@@ -51,6 +63,9 @@ func Listen(z *Zones) (*Server, error) {
 			tl.Close()
 			lastErr = err
 			continue
+		}
+		if uc, ok := pc.(*net.UDPConn); ok {
+			_ = uc.SetReadBuffer(udpReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 		}
 		s.addr = tl.Addr().String()
 		s.udp = &dns.Server{PacketConn: pc, Handler: s.handler("udp")}
@@ -109,6 +124,20 @@ func (s *Server) CountOver(name string, qtype resolver.Type, network string) int
 	return s.log.countOver(name, qtype, network)
 }
 
+// DelayAll holds back every answer for d, on top of the faults set for
+// its names (also for names the zones do not hold). The bench uses it to
+// give every question the same round-trip time.
+func (s *Server) DelayAll(d time.Duration) { s.delay.Store(int64(d)) }
+
+// Received returns how many questions the server received so far, over
+// UDP and TCP, including those not logged (see KeepLog).
+func (s *Server) Received() int { return int(s.received.Load()) }
+
+// KeepLog turns the question log behind Queries, Count and CountOver on
+// (the default) or off. Long benchmarks turn it off so that its memory
+// does not grow with every question; Received still counts.
+func (s *Server) KeepLog(on bool) { s.noLog.Store(!on) }
+
 // Close stops the server. It is safe to call more than once.
 func (s *Server) Close() {
 	s.once.Do(func() {
@@ -133,9 +162,13 @@ func (s *Server) handler(network string) dns.HandlerFunc {
 		if opt := r.IsEdns0(); opt != nil {
 			udpSize = opt.UDPSize()
 		}
-		s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+		s.received.Add(1)
+		if !s.noLog.Load() {
+			s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+		}
 		m, visited := s.zones.answer(q, false)
 		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
+		f.Delay += time.Duration(s.delay.Load())
 		if f.Delay > 0 {
 			select {
 			case <-time.After(f.Delay):

@@ -1,6 +1,7 @@
 package dnstest_test
 
 import (
+	"context"
 	"net/netip"
 	"reflect"
 	"testing"
@@ -132,5 +133,27 @@ func TestServerCountOver(t *testing.T) {
 		if got := srv.CountOver(tc.name, dnstest.AnyType, tc.network); got != tc.want {
 			t.Errorf("CountOver(%q, %q) = %d, want %d", tc.name, tc.network, got, tc.want)
 		}
+	}
+}
+
+// TestServerDelayAllAndKeepLog: DelayAll delays answers also for names
+// the zones lack; with the log off, Received still counts every question
+// while Count stays put.
+func TestServerDelayAllAndKeepLog(t *testing.T) {
+	srv := dnstest.Start(t, dnstest.MustParse(t, "$ORIGIN d.test.\n@ 300 SOA ns h 1 2 3 4 60\nhost 300 A 127.0.0.1\n"))
+	srv.DelayAll(30 * time.Millisecond)
+	c := srv.Client(time.Second)
+	start := time.Now()
+	if a := c.Lookup(context.Background(), "absent.d.test", resolver.TypeA); a.Outcome != resolver.NXDomain {
+		t.Fatalf("got %v", a.Outcome)
+	}
+	if el := time.Since(start); el < 30*time.Millisecond {
+		t.Fatalf("answered after %v: the delay applies to absent names too", el)
+	}
+	srv.DelayAll(0)
+	srv.KeepLog(false)
+	c.Lookup(context.Background(), "host.d.test", resolver.TypeA)
+	if srv.Received() != 2 || srv.Count("", dnstest.AnyType) != 1 {
+		t.Fatalf("received %d, logged %d: want 2 and 1", srv.Received(), srv.Count("", dnstest.AnyType))
 	}
 }

@@ -1,0 +1,225 @@
+// Command bench measures mailauth against the physical limit of its DNS
+// and HTTPS round trips, entirely on loopback:
+//
+//	go run ./bench -quick    # about a minute: every figure once, small N
+//	go run ./bench           # the full run BENCHMARKS.md reports (5 runs)
+//
+// It generates N distinct domains that share mail providers (big SPF
+// include trees, MX hosts, report receivers), serves them from a
+// resolver/dnstest server on 127.0.0.1 that holds every answer back by a
+// fixed delay, and serves their MTA-STS policies from an HTTPS server on
+// 127.0.0.1 with a certificate per host from a CA made on the spot. Then:
+//
+//   - scans every domain once per delay (5, 20, 50 ms), 100 at a time,
+//     and reports each scan's wall time against its critical-path bound
+//     (mailauth.ScanStats, resolver.Path): median and p95 of wall/bound,
+//     distinct questions and wire queries per scan, the shared cache's hit
+//     rate; then the same scans with the checks forced one after another
+//     (a bench option, internal/seqscan, not a product option) for the
+//     sequential/concurrent ratio;
+//   - runs the HTTP service (httpapi over loopback TCP, rate limit raised)
+//     under a closed-loop load generator at 1, 10, 100 and 500 concurrent
+//     clients with 0 and 20 ms per answer: scans/s, p50/p99 latency, CPU
+//     per scan (getrusage of the whole process: service, DNS and HTTPS
+//     servers and load generator) and peak RSS (VmHWM, reset per phase);
+//     and 500 clients at 100 ms for the memory target.
+//
+// Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
+// load average: on a shared machine, figures from a busy moment are not
+// comparable with a quiet one.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are the bench's flags.
+type options struct {
+	quick       bool
+	n           int
+	runs        int
+	delays      []time.Duration
+	concurrency int
+	sequential  bool
+	clients     []int
+	loadDelays  []time.Duration
+	loadDur     time.Duration
+	maxInFlight int
+	rssPhase    bool
+	cpuProfile  string
+	solo        int
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if err := run(o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.BoolVar(&o.quick, "quick", false, "small N, one run, short load phases (under 2 minutes)")
+	fs.IntVar(&o.n, "n", 0, "distinct domains (default 3000, 600 with -quick)")
+	fs.IntVar(&o.runs, "runs", 0, "runs of every phase; tables show the median and the spread (default 5, 1 with -quick)")
+	delays := fs.String("delays", "5ms,20ms,50ms", "DNS delays per answer for the wall/bound phases")
+	fs.IntVar(&o.concurrency, "concurrency", 100, "scans at once in the wall/bound phases")
+	fs.BoolVar(&o.sequential, "sequential", true, "also run the scans with the checks one after another (the baseline)")
+	fs.IntVar(&o.solo, "solo", -1, "domains scanned one at a time per delay, with concurrent and sequential checks (default 40, 15 with -quick; 0 skips)")
+	clients := fs.String("clients", "1,10,100,500", "concurrent clients of the load phases")
+	loadDelays := fs.String("load-delays", "0,20ms", "DNS delays per answer for the load phases")
+	fs.DurationVar(&o.loadDur, "load-dur", 0, "length of each load phase (default 5s, 2s with -quick)")
+	fs.IntVar(&o.maxInFlight, "max-inflight", 512, "the service's concurrent-diagnostics bound (product default 64); the 500-client phases need 500")
+	fs.BoolVar(&o.rssPhase, "rss", true, "run the memory phase: 500 clients at 100 ms per answer")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var err error
+	if o.delays, err = durations(*delays); err != nil {
+		return o, fmt.Errorf("-delays: %w", err)
+	}
+	if o.loadDelays, err = durations(*loadDelays); err != nil {
+		return o, fmt.Errorf("-load-delays: %w", err)
+	}
+	if o.clients, err = ints(*clients); err != nil {
+		return o, fmt.Errorf("-clients: %w", err)
+	}
+	o.n = defaultInt(o.n, 3000, 600, o.quick)
+	o.runs = defaultInt(o.runs, 5, 1, o.quick)
+	if o.solo < 0 {
+		o.solo = 40
+		if o.quick {
+			o.solo = 15
+		}
+	}
+	if o.loadDur == 0 {
+		o.loadDur = 5 * time.Second
+		if o.quick {
+			o.loadDur = 2 * time.Second
+		}
+	}
+	if o.n < 1 || o.runs < 1 || o.concurrency < 1 || o.maxInFlight < 1 {
+		return o, errors.New("-n, -runs, -concurrency and -max-inflight must be positive")
+	}
+	return o, nil
+}
+
+func defaultInt(v, full, quick int, isQuick bool) int {
+	switch {
+	case v != 0:
+		return v
+	case isQuick:
+		return quick
+	}
+	return full
+}
+
+func durations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if f == "0" {
+			out = append(out, 0)
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a duration", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// run starts the lab and runs every phase o.runs times, then prints the
+// tables.
+func run(o options, w io.Writer) error {
+	t0 := time.Now()
+	host, _ := os.Hostname()
+	fmt.Fprintf(w, "mailauth bench: %d domains, %d run(s), %s, GOMAXPROCS=%d, %d CPUs, host %s, load %s\n",
+		o.n, o.runs, runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), host, loadAverage())
+	l, err := startLab(o.n)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	if o.cpuProfile != "" {
+		stop, err := startProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	fmt.Fprintf(w, "lab ready in %s\n", time.Since(t0).Round(time.Millisecond))
+	var scanRows []row
+	var loadRows []row
+	for r := range o.runs {
+		rows, err := scanPhases(l, o)
+		if err != nil {
+			return err
+		}
+		scanRows = merge(scanRows, rows, r)
+		rows, err = loadPhases(l, o)
+		if err != nil {
+			return err
+		}
+		loadRows = merge(loadRows, rows, r)
+		fmt.Fprintf(w, "run %d/%d done at %s, load %s\n", r+1, o.runs, time.Since(t0).Round(time.Second), loadAverage())
+	}
+	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
+	printTable(w, "The service under load (httpapi over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
+	fmt.Fprintf(w, "total %s, load %s\n", time.Since(t0).Round(time.Second), loadAverage())
+	return nil
+}
+
+// startProfile starts a CPU profile written to path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// row is one line of a table: a phase and its figures, one value per
+// column and run.
+type row struct {
+	label  string
+	values [][]float64 // [column][run]
+	loads  []string    // the load average after each run of the phase
+}
+
+// column says how to print one figure.
+type column struct {
+	name   string
+	format string
+}
+
+var scanColumns = []column{
+	{"wall/bound p50", "%.3f"}, {"wall/bound p95", "%.3f"}, {"wall p50 ms", "%.1f"}, {"bound p50 ms", "%.1f"},
+	{"hops p50", "%.0f"}, {"wall/(hops×D) p50", "%.2f"}, {"wall/(hops×D) p95", "%.2f"},
+	{"questions/scan", "%.1f"}, {"wire queries/scan", "%.1f"}, {"cache hit rate", "%.2f"}, {"scans/s", "%.0f"},
+	{"seq/conc wall", "%.2f"}, {"undetermined %", "%.2f"}, {"failed", "%.0f"},
+}
+
+var loadColumns = []column{
+	{"scans/s", "%.0f"}, {"p50 ms", "%.1f"}, {"p99 ms", "%.1f"}, {"CPU ms/scan", "%.2f"},
+	{"base RSS MiB", "%.0f"}, {"peak RSS MiB", "%.0f"}, {"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
+}
+
+// scanPhases runs the wall/bound phases once: per delay, the concurrent
+// scans with the shared cache, the same without it, and (with
+// o.sequential) the sequential baseline with the cache.
+func scanPhases(l *lab, o options) ([]row, error) {
+	var rows []row
+	for _, d := range o.delays {
+		conc := l.runScans(scanPhase{delay: d, concurrency: o.concurrency, cacheBytes: 32 << 20})
+		nocache := l.runScans(scanPhase{delay: d, concurrency: o.concurrency})
+		seqRatio := math.NaN()
+		if o.sequential {
+			seq := l.runScans(scanPhase{delay: d, concurrency: o.concurrency, sequential: true, cacheBytes: 32 << 20})
+			seqRatio = seq.wallMedian / conc.wallMedian
+			rows = append(rows, scanRow(fmt.Sprintf("D=%s sequential checks, cache", d), seq, math.NaN()))
+		}
+		rows = append(rows, scanRow(fmt.Sprintf("D=%s concurrent, cache", d), conc, seqRatio),
+			scanRow(fmt.Sprintf("D=%s concurrent, no shared cache", d), nocache, math.NaN()))
+		if o.solo > 0 {
+			rows = append(rows, soloRows(l, d, o)...)
+		}
+	}
+	return rows, nil
+}
+
+// soloRows scans the first o.solo domains one at a time, without the
+// shared cache, with concurrent then sequential checks: the latency a
+// single scan gains from running its checks at once, with the CPU idle.
+func soloRows(l *lab, d time.Duration, o options) []row {
+	conc := l.runScans(scanPhase{delay: d, concurrency: 1, limit: o.solo})
+	var rows []row
+	ratio := math.NaN()
+	if o.sequential {
+		seq := l.runScans(scanPhase{delay: d, concurrency: 1, limit: o.solo, sequential: true})
+		ratio = seq.wallMedian / conc.wallMedian
+		rows = append(rows, scanRow(fmt.Sprintf("D=%s one scan at a time, sequential checks", d), seq, math.NaN()))
+	}
+	return append(rows, scanRow(fmt.Sprintf("D=%s one scan at a time, concurrent checks", d), conc, ratio))
+}
+
+func scanRow(label string, r scanResult, seqRatio float64) row {
+	vals := []float64{r.ratioMedian, r.ratioP95, r.wallMedian, r.boundMedian, r.hopsMedian, r.idealMedian, r.idealP95, r.questions, r.wire, r.hitRate,
+		r.scansPerSecond, seqRatio, r.undeterminedPct, float64(r.failed)}
+	return single(label, vals)
+}
+
+// loadPhases runs the load phases once.
+func loadPhases(l *lab, o options) ([]row, error) {
+	var rows []row
+	phases := []loadPhase{}
+	for _, d := range o.loadDelays {
+		for _, c := range o.clients {
+			phases = append(phases, loadPhase{delay: d, clients: c, dur: o.loadDur, maxInFlight: o.maxInFlight})
+		}
+	}
+	if o.rssPhase {
+		phases = append(phases, loadPhase{delay: 100 * time.Millisecond, clients: 500, dur: o.loadDur, maxInFlight: max(o.maxInFlight, 500)})
+	}
+	for _, p := range phases {
+		r, err := l.runLoad(p)
+		if err != nil {
+			return nil, err
+		}
+		vals := []float64{r.scansPerSec, r.p50, r.p99, r.cpuPerScan, float64(r.baseRSS) / (1 << 20), float64(r.peakRSS) / (1 << 20), r.hitRate,
+			float64(r.failed), r.distinctShare}
+		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
+	}
+	return rows, nil
+}
+
+func single(label string, vals []float64) row {
+	r := row{label: label, loads: []string{loadAverage()}}
+	for _, v := range vals {
+		r.values = append(r.values, []float64{v})
+	}
+	return r
+}
+
+// merge adds the rows of one run to the rows of the earlier runs.
+func merge(all, run []row, i int) []row {
+	if i == 0 {
+		return run
+	}
+	for k := range all {
+		for c := range all[k].values {
+			all[k].values[c] = append(all[k].values[c], run[k].values[c]...)
+		}
+		all[k].loads = append(all[k].loads, run[k].loads...)
+	}
+	return all
+}
+
+// printTable prints a Markdown table: the median over runs and, with
+// several runs, the spread (min–max).
+func printTable(w io.Writer, title string, cols []column, rows []row, runs int) {
+	fmt.Fprintf(w, "\n%s\n\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	head := []string{"phase"}
+	for _, c := range cols {
+		head = append(head, c.name)
+	}
+	head = append(head, "load avg (1, 5, 15 min)")
+	fmt.Fprintln(tw, "| "+strings.Join(head, "\t| ")+"\t|")
+	fmt.Fprintln(tw, "|"+strings.Repeat("---\t|", len(head)))
+	for _, r := range rows {
+		cells := []string{r.label}
+		for c, col := range cols {
+			cells = append(cells, cell(col.format, r.values[c], runs))
+		}
+		cells = append(cells, r.loads[len(r.loads)-1])
+		fmt.Fprintln(tw, "| "+strings.Join(cells, "\t| ")+"\t|")
+	}
+	_ = tw.Flush()
+}
+
+func cell(format string, vals []float64, runs int) string {
+	var ok []float64
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			ok = append(ok, v)
+		}
+	}
+	if len(ok) == 0 {
+		return "–"
+	}
+	lo, hi := ok[0], ok[0]
+	for _, v := range ok {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	med := quantile(ok, 0.5)
+	if runs == 1 || len(ok) == 1 {
+		return fmt.Sprintf(format, med)
+	}
+	return fmt.Sprintf(format+" ("+format+"–"+format+")", med, lo, hi)
+}

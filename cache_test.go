@@ -1,0 +1,46 @@
+package mailauth
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// TestScannerSharedCache: with Config.DNSCacheBytes, a second scan of
+// the same domain is answered from the cache shared across scans (no
+// question reaches the server again), gives the same result, and the
+// hit counters say so. Without it, the second scan asks again.
+func TestScannerSharedCache(t *testing.T) {
+	for _, size := range []int{0, 1 << 20} {
+		lab := testlab.Start(t, []string{scanZone}, policies)
+		s := New(Config{
+			Resolver: lab.DNS.Client(time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
+			AllowLoopbackTargets: true, Now: func() time.Time { return fixedNow }, DNSCacheBytes: size,
+		})
+		req := ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}
+		first, err := s.Scan(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := len(lab.DNS.Queries())
+		second, err := s.Scan(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Errorf("size %d: the second scan differs from the first", size)
+		}
+		again := len(lab.DNS.Queries()) - sent
+		st := s.DNSCacheStats()
+		switch {
+		case size == 0 && (again != sent || st != (resolver.CacheStats{})):
+			t.Errorf("no cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+		case size > 0 && (again != 0 || st.Hits != uint64(sent) || st.Misses != uint64(sent)):
+			t.Errorf("cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package mtasts
+
+import (
+	"context"
+
+	"crypto/tls"
+	"fmt"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+	"testing"
+	"time"
+)
+
+// TestSessionCache: a session is returned until MaxSessionAge has
+// passed, a nil Put forgets it, and the bookkeeping stays bounded.
+func TestSessionCache(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := NewSessionCache(4)
+	c.now = func() time.Time { return now }
+	cs := &tls.ClientSessionState{}
+	c.Put("a", cs)
+	if got, ok := c.Get("a"); !ok || got != cs {
+		t.Fatal("a fresh session must be returned")
+	}
+	now = now.Add(MaxSessionAge - time.Second)
+	if _, ok := c.Get("a"); !ok {
+		t.Fatal("a session younger than MaxSessionAge must be returned")
+	}
+	now = now.Add(time.Second)
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("a session of MaxSessionAge must not be resumed")
+	}
+	c.Put("b", cs)
+	c.Put("b", nil)
+	if _, ok := c.Get("b"); ok {
+		t.Fatal("a session removed by Put(nil) was returned")
+	}
+	for i := range 100 {
+		c.Put(fmt.Sprint("k", i), cs)
+		if n := len(c.stored); n > 2*c.capacity {
+			t.Fatalf("%d session times kept for capacity %d", n, c.capacity)
+		}
+	}
+	if _, ok := c.Get("k99"); !ok {
+		t.Fatal("the most recent session must be returned")
+	}
+	if _, ok := c.Get("k0"); ok {
+		t.Fatal("the oldest of 100 sessions must be gone from a cache of 4")
+	}
+}
+
+// TestFetchUsesSessions: a fetch with Options.Sessions stores the policy
+// host's TLS session, and the next fetch of the host still succeeds.
+func TestFetchUsesSessions(t *testing.T) {
+	e := newTestEnv(t)
+	r := dnstest.NewResolver(e.zones)
+	opts := Options{Port: e.srv.Port, RootCAs: e.srv.CA.pool, AllowLoopback: true, Timeout: 5 * time.Second, Sessions: NewSessionCache(8)}
+	for i := range 2 {
+		if res := Check(context.Background(), r, "pass"+zoneSuffix, opts); res.FetchState != Fetched {
+			t.Fatalf("fetch %d: state %s", i+1, res.FetchState)
+		}
+		opts.Sessions.mu.Lock()
+		n := len(opts.Sessions.stored)
+		opts.Sessions.mu.Unlock()
+		if n != 1 {
+			t.Fatalf("after fetch %d: %d sessions stored, want the host's one", i+1, n)
+		}
+	}
+}

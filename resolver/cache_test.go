@@ -1,0 +1,242 @@
+package resolver_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// cacheZone has answers with distinct TTLs and an SOA whose MINIMUM (60)
+// is below its own TTL (120): negative answers live 60 s (RFC 2308 §5).
+const cacheZone = `$ORIGIN cache.test.
+@        120 SOA ns hostmaster 1 3600 600 86400 60
+@        3600 NS ns
+ns       3600 A 127.0.0.1
+short    30 TXT "short"
+long     86400 TXT "long"
+alias    20 CNAME short
+mixed    100 A 192.0.2.1
+mixed    40 A 192.0.2.2
+`
+
+// cacheOn starts a server for cacheZone and a Cache over a Client of it,
+// on a manual clock.
+func cacheOn(t *testing.T, maxBytes int) (*dnstest.Server, *resolver.Cache, *resolver.ManualClock) {
+	t.Helper()
+	srv := dnstest.Start(t, dnstest.MustParse(t, cacheZone))
+	c := resolver.NewCache(client(srv), maxBytes)
+	clk := &resolver.ManualClock{}
+	resolver.SetCacheClock(c, clk.Now)
+	return srv, c, clk
+}
+
+// TestCacheTTL: an answer is served from the cache until its TTL (the
+// smallest of its records and aliases, capped at MaxCacheTTL) has passed,
+// then asked again; the cached copy equals the wire answer.
+func TestCacheTTL(t *testing.T) {
+	tests := []struct {
+		name  string
+		qtype resolver.Type
+		ttl   time.Duration
+	}{
+		{"short.cache.test", resolver.TypeTXT, 30 * time.Second},
+		{"mixed.cache.test", resolver.TypeA, 40 * time.Second},
+		{"alias.cache.test", resolver.TypeTXT, 20 * time.Second},    // the alias's TTL is the smaller
+		{"long.cache.test", resolver.TypeTXT, resolver.MaxCacheTTL}, // capped
+		{"missing.cache.test", resolver.TypeTXT, 60 * time.Second},  // NXDOMAIN: SOA minimum
+		{"short.cache.test", resolver.TypeMX, 60 * time.Second},     // NODATA: SOA minimum
+		{"nothing.cache.test", resolver.TypeCAA, 60 * time.Second},  // NXDOMAIN, another type
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+"/"+tc.qtype.String(), func(t *testing.T) {
+			srv, c, clk := cacheOn(t, 0)
+			ctx := context.Background()
+			first := c.Lookup(ctx, tc.name, tc.qtype)
+			if !first.Conclusive() {
+				t.Fatalf("first lookup inconclusive: %s", show(first))
+			}
+			clk.Advance(tc.ttl - time.Second)
+			checkAnswer(t, c.Lookup(ctx, strings.ToUpper(tc.name)+".", tc.qtype), first)
+			if n := srv.Count(tc.name, tc.qtype); n != 1 {
+				t.Fatalf("%d queries within the TTL, want 1", n)
+			}
+			clk.Advance(time.Second)
+			checkAnswer(t, c.Lookup(ctx, tc.name, tc.qtype), first)
+			if n := srv.Count(tc.name, tc.qtype); n != 2 {
+				t.Fatalf("%d queries after the TTL, want 2", n)
+			}
+			if st := c.Stats(); st.Hits != 1 || st.Misses != 2 || st.Entries != 1 {
+				t.Errorf("stats %+v: want 1 hit, 2 misses, 1 entry", st)
+			}
+		})
+	}
+}
+
+// TestCacheInconclusive: SERVFAIL, REFUSED, a timeout and a canceled
+// lookup are never kept; the next lookup asks again and sees the repaired
+// answer.
+func TestCacheInconclusive(t *testing.T) {
+	faults := []struct {
+		name  string
+		fault dnstest.Fault
+	}{
+		{"servfail", dnstest.ServFail},
+		{"refused", dnstest.Refused},
+		{"garbage", dnstest.Garbage},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			srv, c, _ := cacheOn(t, 0)
+			srv.SetFault("short.cache.test", dnstest.AnyType, f.fault)
+			if a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT); a.Conclusive() {
+				t.Fatalf("faulty server gave %s", show(a))
+			}
+			srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Fault{})
+			if a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT); a.Outcome != resolver.Found {
+				t.Fatalf("after the repair: %s", show(a))
+			}
+			if n := srv.Count("short.cache.test", resolver.TypeTXT); n != 2 {
+				t.Fatalf("%d queries, want 2: the inconclusive answer must not be kept", n)
+			}
+		})
+	}
+	t.Run("canceled", func(t *testing.T) {
+		srv, c, _ := cacheOn(t, 0)
+		srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(time.Second))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		if a := c.Lookup(ctx, "short.cache.test", resolver.TypeTXT); a.Conclusive() {
+			t.Fatalf("canceled lookup gave %s", show(a))
+		}
+		if st := c.Stats(); st.Entries != 0 {
+			t.Fatalf("stats %+v: a canceled lookup must not be kept", st)
+		}
+	})
+}
+
+// TestCacheNoSOA: a negative answer without an SOA in the authority
+// section is not kept (RFC 2308 §5 gives it no TTL).
+func TestCacheNoSOA(t *testing.T) {
+	addr := startHandler(t, func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetRcode(r, dns.RcodeNameError)
+		_ = w.WriteMsg(m)
+	}, false)
+	c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1}, 0)
+	for range 2 {
+		if a := c.Lookup(context.Background(), "gone.test", resolver.TypeTXT); a.Outcome != resolver.NXDomain {
+			t.Fatalf("got %s, want nxdomain", show(a))
+		}
+	}
+	if st := c.Stats(); st.Misses != 2 || st.Entries != 0 {
+		t.Fatalf("stats %+v: a negative answer without SOA must not be kept", st)
+	}
+}
+
+// TestCacheSingleflight: concurrent identical questions, in any case,
+// reach the server once; the counters say how they were answered.
+func TestCacheSingleflight(t *testing.T) {
+	srv, c, _ := cacheOn(t, 0)
+	srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(100*time.Millisecond))
+	const n = 50
+	answers := lookupAll(context.Background(), c, n, resolver.TypeTXT, "short.cache.test", "SHORT.cache.test.")
+	for _, a := range answers {
+		if a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
+			t.Fatalf("got %s", show(a))
+		}
+	}
+	answers[0].Records[0].TXT[0] = "changed" // each caller owns its copy
+	if got := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT).TXTs()[0]; got != "short" {
+		t.Fatalf("a caller's change reached the cache: %q", got)
+	}
+	if q := srv.Count("short.cache.test", resolver.TypeTXT); q != 1 {
+		t.Fatalf("%d queries reached the server for %d concurrent identical questions", q, n)
+	}
+	st := c.Stats()
+	if st.Misses != 1 || st.Hits+st.Shared != n || st.Shared == 0 {
+		t.Errorf("stats %+v: want 1 miss and %d answered without the wire, some shared in flight", st, n)
+	}
+	if r := st.HitRate(); r <= 0.9 {
+		t.Errorf("hit rate %.2f", r)
+	}
+}
+
+// TestCacheSenderGivesUp: when the caller that sent a shared question
+// gives up, a waiter with a live context asks again instead of
+// inheriting the cancellation.
+func TestCacheSenderGivesUp(t *testing.T) {
+	srv, c, _ := cacheOn(t, 0)
+	srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(200*time.Millisecond))
+	short, cancel := context.WithCancel(context.Background())
+	sent := make(chan resolver.Answer)
+	go func() { sent <- c.Lookup(short, "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return srv.Count("short.cache.test", resolver.TypeTXT) == 1 })
+	waited := make(chan resolver.Answer)
+	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Shared == 1 })
+	cancel()
+	if a := <-sent; a.Conclusive() {
+		t.Fatalf("canceled sender got %s", show(a))
+	}
+	if a := <-waited; a.Outcome != resolver.Found {
+		t.Fatalf("waiter got %s, want found", show(a))
+	}
+}
+
+// TestCacheMemoryBound: the estimated memory never passes the bound; the
+// least recently used answers are evicted and asked again.
+func TestCacheMemoryBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(cacheZone)
+	const names = 200
+	for i := range names {
+		fmt.Fprintf(&b, "n%d 3600 TXT \"v=spf1 include:_spf%d.provider.test -all\"\n", i, i)
+	}
+	srv := dnstest.Start(t, dnstest.MustParse(t, b.String()))
+	const bound = 8 << 10
+	c := resolver.NewCache(client(srv), bound)
+	ctx := context.Background()
+	for i := range names {
+		c.Lookup(ctx, fmt.Sprintf("n%d.cache.test", i), resolver.TypeTXT)
+		if st := c.Stats(); st.Bytes > bound {
+			t.Fatalf("after %d answers: %d bytes held, bound %d", i+1, st.Bytes, bound)
+		}
+	}
+	st := c.Stats()
+	if st.Evictions == 0 || st.Entries >= names || st.Entries == 0 {
+		t.Fatalf("stats %+v: %d answers cannot fit in %d bytes", st, names, bound)
+	}
+	c.Lookup(ctx, "n0.cache.test", resolver.TypeTXT) // evicted long ago
+	if n := srv.Count("n0.cache.test", resolver.TypeTXT); n != 2 {
+		t.Fatalf("the evicted answer was asked %d times, want 2", n)
+	}
+	c.Lookup(ctx, fmt.Sprintf("n%d.cache.test", names-1), resolver.TypeTXT) // recent
+	if n := srv.Count(fmt.Sprintf("n%d.cache.test", names-1), resolver.TypeTXT); n != 1 {
+		t.Fatalf("the most recent answer was asked %d times, want 1", n)
+	}
+}
+
+// TestCachePlainResolver: over a Resolver without TTLs, Found answers
+// are kept for their smallest record TTL and nothing else is kept.
+func TestCachePlainResolver(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustParse(t, cacheZone))
+	c := resolver.NewCache(mem, 0)
+	ctx := context.Background()
+	for range 2 {
+		c.Lookup(ctx, "short.cache.test", resolver.TypeTXT)
+		c.Lookup(ctx, "missing.cache.test", resolver.TypeTXT)
+	}
+	if n := mem.Count("short.cache.test", resolver.TypeTXT); n != 1 {
+		t.Errorf("found answer asked %d times, want 1", n)
+	}
+	if n := mem.Count("missing.cache.test", resolver.TypeTXT); n != 2 {
+		t.Errorf("negative answer without a TTL asked %d times, want 2", n)
+	}
+}

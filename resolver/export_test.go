@@ -1,0 +1,29 @@
+package resolver
+
+import (
+	"sync"
+	"time"
+)
+
+// SetCacheClock replaces the clock of c (tests only).
+func SetCacheClock(c *Cache, now func() time.Time) { c.now = now }
+
+// ManualClock is a clock a test moves by hand (tests only).
+type ManualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
