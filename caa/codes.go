@@ -41,10 +41,11 @@ const (
 // Codes returns every finding code this package can report, in
 // declaration order. The root package's judgement tests walk it, so each
 // code has a judgement rule, a note, or an explicit reason to be ignored.
-func Codes() []Code {
-	return []Code{
-		CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags, CodeIssueMalformed,
-		CodeIssueWildMalformed, CodeIssueMailMalformed, CodeIssuerTrailingDot, CodeIodefInvalid,
-		CodeClimbTruncated,
-	}
+func Codes() []Code { return append([]Code(nil), order...) }
+
+// order is the order findings are reported in.
+var order = []Code{
+	CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags,
+	CodeIssueMalformed, CodeIssueWildMalformed, CodeIssueMailMalformed,
+	CodeIssuerTrailingDot, CodeIodefInvalid, CodeClimbTruncated,
 }

@@ -28,9 +28,10 @@ const (
 // Codes returns every finding code this package can report, in
 // declaration order. The root package's judgement tests walk it, so each
 // code has a judgement rule, a note, or an explicit reason to be ignored.
-func Codes() []Code {
-	return []Code{
-		CodeNoPTR, CodeInvalidName, CodeLocalhostName, CodeTooManyNames, CodeForwardInconclusive,
-		CodeGenericName,
-	}
+func Codes() []Code { return append([]Code(nil), order...) }
+
+// order is the order findings are reported in.
+var order = []Code{
+	CodeNoPTR, CodeInvalidName, CodeLocalhostName, CodeTooManyNames,
+	CodeForwardInconclusive, CodeGenericName,
 }
