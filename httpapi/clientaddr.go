@@ -95,3 +95,26 @@ func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
 	}
 	return false
 }
+
+// normalizeProxies returns the trusted-proxy prefixes in the form sourceAddr
+// compares against: every peer and hop address is unmapped to IPv4 before
+// the comparison, so an IPv4-mapped prefix ("::ffff:192.0.2.1/128",
+// "::ffff:192.0.2.0/120") becomes the IPv4 prefix it denotes
+// ("192.0.2.1/32", "192.0.2.0/24"); otherwise it could never match. A
+// mapped prefix shorter than /96 spans more than the mapped range and is
+// kept as written. Zones are dropped and host bits cleared.
+func normalizeProxies(ps []netip.Prefix) []netip.Prefix {
+	out := make([]netip.Prefix, 0, len(ps))
+	for _, p := range ps {
+		if !p.IsValid() {
+			continue
+		}
+		a := p.Addr().WithZone("")
+		bits := p.Bits()
+		if a.Is4In6() && bits >= 96 {
+			a, bits = a.Unmap(), bits-96
+		}
+		out = append(out, netip.PrefixFrom(a, bits).Masked())
+	}
+	return out
+}

@@ -49,5 +49,5 @@
 // per [DefaultRateWindow] (60 s) per source (IPv4 address or IPv6 /64);
 // [DefaultMaxInFlight] concurrent diagnostics, waiting at most
 // [DefaultQueueWait] for a slot; [DefaultMaxKeys] sources tracked at once
-// by the in-memory limiter.
+// by the in-memory limiter (the oldest window is evicted past it).
 package httpapi

@@ -86,7 +86,7 @@ func New(svc Service, opts Options) http.Handler {
 	h := &handler{
 		svc:     svc,
 		limiter: opts.Limiter,
-		proxies: opts.TrustedProxies,
+		proxies: normalizeProxies(opts.TrustedProxies),
 		wait:    opts.QueueWait,
 		storage: opts.Storage,
 		now:     opts.Now,

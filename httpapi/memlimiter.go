@@ -1,13 +1,14 @@
 package httpapi
 
 import (
+	"container/list"
 	"context"
 	"sync"
 	"time"
 )
 
 // DefaultMaxKeys bounds the source addresses a MemoryLimiter tracks at
-// once (about 100 bytes each).
+// once (about 150 bytes each, so about 40 MB at most).
 const DefaultMaxKeys = 1 << 18
 
 // MemoryLimiterOptions configures a MemoryLimiter; zero fields take the
@@ -25,24 +26,28 @@ type MemoryLimiterOptions struct {
 	Now func() time.Time
 }
 
-// MemoryLimiter is a Limiter for one instance. Its memory is bounded: a
-// sweep drops expired windows once per window length, and when MaxKeys
-// addresses have open windows a new address is refused with
-// ErrLimiterFull.
+// MemoryLimiter is a Limiter for one instance. Its memory is bounded:
+// expired windows are dropped as time passes, and when MaxKeys addresses
+// have open windows a new address evicts the window that opened first
+// (the one closest to its end). A flood of fresh addresses therefore
+// never locks out a new client: at worst an old window is forgotten early
+// and its address starts a new one, so the limiter degrades towards
+// leniency, never towards refusal.
 type MemoryLimiter struct {
 	limit   int
 	window  time.Duration
 	maxKeys int
 	now     func() time.Time
 
-	mu        sync.Mutex
-	windows   map[string]memWindow
-	nextSweep time.Time // no sweep before this
-	earliest  time.Time // no open window ends before this
+	mu      sync.Mutex
+	windows map[string]*list.Element // of *memWindow
+	order   *list.List               // windows by opening time, oldest first
+	evicted int
 }
 
 // memWindow is one address's fixed window.
 type memWindow struct {
+	key   string
 	count int
 	end   time.Time
 }
@@ -62,56 +67,55 @@ func NewMemoryLimiter(o MemoryLimiterOptions) *MemoryLimiter {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	l.windows = make(map[string]memWindow)
+	l.windows = make(map[string]*list.Element)
+	l.order = list.New()
 	return l
 }
 
-// Allow implements Limiter. It never fails except with ErrLimiterFull.
+// Allow implements Limiter. It never fails.
 func (l *MemoryLimiter) Allow(_ context.Context, key string) (Decision, error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !now.Before(l.nextSweep) {
-		l.sweep(now)
+	l.dropExpired(now)
+	e, ok := l.windows[key]
+	if !ok {
+		l.makeRoom()
+		e = l.order.PushBack(&memWindow{key: key, end: now.Add(l.window)})
+		l.windows[key] = e
 	}
-	w, ok := l.windows[key]
-	if !ok || !now.Before(w.end) {
-		if !ok && len(l.windows) >= l.maxKeys {
-			if now.Before(l.earliest) {
-				return Decision{}, ErrLimiterFull
-			}
-			l.sweep(now)
-			if len(l.windows) >= l.maxKeys {
-				return Decision{}, ErrLimiterFull
-			}
-		}
-		w = memWindow{end: now.Add(l.window)}
-		if len(l.windows) == 0 || w.end.Before(l.earliest) {
-			l.earliest = w.end
-		}
-	}
+	w := e.Value.(*memWindow)
 	if w.count <= l.limit { // stop counting past the limit: no overflow
 		w.count++
 	}
-	l.windows[key] = w
 	return decide(w.count, l.limit, w.end.Sub(now)), nil
 }
 
-// sweep drops every expired window and schedules the next sweep. Called
-// with mu held.
-func (l *MemoryLimiter) sweep(now time.Time) {
-	var earliest time.Time
-	for k, w := range l.windows {
-		if !now.Before(w.end) {
-			delete(l.windows, k)
-			continue
+// dropExpired forgets every window that has ended. Windows all have the
+// same length and open at the current time, so the list is ordered by end
+// as well: only its front needs looking at. Called with mu held.
+func (l *MemoryLimiter) dropExpired(now time.Time) {
+	for e := l.order.Front(); e != nil; e = l.order.Front() {
+		w := e.Value.(*memWindow)
+		if now.Before(w.end) {
+			return
 		}
-		if earliest.IsZero() || w.end.Before(earliest) {
-			earliest = w.end
-		}
+		l.remove(e)
 	}
-	l.earliest = earliest
-	l.nextSweep = now.Add(l.window)
+}
+
+// makeRoom evicts the oldest windows until a new one fits. Called with mu
+// held.
+func (l *MemoryLimiter) makeRoom() {
+	for len(l.windows) >= l.maxKeys {
+		l.remove(l.order.Front())
+		l.evicted++
+	}
+}
+
+func (l *MemoryLimiter) remove(e *list.Element) {
+	delete(l.windows, e.Value.(*memWindow).key)
+	l.order.Remove(e)
 }
 
 // Len returns the number of tracked addresses.
@@ -119,4 +123,12 @@ func (l *MemoryLimiter) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.windows)
+}
+
+// Evicted returns how many open windows were forgotten early to make
+// room for new addresses since the limiter was made.
+func (l *MemoryLimiter) Evicted() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.evicted
 }
