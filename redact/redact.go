@@ -50,6 +50,7 @@ type Set struct {
 	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
 	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
 	allow      map[string]struct{}
+	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
 	overflowed bool
 }
@@ -183,6 +184,79 @@ func (s *Set) Allow(values ...string) {
 	}
 }
 
+// Generated marks values the service itself produced for the output: a
+// timestamp it formatted, a duration or count it printed. A wire value can
+// coincide with them by chance or by design (a TXT token "4T05" occurs in
+// the timestamp "2026-11-24T05:00:00Z"; "8 checks" in a printed sentence),
+// and matching them would let anyone who publishes DNS records raise the
+// alarm and have a result withheld. In Contains, a string equal to a
+// generated value is not searched, and every standalone occurrence of one
+// inside a string (not touching a letter or digit, nor a '.', ':', '-',
+// '_', '/' or '@' that joins it to one, as in an address or a name) is
+// masked before the search. Anything else in the string is still
+// searched, so a real wire value next to a generated one is still found.
+func (s *Set) Generated(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if v = strings.ToLower(v); v != "" {
+			s.generated = append(s.generated, v)
+		}
+	}
+}
+
+// maskGenerated replaces every standalone occurrence of a generated value
+// in the lower-case t by NUL bytes, which no search can match across.
+// Called with mu held (read).
+func (s *Set) maskGenerated(t string) string {
+	for _, g := range s.generated {
+		if !strings.Contains(t, g) {
+			continue
+		}
+		var b strings.Builder
+		rest, off := t, 0
+		for {
+			i := strings.Index(rest, g)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			at := off + i
+			b.WriteString(rest[:i])
+			if standalone(t, at, at+len(g)) {
+				b.WriteString(strings.Repeat("\x00", len(g)))
+			} else {
+				b.WriteString(g)
+			}
+			rest, off = rest[i+len(g):], at+len(g)
+		}
+		t = b.String()
+	}
+	return t
+}
+
+// standalone reports whether t[i:j] is not joined to a neighbouring letter
+// or digit, directly or through joining characters ('.', ':', '-', '_',
+// '/', '@'; "::" in "2001:db8::3").
+func standalone(t string, i, j int) bool {
+	k := i - 1
+	for k >= 0 && isJoiner(t[k]) {
+		k--
+	}
+	if k >= 0 && isAlnum(t[k]) {
+		return false
+	}
+	k = j
+	for k < len(t) && isJoiner(t[k]) {
+		k++
+	}
+	return k >= len(t) || !isAlnum(t[k])
+}
+
+func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
+
 // Len returns the number of recorded values.
 func (s *Set) Len() int {
 	s.mu.RLock()
@@ -202,6 +276,12 @@ func (s *Set) Contains(text string) bool {
 	if _, ok := s.allow[t]; ok {
 		return false
 	}
+	for _, g := range s.generated {
+		if t == g {
+			return false
+		}
+	}
+	t = s.maskGenerated(t)
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.

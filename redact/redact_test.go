@@ -153,3 +153,28 @@ func TestVocabularyContains(t *testing.T) {
 		t.Error("a nil vocabulary contains nothing")
 	}
 }
+
+// TestGenerated: generated values are masked only where they stand alone;
+// wire values around or containing them are still found.
+func TestGenerated(t *testing.T) {
+	t.Parallel()
+	s := NewSet()
+	s.AddText("4T05 3 of 5 host3.example.net 192.0.2.3 kanari.example.org 2001:db8::3")
+	s.Generated("2026-11-24T05:00:00Z", "3", "5")
+	for text, want := range map[string]bool{
+		"2026-11-24T05:00:00Z":                    false, // the generated value itself
+		"scanned 2026-11-24T05:00:00Z":            false, // standalone inside a string
+		"3 of 5 evaluated checks pass.":           false,
+		"3 of 5 pass. kanari.example.org":         true,
+		"2026-11-24T05:00:00Z kanari.example.org": true,
+		"see 4T05":                                   true, // the wire token alone, not generated
+		"relay host3.example.net":                    true,
+		"address 192.0.2.3":                          true, // '3' joined by '.': not masked
+		"address 2001:db8::3":                        true,
+		"2026-11-24T05:00:00Z and 2026-11-24T05:00Z": true, // the second is not the generated value
+	} {
+		if got := s.Contains(text); got != want {
+			t.Errorf("Contains(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
