@@ -253,7 +253,9 @@ func standalone(t string, i, j int) bool {
 	return k >= len(t) || !isAlnum(t[k])
 }
 
-func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
 
