@@ -24,15 +24,22 @@ const ipv6KeyBits = 64
 // client: the TCP peer address, or, when the peer is a trusted proxy, the
 // rightmost X-Forwarded-For hop that is not a trusted proxy.
 func sourceAddr(r *http.Request, trusted []netip.Prefix) string {
+	return limitKey(sourceIP(r, trusted))
+}
+
+// sourceIP returns the client address of r as sourceAddr determines it,
+// unmapped and without zone; the zero Addr when the peer address cannot be
+// parsed.
+func sourceIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return unknownSource
+		return netip.Addr{}
 	}
 	addr := ap.Addr().Unmap().WithZone("")
 	if len(trusted) > 0 && inPrefixes(addr, trusted) {
 		addr = forwardedClient(addr, r.Header.Values("X-Forwarded-For"), trusted)
 	}
-	return limitKey(addr)
+	return addr
 }
 
 // limitKey is the rate-limit key of a client address: an IPv4 address

@@ -48,6 +48,11 @@
 // [MaxBodyBytes] (8 KiB) per request body; [DefaultRateLimit] (30) requests
 // per [DefaultRateWindow] (60 s) per source (IPv4 address or IPv6 /64);
 // [DefaultMaxInFlight] concurrent diagnostics, waiting at most
-// [DefaultQueueWait] for a slot; [DefaultMaxKeys] sources tracked at once
+// [DefaultQueueWait] for a slot, of which one source runs at most
+// [DefaultSourceInFlight] (an IPv6 /56 twice, a /48 four times as many),
+// waiting requests served round-robin between sources; [DefaultSourceBudget]
+// of diagnostic time per source and window; aggregate rate limits per IPv6
+// /56 and /48 ([NetworkLimit], 4 and 16 times the per-source limit, answered
+// 429 with Retry-After); [DefaultMaxKeys] sources tracked at once
 // by the in-memory limiter (the oldest window is evicted past it).
 package httpapi

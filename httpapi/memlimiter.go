@@ -34,41 +34,29 @@ type MemoryLimiterOptions struct {
 // and its address starts a new one, so the limiter degrades towards
 // leniency, never towards refusal.
 type MemoryLimiter struct {
-	limit   int
-	window  time.Duration
-	maxKeys int
-	now     func() time.Time
+	limit int
+	now   func() time.Time
 
-	mu      sync.Mutex
-	windows map[string]*list.Element // of *memWindow
-	order   *list.List               // windows by opening time, oldest first
-	evicted int
-}
-
-// memWindow is one address's fixed window.
-type memWindow struct {
-	key   string
-	count int
-	end   time.Time
+	mu    sync.Mutex
+	table *windowTable
 }
 
 // NewMemoryLimiter returns an in-memory limiter.
 func NewMemoryLimiter(o MemoryLimiterOptions) *MemoryLimiter {
-	l := &MemoryLimiter{limit: o.Limit, window: o.Window, maxKeys: o.MaxKeys, now: o.Now}
+	l := &MemoryLimiter{limit: o.Limit, now: o.Now}
 	if l.limit <= 0 {
 		l.limit = DefaultRateLimit
 	}
-	if l.window <= 0 {
-		l.window = DefaultRateWindow
+	if o.Window <= 0 {
+		o.Window = DefaultRateWindow
 	}
-	if l.maxKeys <= 0 {
-		l.maxKeys = DefaultMaxKeys
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = DefaultMaxKeys
 	}
 	if l.now == nil {
 		l.now = time.Now
 	}
-	l.windows = make(map[string]*list.Element)
-	l.order = list.New()
+	l.table = newWindowTable(o.Window, o.MaxKeys)
 	return l
 }
 
@@ -77,52 +65,18 @@ func (l *MemoryLimiter) Allow(_ context.Context, key string) (Decision, error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.dropExpired(now)
-	e, ok := l.windows[key]
-	if !ok {
-		l.makeRoom()
-		e = l.order.PushBack(&memWindow{key: key, end: now.Add(l.window)})
-		l.windows[key] = e
-	}
-	w := e.Value.(*memWindow)
+	w := l.table.get(key, now)
 	if w.count <= l.limit { // stop counting past the limit: no overflow
 		w.count++
 	}
 	return decide(w.count, l.limit, w.end.Sub(now)), nil
 }
 
-// dropExpired forgets every window that has ended. Windows all have the
-// same length and open at the current time, so the list is ordered by end
-// as well: only its front needs looking at. Called with mu held.
-func (l *MemoryLimiter) dropExpired(now time.Time) {
-	for e := l.order.Front(); e != nil; e = l.order.Front() {
-		w := e.Value.(*memWindow)
-		if now.Before(w.end) {
-			return
-		}
-		l.remove(e)
-	}
-}
-
-// makeRoom evicts the oldest windows until a new one fits. Called with mu
-// held.
-func (l *MemoryLimiter) makeRoom() {
-	for len(l.windows) >= l.maxKeys {
-		l.remove(l.order.Front())
-		l.evicted++
-	}
-}
-
-func (l *MemoryLimiter) remove(e *list.Element) {
-	delete(l.windows, e.Value.(*memWindow).key)
-	l.order.Remove(e)
-}
-
 // Len returns the number of tracked addresses.
 func (l *MemoryLimiter) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.windows)
+	return len(l.table.windows)
 }
 
 // Evicted returns how many open windows were forgotten early to make
@@ -130,5 +84,59 @@ func (l *MemoryLimiter) Len() int {
 func (l *MemoryLimiter) Evicted() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.evicted
+	return l.table.evicted
+}
+
+// windowTable holds fixed windows by key, at most maxKeys of them. It is
+// not safe for concurrent use; its owner locks.
+type windowTable struct {
+	window  time.Duration
+	maxKeys int
+	windows map[string]*list.Element // of *memWindow
+	order   *list.List               // windows by opening time, oldest first
+	evicted int
+}
+
+// memWindow is one key's fixed window and what was counted in it.
+type memWindow struct {
+	key   string
+	count int
+	end   time.Time
+}
+
+func newWindowTable(window time.Duration, maxKeys int) *windowTable {
+	return &windowTable{window: window, maxKeys: maxKeys, windows: map[string]*list.Element{}, order: list.New()}
+}
+
+// get returns the open window of key, opening one at now when there is
+// none (evicting the oldest window when the table is full).
+func (t *windowTable) get(key string, now time.Time) *memWindow {
+	t.dropExpired(now)
+	if e, ok := t.windows[key]; ok {
+		return e.Value.(*memWindow)
+	}
+	for len(t.windows) >= t.maxKeys {
+		t.remove(t.order.Front())
+		t.evicted++
+	}
+	w := &memWindow{key: key, end: now.Add(t.window)}
+	t.windows[key] = t.order.PushBack(w)
+	return w
+}
+
+// dropExpired forgets every window that has ended. Windows all have the
+// same length and open at the current time, so the list is ordered by end
+// as well: only its front needs looking at.
+func (t *windowTable) dropExpired(now time.Time) {
+	for e := t.order.Front(); e != nil; e = t.order.Front() {
+		if now.Before(e.Value.(*memWindow).end) {
+			return
+		}
+		t.remove(e)
+	}
+}
+
+func (t *windowTable) remove(e *list.Element) {
+	delete(t.windows, e.Value.(*memWindow).key)
+	t.order.Remove(e)
 }
