@@ -33,6 +33,15 @@
 // body is {"error": "..."} with a fixed English message that names the field
 // and the rule and never echoes any part of the request.
 //
+// Errors that net/http itself answers before any handler runs (400 for a
+// malformed request, 431 for oversized headers, 501 for an unknown
+// transfer coding, 505 for an unsupported HTTP version) are JSON too when
+// the server accepts through [LimitListener], which rewrites them. What
+// stays outside the JSON shape: a connection over a [Listener] cap, or
+// one that exceeds the server's header or idle timeouts, is closed
+// without a response (no request was read to answer); a request whose
+// Expect header is not 100-continue gets net/http's bodiless 417.
+//
 // The access log (log/slog) records method, route, status, duration and a
 // random request id, never a domain, address, selector, query string or
 // error text from below.
