@@ -37,6 +37,13 @@ const (
 	// MaxValues bounds the values one Set holds; past it, further values
 	// are dropped and Overflowed reports true.
 	MaxValues = 4096
+	// MaxBytes bounds the bytes of the values one Set holds, so that its
+	// memory stays near MaxBytes times a small factor (map and index
+	// entries) whatever the zones publish (issue 13: a memory bound per
+	// scan); past it, further values are dropped and Overflowed reports
+	// true. The scan's DNS data is bounded by resolver.MaxScanBytes, the
+	// same size.
+	MaxBytes = 512 << 10
 )
 
 // ErrLeak is returned by Verify when a recorded value was found.
@@ -52,6 +59,7 @@ type Set struct {
 	allow      map[string]struct{}
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
+	bytes      int
 	overflowed bool
 }
 
@@ -116,15 +124,19 @@ func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
+		if s.overflowed {
+			return // a full set stops at once: no more work per value
+		}
 		for _, f := range forms(v) {
 			if !s.worthRecording(f) {
 				continue
 			}
-			if len(s.values) >= MaxValues {
+			if len(s.values) >= MaxValues || s.bytes+len(f) > MaxBytes {
 				s.overflowed = true
 				return
 			}
 			if _, dup := s.values[f]; !dup {
+				s.bytes += len(f)
 				s.values[f] = struct{}{}
 				s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
 				p := uint16(f[0])<<8 | uint16(f[1])
@@ -160,6 +172,13 @@ func isAddress(s string) bool {
 	}
 	_, err := netip.ParsePrefix(s)
 	return err == nil
+}
+
+// Bytes returns the bytes of the recorded values (at most MaxBytes).
+func (s *Set) Bytes() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.bytes
 }
 
 // Overflowed reports whether values were dropped because the Set was full.

@@ -178,3 +178,17 @@ func TestGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestSetByteBound: values of up to MaxValueLen each stop at MaxBytes in
+// total, well before MaxValues (issue 13, item 8: a memory bound per
+// scan).
+func TestSetByteBound(t *testing.T) {
+	t.Parallel()
+	s := NewSet()
+	for i := range MaxValues {
+		s.Add(fmt.Sprintf("%04d", i) + strings.Repeat("k", MaxValueLen-4))
+	}
+	if s.Bytes() > MaxBytes || !s.Overflowed() || s.Len() >= MaxValues {
+		t.Fatalf("bytes %d len %d overflowed %v: want at most %d bytes", s.Bytes(), s.Len(), s.Overflowed(), MaxBytes)
+	}
+}
