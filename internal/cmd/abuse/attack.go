@@ -37,7 +37,7 @@ type attackResult struct {
 
 // runAttack measures the good client unloaded, then under the attack of
 // n hostile sources.
-func runAttack(base string, n int, unloaded, attack time.Duration) attackResult {
+func runAttack(base string, n int, unloaded, attack time.Duration, skip map[string]bool) attackResult {
 	var res attackResult
 	var rec recorder
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
@@ -52,7 +52,11 @@ func runAttack(base string, n int, unloaded, attack time.Duration) attackResult 
 	held := make(chan int, n)
 	for i := range n {
 		src := hostileSource(i)
-		switch role := roleOf(i, n); role {
+		role := roleOf(i, n)
+		if skip[role] {
+			continue
+		}
+		switch role {
 		case "conns":
 			wg.Add(1)
 			go func() { defer wg.Done(); held <- holdConns(actx, base, src) }()
@@ -66,8 +70,10 @@ func runAttack(base string, n int, unloaded, attack time.Duration) attackResult 
 			go func() { defer wg.Done(); hammer(actx, base, src, roleDomains[role], role, otherEvery, &hostile) }()
 		}
 	}
-	wg.Add(1)
-	go func() { defer wg.Done(); keyFlood(actx, base, &hostile) }()
+	if !skip["keyflood"] {
+		wg.Add(1)
+		go func() { defer wg.Done(); keyFlood(actx, base, &hostile) }()
+	}
 	time.Sleep(warmup)
 	var good recorder
 	gctx, gcancel := context.WithTimeout(context.Background(), attack)
@@ -81,7 +87,7 @@ func runAttack(base string, n int, unloaded, attack time.Duration) attackResult 
 		res.HeldConns += h
 	}
 	for i := range n {
-		if roleOf(i, n) == "conns" {
+		if roleOf(i, n) == "conns" && !skip["conns"] {
 			res.TriedConns += connsPerSource
 		}
 	}

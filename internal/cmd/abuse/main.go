@@ -3,10 +3,12 @@
 // and handler behind the connection-limited listener, as `mailauth serve`
 // assembles them, over a dnstest DNS server with hostile zones — and runs
 // the load in a child process, so that the figures it reads about itself
-// (RSS, goroutines, descriptors) are the server's alone.
+// (RSS, goroutines, descriptors) are the server's alone; the DNS server
+// runs in a third process, as a real resolver would.
 //
 //	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
 //	abuse -mode soak [-soak 10m] [-sample 10s]
+//	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
 //
 // Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
 // private network namespace when it can, where nothing else is reachable
@@ -21,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -37,11 +40,12 @@ type options struct {
 	zone     string
 	base     string
 	delay    time.Duration
+	skip     string
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "attack", "attack or soak")
+	flag.StringVar(&o.mode, "mode", "attack", "attack, soak or memory")
 	flag.IntVar(&o.hostile, "hostile", 20, "hostile sources (attack)")
 	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
@@ -50,7 +54,11 @@ func main() {
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
+	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood")
 	flag.Parse()
+	if os.Getenv(dnsEnv) != "" {
+		os.Exit(runDNS(o, flag.Args()))
+	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
 	}
@@ -65,11 +73,13 @@ func load(o options) int {
 	var v any
 	switch o.mode {
 	case "attack":
-		v = runAttack(o.base, o.hostile, o.unloaded, o.attack)
+		v = runAttack(o.base, o.hostile, o.unloaded, o.attack, skipSet(o.skip))
 	case "soak":
 		v = runSoak(o.base, o.soak)
+	case "memory":
+		v = runMemory(o.base)
 	default:
-		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack or soak")
+		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, soak or memory")
 		return 2
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
@@ -90,22 +100,22 @@ func serve(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	l, err := startLab([]string{o.zone, hostile}, o.delay)
+	l, err := startLab(o, []string{o.zone, hostile})
 	if err != nil {
 		return err
 	}
 	defer l.close()
-	if o.mode == "soak" {
-		soakFaults(l.dns, o.delay)
-	}
 	start := time.Now()
 	time.Sleep(time.Second)
 	baseline := l.readSample(start)
+	cpu0 := cpuTicks()
 	res, samples, err := runLoad(o, l, start)
 	if err != nil {
 		return err
 	}
+	cpu := cpuTicks() - cpu0
 	after := settle(l, start, baseline)
+	fmt.Fprintf(out, "server CPU during the load: %d ms\n", cpu*10)
 	return report(out, o, res, baseline, samples, after)
 }
 
@@ -117,7 +127,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		return nil, nil, err
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
-		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String()}
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-skip", o.skip}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer
@@ -165,4 +175,15 @@ func settle(l *lab, start time.Time, baseline sample) sample {
 		time.Sleep(time.Second)
 	}
 	return l.readSample(start)
+}
+
+// skipSet parses -skip.
+func skipSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range strings.Split(s, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out[r] = true
+		}
+	}
+	return out
 }

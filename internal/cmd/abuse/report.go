@@ -30,6 +30,14 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 			return fmt.Errorf("load result: %w", err)
 		}
 		printAttack(out, o, r)
+	case "memory":
+		var r memoryResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("load result: %w", err)
+		}
+		fmt.Fprintf(out, "== %d concurrent scans of %s, twice: %v\n", memoryScans, bigDomain, r.Scans)
+		fmt.Fprintf(out, "heap in use above baseline at peak: %d KB (%d KB per scan in flight)\n",
+			peak.HeapKB-baseline.HeapKB, (peak.HeapKB-baseline.HeapKB)/memoryScans)
 	case "soak":
 		var r soakResult
 		if err := json.Unmarshal(raw, &r); err != nil {

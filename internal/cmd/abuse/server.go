@@ -17,7 +17,6 @@ import (
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/resolver"
-	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // Server settings, as `mailauth serve` sets them (cmd/mailauth/serve.go).
@@ -33,40 +32,33 @@ const (
 )
 
 // lab is the service under test: the real scanner and handler behind the
-// connection-limited listener, with the lab's DNS server.
+// connection-limited listener, resolving through the DNS child.
 type lab struct {
-	dns      *dnstest.Server
-	srv      *http.Server
-	ln       *httpapi.Listener
-	addr     string
-	dnsDelay time.Duration
+	srv     *http.Server
+	ln      *httpapi.Listener
+	addr    string
+	stopDNS func()
 }
 
-// startLab serves the zones and the service on loopback. DNS answers of
-// the soak's delayed names are held back by dnsDelay; the slow domain's by
-// longer than the scan deadline.
-func startLab(zoneFiles []string, dnsDelay time.Duration) (*lab, error) {
-	z, err := dnstest.Load(zoneFiles...)
+// startLab starts the DNS child over zoneFiles and serves the service on
+// loopback.
+func startLab(o options, zoneFiles []string) (*lab, error) {
+	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
 	if err != nil {
 		return nil, err
-	}
-	d, err := dnstest.Listen(z)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range slowNames {
-		d.SetFault(n, dnstest.AnyType, dnstest.Delay(2*mailauth.DefaultScanTimeout))
 	}
 	httpsPort, err := closedPort()
 	if err != nil {
+		stopDNS()
 		return nil, err
 	}
 	svc := mailauth.New(mailauth.Config{
-		Resolver:  &resolver.Client{Servers: []string{d.Addr()}},
+		Resolver:  &resolver.Client{Servers: []string{dnsAddr}},
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
 	})
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		stopDNS()
 		return nil, err
 	}
 	proxy := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
@@ -82,14 +74,14 @@ func startLab(zoneFiles []string, dnsDelay time.Duration) (*lab, error) {
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	go func() { _ = srv.Serve(ln) }()
-	return &lab{dns: d, srv: srv, ln: ln, addr: raw.Addr().String(), dnsDelay: dnsDelay}, nil
+	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), stopDNS: stopDNS}, nil
 }
 
 func (l *lab) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.srv.Shutdown(ctx)
-	l.dns.Close()
+	l.stopDNS()
 }
 
 // closedPort returns a loopback port nothing listens on.
