@@ -13,11 +13,12 @@ import (
 func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after sample) error {
 	peak := baseline
 	for _, s := range samples {
-		peak.RSSKB, peak.HeapKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB)
+		peak.RSSKB, peak.HeapKB, peak.LiveKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB), max(peak.LiveKB, s.LiveKB)
 		peak.Goroutines, peak.FDs, peak.Conns = max(peak.Goroutines, s.Goroutines), max(peak.FDs, s.FDs), max(peak.Conns, s.Conns)
 	}
 	row := func(name string, s sample) {
-		fmt.Fprintf(out, "%-9s rss %7d KB  heap %7d KB  goroutines %6d  fds %6d  conns %5d\n", name, s.RSSKB, s.HeapKB, s.Goroutines, s.FDs, s.Conns)
+		fmt.Fprintf(out, "%-9s rss %7d KB  heap %7d KB  live %7d KB  goroutines %6d  fds %6d  conns %5d\n",
+			name, s.RSSKB, s.HeapKB, s.LiveKB, s.Goroutines, s.FDs, s.Conns)
 	}
 	fmt.Fprintf(out, "== server resources (%s)\n", o.mode)
 	row("baseline", baseline)
@@ -36,8 +37,9 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 			return fmt.Errorf("load result: %w", err)
 		}
 		fmt.Fprintf(out, "== %d concurrent scans of %s, twice: %v\n", memoryScans, bigDomain, r.Scans)
-		fmt.Fprintf(out, "heap in use above baseline at peak: %d KB (%d KB per scan in flight)\n",
-			peak.HeapKB-baseline.HeapKB, (peak.HeapKB-baseline.HeapKB)/memoryScans)
+		fmt.Fprintf(out, "heap in use above baseline at peak: %d KB (%d KB per scan in flight); live heap after a GC: %d KB (%d KB per scan)\n",
+			peak.HeapKB-baseline.HeapKB, (peak.HeapKB-baseline.HeapKB)/memoryScans,
+			peak.LiveKB-baseline.LiveKB, (peak.LiveKB-baseline.LiveKB)/memoryScans)
 	case "soak":
 		var r soakResult
 		if err := json.Unmarshal(raw, &r); err != nil {

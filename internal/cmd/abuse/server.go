@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -102,14 +103,17 @@ type sample struct {
 	FDs        int           `json:"fds"`
 	Conns      int           `json:"conns"`
 	HeapKB     uint64        `json:"heapKB"`
+	LiveKB     uint64        `json:"liveKB"` // heap marked live by the last GC
 }
 
 // readSample reads RSS, goroutines, descriptors and open connections.
 func (l *lab) readSample(start time.Time) sample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
 	s := sample{At: time.Since(start).Round(time.Second), Goroutines: runtime.NumGoroutine(),
-		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10}
+		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: live[0].Value.Uint64() >> 10}
 	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
 		s.FDs = len(ents)
 	}

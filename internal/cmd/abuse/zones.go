@@ -54,25 +54,36 @@ func writeHostileZone(dir string, now time.Time) (string, error) {
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }
 
-// writeBig adds bigDomain: an SPF record with 10 includes, each a TXT
-// record of 200 strings of 250 bytes (TCP-only answers of about 50 KB),
-// and 10 MX hosts with 50 addresses each.
+// writeBig adds bigDomain: an SPF record with 10 valid includes, and at
+// the domain, at each include target and at the _dmarc, _mta-sts and
+// _smtp._tls names a second TXT record of 200 strings of about 250 bytes
+// of host-name tokens (TCP-only answers of about 50 KB, every token of
+// which the leak guard records), plus 10 MX hosts with 50 addresses each.
 func writeBig(b *strings.Builder) {
 	b.WriteString("big-h TXT \"v=spf1")
 	for i := range 10 {
 		fmt.Fprintf(b, " include:i%d.big-h.example.com", i)
 	}
 	b.WriteString(" -all\"\n")
-	chunk := strings.Repeat("x", 240)
+	names := []string{"big-h", "_dmarc.big-h", "_mta-sts.big-h", "_smtp._tls.big-h"}
 	for i := range 10 {
-		fmt.Fprintf(b, "i%d.big-h TXT \"v=spf1 \"", i)
-		for j := range 200 {
-			fmt.Fprintf(b, " \"%s%09d\"", chunk, j)
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, "i%d.big-h TXT \"v=spf1 ip4:127.0.%d.0/24 -all\"\n", i, i)
+		names = append(names, fmt.Sprintf("i%d.big-h", i))
 		fmt.Fprintf(b, "big-h MX 10 mx%d.big-h\n", i)
 		for j := range 50 {
 			fmt.Fprintf(b, "mx%d.big-h A 127.3.%d.%d\n", i, i, j+1)
 		}
+	}
+	b.WriteString("_dmarc.big-h TXT \"v=DMARC1; p=reject\"\n")
+	for n, name := range names {
+		fmt.Fprintf(b, "%s TXT", name)
+		for j := range 200 {
+			b.WriteString(" \"")
+			for k := range 10 {
+				fmt.Fprintf(b, "t%d-%03d-%d.big-h.example.net ", n, j, k)
+			}
+			b.WriteString("\"")
+		}
+		b.WriteString("\n")
 	}
 }
