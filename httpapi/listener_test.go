@@ -192,3 +192,21 @@ func TestServerErrorStatus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzServerErrorStatus: any write is either passed through or
+// recognised as one of net/http's error responses with a 4xx/5xx status;
+// never a panic.
+func FuzzServerErrorStatus(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 431 Request Header Fields Too Large" + serverErrorHeaders + "431 Request Header Fields Too Large"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 4"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		status, ok := serverErrorStatus(p)
+		if ok && (status < 400 || status > 599 || !strings.HasPrefix(string(p), "HTTP/1.1 ")) {
+			t.Fatalf("recognised %q as status %d", p, status)
+		}
+		if ok && len(jsonServerError(status)) == 0 {
+			t.Fatal("empty replacement")
+		}
+	})
+}
