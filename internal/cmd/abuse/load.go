@@ -178,26 +178,24 @@ func (c *counters) snapshot() map[string]outcomes {
 
 // get sends a GET and returns the status (0 on a transport error).
 func get(ctx context.Context, c *http.Client, url string) int {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	return send(ctx, c, http.MethodGet, url, "")
 }
 
 // postPath posts a JSON body to url and returns the status.
 func postPath(ctx context.Context, c *http.Client, url, body string) int {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	return send(ctx, c, http.MethodPost, url, body)
+}
+
+// send sends one request (a JSON body when body is not empty) and
+// returns the status, 0 on a transport error.
+func send(ctx context.Context, c *http.Client, method, url, body string) int {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return 0
