@@ -23,6 +23,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -115,8 +117,11 @@ func serve(o options, out io.Writer) error {
 	}
 	cpu := cpuTicks() - cpu0
 	after := settle(l, start, baseline)
+	runtime.GC()
+	debug.FreeOSMemory()
+	freed := l.readSample(start)
 	fmt.Fprintf(out, "server CPU during the load: %d ms\n", cpu*10)
-	return report(out, o, res, baseline, samples, after)
+	return report(out, o, res, baseline, samples, after, freed)
 }
 
 // runLoad starts the load process and samples the server every

@@ -10,7 +10,9 @@ import (
 )
 
 // report prints the run's figures.
-func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after sample) error {
+// after is read once the server has settled; freed right after it, past
+// a GC and a return of free memory to the system.
+func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after, freed sample) error {
 	peak := baseline
 	for _, s := range samples {
 		peak.RSSKB, peak.HeapKB, peak.LiveKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB), max(peak.LiveKB, s.LiveKB)
@@ -24,6 +26,7 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 	row("baseline", baseline)
 	row("peak", peak)
 	row("after", after)
+	row("freed", freed)
 	switch o.mode {
 	case "attack":
 		var r attackResult
