@@ -26,14 +26,10 @@ func TestGeneratedValuesAreNotLeaks(t *testing.T) {
 	zone.WriteString("_dmarc TXT \"v=DMARC1; p=reject\"\n")
 	leaks := 0
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, zone.String())), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
-	got, err := s.Scan(context.Background(), ScanRequest{Domain: "gen.example.com"})
-	if err != nil {
+	// A check text replaced by the guard, or a result withheld, is
+	// reported through OnLeak: leaks counts both.
+	if _, err := s.Scan(context.Background(), ScanRequest{Domain: "gen.example.com"}); err != nil {
 		t.Fatalf("scan withheld: %v", err)
-	}
-	for _, c := range got.Checks {
-		if c.Summary == txtInternal.with() {
-			t.Errorf("%s was replaced by the guard", c.ID)
-		}
 	}
 	if _, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8")); err != nil {
 		t.Fatalf("ptr-check withheld: %v", err)
