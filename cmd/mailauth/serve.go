@@ -142,6 +142,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
+	tuneGC()
 	limiter, closeLimiter, err := openLimiter(ctx, c, logger)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)

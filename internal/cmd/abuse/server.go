@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -44,6 +45,14 @@ type lab struct {
 // startLab starts the DNS child over zoneFiles and serves the service on
 // loopback.
 func startLab(o options, zoneFiles []string) (*lab, error) {
+	// The collector settings of `mailauth serve` (cmd/mailauth/gc.go),
+	// unless GOGC or GOMEMLIMIT is set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
 	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
 	if err != nil {
 		return nil, err
