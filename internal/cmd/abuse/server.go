@@ -51,7 +51,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
+		debug.SetMemoryLimit(256 << 20)
 	}
 	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
 	if err != nil {
