@@ -209,10 +209,10 @@ func (s *Set) Allow(values ...string) {
 // the timestamp "2026-11-24T05:00:00Z"; "8 checks" in a printed sentence),
 // and matching them would let anyone who publishes DNS records raise the
 // alarm and have a result withheld. In Contains, a string equal to a
-// generated value is not searched, and every standalone occurrence of one
-// inside a string (not touching a letter or digit, nor a '.', ':', '-',
-// '_', '/' or '@' that joins it to one, as in an address or a name) is
-// masked before the search. Anything else in the string is still
+// generated value is not searched, and a string is cut at every
+// standalone occurrence of one (not touching a letter or digit, nor a
+// '.', ':', '-', '_', '/' or '@' that joins it to one, as in an address
+// or a name), the pieces around it searched one by one. Anything else in the string is still
 // searched, so a real wire value next to a generated one is still found.
 func (s *Set) Generated(values ...string) {
 	s.mu.Lock()
@@ -224,34 +224,39 @@ func (s *Set) Generated(values ...string) {
 	}
 }
 
-// maskGenerated replaces every standalone occurrence of a generated value
-// in the lower-case t by NUL bytes, which no search can match across.
-// Called with mu held (read).
-func (s *Set) maskGenerated(t string) string {
+// splitGenerated cuts the lower-case t at every standalone occurrence of
+// a generated value and returns the pieces around them, which are then
+// searched one by one: a value is found only inside one piece, so cutting
+// can remove matches but never make one. Called with mu held (read).
+func (s *Set) splitGenerated(t string) []string {
+	parts := []string{t}
 	for _, g := range s.generated {
-		if !strings.Contains(t, g) {
-			continue
+		var next []string
+		for _, p := range parts {
+			next = append(next, cutStandalone(p, g)...)
 		}
-		var b strings.Builder
-		rest, off := t, 0
-		for {
-			i := strings.Index(rest, g)
-			if i < 0 {
-				b.WriteString(rest)
-				break
-			}
-			at := off + i
-			b.WriteString(rest[:i])
-			if standalone(t, at, at+len(g)) {
-				b.WriteString(strings.Repeat("\x00", len(g)))
-			} else {
-				b.WriteString(g)
-			}
-			rest, off = rest[i+len(g):], at+len(g)
-		}
-		t = b.String()
+		parts = next
 	}
-	return t
+	return parts
+}
+
+// cutStandalone splits t at the standalone occurrences of g (see
+// standalone), dropping them.
+func cutStandalone(t, g string) []string {
+	var out []string
+	from, start := 0, 0
+	for {
+		i := strings.Index(t[from:], g)
+		if i < 0 {
+			return append(out, t[start:])
+		}
+		at := from + i
+		if standalone(t, at, at+len(g)) {
+			out = append(out, t[start:at])
+			start = at + len(g)
+		}
+		from = at + 1
+	}
 }
 
 // standalone reports whether t[i:j] is not joined to a neighbouring letter
@@ -302,7 +307,17 @@ func (s *Set) Contains(text string) bool {
 			return false
 		}
 	}
-	t = s.maskGenerated(t)
+	for _, part := range s.splitGenerated(t) {
+		if s.containsRecorded(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsRecorded reports whether the lower-case t contains a recorded
+// value that is not allowed. Called with mu held (read).
+func (s *Set) containsRecorded(t string) bool {
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.
