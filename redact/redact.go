@@ -251,11 +251,12 @@ func cutStandalone(t, g string) []string {
 			return append(out, t[start:])
 		}
 		at := from + i
-		if standalone(t, at, at+len(g)) {
-			out = append(out, t[start:at])
-			start = at + len(g)
+		if !standalone(t, at, at+len(g)) {
+			from = at + 1 // an overlapping occurrence may still stand alone
+			continue
 		}
-		from = at + 1
+		out = append(out, t[start:at])
+		start, from = at+len(g), at+len(g)
 	}
 }
 
