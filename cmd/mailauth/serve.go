@@ -45,7 +45,6 @@ type serveConfig struct {
 	storage         string
 	rateLimit       string
 	rateLimitMax    int
-	rateLimitKeys   int
 	trustedProxies  string
 	analyticsSecret string
 	maxInFlight     int
@@ -58,7 +57,7 @@ type serveConfig struct {
 // serveFlagNames are the flags of serve that have environment fallbacks
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
-	"trusted-proxies", "analytics-secret", "max-inflight", "rate-limit-keys"}, scannerFlagNames...)
+	"trusted-proxies", "analytics-secret", "max-inflight"}, scannerFlagNames...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
@@ -68,7 +67,6 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.storage, "storage", "none", "analytics store: none, sqlite:PATH or postgres://...; only none works yet (sqlite and postgres are not implemented yet), so the default is none")
 	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
 	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source (an IPv4 address, or the /64 of an IPv6 address) and 60-second window")
-	fs.IntVar(&c.rateLimitKeys, "rate-limit-keys", httpapi.DefaultMaxKeys, "sources the memory rate limiter tracks at once; past it the oldest window is forgotten early")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC secret of the analytics hashes (accepted; analytics are not implemented yet)")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
@@ -95,9 +93,6 @@ func (c *serveConfig) check() error {
 		return errors.New("-ratelimit: must be memory or a redis:// URL")
 	}
 	if err := positiveInt("rate-limit-max", c.rateLimitMax); err != nil {
-		return err
-	}
-	if err := positiveInt("rate-limit-keys", c.rateLimitKeys); err != nil {
 		return err
 	}
 	if err := positiveInt("max-inflight", c.maxInFlight); err != nil {
@@ -208,7 +203,7 @@ var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:
 // openLimiter builds the configured rate limiter.
 func openLimiter(ctx context.Context, c serveConfig, logger *slog.Logger) (httpapi.Limiter, func(), error) {
 	if c.rateLimit == "memory" {
-		return httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax, MaxKeys: c.rateLimitKeys}), func() {}, nil
+		return httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), func() {}, nil
 	}
 	redis.SetLogger(redisLog{logger})
 	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax})

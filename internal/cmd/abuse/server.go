@@ -29,7 +29,8 @@ const (
 	idleTimeout       = 60 * time.Second
 	maxHeaderBytes    = 16 << 10
 	// labMaxKeys is the memory limiter's key capacity in the lab
-	// (-rate-limit-keys): small, so the key flood fills it quickly.
+	// (MemoryLimiterOptions.MaxKeys): small, so the key flood fills it
+	// quickly.
 	labMaxKeys = 4096
 )
 
