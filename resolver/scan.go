@@ -27,9 +27,9 @@ const DefaultBudget = 120
 // ReasonBudgetExhausted, as a question past the query budget is.
 const MaxScanBytes = 512 << 10
 
-// recordOverhead is what answerBytes charges per record and per name on
+// scanRecordOverhead is what answerBytes charges per record and per name on
 // top of its text: the Record struct and the slice and string headers.
-const recordOverhead = 128
+const scanRecordOverhead = 128
 
 // Scan wraps a Resolver for the life of one scan. Identical questions
 // (same name, any case, and type) asked concurrently go to the wire once
@@ -167,14 +167,14 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 }
 
 // answerBytes is the memory an answer keeps: its texts plus
-// recordOverhead per record and per CNAME.
+// scanRecordOverhead per record and per CNAME.
 func answerBytes(a Answer) int {
-	n := recordOverhead
+	n := scanRecordOverhead
 	for _, c := range a.CNAMEs {
-		n += recordOverhead + len(c)
+		n += scanRecordOverhead + len(c)
 	}
 	for _, r := range a.Records {
-		n += recordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
+		n += scanRecordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
 		for _, t := range r.TXT {
 			n += len(t) + 16
 		}
