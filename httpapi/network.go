@@ -42,12 +42,16 @@ func MemoryNetworkLimits(perSource int) []NetworkLimit {
 
 // NetworkLimits returns the default aggregate limits counted in the same
 // Redis server as l (shared by every instance), under their own key
-// prefixes.
+// prefixes. Each is a copy of l, so it keys its counters exactly as l
+// does (same client, window and key derivation); only the limit and the
+// prefix differ, and closing it does not close the client.
 func (l *RedisLimiter) NetworkLimits() []NetworkLimit {
 	mk := func(bits, factor int) NetworkLimit {
-		return NetworkLimit{Bits: bits, Limiter: NewRedisLimiter(l.client, RedisLimiterOptions{
-			Limit: factor * l.limit, Window: l.window, Prefix: l.prefix + "net" + strconv.Itoa(bits) + ":",
-		})}
+		c := *l
+		c.closer = nil
+		c.limit = factor * l.limit
+		c.prefix = l.prefix + "net" + strconv.Itoa(bits) + ":"
+		return NetworkLimit{Bits: bits, Limiter: &c}
 	}
 	return []NetworkLimit{mk(56, network56Factor), mk(48, network48Factor)}
 }
