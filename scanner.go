@@ -168,6 +168,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 		return ScanSummary{}, err
 	}
 	out := r.summary(start, s.cfg.Now(), checks)
+	r.markGenerated(out.ScannedAt, out.Summary, out.Disclaimer)
 	if err := r.verify(out); err != nil {
 		return ScanSummary{}, err
 	}
@@ -205,6 +206,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 		Check:      checks[0],
 		Disclaimer: txtDisclaimer.with(),
 	}
+	r.markGenerated(out.CheckedAt, out.Disclaimer)
 	if err := r.verify(out); err != nil {
 		return PTRCheckSummary{}, err
 	}
@@ -422,6 +424,7 @@ func (s ScanSummary) Incomplete() bool {
 // from counts only, so a hit is a bug. Hits are counted and reported
 // through OnLeak, never logged with the value.
 func (r *run) scrub(checks []CheckSummary) {
+	r.markGenerated(time.Time{}, checkTexts(checks)...)
 	n := 0
 	for i, c := range checks {
 		if r.leaks(c.Summary) || r.leaks(c.Details) {

@@ -24,15 +24,22 @@ const ipv6KeyBits = 64
 // client: the TCP peer address, or, when the peer is a trusted proxy, the
 // rightmost X-Forwarded-For hop that is not a trusted proxy.
 func sourceAddr(r *http.Request, trusted []netip.Prefix) string {
+	return limitKey(sourceIP(r, trusted))
+}
+
+// sourceIP returns the client address of r as sourceAddr determines it,
+// unmapped and without zone; the zero Addr when the peer address cannot be
+// parsed.
+func sourceIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return unknownSource
+		return netip.Addr{}
 	}
 	addr := ap.Addr().Unmap().WithZone("")
 	if len(trusted) > 0 && inPrefixes(addr, trusted) {
 		addr = forwardedClient(addr, r.Header.Values("X-Forwarded-For"), trusted)
 	}
-	return limitKey(addr)
+	return addr
 }
 
 // limitKey is the rate-limit key of a client address: an IPv4 address
@@ -94,4 +101,27 @@ func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// normalizeProxies returns the trusted-proxy prefixes in the form sourceAddr
+// compares against: every peer and hop address is unmapped to IPv4 before
+// the comparison, so an IPv4-mapped prefix ("::ffff:192.0.2.1/128",
+// "::ffff:192.0.2.0/120") becomes the IPv4 prefix it denotes
+// ("192.0.2.1/32", "192.0.2.0/24"); otherwise it could never match. A
+// mapped prefix shorter than /96 spans more than the mapped range and is
+// kept as written. Zones are dropped and host bits cleared.
+func normalizeProxies(ps []netip.Prefix) []netip.Prefix {
+	out := make([]netip.Prefix, 0, len(ps))
+	for _, p := range ps {
+		if !p.IsValid() {
+			continue
+		}
+		a := p.Addr().WithZone("")
+		bits := p.Bits()
+		if a.Is4In6() && bits >= 96 {
+			a, bits = a.Unmap(), bits-96
+		}
+		out = append(out, netip.PrefixFrom(a, bits).Masked())
+	}
+	return out
 }

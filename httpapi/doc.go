@@ -33,6 +33,15 @@
 // body is {"error": "..."} with a fixed English message that names the field
 // and the rule and never echoes any part of the request.
 //
+// Errors that net/http itself answers before any handler runs (400 for a
+// malformed request, 431 for oversized headers, 501 for an unknown
+// transfer coding, 505 for an unsupported HTTP version) are JSON too when
+// the server accepts through [LimitListener], which rewrites them. What
+// stays outside the JSON shape: a connection over a [Listener] cap, or
+// one that exceeds the server's header or idle timeouts, is closed
+// without a response (no request was read to answer); a request whose
+// Expect header is not 100-continue gets net/http's bodiless 417.
+//
 // The access log (log/slog) records method, route, status, duration and a
 // random request id, never a domain, address, selector, query string or
 // error text from below.
@@ -61,6 +70,11 @@
 // [MaxBodyBytes] (8 KiB) per request body; [DefaultRateLimit] (30) requests
 // per [DefaultRateWindow] (60 s) per source (IPv4 address or IPv6 /64);
 // [DefaultMaxInFlight] concurrent diagnostics, waiting at most
-// [DefaultQueueWait] for a slot; [DefaultMaxKeys] sources tracked at once
-// by the in-memory limiter.
+// [DefaultQueueWait] for a slot, of which one source runs at most
+// [DefaultSourceInFlight] (an IPv6 /56 twice, a /48 four times as many),
+// waiting requests served round-robin between sources; [DefaultSourceBudget]
+// of diagnostic time per source and window; aggregate rate limits per IPv6
+// /56 and /48 ([NetworkLimit], 4 and 16 times the per-source limit, answered
+// 429 with Retry-After); [DefaultMaxKeys] sources tracked at once
+// by the in-memory limiter (the oldest window is evicted past it).
 package httpapi

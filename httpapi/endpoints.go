@@ -56,13 +56,13 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 // answers with its summary, or with the error that stopped it. A non-empty
 // link is sent as the Link header of a successful answer.
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
-	release, e := h.acquire(r.Context())
+	ctx, release, e := h.admit(r)
 	if e != nil {
 		writeError(w, r, *e)
 		return
 	}
 	defer release()
-	sum, err := run(r.Context())
+	sum, err := run(ctx)
 	if err != nil {
 		writeError(w, r, h.failure(r, err))
 		return
@@ -113,27 +113,6 @@ func (h *handler) failure(r *http.Request, err error) apiError {
 		return errCanceledRequest
 	}
 	return serviceError(err)
-}
-
-// acquire takes one of the MaxInFlight diagnostic slots, waiting at most
-// QueueWait (step 7). The returned func gives the slot back.
-func (h *handler) acquire(ctx context.Context) (func(), *apiError) {
-	release := func() { <-h.slots }
-	select {
-	case h.slots <- struct{}{}:
-		return release, nil
-	default:
-	}
-	t := time.NewTimer(h.wait)
-	defer t.Stop()
-	select {
-	case h.slots <- struct{}{}:
-		return release, nil
-	case <-t.C:
-		return nil, &errBusy
-	case <-ctx.Done():
-		return nil, &errCanceledRequest
-	}
 }
 
 // health is the API's Health object.

@@ -70,6 +70,17 @@ type Options struct {
 	// Version is reported by GET /api/health; empty means the main
 	// module's version from the build info, or "devel".
 	Version string
+	// SourceInFlight caps the diagnostics one source runs at once;
+	// 0 means DefaultSourceInFlight.
+	SourceInFlight int
+	// SourceBudget is the diagnostic time one source may use per
+	// DefaultRateWindow; 0 means DefaultSourceBudget, negative means no
+	// budget.
+	SourceBudget time.Duration
+	// NetworkLimits are the aggregate rate limits per IPv6 prefix; nil
+	// means the defaults (a /56 and a /48, in Redis when Limiter is a
+	// *RedisLimiter, else in memory), an empty non-nil slice means none.
+	NetworkLimits []NetworkLimit
 }
 
 // handler holds the configured dependencies of the endpoints.
@@ -77,8 +88,8 @@ type handler struct {
 	svc     Service
 	limiter Limiter
 	proxies []netip.Prefix
-	slots   chan struct{}
 	wait    time.Duration
+	fairness
 	storage Storage
 	rec     Recorder
 	now     func() time.Time
@@ -90,7 +101,7 @@ func New(svc Service, opts Options) http.Handler {
 	h := &handler{
 		svc:     svc,
 		limiter: opts.Limiter,
-		proxies: opts.TrustedProxies,
+		proxies: normalizeProxies(opts.TrustedProxies),
 		wait:    opts.QueueWait,
 		storage: opts.Storage,
 		rec:     opts.Recorder,
@@ -104,7 +115,7 @@ func New(svc Service, opts Options) http.Handler {
 	if n <= 0 {
 		n = DefaultMaxInFlight
 	}
-	h.slots = make(chan struct{}, n)
+	h.fairness = newFairness(n, opts)
 	if h.wait <= 0 {
 		h.wait = DefaultQueueWait
 	}

@@ -38,6 +38,9 @@ func (h *handler) rateLimit(next http.Handler) http.Handler {
 			writeError(w, r, errRateLimited)
 			return
 		}
+		if !h.networkAllowed(w, r) {
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

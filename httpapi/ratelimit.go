@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -38,11 +37,6 @@ type Decision struct {
 	// Reset is the time until the window ends (positive).
 	Reset time.Duration
 }
-
-// ErrLimiterFull is returned by a MemoryLimiter that tracks MaxKeys
-// addresses whose windows are all still open: a new address cannot be
-// counted, so it is refused (500) rather than let through.
-var ErrLimiterFull = errors.New("httpapi: rate limiter tracks too many source addresses")
 
 // decide turns the count of a window into a Decision.
 func decide(count, limit int, reset time.Duration) Decision {

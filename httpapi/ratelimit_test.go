@@ -69,9 +69,10 @@ func TestMemoryLimiterManyAddresses(t *testing.T) {
 	}
 }
 
-// TestMemoryLimiterFull: with MaxKeys open windows a new address is an
-// error (answered 500), known addresses keep counting, and room comes
-// back when windows expire.
+// TestMemoryLimiterFull: with MaxKeys open windows a new address is
+// still counted (never refused): the window that opened first is evicted
+// to make room, known addresses keep counting, and the table never grows
+// past MaxKeys (at a reduced capacity).
 func TestMemoryLimiterFull(t *testing.T) {
 	t.Parallel()
 	clock := NewTestClock()
@@ -83,18 +84,41 @@ func TestMemoryLimiterFull(t *testing.T) {
 		}
 		clock.Advance(time.Second)
 	}
-	if _, err := l.Allow(ctx, "new"); !errors.Is(err, ErrLimiterFull) {
-		t.Errorf("11th address: %v, want ErrLimiterFull", err)
+	if d, err := l.Allow(ctx, "new"); err != nil || !d.Allowed || d.Remaining != DefaultRateLimit-1 {
+		t.Errorf("11th address: %+v %v, want allowed with a fresh window", d, err)
+	}
+	if l.Len() != 10 || l.Evicted() != 1 {
+		t.Errorf("len %d evicted %d, want 10 and 1", l.Len(), l.Evicted())
 	}
 	if d, err := l.Allow(ctx, "k3"); err != nil || d.Remaining != DefaultRateLimit-2 {
 		t.Errorf("known address while full: %+v %v", d, err)
 	}
-	clock.Advance(50 * time.Second) // 60 s: only k0 (opened at 0 s) has expired
-	if _, err := l.Allow(ctx, "new"); err != nil {
-		t.Errorf("after k0 expired: %v", err)
+	if d, _ := l.Allow(ctx, "k0"); d.Remaining != DefaultRateLimit-1 {
+		t.Errorf("k0 (oldest) should have been evicted and start a new window: %+v", d)
+	}
+	for i := range 1000 { // a flood of fresh addresses: each is served
+		if d, err := l.Allow(ctx, fmt.Sprint("flood", i)); err != nil || !d.Allowed {
+			t.Fatalf("flood address %d: %+v %v", i, d, err)
+		}
 	}
 	if l.Len() != 10 {
-		t.Errorf("len %d, want 10", l.Len())
+		t.Errorf("len %d after the flood, want 10", l.Len())
+	}
+}
+
+// TestLimiterFullServesNewClients: a server whose limiter table is full
+// answers a new client 200, not 500 (end to end, through the handler).
+func TestLimiterFullServesNewClients(t *testing.T) {
+	t.Parallel()
+	clock := NewTestClock()
+	lim := NewMemoryLimiter(MemoryLimiterOptions{MaxKeys: 4, Now: clock.Now})
+	ts := NewTestServer(t, &FakeService{}, Options{Limiter: lim, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	for i := range 20 {
+		req := ts.Request(t, "POST", "/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i+1))
+		if r := ts.Do(t, req); r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != "29" {
+			t.Fatalf("client %d: %d %q", i+1, r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
+		}
 	}
 }
 

@@ -442,3 +442,43 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 	}
 	return a
 }
+
+// TestCheckFanOutBounded: a policy host with 300 public IPv4 and 300
+// public IPv6 addresses costs at most MaxAddrsPerFamily connection
+// attempts per family, IPv4 first, each in answer order. The recording dialer fails every dial without sending a packet.
+func TestCheckFanOutBounded(t *testing.T) {
+	t.Parallel()
+	var zone strings.Builder
+	zone.WriteString("$ORIGIN fanout.test.\n@ SOA ns.fanout.test. h.fanout.test. 1 3600 600 86400 60\n")
+	zone.WriteString("_mta-sts TXT \"v=STSv1; id=1;\"\n")
+	for i := range 300 {
+		fmt.Fprintf(&zone, "mta-sts A 8.%d.%d.1\n", i/250, i%250+1)
+		fmt.Fprintf(&zone, "mta-sts AAAA 2606:4700:%x::1\n", i+1)
+	}
+	z := dnstest.MustParse(t, zone.String())
+	d := &recordingDialer{connect: false}
+	got := Check(context.Background(), dnstest.NewResolver(z), "fanout.test", Options{Timeout: 5 * time.Second, Dial: d.Dial})
+	if got.FetchState != Unreachable {
+		t.Errorf("fetch state %q, want unreachable", got.FetchState)
+	}
+	want := []string{"8.0.1.1:443", "8.0.2.1:443", "[2606:4700:1::1]:443", "[2606:4700:2::1]:443"}
+	if calls := d.Calls(); !reflect.DeepEqual(calls, want) {
+		t.Fatalf("dialed %d addresses %q, want %q", len(calls), calls, want)
+	}
+}
+
+// TestDialPlan: duplicates dropped, refused addresses counted, two per
+// family, IPv4 first.
+func TestDialPlan(t *testing.T) {
+	t.Parallel()
+	in := []netip.Addr{
+		netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("8.8.8.8"),
+		netip.MustParseAddr("2606:4700::1"), netip.MustParseAddr("::ffff:1.1.1.1"), netip.MustParseAddr("9.9.9.9"),
+		netip.MustParseAddr("fd00::1"), netip.MustParseAddr("2606:4700::2"), netip.MustParseAddr("2606:4700::3"),
+	}
+	plan, refused := dialPlan(in, Options{})
+	want := []netip.Addr{netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("1.1.1.1"), netip.MustParseAddr("2606:4700::1"), netip.MustParseAddr("2606:4700::2")}
+	if !reflect.DeepEqual(plan, want) || refused != 2 {
+		t.Errorf("plan %v refused %d, want %v and 2", plan, refused, want)
+	}
+}

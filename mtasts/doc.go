@@ -30,6 +30,9 @@
 //     trusted root; redirects are never followed; only status 200 yields a
 //     policy; the body is capped at [MaxPolicySize]; a media type other than
 //     text/plain is reported but the body is still parsed;
+//   - at most [MaxAddrsPerFamily] addresses per family are dialed (IPv4
+//     first, then IPv6, each in answer order), so a host with thousands of
+//     addresses costs at most four connection attempts;
 //   - a total deadline and a per-connection deadline bound the fetch.
 //
 // [Covers] and [Policy.Matches] compare the MX host names the caller
@@ -45,7 +48,8 @@
 // Limits: [MaxPolicySize] (64 KiB body, RFC 8461 §3.3), [MaxMaxAge]
 // (31557600 s, §3.2), [MaxIDLength] (32, §3.1), [DefaultTimeout] (10 s for
 // the whole fetch) and [DefaultConnectTimeout] (5 s per connection
-// attempt). A Check asks one TXT question and, when it fetches, one A and
+// attempt), [MaxAddrsPerFamily] (2 connection attempts per address
+// family). A Check asks one TXT question and, when it fetches, one A and
 // one AAAA question, and makes one HTTPS request.
 //
 // # Shape

@@ -81,6 +81,15 @@ func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip
 	return addrs, inconclusive
 }
 
+// MaxAddrsPerFamily bounds the addresses of the policy host one fetch
+// dials per address family. A hostile zone can give the policy host
+// thousands of public addresses; trying each would turn one scan into
+// thousands of connection attempts to third parties. Two per
+// family survive one dead server per family, as RFC 8305 §4 clients do,
+// while bounding a fetch to 4 connection attempts, all within the fetch
+// deadline.
+const MaxAddrsPerFamily = 2
+
 // dialReport says what the address guard and the dialer did.
 type dialReport struct {
 	refused   int  // addresses the guard refused (never dialed)
@@ -88,24 +97,51 @@ type dialReport struct {
 	timedOut  bool // a dial timed out or the deadline passed
 }
 
-// dialGuarded is the address guard. It dials, in order, each address that
-// opts.Permitted admits, each with the connect timeout, and returns the
-// first connection made. An address the guard refuses is never passed to
-// the dialer. Every dial is to an IP literal: no name is resolved again.
-func dialGuarded(ctx context.Context, addrs []netip.Addr, opts Options) (net.Conn, dialReport) {
-	var rep dialReport
-	dial := opts.dial()
+// dialPlan is the address guard and the fan-out bound: it drops
+// duplicates, refuses every address opts.Permitted does not admit (counted
+// in refused), and keeps the first MaxAddrsPerFamily permitted addresses
+// of each family. The order is stated and stable: the IPv4 addresses (A
+// answers, in answer order), then the IPv6 ones (AAAA answers, in answer
+// order).
+func dialPlan(addrs []netip.Addr, opts Options) (plan []netip.Addr, refused int) {
+	seen := make(map[netip.Addr]bool, len(addrs))
+	var v4, v6 []netip.Addr
 	for _, a := range addrs {
-		if !opts.Permitted(a) {
-			rep.refused++
+		if seen[a] {
 			continue
 		}
+		seen[a] = true
+		if !opts.Permitted(a) {
+			refused++
+			continue
+		}
+		u := a.Unmap()
+		switch {
+		case u.Is4() && len(v4) < MaxAddrsPerFamily:
+			v4 = append(v4, u)
+		case u.Is6() && len(v6) < MaxAddrsPerFamily:
+			v6 = append(v6, u)
+		}
+	}
+	return append(v4, v6...), refused
+}
+
+// dialGuarded dials, in order, each address of the dial plan, each with the
+// connect timeout, and returns the first connection made. An address the
+// guard refuses is never passed to the dialer. Every dial is to an IP
+// literal: no name is resolved again.
+func dialGuarded(ctx context.Context, addrs []netip.Addr, opts Options) (net.Conn, dialReport) {
+	var rep dialReport
+	plan, refused := dialPlan(addrs, opts)
+	rep.refused = refused
+	dial := opts.dial()
+	for _, a := range plan {
 		if ctx.Err() != nil {
 			rep.timedOut = true
 			break
 		}
 		rep.attempted++
-		target := netip.AddrPortFrom(a.Unmap(), uint16(opts.port())).String()
+		target := netip.AddrPortFrom(a, uint16(opts.port())).String()
 		conn, err := dialOne(ctx, dial, target, opts)
 		if err == nil {
 			return conn, rep

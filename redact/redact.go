@@ -37,6 +37,13 @@ const (
 	// MaxValues bounds the values one Set holds; past it, further values
 	// are dropped and Overflowed reports true.
 	MaxValues = 4096
+	// MaxBytes bounds the bytes of the values one Set holds, so that its
+	// memory stays near MaxBytes times a small factor (map and index
+	// entries) whatever the zones publish: a memory bound per
+	// scan; past it, further values are dropped and Overflowed reports
+	// true. The scan's DNS data is bounded by resolver.MaxScanBytes, the
+	// same size.
+	MaxBytes = 512 << 10
 )
 
 // ErrLeak is returned by Verify when a recorded value was found.
@@ -50,7 +57,9 @@ type Set struct {
 	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
 	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
 	allow      map[string]struct{}
+	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
+	bytes      int
 	overflowed bool
 }
 
@@ -115,15 +124,19 @@ func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
+		if s.overflowed {
+			return // a full set stops at once: no more work per value
+		}
 		for _, f := range forms(v) {
 			if !s.worthRecording(f) {
 				continue
 			}
-			if len(s.values) >= MaxValues {
+			if len(s.values) >= MaxValues || s.bytes+len(f) > MaxBytes {
 				s.overflowed = true
 				return
 			}
 			if _, dup := s.values[f]; !dup {
+				s.bytes += len(f)
 				s.values[f] = struct{}{}
 				s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
 				p := uint16(f[0])<<8 | uint16(f[1])
@@ -161,6 +174,13 @@ func isAddress(s string) bool {
 	return err == nil
 }
 
+// Bytes returns the bytes of the recorded values (at most MaxBytes).
+func (s *Set) Bytes() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.bytes
+}
+
 // Overflowed reports whether values were dropped because the Set was full.
 func (s *Set) Overflowed() bool {
 	s.mu.RLock()
@@ -183,6 +203,87 @@ func (s *Set) Allow(values ...string) {
 	}
 }
 
+// Generated marks values the service itself produced for the output: a
+// timestamp it formatted, a duration or count it printed. A wire value can
+// coincide with them by chance or by design (a TXT token "4T05" occurs in
+// the timestamp "2026-11-24T05:00:00Z"; "8 checks" in a printed sentence),
+// and matching them would let anyone who publishes DNS records raise the
+// alarm and have a result withheld. In Contains, a string equal to a
+// generated value is not searched, and a string is cut at every
+// standalone occurrence of one (not touching a letter or digit, nor a
+// '.', ':', '-', '_', '/' or '@' that joins it to one, as in an address
+// or a name), the pieces around it searched one by one. Anything else in the string is still
+// searched, so a real wire value next to a generated one is still found.
+func (s *Set) Generated(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if v = strings.ToLower(v); v != "" {
+			s.generated = append(s.generated, v)
+		}
+	}
+}
+
+// splitGenerated cuts the lower-case t at every standalone occurrence of
+// a generated value and returns the pieces around them, which are then
+// searched one by one: a value is found only inside one piece, so cutting
+// can remove matches but never make one. Called with mu held (read).
+func (s *Set) splitGenerated(t string) []string {
+	parts := []string{t}
+	for _, g := range s.generated {
+		var next []string
+		for _, p := range parts {
+			next = append(next, cutStandalone(p, g)...)
+		}
+		parts = next
+	}
+	return parts
+}
+
+// cutStandalone splits t at the standalone occurrences of g (see
+// standalone), dropping them.
+func cutStandalone(t, g string) []string {
+	var out []string
+	from, start := 0, 0
+	for {
+		i := strings.Index(t[from:], g)
+		if i < 0 {
+			return append(out, t[start:])
+		}
+		at := from + i
+		if !standalone(t, at, at+len(g)) {
+			from = at + 1 // an overlapping occurrence may still stand alone
+			continue
+		}
+		out = append(out, t[start:at])
+		start, from = at+len(g), at+len(g)
+	}
+}
+
+// standalone reports whether t[i:j] is not joined to a neighbouring letter
+// or digit, directly or through joining characters ('.', ':', '-', '_',
+// '/', '@'; "::" in "2001:db8::3").
+func standalone(t string, i, j int) bool {
+	k := i - 1
+	for k >= 0 && isJoiner(t[k]) {
+		k--
+	}
+	if k >= 0 && isAlnum(t[k]) {
+		return false
+	}
+	k = j
+	for k < len(t) && isJoiner(t[k]) {
+		k++
+	}
+	return k >= len(t) || !isAlnum(t[k])
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
+
 // Len returns the number of recorded values.
 func (s *Set) Len() int {
 	s.mu.RLock()
@@ -202,6 +303,22 @@ func (s *Set) Contains(text string) bool {
 	if _, ok := s.allow[t]; ok {
 		return false
 	}
+	for _, g := range s.generated {
+		if t == g {
+			return false
+		}
+	}
+	for _, part := range s.splitGenerated(t) {
+		if s.containsRecorded(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsRecorded reports whether the lower-case t contains a recorded
+// value that is not allowed. Called with mu held (read).
+func (s *Set) containsRecorded(t string) bool {
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.
@@ -291,6 +408,19 @@ func (s *Set) containsLower(t []byte) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.allow[string(t)]; ok {
+		return false
+	}
+	if len(s.generated) > 0 { // cut at the service's own values (Generated)
+		for _, g := range s.generated {
+			if string(t) == g {
+				return false
+			}
+		}
+		for _, part := range s.splitGenerated(string(t)) {
+			if s.containsRecorded(part) {
+				return true
+			}
+		}
 		return false
 	}
 	for i := 0; i+MinLen <= len(t); i++ {

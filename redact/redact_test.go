@@ -159,3 +159,58 @@ func TestVocabularyContains(t *testing.T) {
 		t.Error("a nil vocabulary contains nothing")
 	}
 }
+
+// TestGenerated: generated values are masked only where they stand alone;
+// wire values around or containing them are still found.
+func TestGenerated(t *testing.T) {
+	t.Parallel()
+	s := NewSet()
+	s.AddText("4T05 3 of 5 host3.example.net 192.0.2.3 kanari.example.org 2001:db8::3")
+	s.Generated("2026-11-24T05:00:00Z", "3", "5")
+	for text, want := range map[string]bool{
+		"2026-11-24T05:00:00Z":                    false, // the generated value itself
+		"scanned 2026-11-24T05:00:00Z":            false, // standalone inside a string
+		"3 of 5 evaluated checks pass.":           false,
+		"3 of 5 pass. kanari.example.org":         true,
+		"2026-11-24T05:00:00Z kanari.example.org": true,
+		"see 4T05":                                   true, // the wire token alone, not generated
+		"relay host3.example.net":                    true,
+		"address 192.0.2.3":                          true, // '3' joined by '.': not masked
+		"address 2001:db8::3":                        true,
+		"2026-11-24T05:00:00Z and 2026-11-24T05:00Z": true, // the second is not the generated value
+	} {
+		if got := s.Contains(text); got != want {
+			t.Errorf("Contains(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestSetByteBound: values of up to MaxValueLen each stop at MaxBytes in
+// total, well before MaxValues: a memory bound per scan.
+func TestSetByteBound(t *testing.T) {
+	t.Parallel()
+	s := NewSet()
+	for i := range MaxValues {
+		s.Add(fmt.Sprintf("%04d", i) + strings.Repeat("k", MaxValueLen-4))
+	}
+	if s.Bytes() > MaxBytes || !s.Overflowed() || s.Len() >= MaxValues {
+		t.Fatalf("bytes %d len %d overflowed %v: want at most %d bytes", s.Bytes(), s.Len(), s.Overflowed(), MaxBytes)
+	}
+}
+
+// FuzzGenerated: masking generated values never panics and never finds a
+// value the unmasked search would not (it only ever removes matches).
+func FuzzGenerated(f *testing.F) {
+	f.Add("4T05 host3.example.net", "2026-11-24T05:00:00Z", "scanned 2026-11-24T05:00:00Z at host3.example.net")
+	f.Add("3 of 5", "3", "3 of 5 checks")
+	f.Fuzz(func(t *testing.T, recorded, generated, text string) {
+		plain := NewSet()
+		plain.AddText(recorded)
+		masked := NewSet()
+		masked.AddText(recorded)
+		masked.Generated(generated)
+		if masked.Contains(text) && !plain.Contains(text) {
+			t.Fatalf("masking added a match: recorded %q generated %q text %q", recorded, generated, text)
+		}
+	})
+}

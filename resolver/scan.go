@@ -16,6 +16,21 @@ import (
 // take 68, and SPF gets the rest.
 const DefaultBudget = 120
 
+// MaxScanBytes bounds the answer data one Scan keeps (names, TXT strings,
+// CAA values, each counted with a fixed per-record overhead; see
+// answerBytes). A hostile zone can answer each of the budget's questions
+// with a 64 KiB message, so without this bound one scan could hold about
+// 7.5 MiB of answers and 64 concurrent scans about 500 MiB (RELIABILITY.md).
+// Real domains need a few KiB: the largest SPF trees, with 50 includes of
+// 1 KiB each, need about 60 KiB. An answer that would take a scan past the
+// bound is not kept: the question is answered Inconclusive with
+// ReasonBudgetExhausted, as a question past the query budget is.
+const MaxScanBytes = 512 << 10
+
+// scanRecordOverhead is what answerBytes charges per record and per name on
+// top of its text: the Record struct and the slice and string headers.
+const scanRecordOverhead = 128
+
 // Scan wraps a Resolver for the life of one scan. Identical questions
 // (same name, any case, and type) asked concurrently go to the wire once
 // and share the answer; later identical questions are answered from the
@@ -35,6 +50,7 @@ type Scan struct {
 	mu      sync.Mutex
 	calls   map[question]*call
 	dropped int // canceled questions, removed from calls but spent
+	bytes   int // answer data kept, see MaxScanBytes
 	log     []Query
 }
 
@@ -151,6 +167,11 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 	}
 	end := s.now()
 	s.mu.Lock()
+	if n := answerBytes(a); s.bytes+n > MaxScanBytes {
+		a = Fail(ReasonBudgetExhausted)
+	} else {
+		s.bytes += n
+	}
 	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: start, End: end, Outcome: a.Outcome, Reason: a.Reason})
 	if a.Reason == ReasonCanceled {
 		delete(s.calls, q)
@@ -158,6 +179,29 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 	}
 	s.mu.Unlock()
 	c.answer, c.wire = a, end.Sub(start)
+}
+
+// answerBytes is the memory an answer keeps: its texts plus
+// scanRecordOverhead per record and per CNAME.
+func answerBytes(a Answer) int {
+	n := scanRecordOverhead
+	for _, c := range a.CNAMEs {
+		n += scanRecordOverhead + len(c)
+	}
+	for _, r := range a.Records {
+		n += scanRecordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
+		for _, t := range r.TXT {
+			n += len(t) + 16
+		}
+	}
+	return n
+}
+
+// Bytes returns the answer data this Scan keeps (at most MaxScanBytes).
+func (s *Scan) Bytes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }
 
 // cloneAnswer copies the slices of a shared answer, so that a caller that

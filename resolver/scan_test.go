@@ -363,3 +363,41 @@ func TestFunc(t *testing.T) {
 		t.Errorf("got %q", got.CNAMEs)
 	}
 }
+
+// TestScanByteBound: answers are kept until MaxScanBytes; an answer that
+// would pass it is Inconclusive with ReasonBudgetExhausted, so a hostile
+// zone of huge TXT records cannot make one scan hold more.
+func TestScanByteBound(t *testing.T) {
+	t.Parallel()
+	big := make([]string, 250) // 250 strings of 255 bytes: about 64 KiB per answer
+	for i := range big {
+		big[i] = fmt.Sprintf("%0255d", i)
+	}
+	next := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TXT: big}}}
+	})
+	s := resolver.NewScan(next, 0)
+	kept, refused := 0, 0
+	for i := range resolver.DefaultBudget {
+		a := s.Lookup(context.Background(), fmt.Sprintf("n%d.hostile.test", i), resolver.TypeTXT)
+		switch {
+		case a.Outcome == resolver.Found:
+			kept++
+		case a.Reason == resolver.ReasonBudgetExhausted:
+			refused++
+		default:
+			t.Fatalf("answer %d: %+v", i, a.Outcome)
+		}
+	}
+	if s.Bytes() > resolver.MaxScanBytes || kept == 0 || refused == 0 || kept > resolver.MaxScanBytes/(64<<10) {
+		t.Fatalf("kept %d answers (%d bytes), refused %d; bound %d", kept, s.Bytes(), refused, resolver.MaxScanBytes)
+	}
+	small := resolver.NewScan(resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TXT: []string{"v=spf1 -all"}}}}
+	}), 0)
+	for i := range resolver.DefaultBudget {
+		if a := small.Lookup(context.Background(), fmt.Sprintf("n%d.fine.test", i), resolver.TypeTXT); a.Outcome != resolver.Found {
+			t.Fatalf("ordinary answer %d refused: %+v", i, a)
+		}
+	}
+}

@@ -145,6 +145,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
+	tuneGC()
 	logDNSServers(c.scan.DNSServers, logger)
 	an, err := openAnalytics(ctx, c, logger, hooks.commits)
 	if err != nil {
@@ -170,7 +171,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		opts.Storage, opts.Recorder = an.store, an.writer
 	}
 	h := httpapi.New(svc, opts)
-	if err := listenAndServe(ctx, c.listen, h, logger, hooks.ready); err != nil {
+	if err := listenAndServe(ctx, c.listen, h, logger, hooks.ready, httpapi.ListenerOptions{TrustedProxies: c.proxies}); err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUnavailable
 	}
@@ -240,13 +241,16 @@ func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog
 
 // listenAndServe serves h on addr until ctx ends, then shuts down
 // gracefully: no new connections, requests in flight finish (up to
-// shutdownTimeout).
-func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string)) error {
-	ln, err := net.Listen("tcp", addr)
+// shutdownTimeout). Connections are capped in total and per source
+// (httpapi.LimitListener, lo).
+func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions) error {
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	ln := httpapi.LimitListener(raw, lo)
 	srv := &http.Server{
+		ConnState:                    ln.ConnState,
 		Handler:                      h,
 		ReadHeaderTimeout:            readHeaderTimeout,
 		ReadTimeout:                  readTimeout,

@@ -200,6 +200,7 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 		m.Rcode = rcode
 	}
 	m.RecursionAvailable = true
+	m.Compress = true // as real servers do: large answers fit a 64 KiB message
 	size := dns.MinMsgSize
 	if opt := r.IsEdns0(); opt != nil {
 		m.SetEdns0(opt.UDPSize(), false)

@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// Fair admission of diagnostics (RELIABILITY.md). The MaxInFlight slots
+// are shared between sources so that a few hostile clients cannot take
+// them all: each source (an IPv4 address or an IPv6 /64, the rate-limit
+// key) and each IPv6 /56 and /48 has a cap on its diagnostics in flight,
+// waiting requests are served round-robin between sources, and each
+// source has a budget of diagnostic time per window.
+const (
+	// DefaultSourceInFlight caps the diagnostics one source runs at once.
+	// An interactive client (the web page, the CLI) runs one; three leave
+	// room for a retry or a second tab.
+	DefaultSourceInFlight = 3
+	// networkInFlight56 and networkInFlight48 cap the diagnostics in
+	// flight of all sources of one IPv6 /56 and /48: a subscriber's
+	// delegated prefix (RFC 6177 suggests a /56 or /48 per end site)
+	// holds up to 256 or 65,536 /64s, each of which would otherwise get
+	// DefaultSourceInFlight slots.
+	networkInFlight56 = 2 * DefaultSourceInFlight
+	networkInFlight48 = 4 * DefaultSourceInFlight
+	// DefaultSourceBudget is the diagnostic time one source may use per
+	// DefaultRateWindow: one slot's worth. A scan usually takes well under
+	// a second; a domain made to answer slowly takes the whole scan
+	// deadline, and after a few of those its source's later diagnostics
+	// get a shorter deadline (what is left of the budget), then none.
+	DefaultSourceBudget = DefaultRateWindow
+	// minBudgetLeft is the least budget a diagnostic is started with; a
+	// source with less left is refused (500) until its window ends.
+	minBudgetLeft = time.Second
+)
+
+// admission is one request's place in the scheduler: its source key and
+// the keys of every group whose in-flight cap applies to it.
+type admission struct {
+	source string
+	groups []capKey
+}
+
+// capKey is a group and its in-flight cap.
+type capKey struct {
+	key string
+	cap int
+}
+
+// admissionFor returns the groups of a client address: the source itself
+// and, for IPv6, its /56 and /48.
+func admissionFor(a netip.Addr, perSource int) admission {
+	src := limitKey(a)
+	ad := admission{source: src, groups: []capKey{{"src " + src, perSource}}}
+	if a = a.Unmap(); a.Is6() {
+		ad.groups = append(ad.groups,
+			capKey{"net " + netip.PrefixFrom(a, 56).Masked().String(), networkInFlight56},
+			capKey{"net " + netip.PrefixFrom(a, 48).Masked().String(), networkInFlight48})
+	}
+	return ad
+}
+
+// waiter is a queued request; ready is closed when it is granted a slot.
+type waiter struct {
+	ad      admission
+	ready   chan struct{}
+	granted bool
+}
+
+// scheduler hands out the global diagnostic slots: at once when a slot is
+// free and none of the request's groups is at its cap, else in
+// round-robin order between the sources that have requests waiting. All
+// its state is per group or per waiting request and is dropped when they
+// end, so its memory follows the requests in flight.
+type scheduler struct {
+	mu       sync.Mutex
+	free     int
+	inFlight map[string]int       // by group key
+	queues   map[string][]*waiter // by source, oldest first
+	ring     []string             // sources with waiters, in turn order
+	next     int                  // index in ring of the next turn
+}
+
+func newScheduler(slots int) *scheduler {
+	return &scheduler{free: slots, inFlight: map[string]int{}, queues: map[string][]*waiter{}}
+}
+
+// acquire waits at most wait for a slot. The returned func gives it back.
+func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration) (func(), *apiError) {
+	release := func() { s.release(ad) }
+	s.mu.Lock()
+	if len(s.queues[ad.source]) == 0 && s.admissible(ad) {
+		s.take(ad)
+		s.mu.Unlock()
+		return release, nil
+	}
+	w := &waiter{ad: ad, ready: make(chan struct{})}
+	s.enqueue(w)
+	s.mu.Unlock()
+
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-w.ready:
+		return release, nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w.granted { // granted while giving up: hand the slot on
+		s.giveBack(ad)
+		s.dispatch()
+	} else {
+		s.dequeue(w)
+	}
+	if ctx.Err() != nil {
+		return nil, &errCanceledRequest
+	}
+	return nil, &errBusy
+}
+
+// admissible reports whether ad may take a slot now. Called with mu held.
+func (s *scheduler) admissible(ad admission) bool {
+	if s.free <= 0 {
+		return false
+	}
+	for _, g := range ad.groups {
+		if s.inFlight[g.key] >= g.cap {
+			return false
+		}
+	}
+	return true
+}
+
+// take and giveBack count a slot in and out. Called with mu held.
+func (s *scheduler) take(ad admission) {
+	s.free--
+	for _, g := range ad.groups {
+		s.inFlight[g.key]++
+	}
+}
+
+func (s *scheduler) giveBack(ad admission) {
+	s.free++
+	for _, g := range ad.groups {
+		if s.inFlight[g.key]--; s.inFlight[g.key] <= 0 {
+			delete(s.inFlight, g.key)
+		}
+	}
+}
+
+func (s *scheduler) release(ad admission) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.giveBack(ad)
+	s.dispatch()
+}
+
+// enqueue appends w to its source's queue, giving the source a turn in
+// the ring if it had none. Called with mu held.
+func (s *scheduler) enqueue(w *waiter) {
+	q := s.queues[w.ad.source]
+	if len(q) == 0 {
+		s.ring = append(s.ring, w.ad.source)
+	}
+	s.queues[w.ad.source] = append(q, w)
+}
+
+// dequeue removes a waiter that gave up. Called with mu held.
+func (s *scheduler) dequeue(w *waiter) {
+	q := s.queues[w.ad.source]
+	for i, x := range q {
+		if x == w {
+			q = append(q[:i:i], q[i+1:]...)
+			break
+		}
+	}
+	s.setQueue(w.ad.source, q)
+}
+
+// setQueue stores a source's queue, dropping the source from the ring
+// when the queue is empty. Called with mu held.
+func (s *scheduler) setQueue(src string, q []*waiter) {
+	if len(q) > 0 {
+		s.queues[src] = q
+		return
+	}
+	delete(s.queues, src)
+	for i, x := range s.ring {
+		if x == src {
+			s.ring = append(s.ring[:i:i], s.ring[i+1:]...)
+			if s.next > i {
+				s.next--
+			}
+			break
+		}
+	}
+	if s.next >= len(s.ring) {
+		s.next = 0
+	}
+}
+
+// dispatch grants free slots to waiting sources in turn: each source with
+// an admissible oldest request gets one slot per round. Called with mu
+// held.
+func (s *scheduler) dispatch() {
+	for s.free > 0 && len(s.ring) > 0 {
+		granted := false
+		for range len(s.ring) {
+			if s.free <= 0 || len(s.ring) == 0 {
+				return
+			}
+			src := s.ring[s.next]
+			q := s.queues[src]
+			if !s.admissible(q[0].ad) {
+				s.next = (s.next + 1) % len(s.ring)
+				continue
+			}
+			w := q[0]
+			s.take(w.ad)
+			w.granted = true
+			close(w.ready)
+			granted = true
+			s.next = (s.next + 1) % len(s.ring)
+			s.setQueue(src, q[1:])
+		}
+		if !granted {
+			return
+		}
+	}
+}
+
+// waiting returns the number of queued requests (tests).
+func (s *scheduler) waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.queues {
+		n += len(q)
+	}
+	return n
+}
+
+// fairness is the handler's admission state: the scheduler, the
+// per-source budgets and the aggregate rate limits.
+type fairness struct {
+	sched     *scheduler
+	perSource int
+	budgets   *budgets
+	networks  []NetworkLimit
+}
+
+// newFairness builds the admission state for slots global slots.
+func newFairness(slots int, opts Options) fairness {
+	f := fairness{sched: newScheduler(slots), perSource: opts.SourceInFlight, networks: opts.NetworkLimits}
+	if f.perSource <= 0 {
+		f.perSource = DefaultSourceInFlight
+	}
+	budget := opts.SourceBudget
+	if budget == 0 {
+		budget = DefaultSourceBudget
+	}
+	f.budgets = newBudgets(budget, DefaultMaxKeys, time.Now)
+	if f.networks == nil {
+		f.networks = defaultNetworkLimits(opts.Limiter)
+	}
+	return f
+}
+
+// admit takes a diagnostic slot for r (step 7): its source must have
+// budget left and room under its in-flight caps; it then waits its turn
+// for a global slot, at most QueueWait. The returned context carries the
+// deadline of the source's remaining budget; the returned func charges the
+// time used to the budget and gives the slot back.
+func (h *handler) admit(r *http.Request) (context.Context, func(), *apiError) {
+	ad := admissionFor(sourceIP(r, h.proxies), h.perSource)
+	left := h.budgets.left(ad.source)
+	if h.budgets.per > 0 && left < minBudgetLeft {
+		return nil, nil, &errSourceBudget
+	}
+	release, e := h.sched.acquire(r.Context(), ad, h.wait)
+	if e != nil {
+		return nil, nil, e
+	}
+	ctx, cancel := r.Context(), context.CancelFunc(func() {})
+	if h.budgets.per > 0 {
+		ctx, cancel = context.WithTimeout(ctx, left)
+	}
+	start := time.Now()
+	return ctx, func() {
+		cancel()
+		h.budgets.spend(ad.source, time.Since(start))
+		release()
+	}, nil
+}

@@ -1,0 +1,283 @@
+package httpapi
+
+import (
+	"bytes"
+	"container/list"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+)
+
+// Connection limits (RELIABILITY.md). Each open connection costs a
+// descriptor, a goroutine and buffers (about 10 KB idle, more with TLS or
+// large headers); one address held 20,000 keep-alive connections before
+// these limits existed.
+const (
+	// DefaultMaxConns caps the connections open at once. Go raises the
+	// soft descriptor limit to the hard one at start-up (often 1,048,576
+	// or 524,288, at least 4,096 on Debian), so 2,048 leaves room for the
+	// resolver's and the fetch's sockets even at the smallest limit.
+	DefaultMaxConns = 2048
+	// DefaultMaxConnsPerSource caps the connections of one source (an
+	// IPv4 address or an IPv6 /64, the rate-limit key). Browsers open at
+	// most 6 per host; 32 leaves room for a shared NAT address.
+	DefaultMaxConnsPerSource = 32
+)
+
+// ListenerOptions configures LimitListener; zero fields take the defaults.
+type ListenerOptions struct {
+	// MaxConns caps the connections open at once; 0 means DefaultMaxConns.
+	MaxConns int
+	// MaxConnsPerSource caps the connections of one source; 0 means
+	// DefaultMaxConnsPerSource.
+	MaxConnsPerSource int
+	// TrustedProxies are exempt from the per-source cap (they carry many
+	// clients); the total cap still applies.
+	TrustedProxies []netip.Prefix
+}
+
+// Listener wraps a net.Listener with connection caps. A connection over
+// the per-source cap is closed at once, before anything is read from it;
+// the client sees a closed connection (there is no request yet to
+// answer). At the total cap, a new connection takes the place of the
+// quiet connection (one that is idle between requests, or has not sent a
+// request yet) that has been quiet longest; only when every connection is
+// busy with a request is the new one closed. Quiet connections are also
+// freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
+// which close them through this Listener's accounting. Set the server's
+// ConnState to the Listener's ConnState so it knows which connections are
+// quiet.
+//
+// The connections it returns also turn net/http's own plain-text error
+// responses (400 for a malformed request, 431 for oversized headers, 501
+// for an unknown transfer coding, 505 for an unsupported HTTP version),
+// which the server writes without calling any handler, into the service's
+// JSON error shape.
+type Listener struct {
+	net.Listener
+	maxConns  int
+	perSource int
+	proxies   []netip.Prefix
+
+	mu      sync.Mutex
+	open    int
+	bySrc   map[string]int
+	refused int
+	shed    int
+	quiet   *list.List // of *limitedConn, longest quiet first
+}
+
+// LimitListener returns ln with connection caps.
+func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
+	l := &Listener{Listener: ln, maxConns: o.MaxConns, perSource: o.MaxConnsPerSource,
+		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]int{}, quiet: list.New()}
+	if l.maxConns <= 0 {
+		l.maxConns = DefaultMaxConns
+	}
+	if l.perSource <= 0 {
+		l.perSource = DefaultMaxConnsPerSource
+	}
+	return l
+}
+
+// Accept returns the next connection within the caps, closing those over
+// them.
+func (l *Listener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		lc, victim, ok := l.admit(c)
+		if victim != nil {
+			_ = victim.Conn.Close() // its accounting was already given back
+		}
+		if !ok {
+			_ = c.Close()
+			continue
+		}
+		return lc, nil
+	}
+}
+
+// admit counts a new connection when the caps allow it, making room at
+// the total cap by shedding the longest-quiet connection (returned as
+// victim, to be closed by the caller outside the lock).
+func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
+	key, exempt := unknownSource, false
+	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
+		a := ap.Addr().Unmap().WithZone("")
+		key, exempt = limitKey(a), inPrefixes(a, l.proxies)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !exempt && l.bySrc[key] >= l.perSource {
+		l.refused++
+		return nil, nil, false
+	}
+	if l.open >= l.maxConns {
+		front := l.quiet.Front()
+		if front == nil {
+			l.refused++
+			return nil, nil, false
+		}
+		victim = front.Value.(*limitedConn)
+		l.forget(victim)
+		l.shed++
+	}
+	l.open++
+	l.bySrc[key]++
+	lc = &limitedConn{Conn: c, l: l, key: key}
+	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
+	return lc, victim, true
+}
+
+// forget gives back c's place; it runs once per connection. Called with
+// mu held.
+func (l *Listener) forget(c *limitedConn) {
+	if c.gone {
+		return
+	}
+	c.gone = true
+	if c.quiet != nil {
+		l.quiet.Remove(c.quiet)
+		c.quiet = nil
+	}
+	l.open--
+	if l.bySrc[c.key]--; l.bySrc[c.key] <= 0 {
+		delete(l.bySrc, c.key)
+	}
+}
+
+// ConnState tracks which connections are quiet; set it as the
+// http.Server's ConnState.
+func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lc.gone {
+		return
+	}
+	switch state {
+	case http.StateIdle:
+		if lc.quiet == nil {
+			lc.quiet = l.quiet.PushBack(lc)
+		}
+	case http.StateActive, http.StateHijacked:
+		if lc.quiet != nil {
+			l.quiet.Remove(lc.quiet)
+			lc.quiet = nil
+		}
+	case http.StateClosed:
+		l.forget(lc)
+	}
+}
+
+// ListenerStats are a Listener's counters.
+type ListenerStats struct {
+	Open    int // connections open now
+	Sources int // distinct sources with open connections
+	Refused int // connections closed at once for being over a cap
+	Shed    int // quiet connections closed to make room at the total cap
+	Quiet   int // open connections idle or waiting for their first request
+}
+
+// Stats returns the current counters.
+func (l *Listener) Stats() ListenerStats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return ListenerStats{Open: l.open, Sources: len(l.bySrc), Refused: l.refused, Shed: l.shed, Quiet: l.quiet.Len()}
+}
+
+// limitedConn is an accepted connection counted by its Listener. Its
+// fields other than Conn are guarded by the Listener's mu.
+type limitedConn struct {
+	net.Conn
+	l     *Listener
+	key   string
+	quiet *list.Element // in l.quiet while quiet
+	gone  bool          // its place was given back
+}
+
+// Close closes the connection and gives its place back.
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.l.mu.Lock()
+	c.l.forget(c)
+	c.l.mu.Unlock()
+	return err
+}
+
+// CloseWrite half-closes the connection when the underlying one can (the
+// server uses it to let a client read an error before the close).
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// Write passes p through, except net/http's own plain-text error
+// response, which it replaces by the JSON equivalent.
+func (c *limitedConn) Write(p []byte) (int, error) {
+	if status, ok := serverErrorStatus(p); ok {
+		if _, err := c.Conn.Write(jsonServerError(status)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// serverErrorHeaders are the headers net/http writes, and only it, on the
+// error responses it sends without a handler (net/http server.go, "errorHeaders").
+// The service's own responses always carry Cache-Control before
+// Content-Type (headers are written sorted), so they never match.
+const serverErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+// serverErrorStatus recognises one of net/http's handler-less error
+// responses ("HTTP/1.1 431 Request Header Fields Too Large" + the headers
+// above + a one-line text, in a single write) and returns its status.
+func serverErrorStatus(p []byte) (int, bool) {
+	const prefix = "HTTP/1.1 "
+	if len(p) < len(prefix)+3 || !bytes.HasPrefix(p, []byte(prefix)) {
+		return 0, false
+	}
+	i := bytes.Index(p, []byte(serverErrorHeaders))
+	if i < 0 || bytes.ContainsAny(p[:i], "\r\n") || bytes.ContainsAny(p[i+len(serverErrorHeaders):], "\r\n") {
+		return 0, false
+	}
+	status, err := strconv.Atoi(string(p[len(prefix) : len(prefix)+3]))
+	if err != nil || status < 400 || status > 599 {
+		return 0, false
+	}
+	return status, true
+}
+
+// serverErrorMessages are the texts of the JSON bodies that replace
+// net/http's own error responses.
+var serverErrorMessages = map[int]string{
+	http.StatusBadRequest:                  "malformed HTTP request",
+	http.StatusRequestHeaderFieldsTooLarge: "request header fields too large",
+	http.StatusNotImplemented:              "unsupported transfer encoding",
+	http.StatusHTTPVersionNotSupported:     "HTTP version not supported",
+}
+
+// jsonServerError is the whole JSON response for status, closing the
+// connection as net/http's original does.
+func jsonServerError(status int) []byte {
+	msg, ok := serverErrorMessages[status]
+	if !ok {
+		msg = "request refused"
+	}
+	body, _ := Encode(errorBody{msg})
+	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
+		"Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n\r\n%s",
+		status, http.StatusText(status), len(body), body)
+}

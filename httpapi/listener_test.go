@@ -1,0 +1,215 @@
+package httpapi
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startLimited serves New(FakeService) on a LimitListener over 127.0.0.1
+// with the server settings of `mailauth serve` (idle and header timeouts
+// shortened so idle connections are freed quickly).
+func startLimited(t *testing.T, o ListenerOptions) (*Listener, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := LimitListener(ln, o)
+	srv := &http.Server{
+		Handler:           New(&FakeService{}, Options{}),
+		ReadHeaderTimeout: 300 * time.Millisecond,
+		IdleTimeout:       300 * time.Millisecond,
+		MaxHeaderBytes:    16 << 10,
+		ConnState:         l.ConnState,
+	}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l, ln.Addr().String()
+}
+
+// dialFrom connects to addr from the loopback address src (all of
+// 127.0.0.0/8 is local on Linux).
+func dialFrom(t *testing.T, src, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("cannot dial from %s: CI runs on Linux, where all of 127.0.0.0/8 is loopback: %v", src, err)
+		}
+		t.Skipf("cannot dial from %s (needs the whole 127.0.0.0/8 on loopback, as on Linux): %v", src, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// getHealth sends GET /api/health on c (keep-alive) and returns the status,
+// or 0 when the connection was closed without an answer.
+func getHealth(c net.Conn) int {
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		return 0
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestListenerPerSourceCap: one source holds at most MaxConnsPerSource
+// connections; the next is closed unanswered, another source is still
+// served, and a closed connection frees its place.
+func TestListenerPerSourceCap(t *testing.T) {
+	t.Parallel()
+	l, addr := startLimited(t, ListenerOptions{MaxConnsPerSource: 4})
+	var held []net.Conn
+	for range 4 {
+		c := dialFrom(t, "127.0.0.1", addr)
+		if s := getHealth(c); s != 200 {
+			t.Fatalf("connection within the cap: %d", s)
+		}
+		held = append(held, c)
+	}
+	if s := getHealth(dialFrom(t, "127.0.0.1", addr)); s != 0 {
+		t.Fatalf("5th connection of one source answered %d, want closed", s)
+	}
+	if s := getHealth(dialFrom(t, "127.0.0.2", addr)); s != 200 {
+		t.Errorf("another source: %d", s)
+	}
+	if l.Stats().Refused == 0 {
+		t.Error("no refusal counted")
+	}
+	held[0].Close()
+	eventually(t, "the closed connection to be released", func() bool { return l.Stats().Open <= 4 })
+	if s := getHealth(dialFrom(t, "127.0.0.1", addr)); s != 200 {
+		t.Errorf("after one closed: %d", s)
+	}
+}
+
+// TestListenerTotalCap: at MaxConns open connections a new one takes the
+// place of the connection quiet longest, so idle holders cannot lock new
+// clients out; the total never exceeds MaxConns.
+func TestListenerTotalCap(t *testing.T) {
+	t.Parallel()
+	l, addr := startLimited(t, ListenerOptions{MaxConns: 3, MaxConnsPerSource: 100})
+	var held []net.Conn
+	for i, src := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+		c := dialFrom(t, src, addr)
+		if s := getHealth(c); s != 200 {
+			t.Fatalf("%s: %d", src, s)
+		}
+		held = append(held, c)
+		eventually(t, "the connection to turn idle", func() bool { return l.Stats().Quiet == i+1 })
+	}
+	if s := getHealth(dialFrom(t, "127.0.0.4", addr)); s != 200 {
+		t.Fatalf("new client at the total cap: %d, want served", s)
+	}
+	if st := l.Stats(); st.Open > 3 || st.Shed != 1 {
+		t.Errorf("stats %+v, want at most 3 open and 1 shed", st)
+	}
+	if s := getHealth(held[0]); s != 0 {
+		t.Errorf("the longest-idle connection answered %d, want closed", s)
+	}
+}
+
+// TestListenerIdleFreed: idle keep-alive connections and connections that
+// never send a request are closed by the server's timeouts, and the
+// listener's count returns to zero.
+func TestListenerIdleFreed(t *testing.T) {
+	t.Parallel()
+	l, addr := startLimited(t, ListenerOptions{})
+	for i := range 6 {
+		c := dialFrom(t, "127.0.0.1", addr)
+		if i%2 == 0 && getHealth(c) != 200 {
+			t.Fatal("health failed")
+		}
+	}
+	eventually(t, "6 connections to be counted", func() bool { return l.Stats().Open == 6 || l.Stats().Open == 0 })
+	eventually(t, "idle connections to be freed", func() bool { return l.Stats().Open == 0 && l.Stats().Sources == 0 })
+}
+
+// TestServerErrorsAreJSON: the responses net/http writes itself, without a
+// handler, reach the client as the service's JSON error shape.
+func TestServerErrorsAreJSON(t *testing.T) {
+	t.Parallel()
+	_, addr := startLimited(t, ListenerOptions{})
+	cases := []struct {
+		name, raw string
+		status    int
+	}{
+		{"header too large", "GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\n\r\n", 431},
+		{"missing host", "GET /api/health HTTP/1.1\r\n\r\n", 400},
+		{"malformed request line", "NONSENSE\r\n\r\n", 400},
+		{"malformed header", "GET /api/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400},
+		{"unknown transfer coding", "POST /api/scan HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+		{"unsupported version", "GET /api/health HTTP/3.0\r\nHost: x\r\n\r\n", 505},
+		{"handler error untouched", "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", 404},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialFrom(t, "127.0.0.1", addr)
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(c, tc.raw); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%d %q %q, want %d JSON", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status)
+			}
+			var e map[string]any
+			if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] == nil {
+				t.Errorf("body %q is not {\"error\": ...}", body)
+			}
+		})
+	}
+}
+
+// TestServerErrorStatus: only net/http's exact handler-less error shape is
+// recognised.
+func TestServerErrorStatus(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]int{
+		"HTTP/1.1 431 Request Header Fields Too Large" + serverErrorHeaders + "431 Request Header Fields Too Large": 431,
+		"HTTP/1.1 400 Bad Request: missing required Host header" + serverErrorHeaders + "400 Bad Request: missing":  400,
+		"HTTP/1.1 400 Bad Request\r\nCache-Control: no-store\r\nContent-Type: application/json\r\n\r\n{}":           0,
+		"HTTP/1.1 200 OK" + serverErrorHeaders + "fine":                                                             0,
+		"HTTP/1.1 400 Bad Request" + serverErrorHeaders + "two\r\nlines":                                            0,
+	} {
+		if got, _ := serverErrorStatus([]byte(raw)); got != want {
+			t.Errorf("%q: %d, want %d", raw[:30], got, want)
+		}
+	}
+}
+
+// FuzzServerErrorStatus: any write is either passed through or
+// recognised as one of net/http's error responses with a 4xx/5xx status;
+// never a panic.
+func FuzzServerErrorStatus(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 431 Request Header Fields Too Large" + serverErrorHeaders + "431 Request Header Fields Too Large"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 4"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		status, ok := serverErrorStatus(p)
+		if ok && (status < 400 || status > 599 || !strings.HasPrefix(string(p), "HTTP/1.1 ")) {
+			t.Fatalf("recognised %q as status %d", p, status)
+		}
+		if ok && len(jsonServerError(status)) == 0 {
+			t.Fatal("empty replacement")
+		}
+	})
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sources of the lab's clients (all of 127.0.0.0/8 is local on Linux).
+const (
+	keyFloodSource = "127.0.0.1" // the trusted proxy: its X-Forwarded-For names the flood's keys
+	goodSources    = 20          // 127.0.1.1 ..: the well-behaved client rotates among them
+	goodInterval   = 200 * time.Millisecond
+)
+
+func goodSource(i int) string    { return fmt.Sprintf("127.0.1.%d", i%goodSources+1) }
+func hostileSource(i int) string { return fmt.Sprintf("127.66.0.%d", i+1) }
+
+// newClient returns an HTTP client whose connections come from src.
+func newClient(src string, conns int) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	return &http.Client{
+		Timeout:   40 * time.Second,
+		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns},
+	}
+}
+
+// post sends one scan request and returns the status (0 on a transport
+// error) and the latency.
+func post(ctx context.Context, c *http.Client, base, body, xff string) (int, time.Duration) {
+	status, _, d := postMsg(ctx, c, base, body, xff)
+	return status, d
+}
+
+// postMsg is post that also returns the error message of a non-200.
+func postMsg(ctx context.Context, c *http.Client, base, body, xff string) (int, string, time.Duration) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/scan", strings.NewReader(body))
+	if err != nil {
+		return 0, "", 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if xff != "" {
+		req.Header.Set("X-Forwarded-For", xff)
+	}
+	t0 := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", time.Since(t0)
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Error string `json:"error"`
+	}
+	if resp.StatusCode != 200 {
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&e)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, e.Error, time.Since(t0)
+}
+
+func scanBody(domain string) string { return `{"domain":"` + domain + `"}` }
+
+// latencies summarises the well-behaved client's requests of one phase.
+type latencies struct {
+	N       int     `json:"n"`
+	OK      int     `json:"ok"`
+	Success float64 `json:"successPct"`
+	P50     float64 `json:"p50ms"`
+	P99     float64 `json:"p99ms"`
+	Max     float64 `json:"maxms"`
+	Status  tally   `json:"status"`
+}
+
+// tally counts statuses (0 = transport error).
+type tally map[int]int
+
+// outcomes counts statuses with their error messages ("500 server busy…").
+type outcomes map[string]int
+
+// recorder collects the good client's results.
+type recorder struct {
+	mu     sync.Mutex
+	ms     []float64
+	status tally
+}
+
+func (r *recorder) add(status int, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status == nil {
+		r.status = tally{}
+	}
+	r.status[status]++
+	r.ms = append(r.ms, float64(d.Microseconds())/1000)
+}
+
+func (r *recorder) summary() latencies {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ms := slices.Clone(r.ms)
+	slices.Sort(ms)
+	l := latencies{N: len(ms), OK: r.status[200], Status: r.status}
+	if l.N == 0 {
+		return l
+	}
+	l.Success = 100 * float64(l.OK) / float64(l.N)
+	l.P50, l.P99, l.Max = ms[l.N/2], ms[min(l.N-1, l.N*99/100)], ms[l.N-1]
+	return l
+}
+
+// runGood scans goodDomain every goodInterval, rotating sources, until
+// ctx ends.
+func runGood(ctx context.Context, base string, rec *recorder) {
+	clients := make([]*http.Client, goodSources)
+	for i := range clients {
+		clients[i] = newClient(goodSource(i), 2)
+	}
+	var wg sync.WaitGroup
+	t := time.NewTicker(goodInterval)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		case <-t.C:
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, d := post(context.Background(), clients[i%goodSources], base, scanBody(goodDomain), "")
+			rec.add(status, d)
+		}()
+	}
+}
+
+// counters is a concurrency-safe count of outcomes per kind of request.
+type counters struct {
+	mu sync.Mutex
+	m  map[string]outcomes
+}
+
+func (c *counters) add(kind string, status int, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]outcomes{}
+	}
+	if c.m[kind] == nil {
+		c.m[kind] = outcomes{}
+	}
+	key := fmt.Sprint(status)
+	if msg != "" {
+		key += " " + msg
+	}
+	c.m[kind][key]++
+}
+
+func (c *counters) snapshot() map[string]outcomes {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]outcomes{}
+	for k, v := range c.m {
+		out[k] = outcomes{}
+		for s, n := range v {
+			out[k][s] = n
+		}
+	}
+	return out
+}
+
+// get sends a GET and returns the status (0 on a transport error).
+func get(ctx context.Context, c *http.Client, url string) int {
+	return send(ctx, c, http.MethodGet, url, "")
+}
+
+// postPath posts a JSON body to url and returns the status.
+func postPath(ctx context.Context, c *http.Client, url, body string) int {
+	return send(ctx, c, http.MethodPost, url, body)
+}
+
+// send sends one request (a JSON body when body is not empty) and
+// returns the status, 0 on a transport error.
+func send(ctx context.Context, c *http.Client, method, url, body string) int {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}

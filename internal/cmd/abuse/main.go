@@ -1,0 +1,194 @@
+// Command abuse is the service's scripted attack and soak (RELIABILITY.md),
+// driven by scripts/abuse. It serves a lab on loopback — the real scanner
+// and handler behind the connection-limited listener, as `mailauth serve`
+// assembles them, over a dnstest DNS server with hostile zones — and runs
+// the load in a child process, so that the figures it reads about itself
+// (RSS, goroutines, descriptors) are the server's alone; the DNS server
+// runs in a third process, as a real resolver would.
+//
+//	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
+//	abuse -mode soak [-soak 10m] [-sample 10s]
+//	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
+//
+// Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
+// private network namespace when it can, where nothing else is reachable
+// and the TCP counters are the lab's own.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// loadEnv marks the child process that generates the load.
+const loadEnv = "MAILAUTH_ABUSE_LOAD"
+
+type options struct {
+	mode     string
+	hostile  int
+	unloaded time.Duration
+	attack   time.Duration
+	soak     time.Duration
+	sample   time.Duration
+	zone     string
+	base     string
+	delay    time.Duration
+	skip     string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.mode, "mode", "attack", "attack, soak or memory")
+	flag.IntVar(&o.hostile, "hostile", 20, "hostile sources (attack)")
+	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
+	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
+	flag.DurationVar(&o.soak, "soak", 10*time.Minute, "length of the soak")
+	flag.DurationVar(&o.sample, "sample", 10*time.Second, "sampling interval of the soak")
+	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
+	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
+	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
+	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood")
+	flag.Parse()
+	if os.Getenv(dnsEnv) != "" {
+		os.Exit(runDNS(o, flag.Args()))
+	}
+	if os.Getenv(loadEnv) != "" {
+		os.Exit(load(o))
+	}
+	if err := serve(o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "abuse:", err)
+		os.Exit(1)
+	}
+}
+
+// load is the child process: it runs the load and prints its result.
+func load(o options) int {
+	var v any
+	switch o.mode {
+	case "attack":
+		v = runAttack(o.base, o.hostile, o.unloaded, o.attack, skipSet(o.skip))
+	case "soak":
+		v = runSoak(o.base, o.soak)
+	case "memory":
+		v = runMemory(o.base)
+	default:
+		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, soak or memory")
+		return 2
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// serve runs the lab, starts the load process, samples the server while
+// it runs and until it settles, and prints the report.
+func serve(o options, out io.Writer) error {
+	dir, err := os.MkdirTemp("", "mailauth-abuse-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	hostile, err := writeHostileZone(dir, time.Now())
+	if err != nil {
+		return err
+	}
+	l, err := startLab(o, []string{o.zone, hostile})
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	start := time.Now()
+	time.Sleep(time.Second)
+	baseline := l.readSample(start)
+	cpu0 := cpuTicks()
+	res, samples, err := runLoad(o, l, start)
+	if err != nil {
+		return err
+	}
+	cpu := cpuTicks() - cpu0
+	after := settle(l, start, baseline)
+	runtime.GC()
+	debug.FreeOSMemory()
+	freed := l.readSample(start)
+	fmt.Fprintf(out, "server CPU during the load: %d ms\n", cpu*10)
+	return report(out, o, res, baseline, samples, after, freed)
+}
+
+// runLoad starts the load process and samples the server every
+// o.sample until it exits; it returns the load's JSON result.
+func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-skip", o.skip}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), loadEnv+"=1")
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var samples []sample
+	tick := time.NewTicker(o.sample)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return nil, samples, fmt.Errorf("load process: %w", err)
+			}
+			return stdout.Bytes(), samples, nil
+		case <-tick.C:
+			s := l.readSample(start)
+			samples = append(samples, s)
+			if o.mode == "soak" {
+				fmt.Fprintf(os.Stderr, "%6s rss %6d KB  heap %6d KB  goroutines %5d  fds %5d  conns %4d\n",
+					s.At, s.RSSKB, s.HeapKB, s.Goroutines, s.FDs, s.Conns)
+			}
+		}
+	}
+}
+
+// settleMax bounds the wait for the server to return to rest after the
+// load: idle connections close after the server's IdleTimeout, scans end
+// within their deadline.
+const settleMax = idleTimeout + 30*time.Second
+
+// settle waits until the server has no connection open and at most the
+// baseline's goroutines (or settleMax), then reads a sample.
+func settle(l *lab, start time.Time, baseline sample) sample {
+	deadline := time.Now().Add(settleMax)
+	for time.Now().Before(deadline) {
+		s := l.readSample(start)
+		if s.Conns == 0 && s.Goroutines <= baseline.Goroutines {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	return l.readSample(start)
+}
+
+// skipSet parses -skip.
+func skipSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range strings.Split(s, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out[r] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/mailauth/mailauth/httpapi"
+)
+
+// report prints the run's figures.
+// after is read once the server has settled; freed right after it, past
+// a GC and a return of free memory to the system.
+func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after, freed sample) error {
+	peak := baseline
+	for _, s := range samples {
+		peak.RSSKB, peak.HeapKB, peak.LiveKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB), max(peak.LiveKB, s.LiveKB)
+		peak.Goroutines, peak.FDs, peak.Conns = max(peak.Goroutines, s.Goroutines), max(peak.FDs, s.FDs), max(peak.Conns, s.Conns)
+	}
+	row := func(name string, s sample) {
+		fmt.Fprintf(out, "%-9s rss %7d KB  heap %7d KB  live %7d KB  goroutines %6d  fds %6d  conns %5d\n",
+			name, s.RSSKB, s.HeapKB, s.LiveKB, s.Goroutines, s.FDs, s.Conns)
+	}
+	fmt.Fprintf(out, "== server resources (%s)\n", o.mode)
+	row("baseline", baseline)
+	row("peak", peak)
+	row("after", after)
+	row("freed", freed)
+	switch o.mode {
+	case "attack":
+		var r attackResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("load result: %w", err)
+		}
+		printAttack(out, o, r)
+	case "memory":
+		var r memoryResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("load result: %w", err)
+		}
+		fmt.Fprintf(out, "== %d concurrent scans of %s, twice: %v\n", memoryScans, bigDomain, r.Scans)
+		fmt.Fprintf(out, "heap in use above baseline at peak: %d KB (%d KB per scan in flight); live heap after a GC: %d KB (%d KB per scan)\n",
+			peak.HeapKB-baseline.HeapKB, (peak.HeapKB-baseline.HeapKB)/memoryScans,
+			peak.LiveKB-baseline.LiveKB, (peak.LiveKB-baseline.LiveKB)/memoryScans)
+	case "soak":
+		var r soakResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("load result: %w", err)
+		}
+		fmt.Fprintf(out, "== soak requests by kind and status (0 = transport error)\n")
+		printTallies(out, r.Requests)
+		fmt.Fprintf(out, "== samples every %s\n", o.sample)
+		for _, s := range samples {
+			row(s.At.String(), s)
+		}
+	}
+	return nil
+}
+
+func printAttack(out io.Writer, o options, r attackResult) {
+	fmt.Fprintf(out, "== well-behaved client (scan of %s every %s, %d sources)\n", goodDomain, goodInterval, goodSources)
+	for _, p := range []struct {
+		name string
+		l    latencies
+	}{{"unloaded", r.Unloaded}, {"attack", r.UnderAttack}} {
+		fmt.Fprintf(out, "%-9s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v\n",
+			p.name, p.l.N, p.l.Success, p.l.P50, p.l.P99, p.l.Max, p.l.Status)
+	}
+	ratio := 0.0
+	if r.Unloaded.P99 > 0 {
+		ratio = r.UnderAttack.P99 / r.Unloaded.P99
+	}
+	fmt.Fprintf(out, "p99 under attack / unloaded: %.2f (target <= 2); success under attack %.2f %% (target >= 99)\n", ratio, r.UnderAttack.Success)
+	fmt.Fprintf(out, "== hostile requests by kind and status (%d sources; 0 = transport error)\n", o.hostile)
+	printTallies(out, r.Hostile)
+	fmt.Fprintf(out, "held keep-alive connections: %d of %d tried (%d per source allowed)\n", r.HeldConns, r.TriedConns, httpapi.DefaultMaxConnsPerSource)
+	fmt.Fprintf(out, "TCP connection attempts during the attack: %d, failed: %d; fan-out attempts per fan-out scan: %.1f\n",
+		r.ConnectOpens, r.ConnectFails, r.FanoutPerScan)
+}
+
+func printTallies(out io.Writer, m map[string]outcomes) {
+	kinds := make([]string, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		keys := make([]string, 0, len(m[k]))
+		for o := range m[k] {
+			keys = append(keys, o)
+		}
+		slices.Sort(keys)
+		for _, o := range keys {
+			fmt.Fprintf(out, "  %-8s %6d  %s\n", k, m[k][o], o)
+		}
+	}
+}

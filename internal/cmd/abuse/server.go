@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Server settings, as `mailauth serve` sets them (cmd/mailauth/serve.go).
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = mailauth.DefaultScanTimeout + httpapi.DefaultQueueWait + 10*time.Second
+	idleTimeout       = 60 * time.Second
+	maxHeaderBytes    = 16 << 10
+	// labMaxKeys is the memory limiter's key capacity in the lab
+	// (MemoryLimiterOptions.MaxKeys): small, so the key flood fills it
+	// quickly.
+	labMaxKeys = 4096
+)
+
+// lab is the service under test: the real scanner and handler behind the
+// connection-limited listener, resolving through the DNS child.
+type lab struct {
+	srv     *http.Server
+	ln      *httpapi.Listener
+	addr    string
+	stopDNS func()
+}
+
+// startLab starts the DNS child over zoneFiles and serves the service on
+// loopback.
+func startLab(o options, zoneFiles []string) (*lab, error) {
+	// The collector settings of `mailauth serve` (cmd/mailauth/gc.go),
+	// unless GOGC or GOMEMLIMIT is set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
+	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
+	if err != nil {
+		return nil, err
+	}
+	httpsPort, err := closedPort()
+	if err != nil {
+		stopDNS()
+		return nil, err
+	}
+	svc := mailauth.New(mailauth.Config{
+		Resolver:  &resolver.Client{Servers: []string{dnsAddr}},
+		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
+	})
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		stopDNS()
+		return nil, err
+	}
+	proxy := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{TrustedProxies: proxy})
+	h := httpapi.New(svc, httpapi.Options{
+		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: labMaxKeys}),
+		TrustedProxies: proxy,
+		Logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	})
+	srv := &http.Server{
+		Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
+		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes, ConnState: ln.ConnState,
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	go func() { _ = srv.Serve(ln) }()
+	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), stopDNS: stopDNS}, nil
+}
+
+func (l *lab) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.srv.Shutdown(ctx)
+	l.stopDNS()
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	return p, ln.Close()
+}
+
+// sample is one reading of the process's resources.
+type sample struct {
+	At         time.Duration `json:"at"`
+	RSSKB      int           `json:"rssKB"`
+	Goroutines int           `json:"goroutines"`
+	FDs        int           `json:"fds"`
+	Conns      int           `json:"conns"`
+	HeapKB     uint64        `json:"heapKB"`
+	LiveKB     uint64        `json:"liveKB"` // heap marked live by the last GC
+}
+
+// readSample reads RSS, goroutines, descriptors and open connections.
+func (l *lab) readSample(start time.Time) sample {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	s := sample{At: time.Since(start).Round(time.Second), Goroutines: runtime.NumGoroutine(),
+		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: live[0].Value.Uint64() >> 10}
+	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
+		s.FDs = len(ents)
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+				s.RSSKB, _ = strconv.Atoi(f[1])
+			}
+		}
+	}
+	return s
+}
+
+// tcpCounters reads the network namespace's TCP ActiveOpens and
+// AttemptFails (/proc/net/snmp): connection attempts made, and attempts
+// that failed (to a closed port, here).
+func tcpCounters() (opens, fails int) {
+	b, err := os.ReadFile("/proc/net/snmp")
+	if err != nil {
+		return -1, -1
+	}
+	var names, values []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "Tcp:") {
+			continue
+		}
+		if names == nil {
+			names = strings.Fields(line)
+		} else {
+			values = strings.Fields(line)
+		}
+	}
+	for i := range names {
+		if i >= len(values) {
+			break
+		}
+		switch names[i] {
+		case "ActiveOpens":
+			opens, _ = strconv.Atoi(values[i])
+		case "AttemptFails":
+			fails, _ = strconv.Atoi(values[i])
+		}
+	}
+	return opens, fails
+}
