@@ -57,7 +57,7 @@ func TestSPFFanOutDoesNotStarveOthers(t *testing.T) {
 				// The ten mx terms are counted exactly; the exchanges past
 				// SPF's share could not be looked up, which receivers would
 				// meet as a temporary error.
-				d := c.Diagnostics.(*SpfDiagnostics)
+				d := c.Diagnostics.(*SPFDiagnostics)
 				if c.Status != StatusWarn || d.DNSLookupCount == nil || *d.DNSLookupCount != 10 {
 					t.Fatalf("run %d: spf = %s with %+v, want warn and 10 lookups", run, c.Status, d)
 				}

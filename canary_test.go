@@ -103,7 +103,7 @@ func TestVerifyWithholdsALeakingResult(t *testing.T) {
 	if err := r.verify(sum); err != nil {
 		t.Fatalf("clean result withheld: %v", err)
 	}
-	sum.Checks = []CheckSummary{{Diagnostics: &DmarcDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
+	sum.Checks = []CheckSummary{{Diagnostics: &DMARCDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
 	if err := r.verify(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
 		t.Fatalf("verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
 	}

@@ -56,7 +56,7 @@ $ORIGIN 8.8.8.in-addr.arpa.
 	if err != nil {
 		panic(err)
 	}
-	d := sum.Check.Diagnostics.(*mailauth.PtrDiagnostics)
+	d := sum.Check.Diagnostics.(*mailauth.PTRDiagnostics)
 	fmt.Println(sum.Check.Status, *d.PTRRecordCount, *d.ForwardConfirmed)
 	// Output:
 	// pass 1 true

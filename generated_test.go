@@ -13,7 +13,7 @@ import (
 // TestGeneratedValuesAreNotLeaks: TXT records crafted to coincide with
 // what the service prints itself — pieces of the scan's timestamp ("1T12"
 // of 2026-11-21T12:00:00Z) and of its printed counts ("3 of 5") — neither
-// withhold the result nor raise a leak alarm (issue 13, item 5).
+// withhold the result nor raise a leak alarm.
 func TestGeneratedValuesAreNotLeaks(t *testing.T) {
 	var zone strings.Builder
 	zone.WriteString("$ORIGIN gen.example.com.\n@ MX 10 mx\nmx A 8.8.8.8\n@ TXT \"v=spf1 -all\"\n")

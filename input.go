@@ -43,60 +43,68 @@ const (
 	maxUTMSourceLen = 64 // ^[a-z0-9][a-z0-9._-]{0,63}$
 )
 
-// Field names of InputError: the contract's JSON field names.
+// InputField names the request field an InputError is about: the
+// contract's JSON field name.
+type InputField string
+
+// The fields of InputError.
 const (
-	fieldDomain    = "domain"
-	fieldSelector  = "dkimSelector"
-	fieldSendingIP = "sendingIp"
-	fieldUTMSource = "utm_source"
+	FieldDomain       InputField = "domain"
+	FieldDKIMSelector InputField = "dkimSelector"
+	FieldSendingIP    InputField = "sendingIp"
+	FieldUTMSource    InputField = "utm_source"
 )
 
-// Rule codes of InputError. The list is documented on InputError.
+// InputRule is the stable snake_case code of the rule an InputError
+// reports. The codes are documented on InputError.
+type InputRule string
+
+// The rules of InputError.
 const (
-	ruleTooShort          = "too_short"
-	ruleTooLong           = "too_long"
-	ruleInvalidCharacters = "invalid_characters"
-	ruleInvalidURL        = "invalid_url"
-	ruleUnsupportedScheme = "unsupported_scheme"
-	ruleCredentialedURL   = "credentialed_url"
-	ruleEmptyHost         = "empty_host"
-	ruleEmptyLocalPart    = "empty_local_part"
-	ruleAddressLiteral    = "address_literal"
-	ruleIPTarget          = "ip_target"
-	ruleAmbiguousNumeric  = "ambiguous_numeric"
-	ruleEmptyLabel        = "empty_label"
-	ruleLabelTooLong      = "label_too_long"
-	ruleSingleLabel       = "single_label"
-	ruleIDNA              = "idna"
-	ruleSpecialUse        = "special_use"
-	ruleNotAnIP           = "not_an_ip"
-	ruleZoneID            = "zone_id"
-	ruleNotPublicPrefix   = "not_public_" // + the ipclass.Class, e.g. not_public_private
-	rulePattern           = "pattern"
+	RuleTooShort          InputRule = "too_short"
+	RuleTooLong           InputRule = "too_long"
+	RuleInvalidCharacters InputRule = "invalid_characters"
+	RuleInvalidURL        InputRule = "invalid_url"
+	RuleUnsupportedScheme InputRule = "unsupported_scheme"
+	RuleCredentialedURL   InputRule = "credentialed_url"
+	RuleEmptyHost         InputRule = "empty_host"
+	RuleEmptyLocalPart    InputRule = "empty_local_part"
+	RuleAddressLiteral    InputRule = "address_literal"
+	RuleIPTarget          InputRule = "ip_target"
+	RuleAmbiguousNumeric  InputRule = "ambiguous_numeric"
+	RuleEmptyLabel        InputRule = "empty_label"
+	RuleLabelTooLong      InputRule = "label_too_long"
+	RuleSingleLabel       InputRule = "single_label"
+	RuleIDNA              InputRule = "idna"
+	RuleSpecialUse        InputRule = "special_use"
+	RuleNotAnIP           InputRule = "not_an_ip"
+	RuleZoneID            InputRule = "zone_id"
+	RuleNotPublicPrefix   InputRule = "not_public_" // + the ipclass.Class, e.g. not_public_private
+	RulePattern           InputRule = "pattern"
 )
 
 // ruleMessages is the English text of each rule code. It never contains
 // any part of the rejected input.
-var ruleMessages = map[string]string{
-	ruleTooShort:          "too short",
-	ruleTooLong:           "too long",
-	ruleInvalidCharacters: "contains characters that are not allowed",
-	ruleInvalidURL:        "not a valid URL",
-	ruleUnsupportedScheme: "only http and https URLs are accepted",
-	ruleCredentialedURL:   "credentialed URLs are not accepted",
-	ruleEmptyHost:         "no host name given",
-	ruleEmptyLocalPart:    "the mailbox has an empty local part",
-	ruleAddressLiteral:    "address literals are not accepted",
-	ruleIPTarget:          "IP addresses are not accepted, give a domain name",
-	ruleAmbiguousNumeric:  "numeric names that could be read as an IP address are not accepted",
-	ruleEmptyLabel:        "empty labels are not allowed",
-	ruleLabelTooLong:      "a label is longer than 63 octets",
-	ruleSingleLabel:       "a domain needs at least two labels",
-	ruleIDNA:              "not a valid internationalized domain name",
-	ruleSpecialUse:        "special-use and local names are not accepted",
-	ruleNotAnIP:           "not an IPv4 or IPv6 address",
-	ruleZoneID:            "IPv6 zone identifiers are not accepted",
-	rulePattern:           "does not match the required pattern",
+var ruleMessages = map[InputRule]string{
+	RuleTooShort:          "too short",
+	RuleTooLong:           "too long",
+	RuleInvalidCharacters: "contains characters that are not allowed",
+	RuleInvalidURL:        "not a valid URL",
+	RuleUnsupportedScheme: "only http and https URLs are accepted",
+	RuleCredentialedURL:   "credentialed URLs are not accepted",
+	RuleEmptyHost:         "no host name given",
+	RuleEmptyLocalPart:    "the mailbox has an empty local part",
+	RuleAddressLiteral:    "address literals are not accepted",
+	RuleIPTarget:          "IP addresses are not accepted, give a domain name",
+	RuleAmbiguousNumeric:  "numeric names that could be read as an IP address are not accepted",
+	RuleEmptyLabel:        "empty labels are not allowed",
+	RuleLabelTooLong:      "a label is longer than 63 octets",
+	RuleSingleLabel:       "a domain needs at least two labels",
+	RuleIDNA:              "not a valid internationalized domain name",
+	RuleSpecialUse:        "special-use and local names are not accepted",
+	RuleNotAnIP:           "not an IPv4 or IPv6 address",
+	RuleZoneID:            "IPv6 zone identifiers are not accepted",
+	RulePattern:           "does not match the required pattern",
 }
 
 // Domain is a normalized domain to scan.
@@ -146,7 +154,8 @@ type Domain struct {
 //     not_public_documentation, not_public_loopback.
 //   - pattern: dkimSelector or utm_source does not match its pattern.
 type InputError struct {
-	Field, Rule string
+	Field InputField
+	Rule  InputRule
 }
 
 // Error returns a short English message naming the field and the rule,
@@ -156,14 +165,14 @@ func (e *InputError) Error() string {
 	msg, ok := ruleMessages[e.Rule]
 	if !ok {
 		msg = "invalid value"
-		if class, found := strings.CutPrefix(e.Rule, ruleNotPublicPrefix); found {
+		if class, found := strings.CutPrefix(string(e.Rule), string(RuleNotPublicPrefix)); found {
 			msg = "not a public address (" + strings.ReplaceAll(class, "_", " ") + " range)"
 		}
 	}
-	return e.Field + ": " + msg
+	return string(e.Field) + ": " + msg
 }
 
-func inputErr(field, rule string) error { return &InputError{Field: field, Rule: rule} }
+func inputErr(field InputField, rule InputRule) error { return &InputError{Field: field, Rule: rule} }
 
 // idnaStrict is the UTS #46 lookup profile used for domains: mapping
 // (case and width folding, full stops), non-transitional (ß stays ß),
@@ -188,7 +197,7 @@ var idnaLax = idna.New(
 const asciiSpace = " \t\n\v\f\r"
 
 // NormalizeDomain turns the domain field of a scan request into the name
-// to scan, following rfc-notes.md §1.1: trim; reduce an http(s) URL to
+// to scan, following doc/rfc-notes.md §1.1: trim; reduce an http(s) URL to
 // its host or a mailbox to its domain; strip one trailing dot; reject
 // empty labels, IP targets and ambiguous numeric forms; map with UTS #46
 // (IDNA lookup profile, non-transitional); then check label and name
@@ -196,91 +205,91 @@ const asciiSpace = " \t\n\v\f\r"
 // is always an *InputError with Field "domain".
 func NormalizeDomain(input string) (Domain, error) {
 	if rule := checkLength(input, MinDomainLen, MaxDomainLen); rule != "" {
-		return Domain{}, inputErr(fieldDomain, rule)
+		return Domain{}, inputErr(FieldDomain, rule)
 	}
 	if !utf8.ValidString(input) {
-		return Domain{}, inputErr(fieldDomain, ruleInvalidCharacters)
+		return Domain{}, inputErr(FieldDomain, RuleInvalidCharacters)
 	}
 	s := strings.Trim(input, asciiSpace)
 	if s == "" {
-		return Domain{}, inputErr(fieldDomain, ruleTooShort)
+		return Domain{}, inputErr(FieldDomain, RuleTooShort)
 	}
 	host, rule := extractHost(s)
 	if rule == "" {
 		host, rule = normalizeHost(host)
 	}
 	if rule != "" {
-		return Domain{}, inputErr(fieldDomain, rule)
+		return Domain{}, inputErr(FieldDomain, rule)
 	}
 	return Domain{ASCII: host, Unicode: displayName(host)}, nil
 }
 
 // checkLength applies a contract length bound, counted in code points.
-func checkLength(s string, lo, hi int) string {
+func checkLength(s string, lo, hi int) InputRule {
 	switch n := utf8.RuneCountInString(s); {
 	case n < lo:
-		return ruleTooShort
+		return RuleTooShort
 	case n > hi:
-		return ruleTooLong
+		return RuleTooLong
 	}
 	return ""
 }
 
 // extractHost reduces a trimmed input to the host part (steps 1-3).
-func extractHost(s string) (host, rule string) {
+func extractHost(s string) (host string, rule InputRule) {
 	if strings.Contains(s, "://") {
 		return hostFromURL(s)
 	}
 	if hasForbiddenRune(s) {
-		return "", ruleInvalidCharacters
+		return "", RuleInvalidCharacters
 	}
 	if hasSchemePrefix(s) {
-		return "", ruleUnsupportedScheme
+		return "", RuleUnsupportedScheme
 	}
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
 		return hostFromMailbox(s[:i], s[i+1:])
 	}
 	if strings.HasPrefix(s, "[") {
-		return "", ruleIPTarget
+		return "", RuleIPTarget
 	}
 	return s, ""
 }
 
 // hostFromURL takes the host of an http or https URL (step 2).
-func hostFromURL(s string) (host, rule string) {
+func hostFromURL(s string) (host string, rule InputRule) {
 	scheme := s[:strings.Index(s, "://")]
 	if !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
-		return "", ruleUnsupportedScheme
+		return "", RuleUnsupportedScheme
 	}
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return "", ruleInvalidURL
+		return "", RuleInvalidURL
 	case u.User != nil:
-		return "", ruleCredentialedURL
+		return "", RuleCredentialedURL
 	case strings.HasPrefix(u.Host, "["):
-		return "", ruleIPTarget
+		return "", RuleIPTarget
 	}
 	host = u.Hostname()
 	switch {
 	case host == "":
-		return "", ruleEmptyHost
+		return "", RuleEmptyHost
 	case hasForbiddenRune(host):
-		return "", ruleInvalidCharacters
+		return "", RuleInvalidCharacters
 	}
 	return host, ""
 }
 
 // hostFromMailbox takes the domain of local@domain, split at the last @
 // because a quoted local part may contain @ (step 3).
-func hostFromMailbox(local, domain string) (host, rule string) {
+func hostFromMailbox(local, domain string) (host string, rule InputRule) {
 	switch {
 	case local == "":
-		return "", ruleEmptyLocalPart
+		return "", RuleEmptyLocalPart
 	case domain == "":
-		return "", ruleEmptyHost
+		return "", RuleEmptyHost
 	case strings.HasPrefix(domain, "["):
-		return "", ruleAddressLiteral
+		return "", RuleAddressLiteral
 	}
 	return domain, ""
 }
@@ -321,16 +330,16 @@ func hasSchemePrefix(s string) bool {
 var fullStops = []string{".", "\u3002", "\uff0e", "\uff61"}
 
 // normalizeHost runs steps 4-9 on a host and returns the A-label form.
-func normalizeHost(host string) (string, string) {
+func normalizeHost(host string) (string, InputRule) {
 	host = stripTrailingDot(host)
 	if hasEmptyLabel(host) {
-		return "", ruleEmptyLabel
+		return "", RuleEmptyLabel
 	}
 	if rule := checkNumeric(host); rule != "" {
 		return "", rule
 	}
 	if !isLDH(host) {
-		return "", ruleInvalidCharacters
+		return "", RuleInvalidCharacters
 	}
 	ascii, err := idnaStrict.ToASCII(host)
 	if err != nil {
@@ -361,20 +370,20 @@ func hasEmptyLabel(name string) bool {
 
 // checkNumeric rejects IP addresses (step 5) and names whose last label
 // is all digits or 0x-hex (step 6, the WHATWG "ends in a number" rule).
-func checkNumeric(name string) string {
+func checkNumeric(name string) InputRule {
 	if _, err := netip.ParseAddr(name); err == nil {
-		return ruleIPTarget
+		return RuleIPTarget
 	}
 	last := name[strings.LastIndexByte(name, '.')+1:]
 	if hex, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
 		last = hex
 		if last == "" || strings.IndexFunc(last, notHexDigit) < 0 {
-			return ruleAmbiguousNumeric
+			return RuleAmbiguousNumeric
 		}
 		return ""
 	}
 	if last != "" && strings.IndexFunc(last, notDigit) < 0 {
-		return ruleAmbiguousNumeric
+		return RuleAmbiguousNumeric
 	}
 	return ""
 }
@@ -400,23 +409,23 @@ func isLDH(name string) bool {
 
 // classifyIDNAError tells a length failure of the strict profile apart
 // from any other IDNA failure.
-func classifyIDNAError(host string) string {
+func classifyIDNAError(host string) InputRule {
 	mapped, err := idnaLax.ToASCII(host)
 	if err != nil {
-		return ruleIDNA
+		return RuleIDNA
 	}
 	if rule := checkASCII(mapped); rule != "" {
 		return rule
 	}
-	return ruleIDNA
+	return RuleIDNA
 }
 
 // checkASCII checks the mapped A-label form (steps 5, 6, 8, 9 again):
 // mapping can produce dots (U+3002) and digits (full-width forms), so the
 // structural checks are repeated on what will be queried.
-func checkASCII(name string) string {
+func checkASCII(name string) InputRule {
 	if hasEmptyLabel(name) {
-		return ruleEmptyLabel
+		return RuleEmptyLabel
 	}
 	if rule := checkNumeric(name); rule != "" {
 		return rule
@@ -424,18 +433,18 @@ func checkASCII(name string) string {
 	labels := strings.Split(name, ".")
 	for _, l := range labels {
 		if len(l) > maxLabelLen {
-			return ruleLabelTooLong
+			return RuleLabelTooLong
 		}
 	}
 	switch {
 	case len(name) > MaxDomainLen:
-		return ruleTooLong
+		return RuleTooLong
 	case len(name) < MinDomainLen:
-		return ruleTooShort
+		return RuleTooShort
 	case len(labels) < 2:
-		return ruleSingleLabel
+		return RuleSingleLabel
 	case isSpecialUse(labels):
-		return ruleSpecialUse
+		return RuleSpecialUse
 	}
 	return ""
 }
@@ -480,18 +489,18 @@ func displayName(ascii string) string {
 // *InputError with Field "sendingIp".
 func NormalizeSendingIP(input string, maxLen int) (netip.Addr, error) {
 	if rule := checkLength(input, MinSendingIPLen, maxLen); rule != "" {
-		return netip.Addr{}, inputErr(fieldSendingIP, rule)
+		return netip.Addr{}, inputErr(FieldSendingIP, rule)
 	}
 	if strings.ContainsRune(input, '%') {
-		return netip.Addr{}, inputErr(fieldSendingIP, ruleZoneID)
+		return netip.Addr{}, inputErr(FieldSendingIP, RuleZoneID)
 	}
 	addr, err := netip.ParseAddr(input)
 	if err != nil {
-		return netip.Addr{}, inputErr(fieldSendingIP, ruleNotAnIP)
+		return netip.Addr{}, inputErr(FieldSendingIP, RuleNotAnIP)
 	}
 	addr = addr.Unmap()
 	if class := ipclass.Classify(addr); class != ipclass.Public {
-		return netip.Addr{}, inputErr(fieldSendingIP, ruleNotPublicPrefix+string(class))
+		return netip.Addr{}, inputErr(FieldSendingIP, RuleNotPublicPrefix+InputRule(class))
 	}
 	return addr, nil
 }
@@ -503,10 +512,10 @@ func NormalizeSendingIP(input string, maxLen int) (netip.Addr, error) {
 // this function, deals with those.
 func ValidateSelector(s string) error {
 	if rule := checkLength(s, 1, MaxSelectorLen); rule != "" {
-		return inputErr(fieldSelector, rule)
+		return inputErr(FieldDKIMSelector, rule)
 	}
 	if !matchToken(s, isASCIILetter) {
-		return inputErr(fieldSelector, rulePattern)
+		return inputErr(FieldDKIMSelector, RulePattern)
 	}
 	return nil
 }
@@ -517,7 +526,7 @@ func ValidateSelector(s string) error {
 // an *InputError with Field "utm_source".
 func ValidateUTMSource(s string) error {
 	if len(s) > maxUTMSourceLen || !matchToken(s, isLowerASCIILetter) {
-		return inputErr(fieldUTMSource, rulePattern)
+		return inputErr(FieldUTMSource, RulePattern)
 	}
 	return nil
 }

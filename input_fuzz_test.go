@@ -22,7 +22,7 @@ func FuzzNormalizeDomain(f *testing.F) {
 		d, err := NormalizeDomain(input)
 		if err != nil {
 			var ie *InputError
-			if !errors.As(err, &ie) || ie.Field != fieldDomain || ie.Rule == "" {
+			if !errors.As(err, &ie) || ie.Field != FieldDomain || ie.Rule == "" {
 				t.Fatalf("NormalizeDomain(%q) error %v (%T) is not a domain *InputError", input, err, err)
 			}
 			return
@@ -80,7 +80,7 @@ func FuzzNormalizeSendingIP(f *testing.F) {
 		addr, err := NormalizeSendingIP(input, maxLen)
 		if err != nil {
 			var ie *InputError
-			if !errors.As(err, &ie) || ie.Field != fieldSendingIP || ie.Rule == "" {
+			if !errors.As(err, &ie) || ie.Field != FieldSendingIP || ie.Rule == "" {
 				t.Fatalf("NormalizeSendingIP(%q) error %v (%T) is not a sendingIp *InputError", input, err, err)
 			}
 			return

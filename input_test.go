@@ -15,7 +15,7 @@ type domainCase struct {
 	input   string
 	ascii   string
 	unicode string
-	rule    string
+	rule    InputRule
 }
 
 var (
@@ -27,7 +27,7 @@ var (
 	longULabl = strings.Repeat("a", 58) + "ü.com"    // 59 code points, a 67-octet A-label
 )
 
-// domainCases covers rfc-notes.md §1.1 step by step and every edge case
+// domainCases covers doc/rfc-notes.md §1.1 step by step and every edge case
 // of §1.2 (the "§1.2 #n" names).
 var domainCases = []domainCase{
 	// Plain names and step 1 (trim, forbidden characters).
@@ -37,38 +37,38 @@ var domainCases = []domainCase{
 	{name: "surrounding ASCII whitespace", input: " \t example.com \r\n", ascii: "example.com"},
 	{name: "hyphen inside label", input: "a-b.example.com", ascii: "a-b.example.com"},
 	{name: "minimal three octets", input: "a.b", ascii: "a.b"},
-	{name: "inner space", input: "exa mple.com", rule: ruleInvalidCharacters},
-	{name: "slash", input: "example.com/path", rule: ruleInvalidCharacters},
-	{name: "protocol-relative", input: "//example.com", rule: ruleInvalidCharacters},
-	{name: "backslash", input: `example.com\x`, rule: ruleInvalidCharacters},
-	{name: "question mark", input: "example.com?x", rule: ruleInvalidCharacters},
-	{name: "hash", input: "example.com#x", rule: ruleInvalidCharacters},
-	{name: "percent", input: "exa%41mple.com", rule: ruleInvalidCharacters},
-	{name: "NUL", input: "exa\x00mple.com", rule: ruleInvalidCharacters},
-	{name: "NEL not trimmed", input: "example.com\u0085", rule: ruleInvalidCharacters},
-	{name: "no-break space", input: "exa\u00a0mple.com", rule: ruleInvalidCharacters},
-	{name: "ideographic space", input: "例子\u3000中国.com", rule: ruleInvalidCharacters},
-	{name: "invalid UTF-8", input: "exa\xffmple.com", rule: ruleInvalidCharacters},
-	{name: "space in mailbox", input: "al ice@example.com", rule: ruleInvalidCharacters},
-	{name: "§1.2 #12 underscore label", input: "_dmarc.example.com", rule: ruleInvalidCharacters},
-	{name: "underscore inside label", input: "a_b.example.com", rule: ruleInvalidCharacters},
-	{name: "host and port", input: "example.com:8080", rule: ruleInvalidCharacters},
-	{name: "exclamation mark", input: "exa!mple.com", rule: ruleInvalidCharacters},
-	{name: "underscore in Unicode name", input: "bücher_.de", rule: ruleInvalidCharacters},
+	{name: "inner space", input: "exa mple.com", rule: RuleInvalidCharacters},
+	{name: "slash", input: "example.com/path", rule: RuleInvalidCharacters},
+	{name: "protocol-relative", input: "//example.com", rule: RuleInvalidCharacters},
+	{name: "backslash", input: `example.com\x`, rule: RuleInvalidCharacters},
+	{name: "question mark", input: "example.com?x", rule: RuleInvalidCharacters},
+	{name: "hash", input: "example.com#x", rule: RuleInvalidCharacters},
+	{name: "percent", input: "exa%41mple.com", rule: RuleInvalidCharacters},
+	{name: "NUL", input: "exa\x00mple.com", rule: RuleInvalidCharacters},
+	{name: "NEL not trimmed", input: "example.com\u0085", rule: RuleInvalidCharacters},
+	{name: "no-break space", input: "exa\u00a0mple.com", rule: RuleInvalidCharacters},
+	{name: "ideographic space", input: "例子\u3000中国.com", rule: RuleInvalidCharacters},
+	{name: "invalid UTF-8", input: "exa\xffmple.com", rule: RuleInvalidCharacters},
+	{name: "space in mailbox", input: "al ice@example.com", rule: RuleInvalidCharacters},
+	{name: "§1.2 #12 underscore label", input: "_dmarc.example.com", rule: RuleInvalidCharacters},
+	{name: "underscore inside label", input: "a_b.example.com", rule: RuleInvalidCharacters},
+	{name: "host and port", input: "example.com:8080", rule: RuleInvalidCharacters},
+	{name: "exclamation mark", input: "exa!mple.com", rule: RuleInvalidCharacters},
+	{name: "underscore in Unicode name", input: "bücher_.de", rule: RuleInvalidCharacters},
 
 	// Raw length 3..253 code points.
-	{name: "empty", input: "", rule: ruleTooShort},
-	{name: "one character", input: "a", rule: ruleTooShort},
-	{name: "two characters", input: "ab", rule: ruleTooShort},
-	{name: "dot-terminated two characters", input: "a.", rule: ruleTooShort},
-	{name: "only whitespace", input: "   ", rule: ruleTooShort},
+	{name: "empty", input: "", rule: RuleTooShort},
+	{name: "one character", input: "a", rule: RuleTooShort},
+	{name: "two characters", input: "ab", rule: RuleTooShort},
+	{name: "dot-terminated two characters", input: "a.", rule: RuleTooShort},
+	{name: "only whitespace", input: "   ", rule: RuleTooShort},
 	{name: "253 octets", input: name253, ascii: name253},
-	{name: "254 characters", input: name254, rule: ruleTooLong},
-	{name: "254 characters with trailing dot", input: name253 + ".", rule: ruleTooLong},
-	{name: "long URL", input: "https://example.com/" + strings.Repeat("p", 240), rule: ruleTooLong},
+	{name: "254 characters", input: name254, rule: RuleTooLong},
+	{name: "254 characters with trailing dot", input: name253 + ".", rule: RuleTooLong},
+	{name: "long URL", input: "https://example.com/" + strings.Repeat("p", 240), rule: RuleTooLong},
 	{name: "253 code points Unicode", input: strings.Repeat("ü", 50) + "." + strings.Repeat("ü", 50) + "." +
-		strings.Repeat("ü", 50) + "." + strings.Repeat("ü", 50) + "." + strings.Repeat("ü", 49), rule: ruleTooLong},
-	{name: "A-label form over 253 octets", input: bucher20, rule: ruleTooLong},
+		strings.Repeat("ü", 50) + "." + strings.Repeat("ü", 50) + "." + strings.Repeat("ü", 49), rule: RuleTooLong},
+	{name: "A-label form over 253 octets", input: bucher20, rule: RuleTooLong},
 
 	// Step 2: URL form.
 	{name: "§1.2 #3 URL with port path query fragment", input: "HTTPS://Mail.Example.com:8443/a?b#c", ascii: "mail.example.com"},
@@ -80,25 +80,25 @@ var domainCases = []domainCase{
 	{name: "URL with at sign in fragment", input: "https://example.com#@evil.example", ascii: "example.com"},
 	{name: "URL with URL in query", input: "https://example.com/?next=http://a.b", ascii: "example.com"},
 	{name: "URL with Unicode host", input: "http://例子.中国/path", ascii: "xn--fsqu00a.xn--fiqs8s", unicode: "例子.中国"},
-	{name: "URL with space in host", input: "http://exa mple.com/", rule: ruleInvalidURL},
-	{name: "URL with bad port", input: "http://example.com:port/", rule: ruleInvalidURL},
-	{name: "URL with escaped host", input: "http://ex%61mple.com/", rule: ruleInvalidURL},
-	{name: "URL with backslash before at", input: `http://example.com\@evil.example`, rule: ruleInvalidURL},
-	{name: "URL with control character", input: "http://exam\x01ple.com/", rule: ruleInvalidURL},
-	{name: "URL with escaped invalid UTF-8", input: "http://example.com%800000", rule: ruleInvalidCharacters},
+	{name: "URL with space in host", input: "http://exa mple.com/", rule: RuleInvalidURL},
+	{name: "URL with bad port", input: "http://example.com:port/", rule: RuleInvalidURL},
+	{name: "URL with escaped host", input: "http://ex%61mple.com/", rule: RuleInvalidURL},
+	{name: "URL with backslash before at", input: `http://example.com\@evil.example`, rule: RuleInvalidURL},
+	{name: "URL with control character", input: "http://exam\x01ple.com/", rule: RuleInvalidURL},
+	{name: "URL with escaped invalid UTF-8", input: "http://example.com%800000", rule: RuleInvalidCharacters},
 	{name: "URL with escaped UTF-8 host", input: "http://b%C3%BCcher.de/", ascii: "xn--bcher-kva.de", unicode: "bücher.de"},
-	{name: "§1.2 #4 ftp", input: "ftp://example.com", rule: ruleUnsupportedScheme},
-	{name: "javascript URL", input: "javascript://example.com/%0aalert(1)", rule: ruleUnsupportedScheme},
-	{name: "wss URL", input: "wss://example.com", rule: ruleUnsupportedScheme},
-	{name: "missing scheme", input: "://example.com", rule: ruleUnsupportedScheme},
-	{name: "file URL", input: "FILE:///etc/passwd", rule: ruleUnsupportedScheme},
-	{name: "mailto", input: "mailto:alice@example.com", rule: ruleUnsupportedScheme},
-	{name: "http without slashes", input: "http:example.com", rule: ruleUnsupportedScheme},
-	{name: "§1.2 #2 user and password", input: "https://user:pw@example.com/x", rule: ruleCredentialedURL},
-	{name: "user only", input: "https://user@example.com", rule: ruleCredentialedURL},
-	{name: "empty user info", input: "https://@example.com", rule: ruleCredentialedURL},
-	{name: "URL without host", input: "http:///path", rule: ruleEmptyHost},
-	{name: "URL with port only", input: "https://:443/", rule: ruleEmptyHost},
+	{name: "§1.2 #4 ftp", input: "ftp://example.com", rule: RuleUnsupportedScheme},
+	{name: "javascript URL", input: "javascript://example.com/%0aalert(1)", rule: RuleUnsupportedScheme},
+	{name: "wss URL", input: "wss://example.com", rule: RuleUnsupportedScheme},
+	{name: "missing scheme", input: "://example.com", rule: RuleUnsupportedScheme},
+	{name: "file URL", input: "FILE:///etc/passwd", rule: RuleUnsupportedScheme},
+	{name: "mailto", input: "mailto:alice@example.com", rule: RuleUnsupportedScheme},
+	{name: "http without slashes", input: "http:example.com", rule: RuleUnsupportedScheme},
+	{name: "§1.2 #2 user and password", input: "https://user:pw@example.com/x", rule: RuleCredentialedURL},
+	{name: "user only", input: "https://user@example.com", rule: RuleCredentialedURL},
+	{name: "empty user info", input: "https://@example.com", rule: RuleCredentialedURL},
+	{name: "URL without host", input: "http:///path", rule: RuleEmptyHost},
+	{name: "URL with port only", input: "https://:443/", rule: RuleEmptyHost},
 	{name: "short valid URL", input: "http://a.b", ascii: "a.b"},
 
 	// Step 3: mailbox form.
@@ -106,55 +106,55 @@ var domainCases = []domainCase{
 	{name: "mailbox with upper case", input: "Alice@EXAMPLE.com", ascii: "example.com"},
 	{name: "§1.2 #5 quoted local part with at", input: `"a@b"@example.com`, ascii: "example.com"},
 	{name: "§1.2 #5 Unicode mailbox domain", input: "alice@Bücher.de", ascii: "xn--bcher-kva.de", unicode: "bücher.de"},
-	{name: "§1.2 #5 as written, .example is special-use", input: "alice@Bücher.example", rule: ruleSpecialUse},
+	{name: "§1.2 #5 as written, .example is special-use", input: "alice@Bücher.example", rule: RuleSpecialUse},
 	{name: "at sign in local part", input: "@@example.com", ascii: "example.com"},
-	{name: "empty local part", input: "@example.com", rule: ruleEmptyLocalPart},
-	{name: "empty mailbox domain", input: "alice@", rule: ruleEmptyHost},
-	{name: "§1.2 #6 IPv4 address literal", input: "postmaster@[192.0.2.1]", rule: ruleAddressLiteral},
-	{name: "IPv6 address literal", input: "a@[IPv6:2001:db8::1]", rule: ruleAddressLiteral},
+	{name: "empty local part", input: "@example.com", rule: RuleEmptyLocalPart},
+	{name: "empty mailbox domain", input: "alice@", rule: RuleEmptyHost},
+	{name: "§1.2 #6 IPv4 address literal", input: "postmaster@[192.0.2.1]", rule: RuleAddressLiteral},
+	{name: "IPv6 address literal", input: "a@[IPv6:2001:db8::1]", rule: RuleAddressLiteral},
 
 	// Step 4: trailing dot and empty labels.
 	{name: "ideographic full stops", input: "例子。中国", ascii: "xn--fsqu00a.xn--fiqs8s", unicode: "例子.中国"},
 	{name: "trailing ideographic full stop", input: "例子.中国。", ascii: "xn--fsqu00a.xn--fiqs8s", unicode: "例子.中国"},
-	{name: "§1.2 #11 double dot", input: "example..com", rule: ruleEmptyLabel},
-	{name: "§1.2 #11 leading dot", input: ".example.com", rule: ruleEmptyLabel},
-	{name: "§1.2 #11 two trailing dots", input: "example.com..", rule: ruleEmptyLabel},
-	{name: "only dots", input: "...", rule: ruleEmptyLabel},
-	{name: "two trailing ideographic full stops", input: "example.com。。", rule: ruleEmptyLabel},
-	{name: "double ideographic full stop", input: "例子。。中国", rule: ruleEmptyLabel},
-	{name: "URL with dot host", input: "http://./", rule: ruleEmptyLabel},
+	{name: "§1.2 #11 double dot", input: "example..com", rule: RuleEmptyLabel},
+	{name: "§1.2 #11 leading dot", input: ".example.com", rule: RuleEmptyLabel},
+	{name: "§1.2 #11 two trailing dots", input: "example.com..", rule: RuleEmptyLabel},
+	{name: "only dots", input: "...", rule: RuleEmptyLabel},
+	{name: "two trailing ideographic full stops", input: "example.com。。", rule: RuleEmptyLabel},
+	{name: "double ideographic full stop", input: "例子。。中国", rule: RuleEmptyLabel},
+	{name: "URL with dot host", input: "http://./", rule: RuleEmptyLabel},
 
 	// Step 5: IP targets.
-	{name: "§1.2 #8 IPv4", input: "192.0.2.1", rule: ruleIPTarget},
-	{name: "§1.2 #8 bracketed IPv6", input: "[2001:db8::1]", rule: ruleIPTarget},
-	{name: "§1.2 #8 URL with bracketed IPv6", input: "http://[::1]/", rule: ruleIPTarget},
-	{name: "public IPv4", input: "8.8.8.8", rule: ruleIPTarget},
-	{name: "IPv4 with trailing dot", input: "1.2.3.4.", rule: ruleIPTarget},
-	{name: "IPv6", input: "2001:db8::1", rule: ruleIPTarget},
-	{name: "IPv6 loopback", input: "::1", rule: ruleIPTarget},
-	{name: "IPv6 starting with a letter", input: "fe80::1", rule: ruleIPTarget},
-	{name: "IPv4-mapped IPv6", input: "::ffff:1.2.3.4", rule: ruleIPTarget},
-	{name: "bracketed IPv6 with port", input: "[::1]:25", rule: ruleIPTarget},
-	{name: "URL with IPv4 host", input: "http://1.2.3.4:80/", rule: ruleIPTarget},
-	{name: "full-width IPv4", input: "１２７．０．０．１", rule: ruleIPTarget},
+	{name: "§1.2 #8 IPv4", input: "192.0.2.1", rule: RuleIPTarget},
+	{name: "§1.2 #8 bracketed IPv6", input: "[2001:db8::1]", rule: RuleIPTarget},
+	{name: "§1.2 #8 URL with bracketed IPv6", input: "http://[::1]/", rule: RuleIPTarget},
+	{name: "public IPv4", input: "8.8.8.8", rule: RuleIPTarget},
+	{name: "IPv4 with trailing dot", input: "1.2.3.4.", rule: RuleIPTarget},
+	{name: "IPv6", input: "2001:db8::1", rule: RuleIPTarget},
+	{name: "IPv6 loopback", input: "::1", rule: RuleIPTarget},
+	{name: "IPv6 starting with a letter", input: "fe80::1", rule: RuleIPTarget},
+	{name: "IPv4-mapped IPv6", input: "::ffff:1.2.3.4", rule: RuleIPTarget},
+	{name: "bracketed IPv6 with port", input: "[::1]:25", rule: RuleIPTarget},
+	{name: "URL with IPv4 host", input: "http://1.2.3.4:80/", rule: RuleIPTarget},
+	{name: "full-width IPv4", input: "１２７．０．０．１", rule: RuleIPTarget},
 	{name: "IPv4 as leading labels", input: "1.2.3.4.example.com", ascii: "1.2.3.4.example.com"},
-	{name: "IPv6 with zone", input: "fe80::1%eth0", rule: ruleInvalidCharacters},
+	{name: "IPv6 with zone", input: "fe80::1%eth0", rule: RuleInvalidCharacters},
 
 	// Step 6: ambiguous numeric forms.
-	{name: "§1.2 #7 127.1", input: "127.1", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #7 0x7f.1", input: "0x7f.1", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #7 2130706433", input: "2130706433", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #7 0177.0.0.1", input: "0177.0.0.1", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #7 127.0.0.01", input: "127.0.0.01", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #17 numeric TLD", input: "1.example.123", rule: ruleAmbiguousNumeric},
-	{name: "§1.2 #17 hex TLD", input: "host.0x1f", rule: ruleAmbiguousNumeric},
-	{name: "hex integer", input: "0x7f000001", rule: ruleAmbiguousNumeric},
-	{name: "upper-case hex", input: "0X7F.0.0.1", rule: ruleAmbiguousNumeric},
-	{name: "bare 0x", input: "host.0x", rule: ruleAmbiguousNumeric},
-	{name: "leading zero octet", input: "010.0.0.1", rule: ruleAmbiguousNumeric},
-	{name: "numeric URL host", input: "http://127.1/", rule: ruleAmbiguousNumeric},
-	{name: "numeric mailbox domain", input: "alice@127.1", rule: ruleAmbiguousNumeric},
-	{name: "full-width digits TLD", input: "example.１２３", rule: ruleAmbiguousNumeric},
+	{name: "§1.2 #7 127.1", input: "127.1", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #7 0x7f.1", input: "0x7f.1", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #7 2130706433", input: "2130706433", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #7 0177.0.0.1", input: "0177.0.0.1", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #7 127.0.0.01", input: "127.0.0.01", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #17 numeric TLD", input: "1.example.123", rule: RuleAmbiguousNumeric},
+	{name: "§1.2 #17 hex TLD", input: "host.0x1f", rule: RuleAmbiguousNumeric},
+	{name: "hex integer", input: "0x7f000001", rule: RuleAmbiguousNumeric},
+	{name: "upper-case hex", input: "0X7F.0.0.1", rule: RuleAmbiguousNumeric},
+	{name: "bare 0x", input: "host.0x", rule: RuleAmbiguousNumeric},
+	{name: "leading zero octet", input: "010.0.0.1", rule: RuleAmbiguousNumeric},
+	{name: "numeric URL host", input: "http://127.1/", rule: RuleAmbiguousNumeric},
+	{name: "numeric mailbox domain", input: "alice@127.1", rule: RuleAmbiguousNumeric},
+	{name: "full-width digits TLD", input: "example.１２３", rule: RuleAmbiguousNumeric},
 	{name: "numeric first label", input: "123.example.com", ascii: "123.example.com"},
 	{name: "0x followed by non-hex", input: "host.0xg", ascii: "host.0xg"},
 	{name: "TLD starting with digit", input: "host.1a", ascii: "host.1a"},
@@ -169,44 +169,44 @@ var domainCases = []domainCase{
 	{name: "A-label input", input: "xn--bcher-kva.de", ascii: "xn--bcher-kva.de", unicode: "bücher.de"},
 	{name: "upper-case A-label input", input: "XN--BCHER-KVA.DE", ascii: "xn--bcher-kva.de", unicode: "bücher.de"},
 	{name: "soft hyphen ignored", input: "exam\u00adple.com", ascii: "example.com"},
-	{name: "§1.2 #15 bad punycode", input: "xn--zz.example", rule: ruleIDNA},
-	{name: "bad punycode scannable TLD", input: "xn--zz.com", rule: ruleIDNA},
-	{name: "punycode decoding to ASCII", input: "xn--a.com", rule: ruleIDNA},
-	{name: "§1.2 #16 leading hyphen", input: "-bad.example.com", rule: ruleIDNA},
-	{name: "trailing hyphen", input: "bad-.example.com", rule: ruleIDNA},
-	{name: "hyphens in positions 3 and 4", input: "ab--cd.example.com", rule: ruleIDNA},
-	{name: "r3--- label (CheckHyphens)", input: "r3---sn-x.example.com", rule: ruleIDNA},
-	{name: "zero width joiner", input: "\u200d.com", rule: ruleIDNA},
-	{name: "mixed Bidi label", input: "a\u05d0.com", rule: ruleIDNA},
-	{name: "STD3 disallowed mapping", input: "\u2488com", rule: ruleIDNA},
-	{name: "replacement character", input: "exa\ufffdmple.com", rule: ruleIDNA},
+	{name: "§1.2 #15 bad punycode", input: "xn--zz.example", rule: RuleIDNA},
+	{name: "bad punycode scannable TLD", input: "xn--zz.com", rule: RuleIDNA},
+	{name: "punycode decoding to ASCII", input: "xn--a.com", rule: RuleIDNA},
+	{name: "§1.2 #16 leading hyphen", input: "-bad.example.com", rule: RuleIDNA},
+	{name: "trailing hyphen", input: "bad-.example.com", rule: RuleIDNA},
+	{name: "hyphens in positions 3 and 4", input: "ab--cd.example.com", rule: RuleIDNA},
+	{name: "r3--- label (CheckHyphens)", input: "r3---sn-x.example.com", rule: RuleIDNA},
+	{name: "zero width joiner", input: "\u200d.com", rule: RuleIDNA},
+	{name: "mixed Bidi label", input: "a\u05d0.com", rule: RuleIDNA},
+	{name: "STD3 disallowed mapping", input: "\u2488com", rule: RuleIDNA},
+	{name: "replacement character", input: "exa\ufffdmple.com", rule: RuleIDNA},
 
 	// Step 8: label lengths and label count.
 	{name: "63-octet label", input: label63 + ".com", ascii: label63 + ".com"},
-	{name: "§1.2 #10 64-octet label", input: label64 + ".com", rule: ruleLabelTooLong},
-	{name: "Unicode label over 63 octets as A-label", input: longULabl, rule: ruleLabelTooLong},
-	{name: "§1.2 #9 localhost", input: "localhost", rule: ruleSingleLabel},
-	{name: "§1.2 #9 com", input: "com", rule: ruleSingleLabel},
-	{name: "single label with trailing dot", input: "com.", rule: ruleSingleLabel},
-	{name: "intranet", input: "intranet", rule: ruleSingleLabel},
-	{name: "single-label URL", input: "http://localhost:8080/", rule: ruleSingleLabel},
-	{name: "full-width single label", input: "ｌｏｃａｌｈｏｓｔ", rule: ruleSingleLabel},
-	{name: "single Unicode label", input: "bücher", rule: ruleSingleLabel},
+	{name: "§1.2 #10 64-octet label", input: label64 + ".com", rule: RuleLabelTooLong},
+	{name: "Unicode label over 63 octets as A-label", input: longULabl, rule: RuleLabelTooLong},
+	{name: "§1.2 #9 localhost", input: "localhost", rule: RuleSingleLabel},
+	{name: "§1.2 #9 com", input: "com", rule: RuleSingleLabel},
+	{name: "single label with trailing dot", input: "com.", rule: RuleSingleLabel},
+	{name: "intranet", input: "intranet", rule: RuleSingleLabel},
+	{name: "single-label URL", input: "http://localhost:8080/", rule: RuleSingleLabel},
+	{name: "full-width single label", input: "ｌｏｃａｌｈｏｓｔ", rule: RuleSingleLabel},
+	{name: "single Unicode label", input: "bücher", rule: RuleSingleLabel},
 
 	// Step 9: special-use names.
-	{name: "localhost subdomain", input: "foo.localhost", rule: ruleSpecialUse},
-	{name: "test", input: "example.test", rule: ruleSpecialUse},
-	{name: "test upper case", input: "EXAMPLE.TEST.", rule: ruleSpecialUse},
-	{name: "invalid", input: "foo.invalid", rule: ruleSpecialUse},
-	{name: "example TLD", input: "foo.example", rule: ruleSpecialUse},
-	{name: "local", input: "printer.local", rule: ruleSpecialUse},
-	{name: "onion", input: "duckduckgo.onion", rule: ruleSpecialUse},
-	{name: "home.arpa", input: "home.arpa", rule: ruleSpecialUse},
-	{name: "under home.arpa", input: "router.home.arpa", rule: ruleSpecialUse},
-	{name: "internal", input: "corp.internal", rule: ruleSpecialUse},
-	{name: "in-addr.arpa", input: "1.0.0.127.in-addr.arpa", rule: ruleSpecialUse},
-	{name: "ip6.arpa", input: "ip6.arpa", rule: ruleSpecialUse},
-	{name: "mailbox at test", input: "alice@example.test", rule: ruleSpecialUse},
+	{name: "localhost subdomain", input: "foo.localhost", rule: RuleSpecialUse},
+	{name: "test", input: "example.test", rule: RuleSpecialUse},
+	{name: "test upper case", input: "EXAMPLE.TEST.", rule: RuleSpecialUse},
+	{name: "invalid", input: "foo.invalid", rule: RuleSpecialUse},
+	{name: "example TLD", input: "foo.example", rule: RuleSpecialUse},
+	{name: "local", input: "printer.local", rule: RuleSpecialUse},
+	{name: "onion", input: "duckduckgo.onion", rule: RuleSpecialUse},
+	{name: "home.arpa", input: "home.arpa", rule: RuleSpecialUse},
+	{name: "under home.arpa", input: "router.home.arpa", rule: RuleSpecialUse},
+	{name: "internal", input: "corp.internal", rule: RuleSpecialUse},
+	{name: "in-addr.arpa", input: "1.0.0.127.in-addr.arpa", rule: RuleSpecialUse},
+	{name: "ip6.arpa", input: "ip6.arpa", rule: RuleSpecialUse},
+	{name: "mailbox at test", input: "alice@example.test", rule: RuleSpecialUse},
 	{name: "example.com is scannable", input: "example.com", ascii: "example.com"},
 	{name: "example.net is scannable", input: "www.example.net", ascii: "www.example.net"},
 	{name: "test as second-level label", input: "test.com", ascii: "test.com"},
@@ -221,7 +221,7 @@ func TestNormalizeDomain(t *testing.T) {
 			t.Parallel()
 			got, err := NormalizeDomain(tc.input)
 			if tc.rule != "" {
-				assertInputError(t, err, fieldDomain, tc.rule)
+				assertInputError(t, err, FieldDomain, tc.rule)
 				if got != (Domain{}) {
 					t.Errorf("got %+v with an error, want the zero Domain", got)
 				}
@@ -240,7 +240,7 @@ func TestNormalizeDomain(t *testing.T) {
 
 // assertInputError checks that err is an *InputError for field and rule
 // and that its message does not echo the input.
-func assertInputError(t *testing.T, err error, field, rule string) {
+func assertInputError(t *testing.T, err error, field InputField, rule InputRule) {
 	t.Helper()
 	var ie *InputError
 	if !errors.As(err, &ie) {
@@ -249,7 +249,7 @@ func assertInputError(t *testing.T, err error, field, rule string) {
 	if ie.Field != field || ie.Rule != rule {
 		t.Fatalf("error = {%s, %s}, want {%s, %s}", ie.Field, ie.Rule, field, rule)
 	}
-	if msg := ie.Error(); !strings.HasPrefix(msg, field+": ") || strings.HasSuffix(msg, "invalid value") {
+	if msg := ie.Error(); !strings.HasPrefix(msg, string(field)+": ") || strings.HasSuffix(msg, "invalid value") {
 		t.Errorf("message %q has no field prefix or no specific text", msg)
 	}
 }
@@ -258,7 +258,7 @@ func assertInputError(t *testing.T, err error, field, rule string) {
 // rejecting case in the table (valid near misses sit beside them).
 func TestDomainRulesCovered(t *testing.T) {
 	t.Parallel()
-	seen := map[string]bool{}
+	seen := map[InputRule]bool{}
 	valid := 0
 	for _, tc := range domainCases {
 		seen[tc.rule] = true
@@ -266,10 +266,10 @@ func TestDomainRulesCovered(t *testing.T) {
 			valid++
 		}
 	}
-	for _, rule := range []string{
-		ruleTooShort, ruleTooLong, ruleInvalidCharacters, ruleInvalidURL, ruleUnsupportedScheme,
-		ruleCredentialedURL, ruleEmptyHost, ruleEmptyLocalPart, ruleAddressLiteral, ruleIPTarget,
-		ruleAmbiguousNumeric, ruleEmptyLabel, ruleLabelTooLong, ruleSingleLabel, ruleIDNA, ruleSpecialUse,
+	for _, rule := range []InputRule{
+		RuleTooShort, RuleTooLong, RuleInvalidCharacters, RuleInvalidURL, RuleUnsupportedScheme,
+		RuleCredentialedURL, RuleEmptyHost, RuleEmptyLocalPart, RuleAddressLiteral, RuleIPTarget,
+		RuleAmbiguousNumeric, RuleEmptyLabel, RuleLabelTooLong, RuleSingleLabel, RuleIDNA, RuleSpecialUse,
 	} {
 		if !seen[rule] {
 			t.Errorf("no case for rule %s", rule)
@@ -299,10 +299,10 @@ func TestInputErrorMessages(t *testing.T) {
 		err  InputError
 		want string
 	}{
-		{InputError{fieldDomain, ruleCredentialedURL}, "domain: credentialed URLs are not accepted"},
-		{InputError{fieldSendingIP, "not_public_link_local"}, "sendingIp: not a public address (link local range)"},
-		{InputError{fieldSelector, rulePattern}, "dkimSelector: does not match the required pattern"},
-		{InputError{fieldUTMSource, "no_such_rule"}, "utm_source: invalid value"},
+		{InputError{FieldDomain, RuleCredentialedURL}, "domain: credentialed URLs are not accepted"},
+		{InputError{FieldSendingIP, "not_public_link_local"}, "sendingIp: not a public address (link local range)"},
+		{InputError{FieldDKIMSelector, RulePattern}, "dkimSelector: does not match the required pattern"},
+		{InputError{FieldUTMSource, "no_such_rule"}, "utm_source: invalid value"},
 	}
 	for _, tc := range tests {
 		if got := tc.err.Error(); got != tc.want {
@@ -317,11 +317,11 @@ type ipCase struct {
 	input  string
 	maxLen int // 0 means MaxSendingIPLenScan
 	want   string
-	rule   string
+	rule   InputRule
 }
 
 var ipCases = []ipCase{
-	// Public addresses (rfc-notes.md §10 accepts).
+	// Public addresses (doc/rfc-notes.md §10 accepts).
 	{input: "1.1.1.1", want: "1.1.1.1"},
 	{input: "8.8.8.8", want: "8.8.8.8"},
 	{input: "9.9.9.9", maxLen: MaxSendingIPLenPtr, want: "9.9.9.9"},
@@ -340,37 +340,37 @@ var ipCases = []ipCase{
 	{input: "223.255.255.255", want: "223.255.255.255"},                               // just below multicast
 
 	// Length 3..maxLen.
-	{input: "", rule: ruleTooShort},
-	{input: "::", rule: ruleTooShort},
-	{input: "0000:0000:0000:0000:0000:ffff:200.200.200.2000", rule: ruleTooLong},
-	{input: "2606:4700:4700:0000:0000:0000:0000:1111%eth0xx", rule: ruleTooLong},
-	{input: "2606:4700:4700:0000:0000:0000:0000:1111%eth0xx", maxLen: MaxSendingIPLenPtr, rule: ruleZoneID},
-	{input: "0000:0000:0000:0000:0000:ffff:200.200.200.2000", maxLen: MaxSendingIPLenPtr, rule: ruleNotAnIP},
-	{input: "2606:4700:4700:0000:0000:0000:0000:1111:1:2:3:4:5", maxLen: MaxSendingIPLenPtr, rule: ruleTooLong},
+	{input: "", rule: RuleTooShort},
+	{input: "::", rule: RuleTooShort},
+	{input: "0000:0000:0000:0000:0000:ffff:200.200.200.2000", rule: RuleTooLong},
+	{input: "2606:4700:4700:0000:0000:0000:0000:1111%eth0xx", rule: RuleTooLong},
+	{input: "2606:4700:4700:0000:0000:0000:0000:1111%eth0xx", maxLen: MaxSendingIPLenPtr, rule: RuleZoneID},
+	{input: "0000:0000:0000:0000:0000:ffff:200.200.200.2000", maxLen: MaxSendingIPLenPtr, rule: RuleNotAnIP},
+	{input: "2606:4700:4700:0000:0000:0000:0000:1111:1:2:3:4:5", maxLen: MaxSendingIPLenPtr, rule: RuleTooLong},
 
 	// Not IP text.
-	{input: "1.2.3", rule: ruleNotAnIP},
-	{input: "1.1", rule: ruleNotAnIP},
-	{input: "010.1.2.3", rule: ruleNotAnIP},
-	{input: "0x08.8.8.8", rule: ruleNotAnIP},
-	{input: "134744072", rule: ruleNotAnIP},
-	{input: "1.1.1.1.1", rule: ruleNotAnIP},
-	{input: "256.1.1.1", rule: ruleNotAnIP},
-	{input: " 8.8.8.8", rule: ruleNotAnIP},
-	{input: "8.8.8.8 ", rule: ruleNotAnIP},
-	{input: "8.8.8.8/32", rule: ruleNotAnIP},
-	{input: "[2606:4700:4700::1111]", rule: ruleNotAnIP},
-	{input: "2606:4700:4700::1111:", rule: ruleNotAnIP},
-	{input: "2606:4700::4700::1111", rule: ruleNotAnIP},
-	{input: "example.com", rule: ruleNotAnIP},
-	{input: "８.８.８.８", rule: ruleNotAnIP},
+	{input: "1.2.3", rule: RuleNotAnIP},
+	{input: "1.1", rule: RuleNotAnIP},
+	{input: "010.1.2.3", rule: RuleNotAnIP},
+	{input: "0x08.8.8.8", rule: RuleNotAnIP},
+	{input: "134744072", rule: RuleNotAnIP},
+	{input: "1.1.1.1.1", rule: RuleNotAnIP},
+	{input: "256.1.1.1", rule: RuleNotAnIP},
+	{input: " 8.8.8.8", rule: RuleNotAnIP},
+	{input: "8.8.8.8 ", rule: RuleNotAnIP},
+	{input: "8.8.8.8/32", rule: RuleNotAnIP},
+	{input: "[2606:4700:4700::1111]", rule: RuleNotAnIP},
+	{input: "2606:4700:4700::1111:", rule: RuleNotAnIP},
+	{input: "2606:4700::4700::1111", rule: RuleNotAnIP},
+	{input: "example.com", rule: RuleNotAnIP},
+	{input: "８.８.８.８", rule: RuleNotAnIP},
 
 	// Zones.
-	{input: "fe80::1%en0", rule: ruleZoneID},
-	{input: "2606:4700:4700::1111%eth0", rule: ruleZoneID},
-	{input: "8.8.8.8%eth0", rule: ruleZoneID},
+	{input: "fe80::1%en0", rule: RuleZoneID},
+	{input: "2606:4700:4700::1111%eth0", rule: RuleZoneID},
+	{input: "8.8.8.8%eth0", rule: RuleZoneID},
 
-	// Special-purpose ranges (rfc-notes.md §10 rejects).
+	// Special-purpose ranges (doc/rfc-notes.md §10 rejects).
 	{input: "0.0.0.0", rule: "not_public_this_network"},
 	{input: "0::", rule: "not_public_this_network"},
 	{input: "10.1.2.3", rule: "not_public_private"},
@@ -418,7 +418,7 @@ func TestNormalizeSendingIP(t *testing.T) {
 			t.Parallel()
 			got, err := NormalizeSendingIP(tc.input, maxLen)
 			if tc.rule != "" {
-				assertInputError(t, err, fieldSendingIP, tc.rule)
+				assertInputError(t, err, FieldSendingIP, tc.rule)
 				if got.IsValid() {
 					t.Errorf("got %v with an error, want the zero Addr", got)
 				}
@@ -434,7 +434,7 @@ func TestNormalizeSendingIP(t *testing.T) {
 // tokenCase is a selector or utm_source case; rule "" means valid.
 type tokenCase struct {
 	input string
-	rule  string
+	rule  InputRule
 }
 
 func TestValidateSelector(t *testing.T) {
@@ -443,10 +443,10 @@ func TestValidateSelector(t *testing.T) {
 	tests := []tokenCase{
 		{"s1", ""}, {"a", ""}, {"S1", ""}, {"selector1", ""}, {"google", ""}, {"k1.sub", ""},
 		{"s_1", ""}, {"s-1", ""}, {"2024", ""}, {"a..b", ""}, {strings.Repeat("x", 63), ""},
-		{"", ruleTooShort}, {strings.Repeat("x", 64), ruleTooLong},
-		{"_s1", rulePattern}, {".s1", rulePattern}, {"-s1", rulePattern}, {"s 1", rulePattern},
-		{"s1/x", rulePattern}, {"s1@x", rulePattern}, {"sél", rulePattern}, {"s1\n", rulePattern},
-		{"s1._domainkey", ""}, {"s1:x", rulePattern},
+		{"", RuleTooShort}, {strings.Repeat("x", 64), RuleTooLong},
+		{"_s1", RulePattern}, {".s1", RulePattern}, {"-s1", RulePattern}, {"s 1", RulePattern},
+		{"s1/x", RulePattern}, {"s1@x", RulePattern}, {"sél", RulePattern}, {"s1\n", RulePattern},
+		{"s1._domainkey", ""}, {"s1:x", RulePattern},
 	}
 	for _, tc := range tests {
 		t.Run(tc.input, func(t *testing.T) {
@@ -461,7 +461,7 @@ func TestValidateSelector(t *testing.T) {
 				}
 				return
 			}
-			assertInputError(t, err, fieldSelector, tc.rule)
+			assertInputError(t, err, FieldDKIMSelector, tc.rule)
 		})
 	}
 }
@@ -471,8 +471,8 @@ func TestValidateUTMSource(t *testing.T) {
 	contract := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 	tests := []tokenCase{
 		{"newsletter", ""}, {"a", ""}, {"0", ""}, {"x.y_z-1", ""}, {strings.Repeat("x", 64), ""},
-		{"", rulePattern}, {"Newsletter", rulePattern}, {"_x", rulePattern}, {".x", rulePattern},
-		{"a b", rulePattern}, {strings.Repeat("x", 65), rulePattern}, {"ü", rulePattern}, {"x/y", rulePattern},
+		{"", RulePattern}, {"Newsletter", RulePattern}, {"_x", RulePattern}, {".x", RulePattern},
+		{"a b", RulePattern}, {strings.Repeat("x", 65), RulePattern}, {"ü", RulePattern}, {"x/y", RulePattern},
 	}
 	for _, tc := range tests {
 		t.Run(tc.input, func(t *testing.T) {
@@ -487,7 +487,7 @@ func TestValidateUTMSource(t *testing.T) {
 				}
 				return
 			}
-			assertInputError(t, err, fieldUTMSource, tc.rule)
+			assertInputError(t, err, FieldUTMSource, tc.rule)
 		})
 	}
 }

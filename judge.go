@@ -84,7 +84,15 @@ func rulesFor[C comparable](codes []C, table map[C]rule, args map[C][]int) []rul
 	return out
 }
 
-func intPtr(v int) *int { return &v }
+// valueOf is the value of an optional fact, the zero value when it is
+// unknown (nil).
+func valueOf[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
 
 func boolPtr(v bool) *bool { return &v }
 

@@ -34,8 +34,8 @@ var (
 	caaInconclusive  = msg("证书颁发机构在 CAA 查询失败时可能拒绝签发。", "Certificate authorities may refuse to issue while CAA lookups fail.")
 )
 
-func (r *run) checkCAA(ctx context.Context) verdict {
-	return judgeCAA(caa.Check(ctx, r.dnsFor(CheckCAA), r.domain.ASCII))
+func (r *run) checkCAA(ctx context.Context, dns resolver.Resolver) verdict {
+	return judgeCAA(caa.Check(ctx, dns, r.domain.ASCII))
 }
 
 // caaIgnored are the CAA findings without a rule of their own, and why.
@@ -96,4 +96,11 @@ func caaMTASTSRules(domain, sts caa.Set) []rule {
 		return []rule{caaMTASTSForbid}
 	}
 	return nil
+}
+
+// caaCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func caaCheckRules() []rule {
+	return append([]rule{caaPass, caaNone, caaNoRestrict, caaWildOnly, caaCritical, caaForbidAll,
+		caaMTASTSForbid, caaMTASTSUnknown}, tableRules(caaRules)...)
 }

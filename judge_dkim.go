@@ -4,9 +4,10 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/dkim"
+	"github.com/mailauth/mailauth/resolver"
 )
 
-// The DKIM judgement table (DESIGN.md section 3). An Ed25519 key passes;
+// The DKIM judgement table (doc/scoring.md). An Ed25519 key passes;
 // its details mention that many verifiers still need an RSA signature.
 var (
 	dkimPass  = rule{status: StatusPass, severity: SeverityInfo, say: msg("找到可用的 DKIM 公钥。", "A usable DKIM public key was found.")}
@@ -22,15 +23,15 @@ var (
 		dkim.CodeKeyRevoked:           {status: StatusFail, severity: SeverityMedium, say: msg("该选择器的密钥已被吊销（p= 为空），使用它的签名都会验证失败。", "The selector's key has been revoked (empty p=), so signatures that use it fail.")},
 		dkim.CodeInvalidBase64:        {status: StatusFail, severity: SeverityHigh, say: msg("公钥不是有效的 Base64 编码。", "The public key is not valid Base64.")},
 		dkim.CodeInvalidKey:           {status: StatusFail, severity: SeverityHigh, say: msg("公钥无法解析为 RSA 密钥。", "The public key cannot be decoded as an RSA key.")},
-		dkim.CodeInvalidEd25519Length: {status: StatusFail, severity: SeverityHigh, say: msg("Ed25519 公钥不是 32 字节的原始密钥，验证方无法使用。", "The Ed25519 public key is not 32 raw bytes, so verifiers cannot use it.")},
+		dkim.CodeInvalidEd25519Length: {status: StatusFail, severity: SeverityHigh, say: msg("Ed25519 公钥不是 %d 字节的原始密钥，验证方无法使用。", "The Ed25519 public key is not %d raw bytes, so verifiers cannot use it.", dkim.Ed25519KeySize)},
 		dkim.CodeUnknownKeyType:       {status: StatusFail, severity: SeverityHigh, say: msg("密钥类型 k= 不是 rsa 或 ed25519，验证方无法使用。", "The key type k= is neither rsa nor ed25519, so verifiers cannot use it.")},
-		dkim.CodeKeyTooShort:          {status: StatusFail, severity: SeverityHigh, say: msg("RSA 密钥短于 1024 位，验证方不会认可其签名。", "The RSA key is shorter than 1024 bits; verifiers do not accept its signatures.")},
+		dkim.CodeKeyTooShort:          {status: StatusFail, severity: SeverityHigh, say: msg("RSA 密钥短于 %d 位，验证方不会认可其签名。", "The RSA key is shorter than %d bits; verifiers do not accept its signatures.", dkim.MinRSABits)},
 		dkim.CodeSHA256NotAllowed:     {status: StatusFail, severity: SeverityHigh, say: msg("h= 标签不允许 SHA-256；SHA-1 签名已不再被接受。", "The h= tag does not allow SHA-256, and SHA-1 signatures are no longer accepted.")},
 		dkim.CodeServiceNotEmail:      {status: StatusFail, severity: SeverityHigh, say: msg("s= 标签不允许将该密钥用于电子邮件。", "The s= tag does not allow this key to be used for email.")},
 		dkim.CodeWeakKey:              {status: StatusWarn, severity: SeverityMedium, say: msg("RSA 密钥短于 2048 位，低于 RFC 8301 对签名方建议的长度，强度偏弱。", "The RSA key is shorter than 2048 bits, below the length RFC 8301 recommends for signers, and is considered weak.")},
 		dkim.CodeTestMode:             {status: StatusWarn, severity: SeverityLow, say: msg("密钥处于测试模式（t=y），验证方会把签名邮件视同未签名。", "The key is in test mode (t=y): verifiers treat signed mail as if it were unsigned.")},
 		dkim.CodePKCS1Key:             {status: StatusWarn, severity: SeverityLow, say: msg("RSA 公钥采用 PKCS#1 格式而非通常的 SubjectPublicKeyInfo，部分验证方无法读取。", "The RSA key is in PKCS#1 form instead of the usual SubjectPublicKeyInfo; some verifiers cannot read it.")},
-		dkim.CodeLargeKey:             {status: StatusWarn, severity: SeverityLow, say: msg("RSA 密钥超过 4096 位，部分验证方可能不支持。", "The RSA key is longer than 4096 bits, which some verifiers may not support.")},
+		dkim.CodeLargeKey:             {status: StatusWarn, severity: SeverityLow, say: msg("RSA 密钥超过 %d 位，部分验证方可能不支持。", "The RSA key is longer than %d bits, which some verifiers may not support.", dkim.MaxVerifiedRSABits)},
 	}
 	dkimFactRSA     = msg("密钥类型为 RSA，长度 %d 位。", "The key is RSA, %d bits long.")
 	dkimFactEd25519 = msg("密钥类型为 Ed25519。许多验证方尚不支持 Ed25519，对它们而言，仅用此密钥签名的邮件相当于未签名。", "The key is Ed25519. Many verifiers do not support Ed25519 yet; to them, mail signed only with this key looks unsigned.")
@@ -39,12 +40,12 @@ var (
 )
 
 // checkDKIM checks the key at the supplied selector; without one it is
-// not evaluated (DESIGN.md section 3).
-func (r *run) checkDKIM(ctx context.Context) verdict {
+// not evaluated (doc/scoring.md).
+func (r *run) checkDKIM(ctx context.Context, dns resolver.Resolver) verdict {
 	if r.sel == "" {
 		return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails)
 	}
-	return judgeDKIM(dkim.Check(ctx, r.dnsFor(CheckDKIM), r.sel, r.domain.ASCII))
+	return judgeDKIM(dkim.Check(ctx, dns, r.sel, r.domain.ASCII))
 }
 
 // judgeDKIM is the verdict on the facts of a DKIM selector check; it does
@@ -54,7 +55,7 @@ func judgeDKIM(res dkim.Result) verdict {
 	if !res.Conclusive() {
 		return inconclusiveVerdict(d)
 	}
-	args := map[dkim.Code][]int{dkim.CodeMultipleRecords: {res.RecordCount}}
+	args := map[dkim.Code][]int{dkim.CodeMultipleRecords: {valueOf(res.RecordCount)}}
 	return judge(dkimPass, rulesFor(res.Findings, dkimRules, args), dkimFacts(res), d)
 }
 
@@ -68,7 +69,7 @@ func dkimFacts(res dkim.Result) []LocalizedText {
 	case dkim.KeyTypeEd25519:
 		out = append(out, dkimFactEd25519.with())
 	}
-	if res.StrictIdentity == dkim.True {
+	if valueOf(res.StrictIdentity) {
 		out = append(out, dkimFactStrict.with())
 	}
 	if res.Aliased {
@@ -77,20 +78,24 @@ func dkimFacts(res dkim.Result) []LocalizedText {
 	return out
 }
 
-func dkimDiagnostics(res dkim.Result) *DkimDiagnostics {
-	d := &DkimDiagnostics{
-		PublicKeyPresent:    res.PublicKeyPresent.Ptr(),
-		Revoked:             res.Revoked.Ptr(),
-		TestMode:            res.TestMode.Ptr(),
-		StrictIdentity:      res.StrictIdentity.Ptr(),
-		EmailServiceAllowed: res.EmailServiceAllowed.Ptr(),
-		SHA256Allowed:       res.SHA256Allowed.Ptr(),
-	}
-	if res.Conclusive() {
-		d.RecordCount = intPtr(res.RecordCount)
+func dkimDiagnostics(res dkim.Result) *DKIMDiagnostics {
+	d := &DKIMDiagnostics{
+		RecordCount:         res.RecordCount,
+		PublicKeyPresent:    res.PublicKeyPresent,
+		Revoked:             res.Revoked,
+		TestMode:            res.TestMode,
+		StrictIdentity:      res.StrictIdentity,
+		EmailServiceAllowed: res.EmailServiceAllowed,
+		SHA256Allowed:       res.SHA256Allowed,
 	}
 	if res.KeyType != dkim.KeyTypeNone {
-		d.KeyType = strPtr(string(res.KeyType))
+		d.KeyType = new(DKIMKeyType(res.KeyType))
 	}
 	return d
+}
+
+// dkimCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func dkimCheckRules() []rule {
+	return append([]rule{notEvaluated(txtDKIMNotEvaluated), dkimPass}, tableRules(dkimRules)...)
 }

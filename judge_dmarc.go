@@ -66,8 +66,8 @@ var dmarcIgnored = map[dmarc.Code]string{
 	dmarc.CodeLegacyRI:     "a removed tag receivers ignore; it changes nothing",
 }
 
-func (r *run) checkDMARC(ctx context.Context) verdict {
-	return judgeDMARC(dmarc.Check(ctx, r.dnsFor(CheckDMARC), r.domain.ASCII))
+func (r *run) checkDMARC(ctx context.Context, dns resolver.Resolver) verdict {
+	return judgeDMARC(dmarc.Check(ctx, dns, r.domain.ASCII))
 }
 
 // judgeDMARC is the verdict on the facts of a DMARC check; it does no I/O.
@@ -84,7 +84,7 @@ func judgeDMARC(res dmarc.Result) verdict {
 	if res.TestMode && res.Policy != dmarc.PolicyNone && res.Policy != "" {
 		findings = append(findings, dmarcTestMode)
 	}
-	if res.DirectRecordCount > 1 {
+	if valueOf(res.DirectRecordCount) > 1 {
 		findings = append(findings, dmarcOwnDiscarded)
 	}
 	return judgeState(dmarcMain(res), findings, dmarcFacts(res), d)
@@ -124,15 +124,13 @@ func dmarcFacts(res dmarc.Result) []LocalizedText {
 	return append(out, notes(res.Findings, dmarcNotes)...)
 }
 
-func dmarcDiagnostics(res dmarc.Result) *DmarcDiagnostics {
-	d := &DmarcDiagnostics{
+func dmarcDiagnostics(res dmarc.Result) *DMARCDiagnostics {
+	d := &DMARCDiagnostics{
 		TreeWalkQueries:    res.TreeWalkQueries,
 		ConflictingRecords: res.ConflictingRecords,
-		DomainExistence:    strPtr(string(res.DomainExistence)),
+		DomainExistence:    new(DomainExistence(res.DomainExistence)),
 	}
-	if res.Outcome != resolver.Inconclusive {
-		d.DirectRecordCount = intPtr(res.DirectRecordCount)
-	}
+	d.DirectRecordCount = res.DirectRecordCount
 	switch res.Discovery {
 	case dmarc.DiscoveryNotFound:
 		d.PolicyFound = boolPtr(false)
@@ -144,12 +142,12 @@ func dmarcDiagnostics(res dmarc.Result) *DmarcDiagnostics {
 		d.TestMode = boolPtr(res.TestMode)
 		d.AggregateReporting = boolPtr(res.AggregateReporting)
 		d.LegacyPctPresent = boolPtr(res.LegacyPctPresent)
-		d.Policy = optStr(string(res.Policy))
+		d.Policy = optEnum(DMARCPolicy(res.Policy))
 		if d.Policy != nil {
-			d.PolicyTag = optStr(string(res.PolicyTag)) // the tag that supplied the applied policy
+			d.PolicyTag = optEnum(DMARCPolicyTag(res.PolicyTag)) // the tag that supplied the applied policy
 		}
-		d.DKIMAlignment = optStr(string(res.DKIMAlignment))
-		d.SPFAlignment = optStr(string(res.SPFAlignment))
+		d.DKIMAlignment = optEnum(DMARCAlignment(res.DKIMAlignment))
+		d.SPFAlignment = optEnum(DMARCAlignment(res.SPFAlignment))
 	}
 	if d.TreeWalkQueries < 1 {
 		d.TreeWalkQueries = 1
@@ -157,10 +155,17 @@ func dmarcDiagnostics(res dmarc.Result) *DmarcDiagnostics {
 	return d
 }
 
-// optStr is nil for "" (unknown) and a pointer otherwise.
-func optStr(s string) *string {
+// optEnum is nil for "" (unknown) and a pointer otherwise.
+func optEnum[E ~string](s E) *E {
 	if s == "" {
 		return nil
 	}
 	return &s
+}
+
+// dmarcCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func dmarcCheckRules() []rule {
+	return append([]rule{dmarcPassReject, dmarcPassQuarantine, dmarcMissing, dmarcNoPolicy, dmarcNone,
+		dmarcFallback, dmarcTestMode, dmarcOwnDiscarded}, tableRules(dmarcRules)...)
 }

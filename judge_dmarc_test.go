@@ -12,7 +12,7 @@ import (
 // policy p and the given findings.
 func dmarcFound(p dmarc.Policy, codes ...dmarc.Code) dmarc.Result {
 	return dmarc.Result{
-		Domain: "example.com", Outcome: resolver.Found, DirectRecordCount: 1, Discovery: dmarc.DiscoveryFound,
+		Domain: "example.com", Outcome: resolver.Found, DirectRecordCount: new(1), Discovery: dmarc.DiscoveryFound,
 		TreeWalkQueries: 1, DomainExistence: dmarc.Exists, PolicyDomain: "example.com", PolicyTag: dmarc.TagP,
 		Policy: p, DKIMAlignment: dmarc.AlignmentRelaxed, SPFAlignment: dmarc.AlignmentRelaxed,
 		AggregateReporting: true, Findings: codes,
@@ -64,7 +64,7 @@ func TestJudgeDMARCNotes(t *testing.T) {
 // named as such, not as a record without the version; sp=none under
 // p=reject warns.
 func TestJudgeDMARCPrecise(t *testing.T) {
-	notFound := dmarc.Result{Domain: "example.com", Outcome: resolver.Found, Discovery: dmarc.DiscoveryNotFound,
+	notFound := dmarc.Result{Domain: "example.com", Outcome: resolver.Found, DirectRecordCount: new(0), Discovery: dmarc.DiscoveryNotFound,
 		TreeWalkQueries: 2, DomainExistence: dmarc.Exists, Findings: []dmarc.Code{dmarc.CodeMissingSeparator}}
 	v := judgeDMARC(notFound)
 	d := joinTexts(v.details)

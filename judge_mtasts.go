@@ -22,44 +22,44 @@ var (
 	stsUncoveredTry = rule{status: StatusWarn, severity: SeverityLow, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；测试模式下只会产生失败报告，强制模式下遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in testing mode this only produces failure reports, but in enforce mode compliant senders would not deliver to them.")}
 	stsMXUnknown    = rule{status: StatusWarn, severity: SeverityMedium, say: msg("MX 记录没有查到明确结果，无法核对策略是否覆盖了所有收件服务器。", "The MX lookup gave no conclusive answer, so whether the policy covers every mail server could not be checked.")}
 	stsRules        = map[mtasts.Code]rule{
-		mtasts.PolicyMediaType:            {status: StatusWarn, severity: SeverityLow, say: msg("策略文件的类型不是 text/plain，部分发件方会拒绝使用它。", "The policy file is not served as text/plain, which some senders reject.")},
-		mtasts.PolicyMaxAgeZero:           {status: StatusWarn, severity: SeverityLow, say: msg("max_age 为 0，发件方不会缓存策略，保护作用有限。", "max_age is 0, so senders do not cache the policy and protection is limited.")},
-		mtasts.PolicyDuplicateField:       {status: StatusWarn, severity: SeverityLow, say: msg("策略文件中有重复字段，只有第一个生效。", "The policy file repeats a field; only the first one counts.")},
-		mtasts.AnnouncementDuplicateField: {status: StatusWarn, severity: SeverityLow, say: msg("_mta-sts 记录中有重复字段。", "The _mta-sts record repeats a field.")},
+		mtasts.CodePolicyMediaType:            {status: StatusWarn, severity: SeverityLow, say: msg("策略文件的类型不是 text/plain，部分发件方会拒绝使用它。", "The policy file is not served as text/plain, which some senders reject.")},
+		mtasts.CodePolicyMaxAgeZero:           {status: StatusWarn, severity: SeverityLow, say: msg("max_age 为 0，发件方不会缓存策略，保护作用有限。", "max_age is 0, so senders do not cache the policy and protection is limited.")},
+		mtasts.CodePolicyDuplicateField:       {status: StatusWarn, severity: SeverityLow, say: msg("策略文件中有重复字段，只有第一个生效。", "The policy file repeats a field; only the first one counts.")},
+		mtasts.CodeAnnouncementDuplicateField: {status: StatusWarn, severity: SeverityLow, say: msg("_mta-sts 记录中有重复字段。", "The _mta-sts record repeats a field.")},
 	}
 	// stsNotes say why a fetch or a policy failed.
 	stsNotes = map[mtasts.Code]text{
-		mtasts.AnnouncementMultiple:      msg("_mta-sts 下有多条 v=STSv1 记录，只能有一条。", "There are several v=STSv1 records at _mta-sts; only one is allowed."),
-		mtasts.AnnouncementSyntax:        msg("_mta-sts 记录不符合 RFC 8461 的语法。", "The _mta-sts record does not follow the RFC 8461 grammar."),
-		mtasts.AnnouncementMissingID:     msg("_mta-sts 记录缺少 id 字段。", "The _mta-sts record has no id field."),
-		mtasts.AnnouncementBadID:         msg("_mta-sts 记录的 id 必须是 1 到 32 个字母或数字。", "The _mta-sts record's id is not 1 to 32 letters and digits."),
-		mtasts.PolicyHostNotFound:        msg("策略主机名不存在或没有地址。", "The policy host name does not exist or has no address."),
-		mtasts.PolicyHostDNSInconclusive: msg("策略主机的地址查询没有得到明确结果。", "The policy host's address lookup gave no conclusive answer."),
-		mtasts.PolicyHostNonPublic:       msg("策略主机解析到非公网地址，本服务不会连接这类地址。", "The policy host resolves to a non-public address, which this service never connects to."),
-		mtasts.PolicyConnectFailed:       msg("无法与策略主机建立 TCP 连接。", "No TCP connection to the policy host could be made."),
-		mtasts.PolicyFetchTimeout:        msg("获取策略文件超时。", "Fetching the policy file timed out."),
-		mtasts.PolicyCertNameMismatch:    msg("策略主机的证书与主机名不匹配。", "The policy host's certificate does not match its name."),
-		mtasts.PolicyCertExpired:         msg("策略主机的证书已过期或尚未生效。", "The policy host's certificate has expired or is not yet valid."),
-		mtasts.PolicyCertUntrusted:       msg("策略主机的证书不是由受信任的证书颁发机构签发的。", "The policy host's certificate is not issued by a trusted certificate authority."),
-		mtasts.PolicyCertInvalid:         msg("策略主机的证书无效。", "The policy host's certificate is invalid."),
-		mtasts.PolicyTLSFailed:           msg("与策略主机的 TLS 握手失败。", "The TLS handshake with the policy host failed."),
-		mtasts.PolicyHTTPFailed:          msg("策略主机的 HTTP 响应无法读取。", "The policy host's HTTP response could not be read."),
-		mtasts.PolicyRedirect:            msg("策略地址返回了重定向；按规范，发件方不会跟随重定向。", "The policy URL answered with a redirect, which senders must not follow."),
-		mtasts.PolicyStatusClientError:   msg("策略地址返回了客户端错误状态码（4xx）。", "The policy URL answered with a client error status (4xx)."),
-		mtasts.PolicyStatusServerError:   msg("策略地址返回了服务器错误状态码（5xx）。", "The policy URL answered with a server error status (5xx)."),
-		mtasts.PolicyStatusUnexpected:    msg("策略地址返回了非 200 的状态码。", "The policy URL answered with a status other than 200."),
-		mtasts.PolicyTooLarge:            msg("策略文件超过 64 KiB 的上限。", "The policy file exceeds the 64 KiB limit."),
-		mtasts.PolicySyntax:              msg("策略文件中有不符合“键: 值”格式的行。", "The policy file has lines that are not in key: value form."),
-		mtasts.PolicyVersionMissing:      msg("策略文件缺少 version 字段。", "The policy file has no version field."),
-		mtasts.PolicyVersionInvalid:      msg("策略文件的 version 不是 STSv1。", "The policy file's version is not STSv1."),
-		mtasts.PolicyModeMissing:         msg("策略文件缺少 mode 字段。", "The policy file has no mode field."),
-		mtasts.PolicyModeInvalid:         msg("策略文件的 mode 不是 enforce、testing 或 none。", "The policy file's mode is not enforce, testing or none."),
-		mtasts.PolicyMaxAgeMissing:       msg("策略文件缺少 max_age 字段。", "The policy file has no max_age field."),
-		mtasts.PolicyMaxAgeInvalid:       msg("策略文件的 max_age 不是有效的秒数。", "The policy file's max_age is not a valid number of seconds."),
-		mtasts.PolicyMaxAgeTooLarge:      msg("策略文件的 max_age 超过了一年（31557600 秒）的上限。", "The policy file's max_age exceeds the limit of one year (31557600 seconds)."),
-		mtasts.PolicyMXMissing:           msg("策略处于强制或测试模式，却没有列出任何 mx。", "The policy is in enforce or testing mode but lists no mx."),
-		mtasts.PolicyMXInvalid:           msg("策略文件中有无效的 mx 模式。", "The policy file has an invalid mx pattern."),
-		mtasts.PolicyMixedLineEndings:    msg("策略文件混用了不同的换行符。", "The policy file mixes line endings."),
+		mtasts.CodeAnnouncementMultiple:      msg("_mta-sts 下有多条 v=STSv1 记录，只能有一条。", "There are several v=STSv1 records at _mta-sts; only one is allowed."),
+		mtasts.CodeAnnouncementSyntax:        msg("_mta-sts 记录不符合 RFC 8461 的语法。", "The _mta-sts record does not follow the RFC 8461 grammar."),
+		mtasts.CodeAnnouncementMissingID:     msg("_mta-sts 记录缺少 id 字段。", "The _mta-sts record has no id field."),
+		mtasts.CodeAnnouncementBadID:         msg("_mta-sts 记录的 id 必须是 1 到 %d 个字母或数字。", "The _mta-sts record's id is not 1 to %d letters and digits.", mtasts.MaxIDLength),
+		mtasts.CodePolicyHostNotFound:        msg("策略主机名不存在或没有地址。", "The policy host name does not exist or has no address."),
+		mtasts.CodePolicyHostDNSInconclusive: msg("策略主机的地址查询没有得到明确结果。", "The policy host's address lookup gave no conclusive answer."),
+		mtasts.CodePolicyHostNonPublic:       msg("策略主机解析到非公网地址，本服务不会连接这类地址。", "The policy host resolves to a non-public address, which this service never connects to."),
+		mtasts.CodePolicyConnectFailed:       msg("无法与策略主机建立 TCP 连接。", "No TCP connection to the policy host could be made."),
+		mtasts.CodePolicyFetchTimeout:        msg("获取策略文件超时。", "Fetching the policy file timed out."),
+		mtasts.CodePolicyCertNameMismatch:    msg("策略主机的证书与主机名不匹配。", "The policy host's certificate does not match its name."),
+		mtasts.CodePolicyCertExpired:         msg("策略主机的证书已过期或尚未生效。", "The policy host's certificate has expired or is not yet valid."),
+		mtasts.CodePolicyCertUntrusted:       msg("策略主机的证书不是由受信任的证书颁发机构签发的。", "The policy host's certificate is not issued by a trusted certificate authority."),
+		mtasts.CodePolicyCertInvalid:         msg("策略主机的证书无效。", "The policy host's certificate is invalid."),
+		mtasts.CodePolicyTLSFailed:           msg("与策略主机的 TLS 握手失败。", "The TLS handshake with the policy host failed."),
+		mtasts.CodePolicyHTTPFailed:          msg("策略主机的 HTTP 响应无法读取。", "The policy host's HTTP response could not be read."),
+		mtasts.CodePolicyRedirect:            msg("策略地址返回了重定向；按规范，发件方不会跟随重定向。", "The policy URL answered with a redirect, which senders must not follow."),
+		mtasts.CodePolicyStatusClientError:   msg("策略地址返回了客户端错误状态码（4xx）。", "The policy URL answered with a client error status (4xx)."),
+		mtasts.CodePolicyStatusServerError:   msg("策略地址返回了服务器错误状态码（5xx）。", "The policy URL answered with a server error status (5xx)."),
+		mtasts.CodePolicyStatusUnexpected:    msg("策略地址返回了非 200 的状态码。", "The policy URL answered with a status other than 200."),
+		mtasts.CodePolicyTooLarge:            msg("策略文件超过 %d KiB 的上限。", "The policy file exceeds the %d KiB limit.", mtasts.MaxPolicySize>>10),
+		mtasts.CodePolicySyntax:              msg("策略文件中有不符合“键: 值”格式的行。", "The policy file has lines that are not in key: value form."),
+		mtasts.CodePolicyVersionMissing:      msg("策略文件缺少 version 字段。", "The policy file has no version field."),
+		mtasts.CodePolicyVersionInvalid:      msg("策略文件的 version 不是 STSv1。", "The policy file's version is not STSv1."),
+		mtasts.CodePolicyModeMissing:         msg("策略文件缺少 mode 字段。", "The policy file has no mode field."),
+		mtasts.CodePolicyModeInvalid:         msg("策略文件的 mode 不是 enforce、testing 或 none。", "The policy file's mode is not enforce, testing or none."),
+		mtasts.CodePolicyMaxAgeMissing:       msg("策略文件缺少 max_age 字段。", "The policy file has no max_age field."),
+		mtasts.CodePolicyMaxAgeInvalid:       msg("策略文件的 max_age 不是有效的秒数。", "The policy file's max_age is not a valid number of seconds."),
+		mtasts.CodePolicyMaxAgeTooLarge:      msg("策略文件的 max_age 超过了一年（%d 秒）的上限。", "The policy file's max_age exceeds the limit of one year (%d seconds).", mtasts.MaxMaxAge),
+		mtasts.CodePolicyMXMissing:           msg("策略处于强制或测试模式，却没有列出任何 mx。", "The policy is in enforce or testing mode but lists no mx."),
+		mtasts.CodePolicyMXInvalid:           msg("策略文件中有无效的 mx 模式。", "The policy file has an invalid mx pattern."),
+		mtasts.CodePolicyMixedLineEndings:    msg("策略文件混用了不同的换行符。", "The policy file mixes line endings."),
 	}
 	stsFactMaxAge   = msg("策略缓存时间（max_age）为 %d 秒。", "Policy cache lifetime (max_age): %d seconds.")
 	stsFactCovered  = msg("策略的 mx 列表覆盖了全部收件服务器（共 %d 台）。", "The policy's mx patterns cover every mail server (%d in all).")
@@ -78,8 +78,8 @@ func (r *run) mtastsOptions() mtasts.Options {
 	}
 }
 
-func (r *run) checkMTASTS(ctx context.Context) verdict {
-	res := mtasts.Check(ctx, r.dnsFor(CheckMTASTS), r.domain.ASCII, r.mtastsOptions())
+func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
+	res := mtasts.Check(ctx, dns, r.domain.ASCII, r.mtastsOptions())
 	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
 	return judgeMTASTS(res, r.waitMX(ctx))
 }
@@ -93,7 +93,7 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	case mtasts.NotAnnounced:
 		return absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
 	case mtasts.Inconclusive:
-		if res.AnnouncementRecordCount < 0 {
+		if res.AnnouncementRecordCount == nil {
 			return inconclusiveVerdict(d)
 		}
 		return judge(stsFetchUnknown, nil, why, d)
@@ -102,7 +102,7 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	case mtasts.Unreachable:
 		return judge(stsUnreachable, nil, why, d)
 	}
-	if !res.PolicyValid {
+	if res.PolicyValid == nil || !*res.PolicyValid {
 		return judge(stsInvalid, nil, why, d)
 	}
 	state := stsEnforce
@@ -115,8 +115,8 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	findings, facts := stsCoverage(res, mxs)
 	findings = append(findings, rulesFor(res.Findings, stsRules, nil)...)
 	facts = append(facts, why...)
-	if res.MaxAge >= 0 {
-		facts = append(facts, stsFactMaxAge.with(int(res.MaxAge)))
+	if res.MaxAge != nil {
+		facts = append(facts, stsFactMaxAge.with(int(*res.MaxAge)))
 	}
 	return judgeState(state, findings, facts, d)
 }
@@ -181,23 +181,21 @@ func absentVerdict(missing, notNeeded rule, where text, mxs mxFacts, d Diagnosti
 	return judge(missing, nil, facts, d)
 }
 
-func mtastsDiagnostics(res mtasts.Result) *MtaStsDiagnostics {
-	d := &MtaStsDiagnostics{PolicyFetchState: string(res.FetchState)}
-	if res.AnnouncementRecordCount >= 0 {
-		d.AnnouncementRecordCount = intPtr(res.AnnouncementRecordCount)
-		d.AnnouncementValid = boolPtr(res.AnnouncementValid)
-	}
+func mtastsDiagnostics(res mtasts.Result) *MTASTSDiagnostics {
+	d := &MTASTSDiagnostics{PolicyFetchState: MTASTSFetchState(res.FetchState)}
+	d.AnnouncementRecordCount, d.AnnouncementValid = res.AnnouncementRecordCount, res.AnnouncementValid
 	if res.FetchState != mtasts.Fetched {
 		return d
 	}
-	d.PolicyValid = boolPtr(res.PolicyValid)
-	d.PolicyMode = optStr(string(res.PolicyMode))
-	if res.MaxAge >= 0 {
-		m := res.MaxAge
-		d.MaxAge = &m
-	}
-	if res.MXPatternCount >= 0 {
-		d.MXPatternCount = intPtr(res.MXPatternCount)
-	}
+	d.PolicyValid = res.PolicyValid
+	d.PolicyMode = optEnum(MTASTSMode(res.PolicyMode))
+	d.MaxAge, d.MXPatternCount = res.MaxAge, res.MXPatternCount
 	return d
+}
+
+// mtastsCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func mtastsCheckRules() []rule {
+	return append([]rule{stsEnforce, stsMissing, stsNoMail, stsBadAnnounce, stsUnreachable, stsFetchUnknown,
+		stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, tableRules(stsRules)...)
 }

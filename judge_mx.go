@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/mx"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 var (
@@ -23,16 +24,16 @@ var (
 		mx.CodeExchangeIPv6Only:     {status: StatusWarn, severity: SeverityLow, say: msg("部分收件服务器只有 IPv6 地址，只支持 IPv4 的发件方无法投递。", "A mail server has only IPv6 addresses, so IPv4-only senders cannot deliver to it.")},
 		mx.CodeExchangeDuplicated:   {status: StatusWarn, severity: SeverityLow, say: msg("同一台收件服务器在 MX 记录中出现了多次。", "The same mail server appears in more than one MX record.")},
 		mx.CodeExchangeInconclusive: {status: StatusWarn, severity: SeverityMedium, say: msg("有 %d 台收件服务器的地址查询没有得到明确结果。", "Mail servers whose address lookups gave no conclusive answer: %d.")},
-		mx.CodeTooManyExchanges:     {status: StatusWarn, severity: SeverityLow, say: msg("收件服务器超过 10 台，只检查了优先级最高的 10 台。", "There are more than 10 distinct mail servers; only the 10 with the lowest preference values were checked.")},
+		mx.CodeTooManyExchanges:     {status: StatusWarn, severity: SeverityLow, say: msg("收件服务器超过 %d 台，只检查了优先级最高的 %d 台。", "There are more than %d distinct mail servers; only the %d with the lowest preference values were checked.", mx.MaxExchanges, mx.MaxExchanges)},
 	}
 	mxFactNull     = msg("即使不收邮件，SPF 和 DMARC 仍然重要：它们能阻止他人冒用该域名发信。", "Even without receiving mail, SPF and DMARC still matter: they stop others from sending mail in the domain's name.")
 	mxFactImplicit = msg("域名本身的地址记录充当收件服务器；可用：%d 台。", "The domain's own address records stand in as its mail server; usable: %d.")
 	mxFactCount    = msg("收件服务器共 %d 台，其中可用 %d 台。", "Mail servers: %d; usable: %d.")
 )
 
-func (r *run) checkMX(ctx context.Context) verdict {
+func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	res := mx.Check(ctx, r.dnsFor(CheckMX), r.domain.ASCII)
+	res := mx.Check(ctx, dns, r.domain.ASCII)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
@@ -80,4 +81,10 @@ func judgeMX(res mx.Result) verdict {
 		applied = append(applied, some)
 	}
 	return judge(mxPass, applied, []LocalizedText{mxFactCount.with(c.Distinct, c.Usable)}, nil)
+}
+
+// mxCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func mxCheckRules() []rule {
+	return append([]rule{mxPass, mxNull, mxImplicit, mxNone, mxNXDomain, mxNoneUsable, mxSomeUnusable}, tableRules(mxRules)...)
 }

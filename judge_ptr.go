@@ -17,7 +17,7 @@ var (
 	ptrRules        = map[ptr.Code]rule{
 		ptr.CodeLocalhostName: {status: StatusWarn, severity: SeverityMedium, say: msg("反向解析指向 localhost，这不是一个可用的发件主机名。", "The reverse DNS name is localhost, which is not a usable sender host name.")},
 		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("部分反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},
-		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称超过 8 个，只对其中 8 个做了正向查询。", "The IP has more than 8 reverse DNS names; only 8 were looked up forward.")},
+		ptr.CodeTooManyNames:  {status: StatusWarn, severity: SeverityLow, say: msg("该 IP 的反向解析名称超过 %d 个，只对其中 %d 个做了正向查询。", "The IP has more than %d reverse DNS names; only %d were looked up forward.", ptr.MaxForward, ptr.MaxForward)},
 		ptr.CodeGenericName:   {status: StatusWarn, severity: SeverityLow, say: msg("反向解析名称看起来是接入网的通用名称（包含 IP 数字），部分接收方会将其视为家用或动态地址。", "The reverse DNS name looks generic (it embeds the IP's digits); some receivers treat such names as residential or dynamic.")},
 	}
 	ptrFactNames = msg("反向解析名称共 %d 个，其中 %d 个做了正向查询。", "Reverse DNS names found: %d; looked up forward: %d.")
@@ -25,19 +25,19 @@ var (
 
 // ptrBaseDiagnostics returns the PTR diagnostics that depend only on the
 // address: its version and the forward record type.
-func ptrBaseDiagnostics(ip netip.Addr) *PtrDiagnostics {
-	d := &PtrDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
+func ptrBaseDiagnostics(ip netip.Addr) *PTRDiagnostics {
+	d := &PTRDiagnostics{IPVersion: 4, ForwardRecordType: ForwardA}
 	if ip.Unmap().Is6() {
-		d.IPVersion, d.ForwardRecordType = 6, "AAAA"
+		d.IPVersion, d.ForwardRecordType = 6, ForwardAAAA
 	}
 	return d
 }
 
-func (r *run) checkPTR(ctx context.Context) verdict {
+func (r *run) checkPTR(ctx context.Context, dns resolver.Resolver) verdict {
 	if !r.ip.IsValid() {
 		return infoVerdict(txtPTRNotEvaluated, txtPTRNotEvaluatedDetails)
 	}
-	return judgePTR(r.ip, ptr.Check(ctx, r.dnsFor(CheckPTR), r.ip))
+	return judgePTR(r.ip, ptr.Check(ctx, dns, r.ip))
 }
 
 // ptrIgnored are the PTR findings without a rule of their own, and why.
@@ -53,7 +53,7 @@ func judgePTR(ip netip.Addr, res ptr.Result) verdict {
 	if res.Outcome == resolver.Inconclusive {
 		return inconclusiveVerdict(d)
 	}
-	facts := []LocalizedText{ptrFactNames.with(res.NameCount, res.ForwardQueries)}
+	facts := []LocalizedText{ptrFactNames.with(valueOf(res.NameCount), res.ForwardQueries)}
 	if codeSet(res.Findings)[ptr.CodeNoPTR] {
 		return judge(ptrNoPTR, nil, nil, d)
 	}
@@ -69,16 +69,11 @@ func judgePTR(ip netip.Addr, res ptr.Result) verdict {
 	return judgeState(main, rulesFor(res.Findings, ptrRules, nil), facts, d)
 }
 
-func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {
+func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PTRDiagnostics {
 	d := ptrBaseDiagnostics(ip)
 	d.ForwardQueryCount = res.ForwardQueries
 	d.ForwardQueriesCompleted = res.ForwardCompleted
-	if res.Outcome != resolver.Inconclusive {
-		d.PTRRecordCount = intPtr(res.NameCount)
-	}
-	if res.ForwardCompleted > 0 {
-		d.ForwardAddressCount = intPtr(res.ForwardAddresses)
-	}
+	d.PTRRecordCount, d.ForwardAddressCount = res.NameCount, res.ForwardAddresses
 	switch res.Confirmed {
 	case ptr.Confirmed:
 		d.ForwardConfirmed = boolPtr(true)
@@ -86,4 +81,11 @@ func ptrDiagnostics(ip netip.Addr, res ptr.Result) *PtrDiagnostics {
 		d.ForwardConfirmed = boolPtr(false)
 	}
 	return d
+}
+
+// ptrCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func ptrCheckRules() []rule {
+	return append([]rule{notEvaluated(txtPTRNotEvaluated), ptrPass, ptrNoPTR, ptrMismatch, ptrNoUsableName, ptrUnknown},
+		tableRules(ptrRules)...)
 }

@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -41,29 +42,29 @@ var (
 		spf.CodeRedirectInconclusive:    spfSubUnknown,
 		spf.CodeTermInconclusive:        spfTermUnknown,
 		spf.CodeLoop:                    {status: StatusFail, severity: SeverityHigh, say: msg("include 或 redirect 形成了循环引用，接收方会将其视为永久错误。", "The includes or redirects form a loop, which receivers treat as a permanent error.")},
-		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")},
-		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %d 次查询没有返回任何记录，超过了 2 次的上限，接收方会将其视为永久错误。", "%d lookups returned no records, more than the limit of 2, so receivers treat the record as a permanent error.")},
-		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制查到的 MX 记录超过 10 条（指向同一台服务器的也分别计数），接收方会将其视为永久错误。", "An mx mechanism finds more than 10 MX records (records naming the same server count separately), which receivers treat as a permanent error.")},
+		spf.CodeLookupLimitExceeded:     {status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 需要 %%d 次 DNS 查询，超过了 %d 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes %%d DNS lookups, more than the limit of %d, so receivers treat it as a permanent error.", spf.MaxLookups)},
+		spf.CodeVoidLimitExceeded:       {status: StatusFail, severity: SeverityHigh, say: msg("有 %%d 次查询没有返回任何记录，超过了 %d 次的上限，接收方会将其视为永久错误。", "%%d lookups returned no records, more than the limit of %d, so receivers treat the record as a permanent error.", spf.MaxVoidLookups)},
+		spf.CodeMXTooMany:               {status: StatusFail, severity: SeverityHigh, say: msg("某个 mx 机制查到的 MX 记录超过 %d 条（指向同一台服务器的也分别计数），接收方会将其视为永久错误。", "An mx mechanism finds more than %d MX records (records naming the same server count separately), which receivers treat as a permanent error.", spf.MaxMXNames)},
 		spf.CodeAllPass:                 {status: StatusFail, severity: SeverityHigh, say: msg("记录以 +all 结尾，等于允许任何服务器代表该域名发信。", "The record ends in +all, which authorizes every server in the world to send as the domain.")},
 		spf.CodeAllNeutral:              {status: StatusFail, severity: SeverityHigh, say: msg("记录以 ?all 结尾，对未列出的服务器不表态，起不到保护作用。", "The record ends in ?all, which says nothing about unlisted servers and so protects nothing.")},
 		spf.CodeSafetyBound:             {status: StatusWarn, severity: SeverityMedium, say: msg("引用链过长，超出本服务的展开上限，未能全部检查。", "The include chain is longer than this service expands, so it was not checked completely.")},
 		spf.CodeNoAll:                   {status: StatusWarn, severity: SeverityMedium, say: msg("记录没有以 all 机制结尾，未列出的服务器会得到中性结果。", "The record does not end with an all mechanism, so unlisted servers get a neutral result.")},
-		spf.CodeRecordTooLong:           {status: StatusWarn, severity: SeverityMedium, say: msg("SPF 记录超过 512 字节，可能导致部分接收方的 DNS 查询失败。", "The SPF record is longer than 512 bytes, which can make DNS lookups fail at some receivers.")},
-		spf.CodeRecordLong:              {status: StatusWarn, severity: SeverityLow, say: msg("SPF 记录超过 450 字节，接近 DNS 响应的安全大小。", "The SPF record is longer than 450 bytes, close to the safe size of a DNS answer.")},
+		spf.CodeRecordTooLong:           {status: StatusWarn, severity: SeverityMedium, say: msg("SPF 记录超过 %d 字节，可能导致部分接收方的 DNS 查询失败。", "The SPF record is longer than %d bytes, which can make DNS lookups fail at some receivers.", spf.MaxRecordSize)},
+		spf.CodeRecordLong:              {status: StatusWarn, severity: SeverityLow, say: msg("SPF 记录超过 %d 字节，接近 DNS 响应的安全大小。", "The SPF record is longer than %d bytes, close to the safe size of a DNS answer.", spf.RecordSizeGuideline)},
 		spf.CodePTRUsed:                 {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了已不推荐的 ptr 机制，它慢且不可靠，部分接收方会忽略。", "The record uses the ptr mechanism, which is deprecated: slow, unreliable, and ignored by some receivers.")},
 		spf.CodePTRMacro:                {status: StatusWarn, severity: SeverityLow, say: msg("记录使用了不推荐的 %{p} 宏，它依赖反向解析，慢且不可靠。", "The record uses the %{p} macro, which depends on reverse DNS and is slow and unreliable; RFC 7208 advises against it.")},
 		spf.CodeDeadTerms:               {status: StatusWarn, severity: SeverityLow, say: msg("all 之后还有内容，这些部分永远不会被评估。", "There are terms after all; they are never evaluated.")},
 		spf.CodeIncludePassAll:          {status: StatusFail, severity: SeverityHigh, say: msg("某个 include 引用的策略对任何服务器都给出通过（例如以 +all 结尾），因此该域名实际上允许任何服务器代表它发信。", "An included policy passes every server (for example, it ends in +all), so the domain in effect authorizes every server in the world to send as it.")},
 		spf.CodeRangePassAll:            {status: StatusFail, severity: SeverityHigh, say: msg("某个机制的前缀长度为 0（例如 ip4:0.0.0.0/0 或 a/0），覆盖了全部地址，等于允许任何服务器代表该域名发信。", "A mechanism with prefix length 0 (such as ip4:0.0.0.0/0 or a/0) covers every address, which authorizes every server to send as the domain.")},
 		spf.CodeExistsPassAll:           {status: StatusFail, severity: SeverityHigh, say: msg("某个 exists 机制检查的名称无论发信服务器是谁都存在（固定的名称，或由通配符记录应答），因此对任何服务器都会匹配，等于允许任何服务器代表该域名发信。", "An exists mechanism checks a name that exists whatever the sending server (a fixed name, or one answered by a wildcard), so it matches every server and authorizes all of them to send as the domain.")},
-		spf.CodeRedirectAtLimit:         {status: StatusWarn, severity: SeverityMedium, say: msg("评估正好需要 10 次 DNS 查询，记录中还有一个被忽略的 redirect；部分接收方仍会把它计入，得到 11 次并判为永久错误。删除这个不起作用的 redirect 即可避免。", "Evaluation needs exactly 10 DNS lookups and the record also has an ignored redirect; some receivers count it anyway, reach 11 and return a permanent error. Removing the unused redirect avoids this.")},
+		spf.CodeRedirectAtLimit:         {status: StatusWarn, severity: SeverityMedium, say: msg("评估正好需要 %d 次 DNS 查询，记录中还有一个被忽略的 redirect；部分接收方仍会把它计入，得到 %d 次并判为永久错误。删除这个不起作用的 redirect 即可避免。", "Evaluation needs exactly %d DNS lookups and the record also has an ignored redirect; some receivers count it anyway, reach %d and return a permanent error. Removing the unused redirect avoids this.", spf.MaxLookups, spf.MaxLookups+1)},
 		spf.CodeInvalidTargetName:       {status: StatusWarn, severity: SeverityHigh, say: msg("某个机制指向的名称不是有效的 DNS 域名（例如含有空标签，或有标签超过 63 个字符）；有的接收方视为不匹配，有的视为永久错误。", "A mechanism names something that is not a valid DNS name (an empty label, or a label longer than 63 characters); some receivers treat it as no match, others as a permanent error.")},
 	}
-	spfLimitAtLeast     = rule{status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 至少需要 %d 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes at least %d DNS lookups, more than the limit of 10, so receivers treat it as a permanent error.")}
+	spfLimitAtLeast     = rule{status: StatusFail, severity: SeverityHigh, say: msg("评估 SPF 至少需要 %%d 次 DNS 查询，超过了 %d 次的上限，接收方会将其视为永久错误。", "Evaluating the SPF record takes at least %%d DNS lookups, more than the limit of %d, so receivers treat it as a permanent error.", spf.MaxLookups)}
 	spfFactNoRecord     = msg("该域名的 TXT 记录中没有以 v=spf1 开头的。", "None of the domain's TXT records starts with v=spf1.")
-	spfFactCount        = msg("评估所需的 DNS 查询：%d 次（上限 10 次）。", "DNS lookups needed for evaluation: %d (limit 10).")
-	spfFactCountLower   = msg("评估所需的 DNS 查询：至少 %d 次（上限 10 次）。", "DNS lookups needed for evaluation: at least %d (limit 10).")
-	spfFactVoid         = msg("没有返回记录的查询：%d 次（上限 2 次）。", "Lookups that returned no records: %d (limit 2).")
+	spfFactCount        = msg("评估所需的 DNS 查询：%%d 次（上限 %d 次）。", "DNS lookups needed for evaluation: %%d (limit %d).", spf.MaxLookups)
+	spfFactCountLower   = msg("评估所需的 DNS 查询：至少 %%d 次（上限 %d 次）。", "DNS lookups needed for evaluation: at least %%d (limit %d).", spf.MaxLookups)
+	spfFactVoid         = msg("没有返回记录的查询：%%d 次（上限 %d 次）。", "Lookups that returned no records: %%d (limit %d).", spf.MaxVoidLookups)
 	spfFactMacro        = msg("有 %d 处机制使用了依赖发件人信息的宏，脱离具体邮件无法展开。", "Terms with sender-dependent macros: %d; they cannot be expanded without an actual message.")
 	spfFactSoftfail     = msg("未列出的服务器会得到软失败结果（~all）：接收方通常仍会接收，但可能加以标记；是否拒收取决于 DMARC 策略。", "Unlisted servers get a soft fail (~all): receivers usually accept such mail but may mark it; whether it is refused depends on the DMARC policy.")
 	spfFactNearMiss     = msg("有一条 TXT 记录看起来像 SPF，但版本标签不正确，因此不会被识别。", "A TXT record looks like SPF, but its version tag is wrong, so it is not recognised.")
@@ -121,7 +122,7 @@ func spfPrecise(res spf.Result, has map[spf.Code]bool) []LocalizedText {
 			}
 		}
 		if res.Includes[top].Lookups > 1 {
-			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, res.LookupCount))
+			out = append(out, spfFactIncludeCost.with(top+1, n, res.Includes[top].Lookups, valueOf(res.LookupCount)))
 		}
 	}
 	return out
@@ -144,8 +145,7 @@ var spfNotes = map[spf.Code]text{
 
 // checkSPF looks up and expands the domain's SPF policy, judges it, and,
 // when a sending IP was given, says whether the policy authorizes it.
-func (r *run) checkSPF(ctx context.Context) verdict {
-	dns := r.dnsFor(CheckSPF)
+func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
 	v := judgeSPF(spf.Check(ctx, dns, r.domain.ASCII))
 	v.details = append(v.details, r.spfSendingIP(ctx, dns)...)
 	return v
@@ -153,17 +153,15 @@ func (r *run) checkSPF(ctx context.Context) verdict {
 
 // judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
 func judgeSPF(res spf.Result) verdict {
-	d := &SpfDiagnostics{SPFRecordCount: res.RecordCount, DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
-	if res.LookupCountKnown {
-		d.DNSLookupCount = intPtr(res.LookupCount)
-	}
-	if !res.RecordCountKnown {
+	d := &SPFDiagnostics{SPFRecordCount: valueOf(res.RecordCount), DNSLookupCount: res.LookupCount,
+		DNSLookupLimit: res.LookupLimit, LookupComplete: res.LookupComplete}
+	if res.RecordCount == nil {
 		d.SPFRecordCount = 0 // the contract has no null here; the status says it is unknown
 		return inconclusiveVerdict(d)
 	}
 	args := map[spf.Code][]int{
-		spf.CodeMultipleRecords:     {res.RecordCount},
-		spf.CodeLookupLimitExceeded: {res.LookupCount},
+		spf.CodeMultipleRecords:     {*res.RecordCount},
+		spf.CodeLookupLimitExceeded: {valueOf(res.LookupCount)},
 		spf.CodeVoidLimitExceeded:   {res.VoidLookups},
 	}
 	table := spfRules
@@ -180,11 +178,11 @@ func spfFacts(res spf.Result) []LocalizedText {
 		out = append(out, spfFactNoRecord.with())
 	}
 	out = append(out, spfPrecise(res, has)...)
-	if res.LookupCountKnown && !has[spf.CodeLookupLimitExceeded] {
+	if res.LookupCount != nil && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
-			out = append(out, spfFactCount.with(res.LookupCount))
+			out = append(out, spfFactCount.with(*res.LookupCount))
 		} else {
-			out = append(out, spfFactCountLower.with(res.LookupCount))
+			out = append(out, spfFactCountLower.with(*res.LookupCount))
 		}
 	}
 	if res.VoidLookups > 0 && !has[spf.CodeVoidLimitExceeded] {
@@ -224,4 +222,10 @@ func codeSet[C comparable](codes []C) map[C]bool {
 		m[c] = true
 	}
 	return m
+}
+
+// spfCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func spfCheckRules() []rule {
+	return append([]rule{spfPass, spfLimitAtLeast}, tableRules(spfRules)...)
 }

@@ -13,7 +13,7 @@ import (
 // count lookups, ending in all, with the given findings.
 func spfValid(count int, all spf.Qualifier, codes ...spf.Code) spf.Result {
 	return spf.Result{
-		RecordCount: 1, RecordCountKnown: true, LookupCount: count, LookupCountKnown: true,
+		RecordCount: new(1), LookupCount: new(count),
 		LookupLimit: spf.MaxLookups, LookupComplete: true, All: all, EffectiveAll: all, Findings: codes,
 	}
 }
@@ -106,7 +106,7 @@ func TestJudgeSPFPassesEveryone(t *testing.T) {
 // include of a policy over the limit costs; only integers, never text.
 func TestJudgeSPFPrecise(t *testing.T) {
 	broken := func(code spf.Code, term int) spf.Result {
-		return spf.Result{RecordCount: 1, RecordCountKnown: true, LookupLimit: spf.MaxLookups,
+		return spf.Result{RecordCount: new(1), LookupLimit: spf.MaxLookups,
 			Error: spf.ClassPermError, ErrorCause: code, Findings: []spf.Code{code}, SyntaxTerm: term}
 	}
 	tests := []struct {

@@ -99,9 +99,9 @@ func runRows(t *testing.T, rows []verdictRow) {
 // --- DKIM ---
 
 func dkimKey(codes ...dkim.Code) dkim.Result {
-	return dkim.Result{Outcome: resolver.Found, RecordCount: 1, KeyType: dkim.KeyTypeRSA, KeyBits: 2048,
-		PublicKeyPresent: dkim.True, Revoked: dkim.False, TestMode: dkim.False, StrictIdentity: dkim.False,
-		EmailServiceAllowed: dkim.True, SHA256Allowed: dkim.True, Usable: dkim.True, Findings: codes}
+	return dkim.Result{Outcome: resolver.Found, RecordCount: new(1), KeyType: dkim.KeyTypeRSA, KeyBits: 2048,
+		PublicKeyPresent: new(true), Revoked: new(false), TestMode: new(false), StrictIdentity: new(false),
+		EmailServiceAllowed: new(true), SHA256Allowed: new(true), Usable: new(true), Findings: codes}
 }
 
 func TestJudgeDKIMTable(t *testing.T) {
@@ -131,13 +131,13 @@ func TestJudgeDKIMTable(t *testing.T) {
 	rows := pinnedRows(t, dkimRules, pins, func(c dkim.Code) (verdict, []int) {
 		res := dkimKey(c)
 		if c == dkim.CodeMultipleRecords {
-			res.RecordCount = 2
+			res.RecordCount = new(2)
 			return judgeDKIM(res), []int{2}
 		}
 		return judgeDKIM(res), nil
 	})
 	ed := dkimKey()
-	ed.KeyType, ed.KeyBits, ed.StrictIdentity, ed.Aliased = dkim.KeyTypeEd25519, 0, dkim.True, true
+	ed.KeyType, ed.KeyBits, ed.StrictIdentity, ed.Aliased = dkim.KeyTypeEd25519, 0, new(true), true
 	rows = append(rows,
 		verdictRow{name: "rsa pass", v: judgeDKIM(dkimKey()), status: StatusPass, severity: SeverityInfo, summary: dkimPass.say, details: []text{dkimFactRSA}},
 		verdictRow{name: "ed25519 strict alias", v: judgeDKIM(ed), status: StatusPass, severity: SeverityInfo, summary: dkimPass.say,
@@ -203,22 +203,22 @@ func TestJudgeMXTable(t *testing.T) {
 // --- MTA-STS ---
 
 func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
-	return mtasts.Result{TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true, FetchState: mtasts.Fetched,
-		HTTPStatus: 200, PolicyValid: true, PolicyMode: mode, MaxAge: 86400, MXPatternCount: 1,
+	return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true), FetchState: mtasts.Fetched,
+		HTTPStatus: 200, PolicyValid: new(true), PolicyMode: mode, MaxAge: new(int64(86400)), MXPatternCount: new(1),
 		Policy: mtasts.Policy{Mode: mode, MaxAge: 86400, MX: []string{"mx.example.com"}}, Findings: codes}
 }
 
 func TestJudgeMTASTSTable(t *testing.T) {
 	covered := mxFacts{known: true, hosts: []string{"mx.example.com"}}
 	pins := map[mtasts.Code]pin{
-		mtasts.PolicyMediaType: {StatusWarn, SeverityLow}, mtasts.PolicyMaxAgeZero: {StatusWarn, SeverityLow},
-		mtasts.PolicyDuplicateField: {StatusWarn, SeverityLow}, mtasts.AnnouncementDuplicateField: {StatusWarn, SeverityLow},
+		mtasts.CodePolicyMediaType: {StatusWarn, SeverityLow}, mtasts.CodePolicyMaxAgeZero: {StatusWarn, SeverityLow},
+		mtasts.CodePolicyDuplicateField: {StatusWarn, SeverityLow}, mtasts.CodeAnnouncementDuplicateField: {StatusWarn, SeverityLow},
 	}
 	rows := pinnedRows(t, stsRules, pins, func(c mtasts.Code) (verdict, []int) {
 		return judgeMTASTS(stsFetched(mtasts.ModeEnforce, c), covered), nil
 	})
 	notFetched := func(state mtasts.FetchState, code mtasts.Code) mtasts.Result {
-		return mtasts.Result{TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: []mtasts.Code{code}}
+		return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(false), FetchState: state, Findings: []mtasts.Code{code}}
 	}
 	// Every note, under the state it belongs to.
 	for code, note := range stsNotes {
@@ -227,15 +227,15 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		switch {
 		case strings.HasPrefix(string(code), "announcement_"):
 			res, main = notFetched(mtasts.NotAttempted, code), stsBadAnnounce
-		case code == mtasts.PolicyHostDNSInconclusive || code == mtasts.PolicyFetchTimeout:
+		case code == mtasts.CodePolicyHostDNSInconclusive || code == mtasts.CodePolicyFetchTimeout:
 			res, main = notFetched(mtasts.Inconclusive, code), stsFetchUnknown
-		case code == mtasts.PolicyHostNotFound || code == mtasts.PolicyHostNonPublic || code == mtasts.PolicyConnectFailed ||
-			strings.HasPrefix(string(code), "policy_cert") || code == mtasts.PolicyTLSFailed || code == mtasts.PolicyHTTPFailed ||
-			code == mtasts.PolicyRedirect || strings.HasPrefix(string(code), "policy_status") || code == mtasts.PolicyTooLarge:
+		case code == mtasts.CodePolicyHostNotFound || code == mtasts.CodePolicyHostNonPublic || code == mtasts.CodePolicyConnectFailed ||
+			strings.HasPrefix(string(code), "policy_cert") || code == mtasts.CodePolicyTLSFailed || code == mtasts.CodePolicyHTTPFailed ||
+			code == mtasts.CodePolicyRedirect || strings.HasPrefix(string(code), "policy_status") || code == mtasts.CodePolicyTooLarge:
 			res, main = notFetched(mtasts.Unreachable, code), stsUnreachable
 		default:
 			res = stsFetched(mtasts.ModeEnforce, code)
-			res.PolicyValid, main = false, stsInvalid
+			res.PolicyValid, main = new(false), stsInvalid
 		}
 		rows = append(rows, verdictRow{name: "note " + string(code), v: judgeMTASTS(res, covered), status: main.status, severity: main.severity,
 			summary: main.say, details: []text{note}})
@@ -251,13 +251,13 @@ func TestJudgeMTASTSTable(t *testing.T) {
 		verdictRow{name: "testing uncovered", v: judgeMTASTS(stsFetched(mtasts.ModeTesting), uncovered), status: StatusWarn, severity: SeverityLow,
 			summary: stsTesting.say, details: []text{stsUncoveredTry.say}},
 		verdictRow{name: "mx unknown", v: judgeMTASTS(stsFetched(mtasts.ModeEnforce), mxFacts{}), status: StatusWarn, severity: SeverityMedium, summary: stsMXUnknown.say},
-		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "not announced", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, covered),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactNoRecord}},
-		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{}),
+		verdictRow{name: "not announced, mx unknown", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, mxFacts{}),
 			status: StatusFail, severity: SeverityLow, summary: stsMissing.say, details: []text{stsFactMXMaybe}},
-		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.NXDomain, FetchState: mtasts.NotAnnounced, MaxAge: -1, MXPatternCount: -1}, mxFacts{known: true, nullMX: true}),
+		verdictRow{name: "null mx", v: judgeMTASTS(mtasts.Result{Outcome: resolver.NXDomain, AnnouncementRecordCount: new(0), AnnouncementValid: new(false), FetchState: mtasts.NotAnnounced}, mxFacts{known: true, nullMX: true}),
 			status: StatusInfo, severity: SeverityInfo, summary: stsNoMail.say},
-		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{TXTOutcome: resolver.Inconclusive, AnnouncementRecordCount: -1, FetchState: mtasts.Inconclusive, MaxAge: -1, MXPatternCount: -1}, covered),
+		verdictRow{name: "txt inconclusive", v: judgeMTASTS(mtasts.Result{Outcome: resolver.Inconclusive, FetchState: mtasts.Inconclusive}, covered),
 			status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},
 	)
 	runRows(t, rows)
@@ -267,19 +267,19 @@ func TestJudgeMTASTSTable(t *testing.T) {
 
 func TestJudgeTLSRPTTable(t *testing.T) {
 	noMX := func() mxFacts { return mxFacts{known: true, hosts: []string{"mx.example.com"}} }
-	good := tlsrpt.Result{Outcome: resolver.Found, RecordCount: 1, RecordValid: true, Configured: true, DestinationCount: 2, MailtoDestinationCount: 1, HTTPSDestinationCount: 1}
+	good := tlsrpt.Result{Outcome: resolver.Found, RecordCount: new(1), RecordValid: new(true), Configured: new(true), DestinationCount: new(2), MailtoDestinationCount: new(1), HTTPSDestinationCount: new(1)}
 	with := func(r tlsrpt.Result, configured bool, codes ...tlsrpt.Code) tlsrpt.Result {
-		r.Configured, r.Findings = configured, codes
+		r.Configured, r.Findings = new(configured), codes
 		return r
 	}
 	pins := map[tlsrpt.Code]pin{
-		tlsrpt.MultipleRecords: {StatusFail, SeverityLow}, tlsrpt.SomeInvalidDestinations: {StatusWarn, SeverityLow},
-		tlsrpt.DuplicateRUA: {StatusWarn, SeverityLow},
+		tlsrpt.CodeMultipleRecords: {StatusFail, SeverityLow}, tlsrpt.CodeSomeInvalidDestinations: {StatusWarn, SeverityLow},
+		tlsrpt.CodeDuplicateRUA: {StatusWarn, SeverityLow},
 	}
 	rows := pinnedRows(t, rptRules, pins, func(c tlsrpt.Code) (verdict, []int) {
-		if c == tlsrpt.MultipleRecords {
+		if c == tlsrpt.CodeMultipleRecords {
 			r := with(good, false, c)
-			r.RecordCount = 2
+			r.RecordCount = new(2)
 			return judgeTLSRPT(r, noMX), []int{2}
 		}
 		return judgeTLSRPT(with(good, true, c), noMX), nil
@@ -290,11 +290,11 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 	}
 	rows = append(rows,
 		verdictRow{name: "pass", v: judgeTLSRPT(good, noMX), status: StatusPass, severity: SeverityInfo, summary: rptPass.say, details: []text{rptFactDest}},
-		verdictRow{name: "missing", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, noMX), status: StatusFail, severity: SeverityLow,
+		verdictRow{name: "missing", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain, RecordCount: new(0)}, noMX), status: StatusFail, severity: SeverityLow,
 			summary: rptMissing.say, details: []text{rptFactNoRecord}},
-		verdictRow{name: "null mx", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain}, func() mxFacts { return mxFacts{known: true, nullMX: true} }),
+		verdictRow{name: "null mx", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.NXDomain, RecordCount: new(0)}, func() mxFacts { return mxFacts{known: true, nullMX: true} }),
 			status: StatusInfo, severity: SeverityInfo, summary: rptNoMail.say},
-		verdictRow{name: "inconclusive", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.Inconclusive, RecordCount: -1}, noMX), status: StatusWarn, severity: SeverityMedium,
+		verdictRow{name: "inconclusive", v: judgeTLSRPT(tlsrpt.Result{Outcome: resolver.Inconclusive}, noMX), status: StatusWarn, severity: SeverityMedium,
 			summary: txtInconclusive},
 	)
 	runRows(t, rows)
@@ -304,7 +304,7 @@ func TestJudgeTLSRPTTable(t *testing.T) {
 
 func TestJudgePTRTable(t *testing.T) {
 	ip := netip.MustParseAddr("192.0.2.1")
-	base := ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: 1, ForwardType: resolver.TypeA, ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: 1, Confirmed: ptr.Confirmed}
+	base := ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: new(1), ForwardType: resolver.TypeA, ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: new(1), Confirmed: ptr.Confirmed}
 	with := func(c ptr.Confirmation, queries int, codes ...ptr.Code) ptr.Result {
 		r := base
 		r.Confirmed, r.ForwardQueries, r.Findings = c, queries, codes
@@ -317,7 +317,7 @@ func TestJudgePTRTable(t *testing.T) {
 	rows := pinnedRows(t, ptrRules, pins, func(c ptr.Code) (verdict, []int) { return judgePTR(ip, with(ptr.Confirmed, 1, c)), nil })
 	rows = append(rows,
 		verdictRow{name: "confirmed", v: judgePTR(ip, base), status: StatusPass, severity: SeverityInfo, summary: ptrPass.say, details: []text{ptrFactNames}},
-		verdictRow{name: "no ptr", v: judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}),
+		verdictRow{name: "no ptr", v: judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, NameCount: new(0), Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}),
 			status: StatusFail, severity: SeverityHigh, summary: ptrNoPTR.say},
 		verdictRow{name: "mismatch", v: judgePTR(ip, with(ptr.NotConfirmed, 1)), status: StatusFail, severity: SeverityHigh, summary: ptrMismatch.say},
 		verdictRow{name: "no usable name", v: judgePTR(ip, with(ptr.NotConfirmed, 0, ptr.CodeInvalidName)), status: StatusFail, severity: SeverityHigh, summary: ptrNoUsableName.say},
@@ -381,7 +381,7 @@ func TestJudgeDMARCStates(t *testing.T) {
 	testing_ := dmarcFound(dmarc.PolicyReject)
 	testing_.TestMode = true
 	own := dmarcFound(dmarc.PolicyQuarantine)
-	own.DirectRecordCount, own.Inherited, own.PolicyDomain, own.PolicyTag = 2, true, "com.example", dmarc.TagSP
+	own.DirectRecordCount, own.Inherited, own.PolicyDomain, own.PolicyTag = new(2), true, "com.example", dmarc.TagSP
 	noRUA := dmarcFound(dmarc.PolicyReject)
 	noRUA.AggregateReporting = false
 	rows := []verdictRow{
@@ -395,7 +395,7 @@ func TestJudgeDMARCStates(t *testing.T) {
 		{name: "none fallback", v: judgeDMARC(fallback), status: StatusWarn, severity: SeverityMedium, summary: dmarcFallback.say},
 		{name: "test mode", v: judgeDMARC(testing_), status: StatusWarn, severity: SeverityMedium, summary: dmarcTestMode.say, details: []text{dmarcPassReject.say}},
 		{name: "no rua", v: judgeDMARC(noRUA), status: StatusPass, severity: SeverityInfo, summary: dmarcPassReject.say, details: []text{dmarcFactNoRUA}},
-		{name: "missing", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}),
+		{name: "missing", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, DirectRecordCount: new(0), Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}),
 			status: StatusFail, severity: SeverityHigh, summary: dmarcMissing.say, details: []text{dmarcFactWalk}},
 		{name: "inconclusive", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.Inconclusive, Discovery: dmarc.DiscoveryInconclusive, TreeWalkQueries: 1}),
 			status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},
@@ -410,7 +410,7 @@ func TestJudgeSPFStates(t *testing.T) {
 	lower.LookupComplete = false
 	partial := spfValid(4, spf.QualifierFail, spf.CodeIncludeInconclusive)
 	partial.LookupComplete = false
-	none := spf.Result{Outcome: resolver.NoData, RecordCountKnown: true, LookupLimit: spf.MaxLookups,
+	none := spf.Result{Outcome: resolver.NoData, RecordCount: new(0), LookupLimit: spf.MaxLookups,
 		Findings: []spf.Code{spf.CodeNoRecord, spf.CodeTypeSPFOnly, spf.CodeNearMiss}}
 	notes := spfValid(1, spf.QualifierSoftFail, spf.CodeRedirectIgnored, spf.CodeUnknownModifier, spf.CodeVoidLookup, spf.CodeMacroUnexpandable)
 	notes.VoidLookups, notes.MacroTerms, notes.HasRedirect = 1, 1, true
@@ -427,7 +427,7 @@ func TestJudgeSPFStates(t *testing.T) {
 	}
 	// Every syntax code of the domain's own record names the term.
 	for code, at := range spfSyntaxAt {
-		res := spf.Result{RecordCount: 1, RecordCountKnown: true, LookupLimit: spf.MaxLookups, Error: spf.ClassPermError,
+		res := spf.Result{RecordCount: new(1), LookupLimit: spf.MaxLookups, Error: spf.ClassPermError,
 			ErrorCause: code, Findings: []spf.Code{code}, SyntaxTerm: 4}
 		rows = append(rows, verdictRow{name: "syntax " + string(code), v: judgeSPF(res), status: StatusFail, severity: SeverityHigh,
 			summary: spfSyntax.say, details: []text{at, spfFactTermsNumbered}})

@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/tlsrpt"
 )
 
@@ -12,26 +13,26 @@ var (
 	rptNoMail  = rule{status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 TLS 报告。", "The domain accepts no mail (null MX), so TLS reporting is not needed.")}
 	rptInvalid = rule{status: StatusFail, severity: SeverityLow, say: msg("TLS-RPT 记录无效或没有可用的报告地址，发件方不会发送报告。", "The TLS-RPT record is invalid or has no usable report address, so senders send no reports.")}
 	rptRules   = map[tlsrpt.Code]rule{
-		tlsrpt.MultipleRecords:         {status: StatusFail, severity: SeverityLow, say: msg("找到 %d 条 TLS-RPT 记录；只能有一条，发件方会视为未配置。", "%d TLS-RPT records were found; only one is allowed, so senders treat reporting as not configured.")},
-		tlsrpt.SomeInvalidDestinations: {status: StatusWarn, severity: SeverityLow, say: msg("部分报告地址无效（只支持 mailto: 和 https:），不会收到发往它们的报告。", "Some report addresses are invalid (only mailto: and https: work), so no reports reach them.")},
-		tlsrpt.DuplicateRUA:            {status: StatusWarn, severity: SeverityLow, say: msg("记录中有多个 rua 字段，部分发件方只会读取第一个。", "The record has more than one rua field; some senders read only the first.")},
+		tlsrpt.CodeMultipleRecords:         {status: StatusFail, severity: SeverityLow, say: msg("找到 %d 条 TLS-RPT 记录；只能有一条，发件方会视为未配置。", "%d TLS-RPT records were found; only one is allowed, so senders treat reporting as not configured.")},
+		tlsrpt.CodeSomeInvalidDestinations: {status: StatusWarn, severity: SeverityLow, say: msg("部分报告地址无效（只支持 mailto: 和 https:），不会收到发往它们的报告。", "Some report addresses are invalid (only mailto: and https: work), so no reports reach them.")},
+		tlsrpt.CodeDuplicateRUA:            {status: StatusWarn, severity: SeverityLow, say: msg("记录中有多个 rua 字段，部分发件方只会读取第一个。", "The record has more than one rua field; some senders read only the first.")},
 	}
 	rptNotes = map[tlsrpt.Code]text{
-		tlsrpt.SyntaxErrorCode:      msg("TLS-RPT 记录不符合 RFC 8460 的语法。", "The TLS-RPT record does not follow the RFC 8460 grammar."),
-		tlsrpt.MissingRUA:           msg("TLS-RPT 记录缺少 rua 字段。", "The TLS-RPT record has no rua field."),
-		tlsrpt.NoValidDestinations:  msg("rua 中没有一个有效的报告地址。", "The rua field has no valid report destination."),
-		tlsrpt.HTTPNotAllowed:       msg("部分报告地址使用 http:，TLS-RPT 只接受 https: 和 mailto:。", "Some report destinations use http:, but TLS-RPT accepts only https: and mailto:."),
-		tlsrpt.InvalidScheme:        msg("部分报告地址缺少协议方案或使用了不支持的方案。", "Some report destinations have no scheme or an unsupported one."),
-		tlsrpt.InvalidMailto:        msg("部分 mailto: 报告地址不是有效的邮箱地址。", "Some mailto: destinations are not valid mailbox addresses."),
-		tlsrpt.InvalidHTTPS:         msg("部分 https: 报告地址不是有效的网址。", "Some https: destinations are not valid URLs."),
-		tlsrpt.DuplicateDestination: msg("同一个报告地址重复出现，只计一次。", "A report destination is listed twice and counts once."),
+		tlsrpt.CodeSyntaxError:          msg("TLS-RPT 记录不符合 RFC 8460 的语法。", "The TLS-RPT record does not follow the RFC 8460 grammar."),
+		tlsrpt.CodeMissingRUA:           msg("TLS-RPT 记录缺少 rua 字段。", "The TLS-RPT record has no rua field."),
+		tlsrpt.CodeNoValidDestinations:  msg("rua 中没有一个有效的报告地址。", "The rua field has no valid report destination."),
+		tlsrpt.CodeHTTPNotAllowed:       msg("部分报告地址使用 http:，TLS-RPT 只接受 https: 和 mailto:。", "Some report destinations use http:, but TLS-RPT accepts only https: and mailto:."),
+		tlsrpt.CodeInvalidScheme:        msg("部分报告地址缺少协议方案或使用了不支持的方案。", "Some report destinations have no scheme or an unsupported one."),
+		tlsrpt.CodeInvalidMailto:        msg("部分 mailto: 报告地址不是有效的邮箱地址。", "Some mailto: destinations are not valid mailbox addresses."),
+		tlsrpt.CodeInvalidHTTPS:         msg("部分 https: 报告地址不是有效的网址。", "Some https: destinations are not valid URLs."),
+		tlsrpt.CodeDuplicateDestination: msg("同一个报告地址重复出现，只计一次。", "A report destination is listed twice and counts once."),
 	}
 	rptFactNoRecord = msg("该域名的 _smtp._tls 名称下没有以 v=TLSRPTv1 开头的 TXT 记录。", "There is no TXT record starting with v=TLSRPTv1 at the domain's _smtp._tls name.")
 	rptFactDest     = msg("有效的报告地址共 %d 个（邮件 %d 个，HTTPS %d 个）。", "Valid report destinations: %d (mail: %d, HTTPS: %d).")
 )
 
-func (r *run) checkTLSRPT(ctx context.Context) verdict {
-	res := tlsrpt.Check(ctx, r.dnsFor(CheckTLSRPT), r.domain.ASCII)
+func (r *run) checkTLSRPT(ctx context.Context, dns resolver.Resolver) verdict {
+	res := tlsrpt.Check(ctx, dns, r.domain.ASCII)
 	return judgeTLSRPT(res, func() mxFacts { return r.waitMX(ctx) })
 }
 
@@ -40,33 +41,36 @@ func (r *run) checkTLSRPT(ctx context.Context) verdict {
 // tell a domain that accepts no mail).
 func judgeTLSRPT(res tlsrpt.Result, mxs func() mxFacts) verdict {
 	d := tlsrptDiagnostics(res)
-	if res.RecordCount < 0 {
+	if res.RecordCount == nil {
 		return inconclusiveVerdict(d)
 	}
-	if res.RecordCount == 0 {
+	if *res.RecordCount == 0 {
 		return absentVerdict(rptMissing, rptNoMail, rptFactNoRecord, mxs(), d)
 	}
-	args := map[tlsrpt.Code][]int{tlsrpt.MultipleRecords: {res.RecordCount}}
+	args := map[tlsrpt.Code][]int{tlsrpt.CodeMultipleRecords: {*res.RecordCount}}
 	applied := rulesFor(res.Findings, rptRules, args)
-	if !res.Configured && res.RecordCount == 1 {
+	if !*res.Configured && *res.RecordCount == 1 {
 		applied = append(applied, rptInvalid)
 	}
 	facts := notes(res.Findings, rptNotes)
-	if res.Configured {
-		facts = append(facts, rptFactDest.with(res.DestinationCount, res.MailtoDestinationCount, res.HTTPSDestinationCount))
+	if *res.Configured {
+		facts = append(facts, rptFactDest.with(*res.DestinationCount, *res.MailtoDestinationCount, *res.HTTPSDestinationCount))
 	}
 	return judge(rptPass, applied, facts, d)
 }
 
-func tlsrptDiagnostics(res tlsrpt.Result) *TlsRptDiagnostics {
-	if res.RecordCount < 0 {
-		return &TlsRptDiagnostics{}
+func tlsrptDiagnostics(res tlsrpt.Result) *TLSRPTDiagnostics {
+	return &TLSRPTDiagnostics{
+		RecordCount:            res.RecordCount,
+		Configured:             res.Configured,
+		DestinationCount:       res.DestinationCount,
+		MailtoDestinationCount: res.MailtoDestinationCount,
+		HTTPSDestinationCount:  res.HTTPSDestinationCount,
 	}
-	return &TlsRptDiagnostics{
-		RecordCount:            intPtr(res.RecordCount),
-		Configured:             boolPtr(res.Configured),
-		DestinationCount:       intPtr(res.DestinationCount),
-		MailtoDestinationCount: intPtr(res.MailtoDestinationCount),
-		HTTPSDestinationCount:  intPtr(res.HTTPSDestinationCount),
-	}
+}
+
+// tlsrptCheckRules lists the check's rules for the developer page: its named
+// verdicts and the values of its finding table.
+func tlsrptCheckRules() []rule {
+	return append([]rule{rptPass, rptMissing, rptNoMail, rptInvalid}, tableRules(rptRules)...)
 }

@@ -21,9 +21,9 @@ type ScoreWeight struct {
 // earns the whole weight, a warn half of it, a fail nothing; an info check
 // counts in neither the points nor the total.
 func ScoreWeights() []ScoreWeight {
-	out := make([]ScoreWeight, 0, len(CheckOrder))
-	for _, id := range CheckOrder {
-		out = append(out, ScoreWeight{Check: id, Title: titles[id].with(), Weight: weights[id]})
+	out := make([]ScoreWeight, 0, len(checkTable))
+	for _, c := range checkTable {
+		out = append(out, ScoreWeight{Check: c.id, Title: c.title.with(), Weight: c.weight})
 	}
 	return out
 }
@@ -63,12 +63,12 @@ func StatusRules() []StatusRule {
 	for _, r := range sortRules(sharedRules()) {
 		out = append(out, docRule("", r))
 	}
-	for _, id := range CheckOrder {
+	for _, c := range checkTable {
 		seen := map[text]bool{}
-		for _, r := range sortRules(checkRules(id)) {
+		for _, r := range sortRules(c.rules()) {
 			if !seen[r.say] {
 				seen[r.say] = true
-				out = append(out, docRule(id, r))
+				out = append(out, docRule(c.id, r))
 			}
 		}
 	}
@@ -82,35 +82,6 @@ func sharedRules() []rule {
 		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut},
 		{status: StatusWarn, severity: SeverityMedium, say: txtInternal},
 	}
-}
-
-// checkRules lists the rules of one check: its named verdicts and the
-// values of its finding table. A test parses the judge_*.go sources and
-// checks that no rule is missing here.
-func checkRules(id CheckID) []rule {
-	switch id {
-	case CheckMX:
-		return append([]rule{mxPass, mxNull, mxImplicit, mxNone, mxNXDomain, mxNoneUsable, mxSomeUnusable}, tableRules(mxRules)...)
-	case CheckSPF:
-		return append([]rule{spfPass, spfLimitAtLeast}, tableRules(spfRules)...)
-	case CheckDMARC:
-		return append([]rule{dmarcPassReject, dmarcPassQuarantine, dmarcMissing, dmarcNoPolicy, dmarcNone,
-			dmarcFallback, dmarcTestMode, dmarcOwnDiscarded}, tableRules(dmarcRules)...)
-	case CheckDKIM:
-		return append([]rule{notEvaluated(txtDKIMNotEvaluated), dkimPass}, tableRules(dkimRules)...)
-	case CheckMTASTS:
-		return append([]rule{stsEnforce, stsMissing, stsNoMail, stsBadAnnounce, stsUnreachable, stsFetchUnknown,
-			stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, tableRules(stsRules)...)
-	case CheckTLSRPT:
-		return append([]rule{rptPass, rptMissing, rptNoMail, rptInvalid}, tableRules(rptRules)...)
-	case CheckPTR:
-		return append([]rule{notEvaluated(txtPTRNotEvaluated), ptrPass, ptrNoPTR, ptrMismatch, ptrNoUsableName, ptrUnknown},
-			tableRules(ptrRules)...)
-	case CheckCAA:
-		return append([]rule{caaPass, caaNone, caaNoRestrict, caaWildOnly, caaCritical, caaForbidAll,
-			caaMTASTSForbid, caaMTASTSUnknown}, tableRules(caaRules)...)
-	}
-	return nil
 }
 
 // notEvaluated is the info rule of a check that lacks its input.

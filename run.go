@@ -38,7 +38,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		r.paths[id] = new(resolver.Path)
 	}
 	sequential := seqscan.On(ctx)
-	for _, id := range CheckOrder {
+	for _, id := range CheckOrder() {
 		fn, ok := fns[id]
 		if !ok {
 			continue
@@ -103,7 +103,7 @@ func (v verdict) toSummary(id CheckID) CheckSummary {
 }
 
 // inconclusiveVerdict is the verdict of a check whose DNS gave no
-// conclusive answer: warn/medium, never pass (DESIGN.md section 3).
+// conclusive answer: warn/medium, never pass (doc/scoring.md).
 func inconclusiveVerdict(d Diagnostics, details ...LocalizedText) verdict {
 	return verdict{
 		status:      StatusWarn,
@@ -130,23 +130,8 @@ func (r *run) fallback(id CheckID, why text) verdict {
 // unknownDiagnostics returns the diagnostics of check id with every fact
 // unknown, or nil where the contract has no diagnostics for it.
 func (r *run) unknownDiagnostics(id CheckID) Diagnostics {
-	switch id {
-	case CheckSPF:
-		return &SpfDiagnostics{DNSLookupLimit: spfLookupLimit}
-	case CheckDMARC:
-		return &DmarcDiagnostics{TreeWalkQueries: 1}
-	case CheckDKIM:
-		if r.sel != "" {
-			return &DkimDiagnostics{}
-		}
-	case CheckMTASTS:
-		return &MtaStsDiagnostics{PolicyFetchState: "inconclusive"}
-	case CheckTLSRPT:
-		return &TlsRptDiagnostics{}
-	case CheckPTR:
-		if r.ip.IsValid() {
-			return ptrBaseDiagnostics(r.ip)
-		}
+	if c, ok := specOf(id); ok {
+		return c.unknown(r)
 	}
 	return nil
 }

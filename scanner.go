@@ -16,7 +16,8 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// DefaultScanTimeout bounds one scan (issue #6).
+// DefaultScanTimeout bounds one scan (product choice, doc/design.md §2):
+// a check still running then is reported as not finished.
 const DefaultScanTimeout = 15 * time.Second
 
 // checkGrace is how long a scan waits past its deadline for checks to
@@ -162,16 +163,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
-	checks := r.runChecks(ctx, map[CheckID]checkFunc{
-		CheckMX:     r.checkMX,
-		CheckSPF:    r.checkSPF,
-		CheckDMARC:  r.checkDMARC,
-		CheckDKIM:   r.checkDKIM,
-		CheckMTASTS: r.checkMTASTS,
-		CheckTLSRPT: r.checkTLSRPT,
-		CheckPTR:    r.checkPTR,
-		CheckCAA:    r.checkCAA,
-	})
+	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
 	if err := r.finish(parent, checks); err != nil {
 		return ScanSummary{}, err
 	}
@@ -187,27 +179,27 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 // CheckIP checks the PTR records of one public sending IP and their
 // forward confirmation. The error is an *InputError for a non-public
 // address or ErrResolverUnavailable when no DNS server answered.
-func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, error) {
+func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
 	addr, err := NormalizeSendingIP(ip.String(), MaxSendingIPLenPtr)
 	if err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	r.ip = addr
 	r.guard.Allow(addr.String())
 	if err := ctx.Err(); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
-	checks := r.runChecks(ctx, map[CheckID]checkFunc{CheckPTR: r.checkPTR})
+	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
 	if err := r.finish(parent, checks); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	end := s.cfg.Now()
-	out := PtrCheckSummary{
+	out := PTRCheckSummary{
 		SendingIP:  addr.String(),
 		CheckedAt:  end.UTC().Truncate(time.Millisecond),
 		DurationMs: max(end.Sub(start).Milliseconds(), 0),
@@ -216,7 +208,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 	}
 	r.markGenerated(out.CheckedAt, out.Disclaimer)
 	if err := r.verify(out); err != nil {
-		return PtrCheckSummary{}, err
+		return PTRCheckSummary{}, err
 	}
 	return out, nil
 }
@@ -228,7 +220,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PtrCheckSummary, 
 var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
 
 // verify proves the marshalled result carries no recorded wire value
-// (house-style rule 7: checked before anything is written).
+// (doc/privacy.md: checked before anything is written).
 func (r *run) verify(v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -305,7 +297,7 @@ const probeName = "com"
 // resolverUnavailable reports whether the resolver itself failed: every
 // question of the scan got no DNS reply at all (a timeout, no route, a
 // refusal, or the scan deadline), and a probe question fails the same way
-// (DESIGN.md section 2: one failing name never fails a scan).
+// (doc/design.md §2: one failing name never fails a scan).
 func (r *run) resolverUnavailable(parent context.Context) bool {
 	log := r.dns.Log()
 	if len(log) == 0 {

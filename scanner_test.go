@@ -28,7 +28,7 @@ func TestScanRejectsInvalidInput(t *testing.T) {
 	tests := []struct {
 		name  string
 		req   ScanRequest
-		field string
+		field InputField
 	}{
 		{"ip target", ScanRequest{Domain: "192.0.2.1"}, "domain"},
 		{"single label", ScanRequest{Domain: "localhost"}, "domain"},
@@ -184,7 +184,7 @@ func TestCheckIPOneNameFails(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CheckIP: %v", err)
 	}
-	d, ok := got.Check.Diagnostics.(*PtrDiagnostics)
+	d, ok := got.Check.Diagnostics.(*PTRDiagnostics)
 	if got.Check.Status != StatusWarn || !ok || d.PTRRecordCount != nil || d.ForwardConfirmed != nil {
 		t.Fatalf("check = %+v, want warn with unknown counts", got.Check)
 	}

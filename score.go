@@ -1,7 +1,8 @@
 package mailauth
 
-// Scoring, in one place (DESIGN.md section 3; documented on
-// /developers/api/). Each check has a weight; a pass earns its whole
+// Scoring, in one place (doc/scoring.md; documented on
+// /developers/api/). Each check has a weight (its row of
+// checkTable); a pass earns its whole
 // weight, a warn half of it, a fail nothing; an info check is left out of
 // both the points and the total. The score is the share of points in the
 // total, as a percentage rounded half up. A check that could not be
@@ -9,19 +10,7 @@ package mailauth
 // like info: an incomplete scan earns no credit and takes no blame for
 // what it could not see. A scan where every evaluated check is info or
 // undetermined scores 0 (grade F), and its summary says the scan was
-// incomplete (DESIGN.md section 3).
-
-// weights of the checks; they sum to 100.
-var weights = map[CheckID]int{
-	CheckMX:     15,
-	CheckSPF:    20,
-	CheckDMARC:  25,
-	CheckDKIM:   10,
-	CheckMTASTS: 10,
-	CheckTLSRPT: 5,
-	CheckPTR:    10,
-	CheckCAA:    5,
-}
+// incomplete.
 
 // gradeFloors maps the lowest score of each grade, best first.
 var gradeFloors = []struct {

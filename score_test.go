@@ -4,7 +4,7 @@ import "testing"
 
 func checksWith(statuses map[CheckID]Status) []CheckSummary {
 	var out []CheckSummary
-	for _, id := range CheckOrder {
+	for _, id := range CheckOrder() {
 		st, ok := statuses[id]
 		if !ok {
 			st = StatusInfo
@@ -16,7 +16,7 @@ func checksWith(statuses map[CheckID]Status) []CheckSummary {
 
 func TestWeightsSumTo100(t *testing.T) {
 	sum := 0
-	for _, id := range CheckOrder {
+	for _, id := range CheckOrder() {
 		w, ok := weights[id]
 		if !ok {
 			t.Fatalf("no weight for %s", id)
@@ -31,7 +31,7 @@ func TestWeightsSumTo100(t *testing.T) {
 func TestScore(t *testing.T) {
 	all := func(s Status) map[CheckID]Status {
 		m := map[CheckID]Status{}
-		for _, id := range CheckOrder {
+		for _, id := range CheckOrder() {
 			m[id] = s
 		}
 		return m

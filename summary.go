@@ -26,8 +26,8 @@ var ErrResolverUnavailable = errors.New("mailauth: DNS resolver unavailable")
 // CheckID names one of the eight checks.
 type CheckID string
 
-// The eight checks, in the order a ScanSummary lists them (DESIGN.md
-// section 3).
+// The eight checks, in the order a ScanSummary lists them (see
+// [CheckOrder] and doc/scoring.md).
 const (
 	CheckMX     CheckID = "mx"
 	CheckSPF    CheckID = "spf"
@@ -38,9 +38,6 @@ const (
 	CheckPTR    CheckID = "ptr"
 	CheckCAA    CheckID = "caa"
 )
-
-// CheckOrder is the fixed order of the checks in a ScanSummary.
-var CheckOrder = [8]CheckID{CheckMX, CheckSPF, CheckDMARC, CheckDKIM, CheckMTASTS, CheckTLSRPT, CheckPTR, CheckCAA}
 
 // Status is the verdict of one check.
 type Status string
@@ -65,7 +62,7 @@ const (
 	SeverityInfo     Severity = "info"
 )
 
-// Grade is the letter for a score (DESIGN.md section 3).
+// Grade is the letter for a score (doc/scoring.md).
 type Grade string
 
 // Grades.
@@ -109,9 +106,9 @@ type ScanSummary struct {
 	Disclaimer    LocalizedText  `json:"disclaimer"`
 }
 
-// PtrCheckSummary is the result of checking one sending IP: the API's 200
+// PTRCheckSummary is the result of checking one sending IP: the API's 200
 // body of POST /api/ptr-check.
-type PtrCheckSummary struct {
+type PTRCheckSummary struct {
 	SendingIP  string        `json:"sendingIp"`
 	CheckedAt  time.Time     `json:"checkedAt"`
 	DurationMs int64         `json:"durationMs"`
@@ -127,9 +124,9 @@ type CheckSummary struct {
 	Severity Severity      `json:"severity"`
 	Summary  LocalizedText `json:"summary"`
 	Details  LocalizedText `json:"details"`
-	// Diagnostics is one of *SpfDiagnostics, *DmarcDiagnostics,
-	// *DkimDiagnostics, *MtaStsDiagnostics, *TlsRptDiagnostics or
-	// *PtrDiagnostics, or nil where the contract has none (mx, caa, dkim
+	// Diagnostics is one of *SPFDiagnostics, *DMARCDiagnostics,
+	// *DKIMDiagnostics, *MTASTSDiagnostics, *TLSRPTDiagnostics or
+	// *PTRDiagnostics, or nil where the contract has none (mx, caa, dkim
 	// without a selector, ptr without a sending IP).
 	Diagnostics Diagnostics `json:"diagnostics,omitempty"`
 }
@@ -137,63 +134,63 @@ type CheckSummary struct {
 // Diagnostics is implemented by the per-check diagnostics objects.
 type Diagnostics interface{ diagnostics() }
 
-// SpfDiagnostics are the counts of the SPF check. Pointer fields are null
+// SPFDiagnostics are the counts of the SPF check. Pointer fields are null
 // when unknown.
-type SpfDiagnostics struct {
+type SPFDiagnostics struct {
 	SPFRecordCount int  `json:"spfRecordCount"`
 	DNSLookupCount *int `json:"dnsLookupCount"`
 	DNSLookupLimit int  `json:"dnsLookupLimit"`
 	LookupComplete bool `json:"lookupComplete"`
 }
 
-// DkimDiagnostics are the facts of the DKIM selector check. Pointer fields
+// DKIMDiagnostics are the facts of the DKIM selector check. Pointer fields
 // are null when unknown.
-type DkimDiagnostics struct {
-	RecordCount         *int    `json:"recordCount"`
-	KeyType             *string `json:"keyType"`
-	PublicKeyPresent    *bool   `json:"publicKeyPresent"`
-	Revoked             *bool   `json:"revoked"`
-	TestMode            *bool   `json:"testMode"`
-	StrictIdentity      *bool   `json:"strictIdentity"`
-	EmailServiceAllowed *bool   `json:"emailServiceAllowed"`
-	SHA256Allowed       *bool   `json:"sha256Allowed"`
+type DKIMDiagnostics struct {
+	RecordCount         *int         `json:"recordCount"`
+	KeyType             *DKIMKeyType `json:"keyType"`
+	PublicKeyPresent    *bool        `json:"publicKeyPresent"`
+	Revoked             *bool        `json:"revoked"`
+	TestMode            *bool        `json:"testMode"`
+	StrictIdentity      *bool        `json:"strictIdentity"`
+	EmailServiceAllowed *bool        `json:"emailServiceAllowed"`
+	SHA256Allowed       *bool        `json:"sha256Allowed"`
 }
 
-// DmarcDiagnostics are the facts of DMARC policy discovery (RFC 9989).
+// DMARCDiagnostics are the facts of DMARC policy discovery (RFC 9989).
 // Pointer fields are null when unknown.
-type DmarcDiagnostics struct {
-	DirectRecordCount  *int    `json:"directRecordCount"`
-	PolicyFound        *bool   `json:"policyFound"`
-	PolicyDomain       *string `json:"policyDomain"`
-	Inherited          *bool   `json:"inherited"`
-	PolicyTag          *string `json:"policyTag"`
-	Policy             *string `json:"policy"`
-	UsesNoneFallback   *bool   `json:"usesNoneFallback"`
-	TestMode           *bool   `json:"testMode"`
-	DKIMAlignment      *string `json:"dkimAlignment"`
-	SPFAlignment       *string `json:"spfAlignment"`
-	AggregateReporting *bool   `json:"aggregateReporting"`
-	TreeWalkQueries    int     `json:"treeWalkQueries"`
-	ConflictingRecords bool    `json:"conflictingRecords"`
-	DomainExistence    *string `json:"domainExistence"`
-	LegacyPctPresent   *bool   `json:"legacyPctPresent"`
+type DMARCDiagnostics struct {
+	DirectRecordCount  *int             `json:"directRecordCount"`
+	PolicyFound        *bool            `json:"policyFound"`
+	PolicyDomain       *string          `json:"policyDomain"`
+	Inherited          *bool            `json:"inherited"`
+	PolicyTag          *DMARCPolicyTag  `json:"policyTag"`
+	Policy             *DMARCPolicy     `json:"policy"`
+	UsesNoneFallback   *bool            `json:"usesNoneFallback"`
+	TestMode           *bool            `json:"testMode"`
+	DKIMAlignment      *DMARCAlignment  `json:"dkimAlignment"`
+	SPFAlignment       *DMARCAlignment  `json:"spfAlignment"`
+	AggregateReporting *bool            `json:"aggregateReporting"`
+	TreeWalkQueries    int              `json:"treeWalkQueries"`
+	ConflictingRecords bool             `json:"conflictingRecords"`
+	DomainExistence    *DomainExistence `json:"domainExistence"`
+	LegacyPctPresent   *bool            `json:"legacyPctPresent"`
 }
 
-// MtaStsDiagnostics are the facts of the MTA-STS check (RFC 8461).
+// MTASTSDiagnostics are the facts of the MTA-STS check (RFC 8461).
 // Pointer fields are null when unknown.
-type MtaStsDiagnostics struct {
-	AnnouncementRecordCount *int    `json:"announcementRecordCount"`
-	AnnouncementValid       *bool   `json:"announcementValid"`
-	PolicyFetchState        string  `json:"policyFetchState"`
-	PolicyValid             *bool   `json:"policyValid"`
-	PolicyMode              *string `json:"policyMode"`
-	MaxAge                  *int64  `json:"maxAge"`
-	MXPatternCount          *int    `json:"mxPatternCount"`
+type MTASTSDiagnostics struct {
+	AnnouncementRecordCount *int             `json:"announcementRecordCount"`
+	AnnouncementValid       *bool            `json:"announcementValid"`
+	PolicyFetchState        MTASTSFetchState `json:"policyFetchState"`
+	PolicyValid             *bool            `json:"policyValid"`
+	PolicyMode              *MTASTSMode      `json:"policyMode"`
+	MaxAge                  *int64           `json:"maxAge"`
+	MXPatternCount          *int             `json:"mxPatternCount"`
 }
 
-// TlsRptDiagnostics are the facts of the TLS-RPT check (RFC 8460).
+// TLSRPTDiagnostics are the facts of the TLS-RPT check (RFC 8460).
 // Pointer fields are null when unknown.
-type TlsRptDiagnostics struct {
+type TLSRPTDiagnostics struct {
 	RecordCount            *int  `json:"recordCount"`
 	Configured             *bool `json:"configured"`
 	DestinationCount       *int  `json:"destinationCount"`
@@ -201,21 +198,106 @@ type TlsRptDiagnostics struct {
 	HTTPSDestinationCount  *int  `json:"httpsDestinationCount"`
 }
 
-// PtrDiagnostics are the facts of the PTR check with forward
+// PTRDiagnostics are the facts of the PTR check with forward
 // confirmation. Pointer fields are null when unknown.
-type PtrDiagnostics struct {
-	IPVersion               int    `json:"ipVersion"`
-	PTRRecordCount          *int   `json:"ptrRecordCount"`
-	ForwardRecordType       string `json:"forwardRecordType"`
-	ForwardQueryCount       int    `json:"forwardQueryCount"`
-	ForwardQueriesCompleted int    `json:"forwardQueriesCompleted"`
-	ForwardAddressCount     *int   `json:"forwardAddressCount"`
-	ForwardConfirmed        *bool  `json:"forwardConfirmed"`
+type PTRDiagnostics struct {
+	IPVersion               int            `json:"ipVersion"`
+	PTRRecordCount          *int           `json:"ptrRecordCount"`
+	ForwardRecordType       PTRForwardType `json:"forwardRecordType"`
+	ForwardQueryCount       int            `json:"forwardQueryCount"`
+	ForwardQueriesCompleted int            `json:"forwardQueriesCompleted"`
+	ForwardAddressCount     *int           `json:"forwardAddressCount"`
+	ForwardConfirmed        *bool          `json:"forwardConfirmed"`
 }
 
-func (*SpfDiagnostics) diagnostics()    {}
-func (*DkimDiagnostics) diagnostics()   {}
-func (*DmarcDiagnostics) diagnostics()  {}
-func (*MtaStsDiagnostics) diagnostics() {}
-func (*TlsRptDiagnostics) diagnostics() {}
-func (*PtrDiagnostics) diagnostics()    {}
+// The enums of the diagnostics: each type's constants are the values the
+// contract allows.
+
+// DKIMKeyType is DKIMDiagnostics.KeyType.
+type DKIMKeyType string
+
+// Values of DKIMKeyType.
+const (
+	DKIMKeyRSA     DKIMKeyType = "rsa"
+	DKIMKeyEd25519 DKIMKeyType = "ed25519"
+	DKIMKeyUnknown DKIMKeyType = "unknown" // a k= value verifiers cannot use
+)
+
+// DMARCPolicyTag is DMARCDiagnostics.PolicyTag: the tag that supplied the
+// applied policy.
+type DMARCPolicyTag string
+
+// Values of DMARCPolicyTag.
+const (
+	DMARCTagP  DMARCPolicyTag = "p"
+	DMARCTagSP DMARCPolicyTag = "sp"
+	DMARCTagNP DMARCPolicyTag = "np"
+)
+
+// DMARCPolicy is DMARCDiagnostics.Policy.
+type DMARCPolicy string
+
+// Values of DMARCPolicy.
+const (
+	DMARCPolicyNone       DMARCPolicy = "none"
+	DMARCPolicyQuarantine DMARCPolicy = "quarantine"
+	DMARCPolicyReject     DMARCPolicy = "reject"
+)
+
+// DMARCAlignment is DMARCDiagnostics.DKIMAlignment and SPFAlignment.
+type DMARCAlignment string
+
+// Values of DMARCAlignment.
+const (
+	DMARCAlignmentRelaxed DMARCAlignment = "relaxed"
+	DMARCAlignmentStrict  DMARCAlignment = "strict"
+	DMARCAlignmentUnknown DMARCAlignment = "unknown" // the tag's value is neither r nor s
+)
+
+// DomainExistence is DMARCDiagnostics.DomainExistence.
+type DomainExistence string
+
+// Values of DomainExistence.
+const (
+	DomainExists      DomainExistence = "exists"
+	DomainNonexistent DomainExistence = "nonexistent"
+	DomainUnknown     DomainExistence = "unknown"
+)
+
+// MTASTSFetchState is MTASTSDiagnostics.PolicyFetchState.
+type MTASTSFetchState string
+
+// Values of MTASTSFetchState.
+const (
+	FetchNotAnnounced MTASTSFetchState = "not_announced"
+	FetchNotAttempted MTASTSFetchState = "not_attempted"
+	FetchFetched      MTASTSFetchState = "fetched"
+	FetchUnreachable  MTASTSFetchState = "unreachable"
+	FetchInconclusive MTASTSFetchState = "inconclusive"
+)
+
+// MTASTSMode is MTASTSDiagnostics.PolicyMode.
+type MTASTSMode string
+
+// Values of MTASTSMode.
+const (
+	MTASTSEnforce MTASTSMode = "enforce"
+	MTASTSTesting MTASTSMode = "testing"
+	MTASTSNone    MTASTSMode = "none"
+)
+
+// PTRForwardType is PTRDiagnostics.ForwardRecordType.
+type PTRForwardType string
+
+// Values of PTRForwardType.
+const (
+	ForwardA    PTRForwardType = "A"    // an IPv4 address is confirmed by A records
+	ForwardAAAA PTRForwardType = "AAAA" // an IPv6 address by AAAA records
+)
+
+func (*SPFDiagnostics) diagnostics()    {}
+func (*DKIMDiagnostics) diagnostics()   {}
+func (*DMARCDiagnostics) diagnostics()  {}
+func (*MTASTSDiagnostics) diagnostics() {}
+func (*TLSRPTDiagnostics) diagnostics() {}
+func (*PTRDiagnostics) diagnostics()    {}

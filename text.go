@@ -22,7 +22,18 @@ type text struct {
 var catalogue []text
 
 // msg defines a catalogue entry. Use it only in package-level var blocks.
-func msg(zh, en string) text {
+// limits are the constants a sentence states (a protocol limit, a size):
+// they fill its first %d verbs now, so the sentence can never disagree
+// with the constant; the verbs left for the counts given to with are
+// written %%d.
+func msg(zh, en string, limits ...int) text {
+	if len(limits) > 0 {
+		a := make([]any, len(limits))
+		for i, v := range limits {
+			a[i] = v
+		}
+		zh, en = fmt.Sprintf(zh, a...), fmt.Sprintf(en, a...)
+	}
 	t := text{zh: zh, en: en, shown: new(atomic.Bool)}
 	catalogue = append(catalogue, t)
 	return t
@@ -58,18 +69,6 @@ func joinTexts(parts []LocalizedText) LocalizedText {
 		zh, en = append(zh, p.ZH), append(en, p.EN)
 	}
 	return LocalizedText{ZH: strings.Join(zh, ""), EN: strings.Join(en, " ")}
-}
-
-// Titles of the checks.
-var titles = map[CheckID]text{
-	CheckMX:     msg("收件服务器（MX）", "Mail servers (MX)"),
-	CheckSPF:    msg("发件授权（SPF）", "Sender authorization (SPF)"),
-	CheckDMARC:  msg("DMARC 策略", "DMARC policy"),
-	CheckDKIM:   msg("DKIM 公钥", "DKIM public key"),
-	CheckMTASTS: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"),
-	CheckTLSRPT: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"),
-	CheckPTR:    msg("反向解析（PTR）", "Reverse DNS (PTR)"),
-	CheckCAA:    msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"),
 }
 
 // Texts shared by every check and by the overall result.

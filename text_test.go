@@ -77,7 +77,7 @@ func verbs(s string) int {
 }
 
 func TestTitlesForEveryCheck(t *testing.T) {
-	for _, id := range CheckOrder {
+	for _, id := range CheckOrder() {
 		if _, ok := titles[id]; !ok {
 			t.Errorf("no title for %s", id)
 		}

@@ -40,8 +40,8 @@ func (quickService) Scan(_ context.Context, req mailauth.ScanRequest) (mailauth.
 		Checks: []mailauth.CheckSummary{{ID: mailauth.CheckSPF, Status: mailauth.StatusPass}}}, nil
 }
 
-func (quickService) CheckIP(_ context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error) {
-	return mailauth.PtrCheckSummary{SendingIP: ip.String(), Check: mailauth.CheckSummary{ID: mailauth.CheckPTR, Status: mailauth.StatusWarn}}, nil
+func (quickService) CheckIP(_ context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error) {
+	return mailauth.PTRCheckSummary{SendingIP: ip.String(), Check: mailauth.CheckSummary{ID: mailauth.CheckPTR, Status: mailauth.StatusWarn}}, nil
 }
 
 // TestMain runs the child process of TestCrash when crashChildEnv is

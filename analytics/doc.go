@@ -1,5 +1,5 @@
 // Package analytics keeps the service's privacy-preserving usage figures
-// (DESIGN.md section 3, "Privacy"): per answered diagnostic, the UTC day,
+// (doc/privacy.md): per answered diagnostic, the UTC day,
 // the endpoint, a keyed hash of the domain, a visitor hash, the grade and
 // the per-check statuses, and a source label. Nothing else.
 //

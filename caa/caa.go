@@ -8,44 +8,6 @@ import "github.com/mailauth/mailauth/resolver"
 // that reaches it without an answer is inconclusive ([CodeClimbTruncated]).
 const MaxClimb = 16
 
-// Code is a stable identifier of one finding about a CAA record set.
-type Code string
-
-// Findings, in the order they are reported.
-const (
-	// CodeCriticalUnknown: a property has the issuer-critical flag (128)
-	// and a tag that is not understood, so no CA may issue (RFC 8659 §4.1).
-	CodeCriticalUnknown Code = "critical_unknown_tag"
-	// CodeInvalidTag: a tag is not made of ASCII letters and digits only
-	// (RFC 8659 §4.1); the property is ignored.
-	CodeInvalidTag Code = "invalid_tag"
-	// CodeUnknownTag: a property without the critical flag has an unknown
-	// tag; CAs ignore it (RFC 8659 §4.1).
-	CodeUnknownTag Code = "unknown_tag"
-	// CodeReservedFlags: flag bits other than issuer-critical are set; they
-	// must be 0 when publishing (RFC 8659 §4.1).
-	CodeReservedFlags Code = "reserved_flags"
-	// CodeIssueMalformed: an issue value does not match the grammar of
-	// RFC 8659 §4.2; it authorizes no CA.
-	CodeIssueMalformed Code = "issue_malformed"
-	// CodeIssueWildMalformed: an issuewild value does not match the grammar
-	// (RFC 8659 §4.3); it authorizes no CA for wildcard names.
-	CodeIssueWildMalformed Code = "issuewild_malformed"
-	// CodeIssueMailMalformed: an issuemail value does not match the grammar
-	// (RFC 9495 §3); it authorizes no CA for S/MIME certificates.
-	CodeIssueMailMalformed Code = "issuemail_malformed"
-	// CodeIssuerTrailingDot: an issuer domain name ends with a dot, which
-	// the grammar of RFC 8659 §4.2 does not allow (the value counts as
-	// malformed; CA behaviour varies).
-	CodeIssuerTrailingDot Code = "issuer_trailing_dot"
-	// CodeIodefInvalid: an iodef value is not a mailto:, http: or https:
-	// URL (RFC 8659 §4.4).
-	CodeIodefInvalid Code = "iodef_invalid"
-	// CodeClimbTruncated: the search asked MaxClimb names without an answer
-	// and stopped.
-	CodeClimbTruncated Code = "climb_truncated"
-)
-
 // Set describes the relevant CAA record set of one name (RFC 8659 §3) and
 // what it allows. Every field but Lookups is unknown when Outcome is
 // Inconclusive.
@@ -97,25 +59,4 @@ type Set struct {
 	// Findings lists the findings in the order of the Code constants,
 	// without duplicates.
 	Findings []Code
-}
-
-// Result holds the relevant record sets Check found.
-type Result struct {
-	// Domain is the relevant set of the domain itself.
-	Domain Set
-	// MTASTS is the relevant set of mta-sts.<domain>, the host whose HTTPS
-	// certificate MTA-STS needs; MTASTS.CanIssue says whether it can get
-	// one.
-	MTASTS Set
-}
-
-// Codes returns every finding code this package can report, in
-// declaration order. The root package's judgement tests walk it, so each
-// code has a judgement rule, a note, or an explicit reason to be ignored.
-func Codes() []Code {
-	return []Code{
-		CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags, CodeIssueMalformed,
-		CodeIssueWildMalformed, CodeIssueMailMalformed, CodeIssuerTrailingDot, CodeIodefInvalid,
-		CodeClimbTruncated,
-	}
 }

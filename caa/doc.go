@@ -30,4 +30,19 @@
 // Limits: the climb for the domain asks at most [MaxClimb] names; the
 // climb for the MTA-STS host asks one more (mta-sts.<domain> itself) and
 // reuses the domain's climb above it.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [Parse] reads one property and [ParseIssuerValue] an issue or
+// issuewild value (pure; their errors wrap [ErrSyntax]). There is no
+// Select: the relevant RRset is the first non-empty one of the climb
+// (RFC 8659 §3), which Check finds.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package caa

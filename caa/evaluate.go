@@ -95,10 +95,3 @@ func checkTag(p Property, f *findings.Set[Code]) bool {
 	}
 	return false
 }
-
-// order is the order findings are reported in.
-var order = []Code{
-	CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags,
-	CodeIssueMalformed, CodeIssueWildMalformed, CodeIssueMailMalformed,
-	CodeIssuerTrailingDot, CodeIodefInvalid, CodeClimbTruncated,
-}

@@ -1,7 +1,6 @@
 package caa
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -43,21 +42,6 @@ var registered = map[Tag]bool{
 	TagIssue: true, TagIssueWild: true, TagIodef: true, TagIssueMail: true, TagIssueVMC: true,
 	TagContactEmail: true, TagContactPhone: true, TagAuth: false, TagPath: false, TagPolicy: false,
 }
-
-// ErrSyntax is wrapped by every error Parse and ParseIssuerValue return.
-var ErrSyntax = errors.New("caa: syntax error")
-
-// SyntaxError says which part of a property or value is malformed. Its
-// message may contain the offending text.
-type SyntaxError struct {
-	Part   string // "flags", "tag", "value", "issuer" or "parameter"
-	Reason string
-}
-
-func (e *SyntaxError) Error() string { return fmt.Sprintf("caa: invalid %s: %s", e.Part, e.Reason) }
-
-// Unwrap returns ErrSyntax.
-func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
 func syntaxErr(part, format string, args ...any) error {
 	return &SyntaxError{Part: part, Reason: fmt.Sprintf(format, args...)}

@@ -42,7 +42,7 @@ func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Re
 		facts.Findings = append(facts.Findings, CodeMultipleRecords)
 	}
 	facts.Outcome, facts.Reason, facts.Aliased = res.Outcome, res.Reason, res.Aliased
-	facts.RecordCount = len(txts)
+	facts.RecordCount = new(len(txts))
 	facts.Findings = findings.Normalize(facts.Findings)
 	return facts
 }
@@ -51,7 +51,8 @@ func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Re
 // published and nothing is revoked; the record's other facts do not apply.
 // An alias whose target does not exist is a dangling CNAME.
 func absent(res Result, outcome resolver.Outcome) Result {
-	res.PublicKeyPresent, res.Revoked, res.Usable = False, False, False
+	res.RecordCount = new(0)
+	res.PublicKeyPresent, res.Revoked, res.Usable = new(false), new(false), new(false)
 	res.Findings = []Code{CodeNoRecord}
 	if res.Aliased && outcome == resolver.NXDomain {
 		res.Findings = []Code{CodeDanglingCNAME, CodeNoRecord}

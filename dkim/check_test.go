@@ -20,10 +20,11 @@ const zoneFile = "testdata/dkim.zone"
 // selector.
 const testDomain = "dkim.test"
 
-const (
-	T = dkim.True
-	F = dkim.False
-	U = dkim.Unknown
+// The values of a fact that may be unknown.
+var (
+	T = new(true)
+	F = new(false)
+	U *bool // unknown
 )
 
 type fault = dnstest.FaultAt
@@ -61,9 +62,9 @@ func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 // key is the Result of one record with a key of type kt and bits bits and
 // default tags, with the given findings; usable says whether a verifier
 // could use it.
-func key(kt dkim.KeyType, bits int, usable dkim.Bool, findings ...dkim.Code) dkim.Result {
+func key(kt dkim.KeyType, bits int, usable *bool, findings ...dkim.Code) dkim.Result {
 	return dkim.Result{
-		Outcome: resolver.Found, RecordCount: 1, KeyType: kt, KeyBits: bits,
+		Outcome: resolver.Found, RecordCount: new(1), KeyType: kt, KeyBits: bits,
 		PublicKeyPresent: T, Revoked: F, TestMode: F, StrictIdentity: F,
 		EmailServiceAllowed: T, SHA256Allowed: T, Usable: usable, Findings: findings,
 	}
@@ -80,7 +81,7 @@ func change(r dkim.Result, f func(*dkim.Result)) dkim.Result {
 // discarded is the Result of one TXT record that is not a DKIM key record.
 func discarded(code dkim.Code) dkim.Result {
 	return dkim.Result{
-		Outcome: resolver.Found, RecordCount: 1, PublicKeyPresent: F, Revoked: F, Usable: F,
+		Outcome: resolver.Found, RecordCount: new(1), PublicKeyPresent: F, Revoked: F, Usable: F,
 		Findings: []dkim.Code{code},
 	}
 }
@@ -88,7 +89,7 @@ func discarded(code dkim.Code) dkim.Result {
 // absent is the Result of a selector without TXT records.
 func absent(outcome resolver.Outcome, aliased bool, findings ...dkim.Code) dkim.Result {
 	return dkim.Result{
-		Outcome: outcome, Aliased: aliased, PublicKeyPresent: F, Revoked: F, Usable: F,
+		Outcome: outcome, Aliased: aliased, RecordCount: new(0), PublicKeyPresent: F, Revoked: F, Usable: F,
 		Findings: findings,
 	}
 }
@@ -159,16 +160,16 @@ var checkCases = []checkCase{
 
 	// Several records.
 	{name: "multiple", want: dkim.Result{
-		Outcome: resolver.Found, RecordCount: 2, KeyType: dkim.KeyTypeNone, KeyBits: 0,
+		Outcome: resolver.Found, RecordCount: new(2), KeyType: dkim.KeyTypeNone, KeyBits: 0,
 		PublicKeyPresent: T, Revoked: F, TestMode: F, StrictIdentity: F,
 		EmailServiceAllowed: T, SHA256Allowed: T, Usable: T,
 		Findings: []dkim.Code{dkim.CodeMultipleRecords},
 	}},
 	{name: "multiple-same", want: change(rsa2048(dkim.CodeMultipleRecords), func(r *dkim.Result) {
-		r.RecordCount, r.StrictIdentity = 2, U
+		r.RecordCount, r.StrictIdentity = new(2), U
 	})},
 	{name: "multiple-invalid", want: dkim.Result{
-		Outcome: resolver.Found, RecordCount: 2, KeyType: dkim.KeyTypeNone,
+		Outcome: resolver.Found, RecordCount: new(2), KeyType: dkim.KeyTypeNone,
 		PublicKeyPresent: U, Revoked: F, TestMode: U, StrictIdentity: U,
 		EmailServiceAllowed: U, SHA256Allowed: U, Usable: U,
 		Findings: []dkim.Code{dkim.CodeMultipleRecords, dkim.CodeNotDKIMRecord},

@@ -38,4 +38,18 @@
 // Ed25519 key must be exactly [Ed25519KeySize] bytes (RFC 8463 §4.2).
 // [Check] sends one query; CNAME chains are followed by the resolver up to
 // [resolver.MaxCNAMEChain] aliases.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [Parse] reads one key record (pure; its errors wrap [ErrSyntax]). There
+// is no Select: a DKIM key record has no mandatory version tag to be
+// selected by, so every TXT record at the selector counts.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package dkim

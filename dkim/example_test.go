@@ -20,11 +20,19 @@ s1._domainkey TXT "v=DKIM1; k=ed25519; t=y; p=FpcijCf8bP1Lab4eOO8V3P/0ZJfj+8uxIH
 	for _, selector := range []string{"s1", "s2"} {
 		res := dkim.Check(context.Background(), r, selector, "example.com")
 		fmt.Printf("%s: outcome=%s records=%d key=%q present=%s testMode=%s usable=%s findings=%v\n",
-			selector, res.Outcome, res.RecordCount, res.KeyType, res.PublicKeyPresent, res.TestMode, res.Usable, res.Findings)
+			selector, res.Outcome, *res.RecordCount, res.KeyType, fact(res.PublicKeyPresent), fact(res.TestMode), fact(res.Usable), res.Findings)
 	}
 	// Output:
 	// s1: outcome=found records=1 key="ed25519" present=true testMode=true usable=true findings=[test_mode]
 	// s2: outcome=nxdomain records=0 key="" present=false testMode= usable=false findings=[no_record]
+}
+
+// fact prints a fact that may be unknown: empty when it is.
+func fact(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprint(*b)
 }
 
 func ExampleParse() {

@@ -2,39 +2,12 @@ package dkim
 
 import "github.com/mailauth/mailauth/resolver"
 
-// Bool is a fact that may be unknown: the API's true, false or null.
-type Bool string
-
-// Values of a Bool.
-const (
-	Unknown Bool = ""      // not determined: the API's null
-	False   Bool = "false" // known to be false
-	True    Bool = "true"  // known to be true
-)
-
-func boolOf(b bool) Bool {
-	if b {
-		return True
-	}
-	return False
-}
-
-// Known reports whether b is True or False.
-func (b Bool) Known() bool { return b == True || b == False }
-
-// Ptr returns b as a nullable boolean: nil when Unknown.
-func (b Bool) Ptr() *bool {
-	if !b.Known() {
-		return nil
-	}
-	v := b == True
-	return &v
-}
-
 // Result holds the facts [Check] found about one selector. It carries no
 // record text, no key material and no name taken from an answer.
 //
-// Which facts are unknown (Unknown, KeyTypeNone; the API's null) depends
+// A fact that may be unknown is a pointer, nil when unknown (the API's
+// null; see the resolver package doc); KeyType says unknown with
+// KeyTypeNone. Which facts are unknown depends
 // on the situation:
 //
 //	situation                           RecordCount  KeyType  PublicKeyPresent,  TestMode, StrictIdentity,
@@ -61,9 +34,9 @@ type Result struct {
 	Aliased bool
 	// RecordCount is the number of TXT records answering at the selector,
 	// whatever their content (DKIM key records have no mandatory version
-	// tag to select them by). Unknown (and 0) when Outcome is
-	// Inconclusive; see [Result.Conclusive].
-	RecordCount int
+	// tag to select them by). nil when Outcome is Inconclusive; see
+	// [Result.Conclusive].
+	RecordCount *int
 	// KeyType is the key type of the record: rsa, ed25519 or unknown (an
 	// unrecognised k value). KeyTypeNone (null) when no DKIM key record was
 	// evaluated or the records disagree.
@@ -72,20 +45,20 @@ type Result struct {
 	// could not be decoded, is unknown, or the records disagree.
 	KeyBits int
 	// PublicKeyPresent: the record has a non-empty p tag.
-	PublicKeyPresent Bool
+	PublicKeyPresent *bool
 	// Revoked: the record has an explicitly empty p tag.
-	Revoked Bool
+	Revoked *bool
 	// TestMode: the t tag has the y flag.
-	TestMode Bool
+	TestMode *bool
 	// StrictIdentity: the t tag has the s flag.
-	StrictIdentity Bool
+	StrictIdentity *bool
 	// EmailServiceAllowed: the s tag is absent or lists email or *.
-	EmailServiceAllowed Bool
+	EmailServiceAllowed *bool
 	// SHA256Allowed: the h tag is absent or lists sha256.
-	SHA256Allowed Bool
+	SHA256Allowed *bool
 	// Usable: a verifier could use the key to verify an SHA-256 signature
 	// on mail (see [Record.Usable]).
-	Usable Bool
+	Usable *bool
 	// Findings are stable codes, sorted, without duplicates: those of
 	// every record, plus CodeNoRecord, CodeDanglingCNAME or
 	// CodeMultipleRecords. Nil when the lookup was inconclusive.
@@ -101,18 +74,18 @@ func (r Result) Conclusive() bool { return r.Outcome != resolver.Inconclusive }
 func recordFacts(txt string) Result {
 	rec, err := Parse(txt)
 	if err != nil {
-		return Result{PublicKeyPresent: False, Revoked: False, Usable: False, Findings: []Code{syntaxCode(err)}}
+		return Result{PublicKeyPresent: new(false), Revoked: new(false), Usable: new(false), Findings: []Code{syntaxCode(err)}}
 	}
 	return Result{
 		KeyType:             rec.KeyType,
 		KeyBits:             rec.KeyBits,
-		PublicKeyPresent:    boolOf(rec.Key == KeyPresent),
-		Revoked:             boolOf(rec.Key == KeyRevoked),
-		TestMode:            boolOf(rec.TestMode()),
-		StrictIdentity:      boolOf(rec.StrictIdentity()),
-		EmailServiceAllowed: boolOf(rec.EmailServiceAllowed()),
-		SHA256Allowed:       boolOf(rec.SHA256Allowed()),
-		Usable:              boolOf(rec.Usable()),
+		PublicKeyPresent:    new(rec.Key == KeyPresent),
+		Revoked:             new(rec.Key == KeyRevoked),
+		TestMode:            new(rec.TestMode()),
+		StrictIdentity:      new(rec.StrictIdentity()),
+		EmailServiceAllowed: new(rec.EmailServiceAllowed()),
+		SHA256Allowed:       new(rec.SHA256Allowed()),
+		Usable:              new(rec.Usable()),
 		Findings:            append([]Code(nil), rec.Findings...),
 	}
 }
@@ -122,15 +95,24 @@ func recordFacts(txt string) Result {
 func merge(a, b Result) Result {
 	a.KeyType = agree(a.KeyType, b.KeyType, KeyTypeNone)
 	a.KeyBits = agree(a.KeyBits, b.KeyBits, 0)
-	a.PublicKeyPresent = agree(a.PublicKeyPresent, b.PublicKeyPresent, Unknown)
-	a.Revoked = agree(a.Revoked, b.Revoked, Unknown)
-	a.TestMode = agree(a.TestMode, b.TestMode, Unknown)
-	a.StrictIdentity = agree(a.StrictIdentity, b.StrictIdentity, Unknown)
-	a.EmailServiceAllowed = agree(a.EmailServiceAllowed, b.EmailServiceAllowed, Unknown)
-	a.SHA256Allowed = agree(a.SHA256Allowed, b.SHA256Allowed, Unknown)
-	a.Usable = agree(a.Usable, b.Usable, Unknown)
+	a.PublicKeyPresent = agreeKnown(a.PublicKeyPresent, b.PublicKeyPresent)
+	a.Revoked = agreeKnown(a.Revoked, b.Revoked)
+	a.TestMode = agreeKnown(a.TestMode, b.TestMode)
+	a.StrictIdentity = agreeKnown(a.StrictIdentity, b.StrictIdentity)
+	a.EmailServiceAllowed = agreeKnown(a.EmailServiceAllowed, b.EmailServiceAllowed)
+	a.SHA256Allowed = agreeKnown(a.SHA256Allowed, b.SHA256Allowed)
+	a.Usable = agreeKnown(a.Usable, b.Usable)
 	a.Findings = append(a.Findings, b.Findings...)
 	return a
+}
+
+// agreeKnown returns x when x and y are known and equal, and nil
+// (unknown) otherwise.
+func agreeKnown[T comparable](x, y *T) *T {
+	if x == nil || y == nil || *x != *y {
+		return nil
+	}
+	return x
 }
 
 // agree returns x when x and y are equal, and unknown otherwise.

@@ -36,7 +36,7 @@ const (
 // direct is the Result of a record found at the author domain itself.
 func direct(domain string, p Policy) Result {
 	return Result{
-		Domain: domain, Outcome: found, DirectRecordCount: 1, Discovery: DiscoveryFound,
+		Domain: domain, Outcome: found, DirectRecordCount: new(1), Discovery: DiscoveryFound,
 		TreeWalkQueries: 1, DomainExistence: Exists, PolicyDomain: domain, PolicyTag: TagP,
 		Policy: p, DKIMAlignment: relaxed, SPFAlignment: relaxed,
 	}
@@ -45,7 +45,7 @@ func direct(domain string, p Policy) Result {
 // inherited is the Result of a record inherited from policyDomain.
 func inherited(domain, policyDomain string, queries int, ex Existence, tag PolicyTag, p Policy) Result {
 	return Result{
-		Domain: domain, Outcome: nxd, Discovery: DiscoveryFound, TreeWalkQueries: queries,
+		Domain: domain, Outcome: nxd, DirectRecordCount: new(0), Discovery: DiscoveryFound, TreeWalkQueries: queries,
 		DomainExistence: ex, PolicyDomain: policyDomain, Inherited: true, PolicyTag: tag,
 		Policy: p, DKIMAlignment: relaxed, SPFAlignment: relaxed,
 	}
@@ -113,13 +113,13 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "multiple", domain: "multiple.dmarc.test",
 			want: Result{
-				Domain: "multiple.dmarc.test", Outcome: found, DirectRecordCount: 2, Discovery: DiscoveryNotFound,
+				Domain: "multiple.dmarc.test", Outcome: found, DirectRecordCount: new(2), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, ConflictingRecords: true, DomainExistence: Exists,
 				Findings: []Code{CodeMultipleRecords},
 			}},
 		{name: "multiple-continue", domain: "mail.multiple-continue.dmarc.test",
 			want: with(inherited("mail.multiple-continue.dmarc.test", "multiple-continue.dmarc.test", 4, Exists, TagP, PolicyReject), func(r *Result) {
-				r.Outcome, r.DirectRecordCount, r.ConflictingRecords = found, 2, true
+				r.Outcome, r.DirectRecordCount, r.ConflictingRecords = found, new(2), true
 				r.Findings = []Code{CodeMultipleRecords}
 			})},
 		{name: "deep", domain: "b.c.d.e.f.g.h.deep.dmarc.test",
@@ -147,7 +147,7 @@ func TestCheck(t *testing.T) {
 		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
 			faults: []fault{{Name: "_dmarc.servfail-mid.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: Result{
-				Domain: "mail.servfail-mid.dmarc.test", Outcome: nxd, Discovery: DiscoveryInconclusive,
+				Domain: "mail.servfail-mid.dmarc.test", Outcome: nxd, DirectRecordCount: new(0), Discovery: DiscoveryInconclusive,
 				TreeWalkQueries: 2, DomainExistence: Exists,
 			}},
 		{name: "timeout", domain: "timeout.dmarc.test",
@@ -169,7 +169,7 @@ func TestCheck(t *testing.T) {
 			want: with(direct("split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
 		{name: "version-not-first", domain: "version-not-first.dmarc.test",
 			want: Result{
-				Domain: "version-not-first.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				Domain: "version-not-first.dmarc.test", Outcome: found, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeIgnoredRecord},
 			}},
 		{name: "lowercase-version", domain: "mail.lowercase-version.dmarc.test",
@@ -187,17 +187,17 @@ func TestCheck(t *testing.T) {
 			want: direct("whitespace.dmarc.test", PolicyReject)},
 		{name: "nodata", domain: "nodata.dmarc.test",
 			want: Result{
-				Domain: "nodata.dmarc.test", Outcome: resolver.NoData, Discovery: DiscoveryNotFound,
+				Domain: "nodata.dmarc.test", Outcome: resolver.NoData, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists,
 			}},
 		{name: "other-txt", domain: "other-txt.dmarc.test",
 			want: Result{
-				Domain: "other-txt.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				Domain: "other-txt.dmarc.test", Outcome: found, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists,
 			}},
 		{name: "nxdomain", domain: "nxdomain.dmarc.test",
 			want: Result{
-				Domain: "nxdomain.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				Domain: "nxdomain.dmarc.test", Outcome: nxd, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Nonexistent,
 			}},
 		{name: "wildcard", domain: "mail.wildcard.dmarc.test",
@@ -208,7 +208,7 @@ func TestCheck(t *testing.T) {
 			want: direct("cname.dmarc.test", PolicyQuarantine)},
 		{name: "cname-dangling", domain: "cname-dangling.dmarc.test",
 			want: Result{
-				Domain: "cname-dangling.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				Domain: "cname-dangling.dmarc.test", Outcome: nxd, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists,
 			}},
 		{name: "size-suffix", domain: "size-suffix.dmarc.test",
@@ -230,16 +230,16 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
-		// issue 14 #2: a forgotten ";" after v=DMARC1 is named as such.
+		// A forgotten ";" after v=DMARC1 is named as such.
 		{name: "missing-separator", domain: "missing-separator.dmarc.test",
 			want: Result{
-				Domain: "missing-separator.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				Domain: "missing-separator.dmarc.test", Outcome: found, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeMissingSeparator},
 			}},
 		// a record with a typo in the version is still only "ignored".
 		{name: "version-typo", domain: "version-typo.dmarc.test",
 			want: Result{
-				Domain: "version-typo.dmarc.test", Outcome: found, Discovery: DiscoveryNotFound,
+				Domain: "version-typo.dmarc.test", Outcome: found, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeIgnoredRecord},
 			}},
 		// sp=none under p=reject leaves the subdomains unprotected.
@@ -264,7 +264,7 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "apex-record", domain: "apex-record.dmarc.test",
 			want: Result{
-				Domain: "apex-record.dmarc.test", Outcome: nxd, Discovery: DiscoveryNotFound,
+				Domain: "apex-record.dmarc.test", Outcome: nxd, DirectRecordCount: new(0), Discovery: DiscoveryNotFound,
 				TreeWalkQueries: 3, DomainExistence: Exists, Findings: []Code{CodeRecordAtApex},
 			}},
 		{name: "duplicate-tag", domain: "duplicate-tag.dmarc.test",

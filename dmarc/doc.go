@@ -36,4 +36,17 @@
 // [ShortcutLabels] (7) labels, RFC 9989 §4.10; [MaxExternalDestinations]
 // (4) authorization lookups per check. With the MX and TXT lookups of the
 // domain, one Check asks at most 14 questions.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [Parse] reads one record (pure; its errors wrap [ErrSyntax]), and
+// [Select] picks the DMARC records among a name's TXT strings.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package dmarc

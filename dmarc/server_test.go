@@ -44,7 +44,7 @@ func TestCheckServer(t *testing.T) {
 		{name: "servfail-mid", domain: "mail.servfail-mid.dmarc.test",
 			faults: []fault{{Name: "_dmarc.servfail-mid.dmarc.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
 			want: Result{
-				Domain: "mail.servfail-mid.dmarc.test", Outcome: resolver.NXDomain, Discovery: DiscoveryInconclusive,
+				Domain: "mail.servfail-mid.dmarc.test", Outcome: resolver.NXDomain, DirectRecordCount: new(0), Discovery: DiscoveryInconclusive,
 				TreeWalkQueries: 2, DomainExistence: Exists,
 			}},
 		{name: "psd", domain: "a.b.ps27.example",

@@ -171,7 +171,7 @@ func (w walk) choose(domain string) selection {
 // psd=n record names the OD; else a psd=y record makes the name one
 // label below it the OD (psdAt is then its index); else the record with
 // the fewest labels does. The author domain's own query counts as the
-// start of the walk (rfc-notes §4.3), so a psd=y record at its parent
+// start of the walk (doc/rfc-notes.md §4.3), so a psd=y record at its parent
 // makes the author domain the OD.
 func organizationalDomain(domain string, recs []foundAt) (od string, psdAt int) {
 	for _, f := range recs {

@@ -9,8 +9,7 @@ import (
 
 // TestMappedTrustedProxy: a trusted proxy written in IPv4-mapped form
 // ("::ffff:127.0.0.1/128") matches the IPv4 peer, so its X-Forwarded-For
-// is believed and two forwarded clients are counted apart (issue 13,
-// item 7).
+// is believed and two forwarded clients are counted apart.
 func TestMappedTrustedProxy(t *testing.T) {
 	t.Parallel()
 	for _, proxy := range []string{"::ffff:127.0.0.1/128", "::ffff:127.0.0.0/104"} {

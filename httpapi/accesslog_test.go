@@ -24,8 +24,8 @@ func TestAccessLogHasNoInputs(t *testing.T) {
 			return mailauth.ScanSummary{}, &mailauth.InputError{Field: "domain", Rule: "idna"}
 		}
 		return SampleScanSummary(), nil
-	}, CheckIPFunc: func(context.Context, netip.Addr) (mailauth.PtrCheckSummary, error) {
-		return mailauth.PtrCheckSummary{}, mailauth.ErrResolverUnavailable
+	}, CheckIPFunc: func(context.Context, netip.Addr) (mailauth.PTRCheckSummary, error) {
+		return mailauth.PTRCheckSummary{}, mailauth.ErrResolverUnavailable
 	}}
 	ts := NewTestServer(t, svc, Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	canaries := []string{"canary-domain", "canaryselector", "9.9.9.9", "2620:fe::9", "canary-utm", "canary-path", "203.0.113.77", "127.0.0.1", "canary-ua"}

@@ -552,8 +552,8 @@ func TestServiceErrors(t *testing.T) {
 			ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) {
 				return mailauth.ScanSummary{}, tc.err
 			},
-			CheckIPFunc: func(context.Context, netip.Addr) (mailauth.PtrCheckSummary, error) {
-				return mailauth.PtrCheckSummary{}, tc.err
+			CheckIPFunc: func(context.Context, netip.Addr) (mailauth.PTRCheckSummary, error) {
+				return mailauth.PTRCheckSummary{}, tc.err
 			},
 		}
 		ts := NewTestServer(t, svc, Options{})

@@ -99,8 +99,8 @@ func TestBrowserChineseDefault(t *testing.T) {
 	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) {
 		s := SampleScanSummary()
 		seven := 7
-		s.Checks[1].Diagnostics = &mailauth.SpfDiagnostics{SPFRecordCount: 1, DNSLookupCount: &seven, DNSLookupLimit: 10, LookupComplete: false}
-		s.Checks[2].Diagnostics = &mailauth.DmarcDiagnostics{TreeWalkQueries: 1} // every nullable fact null
+		s.Checks[1].Diagnostics = &mailauth.SPFDiagnostics{SPFRecordCount: 1, DNSLookupCount: &seven, DNSLookupLimit: 10, LookupComplete: false}
+		s.Checks[2].Diagnostics = &mailauth.DMARCDiagnostics{TreeWalkQueries: 1} // every nullable fact null
 		return s, nil
 	}}
 	ts := NewTestServer(t, svc, Options{})

@@ -4,7 +4,7 @@
 //
 // [New] turns any [Service] — normally a *mailauth.Scanner — into an
 // http.Handler. Every request to a diagnostic endpoint passes these steps in
-// this order (DESIGN.md section 3), and the first one that fails answers:
+// this order (doc/design.md §3), and the first one that fails answers:
 //
 //  1. method: anything but POST is 405 with an Allow header;
 //  2. rate limit: one counter per source (an IPv4 address, or the /64 of

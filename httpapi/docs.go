@@ -164,7 +164,7 @@ func docRules() (shared []mailauth.StatusRule, groups []docRuleGroup) {
 		}
 		byCheck[r.Check] = append(byCheck[r.Check], r)
 	}
-	for _, id := range mailauth.CheckOrder {
+	for _, id := range mailauth.CheckOrder() {
 		groups = append(groups, docRuleGroup{ID: id, Title: mailauth.CheckTitle(id), Rules: byCheck[id]})
 	}
 	return shared, groups

@@ -43,8 +43,8 @@ var (
 )
 
 // apiFields are the field names an error message may name.
-var apiFields = map[string]bool{
-	"domain": true, "dkimSelector": true, "sendingIp": true, "utm_source": true,
+var apiFields = map[mailauth.InputField]bool{
+	mailauth.FieldDomain: true, mailauth.FieldDKIMSelector: true, mailauth.FieldSendingIP: true, mailauth.FieldUTMSource: true,
 }
 
 // fieldError is a 400 for a fixed field name and a fixed rule text.
@@ -61,7 +61,7 @@ func inputError(err error) apiError {
 	if !errors.As(err, &ie) || !apiFields[ie.Field] {
 		return apiError{http.StatusBadRequest, "request: invalid input", "invalid_input"}
 	}
-	return apiError{http.StatusBadRequest, ie.Error(), "invalid_" + ie.Field}
+	return apiError{http.StatusBadRequest, ie.Error(), "invalid_" + string(ie.Field)}
 }
 
 // serviceError maps an error of the Service to the catalogue. The text of

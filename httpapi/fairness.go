@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Fair admission of diagnostics (issue 13, item 1). The MaxInFlight slots
+// Fair admission of diagnostics (RELIABILITY.md). The MaxInFlight slots
 // are shared between sources so that a few hostile clients cannot take
 // them all: each source (an IPv4 address or an IPv6 /64, the rate-limit
 // key) and each IPv6 /56 and /48 has a cap on its diagnostics in flight,

@@ -82,7 +82,7 @@ var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 
 // TestSourceInFlightCap: one source cannot run more than SourceInFlight
 // diagnostics at once, however many it sends; another source is served
-// at once meanwhile (issue 13, item 1).
+// at once meanwhile.
 func TestSourceInFlightCap(t *testing.T) {
 	t.Parallel()
 	svc := newBlockingService()

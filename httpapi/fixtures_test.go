@@ -42,21 +42,21 @@ func check(id mailauth.CheckID, st mailauth.Status, sev mailauth.Severity, d mai
 func sampleChecks() []mailauth.CheckSummary {
 	return []mailauth.CheckSummary{
 		check(mailauth.CheckMX, mailauth.StatusPass, mailauth.SeverityInfo, nil),
-		check(mailauth.CheckSPF, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.SpfDiagnostics{
+		check(mailauth.CheckSPF, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.SPFDiagnostics{
 			SPFRecordCount: 1, DNSLookupCount: ptr(3), DNSLookupLimit: 10, LookupComplete: true}),
-		check(mailauth.CheckDMARC, mailauth.StatusWarn, mailauth.SeverityMedium, &mailauth.DmarcDiagnostics{
+		check(mailauth.CheckDMARC, mailauth.StatusWarn, mailauth.SeverityMedium, &mailauth.DMARCDiagnostics{
 			DirectRecordCount: ptr(0), PolicyFound: ptr(true), PolicyDomain: ptr("example.com"),
-			Inherited: ptr(true), PolicyTag: ptr("sp"), Policy: ptr("none"), UsesNoneFallback: ptr(false),
-			TestMode: ptr(false), DKIMAlignment: ptr("relaxed"), SPFAlignment: ptr("strict"),
+			Inherited: ptr(true), PolicyTag: ptr(mailauth.DMARCTagSP), Policy: ptr(mailauth.DMARCPolicyNone), UsesNoneFallback: ptr(false),
+			TestMode: ptr(false), DKIMAlignment: ptr(mailauth.DMARCAlignmentRelaxed), SPFAlignment: ptr(mailauth.DMARCAlignmentStrict),
 			AggregateReporting: ptr(true), TreeWalkQueries: 2, ConflictingRecords: false,
-			DomainExistence: ptr("exists"), LegacyPctPresent: nil}),
-		check(mailauth.CheckDKIM, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.DkimDiagnostics{
-			RecordCount: ptr(1), KeyType: ptr("ed25519"), PublicKeyPresent: ptr(true), Revoked: ptr(false),
+			DomainExistence: ptr(mailauth.DomainExists), LegacyPctPresent: nil}),
+		check(mailauth.CheckDKIM, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.DKIMDiagnostics{
+			RecordCount: ptr(1), KeyType: ptr(mailauth.DKIMKeyEd25519), PublicKeyPresent: ptr(true), Revoked: ptr(false),
 			TestMode: ptr(false), StrictIdentity: ptr(false), EmailServiceAllowed: ptr(true), SHA256Allowed: ptr(true)}),
-		check(mailauth.CheckMTASTS, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.MtaStsDiagnostics{
+		check(mailauth.CheckMTASTS, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.MTASTSDiagnostics{
 			AnnouncementRecordCount: ptr(1), AnnouncementValid: ptr(true), PolicyFetchState: "fetched",
-			PolicyValid: ptr(true), PolicyMode: ptr("enforce"), MaxAge: ptr(int64(31557600)), MXPatternCount: ptr(2)}),
-		check(mailauth.CheckTLSRPT, mailauth.StatusFail, mailauth.SeverityLow, &mailauth.TlsRptDiagnostics{
+			PolicyValid: ptr(true), PolicyMode: ptr(mailauth.MTASTSEnforce), MaxAge: ptr(int64(31557600)), MXPatternCount: ptr(2)}),
+		check(mailauth.CheckTLSRPT, mailauth.StatusFail, mailauth.SeverityLow, &mailauth.TLSRPTDiagnostics{
 			RecordCount: ptr(0), Configured: ptr(false), DestinationCount: nil,
 			MailtoDestinationCount: nil, HTTPSDestinationCount: nil}),
 		check(mailauth.CheckPTR, mailauth.StatusPass, mailauth.SeverityInfo, samplePtrDiagnostics()),
@@ -64,16 +64,16 @@ func sampleChecks() []mailauth.CheckSummary {
 	}
 }
 
-func samplePtrDiagnostics() *mailauth.PtrDiagnostics {
-	return &mailauth.PtrDiagnostics{
+func samplePtrDiagnostics() *mailauth.PTRDiagnostics {
+	return &mailauth.PTRDiagnostics{
 		IPVersion: 4, PTRRecordCount: ptr(1), ForwardRecordType: "A", ForwardQueryCount: 1,
 		ForwardQueriesCompleted: 1, ForwardAddressCount: ptr(1), ForwardConfirmed: ptr(true),
 	}
 }
 
 // SamplePtrCheckSummary is a complete, contract-valid PtrCheckSummary.
-func SamplePtrCheckSummary() mailauth.PtrCheckSummary {
-	return mailauth.PtrCheckSummary{
+func SamplePtrCheckSummary() mailauth.PTRCheckSummary {
+	return mailauth.PTRCheckSummary{
 		SendingIP:  "8.8.8.8",
 		CheckedAt:  time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 		DurationMs: 42,

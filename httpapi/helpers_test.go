@@ -202,7 +202,7 @@ func (s *SyncBuffer) String() string {
 // summaries with the request's inputs echoed.
 type FakeService struct {
 	ScanFunc    func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error)
-	CheckIPFunc func(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error)
+	CheckIPFunc func(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error)
 
 	mu    sync.Mutex
 	scans []mailauth.ScanRequest
@@ -228,7 +228,7 @@ func (f *FakeService) Scan(ctx context.Context, req mailauth.ScanRequest) (maila
 }
 
 // CheckIP implements Service.
-func (f *FakeService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error) {
+func (f *FakeService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error) {
 	f.mu.Lock()
 	f.ips = append(f.ips, ip)
 	f.mu.Unlock()

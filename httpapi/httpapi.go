@@ -11,8 +11,8 @@ import (
 	"github.com/mailauth/mailauth"
 )
 
-// Limits and defaults of the service (API contract, Limits table; DESIGN.md
-// section 3).
+// Limits and defaults of the service (API contract, Limits table; doc/design.md
+// §3).
 const (
 	// MaxBodyBytes is the largest accepted request body: 8 KiB.
 	MaxBodyBytes = 8 << 10
@@ -32,7 +32,7 @@ const (
 // generic message; the error text is never sent or logged).
 type Service interface {
 	Scan(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error)
-	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error)
+	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error)
 }
 
 // Storage is the analytics store as far as GET /api/health is concerned.

@@ -11,7 +11,7 @@ import (
 	"sync"
 )
 
-// Connection limits (issue 13, item 4). Each open connection costs a
+// Connection limits (RELIABILITY.md). Each open connection costs a
 // descriptor, a goroutine and buffers (about 10 KB idle, more with TLS or
 // large headers); one address held 20,000 keep-alive connections before
 // these limits existed.

@@ -68,7 +68,7 @@ func getHealth(c net.Conn) int {
 
 // TestListenerPerSourceCap: one source holds at most MaxConnsPerSource
 // connections; the next is closed unanswered, another source is still
-// served, and a closed connection frees its place (issue 13, item 4).
+// served, and a closed connection frees its place.
 func TestListenerPerSourceCap(t *testing.T) {
 	t.Parallel()
 	l, addr := startLimited(t, ListenerOptions{MaxConnsPerSource: 4})
@@ -139,8 +139,7 @@ func TestListenerIdleFreed(t *testing.T) {
 }
 
 // TestServerErrorsAreJSON: the responses net/http writes itself, without a
-// handler, reach the client as the service's JSON error shape (issue 13,
-// item 6).
+// handler, reach the client as the service's JSON error shape.
 func TestServerErrorsAreJSON(t *testing.T) {
 	t.Parallel()
 	_, addr := startLimited(t, ListenerOptions{})

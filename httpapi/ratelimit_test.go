@@ -72,7 +72,7 @@ func TestMemoryLimiterManyAddresses(t *testing.T) {
 // TestMemoryLimiterFull: with MaxKeys open windows a new address is
 // still counted (never refused): the window that opened first is evicted
 // to make room, known addresses keep counting, and the table never grows
-// past MaxKeys (issue 13, item 3, at a reduced capacity).
+// past MaxKeys (at a reduced capacity).
 func TestMemoryLimiterFull(t *testing.T) {
 	t.Parallel()
 	clock := NewTestClock()

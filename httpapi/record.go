@@ -62,7 +62,7 @@ func (h *handler) record(r *http.Request, sum any) {
 		for _, c := range s.Checks {
 			e.Checks = append(e.Checks, CheckStatus{string(c.ID), string(c.Status)})
 		}
-	case mailauth.PtrCheckSummary:
+	case mailauth.PTRCheckSummary:
 		e.Endpoint = EndpointPtrCheck
 		e.Checks = []CheckStatus{{string(s.Check.ID), string(s.Check.Status)}}
 	default:

@@ -47,26 +47,36 @@ var passPolicy = Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX:
 // fetched is the Result of a fetch that read a 200 body holding p.
 func fetched(p Policy, valid bool, codes ...Code) Result {
 	return Result{
-		TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-		FetchState: Fetched, HTTPStatus: 200, PolicyValid: valid, PolicyMode: p.Mode,
-		MaxAge: p.MaxAge, MXPatternCount: len(p.MX), Policy: p, Findings: codes,
+		Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+		FetchState: Fetched, HTTPStatus: 200, PolicyValid: new(valid), PolicyMode: p.Mode,
+		MaxAge: maxAge(p.MaxAge), MXPatternCount: new(len(p.MX)), Policy: p, Findings: codes,
 	}
 }
 
 // notFetched is the Result of a valid announcement whose fetch failed.
 func notFetched(state FetchState, status int, codes ...Code) Result {
 	return Result{
-		TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-		FetchState: state, HTTPStatus: status, MaxAge: -1, MXPatternCount: -1, Findings: codes,
+		Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+		FetchState: state, HTTPStatus: status, Findings: codes,
 	}
 }
 
 // announcement is the Result of a check that stopped at the TXT record.
 func announcement(outcome resolver.Outcome, reason resolver.Reason, count int, state FetchState, codes ...Code) Result {
-	return Result{
-		TXTOutcome: outcome, TXTReason: reason, AnnouncementRecordCount: count,
-		FetchState: state, MaxAge: -1, MXPatternCount: -1, Findings: codes,
+	res := Result{Outcome: outcome, Reason: reason, FetchState: state, Findings: codes}
+	if count >= 0 { // -1: the lookup was inconclusive
+		res.AnnouncementRecordCount, res.AnnouncementValid = new(count), new(false)
 	}
+	return res
+}
+
+// maxAge is the Result's MaxAge for a parsed Policy.MaxAge (-1 when the
+// field is missing or invalid).
+func maxAge(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
 }
 
 func TestCheck(t *testing.T) {
@@ -91,7 +101,7 @@ func TestCheck(t *testing.T) {
 		dials  []string // when set, the exact addresses dialed ("PORT" stands for the server port)
 		after  func(t *testing.T, r *dnstest.Resolver)
 	}{
-		// Announcement outcomes (rfc-notes.md section 6.5, 6.6).
+		// Announcement outcomes (doc/rfc-notes.md §6.5, 6.6).
 		{name: "not-in-zone", want: announcement(resolver.NXDomain, "", 0, NotAnnounced),
 			after: func(t *testing.T, r *dnstest.Resolver) {
 				if n := r.Count("mta-sts.not-in-zone.mtasts.test", dnstest.AnyType); n != 0 {
@@ -102,11 +112,11 @@ func TestCheck(t *testing.T) {
 		{name: "other-txt", want: announcement(resolver.Found, "", 0, NotAnnounced)},
 		{name: "lowercase", want: announcement(resolver.Found, "", 0, NotAnnounced)},
 		{name: "sub.pass", want: announcement(resolver.NXDomain, "", 0, NotAnnounced)}, // no parent fallback (§3.4)
-		{name: "multiple", want: announcement(resolver.Found, "", 2, NotAttempted, AnnouncementMultiple)},
-		{name: "bad-id", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementBadID)},
-		{name: "long-id", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementBadID)},
-		{name: "no-id", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementMissingID)},
-		{name: "syntax", want: announcement(resolver.Found, "", 1, NotAttempted, AnnouncementSyntax)},
+		{name: "multiple", want: announcement(resolver.Found, "", 2, NotAttempted, CodeAnnouncementMultiple)},
+		{name: "bad-id", want: announcement(resolver.Found, "", 1, NotAttempted, CodeAnnouncementBadID)},
+		{name: "long-id", want: announcement(resolver.Found, "", 1, NotAttempted, CodeAnnouncementBadID)},
+		{name: "no-id", want: announcement(resolver.Found, "", 1, NotAttempted, CodeAnnouncementMissingID)},
+		{name: "syntax", want: announcement(resolver.Found, "", 1, NotAttempted, CodeAnnouncementSyntax)},
 		{name: "servfail", faults: []fault{{Name: "_mta-sts.servfail.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonServFail, -1, Inconclusive)},
 		{name: "timeout", faults: []fault{{Name: "_mta-sts.timeout.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}},
@@ -118,54 +128,54 @@ func TestCheck(t *testing.T) {
 
 		// Valid announcements, policies fetched.
 		{name: "pass", want: Result{
-			TXTOutcome: resolver.Found, AnnouncementRecordCount: 1, AnnouncementValid: true,
-			FetchState: Fetched, HTTPStatus: 200, PolicyValid: true, PolicyMode: ModeEnforce,
-			MaxAge: 604800, MXPatternCount: 1, Policy: passPolicy,
+			Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
+			FetchState: Fetched, HTTPStatus: 200, PolicyValid: new(true), PolicyMode: ModeEnforce,
+			MaxAge: new(int64(604800)), MXPatternCount: new(1), Policy: passPolicy,
 		}, dials: []string{"127.0.0.1:PORT"}},
 		{name: "split-txt", want: fetched(passPolicy, true)},
 		{name: "with-others", want: fetched(passPolicy, true)},
 		{name: "extension", want: fetched(passPolicy, true)},
-		{name: "duplicate-id", want: fetched(passPolicy, true, AnnouncementDuplicateField)},
+		{name: "duplicate-id", want: fetched(passPolicy, true, CodeAnnouncementDuplicateField)},
 		{name: "cname", want: fetched(passPolicy, true)},
 		{name: "testing", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: 86400, MX: []string{"mail.example.com", "*.mx.example.net"}}, true)},
 		{name: "none", want: fetched(Policy{Version: "STSv1", Mode: ModeNone, MaxAge: 86400}, true)},
-		{name: "max-age-too-large", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: -1, MX: []string{"mail.example.com"}}, false, PolicyMaxAgeTooLarge)},
-		{name: "max-age-zero", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 0, MX: []string{"mail.example.com"}}, true, PolicyMaxAgeZero)},
-		{name: "missing-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800}, false, PolicyMXMissing)},
+		{name: "max-age-too-large", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: -1, MX: []string{"mail.example.com"}}, false, CodePolicyMaxAgeTooLarge)},
+		{name: "max-age-zero", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 0, MX: []string{"mail.example.com"}}, true, CodePolicyMaxAgeZero)},
+		{name: "missing-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800}, false, CodePolicyMXMissing)},
 		{name: "crlf", want: fetched(passPolicy, true)},
 		{name: "no-final-newline", want: fetched(passPolicy, true)},
-		{name: "duplicate-fields", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: 604800, MX: []string{"mail.example.com"}}, true, PolicyDuplicateField)},
-		{name: "invalid-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX: []string{"mail.*.example.com", "mail.example.com"}}, false, PolicyMXInvalid)},
-		{name: "html", want: fetched(passPolicy, true, PolicyMediaType)},
-		{name: "no-content-type", want: fetched(passPolicy, true, PolicyMediaType)},
+		{name: "duplicate-fields", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: 604800, MX: []string{"mail.example.com"}}, true, CodePolicyDuplicateField)},
+		{name: "invalid-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX: []string{"mail.*.example.com", "mail.example.com"}}, false, CodePolicyMXInvalid)},
+		{name: "html", want: fetched(passPolicy, true, CodePolicyMediaType)},
+		{name: "no-content-type", want: fetched(passPolicy, true, CodePolicyMediaType)},
 		{name: "v6", want: fetched(passPolicy, true), dials: []string{"[::1]:PORT"}},
 		{name: "dual", want: fetched(passPolicy, true), dials: []string{"127.0.0.1:PORT"}},
 		{name: "mapped-loopback", want: fetched(passPolicy, true), dials: []string{"127.0.0.1:PORT"}},
-		{name: "host-half", want: fetched(passPolicy, true, PolicyHostNonPublic), dials: []string{"[::1]:PORT"}},
+		{name: "host-half", want: fetched(passPolicy, true, CodePolicyHostNonPublic), dials: []string{"[::1]:PORT"}},
 
 		// Fetches that fail.
-		{name: "status-404", want: notFetched(Unreachable, 404, PolicyStatusClientError)},
-		{name: "status-500", want: notFetched(Unreachable, 500, PolicyStatusServerError)},
-		{name: "redirect", want: notFetched(Unreachable, 301, PolicyRedirect)},
-		{name: "huge", want: notFetched(Unreachable, 200, PolicyTooLarge)},
-		{name: "huge-chunked", want: notFetched(Unreachable, 200, PolicyTooLarge)},
+		{name: "status-404", want: notFetched(Unreachable, 404, CodePolicyStatusClientError)},
+		{name: "status-500", want: notFetched(Unreachable, 500, CodePolicyStatusServerError)},
+		{name: "redirect", want: notFetched(Unreachable, 301, CodePolicyRedirect)},
+		{name: "huge", want: notFetched(Unreachable, 200, CodePolicyTooLarge)},
+		{name: "huge-chunked", want: notFetched(Unreachable, 200, CodePolicyTooLarge)},
 		{name: "slow", opts: func(o *Options) { o.Timeout = 300 * time.Millisecond },
-			want: notFetched(Inconclusive, 0, PolicyFetchTimeout)},
-		{name: "wrong-name", want: notFetched(Unreachable, 0, PolicyCertNameMismatch)},
-		{name: "expired", want: notFetched(Unreachable, 0, PolicyCertExpired)},
-		{name: "untrusted", want: notFetched(Unreachable, 0, PolicyCertUntrusted)},
+			want: notFetched(Inconclusive, 0, CodePolicyFetchTimeout)},
+		{name: "wrong-name", want: notFetched(Unreachable, 0, CodePolicyCertNameMismatch)},
+		{name: "expired", want: notFetched(Unreachable, 0, CodePolicyCertExpired)},
+		{name: "untrusted", want: notFetched(Unreachable, 0, CodePolicyCertUntrusted)},
 		{name: "system-roots", opts: func(o *Options) { o.RootCAs = nil }, // "pass" without the test CA
-			want: notFetched(Unreachable, 0, PolicyCertUntrusted)},
+			want: notFetched(Unreachable, 0, CodePolicyCertUntrusted)},
 		{name: "closed-port", opts: func(o *Options) { o.Port = closedPort },
-			want: notFetched(Unreachable, 0, PolicyConnectFailed), dials: []string{"127.0.0.1:" + strconv.Itoa(closedPort)}},
-		{name: "host-nxdomain", want: notFetched(Unreachable, 0, PolicyHostNotFound), dials: []string{}},
-		{name: "host-nodata", want: notFetched(Unreachable, 0, PolicyHostNotFound), dials: []string{}},
+			want: notFetched(Unreachable, 0, CodePolicyConnectFailed), dials: []string{"127.0.0.1:" + strconv.Itoa(closedPort)}},
+		{name: "host-nxdomain", want: notFetched(Unreachable, 0, CodePolicyHostNotFound), dials: []string{}},
+		{name: "host-nodata", want: notFetched(Unreachable, 0, CodePolicyHostNotFound), dials: []string{}},
 		{name: "host-servfail", faults: []fault{{Name: "mta-sts.host-servfail.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.ServFail}},
-			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive), dials: []string{}},
+			want: notFetched(Inconclusive, 0, CodePolicyHostDNSInconclusive), dials: []string{}},
 		{name: "host-timeout", faults: []fault{{Name: "mta-sts.host-timeout.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
-			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive), dials: []string{}},
+			want: notFetched(Inconclusive, 0, CodePolicyHostDNSInconclusive), dials: []string{}},
 		{name: "host-half-inconclusive", faults: []fault{{Name: "mta-sts.host-half.mtasts.test", Type: resolver.TypeAAAA, Fault: dnstest.ServFail}},
-			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive, PolicyHostNonPublic), dials: []string{}},
+			want: notFetched(Inconclusive, 0, CodePolicyHostDNSInconclusive, CodePolicyHostNonPublic), dials: []string{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,11 +223,11 @@ func TestCheckPolicySizeLimit(t *testing.T) {
 	e := newTestEnv(t)
 	d := &recordingDialer{connect: true}
 	got := Check(context.Background(), dnstest.NewResolver(e.zones), "size-limit"+zoneSuffix, e.options(d))
-	if got.FetchState != Fetched || !got.PolicyValid || got.HTTPStatus != 200 || got.Findings != nil {
+	if got.FetchState != Fetched || got.PolicyValid == nil || !*got.PolicyValid || got.HTTPStatus != 200 || got.Findings != nil {
 		t.Fatalf("a body of exactly MaxPolicySize: %+v", got.Findings)
 	}
-	if got.PolicyMode != ModeEnforce || got.MaxAge != 604800 || got.MXPatternCount != 1 || len(got.Policy.Extensions) < 500 {
-		t.Fatalf("policy not parsed whole: mode %q max_age %d patterns %d extensions %d",
+	if got.PolicyMode != ModeEnforce || got.MaxAge == nil || *got.MaxAge != 604800 || got.MXPatternCount == nil || *got.MXPatternCount != 1 || len(got.Policy.Extensions) < 500 {
+		t.Fatalf("policy not parsed whole: mode %q max_age %v patterns %v extensions %d",
 			got.PolicyMode, got.MaxAge, got.MXPatternCount, len(got.Policy.Extensions))
 	}
 }
@@ -254,7 +264,7 @@ func TestCheckRefusesNonPublic(t *testing.T) {
 				d := &recordingDialer{connect: true}
 				opts := Options{AllowLoopback: allow, Timeout: 2 * time.Second, Dial: d.Dial}
 				got := Check(context.Background(), dnstest.NewResolver(z), tc.label+zoneSuffix, opts)
-				assertResult(t, got, notFetched(Unreachable, 0, PolicyHostNonPublic))
+				assertResult(t, got, notFetched(Unreachable, 0, CodePolicyHostNonPublic))
 				if calls := d.Calls(); len(calls) != 0 {
 					t.Fatalf("the dialer beneath the guard was reached: %q", calls)
 				}
@@ -273,7 +283,7 @@ func TestCheckMixedPublicPrivate(t *testing.T) {
 		d := &recordingDialer{connect: false}
 		opts := Options{AllowLoopback: allow, Timeout: 2 * time.Second, Dial: d.Dial}
 		got := Check(context.Background(), dnstest.NewResolver(z), "mixed"+zoneSuffix, opts)
-		assertResult(t, got, notFetched(Unreachable, 0, PolicyConnectFailed, PolicyHostNonPublic))
+		assertResult(t, got, notFetched(Unreachable, 0, CodePolicyConnectFailed, CodePolicyHostNonPublic))
 		if calls, want := d.Calls(), []string{"[2606:4700:4700::1111]:443"}; !reflect.DeepEqual(calls, want) {
 			t.Fatalf("allow-loopback=%v: dialed %q, want only %q", allow, calls, want)
 		}
@@ -299,7 +309,7 @@ func TestCheckOverDNSServer(t *testing.T) {
 		{name: "servfail", faults: []fault{{Name: "_mta-sts.servfail.mtasts.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}},
 			want: announcement(resolver.Inconclusive, resolver.ReasonServFail, -1, Inconclusive)},
 		{name: "host-timeout", faults: []fault{{Name: "mta-sts.host-timeout.mtasts.test", Type: dnstest.AnyType, Fault: dnstest.Drop}},
-			want: notFetched(Inconclusive, 0, PolicyHostDNSInconclusive)},
+			want: notFetched(Inconclusive, 0, CodePolicyHostDNSInconclusive)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,8 +445,7 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 
 // TestCheckFanOutBounded: a policy host with 300 public IPv4 and 300
 // public IPv6 addresses costs at most MaxAddrsPerFamily connection
-// attempts per family, IPv4 first, each in answer order (issue 13, item
-// 2). The recording dialer fails every dial without sending a packet.
+// attempts per family, IPv4 first, each in answer order. The recording dialer fails every dial without sending a packet.
 func TestCheckFanOutBounded(t *testing.T) {
 	t.Parallel()
 	var zone strings.Builder

@@ -51,4 +51,18 @@
 // attempt), [MaxAddrsPerFamily] (2 connection attempts per address
 // family). A Check asks one TXT question and, when it fetches, one A and
 // one AAAA question, and makes one HTTPS request.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [ParseRecord] reads the announcement record and [ParsePolicy] the
+// policy file (pure; their errors wrap [ErrSyntax]), and [Select] picks the
+// announcement records among the TXT strings at _mta-sts.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package mtasts

@@ -51,7 +51,7 @@ mail A  127.0.0.1
 		return
 	}
 	res := mtasts.Check(context.Background(), dnstest.NewResolver(z), "example.test", mtasts.Options{})
-	fmt.Println("announcements:", res.AnnouncementRecordCount, "fetch:", res.FetchState)
+	fmt.Println("announcements:", *res.AnnouncementRecordCount, "fetch:", res.FetchState)
 	// Output:
 	// announcements: 0 fetch: not_announced
 }

@@ -51,7 +51,7 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	}
 	res := getPolicy(ctx, conn, host, url, opts)
 	if rep.refused > 0 {
-		res.add(PolicyHostNonPublic)
+		res.add(CodePolicyHostNonPublic)
 	}
 	return res
 }
@@ -84,7 +84,7 @@ func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip
 // MaxAddrsPerFamily bounds the addresses of the policy host one fetch
 // dials per address family. A hostile zone can give the policy host
 // thousands of public addresses; trying each would turn one scan into
-// thousands of connection attempts to third parties (issue 13). Two per
+// thousands of connection attempts to third parties. Two per
 // family survive one dead server per family, as RFC 8305 §4 clients do,
 // while bounding a fetch to 4 connection attempts, all within the fetch
 // deadline.
@@ -164,29 +164,29 @@ func dialOne(ctx context.Context, dial DialFunc, target string, opts Options) (n
 }
 
 // noConnection turns a fetch that never connected into its state and
-// findings (rfc-notes.md section 6.5). No connection is inconclusive when
+// findings (doc/rfc-notes.md §6.5). No connection is inconclusive when
 // a lookup for the host was inconclusive or an attempt timed out, and
 // unreachable otherwise.
 func noConnection(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, rep dialReport) fetchResult {
 	res := fetchResult{state: Unreachable}
 	if rep.refused > 0 {
-		res.add(PolicyHostNonPublic)
+		res.add(CodePolicyHostNonPublic)
 	}
 	if rep.attempted > 0 {
-		res.add(PolicyConnectFailed)
+		res.add(CodePolicyConnectFailed)
 	}
 	timedOut := rep.timedOut || ctx.Err() != nil
 	if dnsInconclusive {
-		res.add(PolicyHostDNSInconclusive)
+		res.add(CodePolicyHostDNSInconclusive)
 	}
 	if timedOut {
-		res.add(PolicyFetchTimeout)
+		res.add(CodePolicyFetchTimeout)
 	}
 	switch {
 	case dnsInconclusive || timedOut:
 		res.state = Inconclusive
 	case len(addrs) == 0:
-		res.add(PolicyHostNotFound)
+		res.add(CodePolicyHostNotFound)
 	}
 	return res
 }

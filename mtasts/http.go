@@ -52,20 +52,20 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 	}
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
-		return failure(ctx, err, PolicyTLSFailed)
+		return failure(ctx, err, CodePolicyTLSFailed)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return failure(ctx, err, PolicyHTTPFailed)
+		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
 	req.Close = true
 	req.Header.Set("User-Agent", userAgent)
 	if err := req.Write(tc); err != nil {
-		return failure(ctx, err, PolicyHTTPFailed)
+		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(tc, maxWireBytes)), req)
 	if err != nil {
-		return failure(ctx, err, PolicyHTTPFailed)
+		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
 	defer resp.Body.Close()
 	return readPolicy(ctx, resp, opts)
@@ -81,21 +81,21 @@ func readPolicy(ctx context.Context, resp *http.Response, opts Options) fetchRes
 		return res
 	}
 	if resp.ContentLength > MaxPolicySize {
-		res.add(PolicyTooLarge)
+		res.add(CodePolicyTooLarge)
 		return res
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxPolicySize+1))
 	if err != nil {
-		f := failure(ctx, err, PolicyHTTPFailed)
+		f := failure(ctx, err, CodePolicyHTTPFailed)
 		f.status = resp.StatusCode
 		return f
 	}
 	if len(body) > MaxPolicySize {
-		res.add(PolicyTooLarge)
+		res.add(CodePolicyTooLarge)
 		return res
 	}
 	if !isTextPlain(resp.Header.Get("Content-Type")) {
-		res.add(PolicyMediaType)
+		res.add(CodePolicyMediaType)
 	}
 	res.state, res.body = Fetched, string(body)
 	opts.observe(res.body)
@@ -108,13 +108,13 @@ func statusCode(status int) Code {
 	case status == http.StatusOK:
 		return ""
 	case status >= 300 && status < 400:
-		return PolicyRedirect
+		return CodePolicyRedirect
 	case status >= 400 && status < 500:
-		return PolicyStatusClientError
+		return CodePolicyStatusClientError
 	case status >= 500 && status < 600:
-		return PolicyStatusServerError
+		return CodePolicyStatusServerError
 	default:
-		return PolicyStatusUnexpected
+		return CodePolicyStatusUnexpected
 	}
 }
 
@@ -130,7 +130,7 @@ func isTextPlain(h string) bool {
 // unreachable, reported with def unless a more precise code applies.
 func failure(ctx context.Context, err error, def Code) fetchResult {
 	if isTimeout(ctx, err) {
-		return fetchResult{state: Inconclusive, codes: []Code{PolicyFetchTimeout}}
+		return fetchResult{state: Inconclusive, codes: []Code{CodePolicyFetchTimeout}}
 	}
 	return fetchResult{state: Unreachable, codes: []Code{certCode(err, def)}}
 }
@@ -143,13 +143,13 @@ func certCode(err error, def Code) Code {
 	var verify *tls.CertificateVerificationError
 	switch {
 	case errors.As(err, &hostErr):
-		return PolicyCertNameMismatch
+		return CodePolicyCertNameMismatch
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return PolicyCertExpired
+		return CodePolicyCertExpired
 	case errors.As(err, &unknown):
-		return PolicyCertUntrusted
+		return CodePolicyCertUntrusted
 	case errors.As(err, &invalid), errors.As(err, &verify):
-		return PolicyCertInvalid
+		return CodePolicyCertInvalid
 	}
 	return def
 }

@@ -32,7 +32,7 @@ type DialFunc func(ctx context.Context, network, address string) (net.Conn, erro
 type Options struct {
 	// Port is the TCP port of the policy host; 0 (or a value outside
 	// 1..65535) means DefaultPort. Lab
-	// and test use only (DESIGN.md section 4, -https-port).
+	// and test use only (doc/design.md §4, -https-port).
 	Port int
 	// RootCAs are the roots trusted for the policy host's certificate; nil
 	// means the system roots. Lab and test use only (-ca-file).
@@ -101,7 +101,7 @@ func (o Options) observe(v string) {
 }
 
 // Permitted reports whether the fetch may connect to addr: a public
-// address (internal/ipclass, rfc-notes.md section 10), or a loopback
+// address (internal/ipclass, doc/rfc-notes.md §10), or a loopback
 // address when AllowLoopback is set. IPv4-mapped IPv6 addresses are judged
 // as the IPv4 address they carry; zoned addresses are never permitted.
 func (o Options) Permitted(addr netip.Addr) bool {

@@ -123,7 +123,7 @@ func parsePolicy(s string) policyReport {
 		rep.parseLine(line, seen)
 	}
 	if lf && crlf {
-		rep.warnings = append(rep.warnings, PolicyMixedLineEndings)
+		rep.warnings = append(rep.warnings, CodePolicyMixedLineEndings)
 	}
 	rep.checkRequired(seen)
 	return rep
@@ -133,31 +133,31 @@ func parsePolicy(s string) policyReport {
 func (rep *policyReport) parseLine(line string, seen map[string]bool) {
 	key, value, ok := strings.Cut(line, ":")
 	if !ok {
-		rep.fail(syntaxErr(line, PolicySyntax, "line without ':'"))
+		rep.fail(syntaxErr(line, CodePolicySyntax, "line without ':'"))
 		return
 	}
 	value = strings.Trim(value, " \t")
 	if !tagrec.ValidExtensionName(key) {
-		rep.fail(syntaxErr(line, PolicySyntax, "invalid key"))
+		rep.fail(syntaxErr(line, CodePolicySyntax, "invalid key"))
 		return
 	}
 	if key == "mx" {
 		rep.policy.MX = append(rep.policy.MX, value)
 		if !ValidPattern(value) {
-			rep.fail(syntaxErr(line, PolicyMXInvalid, "invalid mx pattern"))
+			rep.fail(syntaxErr(line, CodePolicyMXInvalid, "invalid mx pattern"))
 		}
 		return
 	}
 	if !knownKey(key) {
 		if !validPolicyExtValue(value) {
-			rep.fail(syntaxErr(line, PolicySyntax, "invalid value"))
+			rep.fail(syntaxErr(line, CodePolicySyntax, "invalid value"))
 			return
 		}
 		rep.policy.Extensions = append(rep.policy.Extensions, Field{Name: key, Value: value})
 		return
 	}
 	if seen[key] {
-		rep.warnings = append(rep.warnings, PolicyDuplicateField)
+		rep.warnings = append(rep.warnings, CodePolicyDuplicateField)
 		return // the first one wins (§3.2)
 	}
 	seen[key] = true
@@ -173,7 +173,7 @@ func (rep *policyReport) setKnown(line, key, value string) {
 	switch key {
 	case "version":
 		if value != Version {
-			rep.fail(syntaxErr(line, PolicyVersionInvalid, "version must be %s", Version))
+			rep.fail(syntaxErr(line, CodePolicyVersionInvalid, "version must be %s", Version))
 			return
 		}
 		rep.policy.Version = value
@@ -182,7 +182,7 @@ func (rep *policyReport) setKnown(line, key, value string) {
 		case ModeEnforce, ModeTesting, ModeNone:
 			rep.policy.Mode = m
 		default:
-			rep.fail(syntaxErr(line, PolicyModeInvalid, "mode must be enforce, testing or none"))
+			rep.fail(syntaxErr(line, CodePolicyModeInvalid, "mode must be enforce, testing or none"))
 		}
 	case "max_age":
 		n, code := parseMaxAge(value)
@@ -197,19 +197,19 @@ func (rep *policyReport) setKnown(line, key, value string) {
 // parseMaxAge parses 1*10DIGIT and checks the §3.2 upper bound.
 func parseMaxAge(v string) (int64, Code) {
 	if v == "" || len(v) > maxAgeDigits {
-		return 0, PolicyMaxAgeInvalid
+		return 0, CodePolicyMaxAgeInvalid
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
-			return 0, PolicyMaxAgeInvalid
+			return 0, CodePolicyMaxAgeInvalid
 		}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, PolicyMaxAgeInvalid
+		return 0, CodePolicyMaxAgeInvalid
 	}
 	if n > MaxMaxAge {
-		return 0, PolicyMaxAgeTooLarge
+		return 0, CodePolicyMaxAgeTooLarge
 	}
 	return n, ""
 }
@@ -217,17 +217,17 @@ func parseMaxAge(v string) (int64, Code) {
 // checkRequired reports missing required fields (§3.2).
 func (rep *policyReport) checkRequired(seen map[string]bool) {
 	if !seen["version"] {
-		rep.fail(syntaxErr("version", PolicyVersionMissing, "no version field"))
+		rep.fail(syntaxErr("version", CodePolicyVersionMissing, "no version field"))
 	}
 	if !seen["mode"] {
-		rep.fail(syntaxErr("mode", PolicyModeMissing, "no mode field"))
+		rep.fail(syntaxErr("mode", CodePolicyModeMissing, "no mode field"))
 	}
 	if !seen["max_age"] {
-		rep.fail(syntaxErr("max_age", PolicyMaxAgeMissing, "no max_age field"))
+		rep.fail(syntaxErr("max_age", CodePolicyMaxAgeMissing, "no max_age field"))
 	}
 	m := rep.policy.Mode
 	if (m == ModeEnforce || m == ModeTesting) && len(rep.policy.MX) == 0 {
-		rep.fail(syntaxErr("mx", PolicyMXMissing, "mode %s needs at least one mx field", m))
+		rep.fail(syntaxErr("mx", CodePolicyMXMissing, "mode %s needs at least one mx field", m))
 	}
 }
 

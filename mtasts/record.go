@@ -84,7 +84,7 @@ func Select(txts []string) []string {
 func ParseRecord(s string) (Record, error) {
 	rest, ok := strings.CutPrefix(s, versionTag)
 	if !ok {
-		return Record{}, syntaxErr(s, AnnouncementSyntax, "does not start with %q", versionTag)
+		return Record{}, syntaxErr(s, CodeAnnouncementSyntax, "does not start with %q", versionTag)
 	}
 	var r Record
 	haveID := false
@@ -108,7 +108,7 @@ func ParseRecord(s string) (Record, error) {
 		r.Fields = append(r.Fields, f)
 	}
 	if !haveID {
-		return Record{}, syntaxErr(s, AnnouncementMissingID, "no id field")
+		return Record{}, syntaxErr(s, CodeAnnouncementMissingID, "no id field")
 	}
 	return r, nil
 }
@@ -118,7 +118,7 @@ func ParseRecord(s string) (Record, error) {
 func nextRecordField(s string) (field, rest string, err error) {
 	t := strings.TrimLeft(s, " \t")
 	if t == "" || t[0] != ';' {
-		return "", "", syntaxErr(s, AnnouncementSyntax, "expected ';' before the next field")
+		return "", "", syntaxErr(s, CodeAnnouncementSyntax, "expected ';' before the next field")
 	}
 	t = strings.TrimLeft(t[1:], " \t")
 	end := strings.IndexAny(t, " \t;")
@@ -127,7 +127,7 @@ func nextRecordField(s string) (field, rest string, err error) {
 	}
 	field, rest = t[:end], t[end:]
 	if field == "" && rest != "" {
-		return "", "", syntaxErr(s, AnnouncementSyntax, "empty field")
+		return "", "", syntaxErr(s, CodeAnnouncementSyntax, "empty field")
 	}
 	return field, rest, nil
 }
@@ -136,19 +136,19 @@ func nextRecordField(s string) (field, rest string, err error) {
 func parseRecordField(field string) (Field, error) {
 	name, value, ok := strings.Cut(field, "=")
 	if !ok {
-		return Field{}, syntaxErr(field, AnnouncementSyntax, "field without '='")
+		return Field{}, syntaxErr(field, CodeAnnouncementSyntax, "field without '='")
 	}
 	if name == "id" {
 		if !validID(value) {
-			return Field{}, syntaxErr(field, AnnouncementBadID, "id must be 1 to %d letters and digits", MaxIDLength)
+			return Field{}, syntaxErr(field, CodeAnnouncementBadID, "id must be 1 to %d letters and digits", MaxIDLength)
 		}
 		return Field{Name: name, Value: value}, nil
 	}
 	if !tagrec.ValidExtensionName(name) {
-		return Field{}, syntaxErr(field, AnnouncementSyntax, "invalid field name")
+		return Field{}, syntaxErr(field, CodeAnnouncementSyntax, "invalid field name")
 	}
 	if !tagrec.ValidExtensionValue(value) {
-		return Field{}, syntaxErr(field, AnnouncementSyntax, "invalid field value")
+		return Field{}, syntaxErr(field, CodeAnnouncementSyntax, "invalid field value")
 	}
 	return Field{Name: name, Value: value}, nil
 }

@@ -25,4 +25,17 @@
 //
 // Limits: at most [MaxExchanges] distinct exchanges are resolved, which
 // bounds one Check at 1 MX query plus 2 × MaxExchanges address queries.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// There is no Parse, Select or ErrSyntax: MX records are RRs the DNS
+// library decodes, not text to parse.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package mx

@@ -63,7 +63,7 @@ func lookupAddrs(ctx context.Context, r resolver.Resolver, name string) (a4, a6 
 }
 
 // evaluate classifies an exchange from its A and AAAA answers. Only
-// conclusive answers make an exchange unusable (DESIGN.md section 2).
+// conclusive answers make an exchange unusable (doc/design.md §2).
 func evaluate(a4, a6 resolver.Answer) host {
 	h := host{
 		alias:    len(a4.CNAMEs)+len(a6.CNAMEs) > 0,
@@ -85,8 +85,8 @@ func evaluate(a4, a6 resolver.Answer) host {
 	return h
 }
 
-// anyPublic reports whether one of addrs is public (rfc-notes.md
-// section 10).
+// anyPublic reports whether one of addrs is public (doc/rfc-notes.md
+// §10).
 func anyPublic(addrs []netip.Addr) bool {
 	for _, a := range addrs {
 		if ipclass.IsPublic(a) {

@@ -9,7 +9,7 @@ import (
 
 // isIPLiteral reports whether an exchange name is an IP address written
 // as a name: it parses as an address, or its last label is all digits,
-// which no top-level domain is (RFC 1123 §2.1, rfc-notes.md section 2.2).
+// which no top-level domain is (RFC 1123 §2.1, doc/rfc-notes.md §2.2).
 func isIPLiteral(name string) bool {
 	if _, err := netip.ParseAddr(name); err == nil {
 		return true

@@ -36,18 +36,6 @@ func b2i(b bool) int {
 	return 0
 }
 
-// Codes returns every finding code this package can report, in the order
-// Result.Findings uses. The root package's judgement tests walk it.
-func Codes() []Code { return append([]Code(nil), order...) }
-
-// order is the order findings are reported in.
-var order = []Code{
-	CodeNullMXMixed, CodeNullMXInvalid, CodeExchangeAlias, CodeExchangeIPLiteral,
-	CodeExchangeNotHostname, CodeExchangeNXDomain, CodeExchangeNoAddress,
-	CodeExchangeNotPublic, CodeExchangeIPv6Only, CodeExchangeDuplicated,
-	CodeExchangeInconclusive, CodeTooManyExchanges, CodeNoUsableExchange,
-}
-
 // addCounts adds the findings the counts imply; truncated tells that some
 // exchanges were not checked.
 func addCounts(f *findings.Set[Code], c Counts, truncated bool) {

@@ -31,13 +31,13 @@ func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 	res.ReverseAliased = len(a.CNAMEs) > 0
 	var f findings.Set[Code]
 	if a.Absent() {
-		res.Confirmed = NotConfirmed
+		res.Confirmed, res.NameCount = NotConfirmed, new(0)
 		f.Add(CodeNoPTR)
 		res.Findings = f.InOrder(order)
 		return res
 	}
 	names := distinct(a.Targets())
-	res.NameCount = len(names)
+	res.NameCount = new(len(names))
 	selected := classify(names, addr, &res, &f)
 	confirm(ctx, r, addr, selected, &res, &f)
 	res.Findings = f.InOrder(order)
@@ -94,7 +94,7 @@ type forward struct {
 }
 
 // confirm looks the selected names up forward, concurrently, and sets the
-// forward fields of res (rfc-notes.md section 8.2).
+// forward fields of res (doc/rfc-notes.md §8.2).
 func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings.Set[Code]) {
 	out := make([]forward, len(names))
 	var wg sync.WaitGroup
@@ -103,13 +103,16 @@ func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []
 	}
 	wg.Wait()
 	res.ForwardQueries = len(names)
-	matched := false
+	matched, addresses := false, 0
 	for _, fw := range out {
 		if fw.completed {
 			res.ForwardCompleted++
-			res.ForwardAddresses += fw.addresses
+			addresses += fw.addresses
 		}
 		matched = matched || fw.match
+	}
+	if res.ForwardCompleted > 0 {
+		res.ForwardAddresses = new(addresses)
 	}
 	switch {
 	case matched:

@@ -26,8 +26,12 @@ const zoneFile = "testdata/ptr.zone"
 
 // v4 returns the Result of a found PTR RRset for an IPv4 address.
 func v4(names, queries, completed, addrs int, c Confirmation, codes ...Code) Result {
-	return Result{IPVersion: 4, Outcome: resolver.Found, NameCount: names, ForwardType: resolver.TypeA,
-		ForwardQueries: queries, ForwardCompleted: completed, ForwardAddresses: addrs, Confirmed: c, Findings: codes}
+	r := Result{IPVersion: 4, Outcome: resolver.Found, NameCount: new(names), ForwardType: resolver.TypeA,
+		ForwardQueries: queries, ForwardCompleted: completed, Confirmed: c, Findings: codes}
+	if completed > 0 {
+		r.ForwardAddresses = new(addrs)
+	}
+	return r
 }
 
 func v6(names, queries, completed, addrs int, c Confirmation, codes ...Code) Result {
@@ -46,7 +50,7 @@ func failed(version int, reason resolver.Reason) Result {
 
 func absent(version int, o resolver.Outcome) Result {
 	r := failed(version, resolver.ReasonNone)
-	r.Outcome, r.Confirmed, r.Findings = o, NotConfirmed, []Code{CodeNoPTR}
+	r.Outcome, r.Confirmed, r.Findings, r.NameCount = o, NotConfirmed, []Code{CodeNoPTR}, new(0)
 	return r
 }
 

@@ -19,11 +19,24 @@
 //
 // What this package does not do: it does not decide whether the address
 // may be checked at all (the caller validates that it is a public address,
-// rfc-notes.md section 10), it does not forward-query names that are not
+// doc/rfc-notes.md §10), it does not forward-query names that are not
 // valid host names or that are "localhost" names (RFC 6761 §6.3), and it
 // does not judge (no status or text). Names that look generic (the
 // address's octets embedded in the name) are flagged for IPv4 only, as a
 // heuristic.
 //
 // Limits: 1 PTR lookup and at most [MaxForward] forward lookups per Check.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// There is no Parse, Select or ErrSyntax: PTR records are RRs the DNS
+// library decodes, not text to parse.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package ptr

@@ -20,6 +20,6 @@ mail A 198.51.100.7
 		return
 	}
 	res := ptr.Check(context.Background(), dnstest.NewResolver(z), netip.MustParseAddr("::ffff:198.51.100.7"))
-	fmt.Println(res.IPVersion, res.NameCount, res.ForwardType, res.ForwardQueries, res.ForwardCompleted, res.Confirmed)
+	fmt.Println(res.IPVersion, *res.NameCount, res.ForwardType, res.ForwardQueries, res.ForwardCompleted, res.Confirmed)
 	// Output: 4 1 A 1 1 confirmed
 }

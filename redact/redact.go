@@ -39,8 +39,8 @@ const (
 	MaxValues = 4096
 	// MaxBytes bounds the bytes of the values one Set holds, so that its
 	// memory stays near MaxBytes times a small factor (map and index
-	// entries) whatever the zones publish (issue 13: a memory bound per
-	// scan); past it, further values are dropped and Overflowed reports
+	// entries) whatever the zones publish: a memory bound per
+	// scan; past it, further values are dropped and Overflowed reports
 	// true. The scan's DNS data is bounded by resolver.MaxScanBytes, the
 	// same size.
 	MaxBytes = 512 << 10

@@ -186,8 +186,7 @@ func TestGenerated(t *testing.T) {
 }
 
 // TestSetByteBound: values of up to MaxValueLen each stop at MaxBytes in
-// total, well before MaxValues (issue 13, item 8: a memory bound per
-// scan).
+// total, well before MaxValues: a memory bound per scan.
 func TestSetByteBound(t *testing.T) {
 	t.Parallel()
 	s := NewSet()

@@ -17,7 +17,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Defaults of a Client (issue #2).
+// Defaults of a Client (product choices; doc/design.md §2).
 const (
 	// DefaultTimeout bounds one attempt (one UDP exchange, plus its TCP
 	// retry when the reply was truncated). Product choice, no RFC sets it:

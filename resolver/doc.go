@@ -30,4 +30,20 @@
 // buffer advertised, at most [MaxCNAMEChain] aliases are followed per
 // question (RFC 1034 §3.6.2), and a [Scan] sends at most [DefaultBudget]
 // distinct questions unless given another budget.
+//
+// # Unknown facts
+//
+// Every protocol package of this module reports what it found as a Result
+// of facts, and says "unknown" the same way (the API's null): a count or a
+// flag that may be unknown is a pointer, nil when unknown, because the
+// lookup that decides it was inconclusive or the step that would produce
+// it did not happen (no policy was fetched, no forward lookup completed,
+// the records disagree). A fact that was looked up and is absent is 0 or
+// false, never nil. An enumeration carries unknown as a named value of its
+// own (dkim.KeyTypeNone, mtasts.Inconclusive, ptr.Unknown,
+// dmarc.ExistenceUnknown, the empty mtasts.Mode and dmarc.Policy). Facts
+// of a selected record or record set (dmarc's policy fields,
+// mtasts.Result.Policy, a caa.Set whose Outcome is Inconclusive) are the
+// zero value when none was selected, as their documentation says.
+// Inconclusive itself is never turned into absent.
 package resolver

@@ -48,7 +48,7 @@ func (t Type) String() string {
 // Outcome classifies a lookup.
 type Outcome string
 
-// The four outcomes of a lookup (DESIGN.md section 2).
+// The four outcomes of a lookup (doc/design.md §2).
 const (
 	Found        Outcome = "found"        // records of the asked type were returned
 	NoData       Outcome = "nodata"       // the name exists, no records of this type (RFC 2308)

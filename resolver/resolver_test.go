@@ -8,7 +8,7 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// TestReverseName checks the vectors of rfc-notes §8.1 and the edges.
+// TestReverseName checks the vectors of doc/rfc-notes.md §8.1 and the edges.
 func TestReverseName(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // DefaultBudget is the number of distinct questions one scan may send
-// (product choice, issue #2). It bounds a scan's DNS work whatever the
+// (product choice, doc/design.md §2). It bounds a scan's DNS work whatever the
 // zones say; a distinct question may still cost several wire queries
 // (retries, CNAME hops, a TCP retry), which the scan deadline bounds. The
 // scanner divides it among the checks so that none can starve another:
@@ -20,7 +20,7 @@ const DefaultBudget = 120
 // CAA values, each counted with a fixed per-record overhead; see
 // answerBytes). A hostile zone can answer each of the budget's questions
 // with a 64 KiB message, so without this bound one scan could hold about
-// 7.5 MiB of answers and 64 concurrent scans about 500 MiB (issue 13).
+// 7.5 MiB of answers and 64 concurrent scans about 500 MiB (RELIABILITY.md).
 // Real domains need a few KiB: the largest SPF trees, with 50 includes of
 // 1 KiB each, need about 60 KiB. An answer that would take a scan past the
 // bound is not kept: the question is answered Inconclusive with

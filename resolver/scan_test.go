@@ -366,8 +366,7 @@ func TestFunc(t *testing.T) {
 
 // TestScanByteBound: answers are kept until MaxScanBytes; an answer that
 // would pass it is Inconclusive with ReasonBudgetExhausted, so a hostile
-// zone of huge TXT records cannot make one scan hold more (issue 13,
-// item 8).
+// zone of huge TXT records cannot make one scan hold more.
 func TestScanByteBound(t *testing.T) {
 	t.Parallel()
 	big := make([]string, 250) // 250 strings of 255 bytes: about 64 KiB per answer

@@ -27,8 +27,8 @@ type question struct {
 // whose all qualifier (and effective one) is all.
 func policy(n, count int, all Qualifier) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true,
-		LookupCount: count, LookupCountKnown: true, LookupLimit: MaxLookups, LookupComplete: true,
+		Outcome: resolver.Found, RecordCount: new(1),
+		LookupCount: new(count), LookupLimit: MaxLookups, LookupComplete: true,
 		All: all, EffectiveAll: all, RecordLength: n,
 	}
 }
@@ -37,14 +37,14 @@ func policy(n, count int, all Qualifier) Result {
 // parse with code: no count.
 func broken(n int, code Code) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordCountKnown: true, LookupLimit: MaxLookups,
+		Outcome: resolver.Found, RecordCount: new(1), LookupLimit: MaxLookups,
 		RecordLength: n, Error: ClassPermError, ErrorCause: code, Findings: []Code{code},
 	}
 }
 
 // none is the Result for a domain without an SPF record.
 func none(o resolver.Outcome, codes ...Code) Result {
-	return Result{Outcome: o, RecordCountKnown: true, LookupLimit: MaxLookups, Findings: codes}
+	return Result{Outcome: o, RecordCount: new(0), LookupLimit: MaxLookups, Findings: codes}
 }
 
 // with returns r changed by f, to keep table rows short.
@@ -69,7 +69,7 @@ type checkCase struct {
 }
 
 // checkCases are the zone scenarios. Every count is explained term by term
-// ("#n" refers to the table in rfc-notes.md section 3.5). Terms in
+// ("#n" refers to the table in doc/rfc-notes.md §3.5). Terms in
 // parentheses are the running count.
 var checkCases = []checkCase{
 	// --- record selection and the outcome matrix ---
@@ -83,7 +83,7 @@ var checkCases = []checkCase{
 	{name: "split-no-space", want: broken(27, CodeSyntaxIP4)},
 	// #4: two SPF records: permerror, nothing expanded.
 	{name: "multiple", want: Result{
-		Outcome: resolver.Found, RecordCount: 2, RecordCountKnown: true, LookupLimit: MaxLookups,
+		Outcome: resolver.Found, RecordCount: new(2), LookupLimit: MaxLookups,
 		Error: ClassPermError, ErrorCause: CodeMultipleRecords, Findings: []Code{CodeMultipleRecords},
 	}},
 	// #5: "V=SPF1 MX -ALL": MX (1), its exchange has an A record.
@@ -321,7 +321,7 @@ var checkCases = []checkCase{
 	// the client, so every client matches (#1a).
 	{name: "exists-found", want: with(policy(30, 1, "-"), func(r *Result) { r.Findings = []Code{CodeExistsPassAll} })},
 
-	// --- policies that pass every client (issue 14 #1a) ---
+	// --- policies that pass every client ---
 	// include (1) of "v=spf1 +all": every client passes the include.
 	{name: "include-plus-all", want: with(policy(36, 1, "-"), func(r *Result) { r.Findings = []Code{CodeIncludePassAll} })},
 	// include:pa1 (1) → include:plusall (2) → +all: at any depth.

@@ -71,4 +71,17 @@
 // [MaxRecordSize] (§3.4). The expansion itself stops after
 // [MaxExpandTerms] counted terms or [MaxDepth] nested records, whichever
 // comes first; the result then says the count is a lower bound.
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [Parse] reads one record (pure; its errors wrap [ErrSyntax]), and
+// [Select] picks the SPF records among a name's TXT strings.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package spf

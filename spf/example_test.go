@@ -44,8 +44,8 @@ _spf   TXT "v=spf1 ip4:127.0.0.0/8 ?all"
 		return
 	}
 	res := spf.Check(context.Background(), dnstest.NewResolver(z), "example.test")
-	fmt.Println("records:", res.RecordCount)
-	fmt.Printf("lookups: %d of %d, complete: %v\n", res.LookupCount, res.LookupLimit, res.LookupComplete)
+	fmt.Println("records:", *res.RecordCount)
+	fmt.Printf("lookups: %d of %d, complete: %v\n", *res.LookupCount, res.LookupLimit, res.LookupComplete)
 	fmt.Println("void lookups:", res.VoidLookups)
 	fmt.Println("all:", res.All, "error:", res.Error == spf.ClassNone)
 	fmt.Println("findings:", res.Findings)

@@ -39,7 +39,7 @@ func TestParseValid(t *testing.T) {
 			{Kind: KindIP4, Qualifier: QualifierPass, Net: pfx("198.51.100.1/32")},
 			{Kind: KindAll, Qualifier: QualifierFail},
 		}},
-		// rfc-notes 3.5 #18: dual CIDR on a and mx.
+		// doc/rfc-notes.md §3.5 #18: dual CIDR on a and mx.
 		{"dual-cidr", "v=spf1 a/24//64 mx:example.net/28 a//0 mx:%{d}/0//128 -all", []Term{
 			{Kind: KindA, Qualifier: QualifierPass, CIDR4: 24, CIDR6: 64},
 			{Kind: KindMX, Qualifier: QualifierPass, DomainSpec: "example.net", CIDR4: 28, CIDR6: 128},
@@ -58,7 +58,7 @@ func TestParseValid(t *testing.T) {
 		{"host-bits-kept", "v=spf1 ip4:192.0.2.77/24", []Term{
 			{Kind: KindIP4, Qualifier: QualifierPass, Net: netip.PrefixFrom(netip.MustParseAddr("192.0.2.77"), 24)},
 		}},
-		// rfc-notes 3.5 #19 (first) and #22: unknown modifier kept, exp parsed.
+		// doc/rfc-notes.md §3.5 #19 (first) and #22: unknown modifier kept, exp parsed.
 		{"modifiers", "v=spf1 foo=bar exp=why.example.com x-y_z.1=%{l}%% redirect=_spf.example.net", []Term{
 			{Kind: KindModifier, Name: "foo", Value: "bar"},
 			{Kind: KindExp, DomainSpec: "why.example.com"},
@@ -123,12 +123,12 @@ func TestParseInvalid(t *testing.T) {
 		{"leading-space", " v=spf1 -all", 0, CodeSyntaxVersion},
 		{"sender-id", "spf2.0/pra -all", 0, CodeSyntaxVersion},
 		{"empty", "", 0, CodeSyntaxVersion},
-		// rfc-notes 3.5 #28: a tab is not a separator.
+		// doc/rfc-notes.md §3.5 #28: a tab is not a separator.
 		{"tab", "v=spf1 mx\t-all", 1, CodeSyntaxCharacter},
 		{"non-ascii", "v=spf1 include:é.example -all", 1, CodeSyntaxCharacter},
-		// rfc-notes 3.5 #3: "…100.1" "-all" joined.
+		// doc/rfc-notes.md §3.5 #3: "…100.1" "-all" joined.
 		{"joined-strings", "v=spf1 ip4:198.51.100.1-all", 1, CodeSyntaxIP4},
-		// rfc-notes 3.5 #17.
+		// doc/rfc-notes.md §3.5 #17.
 		{"ip4-cidr-33", "v=spf1 ip4:192.0.2.0/33 -all", 1, CodeSyntaxCIDR},
 		{"ip4-short", "v=spf1 ip4:192.0.2 -all", 1, CodeSyntaxIP4},
 		{"ip4-leading-zero", "v=spf1 ip4:192.0.2.010 -all", 1, CodeSyntaxIP4},
@@ -142,14 +142,14 @@ func TestParseInvalid(t *testing.T) {
 		{"a-cidr-33", "v=spf1 a/33", 1, CodeSyntaxCIDR},
 		{"mx-cidr6-129", "v=spf1 mx//129", 1, CodeSyntaxCIDR},
 		{"a-cidr-order", "v=spf1 a//64/24", 1, CodeSyntaxArgument},
-		// rfc-notes 3.5 #19.
+		// doc/rfc-notes.md §3.5 #19.
 		{"unknown-mechanism", "v=spf1 foo -all", 1, CodeSyntaxUnknownMechanism},
 		{"include-bare", "v=spf1 include -all", 1, CodeSyntaxMissingDomain},
 		{"include-colon", "v=spf1 include: -all", 1, CodeSyntaxMissingDomain},
 		{"exists-bare", "v=spf1 exists", 1, CodeSyntaxMissingDomain},
 		{"a-colon", "v=spf1 a:", 1, CodeSyntaxMissingDomain},
 		{"redirect-empty", "v=spf1 redirect=", 1, CodeSyntaxMissingDomain},
-		// rfc-notes 3.5 #13.
+		// doc/rfc-notes.md §3.5 #13.
 		{"duplicate-redirect", "v=spf1 redirect=a.example redirect=b.example", 2, CodeSyntaxDuplicateModifier},
 		{"duplicate-exp", "v=spf1 exp=a.example -all exp=b.example", 3, CodeSyntaxDuplicateModifier},
 		{"all-argument", "v=spf1 all:example.com", 1, CodeSyntaxArgument},
@@ -160,7 +160,7 @@ func TestParseInvalid(t *testing.T) {
 		{"hyphen-toplabel", "v=spf1 a:example.-com", 1, CodeSyntaxDomainSpec},
 		{"double-trailing-dot", "v=spf1 a:example.com..", 1, CodeSyntaxDomainSpec},
 		{"cidr-on-include", "v=spf1 include:example.com/24", 1, CodeSyntaxDomainSpec},
-		// rfc-notes 3.5 #21.
+		// doc/rfc-notes.md §3.5 #21.
 		{"macro-letter", "v=spf1 exists:%{i}.%{x}.example -all", 1, CodeSyntaxMacro},
 		{"macro-crt", "v=spf1 exists:%{c}.example.com", 1, CodeSyntaxMacro},
 		{"macro-zero", "v=spf1 exists:%{d0}.example.com", 1, CodeSyntaxMacro},
@@ -172,7 +172,7 @@ func TestParseInvalid(t *testing.T) {
 		{"qualified-modifier", "v=spf1 -redirect=example.com", 1, CodeSyntaxModifier},
 		{"empty-name", "v=spf1 =x", 1, CodeSyntaxModifier},
 		{"qualifier-only", "v=spf1 -", 1, CodeSyntaxUnknownMechanism},
-		// rfc-notes 3.5 #27: syntax after all is still checked.
+		// doc/rfc-notes.md §3.5 #27: syntax after all is still checked.
 		{"garbage-after-all", "v=spf1 -all garbage!", 2, CodeSyntaxUnknownMechanism},
 	}
 	for _, tc := range tests {

@@ -9,39 +9,6 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// Result holds the facts Check found. The counts are -1 (unknown, the
-// API's null) exactly when the DNS lookup was inconclusive; a record that
-// was looked up and is absent, ambiguous or invalid gives 0 and false.
-// Nothing in it comes from the wire.
-type Result struct {
-	// Outcome and Reason are those of the TXT lookup at
-	// _smtp._tls.<domain>.
-	Outcome resolver.Outcome
-	Reason  resolver.Reason
-	// RecordCount is the number of v=TLSRPTv1 TXT records; -1 when Outcome
-	// is Inconclusive.
-	RecordCount int
-	// RecordValid is true when there is exactly one record and it parses.
-	// Unknown when RecordCount is -1.
-	RecordValid bool
-	// Configured is true when there is exactly one record, it parses, and
-	// it has at least one valid mailto or https destination. Unknown when
-	// RecordCount is -1.
-	Configured bool
-	// DestinationCount is the number of distinct valid destinations of the
-	// one valid record (0 when there is no such record); -1 when Outcome
-	// is Inconclusive.
-	DestinationCount int
-	// MailtoDestinationCount counts the valid mailto: destinations among
-	// them; -1 when Outcome is Inconclusive.
-	MailtoDestinationCount int
-	// HTTPSDestinationCount counts the valid https: destinations among
-	// them; -1 when Outcome is Inconclusive.
-	HTTPSDestinationCount int
-	// Findings lists the finding codes, sorted, without duplicates.
-	Findings []Code
-}
-
 // Check looks up the TLS-RPT record of domain at _smtp._tls.<domain>
 // (RFC 8460 §3; CNAMEs are followed by the resolver) and reports what it
 // found. domain is an ASCII (A-label) name. Check does one DNS lookup and
@@ -51,17 +18,16 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	ans := r.Lookup(ctx, name, resolver.TypeTXT)
 	res := Result{Outcome: ans.Outcome, Reason: ans.Reason}
 	if !ans.Conclusive() {
-		res.RecordCount, res.DestinationCount = -1, -1
-		res.MailtoDestinationCount, res.HTTPSDestinationCount = -1, -1
 		return res
 	}
 	recs := Select(ans.TXTs())
-	res.RecordCount = len(recs)
+	res.RecordCount, res.RecordValid, res.Configured = new(len(recs)), new(false), new(false)
+	res.DestinationCount, res.MailtoDestinationCount, res.HTTPSDestinationCount = new(0), new(0), new(0)
 	switch {
 	case len(recs) == 0:
 		return res
 	case len(recs) > 1:
-		res.Findings = []Code{MultipleRecords}
+		res.Findings = []Code{CodeMultipleRecords}
 		return res
 	}
 	rec, err := Parse(recs[0])
@@ -72,7 +38,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		}
 		return res
 	}
-	res.RecordValid = true
+	*res.RecordValid = true
 	res.countDestinations(rec)
 	return res
 }
@@ -81,7 +47,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 func (res *Result) countDestinations(rec Record) {
 	var codes []Code
 	if rec.RUAFieldCount() > 1 {
-		codes = append(codes, DuplicateRUA)
+		codes = append(codes, CodeDuplicateRUA)
 	}
 	seen := map[string]bool{}
 	invalid := 0
@@ -94,23 +60,23 @@ func (res *Result) countDestinations(rec Record) {
 		}
 		key := destinationKey(uri)
 		if seen[key] {
-			codes = append(codes, DuplicateDestination)
+			codes = append(codes, CodeDuplicateDestination)
 			continue
 		}
 		seen[key] = true
-		res.DestinationCount++
+		*res.DestinationCount++
 		if k == KindMailto {
-			res.MailtoDestinationCount++
+			*res.MailtoDestinationCount++
 		} else {
-			res.HTTPSDestinationCount++
+			*res.HTTPSDestinationCount++
 		}
 	}
-	res.Configured = res.DestinationCount > 0
+	*res.Configured = *res.DestinationCount > 0
 	switch {
-	case invalid > 0 && res.Configured:
-		codes = append(codes, SomeInvalidDestinations)
-	case !res.Configured:
-		codes = append(codes, NoValidDestinations)
+	case invalid > 0 && *res.Configured:
+		codes = append(codes, CodeSomeInvalidDestinations)
+	case !*res.Configured:
+		codes = append(codes, CodeNoValidDestinations)
 	}
 	res.Findings = findings.Normalize(codes)
 }

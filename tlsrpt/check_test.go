@@ -18,22 +18,22 @@ type fault = dnstest.FaultAt
 // destinations.
 func configured(mailto, https int, codes ...Code) Result {
 	return Result{
-		Outcome: resolver.Found, RecordCount: 1, RecordValid: true, Configured: true,
-		DestinationCount: mailto + https, MailtoDestinationCount: mailto, HTTPSDestinationCount: https,
+		Outcome: resolver.Found, RecordCount: new(1), RecordValid: new(true), Configured: new(true),
+		DestinationCount: new(mailto + https), MailtoDestinationCount: new(mailto), HTTPSDestinationCount: new(https),
 		Findings: codes,
 	}
 }
 
 // unusable is the Result of a conclusive lookup without a usable record.
 func unusable(outcome resolver.Outcome, count int, recordValid bool, codes ...Code) Result {
-	return Result{Outcome: outcome, RecordCount: count, RecordValid: recordValid, Findings: codes}
+	return Result{Outcome: outcome, RecordCount: new(count), RecordValid: new(recordValid), Configured: new(false),
+		DestinationCount: new(0), MailtoDestinationCount: new(0), HTTPSDestinationCount: new(0), Findings: codes}
 }
 
 // inconclusive is the Result of an inconclusive lookup: every count null.
 func inconclusive(reason resolver.Reason) Result {
 	return Result{
-		Outcome: resolver.Inconclusive, Reason: reason, RecordCount: -1,
-		DestinationCount: -1, MailtoDestinationCount: -1, HTTPSDestinationCount: -1,
+		Outcome: resolver.Inconclusive, Reason: reason,
 	}
 }
 
@@ -42,21 +42,21 @@ var checkTests = []struct {
 	faults []fault
 	want   Result
 }{
-	// rfc-notes.md section 7.3.
+	// doc/rfc-notes.md §7.3.
 	{name: "mailto", want: configured(1, 0)},
 	{name: "https", want: configured(0, 1)},
 	{name: "mixed", want: configured(1, 1)},
-	{name: "no-scheme", want: unusable(resolver.Found, 1, true, InvalidScheme, NoValidDestinations)},
-	{name: "http", want: unusable(resolver.Found, 1, true, HTTPNotAllowed, NoValidDestinations)},
-	{name: "bare-version", want: unusable(resolver.Found, 1, false, MissingRUA)},
-	{name: "bare-separator", want: unusable(resolver.Found, 1, false, MissingRUA)},
+	{name: "no-scheme", want: unusable(resolver.Found, 1, true, CodeInvalidScheme, CodeNoValidDestinations)},
+	{name: "http", want: unusable(resolver.Found, 1, true, CodeHTTPNotAllowed, CodeNoValidDestinations)},
+	{name: "bare-version", want: unusable(resolver.Found, 1, false, CodeMissingRUA)},
+	{name: "bare-separator", want: unusable(resolver.Found, 1, false, CodeMissingRUA)},
 	{name: "lowercase", want: unusable(resolver.Found, 0, false)},
-	{name: "multiple", want: unusable(resolver.Found, 2, false, MultipleRecords)},
+	{name: "multiple", want: unusable(resolver.Found, 2, false, CodeMultipleRecords)},
 	{name: "extension", want: configured(1, 0)},
-	{name: "duplicate-rua", want: configured(2, 0, DuplicateRUA)},
-	{name: "empty-mailto", want: unusable(resolver.Found, 1, true, InvalidMailto, NoValidDestinations)},
-	{name: "bare-x", want: unusable(resolver.Found, 1, false, SyntaxErrorCode)},
-	{name: "some-invalid", want: configured(1, 0, InvalidScheme, SomeInvalidDestinations)},
+	{name: "duplicate-rua", want: configured(2, 0, CodeDuplicateRUA)},
+	{name: "empty-mailto", want: unusable(resolver.Found, 1, true, CodeInvalidMailto, CodeNoValidDestinations)},
+	{name: "bare-x", want: unusable(resolver.Found, 1, false, CodeSyntaxError)},
+	{name: "some-invalid", want: configured(1, 0, CodeInvalidScheme, CodeSomeInvalidDestinations)},
 	{name: "swapped", want: unusable(resolver.NXDomain, 0, false)},
 	{name: "cname", want: configured(1, 1)},
 	// The outcome matrix and more.
@@ -67,11 +67,11 @@ var checkTests = []struct {
 	{name: "uppercase-version", want: unusable(resolver.Found, 0, false)},
 	{name: "uppercase-tag", want: unusable(resolver.Found, 0, false)},
 	{name: "split-txt", want: configured(1, 0)},
-	{name: "duplicate-destination", want: configured(1, 0, DuplicateDestination)},
-	{name: "https-no-host", want: unusable(resolver.Found, 1, true, InvalidHTTPS, NoValidDestinations)},
-	{name: "other-scheme", want: unusable(resolver.Found, 1, true, InvalidScheme, NoValidDestinations)},
+	{name: "duplicate-destination", want: configured(1, 0, CodeDuplicateDestination)},
+	{name: "https-no-host", want: unusable(resolver.Found, 1, true, CodeInvalidHTTPS, CodeNoValidDestinations)},
+	{name: "other-scheme", want: unusable(resolver.Found, 1, true, CodeInvalidScheme, CodeNoValidDestinations)},
 	{name: "hfields", want: configured(1, 0)},
-	{name: "all-invalid", want: unusable(resolver.Found, 1, true, HTTPNotAllowed, InvalidMailto, InvalidScheme, NoValidDestinations)},
+	{name: "all-invalid", want: unusable(resolver.Found, 1, true, CodeHTTPNotAllowed, CodeInvalidMailto, CodeInvalidScheme, CodeNoValidDestinations)},
 	{name: "servfail", faults: []fault{{Name: "_smtp._tls.servfail.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.ServFail}}, want: inconclusive(resolver.ReasonServFail)},
 	{name: "timeout", faults: []fault{{Name: "_smtp._tls.timeout.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Drop}}, want: inconclusive(resolver.ReasonTimeout)},
 	{name: "refused", faults: []fault{{Name: "_smtp._tls.refused.tlsrpt.test", Type: resolver.TypeTXT, Fault: dnstest.Refused}}, want: inconclusive(resolver.ReasonRefused)},

@@ -28,13 +28,13 @@ func (k Kind) Valid() bool { return k == KindMailto || k == KindHTTPS }
 func (k Kind) code() Code {
 	switch k {
 	case KindHTTP:
-		return HTTPNotAllowed
+		return CodeHTTPNotAllowed
 	case KindInvalidScheme:
-		return InvalidScheme
+		return CodeInvalidScheme
 	case KindBadMailto:
-		return InvalidMailto
+		return CodeInvalidMailto
 	case KindBadHTTPS:
-		return InvalidHTTPS
+		return CodeInvalidHTTPS
 	}
 	return ""
 }

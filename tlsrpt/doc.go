@@ -21,4 +21,17 @@
 //
 // Limits: one TXT query per check; extension names of at most
 // [MaxExtensionNameLength] characters (RFC 8460 §3).
+//
+// # Shape
+//
+// Parse, Select, Check, Result and Codes, as in every protocol package of
+// this module.
+// [Parse] reads one record (pure; its errors wrap [ErrSyntax]), and
+// [Select] picks the TLS-RPT records among a name's TXT strings.
+// [Check] does the I/O through a [resolver.Resolver] and returns a
+// [Result] of facts; a fact that could not be determined is nil or its
+// enumeration's unknown value (see the resolver package doc), never
+// absent. [Codes] lists the
+// finding codes a Result may carry, in the order they are reported; the
+// judgement (status, severity, wording) is the caller's.
 package tlsrpt

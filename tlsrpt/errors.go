@@ -15,8 +15,8 @@ var ErrSyntax = errors.New("tlsrpt: syntax error")
 type SyntaxError struct {
 	// Field is the part of the record that is wrong.
 	Field string
-	// Code is the finding a Check reports for this problem: SyntaxErrorCode
-	// or MissingRUA.
+	// Code is the finding a Check reports for this problem: CodeSyntaxError
+	// or CodeMissingRUA.
 	Code Code
 	// Reason explains the problem in plain English.
 	Reason string

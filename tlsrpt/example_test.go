@@ -31,11 +31,11 @@ _smtp._tls  TXT  "v=TLSRPTv1; rua=mailto:tls@example.test,https://example.test/t
 	}
 	r := dnstest.NewResolver(z)
 	res := tlsrpt.Check(context.Background(), r, "example.test")
-	fmt.Println("records:", res.RecordCount, "configured:", res.Configured)
-	fmt.Println("destinations:", res.DestinationCount, "mailto:", res.MailtoDestinationCount, "https:", res.HTTPSDestinationCount)
+	fmt.Println("records:", *res.RecordCount, "configured:", *res.Configured)
+	fmt.Println("destinations:", *res.DestinationCount, "mailto:", *res.MailtoDestinationCount, "https:", *res.HTTPSDestinationCount)
 
 	res = tlsrpt.Check(context.Background(), r, "other.example.test")
-	fmt.Println("records:", res.RecordCount, "configured:", res.Configured, "outcome:", res.Outcome)
+	fmt.Println("records:", *res.RecordCount, "configured:", *res.Configured, "outcome:", res.Outcome)
 	// Output:
 	// records: 1 configured: true
 	// destinations: 2 mailto: 1 https: 1

@@ -76,10 +76,10 @@ func Select(txts []string) []string {
 func Parse(s string) (Record, error) {
 	rest, ok := strings.CutPrefix(s, versionTag)
 	if !ok {
-		return Record{}, syntaxErr(s, SyntaxErrorCode, "does not start with %q", versionTag)
+		return Record{}, syntaxErr(s, CodeSyntaxError, "does not start with %q", versionTag)
 	}
 	if t := strings.TrimLeft(rest, " \t"); t != "" && t[0] != ';' {
-		return Record{}, syntaxErr(s, SyntaxErrorCode, "expected ';' after the version")
+		return Record{}, syntaxErr(s, CodeSyntaxError, "expected ';' after the version")
 	}
 	var r Record
 	parts := strings.Split(rest, ";")[1:]
@@ -89,7 +89,7 @@ func Parse(s string) (Record, error) {
 			if i == len(parts)-1 {
 				break // optional final delimiter
 			}
-			return Record{}, syntaxErr(s, SyntaxErrorCode, "empty field")
+			return Record{}, syntaxErr(s, CodeSyntaxError, "empty field")
 		}
 		f, uris, err := parseField(part)
 		if err != nil {
@@ -99,7 +99,7 @@ func Parse(s string) (Record, error) {
 		r.RUA = append(r.RUA, uris...)
 	}
 	if r.RUAFieldCount() == 0 {
-		return Record{}, syntaxErr(s, MissingRUA, "no rua field")
+		return Record{}, syntaxErr(s, CodeMissingRUA, "no rua field")
 	}
 	return r, nil
 }
@@ -108,7 +108,7 @@ func Parse(s string) (Record, error) {
 func parseField(part string) (Field, []string, error) {
 	name, value, ok := strings.Cut(part, "=")
 	if !ok {
-		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "field without '='")
+		return Field{}, nil, syntaxErr(part, CodeSyntaxError, "field without '='")
 	}
 	if name == "rua" {
 		uris, err := parseRUA(value)
@@ -118,10 +118,10 @@ func parseField(part string) (Field, []string, error) {
 		return Field{Name: name, Value: strings.Join(uris, ",")}, uris, nil
 	}
 	if !tagrec.ValidExtensionName(name) {
-		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field name")
+		return Field{}, nil, syntaxErr(part, CodeSyntaxError, "invalid field name")
 	}
 	if !tagrec.ValidExtensionValue(value) {
-		return Field{}, nil, syntaxErr(part, SyntaxErrorCode, "invalid field value")
+		return Field{}, nil, syntaxErr(part, CodeSyntaxError, "invalid field value")
 	}
 	return Field{Name: name, Value: value}, nil, nil
 }
@@ -132,10 +132,10 @@ func parseRUA(value string) ([]string, error) {
 	for u := range strings.SplitSeq(value, ",") {
 		u = strings.Trim(u, " \t")
 		if u == "" {
-			return nil, syntaxErr(value, SyntaxErrorCode, "empty URI in rua")
+			return nil, syntaxErr(value, CodeSyntaxError, "empty URI in rua")
 		}
 		if strings.ContainsAny(u, " \t") {
-			return nil, syntaxErr(value, SyntaxErrorCode, "white space inside a URI")
+			return nil, syntaxErr(value, CodeSyntaxError, "white space inside a URI")
 		}
 		uris = append(uris, u)
 	}

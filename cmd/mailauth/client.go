@@ -91,10 +91,10 @@ func remoteScan(ctx context.Context, base string, req mailauth.ScanRequest) (mai
 }
 
 // remotePtr asks the service at base to check ip.
-func remotePtr(ctx context.Context, base, ip string) (mailauth.PtrCheckSummary, []byte, error) {
+func remotePtr(ctx context.Context, base, ip string) (mailauth.PTRCheckSummary, []byte, error) {
 	raw, err := post(ctx, base, "/api/ptr-check", map[string]string{"sendingIp": ip})
 	if err != nil {
-		return mailauth.PtrCheckSummary{}, nil, err
+		return mailauth.PTRCheckSummary{}, nil, err
 	}
 	sum, err := decodePtrCheckSummary(raw)
 	return sum, escapeJSONControls(raw), err
@@ -191,7 +191,7 @@ type (
 		scanAlias
 		Checks []wireCheck `json:"checks"`
 	}
-	ptrAlias mailauth.PtrCheckSummary
+	ptrAlias mailauth.PTRCheckSummary
 	wirePtr  struct {
 		ptrAlias
 		Check wireCheck `json:"check"`
@@ -217,12 +217,12 @@ func decodeScanSummary(raw []byte) (mailauth.ScanSummary, error) {
 }
 
 // decodePtrCheckSummary decodes the service's PtrCheckSummary JSON.
-func decodePtrCheckSummary(raw []byte) (mailauth.PtrCheckSummary, error) {
+func decodePtrCheckSummary(raw []byte) (mailauth.PTRCheckSummary, error) {
 	var w wirePtr
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return mailauth.PtrCheckSummary{}, fmt.Errorf("service answer: %w", err)
+		return mailauth.PTRCheckSummary{}, fmt.Errorf("service answer: %w", err)
 	}
-	sum := mailauth.PtrCheckSummary(w.ptrAlias)
+	sum := mailauth.PTRCheckSummary(w.ptrAlias)
 	cs, err := w.Check.summary()
 	sum.Check = cs
 	return sum, err
@@ -250,17 +250,17 @@ func (w wireCheck) summary() (mailauth.CheckSummary, error) {
 func newDiagnostics(id mailauth.CheckID) mailauth.Diagnostics {
 	switch id {
 	case mailauth.CheckSPF:
-		return &mailauth.SpfDiagnostics{}
+		return &mailauth.SPFDiagnostics{}
 	case mailauth.CheckDKIM:
-		return &mailauth.DkimDiagnostics{}
+		return &mailauth.DKIMDiagnostics{}
 	case mailauth.CheckDMARC:
-		return &mailauth.DmarcDiagnostics{}
+		return &mailauth.DMARCDiagnostics{}
 	case mailauth.CheckMTASTS:
-		return &mailauth.MtaStsDiagnostics{}
+		return &mailauth.MTASTSDiagnostics{}
 	case mailauth.CheckTLSRPT:
-		return &mailauth.TlsRptDiagnostics{}
+		return &mailauth.TLSRPTDiagnostics{}
 	case mailauth.CheckPTR:
-		return &mailauth.PtrDiagnostics{}
+		return &mailauth.PTRDiagnostics{}
 	}
 	return nil
 }

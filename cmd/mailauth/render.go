@@ -140,7 +140,7 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 }
 
 // renderPtr prints a sending-IP report.
-func renderPtr(w io.Writer, s mailauth.PtrCheckSummary, o renderOptions) {
+func renderPtr(w io.Writer, s mailauth.PTRCheckSummary, o renderOptions) {
 	p := printer{w, o}
 	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), cleanText(s.SendingIP)), ansiBold))
 	p.line("")

@@ -110,7 +110,7 @@ func TestRenderColor(t *testing.T) {
 
 func TestRenderPtr(t *testing.T) {
 	t.Parallel()
-	s := mailauth.PtrCheckSummary{SendingIP: "2001:4860:4860::8888", Check: sampleScan().Checks[6], Disclaimer: lt("仅供参考。", "For information only.")}
+	s := mailauth.PTRCheckSummary{SendingIP: "2001:4860:4860::8888", Check: sampleScan().Checks[6], Disclaimer: lt("仅供参考。", "For information only.")}
 	var b strings.Builder
 	renderPtr(&b, s, renderOptions{lang: "en", verbose: true})
 	want := `Sending IP check for 2001:4860:4860::8888

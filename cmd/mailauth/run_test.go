@@ -33,17 +33,17 @@ func (f *fakeService) Scan(ctx context.Context, req mailauth.ScanRequest) (maila
 	s := sampleScan()
 	s.Domain = req.Domain
 	s.UnicodeDomain = req.Domain
-	s.Checks[3].Diagnostics = &mailauth.DkimDiagnostics{KeyType: ptrTo("ed25519"), RecordCount: ptrTo(1)}
-	s.Checks[1].Diagnostics = &mailauth.SpfDiagnostics{SPFRecordCount: 1, DNSLookupLimit: 10}
+	s.Checks[3].Diagnostics = &mailauth.DKIMDiagnostics{KeyType: ptrTo(mailauth.DKIMKeyEd25519), RecordCount: ptrTo(1)}
+	s.Checks[1].Diagnostics = &mailauth.SPFDiagnostics{SPFRecordCount: 1, DNSLookupLimit: 10}
 	return s, f.err
 }
 
-func (f *fakeService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PtrCheckSummary, error) {
+func (f *fakeService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error) {
 	f.calls.Add(1)
 	c := sampleScan().Checks[6]
 	c.Status = mailauth.StatusPass
-	c.Diagnostics = &mailauth.PtrDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
-	return mailauth.PtrCheckSummary{SendingIP: ip.String(), Check: c, Disclaimer: lt("仅供参考。", "For information only.")}, f.err
+	c.Diagnostics = &mailauth.PTRDiagnostics{IPVersion: 4, ForwardRecordType: "A"}
+	return mailauth.PTRCheckSummary{SendingIP: ip.String(), Check: c, Disclaimer: lt("仅供参考。", "For information only.")}, f.err
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -107,7 +107,7 @@ func TestRemoteJSON(t *testing.T) {
 	if !reflect.DeepEqual(sum, want) {
 		t.Errorf("decoded summary differs:\n%+v\n%+v", sum, want)
 	}
-	if d, ok := sum.Checks[3].Diagnostics.(*mailauth.DkimDiagnostics); !ok || *d.KeyType != "ed25519" {
+	if d, ok := sum.Checks[3].Diagnostics.(*mailauth.DKIMDiagnostics); !ok || *d.KeyType != "ed25519" {
 		t.Errorf("dkim diagnostics: %#v", sum.Checks[3].Diagnostics)
 	}
 	local, _ := httpapi.Encode(want)
@@ -128,7 +128,7 @@ func TestRemotePtr(t *testing.T) {
 		t.Errorf("exit %d stderr %q\n%s", code, errOut, out)
 	}
 	code, out, _ = runCLI(t, nil, "ptr", "-json", "-server", srv.URL, "8.8.8.8")
-	if sum, err := decodePtrCheckSummary([]byte(out)); code != exitOK || err != nil || sum.Check.Diagnostics.(*mailauth.PtrDiagnostics).IPVersion != 4 {
+	if sum, err := decodePtrCheckSummary([]byte(out)); code != exitOK || err != nil || sum.Check.Diagnostics.(*mailauth.PTRDiagnostics).IPVersion != 4 {
 		t.Errorf("exit %d %v", code, err)
 	}
 }

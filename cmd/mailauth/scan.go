@@ -180,7 +180,7 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return inputExit(err, std.err)
 	}
-	var sum mailauth.PtrCheckSummary
+	var sum mailauth.PTRCheckSummary
 	var raw []byte
 	if c.server != "" {
 		sum, raw, err = remotePtr(ctx, c.server, c.ip)
@@ -223,7 +223,7 @@ func localScan(ctx context.Context, cfg mailauth.Config, req mailauth.ScanReques
 }
 
 // localPtr checks the IP in this process.
-func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth.PtrCheckSummary, []byte, error) {
+func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error) {
 	sum, err := mailauth.New(cfg).CheckIP(ctx, ip)
 	if err != nil {
 		return sum, nil, err

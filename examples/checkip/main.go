@@ -45,7 +45,7 @@ func main() {
 	}
 	c := sum.Check
 	fmt.Printf("%s: %s (%s)\n%s\n", sum.SendingIP, c.Status, c.Severity, c.Summary.EN)
-	if d, ok := c.Diagnostics.(*mailauth.PtrDiagnostics); ok {
+	if d, ok := c.Diagnostics.(*mailauth.PTRDiagnostics); ok {
 		fmt.Printf("PTR names: %s, forward lookups: %d of %d, forward-confirmed: %s\n",
 			count(d.PTRRecordCount), d.ForwardQueriesCompleted, d.ForwardQueryCount, yesNo(d.ForwardConfirmed))
 	}

@@ -3,7 +3,7 @@
 // registries (RFC 6890) and related RFCs.
 //
 // It is the one table behind three rules: a sending IP must be public
-// (rfc-notes.md section 10), an MX exchange that resolves only to
+// (doc/rfc-notes.md §10), an MX exchange that resolves only to
 // non-public addresses cannot receive Internet mail, and the MTA-STS policy
 // fetch never connects to a non-public address. Go's netip predicates are
 // not enough: IsPrivate covers only RFC 1918 and ULA, and IsGlobalUnicast
@@ -40,7 +40,7 @@ type entry struct {
 	class  Class
 }
 
-// v4 lists the IPv4 ranges that are not public (rfc-notes.md section 10).
+// v4 lists the IPv4 ranges that are not public (doc/rfc-notes.md §10).
 var v4 = []entry{
 	{netip.MustParsePrefix("0.0.0.0/8"), ThisNetwork},
 	{netip.MustParsePrefix("10.0.0.0/8"), Private},

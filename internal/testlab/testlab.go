@@ -4,7 +4,7 @@
 // CA made on the spot, serving MTA-STS policies by host name.
 //
 // Every address involved is 127.0.0.1: nothing here ever sends traffic
-// off the machine (DESIGN.md section 5).
+// off the machine (doc/design.md §5).
 package testlab
 
 import (

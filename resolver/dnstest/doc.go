@@ -22,7 +22,7 @@
 // wanted one, field by field.
 //
 // Zone files used in tests must point every host the code may connect to
-// at 127.0.0.1 or ::1 (DESIGN.md section 5).
+// at 127.0.0.1 or ::1 (doc/design.md §5).
 //
 // What this package does not do: delegations, zone cuts, DNSSEC, DNAME,
 // classes other than IN, or $INCLUDE; the SOA of a negative answer is the

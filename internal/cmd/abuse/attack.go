@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Shape of the attack (issue 13). Every number bounds the attack's size.
+// Shape of the attack (RELIABILITY.md). Every number bounds the attack's size.
 const (
 	slowPerSource  = 30                   // item 1: concurrent slow scans per hostile source
 	connsPerSource = 100                  // item 4: keep-alive connections each source tries to hold

@@ -1,4 +1,4 @@
-// Command abuse is the service's scripted attack and soak (issue 13),
+// Command abuse is the service's scripted attack and soak (RELIABILITY.md),
 // driven by scripts/abuse. It serves a lab on loopback — the real scanner
 // and handler behind the connection-limited listener, as `mailauth serve`
 // assembles them, over a dnstest DNS server with hostile zones — and runs

@@ -10,8 +10,8 @@ import (
 )
 
 // memoryScans is the number of concurrent scans of the big hostile
-// domain in -mode memory (issue 13, item 8: "64 at once peaked at 280
-// MB"), each from its own source.
+// domain in -mode memory, each from its own source (RELIABILITY.md:
+// 64 at once peaked at 280 MB).
 const memoryScans = 64
 
 // memoryResult is what the load process reports for -mode memory.

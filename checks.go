@@ -1,0 +1,172 @@
+package mailauth
+
+import (
+	"context"
+
+	"github.com/mailauth/mailauth/caa"
+	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mx"
+	"github.com/mailauth/mailauth/ptr"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// checkSpec describes one check once: everything else (the order of a
+// ScanSummary, the score weights, the DNS budget shares, the titles, the
+// fallback diagnostics and the rules on the developer page) derives from
+// checkTable.
+type checkSpec struct {
+	id    CheckID
+	title text
+	// weight is the check's share of the score; the weights sum to 100
+	// (doc/scoring.md).
+	weight int
+	// budget bounds the distinct DNS questions of the check, from its
+	// package's own limits, so that no check can spend what its siblings
+	// need. 0 means the check gets what the others leave (SPF only).
+	budget int
+	// check runs the check's package over dns (the check's share of the
+	// scan's budget) and judges its facts.
+	check func(r *run, ctx context.Context, dns resolver.Resolver) verdict
+	// unknown returns the check's diagnostics with every fact unknown, for
+	// a check that did not finish; nil where the contract has none.
+	unknown func(r *run) Diagnostics
+	// rules lists the check's judgement table: its named verdicts and the
+	// values of its finding table, for the developer page.
+	rules func() []rule
+}
+
+// checkTable lists the checks in the order a ScanSummary lists them
+// (doc/scoring.md).
+//
+// To add a ninth check: write its protocol package (Parse, Select,
+// Check, Result, Codes; see doc/design.md), declare its CheckID constant
+// in summary.go and, when the contract gives it diagnostics, its
+// Diagnostics type, write its judge_<id>.go (the rule table, the check
+// method and the pure judge function), and add one row here, taking the
+// weight from the other rows so the weights still sum to 100. Nothing
+// else lists the checks.
+var checkTable = []checkSpec{
+	{
+		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
+		budget: 1 + 2 + 2*mx.MaxExchanges, // MX; A/AAAA of the domain (implicit MX) or of each exchange
+		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
+	},
+	{
+		id: CheckSPF, title: msg("发件授权（SPF）", "Sender authorization (SPF)"), weight: 20,
+		budget: 0, // the rest: see spfBudget
+		check:  (*run).checkSPF, unknown: unknownSPF, rules: spfCheckRules,
+	},
+	{
+		id: CheckDMARC, title: msg("DMARC 策略", "DMARC policy"), weight: 25,
+		budget: dmarc.MaxTreeWalk + 2 + dmarc.MaxExternalDestinations, // the walk (RFC 9989 §4.10); MX and TXT of the domain; RFC 9990 §3 authorizations
+		check:  (*run).checkDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
+	},
+	{
+		id: CheckDKIM, title: msg("DKIM 公钥", "DKIM public key"), weight: 10,
+		budget: 1, // the selector's TXT
+		check:  (*run).checkDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
+	},
+	{
+		id: CheckMTASTS, title: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"), weight: 10,
+		budget: 3, // _mta-sts TXT; A and AAAA of the policy host
+		check:  (*run).checkMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
+	},
+	{
+		id: CheckTLSRPT, title: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"), weight: 5,
+		budget: 1, // _smtp._tls TXT
+		check:  (*run).checkTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
+	},
+	{
+		id: CheckPTR, title: msg("反向解析（PTR）", "Reverse DNS (PTR)"), weight: 10,
+		budget: 1 + ptr.MaxForward, // PTR; forward lookups
+		check:  (*run).checkPTR, unknown: unknownPTR, rules: ptrCheckRules,
+	},
+	{
+		id: CheckCAA, title: msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"), weight: 5,
+		budget: caa.MaxClimb + 1, // the climb (RFC 8659 §3); mta-sts.<domain>
+		check:  (*run).checkCAA, unknown: noDiagnostics, rules: caaCheckRules,
+	},
+}
+
+// CheckOrder returns the checks in the fixed order of a ScanSummary.
+func CheckOrder() []CheckID {
+	out := make([]CheckID, len(checkTable))
+	for i, c := range checkTable {
+		out[i] = c.id
+	}
+	return out
+}
+
+// specOf returns the row of check id.
+func specOf(id CheckID) (checkSpec, bool) {
+	for _, c := range checkTable {
+		if c.id == id {
+			return c, true
+		}
+	}
+	return checkSpec{}, false
+}
+
+// column derives one column of checkTable as a map, for the rows where
+// keep holds.
+func column[V any](get func(checkSpec) V, keep func(checkSpec) bool) map[CheckID]V {
+	out := make(map[CheckID]V, len(checkTable))
+	for _, c := range checkTable {
+		if keep(c) {
+			out[c.id] = get(c)
+		}
+	}
+	return out
+}
+
+func every(checkSpec) bool { return true }
+
+// titles of the checks.
+var titles = column(func(c checkSpec) text { return c.title }, every)
+
+// weights of the checks; they sum to 100.
+var weights = column(func(c checkSpec) int { return c.weight }, every)
+
+// checkBudgets are the fixed budget shares; SPF's is spfBudget.
+var checkBudgets = column(func(c checkSpec) int { return c.budget }, func(c checkSpec) bool { return c.budget > 0 })
+
+// checkFuncs binds the check functions of ids to r, each over its share
+// of the scan's budget.
+func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
+	out := make(map[CheckID]checkFunc, len(ids))
+	for _, id := range ids {
+		c, ok := specOf(id)
+		if !ok {
+			continue
+		}
+		out[id] = func(ctx context.Context) verdict { return c.check(r, ctx, r.dnsFor(id)) }
+	}
+	return out
+}
+
+// The fallback diagnostics of each check: every fact unknown, the
+// constants of the contract kept.
+
+func noDiagnostics(*run) Diagnostics { return nil }
+
+func unknownSPF(*run) Diagnostics { return &SPFDiagnostics{DNSLookupLimit: spfLookupLimit} }
+
+func unknownDMARC(*run) Diagnostics { return &DMARCDiagnostics{TreeWalkQueries: 1} }
+
+func unknownDKIM(r *run) Diagnostics {
+	if r.sel == "" {
+		return nil
+	}
+	return &DKIMDiagnostics{}
+}
+
+func unknownMTASTS(*run) Diagnostics { return &MTASTSDiagnostics{PolicyFetchState: FetchInconclusive} }
+
+func unknownTLSRPT(*run) Diagnostics { return &TLSRPTDiagnostics{} }
+
+func unknownPTR(r *run) Diagnostics {
+	if !r.ip.IsValid() {
+		return nil
+	}
+	return ptrBaseDiagnostics(r.ip)
+}
