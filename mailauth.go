@@ -1,0 +1,171 @@
+package mailauth
+
+// This file is the package's entry point: a Scanner, made by New from a
+// Config, runs a whole scan (Scan) or the check of one sending IP
+// (CheckIP). The checks themselves are described in checks.go; how one
+// scan runs them is in scanner.go and run.go.
+
+import (
+	"context"
+	"crypto/x509"
+	"net/netip"
+	"time"
+
+	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// DefaultScanTimeout bounds one scan (product choice, doc/design.md §2):
+// a check still running then is reported as not finished.
+const DefaultScanTimeout = 15 * time.Second
+
+// Config configures a Scanner. The zero value is usable: it resolves
+// through the servers of /etc/resolv.conf and fetches MTA-STS policies on
+// port 443 with the system roots.
+type Config struct {
+	// Resolver answers DNS questions. nil means a resolver.Client over
+	// DNSServers.
+	Resolver resolver.Resolver
+	// DNSServers are "host:port" recursive resolvers for the default
+	// Resolver; empty means /etc/resolv.conf.
+	DNSServers []string
+	// HTTPSPort is the port of the MTA-STS policy fetch (lab use); 0 = 443.
+	HTTPSPort int
+	// RootCAs are the roots trusted by the MTA-STS fetch; nil = system roots.
+	RootCAs *x509.CertPool
+	// AllowLoopbackTargets lets the MTA-STS fetch reach 127.0.0.0/8 and ::1
+	// (lab and test use only). No setting admits any other non-public range.
+	AllowLoopbackTargets bool
+	// FetchTimeout bounds the MTA-STS policy fetch; 0 = the mtasts default.
+	FetchTimeout time.Duration
+	// ScanTimeout bounds a whole scan; 0 = DefaultScanTimeout.
+	ScanTimeout time.Duration
+	// QueryBudget bounds the distinct DNS questions of one scan;
+	// 0 = resolver.DefaultBudget.
+	QueryBudget int
+	// DNSCacheBytes, when positive, puts a resolver.Cache of about this
+	// many bytes between the scans and Resolver: answers are shared
+	// across the Scanner's scans for their TTL (at most
+	// resolver.MaxCacheTTL). 0 means no cache shared across scans (each
+	// scan still asks a question once).
+	DNSCacheBytes int
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+	// OnLeak, when set, is called with the number of checks whose texts
+	// the redaction guard had to replace in one result. It never receives
+	// the values.
+	OnLeak func(n int)
+	// OnPanic, when set, is called with the id of a check that panicked
+	// (and was reported as not determined).
+	OnPanic func(CheckID)
+	// OnStats, when set, is called once with the figures of every scan
+	// that returns a result (benchmarks use it; see ScanStats).
+	OnStats func(ScanStats)
+}
+
+// Scanner runs scans. It is safe for concurrent use.
+type Scanner struct {
+	cfg      Config
+	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
+	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
+}
+
+// tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
+// resumption (each for at most mtasts.MaxSessionAge): a few hundred bytes
+// each, enough for the hosts scanned again within minutes at the
+// service's rate.
+const tlsSessions = 4096
+
+// New returns a Scanner for cfg.
+func New(cfg Config) *Scanner {
+	if cfg.Resolver == nil {
+		cfg.Resolver = &resolver.Client{Servers: cfg.DNSServers}
+	}
+	if cfg.ScanTimeout <= 0 {
+		cfg.ScanTimeout = DefaultScanTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Scanner{cfg: cfg, sessions: mtasts.NewSessionCache(tlsSessions)}
+	if cfg.DNSCacheBytes > 0 {
+		s.cache = resolver.NewCache(cfg.Resolver, cfg.DNSCacheBytes)
+	}
+	return s
+}
+
+// DNSCacheStats returns the counters of the cache shared across scans
+// (all zero without Config.DNSCacheBytes).
+func (s *Scanner) DNSCacheStats() resolver.CacheStats {
+	if s.cache == nil {
+		return resolver.CacheStats{}
+	}
+	return s.cache.Stats()
+}
+
+// Scan runs the eight checks for req. The error is an *InputError for an
+// invalid request, ErrResolverUnavailable when no DNS server answered, or
+// the context's error when ctx ended before the scan could start.
+func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
+	start := s.cfg.Now()
+	wallStart := time.Now()
+	r := s.newRun()
+	if err := r.parseRequest(req); err != nil {
+		return ScanSummary{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return ScanSummary{}, err
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
+	defer cancel()
+
+	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
+	if err := r.finish(parent, checks); err != nil {
+		return ScanSummary{}, err
+	}
+	out := r.summary(start, s.cfg.Now(), checks)
+	r.markGenerated(out.ScannedAt, out.Summary, out.Disclaimer)
+	if err := r.verify(out); err != nil {
+		return ScanSummary{}, err
+	}
+	r.stats(wallStart)
+	return out, nil
+}
+
+// CheckIP checks the PTR records of one public sending IP and their
+// forward confirmation. The error is an *InputError for a non-public
+// address or ErrResolverUnavailable when no DNS server answered.
+func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
+	start := s.cfg.Now()
+	r := s.newRun()
+	addr, err := NormalizeSendingIP(ip.String(), MaxSendingIPLenPtr)
+	if err != nil {
+		return PTRCheckSummary{}, err
+	}
+	r.ip = addr
+	r.guard.Allow(addr.String())
+	if err := ctx.Err(); err != nil {
+		return PTRCheckSummary{}, err
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
+	defer cancel()
+	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
+	if err := r.finish(parent, checks); err != nil {
+		return PTRCheckSummary{}, err
+	}
+	end := s.cfg.Now()
+	out := PTRCheckSummary{
+		SendingIP:  addr.String(),
+		CheckedAt:  end.UTC().Truncate(time.Millisecond),
+		DurationMs: max(end.Sub(start).Milliseconds(), 0),
+		Check:      checks[0],
+		Disclaimer: txtDisclaimer.with(),
+	}
+	r.markGenerated(out.CheckedAt, out.Disclaimer)
+	if err := r.verify(out); err != nil {
+		return PTRCheckSummary{}, err
+	}
+	return out, nil
+}
