@@ -479,18 +479,16 @@ func displayName(ascii string) string {
 	return u
 }
 
-// NormalizeSendingIP validates a sending IP field: raw length
-// MinSendingIPLen..maxLen (MaxSendingIPLenScan or MaxSendingIPLenPtr),
-// no zone, IPv4 or IPv6 text as netip.ParseAddr accepts it (no
-// surrounding spaces, brackets, leading zeros or short IPv4 forms), and a
-// public address per [ipclass.IsPublic]. An IPv4-mapped address is
-// returned unmapped (::ffff:8.8.8.8 gives 8.8.8.8), so the returned
-// address's String is the normalized echo. The error is always an
+// NormalizeSendingIP validates a sending IP address: no zone, IPv4 or
+// IPv6 text as netip.ParseAddr accepts it (no surrounding spaces,
+// brackets, leading zeros or short IPv4 forms), and a public address per
+// [ipclass.IsPublic]. An IPv4-mapped address is returned unmapped
+// (::ffff:8.8.8.8 gives 8.8.8.8), so the returned address's String is the
+// normalized echo. It bounds nothing but the address itself: the length
+// limits the API contract puts on a request's sendingIp member are
+// checked by [SendingIPMember.Normalize]. The error is always an
 // *InputError with Field "sendingIp".
-func NormalizeSendingIP(input string, maxLen int) (netip.Addr, error) {
-	if rule := checkLength(input, MinSendingIPLen, maxLen); rule != "" {
-		return netip.Addr{}, inputErr(FieldSendingIP, rule)
-	}
+func NormalizeSendingIP(input string) (netip.Addr, error) {
 	if strings.ContainsRune(input, '%') {
 		return netip.Addr{}, inputErr(FieldSendingIP, RuleZoneID)
 	}
@@ -503,6 +501,39 @@ func NormalizeSendingIP(input string, maxLen int) (netip.Addr, error) {
 		return netip.Addr{}, inputErr(FieldSendingIP, RuleNotPublicPrefix+InputRule(class))
 	}
 	return addr, nil
+}
+
+// SendingIPMember names a request member that carries a sending IP: the
+// API contract bounds its raw length differently in a scan and in a
+// ptr-check.
+type SendingIPMember int
+
+// The two request members that carry a sending IP.
+const (
+	// ScanSendingIP is ScanRequest.sendingIp: MinSendingIPLen to
+	// MaxSendingIPLenScan characters.
+	ScanSendingIP SendingIPMember = iota
+	// PTRCheckSendingIP is PtrCheckRequest.sendingIp: MinSendingIPLen to
+	// MaxSendingIPLenPtr characters.
+	PTRCheckSendingIP
+)
+
+// MaxLen is the longest raw value the contract accepts for the member.
+func (m SendingIPMember) MaxLen() int {
+	if m == PTRCheckSendingIP {
+		return MaxSendingIPLenPtr
+	}
+	return MaxSendingIPLenScan
+}
+
+// Normalize checks the member's raw length against the contract, then
+// validates the address with [NormalizeSendingIP]. The error is always an
+// *InputError with Field "sendingIp".
+func (m SendingIPMember) Normalize(input string) (netip.Addr, error) {
+	if rule := checkLength(input, MinSendingIPLen, m.MaxLen()); rule != "" {
+		return netip.Addr{}, inputErr(FieldSendingIP, rule)
+	}
+	return NormalizeSendingIP(input)
 }
 
 // ValidateSelector checks a DKIM selector against the contract: length

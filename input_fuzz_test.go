@@ -73,11 +73,11 @@ func FuzzNormalizeSendingIP(f *testing.F) {
 		f.Add(tc.input, tc.maxLen == MaxSendingIPLenPtr)
 	}
 	f.Fuzz(func(t *testing.T, input string, ptr bool) {
-		maxLen := MaxSendingIPLenScan
+		member := ScanSendingIP
 		if ptr {
-			maxLen = MaxSendingIPLenPtr
+			member = PTRCheckSendingIP
 		}
-		addr, err := NormalizeSendingIP(input, maxLen)
+		addr, err := member.Normalize(input)
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) || ie.Field != FieldSendingIP || ie.Rule == "" {
@@ -92,7 +92,7 @@ func FuzzNormalizeSendingIP(f *testing.F) {
 		if err != nil || back != addr {
 			t.Fatalf("NormalizeSendingIP(%q) = %v; String re-parses to %v, %v", input, addr, back, err)
 		}
-		again, err := NormalizeSendingIP(addr.String(), maxLen)
+		again, err := member.Normalize(addr.String())
 		if err != nil || again != addr {
 			t.Fatalf("NormalizeSendingIP(%q) = %v; again = %v, %v", input, addr, again, err)
 		}

@@ -414,9 +414,13 @@ func TestNormalizeSendingIP(t *testing.T) {
 		if maxLen == 0 {
 			maxLen = MaxSendingIPLenScan
 		}
+		member := ScanSendingIP
+		if maxLen == MaxSendingIPLenPtr {
+			member = PTRCheckSendingIP
+		}
 		t.Run(tc.input, func(t *testing.T) {
 			t.Parallel()
-			got, err := NormalizeSendingIP(tc.input, maxLen)
+			got, err := member.Normalize(tc.input)
 			if tc.rule != "" {
 				assertInputError(t, err, FieldSendingIP, tc.rule)
 				if got.IsValid() {
@@ -507,4 +511,24 @@ func BenchmarkNormalizeDomain(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestSendingIPMemberBounds: the length bounds belong to the request
+// member, not to the address: a 46-character text is too long for a scan
+// but, in a ptr-check, fails only as an address; NormalizeSendingIP
+// itself bounds no length.
+func TestSendingIPMemberBounds(t *testing.T) {
+	t.Parallel()
+	long := "2606:4700:4700:0000:0000:0000:0000:1111" + strings.Repeat(" ", 7) // 46 characters
+	_, err := ScanSendingIP.Normalize(long)
+	assertInputError(t, err, FieldSendingIP, RuleTooLong)
+	_, err = PTRCheckSendingIP.Normalize(long)
+	assertInputError(t, err, FieldSendingIP, RuleNotAnIP)
+	_, err = PTRCheckSendingIP.Normalize(long + "xx")
+	assertInputError(t, err, FieldSendingIP, RuleTooLong)
+	if got, err := NormalizeSendingIP("::ffff:8.8.8.8"); err != nil || got.String() != "8.8.8.8" {
+		t.Errorf("NormalizeSendingIP(::ffff:8.8.8.8) = %v, %v", got, err)
+	}
+	_, err = NormalizeSendingIP("")
+	assertInputError(t, err, FieldSendingIP, RuleNotAnIP)
 }

@@ -139,7 +139,7 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
-	addr, err := NormalizeSendingIP(ip.String(), MaxSendingIPLenPtr)
+	addr, err := NormalizeSendingIP(ip.String())
 	if err != nil {
 		return PTRCheckSummary{}, err
 	}

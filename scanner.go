@@ -99,7 +99,7 @@ func (r *run) parseRequest(req ScanRequest) error {
 		r.guard.Allow(r.sel)
 	}
 	if req.SendingIP != "" {
-		addr, err := NormalizeSendingIP(req.SendingIP, MaxSendingIPLenScan)
+		addr, err := ScanSendingIP.Normalize(req.SendingIP)
 		if err != nil {
 			return err
 		}

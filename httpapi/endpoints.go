@@ -42,7 +42,7 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 		writeError(w, r, fieldError("sendingIp", "required"))
 		return
 	}
-	ip, err := mailauth.NormalizeSendingIP(raw, mailauth.MaxSendingIPLenPtr)
+	ip, err := mailauth.PTRCheckSendingIP.Normalize(raw)
 	if err != nil {
 		writeError(w, r, inputError(err))
 		return
@@ -97,7 +97,7 @@ func scanRequest(body map[string]string) (mailauth.ScanRequest, *apiError) {
 		req.DKIMSelector = sel
 	}
 	if ip, ok := body["sendingIp"]; ok {
-		if _, err := mailauth.NormalizeSendingIP(ip, mailauth.MaxSendingIPLenScan); err != nil {
+		if _, err := mailauth.ScanSendingIP.Normalize(ip); err != nil {
 			e := inputError(err)
 			return req, &e
 		}

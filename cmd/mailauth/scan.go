@@ -176,7 +176,7 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 		return usageExit(err, std.err)
 	}
 	c.color = useColor(std.tty, getenv)
-	ip, err := mailauth.NormalizeSendingIP(c.ip, mailauth.MaxSendingIPLenPtr)
+	ip, err := mailauth.PTRCheckSendingIP.Normalize(c.ip)
 	if err != nil {
 		return inputExit(err, std.err)
 	}
@@ -205,7 +205,7 @@ func validateScan(req mailauth.ScanRequest) error {
 		}
 	}
 	if req.SendingIP != "" {
-		if _, err := mailauth.NormalizeSendingIP(req.SendingIP, mailauth.MaxSendingIPLenScan); err != nil {
+		if _, err := mailauth.ScanSendingIP.Normalize(req.SendingIP); err != nil {
 			return err
 		}
 	}
