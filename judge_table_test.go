@@ -205,7 +205,7 @@ func TestJudgeMXTable(t *testing.T) {
 func stsFetched(mode mtasts.Mode, codes ...mtasts.Code) mtasts.Result {
 	return mtasts.Result{Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true), FetchState: mtasts.Fetched,
 		HTTPStatus: 200, PolicyValid: new(true), PolicyMode: mode, MaxAge: new(int64(86400)), MXPatternCount: new(1),
-		Policy: mtasts.Policy{Mode: mode, MaxAge: 86400, MX: []string{"mx.example.com"}}, Findings: codes}
+		Policy: mtasts.Policy{Mode: mode, MaxAge: new(int64(86400)), MX: []string{"mx.example.com"}}, Findings: codes}
 }
 
 func TestJudgeMTASTSTable(t *testing.T) {

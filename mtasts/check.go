@@ -93,12 +93,12 @@ func (res *Result) applyPolicy(body string, opts Options) {
 	res.Policy = p
 	res.PolicyValid = new(len(rep.errs) == 0)
 	res.PolicyMode = p.Mode
-	if p.MaxAge >= 0 {
-		res.MaxAge = new(p.MaxAge)
+	if p.MaxAge != nil {
+		res.MaxAge = new(*p.MaxAge)
 	}
 	res.MXPatternCount = new(len(p.MX))
 	res.Findings = append(res.Findings, rep.codes()...)
-	if p.MaxAge == 0 {
+	if p.MaxAge != nil && *p.MaxAge == 0 {
 		res.Findings = append(res.Findings, CodePolicyMaxAgeZero)
 	}
 }

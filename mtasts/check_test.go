@@ -42,14 +42,14 @@ func (e *testEnv) options(d *recordingDialer) Options {
 
 type fault = dnstest.FaultAt
 
-var passPolicy = Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX: []string{"mail.example.com"}}
+var passPolicy = Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: new(int64(604800)), MX: []string{"mail.example.com"}}
 
 // fetched is the Result of a fetch that read a 200 body holding p.
 func fetched(p Policy, valid bool, codes ...Code) Result {
 	return Result{
 		Outcome: resolver.Found, AnnouncementRecordCount: new(1), AnnouncementValid: new(true),
 		FetchState: Fetched, HTTPStatus: 200, PolicyValid: new(valid), PolicyMode: p.Mode,
-		MaxAge: maxAge(p.MaxAge), MXPatternCount: new(len(p.MX)), Policy: p, Findings: codes,
+		MaxAge: p.MaxAge, MXPatternCount: new(len(p.MX)), Policy: p, Findings: codes,
 	}
 }
 
@@ -70,14 +70,6 @@ func announcement(outcome resolver.Outcome, reason resolver.Reason, count int, s
 	return res
 }
 
-// maxAge is the Result's MaxAge for a parsed Policy.MaxAge (-1 when the
-// field is missing or invalid).
-func maxAge(v int64) *int64 {
-	if v < 0 {
-		return nil
-	}
-	return &v
-}
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
@@ -137,15 +129,15 @@ func TestCheck(t *testing.T) {
 		{name: "extension", want: fetched(passPolicy, true)},
 		{name: "duplicate-id", want: fetched(passPolicy, true, CodeAnnouncementDuplicateField)},
 		{name: "cname", want: fetched(passPolicy, true)},
-		{name: "testing", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: 86400, MX: []string{"mail.example.com", "*.mx.example.net"}}, true)},
-		{name: "none", want: fetched(Policy{Version: "STSv1", Mode: ModeNone, MaxAge: 86400}, true)},
-		{name: "max-age-too-large", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: -1, MX: []string{"mail.example.com"}}, false, CodePolicyMaxAgeTooLarge)},
-		{name: "max-age-zero", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 0, MX: []string{"mail.example.com"}}, true, CodePolicyMaxAgeZero)},
-		{name: "missing-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800}, false, CodePolicyMXMissing)},
+		{name: "testing", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: new(int64(86400)), MX: []string{"mail.example.com", "*.mx.example.net"}}, true)},
+		{name: "none", want: fetched(Policy{Version: "STSv1", Mode: ModeNone, MaxAge: new(int64(86400))}, true)},
+		{name: "max-age-too-large", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MX: []string{"mail.example.com"}}, false, CodePolicyMaxAgeTooLarge)},
+		{name: "max-age-zero", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: new(int64(0)), MX: []string{"mail.example.com"}}, true, CodePolicyMaxAgeZero)},
+		{name: "missing-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: new(int64(604800))}, false, CodePolicyMXMissing)},
 		{name: "crlf", want: fetched(passPolicy, true)},
 		{name: "no-final-newline", want: fetched(passPolicy, true)},
-		{name: "duplicate-fields", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: 604800, MX: []string{"mail.example.com"}}, true, CodePolicyDuplicateField)},
-		{name: "invalid-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: 604800, MX: []string{"mail.*.example.com", "mail.example.com"}}, false, CodePolicyMXInvalid)},
+		{name: "duplicate-fields", want: fetched(Policy{Version: "STSv1", Mode: ModeTesting, MaxAge: new(int64(604800)), MX: []string{"mail.example.com"}}, true, CodePolicyDuplicateField)},
+		{name: "invalid-mx", want: fetched(Policy{Version: "STSv1", Mode: ModeEnforce, MaxAge: new(int64(604800)), MX: []string{"mail.*.example.com", "mail.example.com"}}, false, CodePolicyMXInvalid)},
 		{name: "html", want: fetched(passPolicy, true, CodePolicyMediaType)},
 		{name: "no-content-type", want: fetched(passPolicy, true, CodePolicyMediaType)},
 		{name: "v6", want: fetched(passPolicy, true), dials: []string{"[::1]:PORT"}},

@@ -27,7 +27,7 @@ func ExampleParsePolicy() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("mode:", p.Mode, "max_age:", p.MaxAge, "patterns:", len(p.MX))
+	fmt.Println("mode:", p.Mode, "max_age:", *p.MaxAge, "patterns:", len(p.MX))
 	for _, host := range []string{"mail.example.com", "a.mx.example.net", "a.b.mx.example.net", "mx.example.net"} {
 		fmt.Println(host, p.Matches(host))
 	}

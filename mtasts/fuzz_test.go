@@ -55,13 +55,13 @@ func FuzzParsePolicy(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParsePolicy(s)
-		if p.MaxAge < -1 || p.MaxAge > MaxMaxAge {
-			t.Fatalf("MaxAge %d out of range", p.MaxAge)
+		if p.MaxAge != nil && (*p.MaxAge < 0 || *p.MaxAge > MaxMaxAge) {
+			t.Fatalf("MaxAge %d out of range", *p.MaxAge)
 		}
 		if err != nil {
 			return
 		}
-		if p.Version != Version || p.Mode == "" || p.MaxAge < 0 {
+		if p.Version != Version || p.Mode == "" || p.MaxAge == nil {
 			t.Fatalf("ParsePolicy(%q) accepted %#v", s, p)
 		}
 		for _, mx := range p.MX {

@@ -43,8 +43,9 @@ type Policy struct {
 	// Mode is the mode of the first mode field when it is valid, else "".
 	Mode Mode
 	// MaxAge is the first max_age field in seconds when it is valid
-	// (0..MaxMaxAge), else -1.
-	MaxAge int64
+	// (0..MaxMaxAge); nil when the field is missing or invalid (the
+	// package's convention for an unknown fact, see the package doc).
+	MaxAge *int64
 	// MX lists the value of every mx field in order, as written, valid or
 	// not. Matches ignores the invalid ones.
 	MX []string
@@ -69,7 +70,9 @@ func (p Policy) String() string {
 	for _, mx := range p.MX {
 		line("mx", mx)
 	}
-	line("max_age", strconv.FormatInt(p.MaxAge, 10))
+	if p.MaxAge != nil {
+		line("max_age", strconv.FormatInt(*p.MaxAge, 10))
+	}
 	for _, e := range p.Extensions {
 		line(e.Name, e.Value)
 	}
@@ -102,7 +105,7 @@ func ParsePolicy(s string) (Policy, error) {
 }
 
 func parsePolicy(s string) policyReport {
-	rep := policyReport{policy: Policy{MaxAge: -1}}
+	rep := policyReport{}
 	seen := map[string]bool{}
 	lf, crlf := false, false
 	for s != "" {
@@ -190,7 +193,7 @@ func (rep *policyReport) setKnown(line, key, value string) {
 			rep.fail(syntaxErr(line, code, "max_age must be 0 to %d", MaxMaxAge))
 			return
 		}
-		rep.policy.MaxAge = n
+		rep.policy.MaxAge = &n
 	}
 }
 
