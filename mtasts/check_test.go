@@ -70,7 +70,6 @@ func announcement(outcome resolver.Outcome, reason resolver.Reason, count int, s
 	return res
 }
 
-
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
