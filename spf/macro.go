@@ -209,7 +209,7 @@ type macroValue func(letter byte) (string, bool)
 
 // expandDomainSpec expands a valid domain-spec with %{d} = cur and %{o} =
 // sender (RFC 7208 §7.3, §7.4) and returns the name to query, lower-case
-// without a trailing dot, cut to MaxDomainLength (§4.8). ok is false when
+// without a trailing dot, cut to MaxDomainLength (§7.1). ok is false when
 // the spec needs any other macro.
 func expandDomainSpec(spec, cur, sender string) (name string, ok bool) {
 	return expandName(spec, scanMacros(cur, sender))
@@ -231,7 +231,7 @@ func scanMacros(cur, sender string) macroValue {
 
 // expandName expands a domain-spec with the values of val and returns the
 // name to query, lower-case without a trailing dot, cut to
-// MaxDomainLength (§4.8). ok is false when the spec is not a valid
+// MaxDomainLength (§7.1). ok is false when the spec is not a valid
 // macro-string or needs a letter val does not have.
 func expandName(spec string, val macroValue) (string, bool) {
 	s, ok := expandText(spec, val, maxNameText)
@@ -243,7 +243,7 @@ func expandName(spec string, val macroValue) (string, bool) {
 
 // maxNameText bounds the text expandName keeps while it expands a
 // domain-spec. Only the right-most MaxDomainLength octets of a name, and
-// the dot before them, survive the cut from the left (RFC 7208 §7.3; the
+// the dot before them, survive the cut from the left (RFC 7208 §7.1; the
 // OpenSPF case domain-name-truncation), so the text left of the last
 // maxNameText octets can be dropped as it grows: the name is the same,
 // and a record of many macros (each up to three times the 256-octet
@@ -383,7 +383,7 @@ func urlEscape(s string) string {
 }
 
 // finishName lower-cases an expanded name, drops one trailing dot and cuts
-// it to MaxDomainLength by removing left-most labels (RFC 7208 §4.8). A
+// it to MaxDomainLength by removing left-most labels (RFC 7208 §7.1). A
 // name left with one label still too long is returned as it is.
 func finishName(s string) string {
 	s = strings.ToLower(strings.TrimSuffix(s, "."))
