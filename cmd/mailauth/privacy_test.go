@@ -30,10 +30,12 @@ type canary struct {
 
 // newCanaries makes n canaries of random, unmistakable values: public
 // sending IPs (IPv4 and IPv6), and clients (as the trusted proxy's
-// X-Forwarded-For) of both families.
+// X-Forwarded-For) of both families. No two clients share a rate-limit
+// source (an IPv4 address or an IPv6 /64), so each has its own counter.
 func newCanaries(n int) []canary {
 	out := make([]canary, n)
-	for i := range out {
+	sources := map[string]bool{}
+	for i := 0; i < n; {
 		r := randHex(6)
 		b := make([]byte, 6)
 		_, _ = rand.Read(b)
@@ -46,9 +48,23 @@ func newCanaries(n int) []canary {
 			c.sendingIP = fmt.Sprintf("2a00:1450:%x:%x::%x", 0x1000+int(b[0])<<4, 0x1000+int(b[1])<<4, 0x1000+int(b[2]))
 			c.client = fmt.Sprintf("198.%d.%d.%d", 100+b[3]%100, 100+b[4]%100, 100+b[5]%100)
 		}
-		out[i] = c
+		if src := clientSource(c.client); !sources[src] {
+			sources[src] = true
+			out[i] = c
+			i++
+		}
 	}
 	return out
+}
+
+// clientSource is the rate-limit source of a client address: the address
+// itself for IPv4, its /64 for IPv6.
+func clientSource(client string) string {
+	a := netip.MustParseAddr(client)
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 func randHex(n int) string {
