@@ -19,16 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Timeouts and sizes of the HTTP server. WriteTimeout leaves room for a
-// full scan (mailauth.DefaultScanTimeout) plus the wait for a slot.
+// shutdownTimeout lets every request in flight finish (the server's
+// write timeout); redisPingTimeout bounds the start-up check of Redis.
 const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = mailauth.DefaultScanTimeout + httpapi.DefaultQueueWait + 10*time.Second
-	idleTimeout       = 60 * time.Second
-	maxHeaderBytes    = 16 << 10
-	shutdownTimeout   = writeTimeout
-	redisPingTimeout  = 2 * time.Second
+	shutdownTimeout  = httpapi.ServerWriteTimeout
+	redisPingTimeout = 2 * time.Second
 )
 
 // Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
@@ -249,17 +244,7 @@ func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *sl
 		return err
 	}
 	ln := httpapi.LimitListener(raw, lo)
-	srv := &http.Server{
-		ConnState:                    ln.ConnState,
-		Handler:                      h,
-		ReadHeaderTimeout:            readHeaderTimeout,
-		ReadTimeout:                  readTimeout,
-		WriteTimeout:                 writeTimeout,
-		IdleTimeout:                  idleTimeout,
-		MaxHeaderBytes:               maxHeaderBytes,
-		DisableGeneralOptionsHandler: true, // OPTIONS * gets the handler's JSON 405
-		ErrorLog:                     log.New(serverErrorLog{logger}, "", 0),
-	}
+	srv := httpapi.NewServer(h, ln, log.New(serverErrorLog{logger}, "", 0))
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("open", pageURL(ln.Addr().String())))
 	if ready != nil {
 		ready(ln.Addr().String())

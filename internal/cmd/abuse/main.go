@@ -27,6 +27,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
 // loadEnv marks the child process that generates the load.
@@ -166,7 +168,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 // settleMax bounds the wait for the server to return to rest after the
 // load: idle connections close after the server's IdleTimeout, scans end
 // within their deadline.
-const settleMax = idleTimeout + 30*time.Second
+const settleMax = httpapi.ServerIdleTimeout + 30*time.Second
 
 // settle waits until the server has no connection open and at most the
 // baseline's goroutines (or settleMax), then reads a sample.

@@ -21,13 +21,8 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// Server settings, as `mailauth serve` sets them (cmd/mailauth/serve.go).
+// The server is httpapi.NewServer, as `mailauth serve` runs it.
 const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = mailauth.DefaultScanTimeout + httpapi.DefaultQueueWait + 10*time.Second
-	idleTimeout       = 60 * time.Second
-	maxHeaderBytes    = 16 << 10
 	// labMaxKeys is the memory limiter's key capacity in the lab
 	// (MemoryLimiterOptions.MaxKeys): small, so the key flood fills it
 	// quickly.
@@ -79,11 +74,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		TrustedProxies: proxy,
 		Logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})
-	srv := &http.Server{
-		Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, WriteTimeout: writeTimeout,
-		IdleTimeout: idleTimeout, MaxHeaderBytes: maxHeaderBytes, ConnState: ln.ConnState,
-		ErrorLog: log.New(io.Discard, "", 0),
-	}
+	srv := httpapi.NewServer(h, ln, log.New(io.Discard, "", 0))
 	go func() { _ = srv.Serve(ln) }()
 	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), stopDNS: stopDNS}, nil
 }

@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/mailauth/mailauth"
+)
+
+// Timeouts and sizes of the HTTP server the service runs in. WriteTimeout
+// leaves room for a full scan (mailauth.DefaultScanTimeout) plus the wait
+// for a slot.
+const (
+	// ServerReadHeaderTimeout bounds reading a request's header.
+	ServerReadHeaderTimeout = 5 * time.Second
+	// ServerReadTimeout bounds reading a whole request (8 KiB at most).
+	ServerReadTimeout = 10 * time.Second
+	// ServerWriteTimeout bounds a request from its header to the end of
+	// the answer.
+	ServerWriteTimeout = mailauth.DefaultScanTimeout + DefaultQueueWait + 10*time.Second
+	// ServerIdleTimeout frees a keep-alive connection left idle.
+	ServerIdleTimeout = 60 * time.Second
+	// ServerMaxHeaderBytes bounds a request's header.
+	ServerMaxHeaderBytes = 16 << 10
+)
+
+// NewServer returns the http.Server that serves h on ln (from
+// LimitListener) with the service's timeouts and sizes; errorLog receives
+// net/http's own error messages. OPTIONS * reaches h, which answers it
+// with the JSON 405.
+func NewServer(h http.Handler, ln *Listener, errorLog *log.Logger) *http.Server {
+	return &http.Server{
+		ConnState:                    ln.ConnState,
+		Handler:                      h,
+		ReadHeaderTimeout:            ServerReadHeaderTimeout,
+		ReadTimeout:                  ServerReadTimeout,
+		WriteTimeout:                 ServerWriteTimeout,
+		IdleTimeout:                  ServerIdleTimeout,
+		MaxHeaderBytes:               ServerMaxHeaderBytes,
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     errorLog,
+	}
+}
