@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -45,6 +46,27 @@ func BenchmarkScanDelayedDNS(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Scan(context.Background(), req); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGuardRecord records the TXT records of one scan (SPF, DMARC,
+// TLS-RPT, an MTA-STS policy) into a fresh redaction Set that uses the
+// output vocabulary, as the scanner's guard does for every answer.
+func BenchmarkGuardRecord(b *testing.B) {
+	v := outputVocabulary()
+	texts := []string{
+		"v=spf1 ip4:192.0.2.7/24 ip4:198.51.100.0/24 ip6:2001:db8:7::/48 include:_spf7.provider.example.net include:_netblocks.mail.example.org a mx ~all",
+		"v=DMARC1; p=reject; sp=quarantine; rua=mailto:dmarc-reports@receiver.example.net,mailto:agg@example.com; ruf=mailto:forensic@example.com; fo=1; adkim=s; aspf=r; pct=100",
+		"v=TLSRPTv1; rua=mailto:tlsrpt@receiver.example.net,https://report.example.net/v1/tlsrpt",
+		"version: STSv1\nmode: enforce\nmx: mail.example.com\nmx: *.mx.provider.example.net\nmax_age: 604800\n",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := redact.NewSet()
+		s.UseVocabulary(v)
+		for _, t := range texts {
+			s.AddText(t)
 		}
 	}
 }
