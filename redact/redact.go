@@ -55,8 +55,8 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 type Set struct {
 	mu         sync.RWMutex
 	values     map[string]struct{}
-	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
-	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
+	byGram     map[uint32][]string     // recorded values by their first 4 bytes, for Contains
+	first2     [prefixBits / 64]uint64 // bit set of the values' first 2 bytes, hashed: skips most map lookups
 	allow      map[string]struct{}
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
@@ -108,6 +108,19 @@ func (v *Vocabulary) contains(f string) bool {
 	return len(v.index.Lookup([]byte(f), 1)) > 0
 }
 
+// prefixBits is the size of a Set's filter of first two bytes: 4,096 bits
+// (512 bytes per scan, where one bit per possible pair took 8 KB) give
+// few false positives for the dozens to hundreds of values a scan
+// records, and a false positive only costs a map lookup.
+const prefixBits = 1 << 12
+
+// prefixBit returns the word and bit of the filter for a value starting
+// with the bytes a and b.
+func prefixBit(a, b byte) (word int, bit uint64) {
+	h := (uint(a)*131 + uint(b)) & (prefixBits - 1)
+	return int(h / 64), 1 << (h % 64)
+}
+
 func gram(s string) uint32 {
 	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 }
@@ -153,8 +166,8 @@ func (s *Set) record(f string) bool {
 		s.bytes += len(f)
 		s.values[f] = struct{}{}
 		s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
-		p := uint16(f[0])<<8 | uint16(f[1])
-		s.first2[p/64] |= 1 << (p % 64)
+		w, bit := prefixBit(f[0], f[1])
+		s.first2[w] |= bit
 	}
 	return true
 }
@@ -349,7 +362,7 @@ func (s *Set) containsRecorded(t string) bool {
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.
 	for i := 0; i+MinLen <= len(t); i++ {
-		if p := uint16(t[i])<<8 | uint16(t[i+1]); s.first2[p/64]&(1<<(p%64)) == 0 {
+		if w, bit := prefixBit(t[i], t[i+1]); s.first2[w]&bit == 0 {
 			continue
 		}
 		for _, v := range s.byGram[gram(t[i:])] {
@@ -449,7 +462,7 @@ func (s *Set) containsLower(t []byte) bool {
 // it into a string. Called with mu held (read).
 func (s *Set) recordedIn(t []byte) bool {
 	for i := 0; i+MinLen <= len(t); i++ {
-		if p := uint16(t[i])<<8 | uint16(t[i+1]); s.first2[p/64]&(1<<(p%64)) == 0 {
+		if w, bit := prefixBit(t[i], t[i+1]); s.first2[w]&bit == 0 {
 			continue
 		}
 		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
