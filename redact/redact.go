@@ -381,7 +381,8 @@ func (s *Set) containsRecorded(t string) bool {
 // It reads the strings straight out of the validated document instead of
 // decoding it into maps and slices: outside its strings a valid JSON
 // document holds no quotation mark, so each one opens a string. Only a
-// string with escapes is unquoted by the JSON decoder.
+// string with escapes is unquoted by the JSON decoder; any other is its
+// own bytes (a scan's Chinese texts are read without a decoder).
 func (s *Set) Verify(body []byte) error {
 	if !json.Valid(body) {
 		return errors.New("redact: decode output: not valid JSON")
@@ -396,12 +397,15 @@ func (s *Set) Verify(body []byte) error {
 		raw := body[i+1 : end]
 		var hit bool
 		switch {
-		case escaped || !isASCII(raw):
+		case escaped:
 			var str string
 			if err := json.Unmarshal(body[i:end+1], &str); err != nil {
 				return fmt.Errorf("redact: decode output: %w", err)
 			}
 			hit = s.Contains(str)
+		case !isASCII(raw):
+			// Valid JSON without escapes: the bytes are the string's UTF-8.
+			hit = s.Contains(string(raw))
 		default:
 			lower = asciiLower(lower[:0], raw)
 			hit = s.containsLower(lower)
