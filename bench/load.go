@@ -8,23 +8,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/mailauth/mailauth/httpapi"
 )
 
-// loadPhase is `mailauth serve`'s handler under a closed-loop load
-// generator: clients concurrent clients, each sending its next scan as
-// soon as the last one answered, for dur.
+// loadPhase is `mailauth serve`'s handler, in a service process of its
+// own, under a closed-loop load generator: clients concurrent clients,
+// each sending its next scan as soon as the last one answered, for dur.
 type loadPhase struct {
 	delay       time.Duration
 	clients     int
 	dur         time.Duration
 	maxInFlight int
+	cpuProfile  string // the service process's CPU profile; "" = none
+	heapProfile string // the service process's heap profile, taken mid-phase; "" = none
 }
 
 // loadResult is what one load phase measured.
@@ -32,10 +30,11 @@ type loadResult struct {
 	ok, failed    int
 	scansPerSec   float64
 	p50, p99      float64 // ms, of the successful requests
-	cpuPerScan    float64 // ms of process CPU per successful scan
-	baseRSS       int64   // bytes resident when the phase started (the lab and earlier phases' leftovers); 0 when unknown
-	peakRSS       int64   // bytes; 0 when unknown
-	hitRate       float64
+	serviceCPU    float64 // ms of the service process's CPU per successful scan
+	labCPU        float64 // ms of this process's CPU (DNS and HTTPS servers, load generator) per successful scan
+	startRSS      int64   // bytes resident in the service process when the load started; 0 when unknown
+	peakRSS       int64   // the service process's peak resident set (VmHWM), bytes; 0 when unknown
+	service       serviceFigures
 	distinctShare float64 // share of requests whose domain was not scanned before in the phase
 }
 
@@ -44,35 +43,57 @@ type loadResult struct {
 // httpapi.DefaultRateLimit per minute).
 const rateLimitForBench = 1 << 30
 
-// runLoad serves the scanner through httpapi over loopback TCP and loads
-// it. Each client connects from its own loopback source address
+// serviceCacheBytes is the service's DNS cache shared across scans:
+// `mailauth serve`'s default (-dns-cache-mb 32).
+const serviceCacheBytes = 32 << 20
+
+// serviceConfig is the configuration of the service process of phase p.
+func (l *lab) serviceConfig(p loadPhase) serviceConfig {
+	return serviceConfig{DNS: l.dns.Addr(), HTTPSPort: l.port, CAPEM: string(l.caPEM), CacheBytes: serviceCacheBytes,
+		MaxInFlight: p.maxInFlight, RateLimit: rateLimitForBench, CPUProfile: p.cpuProfile}
+}
+
+// runLoad starts a service process on the lab and loads it over loopback
+// TCP. Each client connects from its own loopback source address
 // (127.0.0.2 and up), so that per-source limits see many sources.
 func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 	l.dns.DelayAll(p.delay)
 	defer l.dns.DelayAll(0)
-	scanner := l.newScanner(32<<20, nil)
-	h := httpapi.New(scanner, httpapi.Options{
-		Limiter:     httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: rateLimitForBench}),
-		MaxInFlight: p.maxInFlight,
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	svc, err := startServiceProc(l.serviceConfig(p))
 	if err != nil {
-		return loadResult{}, fmt.Errorf("bench listen: %w", err)
+		return loadResult{}, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/api/scan"
+	r, err := l.load(svc, p)
+	if err != nil {
+		svc.kill()
+		return r, err
+	}
+	if r.service, err = svc.stop(); err != nil {
+		return r, err
+	}
+	return r, nil
+}
 
-	runtime.GC()
-	debug.FreeOSMemory()
-	rssReset := resetPeakRSS()
-	baseRSS := statusBytes("VmRSS:")
+// load runs the closed loop against the service process and measures it
+// and this process over the same span.
+func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
+	url := "http://" + svc.addr + "/api/scan"
+	var r loadResult
+	r.startRSS = svc.statusBytes("VmRSS:")
+	svcCPU0, err := svc.cpu()
+	if err != nil {
+		return r, err
+	}
 	cpu0 := cpuTime()
+	heapDone := make(chan error, 1)
+	if p.heapProfile != "" {
+		time.AfterFunc(p.dur/2, func() { heapDone <- svc.heapProfile(p.heapProfile) })
+	} else {
+		heapDone <- nil
+	}
 	var next atomic.Int64
 	var mu sync.Mutex
 	var lat []float64
-	failed := 0
 	deadline := time.Now().Add(p.dur)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -87,7 +108,7 @@ func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 				el := ms(time.Since(t0))
 				mu.Lock()
 				if err != nil {
-					failed++
+					r.failed++
 				} else {
 					lat = append(lat, el)
 				}
@@ -98,14 +119,20 @@ func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	cpu := cpuTime() - cpu0
-	r := loadResult{ok: len(lat), failed: failed, hitRate: scanner.DNSCacheStats().HitRate()}
+	if err := <-heapDone; err != nil {
+		return r, err
+	}
+	svcCPU1, err := svc.cpu()
+	if err != nil {
+		return r, err
+	}
+	r.peakRSS = svc.statusBytes("VmHWM:")
+	r.ok = len(lat)
 	r.scansPerSec = float64(r.ok) / elapsed.Seconds()
 	r.p50, r.p99 = quantile(lat, 0.5), quantile(lat, 0.99)
 	if r.ok > 0 {
-		r.cpuPerScan = ms(cpu) / float64(r.ok)
-	}
-	if rssReset {
-		r.baseRSS, r.peakRSS = baseRSS, statusBytes("VmHWM:")
+		r.serviceCPU = ms(svcCPU1-svcCPU0) / float64(r.ok)
+		r.labCPU = ms(cpu) / float64(r.ok)
 	}
 	sent := int(next.Load())
 	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))
