@@ -58,6 +58,9 @@ func TestBenchSmoke(t *testing.T) {
 	if lr.service.HitRate <= 0 || lr.service.Cache.Misses == 0 || lr.service.GCPercent == 0 || lr.service.MemoryLimit <= 0 {
 		t.Errorf("load phase: service figures %+v: want the shared cache's hits and misses and the collector's settings", lr.service)
 	}
+	if lr.heap == nil || lr.heap.HeapInuse == 0 || lr.heap.StackInuse == 0 || lr.heap.Goroutines == 0 || lr.heap.Sys < lr.heap.HeapInuse {
+		t.Errorf("load phase: heap snapshot %+v: want the service's heap, stacks and goroutines", lr.heap)
+	}
 	for _, f := range []string{heap, cpu} {
 		b, err := os.ReadFile(f)
 		if err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) { // pprof files are gzipped

@@ -35,7 +35,9 @@ type loadResult struct {
 	startRSS      int64   // bytes resident in the service process when the load started; 0 when unknown
 	peakRSS       int64   // the service process's peak resident set (VmHWM), bytes; 0 when unknown
 	service       serviceFigures
-	distinctShare float64 // share of requests whose domain was not scanned before in the phase
+	heap          *heapSnapshot // the service's memory when its heap profile was taken; nil = none
+	inFlight      int64         // requests in flight then
+	distinctShare float64       // share of requests whose domain was not scanned before in the phase
 }
 
 // rateLimitForBench is the per-source limit of the bench's service: high
@@ -85,13 +87,18 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		return r, err
 	}
 	cpu0 := cpuTime()
+	var next, answered atomic.Int64
 	heapDone := make(chan error, 1)
 	if p.heapProfile != "" {
-		time.AfterFunc(p.dur/2, func() { heapDone <- svc.heapProfile(p.heapProfile) })
+		time.AfterFunc(p.dur/2, func() {
+			inFlight := next.Load() - answered.Load()
+			snap, err := svc.heapProfile(p.heapProfile)
+			r.heap, r.inFlight = &snap, inFlight
+			heapDone <- err
+		})
 	} else {
 		heapDone <- nil
 	}
-	var next atomic.Int64
 	var mu sync.Mutex
 	var lat []float64
 	deadline := time.Now().Add(p.dur)
@@ -106,6 +113,7 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 				t0 := time.Now()
 				err := post(client, url, d)
 				el := ms(time.Since(t0))
+				answered.Add(1)
 				mu.Lock()
 				if err != nil {
 					r.failed++

@@ -17,12 +17,29 @@
 //     rate; then the same scans with the checks forced one after another
 //     (a bench option, internal/seqscan, not a product option) for the
 //     sequential/concurrent ratio;
-//   - runs the HTTP service (httpapi over loopback TCP, rate limit raised)
-//     under a closed-loop load generator at 1, 10, 100 and 500 concurrent
-//     clients with 0 and 20 ms per answer: scans/s, p50/p99 latency, CPU
-//     per scan (getrusage of the whole process: service, DNS and HTTPS
-//     servers and load generator) and peak RSS (VmHWM, reset per phase);
-//     and 500 clients at 100 ms for the memory target.
+//   - runs the HTTP service under a closed-loop load generator at 1, 10,
+//     100 and 500 concurrent clients with 0 and 20 ms per answer, and 500
+//     clients at 100 ms for the memory target. Each load phase starts a
+//     service process of its own: this binary again, in a hidden mode
+//     (serviceMain) that builds the same scanner (scannerConfig, a 32 MiB
+//     shared DNS cache), serves httpapi with the rate limit raised behind
+//     httpapi.LimitListener and httpapi.NewServer, and applies `mailauth
+//     serve`'s collector settings (internal/gctune). The bench's main
+//     process keeps the lab and the load generator. Columns: scans/s and
+//     p50/p99 latency; service CPU ms/scan (the service process's
+//     getrusage over the load, per answered scan); lab+load CPU ms/scan
+//     (the same for the main process: the DNS and HTTPS servers and the
+//     load generator); service start RSS and peak RSS (VmRSS when the
+//     load starts, VmHWM when it ends: a fresh process per phase, so the
+//     peak is the phase's); service GCs (collections the process ran);
+//     the shared cache's hit rate, errors, and the share of requests
+//     whose domain was fresh in the phase.
+//
+// -cpuprofile profiles the main process; -service-cpuprofile F writes one
+// CPU profile per load phase's service process (F-D0s-100c.prof and so
+// on); -service-memprofile F writes the service's heap profile halfway
+// through the first run's memory phase (500 clients at 100 ms), after a
+// collection so that its in-use figures are those of that moment.
 //
 // Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
 // load average: on a shared machine, figures from a busy moment are not
@@ -204,14 +221,14 @@ func run(o options, w io.Writer) error {
 	fmt.Fprintf(w, "lab ready in %s\n", time.Since(t0).Round(time.Millisecond))
 	var scanRows []row
 	var loadRows []row
-	var gc serviceFigures
+	var notes loadNotes
 	for r := range o.runs {
 		rows, err := scanPhases(l, o)
 		if err != nil {
 			return err
 		}
 		scanRows = merge(scanRows, rows, r)
-		rows, gc, err = loadPhases(l, o, r)
+		rows, err = loadPhases(l, o, r, &notes)
 		if err != nil {
 			return err
 		}
@@ -221,7 +238,10 @@ func run(o options, w io.Writer) error {
 	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
 	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
 	if len(loadRows) > 0 {
-		fmt.Fprintf(w, "service process: %s\n", gcSettings(gc))
+		fmt.Fprintf(w, "service process: %s\n", gcSettings(notes.gc))
+	}
+	if notes.heap != "" {
+		fmt.Fprintln(w, notes.heap)
 	}
 	fmt.Fprintf(w, "total %s, load %s\n", time.Since(t0).Round(time.Second), loadAverage())
 	return nil

@@ -103,10 +103,18 @@ func (p *serviceProc) cpu() (time.Duration, error) {
 	return time.Duration(ns), nil
 }
 
-// heapProfile has the service process write its heap profile to path.
-func (p *serviceProc) heapProfile(path string) error {
-	_, err := p.ask("heap " + path)
-	return err
+// heapProfile has the service process write its heap profile to path
+// and returns its memory at that moment.
+func (p *serviceProc) heapProfile(path string) (heapSnapshot, error) {
+	var snap heapSnapshot
+	s, err := p.ask("heap " + path)
+	if err != nil {
+		return snap, err
+	}
+	if err := json.Unmarshal([]byte(s), &snap); err != nil {
+		return snap, fmt.Errorf("service process, heap: %w", err)
+	}
+	return snap, nil
 }
 
 // statusBytes returns a kB field of the service process's

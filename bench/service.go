@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ import (
 //   - "cpu": the child answers with its user+system CPU time so far in
 //     nanoseconds (getrusage, exact where /proc's clock ticks are 10 ms);
 //   - "heap PATH": the child collects garbage, writes a heap profile to
-//     PATH and answers "ok";
+//     PATH and answers with its heapSnapshot as one JSON line;
 //   - a command that fails is answered "error: " and the reason;
 //   - when stdin closes (or on SIGTERM) the child stops serving and
 //     writes its serviceFigures as one JSON line, then exits 0.
@@ -195,30 +196,59 @@ func (s *service) command(line string) string {
 	case "cpu":
 		return strconv.FormatInt(int64(cpuTime()), 10)
 	case "heap":
-		if err := writeHeapProfile(arg); err != nil {
+		snap, err := writeHeapProfile(arg)
+		if err != nil {
 			return "error: " + err.Error()
 		}
-		return "ok"
+		b, err := json.Marshal(snap)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return string(b)
 	}
 	return "error: unknown command"
 }
 
-// writeHeapProfile writes the heap profile after a collection, so that
-// its in-use figures are those of this moment, not of the last cycle.
-func writeHeapProfile(path string) error {
+// heapSnapshot is the service's memory when its heap profile was taken,
+// right after a collection: what the profile does not show (stacks, the
+// runtime's own) and what the resident set holds beyond the live heap.
+type heapSnapshot struct {
+	HeapLive   uint64        `json:"heapLive"`   // bytes of objects the last collection marked live
+	HeapInuse  uint64        `json:"heapInuse"`  // bytes in spans holding objects
+	HeapIdle   uint64        `json:"heapIdle"`   // bytes of heap spans free, not yet returned to the OS
+	StackInuse uint64        `json:"stackInuse"` // bytes of goroutine stacks
+	Sys        uint64        `json:"sys"`        // bytes obtained from the OS
+	Goroutines int           `json:"goroutines"`
+	GCTook     time.Duration `json:"gcTook"` // the two collections before the profile
+}
+
+// writeHeapProfile writes the heap profile after two collections: the
+// profile is published one cycle late (runtime/mprof.go), so after a
+// single runtime.GC its in-use figures would omit everything allocated
+// since the collection before, which under load is the scans in flight.
+func writeHeapProfile(path string) (heapSnapshot, error) {
 	if path == "" {
-		return errors.New("heap: no file")
+		return heapSnapshot{}, errors.New("heap: no file")
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("heap: %w", err)
+		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
 	}
+	t0 := time.Now()
 	runtime.GC()
+	runtime.GC()
+	took := time.Since(t0)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	snap := heapSnapshot{HeapLive: live[0].Value.Uint64(), HeapInuse: ms.HeapInuse, HeapIdle: ms.HeapIdle, StackInuse: ms.StackInuse,
+		Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), GCTook: took}
 	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 		f.Close()
-		return fmt.Errorf("heap: %w", err)
+		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
 	}
-	return f.Close()
+	return snap, f.Close()
 }
 
 // close stops serving and returns the figures.

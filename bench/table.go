@@ -82,23 +82,44 @@ func scanRow(label string, r scanResult, seqRatio float64) row {
 	return single(label, vals)
 }
 
-// loadPhases runs the load phases once (run counts from 0) and returns
-// their rows and the collector's settings of the last service process.
-func loadPhases(l *lab, o options, run int) ([]row, serviceFigures, error) {
+// loadNotes are the figures printed under the load table: the service's
+// collector settings and its memory when the heap profile was taken.
+type loadNotes struct {
+	gc   serviceFigures
+	heap string
+}
+
+// loadPhases runs the load phases once (run counts from 0).
+func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, error) {
 	var rows []row
-	var last serviceFigures
 	for _, p := range plannedLoadPhases(o, run) {
 		r, err := l.runLoad(p)
 		if err != nil {
-			return nil, last, err
+			return nil, err
 		}
-		last = r.service
+		notes.gc = r.service
+		if r.heap != nil {
+			notes.heap = heapNote(p, r)
+		}
 		vals := []float64{r.scansPerSec, r.p50, r.p99, r.serviceCPU, r.labCPU,
 			mib(r.startRSS), mib(r.peakRSS), float64(r.service.NumGC),
 			r.service.HitRate, float64(r.failed), r.distinctShare}
 		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
 	}
-	return rows, last, nil
+	return rows, nil
+}
+
+// heapNote describes the service's memory when its heap profile was
+// taken.
+func heapNote(p loadPhase, r loadResult) string {
+	h := r.heap
+	perScan := math.NaN()
+	if r.inFlight > 0 {
+		perScan = float64(h.HeapLive) / float64(r.inFlight) / 1024
+	}
+	return fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines, %.1f MiB from the OS; peak RSS of the phase %.0f MiB",
+		p.delay, p.clients, r.inFlight, h.GCTook.Round(time.Millisecond), mib(int64(h.HeapLive)), perScan, mib(int64(h.HeapInuse)), mib(int64(h.HeapIdle)),
+		mib(int64(h.StackInuse)), h.Goroutines, mib(int64(h.Sys)), mib(r.peakRSS))
 }
 
 // plannedLoadPhases lists the load phases of one run: every delay with
