@@ -79,7 +79,6 @@ func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 // load runs the closed loop against the service process and measures it
 // and this process over the same span.
 func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
-	url := "http://" + svc.addr + "/api/scan"
 	var r loadResult
 	r.startRSS = svc.statusBytes("VmRSS:")
 	svcCPU0, err := svc.cpu()
@@ -87,11 +86,11 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		return r, err
 	}
 	cpu0 := cpuTime()
-	var next, answered atomic.Int64
+	g := &loadGen{domains: l.domains, url: "http://" + svc.addr + "/api/scan"}
 	heapDone := make(chan error, 1)
 	if p.heapProfile != "" {
 		time.AfterFunc(p.dur/2, func() {
-			inFlight := next.Load() - answered.Load()
+			inFlight := g.inFlight()
 			snap, err := svc.heapProfile(p.heapProfile)
 			r.heap, r.inFlight = &snap, inFlight
 			heapDone <- err
@@ -99,33 +98,7 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 	} else {
 		heapDone <- nil
 	}
-	var mu sync.Mutex
-	var lat []float64
-	deadline := time.Now().Add(p.dur)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for c := range p.clients {
-		client := loadClient(c)
-		wg.Go(func() {
-			defer client.CloseIdleConnections()
-			for time.Now().Before(deadline) {
-				d := l.domains[int(next.Add(1)-1)%len(l.domains)]
-				t0 := time.Now()
-				err := post(client, url, d)
-				el := ms(time.Since(t0))
-				answered.Add(1)
-				mu.Lock()
-				if err != nil {
-					r.failed++
-				} else {
-					lat = append(lat, el)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed := g.run(p.clients, p.dur)
 	cpu := cpuTime() - cpu0
 	if err := <-heapDone; err != nil {
 		return r, err
@@ -135,16 +108,65 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		return r, err
 	}
 	r.peakRSS = svc.statusBytes("VmHWM:")
-	r.ok = len(lat)
+	r.ok, r.failed = len(g.lat), g.failed
 	r.scansPerSec = float64(r.ok) / elapsed.Seconds()
-	r.p50, r.p99 = quantile(lat, 0.5), quantile(lat, 0.99)
+	r.p50, r.p99 = quantile(g.lat, 0.5), quantile(g.lat, 0.99)
 	if r.ok > 0 {
 		r.serviceCPU = ms(svcCPU1-svcCPU0) / float64(r.ok)
 		r.labCPU = ms(cpu) / float64(r.ok)
 	}
-	sent := int(next.Load())
+	sent := int(g.next.Load())
 	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))
 	return r, nil
+}
+
+// loadGen is the closed-loop load generator: every client sends the scan
+// of the next domain as soon as its last request was answered.
+type loadGen struct {
+	domains        []domain
+	url            string
+	next, answered atomic.Int64 // requests sent and answered
+
+	mu     sync.Mutex
+	lat    []float64 // ms, of the successful requests
+	failed int
+}
+
+// inFlight is the number of requests sent and not yet answered.
+func (g *loadGen) inFlight() int64 { return g.next.Load() - g.answered.Load() }
+
+// run loads the service with clients clients for dur and returns the time
+// it took.
+func (g *loadGen) run(clients int, dur time.Duration) time.Duration {
+	deadline := time.Now().Add(dur)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range clients {
+		client := loadClient(c)
+		wg.Go(func() {
+			defer client.CloseIdleConnections()
+			for time.Now().Before(deadline) {
+				d := g.domains[int(g.next.Add(1)-1)%len(g.domains)]
+				t0 := time.Now()
+				err := post(client, g.url, d)
+				g.record(ms(time.Since(t0)), err)
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// record counts one answered request.
+func (g *loadGen) record(latency float64, err error) {
+	g.answered.Add(1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.failed++
+		return
+	}
+	g.lat = append(g.lat, latency)
 }
 
 // loadClient is one simulated client: its own keep-alive connection from
