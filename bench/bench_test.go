@@ -1,10 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+// TestMain lets the test binary serve as the bench's service process:
+// the load phases re-execute os.Executable, which is this binary here.
+func TestMain(m *testing.M) {
+	if os.Getenv(serviceEnv) == serviceRole {
+		os.Exit(serviceMain(os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // TestBenchSmoke runs every phase of the bench on a tiny world: each
 // domain scans without failure and with every check determined, the
@@ -30,12 +42,52 @@ func TestBenchSmoke(t *testing.T) {
 		t.Fatalf("sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
 	}
 
-	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8})
+	dir := t.TempDir()
+	heap := filepath.Join(dir, "heap.prof")
+	cpu := filepath.Join(dir, "cpu.prof")
+	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lr.ok == 0 || lr.failed != 0 || lr.cpuPerScan <= 0 {
-		t.Fatalf("load phase: %+v: want answered scans, no errors, CPU measured", lr)
+	if lr.ok == 0 || lr.failed != 0 || lr.serviceCPU <= 0 || lr.labCPU <= 0 {
+		t.Fatalf("load phase: %+v: want answered scans, no errors, the CPU of both processes measured", lr)
+	}
+	if lr.startRSS <= 0 || lr.peakRSS < lr.startRSS {
+		t.Errorf("load phase: service RSS at start %d, peak %d: want both, peak >= start", lr.startRSS, lr.peakRSS)
+	}
+	if lr.service.HitRate <= 0 || lr.service.Cache.Misses == 0 || lr.service.GCPercent == 0 || lr.service.MemoryLimit <= 0 {
+		t.Errorf("load phase: service figures %+v: want the shared cache's hits and misses and the collector's settings", lr.service)
+	}
+	if lr.heap == nil || lr.heap.HeapInuse == 0 || lr.heap.StackInuse == 0 || lr.heap.Goroutines == 0 || lr.heap.Sys < lr.heap.HeapInuse {
+		t.Errorf("load phase: heap snapshot %+v: want the service's heap, stacks and goroutines", lr.heap)
+	}
+	for _, f := range []string{heap, cpu} {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) { // pprof files are gzipped
+			t.Errorf("%s: %d bytes, %v: want a gzipped profile", filepath.Base(f), len(b), err)
+		}
+	}
+}
+
+// TestServiceRefuses: the service process refuses a configuration that
+// would reach beyond 127.0.0.1 or lacks what it needs, before it serves
+// anything, and says why.
+func TestServiceRefuses(t *testing.T) {
+	good := `"httpsPort":8443,"caPem":"x","cacheBytes":0,"maxInFlight":1,"rateLimit":1`
+	for name, line := range map[string]string{
+		"public DNS":     `{"dns":"192.0.2.1:53",` + good + `}`,
+		"other loopback": `{"dns":"127.0.0.2:53",` + good + `}`,
+		"no port":        `{"dns":"127.0.0.1:0",` + good + `}`,
+		"no CA":          `{"dns":"127.0.0.1:53",` + good + `}`,
+		"not JSON":       `dns=127.0.0.1:53`,
+		"nothing":        ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			if code := serviceMain(strings.NewReader(line), &out, &errOut); code == 0 || out.Len() != 0 || errOut.Len() == 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q: want a failure on stderr and nothing on stdout", code, out.String(), errOut.String())
+			}
+		})
 	}
 }
 
@@ -52,7 +104,7 @@ func TestBenchOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"wall/bound p50", "seq/conc wall", "wire queries/scan", "cache hit rate",
-		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "base RSS MiB", "scans/s", "CPU ms/scan", "D=0s, 2 clients"} {
+		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "service peak RSS MiB", "scans/s", "service CPU ms/scan", "lab+load CPU ms/scan", "D=0s, 2 clients", "service process: GOGC="} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -69,9 +121,41 @@ func TestBenchFlags(t *testing.T) {
 	if err != nil || quick.n != 600 || quick.runs != 1 || quick.loadDur != 2*time.Second {
 		t.Fatalf("quick defaults %+v, %v", quick, err)
 	}
-	for _, bad := range [][]string{{"-delays", "x"}, {"-clients", "0"}, {"-n", "-1"}, {"-load-delays", "-5ms"}} {
+	for _, bad := range [][]string{{"-delays", "x"}, {"-clients", "0"}, {"-n", "-1"}, {"-load-delays", "-5ms"}, {"-rss=false", "-service-memprofile", "m.prof"}} {
 		if _, err := parseFlags(bad, &strings.Builder{}); err == nil {
 			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+// TestPlannedLoadPhases: every phase's service CPU profile has a file of
+// its own, and the heap profile is taken once, in the memory phase.
+func TestPlannedLoadPhases(t *testing.T) {
+	o, err := parseFlags([]string{"-clients", "1,500", "-load-delays", "0,20ms", "-service-cpuprofile", "/tmp/x/cpu.prof", "-service-memprofile", "m.prof"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run, wantSuffix := range []string{"", "-run2"} {
+		phases := plannedLoadPhases(o, run)
+		if len(phases) != 5 {
+			t.Fatalf("run %d: %d phases, want 4 and the memory phase", run, len(phases))
+		}
+		files := map[string]bool{}
+		for _, p := range phases {
+			files[p.cpuProfile] = true
+		}
+		if !files["/tmp/x/cpu-D0s-500c"+wantSuffix+".prof"] || !files["/tmp/x/cpu-D100ms-500c"+wantSuffix+".prof"] || len(files) != 5 {
+			t.Errorf("run %d: CPU profile files %v", run, files)
+		}
+		mem := phases[4]
+		wantHeap := map[int]string{0: "m.prof", 1: ""}[run]
+		if mem.clients != 500 || mem.delay != 100*time.Millisecond || mem.maxInFlight < 500 || mem.heapProfile != wantHeap {
+			t.Errorf("run %d: memory phase %+v, want 500 clients at 100ms with heap profile %q", run, mem, wantHeap)
+		}
+		for _, p := range phases[:4] {
+			if p.heapProfile != "" {
+				t.Errorf("run %d: heap profile in %+v", run, p)
+			}
 		}
 	}
 }

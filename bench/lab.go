@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ type lab struct {
 	https   *http.Server
 	port    int
 	roots   *x509.CertPool
+	caPEM   []byte // the CA certificate, for the service process
 	domains []domain
 }
 
@@ -69,6 +71,7 @@ func (l *lab) startHTTPS() error {
 	}
 	l.roots = x509.NewCertPool()
 	l.roots.AddCert(ca.cert)
+	l.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
 	for host := range policies { // mint every certificate before measuring
 		if _, err := ca.certFor(&tls.ClientHelloInfo{ServerName: host}); err != nil {
 			return err

@@ -8,23 +8,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/mailauth/mailauth/httpapi"
 )
 
-// loadPhase is `mailauth serve`'s handler under a closed-loop load
-// generator: clients concurrent clients, each sending its next scan as
-// soon as the last one answered, for dur.
+// loadPhase is `mailauth serve`'s handler, in a service process of its
+// own, under a closed-loop load generator: clients concurrent clients,
+// each sending its next scan as soon as the last one answered, for dur.
 type loadPhase struct {
 	delay       time.Duration
 	clients     int
 	dur         time.Duration
 	maxInFlight int
+	cpuProfile  string // the service process's CPU profile; "" = none
+	heapProfile string // the service process's heap profile, taken mid-phase; "" = none
 }
 
 // loadResult is what one load phase measured.
@@ -32,11 +30,14 @@ type loadResult struct {
 	ok, failed    int
 	scansPerSec   float64
 	p50, p99      float64 // ms, of the successful requests
-	cpuPerScan    float64 // ms of process CPU per successful scan
-	baseRSS       int64   // bytes resident when the phase started (the lab and earlier phases' leftovers); 0 when unknown
-	peakRSS       int64   // bytes; 0 when unknown
-	hitRate       float64
-	distinctShare float64 // share of requests whose domain was not scanned before in the phase
+	serviceCPU    float64 // ms of the service process's CPU per successful scan
+	labCPU        float64 // ms of this process's CPU (DNS and HTTPS servers, load generator) per successful scan
+	startRSS      int64   // bytes resident in the service process when the load started; 0 when unknown
+	peakRSS       int64   // the service process's peak resident set (VmHWM), bytes; 0 when unknown
+	service       serviceFigures
+	heap          *heapSnapshot // the service's memory when its heap profile was taken; nil = none
+	inFlight      int64         // requests in flight then
+	distinctShare float64       // share of requests whose domain was not scanned before in the phase
 }
 
 // rateLimitForBench is the per-source limit of the bench's service: high
@@ -44,72 +45,128 @@ type loadResult struct {
 // httpapi.DefaultRateLimit per minute).
 const rateLimitForBench = 1 << 30
 
-// runLoad serves the scanner through httpapi over loopback TCP and loads
-// it. Each client connects from its own loopback source address
+// serviceCacheBytes is the service's DNS cache shared across scans:
+// `mailauth serve`'s default (-dns-cache-mb 32).
+const serviceCacheBytes = 32 << 20
+
+// serviceConfig is the configuration of the service process of phase p.
+func (l *lab) serviceConfig(p loadPhase) serviceConfig {
+	return serviceConfig{DNS: l.dns.Addr(), HTTPSPort: l.port, CAPEM: string(l.caPEM), CacheBytes: serviceCacheBytes,
+		MaxInFlight: p.maxInFlight, RateLimit: rateLimitForBench, CPUProfile: p.cpuProfile}
+}
+
+// runLoad starts a service process on the lab and loads it over loopback
+// TCP. Each client connects from its own loopback source address
 // (127.0.0.2 and up), so that per-source limits see many sources.
 func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 	l.dns.DelayAll(p.delay)
 	defer l.dns.DelayAll(0)
-	scanner := l.newScanner(32<<20, nil)
-	h := httpapi.New(scanner, httpapi.Options{
-		Limiter:     httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: rateLimitForBench}),
-		MaxInFlight: p.maxInFlight,
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	svc, err := startServiceProc(l.serviceConfig(p))
 	if err != nil {
-		return loadResult{}, fmt.Errorf("bench listen: %w", err)
+		return loadResult{}, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/api/scan"
+	r, err := l.load(svc, p)
+	if err != nil {
+		svc.kill()
+		return r, err
+	}
+	if r.service, err = svc.stop(); err != nil {
+		return r, err
+	}
+	return r, nil
+}
 
-	runtime.GC()
-	debug.FreeOSMemory()
-	rssReset := resetPeakRSS()
-	baseRSS := statusBytes("VmRSS:")
+// load runs the closed loop against the service process and measures it
+// and this process over the same span.
+func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
+	var r loadResult
+	r.startRSS = svc.statusBytes("VmRSS:")
+	svcCPU0, err := svc.cpu()
+	if err != nil {
+		return r, err
+	}
 	cpu0 := cpuTime()
-	var next atomic.Int64
-	var mu sync.Mutex
-	var lat []float64
-	failed := 0
-	deadline := time.Now().Add(p.dur)
+	g := &loadGen{domains: l.domains, url: "http://" + svc.addr + "/api/scan"}
+	heapDone := make(chan error, 1)
+	if p.heapProfile != "" {
+		time.AfterFunc(p.dur/2, func() {
+			inFlight := g.inFlight()
+			snap, err := svc.heapProfile(p.heapProfile)
+			r.heap, r.inFlight = &snap, inFlight
+			heapDone <- err
+		})
+	} else {
+		heapDone <- nil
+	}
+	elapsed := g.run(p.clients, p.dur)
+	cpu := cpuTime() - cpu0
+	if err := <-heapDone; err != nil {
+		return r, err
+	}
+	svcCPU1, err := svc.cpu()
+	if err != nil {
+		return r, err
+	}
+	r.peakRSS = svc.statusBytes("VmHWM:")
+	r.ok, r.failed = len(g.lat), g.failed
+	r.scansPerSec = float64(r.ok) / elapsed.Seconds()
+	r.p50, r.p99 = quantile(g.lat, 0.5), quantile(g.lat, 0.99)
+	if r.ok > 0 {
+		r.serviceCPU = ms(svcCPU1-svcCPU0) / float64(r.ok)
+		r.labCPU = ms(cpu) / float64(r.ok)
+	}
+	sent := int(g.next.Load())
+	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))
+	return r, nil
+}
+
+// loadGen is the closed-loop load generator: every client sends the scan
+// of the next domain as soon as its last request was answered.
+type loadGen struct {
+	domains        []domain
+	url            string
+	next, answered atomic.Int64 // requests sent and answered
+
+	mu     sync.Mutex
+	lat    []float64 // ms, of the successful requests
+	failed int
+}
+
+// inFlight is the number of requests sent and not yet answered.
+func (g *loadGen) inFlight() int64 { return g.next.Load() - g.answered.Load() }
+
+// run loads the service with clients clients for dur and returns the time
+// it took.
+func (g *loadGen) run(clients int, dur time.Duration) time.Duration {
+	deadline := time.Now().Add(dur)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for c := range p.clients {
+	for c := range clients {
 		client := loadClient(c)
 		wg.Go(func() {
 			defer client.CloseIdleConnections()
 			for time.Now().Before(deadline) {
-				d := l.domains[int(next.Add(1)-1)%len(l.domains)]
+				d := g.domains[int(g.next.Add(1)-1)%len(g.domains)]
 				t0 := time.Now()
-				err := post(client, url, d)
-				el := ms(time.Since(t0))
-				mu.Lock()
-				if err != nil {
-					failed++
-				} else {
-					lat = append(lat, el)
-				}
-				mu.Unlock()
+				err := post(client, g.url, d)
+				g.record(ms(time.Since(t0)), err)
 			}
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
-	r := loadResult{ok: len(lat), failed: failed, hitRate: scanner.DNSCacheStats().HitRate()}
-	r.scansPerSec = float64(r.ok) / elapsed.Seconds()
-	r.p50, r.p99 = quantile(lat, 0.5), quantile(lat, 0.99)
-	if r.ok > 0 {
-		r.cpuPerScan = ms(cpu) / float64(r.ok)
+	return time.Since(start)
+}
+
+// record counts one answered request.
+func (g *loadGen) record(latency float64, err error) {
+	g.answered.Add(1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err != nil {
+		g.failed++
+		return
 	}
-	if rssReset {
-		r.baseRSS, r.peakRSS = baseRSS, statusBytes("VmHWM:")
-	}
-	sent := int(next.Load())
-	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))
-	return r, nil
+	g.lat = append(g.lat, latency)
 }
 
 // loadClient is one simulated client: its own keep-alive connection from

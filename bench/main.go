@@ -17,12 +17,29 @@
 //     rate; then the same scans with the checks forced one after another
 //     (a bench option, internal/seqscan, not a product option) for the
 //     sequential/concurrent ratio;
-//   - runs the HTTP service (httpapi over loopback TCP, rate limit raised)
-//     under a closed-loop load generator at 1, 10, 100 and 500 concurrent
-//     clients with 0 and 20 ms per answer: scans/s, p50/p99 latency, CPU
-//     per scan (getrusage of the whole process: service, DNS and HTTPS
-//     servers and load generator) and peak RSS (VmHWM, reset per phase);
-//     and 500 clients at 100 ms for the memory target.
+//   - runs the HTTP service under a closed-loop load generator at 1, 10,
+//     100 and 500 concurrent clients with 0 and 20 ms per answer, and 500
+//     clients at 100 ms for the memory target. Each load phase starts a
+//     service process of its own: this binary again, in a hidden mode
+//     (serviceMain) that builds the same scanner (scannerConfig, a 32 MiB
+//     shared DNS cache), serves httpapi with the rate limit raised behind
+//     httpapi.LimitListener and httpapi.NewServer, and applies `mailauth
+//     serve`'s collector settings (internal/gctune). The bench's main
+//     process keeps the lab and the load generator. Columns: scans/s and
+//     p50/p99 latency; service CPU ms/scan (the service process's
+//     getrusage over the load, per answered scan); lab+load CPU ms/scan
+//     (the same for the main process: the DNS and HTTPS servers and the
+//     load generator); service start RSS and peak RSS (VmRSS when the
+//     load starts, VmHWM when it ends: a fresh process per phase, so the
+//     peak is the phase's); service GCs (collections the process ran);
+//     the shared cache's hit rate, errors, and the share of requests
+//     whose domain was fresh in the phase.
+//
+// -cpuprofile profiles the main process; -service-cpuprofile F writes one
+// CPU profile per load phase's service process (F-D0s-100c.prof and so
+// on); -service-memprofile F writes the service's heap profile halfway
+// through the first run's memory phase (500 clients at 100 ms), after a
+// collection so that its in-use figures are those of that moment.
 //
 // Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
 // load average: on a shared machine, figures from a busy moment are not
@@ -34,6 +51,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -57,9 +75,15 @@ type options struct {
 	rssPhase    bool
 	cpuProfile  string
 	solo        int
+
+	serviceCPUProfile string
+	serviceMemProfile string
 }
 
 func main() {
+	if os.Getenv(serviceEnv) == serviceRole {
+		os.Exit(serviceMain(os.Stdin, os.Stdout, os.Stderr))
+	}
 	o, err := parseFlags(os.Args[1:], os.Stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -90,7 +114,9 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.DurationVar(&o.loadDur, "load-dur", 0, "length of each load phase (default 5s, 2s with -quick)")
 	fs.IntVar(&o.maxInFlight, "max-inflight", 512, "the service's concurrent-diagnostics bound (product default 64); the 500-client phases need 500")
 	fs.BoolVar(&o.rssPhase, "rss", true, "run the memory phase: 500 clients at 100 ms per answer")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the bench's main process (lab, load generator, scan phases) to this file")
+	fs.StringVar(&o.serviceCPUProfile, "service-cpuprofile", "", "write a CPU profile of each load phase's service process, one file per phase: F.prof becomes F-D0s-100c.prof (-run2 and up after the first run)")
+	fs.StringVar(&o.serviceMemProfile, "service-memprofile", "", "write a heap profile of the service process halfway through the first run's memory phase (500 clients at 100 ms) to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -117,6 +143,9 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		if o.quick {
 			o.loadDur = 2 * time.Second
 		}
+	}
+	if o.serviceMemProfile != "" && !o.rssPhase {
+		return o, errors.New("-service-memprofile needs the memory phase (-rss)")
 	}
 	if o.n < 1 || o.runs < 1 || o.concurrency < 1 || o.maxInFlight < 1 {
 		return o, errors.New("-n, -runs, -concurrency and -max-inflight must be positive")
@@ -192,13 +221,14 @@ func run(o options, w io.Writer) error {
 	fmt.Fprintf(w, "lab ready in %s\n", time.Since(t0).Round(time.Millisecond))
 	var scanRows []row
 	var loadRows []row
+	var notes loadNotes
 	for r := range o.runs {
 		rows, err := scanPhases(l, o)
 		if err != nil {
 			return err
 		}
 		scanRows = merge(scanRows, rows, r)
-		rows, err = loadPhases(l, o)
+		rows, err = loadPhases(l, o, r, &notes)
 		if err != nil {
 			return err
 		}
@@ -206,20 +236,39 @@ func run(o options, w io.Writer) error {
 		fmt.Fprintf(w, "run %d/%d done at %s, load %s\n", r+1, o.runs, time.Since(t0).Round(time.Second), loadAverage())
 	}
 	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
-	printTable(w, "The service under load (httpapi over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
+	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
+	if len(loadRows) > 0 {
+		fmt.Fprintf(w, "service process: %s\n", gcSettings(notes.gc))
+	}
+	if notes.heap != "" {
+		fmt.Fprintln(w, notes.heap)
+	}
 	fmt.Fprintf(w, "total %s, load %s\n", time.Since(t0).Round(time.Second), loadAverage())
 	return nil
+}
+
+// gcSettings describes the service process's collector settings.
+func gcSettings(f serviceFigures) string {
+	src := "internal/gctune, as mailauth serve"
+	if f.GCFromEnv {
+		src = "GOGC or GOMEMLIMIT from the environment"
+	}
+	limit := "none"
+	if f.MemoryLimit != math.MaxInt64 {
+		limit = fmt.Sprintf("%d MiB", f.MemoryLimit>>20)
+	}
+	return fmt.Sprintf("GOGC=%d, soft memory limit %s (%s)", f.GCPercent, limit, src)
 }
 
 // startProfile starts a CPU profile written to path; stop ends it.
 func startProfile(path string) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
+		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
+		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }

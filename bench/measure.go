@@ -22,9 +22,10 @@ func quantile(xs []float64, q float64) float64 {
 	return xs[min(max(i, 0), len(xs)-1)]
 }
 
-// cpuTime is the process's user plus system CPU time (getrusage): the
-// service, the loopback DNS and HTTPS servers and the load generator
-// together.
+// cpuTime is this process's user plus system CPU time (getrusage). In
+// the bench's main process that is the loopback DNS and HTTPS servers,
+// the load generator and, in the scan phases, the scanner; in the service
+// process, the service.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -33,19 +34,11 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// resetPeakRSS resets the kernel's high-water mark of the process's
-// resident set (Linux: writing 5 to /proc/self/clear_refs), so that
-// VmHWM reports the peak of the phase that follows. It reports whether
-// the reset worked.
-func resetPeakRSS() bool {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-}
-
-// statusBytes returns a kB field of /proc/self/status in bytes (0 when
-// unknown): VmHWM is the peak resident set since the last reset, VmRSS
-// the resident set now.
-func statusBytes(field string) int64 {
-	f, err := os.Open("/proc/self/status")
+// procStatusBytes returns a kB field of /proc/<pid>/status in bytes (0
+// when unknown): VmHWM is the process's peak resident set, VmRSS its
+// resident set now.
+func procStatusBytes(pid, field string) int64 {
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"strings"
 	"sync"
 	"time"
@@ -40,14 +41,21 @@ type scanResult struct {
 
 // newScanner returns a Scanner on the lab.
 func (l *lab) newScanner(cacheBytes int, onStats func(mailauth.ScanStats)) *mailauth.Scanner {
-	return mailauth.New(mailauth.Config{
-		Resolver:             &resolver.Client{Servers: []string{l.dns.Addr()}},
-		HTTPSPort:            l.port,
-		RootCAs:              l.roots,
+	return mailauth.New(scannerConfig(l.dns.Addr(), l.port, l.roots, cacheBytes, onStats))
+}
+
+// scannerConfig is the configuration of every scanner of the bench, in
+// this process and in the service process: DNS from the lab's server
+// only, the MTA-STS fetch to the lab's HTTPS port with the lab's CA.
+func scannerConfig(dns string, httpsPort int, roots *x509.CertPool, cacheBytes int, onStats func(mailauth.ScanStats)) mailauth.Config {
+	return mailauth.Config{
+		Resolver:             &resolver.Client{Servers: []string{dns}},
+		HTTPSPort:            httpsPort,
+		RootCAs:              roots,
 		AllowLoopbackTargets: true,
 		DNSCacheBytes:        cacheBytes,
 		OnStats:              onStats,
-	})
+	}
 }
 
 // runScans scans every domain once, p.concurrency at a time.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,8 +32,10 @@ var scanColumns = []column{
 }
 
 var loadColumns = []column{
-	{"scans/s", "%.0f"}, {"p50 ms", "%.1f"}, {"p99 ms", "%.1f"}, {"CPU ms/scan", "%.2f"},
-	{"base RSS MiB", "%.0f"}, {"peak RSS MiB", "%.0f"}, {"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
+	{"scans/s", "%.0f"}, {"p50 ms", "%.1f"}, {"p99 ms", "%.1f"},
+	{"service CPU ms/scan", "%.2f"}, {"lab+load CPU ms/scan", "%.2f"},
+	{"service start RSS MiB", "%.0f"}, {"service peak RSS MiB", "%.0f"}, {"service GCs", "%.0f"},
+	{"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
 }
 
 // scanPhases runs the wall/bound phases once: per delay, the concurrent
@@ -79,29 +82,91 @@ func scanRow(label string, r scanResult, seqRatio float64) row {
 	return single(label, vals)
 }
 
-// loadPhases runs the load phases once.
-func loadPhases(l *lab, o options) ([]row, error) {
+// loadNotes are the figures printed under the load table: the service's
+// collector settings and its memory when the heap profile was taken.
+type loadNotes struct {
+	gc   serviceFigures
+	heap string
+}
+
+// loadPhases runs the load phases once (run counts from 0).
+func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, error) {
 	var rows []row
-	phases := []loadPhase{}
+	for _, p := range plannedLoadPhases(o, run) {
+		r, err := l.runLoad(p)
+		if err != nil {
+			return nil, err
+		}
+		notes.gc = r.service
+		if r.heap != nil {
+			notes.heap = heapNote(p, r)
+		}
+		vals := []float64{r.scansPerSec, r.p50, r.p99, r.serviceCPU, r.labCPU,
+			mib(r.startRSS), mib(r.peakRSS), float64(r.service.NumGC),
+			r.service.HitRate, float64(r.failed), r.distinctShare}
+		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
+	}
+	return rows, nil
+}
+
+// heapNote describes the service's memory when its heap profile was
+// taken.
+func heapNote(p loadPhase, r loadResult) string {
+	h := r.heap
+	perScan := math.NaN()
+	if r.inFlight > 0 {
+		perScan = float64(h.HeapLive) / float64(r.inFlight) / 1024
+	}
+	return fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines, %.1f MiB from the OS; peak RSS of the phase %.0f MiB",
+		p.delay, p.clients, r.inFlight, h.GCTook.Round(time.Millisecond), mib(int64(h.HeapLive)), perScan, mib(int64(h.HeapInuse)), mib(int64(h.HeapIdle)),
+		mib(int64(h.StackInuse)), h.Goroutines, mib(int64(h.Sys)), mib(r.peakRSS))
+}
+
+// plannedLoadPhases lists the load phases of one run: every delay with
+// every number of clients, then the memory phase. The service's CPU
+// profiles go to one file per phase (and per run after the first); its
+// heap profile is taken in the first run's memory phase.
+func plannedLoadPhases(o options, run int) []loadPhase {
+	var phases []loadPhase
 	for _, d := range o.loadDelays {
 		for _, c := range o.clients {
 			phases = append(phases, loadPhase{delay: d, clients: c, dur: o.loadDur, maxInFlight: o.maxInFlight})
 		}
 	}
 	if o.rssPhase {
-		phases = append(phases, loadPhase{delay: 100 * time.Millisecond, clients: 500, dur: o.loadDur, maxInFlight: max(o.maxInFlight, 500)})
-	}
-	for _, p := range phases {
-		r, err := l.runLoad(p)
-		if err != nil {
-			return nil, err
+		mem := loadPhase{delay: memoryPhaseDelay, clients: memoryPhaseClients, dur: o.loadDur, maxInFlight: max(o.maxInFlight, memoryPhaseClients)}
+		if run == 0 {
+			mem.heapProfile = o.serviceMemProfile
 		}
-		vals := []float64{r.scansPerSec, r.p50, r.p99, r.cpuPerScan, float64(r.baseRSS) / (1 << 20), float64(r.peakRSS) / (1 << 20), r.hitRate,
-			float64(r.failed), r.distinctShare}
-		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
+		phases = append(phases, mem)
 	}
-	return rows, nil
+	if o.serviceCPUProfile != "" {
+		for i := range phases {
+			phases[i].cpuProfile = phaseFile(o.serviceCPUProfile, phases[i], run)
+		}
+	}
+	return phases
 }
+
+// The memory phase: issue 15's RSS target is for 500 scans at once with
+// 100 ms per DNS answer.
+const (
+	memoryPhaseClients = 500
+	memoryPhaseDelay   = 100 * time.Millisecond
+)
+
+// phaseFile names a phase's file after path: "cpu.prof" becomes
+// "cpu-D20ms-100c.prof", with "-run2" and up after the first run.
+func phaseFile(path string, p loadPhase, run int) string {
+	ext := filepath.Ext(path)
+	suffix := fmt.Sprintf("-D%s-%dc", p.delay, p.clients)
+	if run > 0 {
+		suffix += fmt.Sprintf("-run%d", run+1)
+	}
+	return strings.TrimSuffix(path, ext) + suffix + ext
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 func single(label string, vals []float64) row {
 	r := row{label: label, loads: []string{loadAverage()}}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/gctune"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -140,7 +141,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
-	tuneGC()
+	gctune.Apply()
 	logDNSServers(c.scan.DNSServers, logger)
 	an, err := openAnalytics(ctx, c, logger, hooks.commits)
 	if err != nil {

@@ -1,0 +1,36 @@
+package gctune
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// TestApply: without GOGC and GOMEMLIMIT the service's settings take
+// effect; with them, the environment's values stay.
+func TestApply(t *testing.T) {
+	keep := debug.SetGCPercent(-1)
+	debug.SetGCPercent(keep)
+	keepLimit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(keep)
+		debug.SetMemoryLimit(keepLimit)
+	})
+
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	s := Apply()
+	if s.GCPercent != ServiceGCPercent || s.MemoryLimit != ServiceMemoryLimit || s.FromEnv {
+		t.Fatalf("without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
+	}
+
+	// The runtime reads GOGC and GOMEMLIMIT only at start-up; set what it
+	// would have set, as an operator's environment does.
+	debug.SetGCPercent(150)
+	debug.SetMemoryLimit(1 << 30)
+	t.Setenv("GOGC", "150")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	s = Apply()
+	if s.GCPercent != 150 || s.MemoryLimit != 1<<30 || !s.FromEnv {
+		t.Fatalf("with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
+	}
+}
