@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/gctune"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -41,14 +41,7 @@ type lab struct {
 // startLab starts the DNS child over zoneFiles and serves the service on
 // loopback.
 func startLab(o options, zoneFiles []string) (*lab, error) {
-	// The collector settings of `mailauth serve` (cmd/mailauth/gc.go),
-	// unless GOGC or GOMEMLIMIT is set.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(256 << 20)
-	}
+	gctune.Apply() // the collector settings of `mailauth serve`, unless GOGC or GOMEMLIMIT is set
 	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
 	if err != nil {
 		return nil, err
