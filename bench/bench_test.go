@@ -159,3 +159,22 @@ func TestPlannedLoadPhases(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmSkipsMeasuredDomains: the warm-up of a "warm cache" phase fills
+// the shared cache from other domains only, even when the lab is smaller
+// than the measured domains plus the warm-up (a small -n): the measured
+// domains' own records must still go to the wire.
+func TestWarmSkipsMeasuredDomains(t *testing.T) {
+	l, err := startLab(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	r := l.runScans(scanPhase{concurrency: 1, limit: 2, cacheBytes: 1 << 20, warm: soloWarm})
+	if r.scans != 2 || r.failed != 0 {
+		t.Fatalf("warm phase: %+v: want 2 scans, none failed", r)
+	}
+	if r.wire == 0 || r.hitRate >= 1 {
+		t.Errorf("warm phase: %+v: the measured domains were answered from the warm-up's cache (%.1f wire queries per scan, hit rate %.2f)", r, r.wire, r.hitRate)
+	}
+}

@@ -68,7 +68,7 @@ func (l *lab) runScans(p scanPhase) scanResult {
 		stats = append(stats, st)
 		mu.Unlock()
 	})
-	l.warm(s, p.warm)
+	l.warm(s, p.warm, p.limit)
 	stats = nil
 	cache0 := s.DNSCacheStats()
 	l.dns.DelayAll(p.delay)
@@ -115,11 +115,15 @@ func (l *lab) runScans(p scanPhase) scanResult {
 // warm scans the last n domains one after another, with no delay, so
 // that s's shared cache holds what they share with every other domain
 // (the providers' include trees, exchanges and report receivers) and
-// nothing of the domains measured next: the state of a service that has
-// been answering for a while. Their figures are not kept.
-func (l *lab) warm(s *mailauth.Scanner, n int) {
-	n = min(n, len(l.domains))
-	for _, d := range l.domains[len(l.domains)-n:] {
+// nothing of the domains measured next (the first limit; 0 = all), which
+// it never scans: on a lab smaller than both, it scans fewer. This is the
+// state of a service that has been answering for a while. Their figures
+// are not kept.
+func (l *lab) warm(s *mailauth.Scanner, n, limit int) {
+	if limit <= 0 || limit > len(l.domains) {
+		limit = len(l.domains)
+	}
+	for _, d := range l.domains[max(len(l.domains)-n, limit):] {
 		_, _ = s.Scan(context.Background(), mailauth.ScanRequest{Domain: d.name, DKIMSelector: d.selector, SendingIP: d.sendingIP})
 	}
 }
