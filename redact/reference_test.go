@@ -5,13 +5,14 @@ package redact
 // Verify reading non-ASCII strings as bytes). It is kept here, renamed,
 // only as the reference of the differential tests in
 // differential_test.go: each change claims to be equivalent for every
-// input, and these tests check that claim.
+// input, and these tests check that claim. The helpers the changes left
+// as they were (hasLetter, cutStandalone, stringEnd, ...) are the
+// package's own.
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/netip"
 	"strings"
 	"sync"
 
@@ -52,7 +53,7 @@ type refVocabulary struct {
 func newRefVocabulary(texts ...string) *refVocabulary {
 	v := &refVocabulary{text: strings.ToLower(strings.Join(texts, "\x00")), grams: map[uint32]struct{}{}}
 	for i := 0; i+4 <= len(v.text); i++ {
-		v.grams[refGram(v.text[i:])] = struct{}{}
+		v.grams[gram(v.text[i:])] = struct{}{}
 	}
 	return v
 }
@@ -65,15 +66,11 @@ func (v *refVocabulary) contains(f string) bool {
 		return false
 	}
 	for i := 0; i+4 <= len(f); i++ {
-		if _, ok := v.grams[refGram(f[i:])]; !ok {
+		if _, ok := v.grams[gram(f[i:])]; !ok {
 			return false
 		}
 	}
 	return strings.Contains(v.text, f)
-}
-
-func refGram(s string) uint32 {
-	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 }
 
 // UseVocabulary makes s ignore values found in v. Call it before Add.
@@ -107,7 +104,7 @@ func (s *refSet) Add(values ...string) {
 			if _, dup := s.values[f]; !dup {
 				s.bytes += len(f)
 				s.values[f] = struct{}{}
-				s.byGram[refGram(f)] = append(s.byGram[refGram(f)], f)
+				s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
 				p := uint16(f[0])<<8 | uint16(f[1])
 				s.first2[p/64] |= 1 << (p % 64)
 			}
@@ -116,31 +113,10 @@ func (s *refSet) Add(values ...string) {
 }
 
 func (s *refSet) worthRecording(f string) bool {
-	if len(f) < MinLen || len(f) > MaxValueLen || !(refHasLetter(f) || refIsAddress(f)) {
+	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddress(f)) {
 		return false
 	}
 	return !s.vocabulary.contains(f)
-}
-
-// refHasLetter reports whether s has a character other than an ASCII digit,
-// punctuation or space.
-func refHasLetter(s string) bool {
-	for _, r := range s {
-		if r > 0x7f || (r|0x20 >= 'a' && r|0x20 <= 'z') {
-			return true
-		}
-	}
-	return false
-}
-
-// refIsAddress reports whether s is an IP address or prefix, which is all
-// digits and punctuation yet a value to guard.
-func refIsAddress(s string) bool {
-	if _, err := netip.ParseAddr(s); err == nil {
-		return true
-	}
-	_, err := netip.ParsePrefix(s)
-	return err == nil
 }
 
 // Bytes returns the bytes of the recorded values (at most MaxBytes).
@@ -202,56 +178,12 @@ func (s *refSet) splitGenerated(t string) []string {
 	for _, g := range s.generated {
 		var next []string
 		for _, p := range parts {
-			next = append(next, refCutStandalone(p, g)...)
+			next = append(next, cutStandalone(p, g)...)
 		}
 		parts = next
 	}
 	return parts
 }
-
-// refCutStandalone splits t at the standalone occurrences of g (see
-// refStandalone), dropping them.
-func refCutStandalone(t, g string) []string {
-	var out []string
-	from, start := 0, 0
-	for {
-		i := strings.Index(t[from:], g)
-		if i < 0 {
-			return append(out, t[start:])
-		}
-		at := from + i
-		if !refStandalone(t, at, at+len(g)) {
-			from = at + 1 // an overlapping occurrence may still stand alone
-			continue
-		}
-		out = append(out, t[start:at])
-		start, from = at+len(g), at+len(g)
-	}
-}
-
-// refStandalone reports whether t[i:j] is not joined to a neighbouring letter
-// or digit, directly or through joining characters ('.', ':', '-', '_',
-// '/', '@'; "::" in "2001:db8::3").
-func refStandalone(t string, i, j int) bool {
-	k := i - 1
-	for k >= 0 && refIsJoiner(t[k]) {
-		k--
-	}
-	if k >= 0 && refIsAlnum(t[k]) {
-		return false
-	}
-	k = j
-	for k < len(t) && refIsJoiner(t[k]) {
-		k++
-	}
-	return k >= len(t) || !refIsAlnum(t[k])
-}
-
-func refIsAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-func refIsJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
 
 // Len returns the number of recorded values.
 func (s *refSet) Len() int {
@@ -295,7 +227,7 @@ func (s *refSet) containsRecorded(t string) bool {
 		if p := uint16(t[i])<<8 | uint16(t[i+1]); s.first2[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		for _, v := range s.byGram[refGram(t[i:])] {
+		for _, v := range s.byGram[gram(t[i:])] {
 			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) {
 				return true
 			}
@@ -322,18 +254,18 @@ func (s *refSet) Verify(body []byte) error {
 		if body[i] != '"' {
 			continue
 		}
-		end, escaped := refStringEnd(body, i+1)
+		end, escaped := stringEnd(body, i+1)
 		raw := body[i+1 : end]
 		var hit bool
 		switch {
-		case escaped || !refIsASCII(raw):
+		case escaped || !isASCII(raw):
 			var str string
 			if err := json.Unmarshal(body[i:end+1], &str); err != nil {
 				return fmt.Errorf("redact: decode output: %w", err)
 			}
 			hit = s.Contains(str)
 		default:
-			lower = refASCIILower(lower[:0], raw)
+			lower = asciiLower(lower[:0], raw)
 			hit = s.containsLower(lower)
 		}
 		if hit {
@@ -345,27 +277,6 @@ func (s *refSet) Verify(body []byte) error {
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
 	}
 	return nil
-}
-
-// refIsASCII reports whether b holds only ASCII bytes.
-func refIsASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// refASCIILower appends b lower-cased to dst; b is ASCII.
-func refASCIILower(dst, b []byte) []byte {
-	for _, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
 }
 
 // containsLower is Contains for an ASCII text already lower-cased, read
@@ -406,22 +317,6 @@ func (s *refSet) containsLower(t []byte) bool {
 		}
 	}
 	return false
-}
-
-// refStringEnd returns the index of the quotation mark that closes the JSON
-// string whose content starts at from, and whether the string holds an
-// escape. body is valid JSON, so the closing mark exists.
-func refStringEnd(body []byte, from int) (end int, escaped bool) {
-	for j := from; j < len(body); j++ {
-		switch body[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
-		}
-	}
-	return len(body) - 1, escaped
 }
 
 // refForms returns the comparison forms of v: lower-case without a trailing
