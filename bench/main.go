@@ -41,8 +41,9 @@
 // -cpuprofile profiles the main process; -service-cpuprofile F writes one
 // CPU profile per load phase's service process (F-D0s-100c.prof and so
 // on); -service-memprofile F writes the service's heap profile halfway
-// through the first run's memory phase (500 clients at 100 ms), after a
-// collection so that its in-use figures are those of that moment.
+// through the first run's memory phase (500 clients at 100 ms), after two
+// collections so that its in-use figures are those of that moment (a heap
+// profile is published one cycle late).
 //
 // Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
 // load average: on a shared machine, figures from a busy moment are not
