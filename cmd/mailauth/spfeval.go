@@ -186,11 +186,17 @@ var spfReasonText = map[spf.EvalReason][2]string{
 	spf.ReasonSyntax:          {"某条 SPF 记录有语法错误。", "An SPF record has a syntax error."},
 	spf.ReasonIncludeNone:     {"include 引用的域名没有 SPF 记录。", "An include points to a domain without an SPF record."},
 	spf.ReasonRedirectNone:    {"redirect 指向的域名没有 SPF 记录。", "The redirect points to a domain without an SPF record."},
-	spf.ReasonLookupLimit:     {"评估需要超过 10 次 DNS 查询。", "The evaluation needs more than 10 DNS lookups."},
-	spf.ReasonVoidLimit:       {"超过 2 次查询没有返回记录。", "More than 2 lookups returned no records."},
-	spf.ReasonMXLimit:         {"某个 mx 机制的目标有超过 10 条 MX 记录。", "An mx mechanism's target has more than 10 MX records."},
+	spf.ReasonLookupLimit:     limitText("评估需要超过 %d 次 DNS 查询。", "The evaluation needs more than %d DNS lookups.", spf.MaxLookups),
+	spf.ReasonVoidLimit:       limitText("超过 %d 次查询没有返回记录。", "More than %d lookups returned no records.", spf.MaxVoidLookups),
+	spf.ReasonMXLimit:         limitText("某个 mx 机制的目标有超过 %d 条 MX 记录。", "An mx mechanism's target has more than %d MX records.", spf.MaxMXNames),
 	spf.ReasonDNSError:        {"一次 DNS 查询失败或超时。", "A DNS lookup failed or timed out."},
 	spf.ReasonRecordLookupErr: {"查询 SPF 记录时 DNS 失败或超时。", "The DNS lookup of an SPF record failed or timed out."},
+}
+
+// limitText is a reason's sentence pair with the limit it names filled in
+// from the spf package's constant, so that text and rule cannot drift.
+func limitText(zh, en string, limit int) [2]string {
+	return [2]string{fmt.Sprintf(zh, limit), fmt.Sprintf(en, limit)}
 }
 
 // renderSPFEval prints the evaluation for a person.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,6 +112,19 @@ func TestSPFReasonTexts(t *testing.T) {
 	for _, r := range spf.EvalReasons() {
 		if tx, ok := spfReasonText[r]; !ok || tx[0] == "" || tx[1] == "" {
 			t.Errorf("no sentence for %s", r)
+		} else if strings.Contains(tx[0]+tx[1], "%") {
+			t.Errorf("%s: unformatted verb in %q", r, tx)
+		}
+	}
+	// the limits come from the spf package's constants, in both languages.
+	for r, limit := range map[spf.EvalReason]int{
+		spf.ReasonLookupLimit: spf.MaxLookups,
+		spf.ReasonVoidLimit:   spf.MaxVoidLookups,
+		spf.ReasonMXLimit:     spf.MaxMXNames,
+	} {
+		n := fmt.Sprintf(" %d ", limit)
+		if tx := spfReasonText[r]; !strings.Contains(tx[0], n) || !strings.Contains(tx[1], n) {
+			t.Errorf("%s: %q does not name the limit %d", r, tx, limit)
 		}
 	}
 	if len(spfReasonText) != len(spf.EvalReasons()) {
