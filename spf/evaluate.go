@@ -469,7 +469,11 @@ func (e *evaluator) matchMX(ctx context.Context, target string, t Term) matchRes
 	if mxRecordCount(ans.Records) > MaxMXNames {
 		return failWith(VerdictPermError, ReasonMXLimit)
 	}
-	for _, host := range exchanges(ans.Records) {
+	for _, exchange := range exchanges(ans.Records) {
+		host, ok := wireForm(exchange)
+		if !ok {
+			continue
+		}
 		addrs, stopped := e.lookup(ctx, host, e.addrType())
 		if stopped != nil {
 			return *stopped
@@ -540,7 +544,11 @@ func (e *evaluator) lookupValidated(ctx context.Context) ([]string, *matchResult
 		names = names[:MaxPTRNames]
 	}
 	var out []string
-	for _, n := range names {
+	for _, presented := range names {
+		n, ok := wireForm(presented)
+		if !ok {
+			continue
+		}
 		addrs, stopped := e.lookup(ctx, n, e.addrType())
 		if stopped != nil {
 			if stopped.err.Verdict == VerdictTempError {
@@ -574,6 +582,42 @@ func wireName(name string) bool {
 	}
 	return true
 }
+
+// wireForm turns a name from an answer (an MX exchange, a PTR target),
+// which github.com/miekg/dns writes in presentation form with \X and
+// \DDD escapes, into the octets with "." between labels that the
+// evaluator works with and presentationName escapes again: without it an
+// escaped octet would be escaped twice and the name never found. ok is
+// false for a name with a dot inside a label, which that form cannot
+// hold; such a host matches nothing.
+func wireForm(name string) (string, bool) {
+	if strings.IndexByte(name, '\\') < 0 {
+		return name, true
+	}
+	b := make([]byte, 0, len(name))
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '\\' && i+1 < len(name) {
+			c = name[i+1]
+			i++
+			if i+2 < len(name) && isDecimal(name[i]) && isDecimal(name[i+1]) && isDecimal(name[i+2]) {
+				n := int(name[i]-'0')*100 + int(name[i+1]-'0')*10 + int(name[i+2]-'0')
+				if n > 255 {
+					return "", false
+				}
+				c = byte(n)
+				i += 2
+			}
+			if c == '.' {
+				return "", false
+			}
+		}
+		b = append(b, c)
+	}
+	return string(b), true
+}
+
+func isDecimal(c byte) bool { return c >= '0' && c <= '9' }
 
 // presentationName writes a wire name in the presentation form resolvers
 // take, escaped exactly as github.com/miekg/dns writes names it decodes,

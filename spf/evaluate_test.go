@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -302,6 +303,41 @@ func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
 		res := Check(t.Context(), dnstest.NewResolver(z), tc.domain)
 		if got := slices.Contains(res.Findings, CodeMXTooMany); got != tc.over {
 			t.Errorf("Check %s: mx_over_10 %v, want %v", tc.domain, got, tc.over)
+		}
+	}
+}
+
+// TestEvaluateEscapedHostNames: exchange and PTR names from answers come
+// in presentation form (a space as "\ "); Evaluate looks them up as
+// they are, not escaped a second time, so an mx or ptr mechanism matches
+// a host whose name has such an octet, as it would at any receiver
+// (RFC 2181 §11 allows any octet in a label). Over the loopback server
+// and resolver.Client, so the names go through a real message.
+func TestEvaluateEscapedHostNames(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$ORIGIN esc.test.
+@          SOA ns.esc.test. hostmaster.esc.test. 1 3600 600 86400 300
+mx         TXT "v=spf1 mx -all"
+mx         MX 10 a\ b.esc.test.
+ptr        TXT "v=spf1 ptr -all"
+a\ b       A 203.0.113.5
+6.113.0.203.in-addr.arpa. PTR c\@d.ptr.esc.test.
+c\@d.ptr   A 203.0.113.6
+`)
+	srv := dnstest.Start(t, z)
+	for _, tc := range []struct {
+		ip, sender string
+		kind       Kind
+	}{
+		{"203.0.113.5", "a@mx.esc.test", KindMX},
+		{"203.0.113.6", "a@ptr.esc.test", KindPTR},
+	} {
+		ev, err := Evaluate(t.Context(), srv.Client(time.Second), Query{IP: netip.MustParseAddr(tc.ip), Sender: tc.sender})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Verdict != VerdictPass || ev.Mechanism != tc.kind {
+			t.Errorf("%s from %s: %s (%s %s), want pass by %s", tc.sender, tc.ip, ev.Verdict, ev.Reason, ev.Mechanism, tc.kind)
 		}
 	}
 }

@@ -148,3 +148,20 @@ func (r fuzzRecord) Lookup(ctx context.Context, name string, qtype resolver.Type
 	}
 	return r.Resolver.Lookup(ctx, name, qtype)
 }
+
+// FuzzWireForm: any name from an answer gives no panic, and a name it
+// accepts survives presentationName and wireForm again unchanged.
+func FuzzWireForm(f *testing.F) {
+	for _, s := range []string{`a\ b.test`, `c\@d.test`, `e\032f.test`, `g\.h.test`, `\999.test`, `x\`, "plain.test"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		w, ok := wireForm(name)
+		if !ok {
+			return
+		}
+		if again, ok := wireForm(presentationName(w)); !ok || again != w {
+			t.Fatalf("wireForm(%q) = %q; through presentationName and back: %q, %v", name, w, again, ok)
+		}
+	})
+}
