@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
@@ -20,6 +21,28 @@ var spfIPTexts = map[spf.Verdict]text{
 	spf.VerdictPermError: msg("SPF 策略无法评估，接收方对发件 IP 会得到永久错误（permerror）。", "The SPF policy cannot be evaluated, so receivers get a permanent error for the sending IP (permerror)."),
 }
 
+// spfIPBudgetText replaces the temperror sentence when the evaluation
+// stopped because the check's share of the scan's DNS budget was spent:
+// the domain's DNS did not fail, this scan stopped asking.
+var spfIPBudgetText = msg("评估发件 IP 所需的 DNS 查询超出了本次扫描的查询上限，因此没有得出 SPF 结果。",
+	"Evaluating the sending IP needed more DNS questions than this scan allows, so there is no SPF result for it.")
+
+// budgetWatch passes lookups on and notes whether one was refused because
+// the budget was spent (resolver.ReasonBudgetExhausted).
+type budgetWatch struct {
+	resolver.Resolver
+	spent atomic.Bool
+}
+
+// Lookup implements resolver.Resolver.
+func (w *budgetWatch) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	a := w.Resolver.Lookup(ctx, name, qtype)
+	if a.Reason == resolver.ReasonBudgetExhausted {
+		w.spent.Store(true)
+	}
+	return a
+}
+
 // spfSendingIP evaluates the domain's SPF policy for the scan's sending IP
 // as a receiver would for mail from postmaster@<domain> with the domain as
 // HELO name (RFC 7208 check_host), and returns the sentence that says the
@@ -28,9 +51,13 @@ func (r *run) spfSendingIP(ctx context.Context, dns resolver.Resolver) []Localiz
 	if !r.ip.IsValid() {
 		return nil
 	}
-	ev, err := spf.Evaluate(ctx, dns, spf.Query{IP: r.ip, Sender: "postmaster@" + r.domain.ASCII, HELO: r.domain.ASCII})
+	watch := &budgetWatch{Resolver: dns}
+	ev, err := spf.Evaluate(ctx, watch, spf.Query{IP: r.ip, Sender: "postmaster@" + r.domain.ASCII, HELO: r.domain.ASCII})
 	if err != nil {
 		return nil // a normalized IP and domain are always a valid query
+	}
+	if ev.Verdict == spf.VerdictTempError && watch.spent.Load() {
+		return []LocalizedText{spfIPBudgetText.with()}
 	}
 	t, ok := spfIPTexts[ev.Verdict]
 	if !ok {

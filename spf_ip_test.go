@@ -90,3 +90,42 @@ func TestSPFIPTextsComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestSPFSendingIPBudget: when the SPF check's share of the scan's DNS
+// budget runs out during the evaluation, the details say so instead of
+// claiming the domain's DNS failed (temperror). The share is cut to the
+// two questions of the expansion (TXT, A of h); an IPv6 sending IP makes
+// the evaluation ask a third (AAAA of h).
+func TestSPFSendingIPBudget(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$ORIGIN example.com.
+@ SOA ns.example.com. hostmaster.example.com. 1 3600 600 86400 300
+budget TXT "v=spf1 a:h.budget.example.com -all"
+h.budget A 1.1.1.1
+`)
+	fixed := 0
+	for _, n := range checkBudgets {
+		fixed += n
+	}
+	for _, tc := range []struct {
+		budget int
+		want   text
+	}{
+		{fixed + 2, spfIPBudgetText},
+		{fixed + 3, spfIPTexts[spf.VerdictFail]}, // room for AAAA: no address matches, -all
+	} {
+		s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, QueryBudget: tc.budget})
+		sum, err := s.Scan(context.Background(), ScanRequest{Domain: "budget.example.com", SendingIP: "2606:4700::1111"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sum.Checks[1].Details
+		want := tc.want.format()
+		if !strings.HasSuffix(d.EN, want.EN) || !strings.HasSuffix(d.ZH, want.ZH) {
+			t.Errorf("budget %d: details %q do not end with %q", tc.budget, d.EN, want.EN)
+		}
+		if tc.want != spfIPTexts[spf.VerdictTempError] && strings.Contains(d.EN, spfIPTexts[spf.VerdictTempError].en) {
+			t.Errorf("budget %d: details claim a DNS failure: %q", tc.budget, d.EN)
+		}
+	}
+}
