@@ -153,16 +153,13 @@ func newSPFEvalOutput(c spfEvalConfig, ev spf.Evaluation) spfEvalOutput {
 		Lookups: ev.Lookups, LookupLimit: spf.MaxLookups, VoidLookups: ev.VoidLookups, VoidLimit: spf.MaxVoidLookups,
 	}
 	if ev.Cause != "" {
-		out.Cause = ref(string(ev.Cause))
+		out.Cause = new(string(ev.Cause))
 	}
 	if ev.Reason == spf.ReasonMatched {
-		out.Mechanism, out.Term, out.Depth = ref(string(ev.Mechanism)), ref(ev.Term), ref(ev.Depth)
+		out.Mechanism, out.Term, out.Depth = new(string(ev.Mechanism)), new(ev.Term), new(ev.Depth)
 	}
 	return out
 }
-
-// ref returns a pointer to a copy of v, for the nullable JSON fields.
-func ref[T any](v T) *T { return &v }
 
 // checkedDomain is the domain of the identity, as the user typed it.
 func checkedDomain(c spfEvalConfig) string {

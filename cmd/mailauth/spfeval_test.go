@@ -47,7 +47,7 @@ func TestSPFEval(t *testing.T) {
 		t.Fatalf("json: exit %d stderr %q err %v\n%s", code, errOut, err, out)
 	}
 	wantJSON := spfEvalOutput{Domain: "ev.test", Identity: "mailfrom", Result: "fail", Reason: "mechanism_matched",
-		Mechanism: ref("all"), Term: ref(3), Depth: ref(0), Lookups: 2, LookupLimit: 10, VoidLookups: 0, VoidLimit: 2}
+		Mechanism: new("all"), Term: new(3), Depth: new(0), Lookups: 2, LookupLimit: 10, VoidLookups: 0, VoidLimit: 2}
 	if !reflect.DeepEqual(got, wantJSON) {
 		t.Errorf("json:\n%s", dnstest.Diff(got, wantJSON))
 	}
