@@ -26,7 +26,8 @@ const (
 	// (RFC 7208 §3.4).
 	MaxRecordSize = 512
 	// MaxDomainLength is the length a domain-spec expansion is cut to by
-	// dropping left-most labels (RFC 7208 §4.8).
+	// dropping left-most labels (RFC 7208 §7.1; the OpenSPF suite case
+	// domain-name-truncation cites it).
 	MaxDomainLength = 253
 	// MaxExpandTerms bounds the expansion of Check: after this many counted
 	// terms it stops and reports the count as a lower bound. It is a
