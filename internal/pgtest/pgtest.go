@@ -4,7 +4,8 @@
 // ends.
 //
 // initdb refuses to run as root, so as root the cluster belongs to the
-// "postgres" user and the server binaries run as that user (runuser).
+// "postgres" user and the server binaries run as that user (the child
+// process switches its credentials itself; no runuser wrapper).
 // Without the binaries (Debian package postgresql) a test fails when
 // CI=true and is skipped otherwise.
 package pgtest
