@@ -3,6 +3,7 @@ package analytics
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,11 +12,13 @@ import (
 
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/pgtest"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // TestHealthWhenStoreDown: with a PostgreSQL store, health says "ready";
 // once the server is stopped it says "unavailable", scans still answer
-// 200 and their rows are counted as failed, not waited for.
+// 200 and their rows are counted as failed, not waited for; the failures
+// are logged with the store's error, which names no scanned domain.
 func TestHealthWhenStoreDown(t *testing.T) {
 	t.Parallel()
 	cluster := pgtest.Start(t)
@@ -24,14 +27,15 @@ func TestHealthWhenStoreDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	w := NewWriter(store, testHasher(t), WriterOptions{})
+	var log syncbuf.Buffer
+	w := NewWriter(store, testHasher(t), WriterOptions{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	srv := httptest.NewServer(httpapi.New(quickService{}, httpapi.Options{Storage: store, Recorder: w}))
 	defer srv.Close()
 	if s := storageState(t, srv.URL); s != "ready" {
 		t.Fatalf("storage %q, want ready", s)
 	}
 	scan := func() int {
-		resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
+		resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"`+healthCanary+`"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +64,14 @@ func TestHealthWhenStoreDown(t *testing.T) {
 		t.Errorf("failed %d committed %d %v", w.Failed(), w.Committed(), err)
 	}
 	_ = w.Close(t.Context())
+	if l := log.String(); !strings.Contains(l, "batch not stored") || strings.Contains(l, healthCanary) {
+		t.Errorf("the writer's log lacks the failure or names the domain:\n%s", l)
+	}
 }
+
+// healthCanary is the domain TestHealthWhenStoreDown scans; it must not
+// reach the log.
+const healthCanary = "health-canary-5e1d.example.com"
 
 // storageState is the storage field of GET /api/health.
 func storageState(t *testing.T, base string) string {

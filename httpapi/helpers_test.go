@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // TestServer is the real handler on a real loopback listener.
@@ -180,23 +181,7 @@ func (c *TestClock) Advance(d time.Duration) {
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writes.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type SyncBuffer = syncbuf.Buffer
 
 // FakeService is a Service for tests. Nil funcs answer the sample
 // summaries with the request's inputs echoed.

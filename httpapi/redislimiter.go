@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mailauth/mailauth/internal/keyed"
@@ -54,12 +55,14 @@ type RedisLimiterOptions struct {
 	Prefix string
 	// Secret keys the HMAC-SHA-256 that turns a source into a Redis key.
 	// Every instance sharing the server must use the same secret to share
-	// the counters; empty means a random secret of this limiter alone.
+	// the counters; empty means a random secret of this limiter alone. The
+	// limiter keeps its own copy.
 	Secret []byte
 }
 
 // redisKeySecretBytes is the size of the random secret of a limiter
-// configured without one (256 bits, the HMAC-SHA-256 block's key size).
+// configured without one (256 bits, the size of an HMAC-SHA-256 output;
+// RFC 2104 section 3 advises a key no shorter than that).
 const redisKeySecretBytes = 32
 
 // RedisLimiter is a Limiter whose counters live in Redis, so that several
@@ -81,7 +84,7 @@ type RedisLimiter struct {
 // *redis.Client, *redis.ClusterClient or *redis.Ring). Close does not close
 // the client.
 func NewRedisLimiter(client redis.Scripter, o RedisLimiterOptions) *RedisLimiter {
-	l := &RedisLimiter{client: client, limit: o.Limit, window: o.Window, prefix: o.Prefix, secret: o.Secret}
+	l := &RedisLimiter{client: client, limit: o.Limit, window: o.Window, prefix: o.Prefix, secret: slices.Clone(o.Secret)}
 	if len(l.secret) == 0 {
 		l.secret = make([]byte, redisKeySecretBytes)
 		_, _ = rand.Read(l.secret) // crypto/rand.Read never fails (Go 1.24+)

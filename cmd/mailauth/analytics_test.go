@@ -13,17 +13,18 @@ import (
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/analytics"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // startServe runs `mailauth serve` with args and env until the test ends
 // (or stop is called) and returns its base URL, its stderr and stop,
 // which waits for the exit code.
-func startServe(t *testing.T, args []string, e map[string]string, hooks serveHooks) (base string, log *syncBuilder, stop func() int) {
+func startServe(t *testing.T, args []string, e map[string]string, hooks serveHooks) (base string, log *syncbuf.Buffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	addrc := make(chan string, 1)
 	hooks.ready = func(a string) { addrc <- a }
-	log = &syncBuilder{}
+	log = &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() { done <- runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: log}, hooks) }()
 	select {

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/mailauth/mailauth/internal/browsertest"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/internal/testlab"
 )
 
@@ -29,7 +31,7 @@ func serveLab(t *testing.T) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan int, 1)
-	var errOut syncBuilder
+	var errOut syncbuf.Buffer
 	go func() {
 		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-dns", lab.DNS.Addr(),
 			"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // TestVersion: -version prints the version and exits 0.
@@ -45,7 +46,7 @@ func TestServeLogsPageAndDNS(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	addrc := make(chan string, 1)
-	var errOut syncBuilder
+	var errOut syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", "127.0.0.1:5353,[::1]:53"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},

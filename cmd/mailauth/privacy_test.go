@@ -13,10 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/redistest"
 	"github.com/mailauth/mailauth/internal/testlab"
-	"github.com/redis/go-redis/v9"
 )
 
 // privacyRequests is the number of scans, and of ptr-checks, per store.

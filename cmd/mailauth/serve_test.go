@@ -16,12 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // TestServeGracefulShutdown runs `mailauth serve` on a loopback port,
@@ -33,7 +33,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	defer cancel()
 	svc := &fakeService{delay: 500 * time.Millisecond}
 	addrc := make(chan string, 1)
-	var errOut syncBuilder
+	var errOut syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-storage", "none"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},
@@ -101,30 +101,12 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"-storage", "none", "-analytics-secret", "short"}, exitUsage, "at least 16 bytes"},
 		{[]string{"-storage", "none", "-listen", "192.0.2.1:1"}, exitUnavailable, "mailauth serve:"},
 	} {
-		var errOut syncBuilder
+		var errOut syncbuf.Buffer
 		code := runServe(t.Context(), tc.args, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) || strings.Contains(errOut.String(), "hunter2") {
 			t.Errorf("%q: exit %d, stderr %q", tc.args, code, errOut.String())
 		}
 	}
-}
-
-// syncBuilder is a strings.Builder safe for concurrent writes.
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuilder) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestScannerAlarmsLogCountsOnly: the scanner's internal-fault hooks write
@@ -151,7 +133,7 @@ func serveOnce(t *testing.T, args []string, e map[string]string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var errOut syncBuilder
+	var errOut syncbuf.Buffer
 	args = append([]string{"-listen", "127.0.0.1:0", "-storage", "none"}, args...)
 	code := runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: &errOut}, serveHooks{
 		service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
@@ -234,7 +216,7 @@ func TestServeWarnsLabFlags(t *testing.T) {
 func TestServeRedisURLNotEchoed(t *testing.T) {
 	t.Parallel()
 	for _, u := range []string{"redis://admin:hunter2@%zz:6379/0", "rediss://:hunter2@cache.example:notaport", "redis://u:hunter2@cache.example:6379/notadb"} {
-		var errOut syncBuilder
+		var errOut syncbuf.Buffer
 		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-storage", "none", "-analytics-secret", "0123456789abcdef", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		out := errOut.String()
 		if code != exitUsage || !strings.Contains(out, "-ratelimit") {

@@ -4,7 +4,8 @@
 // ends.
 //
 // initdb refuses to run as root, so as root the cluster belongs to the
-// "postgres" user and the server binaries run as that user (runuser).
+// "postgres" user and the server binaries run as that user (the child
+// process switches its credentials itself; no runuser wrapper).
 // Without the binaries (Debian package postgresql) a test fails when
 // CI=true and is skipped otherwise.
 package pgtest
@@ -26,6 +27,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // startTimeout bounds the wait for a new server to accept connections.
@@ -80,7 +83,7 @@ func Start(tb testing.TB) *Cluster {
 	c := &Cluster{port: freePort(tb)}
 	cmd := command(asUser, filepath.Join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", strconv.Itoa(c.port),
 		"-k", dir, "-F", "-c", "max_connections=50", "-c", "shared_buffers=16MB")
-	var out syncWriter
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -115,7 +118,7 @@ func (c *Cluster) NewDatabase(tb testing.TB, name string) string {
 }
 
 // waitReady waits until the server accepts a connection.
-func (c *Cluster) waitReady(tb testing.TB, out *syncWriter) {
+func (c *Cluster) waitReady(tb testing.TB, out *syncbuf.Buffer) {
 	tb.Helper()
 	deadline := time.Now().Add(startTimeout)
 	for {

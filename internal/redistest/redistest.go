@@ -11,12 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
 // startTimeout bounds the wait for the server to answer.
@@ -40,7 +40,7 @@ func Start(tb testing.TB) string {
 	ln.Close()
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning")
-	var out output
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -59,22 +59,4 @@ func Start(tb testing.TB) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-}
-
-// output collects the server's output from its two pipes.
-type output struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
 }
