@@ -192,9 +192,12 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) Answer {
 		close(f.done)
 	}()
 	a, ttl := c.ttl(ctx, q.name, q.qtype)
-	f.answer, f.senderEnded = a, ctx.Err() != nil
+	// The waiters and the cache share one copy that nobody changes (each
+	// reader clones it); the sender's caller owns a.
+	kept := cloneAnswer(a)
+	f.answer, f.senderEnded = kept, ctx.Err() != nil
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
-		c.store(q, cloneAnswer(a), min(time.Duration(ttl)*time.Second, MaxCacheTTL))
+		c.store(q, kept, min(time.Duration(ttl)*time.Second, MaxCacheTTL))
 	}
 	return a
 }

@@ -190,6 +190,34 @@ func TestCacheSenderGivesUp(t *testing.T) {
 	}
 }
 
+// TestCacheSenderOwnsItsAnswer: the caller that sent a shared question
+// may change its answer at once without reaching a waiter's copy (under
+// -race, a shared backing array is reported even when the timing hides it).
+func TestCacheSenderOwnsItsAnswer(t *testing.T) {
+	srv, c, _ := cacheOn(t, 0)
+	srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(100*time.Millisecond))
+	sent := make(chan string)
+	go func() {
+		a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT)
+		if a.Outcome != resolver.Found {
+			sent <- show(a)
+			return
+		}
+		a.Records[0].TXT[0] = "changed"
+		sent <- ""
+	}()
+	waitFor(t, func() bool { return srv.Count("short.cache.test", resolver.TypeTXT) == 1 })
+	waited := make(chan resolver.Answer)
+	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Shared == 1 })
+	if bad := <-sent; bad != "" {
+		t.Fatalf("sender got %s", bad)
+	}
+	if a := <-waited; a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
+		t.Fatalf("waiter got %s, want the wire's text", show(a))
+	}
+}
+
 // TestCacheMemoryBound: the estimated memory never passes the bound; the
 // least recently used answers are evicted and asked again.
 func TestCacheMemoryBound(t *testing.T) {
