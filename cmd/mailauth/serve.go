@@ -28,7 +28,7 @@ const (
 )
 
 // Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
-// about 100,000 typical answers, more than five minutes of scans at the
+// about 80,000 typical answers, more than five minutes of scans at the
 // service's rate; the maximum keeps a typo from reserving the machine.
 const (
 	defaultDNSCacheMB = 32
