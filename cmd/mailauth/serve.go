@@ -141,7 +141,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
-	gctune.Apply()
+	gctune.Apply(c.scan.DNSCacheBytes)
 	logDNSServers(c.scan.DNSServers, logger)
 	an, err := openAnalytics(ctx, c, logger, hooks.commits)
 	if err != nil {

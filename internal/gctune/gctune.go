@@ -24,8 +24,11 @@ const (
 	// times the live heap between collections (see the package doc).
 	ServiceGCPercent = 400
 	// ServiceMemoryLimit is the service's soft memory limit in bytes
-	// (GOMEMLIMIT): it bounds what ServiceGCPercent trades for fewer
-	// collections.
+	// (GOMEMLIMIT) without the DNS cache shared across scans: it bounds
+	// what ServiceGCPercent trades for fewer collections. Apply adds the
+	// cache's bound, which is live for minutes: under a limit it filled
+	// (`mailauth serve -dns-cache-mb` goes up to 4 GiB) the collector
+	// would run without pause.
 	ServiceMemoryLimit = 256 << 20
 )
 
@@ -36,10 +39,12 @@ type Settings struct {
 	FromEnv     bool  // GOGC or GOMEMLIMIT was set and kept
 }
 
-// Apply sets ServiceGCPercent and ServiceMemoryLimit, except that a GOGC
-// or GOMEMLIMIT set in the environment always wins (the runtime has
-// applied it already), and returns the settings now in effect.
-func Apply() Settings {
+// Apply sets ServiceGCPercent and a soft memory limit of
+// ServiceMemoryLimit plus cacheBytes (the bound of the DNS cache shared
+// across scans, 0 without one), except that a GOGC or GOMEMLIMIT set in
+// the environment always wins (the runtime has applied it already), and
+// returns the settings now in effect.
+func Apply(cacheBytes int) Settings {
 	var s Settings
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(ServiceGCPercent)
@@ -47,7 +52,7 @@ func Apply() Settings {
 		s.FromEnv = true
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(ServiceMemoryLimit)
+		debug.SetMemoryLimit(ServiceMemoryLimit + int64(max(cacheBytes, 0)))
 	} else {
 		s.FromEnv = true
 	}
