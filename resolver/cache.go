@@ -69,7 +69,7 @@ type cacheEntry struct {
 type flight struct {
 	done        chan struct{}
 	answer      Answer
-	senderEnded bool // the sender's context ended: waiters ask again
+	senderEnded bool // the sender gave up (its ctx ended, or it was answered canceled): waiters ask again
 }
 
 // CacheStats counts what a Cache did.
@@ -194,7 +194,10 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) Answer {
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
 	kept := cloneAnswer(a)
-	f.answer, f.senderEnded = kept, ctx.Err() != nil
+	// A canceled answer is the sender's alone, also when ctx has not
+	// reported it yet (Client.ask answers canceled once the deadline has
+	// passed, a moment before ctx's timer fires).
+	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
 		c.store(q, kept, min(time.Duration(ttl)*time.Second, MaxCacheTTL))
 	}

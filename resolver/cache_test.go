@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,6 +216,39 @@ func TestCacheSenderOwnsItsAnswer(t *testing.T) {
 	}
 	if a := <-waited; a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
 		t.Fatalf("waiter got %s, want the wire's text", show(a))
+	}
+}
+
+// TestCacheCanceledBelow: a canceled answer is the sender's alone even
+// when its ctx has not reported it yet (the Client answers canceled once
+// the deadline has passed, a moment before ctx's timer fires): the waiter
+// asks again instead of inheriting it.
+func TestCacheCanceledBelow(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustParse(t, cacheZone))
+	release := make(chan struct{})
+	var first sync.Once
+	below := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		canceled := false
+		first.Do(func() { canceled = true })
+		if canceled {
+			<-release
+			return resolver.Fail(resolver.ReasonCanceled)
+		}
+		return mem.Lookup(ctx, name, qtype)
+	})
+	c := resolver.NewCache(below, 0)
+	sent := make(chan resolver.Answer)
+	go func() { sent <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Misses == 1 })
+	waited := make(chan resolver.Answer)
+	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Shared == 1 })
+	close(release)
+	if a := <-sent; a.Reason != resolver.ReasonCanceled {
+		t.Fatalf("sender got %s, want canceled", show(a))
+	}
+	if a := <-waited; a.Outcome != resolver.Found {
+		t.Fatalf("waiter got %s, want found", show(a))
 	}
 }
 
