@@ -6,7 +6,7 @@ import (
 )
 
 // TestApply: without GOGC and GOMEMLIMIT the service's settings take
-// effect, the limit raised by the DNS cache's bound; with them, the
+// effect, the limit raised by a large DNS cache; with them, the
 // environment's values stay.
 func TestApply(t *testing.T) {
 	keep := debug.SetGCPercent(-1)
@@ -23,9 +23,13 @@ func TestApply(t *testing.T) {
 	if s.GCPercent != ServiceGCPercent || s.MemoryLimit != ServiceMemoryLimit || s.FromEnv {
 		t.Fatalf("without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
 	}
-	// The DNS cache shared across scans raises the limit by its bound.
-	if s = Apply(1 << 30); s.MemoryLimit != ServiceMemoryLimit+1<<30 {
-		t.Fatalf("with a 1 GiB cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit+1<<30)
+	// A DNS cache shared across scans larger than the allowance raises
+	// the limit by the excess.
+	if s = Apply(CacheAllowance); s.MemoryLimit != ServiceMemoryLimit {
+		t.Fatalf("with the default cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit)
+	}
+	if s = Apply(1 << 30); s.MemoryLimit != ServiceMemoryLimit+1<<30-CacheAllowance {
+		t.Fatalf("with a 1 GiB cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit+1<<30-CacheAllowance)
 	}
 
 	// The runtime reads GOGC and GOMEMLIMIT only at start-up; set what it
