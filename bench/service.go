@@ -164,7 +164,7 @@ func openService(in *bufio.Scanner) (*service, error) {
 	if !roots.AppendCertsFromPEM([]byte(cfg.CAPEM)) {
 		return nil, errors.New("configuration: caPem holds no certificate")
 	}
-	svc := &service{gc: gctune.Apply(), stopProfile: func() {}}
+	svc := &service{gc: gctune.Apply(cfg.CacheBytes), stopProfile: func() {}}
 	if cfg.CPUProfile != "" {
 		stop, err := startProfile(cfg.CPUProfile)
 		if err != nil {

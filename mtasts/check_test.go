@@ -458,13 +458,13 @@ func TestCheckFanOutBounded(t *testing.T) {
 	}
 }
 
-// TestDialPlan: duplicates dropped, refused addresses counted, two per
+// TestDialPlan: duplicates dropped (also in IPv4-mapped form), refused addresses counted, two per
 // family, IPv4 first.
 func TestDialPlan(t *testing.T) {
 	t.Parallel()
 	in := []netip.Addr{
 		netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("8.8.8.8"),
-		netip.MustParseAddr("2606:4700::1"), netip.MustParseAddr("::ffff:1.1.1.1"), netip.MustParseAddr("9.9.9.9"),
+		netip.MustParseAddr("::ffff:8.8.8.8"), netip.MustParseAddr("2606:4700::1"), netip.MustParseAddr("::ffff:1.1.1.1"), netip.MustParseAddr("9.9.9.9"),
 		netip.MustParseAddr("fd00::1"), netip.MustParseAddr("2606:4700::2"), netip.MustParseAddr("2606:4700::3"),
 	}
 	plan, refused := dialPlan(in, Options{})

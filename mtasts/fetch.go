@@ -98,24 +98,26 @@ type dialReport struct {
 }
 
 // dialPlan is the address guard and the fan-out bound: it drops
-// duplicates, refuses every address opts.Permitted does not admit (counted
-// in refused), and keeps the first MaxAddrsPerFamily permitted addresses
-// of each family. The order is stated and stable: the IPv4 addresses (A
+// duplicates (an IPv4-mapped IPv6 address counts as its IPv4 address),
+// refuses every address opts.Permitted does not admit (counted in
+// refused), and keeps the first MaxAddrsPerFamily permitted addresses of
+// each family. The order is stated and stable: the IPv4 addresses (A
 // answers, in answer order), then the IPv6 ones (AAAA answers, in answer
 // order).
 func dialPlan(addrs []netip.Addr, opts Options) (plan []netip.Addr, refused int) {
 	seen := make(map[netip.Addr]bool, len(addrs))
 	var v4, v6 []netip.Addr
 	for _, a := range addrs {
-		if seen[a] {
+		u := a.Unmap() // an IPv4-mapped address duplicates the IPv4 one
+		if seen[a] || seen[u] {
 			continue
 		}
 		seen[a] = true
-		if !opts.Permitted(a) {
+		if !opts.Permitted(a) { // a, not u: Unmap drops a zone
 			refused++
 			continue
 		}
-		u := a.Unmap()
+		seen[u] = true
 		switch {
 		case u.Is4() && len(v4) < MaxAddrsPerFamily:
 			v4 = append(v4, u)

@@ -15,14 +15,13 @@ const (
 	// costs one round trip per five minutes instead of one per scan.
 	MaxCacheTTL = 5 * time.Minute
 	// DefaultCacheBytes is the memory bound of a Cache made with a
-	// non-positive size: about 100,000 typical answers.
+	// non-positive size: about 80,000 typical answers (an A or MX record
+	// costs about 400 bytes, see answerSize).
 	DefaultCacheBytes = 32 << 20
-	// entryOverhead estimates the bytes one entry costs beyond its names
-	// and strings: the map slot, the list element, the Answer and the
-	// Record structs' fixed parts are counted separately.
-	entryOverhead = 160
-	// recordOverhead estimates the fixed size of one Record.
-	recordOverhead = 128
+	// entryOverhead estimates the bytes one entry costs beyond its answer
+	// (see answerBytes) and its name: the map slot, the list element and
+	// the entry's key, expiry and size.
+	entryOverhead = 96
 )
 
 // TTLResolver is a Resolver that also says how long each answer may be
@@ -70,7 +69,7 @@ type cacheEntry struct {
 type flight struct {
 	done        chan struct{}
 	answer      Answer
-	senderEnded bool // the sender's context ended: waiters ask again
+	senderEnded bool // the sender gave up (its ctx ended, or it was answered canceled): waiters ask again
 }
 
 // CacheStats counts what a Cache did.
@@ -192,9 +191,15 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) Answer {
 		close(f.done)
 	}()
 	a, ttl := c.ttl(ctx, q.name, q.qtype)
-	f.answer, f.senderEnded = a, ctx.Err() != nil
+	// The waiters and the cache share one copy that nobody changes (each
+	// reader clones it); the sender's caller owns a.
+	kept := cloneAnswer(a)
+	// A canceled answer is the sender's alone, also when ctx has not
+	// reported it yet (Client.ask answers canceled once the deadline has
+	// passed, a moment before ctx's timer fires).
+	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
-		c.store(q, cloneAnswer(a), min(time.Duration(ttl)*time.Second, MaxCacheTTL))
+		c.store(q, kept, min(time.Duration(ttl)*time.Second, MaxCacheTTL))
 	}
 	return a
 }
@@ -230,17 +235,7 @@ func (c *Cache) remove(el *list.Element) {
 
 // answerSize estimates the memory one cached answer costs.
 func answerSize(q question, a Answer) int {
-	n := entryOverhead + len(q.name)
-	for _, s := range a.CNAMEs {
-		n += len(s) + 16
-	}
-	for _, r := range a.Records {
-		n += recordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
-		for _, s := range r.TXT {
-			n += len(s) + 16
-		}
-	}
-	return n
+	return entryOverhead + len(q.name) + answerBytes(a)
 }
 
 // Stats returns the Cache's counters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,6 +185,67 @@ func TestCacheSenderGivesUp(t *testing.T) {
 	cancel()
 	if a := <-sent; a.Conclusive() {
 		t.Fatalf("canceled sender got %s", show(a))
+	}
+	if a := <-waited; a.Outcome != resolver.Found {
+		t.Fatalf("waiter got %s, want found", show(a))
+	}
+}
+
+// TestCacheSenderOwnsItsAnswer: the caller that sent a shared question
+// may change its answer at once without reaching a waiter's copy (under
+// -race, a shared backing array is reported even when the timing hides it).
+func TestCacheSenderOwnsItsAnswer(t *testing.T) {
+	srv, c, _ := cacheOn(t, 0)
+	srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(100*time.Millisecond))
+	sent := make(chan string)
+	go func() {
+		a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT)
+		if a.Outcome != resolver.Found {
+			sent <- show(a)
+			return
+		}
+		a.Records[0].TXT[0] = "changed"
+		sent <- ""
+	}()
+	waitFor(t, func() bool { return srv.Count("short.cache.test", resolver.TypeTXT) == 1 })
+	waited := make(chan resolver.Answer)
+	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Shared == 1 })
+	if bad := <-sent; bad != "" {
+		t.Fatalf("sender got %s", bad)
+	}
+	if a := <-waited; a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
+		t.Fatalf("waiter got %s, want the wire's text", show(a))
+	}
+}
+
+// TestCacheCanceledBelow: a canceled answer is the sender's alone even
+// when its ctx has not reported it yet (the Client answers canceled once
+// the deadline has passed, a moment before ctx's timer fires): the waiter
+// asks again instead of inheriting it.
+func TestCacheCanceledBelow(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustParse(t, cacheZone))
+	release := make(chan struct{})
+	var first sync.Once
+	below := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		canceled := false
+		first.Do(func() { canceled = true })
+		if canceled {
+			<-release
+			return resolver.Fail(resolver.ReasonCanceled)
+		}
+		return mem.Lookup(ctx, name, qtype)
+	})
+	c := resolver.NewCache(below, 0)
+	sent := make(chan resolver.Answer)
+	go func() { sent <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Misses == 1 })
+	waited := make(chan resolver.Answer)
+	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
+	waitFor(t, func() bool { return c.Stats().Shared == 1 })
+	close(release)
+	if a := <-sent; a.Reason != resolver.ReasonCanceled {
+		t.Fatalf("sender got %s, want canceled", show(a))
 	}
 	if a := <-waited; a.Outcome != resolver.Found {
 		t.Fatalf("waiter got %s, want found", show(a))

@@ -27,9 +27,15 @@ const DefaultBudget = 120
 // ReasonBudgetExhausted, as a question past the query budget is.
 const MaxScanBytes = 512 << 10
 
-// scanRecordOverhead is what answerBytes charges per record and per name on
-// top of its text: the Record struct and the slice and string headers.
-const scanRecordOverhead = 128
+// What answerBytes charges on top of an answer's texts.
+const (
+	// answerOverhead is the Answer struct and its slice headers.
+	answerOverhead = 128
+	// recordOverhead is one Record struct with its string and slice headers.
+	recordOverhead = 128
+	// stringOverhead is one string header in a slice (a CNAME, a TXT string).
+	stringOverhead = 16
+)
 
 // Scan wraps a Resolver for the life of one scan. Identical questions
 // (same name, any case, and type) asked concurrently go to the wire once
@@ -181,17 +187,18 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 	c.answer, c.wire = a, end.Sub(start)
 }
 
-// answerBytes is the memory an answer keeps: its texts plus
-// scanRecordOverhead per record and per CNAME.
+// answerBytes estimates the memory an answer keeps: its texts plus the
+// fixed overheads above. A Scan charges it against MaxScanBytes; a Cache
+// adds its entry's own cost (answerSize).
 func answerBytes(a Answer) int {
-	n := scanRecordOverhead
+	n := answerOverhead
 	for _, c := range a.CNAMEs {
-		n += scanRecordOverhead + len(c)
+		n += stringOverhead + len(c)
 	}
 	for _, r := range a.Records {
-		n += scanRecordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
+		n += recordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
 		for _, t := range r.TXT {
-			n += len(t) + 16
+			n += stringOverhead + len(t)
 		}
 	}
 	return n

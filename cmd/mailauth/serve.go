@@ -28,7 +28,7 @@ const (
 )
 
 // Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
-// about 100,000 typical answers, more than five minutes of scans at the
+// about 80,000 typical answers, more than five minutes of scans at the
 // service's rate; the maximum keeps a typo from reserving the machine.
 const (
 	defaultDNSCacheMB = 32
@@ -141,7 +141,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
-	gctune.Apply()
+	gctune.Apply(c.scan.DNSCacheBytes)
 	logDNSServers(c.scan.DNSServers, logger)
 	an, err := openAnalytics(ctx, c, logger, hooks.commits)
 	if err != nil {

@@ -6,7 +6,8 @@ import (
 )
 
 // TestApply: without GOGC and GOMEMLIMIT the service's settings take
-// effect; with them, the environment's values stay.
+// effect, the limit raised by a large DNS cache; with them, the
+// environment's values stay.
 func TestApply(t *testing.T) {
 	keep := debug.SetGCPercent(-1)
 	debug.SetGCPercent(keep)
@@ -18,9 +19,17 @@ func TestApply(t *testing.T) {
 
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	s := Apply()
+	s := Apply(0)
 	if s.GCPercent != ServiceGCPercent || s.MemoryLimit != ServiceMemoryLimit || s.FromEnv {
 		t.Fatalf("without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
+	}
+	// A DNS cache shared across scans larger than the allowance raises
+	// the limit by the excess.
+	if s = Apply(CacheAllowance); s.MemoryLimit != ServiceMemoryLimit {
+		t.Fatalf("with the default cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit)
+	}
+	if s = Apply(1 << 30); s.MemoryLimit != ServiceMemoryLimit+1<<30-CacheAllowance {
+		t.Fatalf("with a 1 GiB cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit+1<<30-CacheAllowance)
 	}
 
 	// The runtime reads GOGC and GOMEMLIMIT only at start-up; set what it
@@ -29,7 +38,7 @@ func TestApply(t *testing.T) {
 	debug.SetMemoryLimit(1 << 30)
 	t.Setenv("GOGC", "150")
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	s = Apply()
+	s = Apply(1 << 30)
 	if s.GCPercent != 150 || s.MemoryLimit != 1<<30 || !s.FromEnv {
 		t.Fatalf("with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
 	}

@@ -41,7 +41,7 @@ type lab struct {
 // startLab starts the DNS child over zoneFiles and serves the service on
 // loopback.
 func startLab(o options, zoneFiles []string) (*lab, error) {
-	gctune.Apply() // the collector settings of `mailauth serve`, unless GOGC or GOMEMLIMIT is set
+	gctune.Apply(0) // the collector settings of `mailauth serve`, unless GOGC or GOMEMLIMIT is set
 	dnsAddr, stopDNS, err := startDNS(o, zoneFiles)
 	if err != nil {
 		return nil, err
