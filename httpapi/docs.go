@@ -276,11 +276,15 @@ func (o *orderedProps) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return err
 		}
+		name, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("properties: %v is not a property name", tok)
+		}
 		var s schemaDoc
 		if err := dec.Decode(&s); err != nil {
 			return err
 		}
-		*o = append(*o, namedSchema{tok.(string), s})
+		*o = append(*o, namedSchema{name, s})
 	}
 	return nil
 }

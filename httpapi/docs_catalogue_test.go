@@ -64,3 +64,14 @@ func TestDeveloperErrorsCoverCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestDocSchemasMalformed: a properties value that is not an object is an
+// error, not a panic.
+func TestDocSchemasMalformed(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{`{"components":{"schemas":{"ScanRequest":{"properties":[1]}}}}`, `{"components":{"schemas":{"ScanRequest":{"properties":{"a":1}}}}}`} {
+		if _, err := docSchemas([]byte(doc)); err == nil {
+			t.Errorf("%s: no error", doc)
+		}
+	}
+}
