@@ -173,15 +173,18 @@ func docRules() (shared []mailauth.StatusRule, groups []docRuleGroup) {
 // docErrors is the contract's error table with the service's messages.
 func docErrors() []docError {
 	return []docError{
-		{http.StatusBadRequest, "Invalid JSON body, unknown or repeated field, invalid domain, selector, sending IP or utm_source.",
-			[]string{errBodySyntax.msg, errUnknownField.msg, "FIELD: RULE (names the field and the rule, never the value)"}},
+		{http.StatusBadRequest, "Invalid JSON body, unknown or repeated field, malformed query string, invalid domain, selector, sending IP or utm_source.",
+			[]string{errBodyRead.msg, errBodyEncoding.msg, errBodySyntax.msg, errBodyNotObject.msg, errBodyTrailing.msg,
+				errUnknownField.msg, errDuplicateField.msg, errQuerySyntax.msg, errUTMRepeated.msg,
+				"FIELD: RULE (names the field and the rule, never the value)"}},
 		{http.StatusNotFound, "No such path.", []string{errNotFound.msg}},
 		{http.StatusMethodNotAllowed, "Wrong method for the path (the Allow header lists the right ones). OPTIONS too: cross-origin requests are not supported.", []string{errMethod.msg}},
 		{http.StatusRequestEntityTooLarge, "The request body exceeds 8 KiB.", []string{errTooLarge.msg}},
 		{http.StatusUnsupportedMediaType, "Content-Type is not application/json.", []string{errMediaType.msg}},
-		{http.StatusTooManyRequests, "Over the rate limit; Retry-After gives the whole seconds until the window resets (at least 1).", []string{errRateLimited.msg}},
-		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable; retry later.",
-			[]string{errResolverDown.msg, errBusy.msg, errLimiterDown.msg, errInternal.msg}},
+		{http.StatusTooManyRequests, "Over the rate limit of the source address, or of its IPv6 network; Retry-After gives the whole seconds until the window resets (at least 1).",
+			[]string{errRateLimited.msg, errNetworkLimited.msg}},
+		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable, or the service's capacity (or this source's share of it) is in use; retry later.",
+			[]string{errResolverDown.msg, errBusy.msg, errSourceBudget.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
 	}
 }
 
@@ -191,6 +194,13 @@ func docLimits() []docLimit {
 	return []docLimit{
 		{"Request body size", n(MaxBodyBytes) + " bytes (8 KiB)", "scan, ptr-check"},
 		{"Request rate", fmt.Sprintf("%d requests per %d-second window per source address (IPv4 address or IPv6 /64), shared by both endpoints", DefaultRateLimit, int(DefaultRateWindow.Seconds())), "scan, ptr-check"},
+		{"IPv6 network rate", fmt.Sprintf("%d requests per window per /56, %d per /48 (429 beyond)", network56Factor*DefaultRateLimit, network48Factor*DefaultRateLimit), "scan, ptr-check"},
+		{"Remaining allowance", "reported in X-RateLimit-Remaining on 200", "scan, ptr-check"},
+		{"Diagnostics in flight", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48; a request waits its turn at most %d seconds (500 beyond)",
+			DefaultSourceInFlight, networkInFlight56, networkInFlight48, int(DefaultQueueWait.Seconds())), "scan, ptr-check"},
+		{"Diagnostic time", fmt.Sprintf("%d seconds per source address per window (500 when used up)", int(DefaultSourceBudget.Seconds())), "scan, ptr-check"},
+		{"Connections", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48, %d in all",
+			DefaultMaxConnsPerSource, connsPer56Factor*DefaultMaxConnsPerSource, connsPer48Factor*DefaultMaxConnsPerSource, DefaultMaxConns), "every path"},
 		{"domain length", n(mailauth.MinDomainLen) + ".." + n(mailauth.MaxDomainLen), "scan"},
 		{"dkimSelector length", "1.." + n(mailauth.MaxSelectorLen), "scan"},
 		{"sendingIp length", n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenScan) + " (scan), " + n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenPtr) + " (ptr-check)", "scan, ptr-check"},
@@ -201,6 +211,7 @@ func docLimits() []docLimit {
 		{"MTA-STS maxAge", "0..31557600 seconds (RFC 8461)", "mta-sts diagnostics"},
 		{"Checks per scan", "exactly 8", "scan"},
 		{"Score", "0..100", "scan"},
+		{"Each status count", "0..8", "scan"},
 	}
 }
 
@@ -265,11 +276,15 @@ func (o *orderedProps) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return err
 		}
+		name, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("properties: %v is not a property name", tok)
+		}
 		var s schemaDoc
 		if err := dec.Decode(&s); err != nil {
 			return err
 		}
-		*o = append(*o, namedSchema{tok.(string), s})
+		*o = append(*o, namedSchema{name, s})
 	}
 	return nil
 }

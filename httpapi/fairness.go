@@ -53,14 +53,23 @@ type capKey struct {
 // admissionFor returns the groups of a client address: the source itself
 // and, for IPv6, its /56 and /48.
 func admissionFor(a netip.Addr, perSource int) admission {
-	src := limitKey(a)
-	ad := admission{source: src, groups: []capKey{{"src " + src, perSource}}}
+	return admission{source: limitKey(a), groups: sourceGroups(a, perSource, networkInFlight56, networkInFlight48)}
+}
+
+// networkGroupPrefix starts the key of an IPv6 network group; a source
+// group's key is "src " and the source's limit key.
+const networkGroupPrefix = "net "
+
+// sourceGroups returns the capped groups of a client address with their
+// caps: its source (limitKey) and, for IPv6, its /56 and /48.
+func sourceGroups(a netip.Addr, perSource, per56, per48 int) []capKey {
+	groups := []capKey{{"src " + limitKey(a), perSource}}
 	if a = a.Unmap(); a.Is6() {
-		ad.groups = append(ad.groups,
-			capKey{"net " + netip.PrefixFrom(a, 56).Masked().String(), networkInFlight56},
-			capKey{"net " + netip.PrefixFrom(a, 48).Masked().String(), networkInFlight48})
+		groups = append(groups,
+			capKey{networkGroupPrefix + netip.PrefixFrom(a, 56).Masked().String(), per56},
+			capKey{networkGroupPrefix + netip.PrefixFrom(a, 48).Masked().String(), per48})
 	}
-	return ad
+	return groups
 }
 
 // waiter is a queued request; ready is closed when it is granted a slot.

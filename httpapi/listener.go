@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -25,6 +26,15 @@ const (
 	// IPv4 address or an IPv6 /64, the rate-limit key). Browsers open at
 	// most 6 per host; 32 leaves room for a shared NAT address.
 	DefaultMaxConnsPerSource = 32
+	// connsPer56Factor and connsPer48Factor cap the connections of all
+	// sources of one IPv6 /56 and /48 at that many times the per-source
+	// cap, the ratios of the aggregate rate limits (network56Factor,
+	// network48Factor): one end site's prefix (RFC 6177) holds 256 or
+	// 65,536 /64s, enough to fill DefaultMaxConns with busy connections
+	// (a slow body is busy for ServerReadTimeout) if only the /64 were
+	// capped.
+	connsPer56Factor = network56Factor
+	connsPer48Factor = network48Factor
 )
 
 // ListenerOptions configures LimitListener; zero fields take the defaults.
@@ -32,7 +42,8 @@ type ListenerOptions struct {
 	// MaxConns caps the connections open at once; 0 means DefaultMaxConns.
 	MaxConns int
 	// MaxConnsPerSource caps the connections of one source; 0 means
-	// DefaultMaxConnsPerSource.
+	// DefaultMaxConnsPerSource. An IPv6 /56 and /48 may hold
+	// connsPer56Factor and connsPer48Factor times as many.
 	MaxConnsPerSource int
 	// TrustedProxies are exempt from the per-source cap (they carry many
 	// clients); the total cap still applies.
@@ -40,7 +51,8 @@ type ListenerOptions struct {
 }
 
 // Listener wraps a net.Listener with connection caps. A connection over
-// the per-source cap is closed at once, before anything is read from it;
+// the per-source cap (or, for IPv6, over the cap of the source's /56 or
+// /48) is closed at once, before anything is read from it;
 // the client sees a closed connection (there is no request yet to
 // answer). At the total cap, a new connection takes the place of the
 // quiet connection (one that is idle between requests, or has not sent a
@@ -64,7 +76,7 @@ type Listener struct {
 
 	mu      sync.Mutex
 	open    int
-	bySrc   map[string]int
+	bySrc   map[string]int // by source and by IPv6 network (capKey.key)
 	refused int
 	shed    int
 	quiet   *list.List // of *limitedConn, longest quiet first
@@ -107,14 +119,15 @@ func (l *Listener) Accept() (net.Conn, error) {
 // the total cap by shedding the longest-quiet connection (returned as
 // victim, to be closed by the caller outside the lock).
 func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
-	key, exempt := unknownSource, false
+	var a netip.Addr // the zero Addr counts as unknownSource
 	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
-		a := ap.Addr().Unmap().WithZone("")
-		key, exempt = limitKey(a), inPrefixes(a, l.proxies)
+		a = ap.Addr().Unmap().WithZone("")
 	}
+	groups := sourceGroups(a, l.perSource, connsPer56Factor*l.perSource, connsPer48Factor*l.perSource)
+	exempt := a.IsValid() && inPrefixes(a, l.proxies)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !exempt && l.bySrc[key] >= l.perSource {
+	if !exempt && !l.underCaps(groups) {
 		l.refused++
 		return nil, nil, false
 	}
@@ -129,8 +142,10 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 		l.shed++
 	}
 	l.open++
-	l.bySrc[key]++
-	lc = &limitedConn{Conn: c, l: l, key: key}
+	for _, g := range groups {
+		l.bySrc[g.key]++
+	}
+	lc = &limitedConn{Conn: c, l: l, groups: groups}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
 	return lc, victim, true
 }
@@ -147,9 +162,22 @@ func (l *Listener) forget(c *limitedConn) {
 		c.quiet = nil
 	}
 	l.open--
-	if l.bySrc[c.key]--; l.bySrc[c.key] <= 0 {
-		delete(l.bySrc, c.key)
+	for _, g := range c.groups {
+		if l.bySrc[g.key]--; l.bySrc[g.key] <= 0 {
+			delete(l.bySrc, g.key)
+		}
 	}
+}
+
+// underCaps reports whether every group has room for one more
+// connection. Called with mu held.
+func (l *Listener) underCaps(groups []capKey) bool {
+	for _, g := range groups {
+		if l.bySrc[g.key] >= g.cap {
+			return false
+		}
+	}
+	return true
 }
 
 // ConnState tracks which connections are quiet; set it as the
@@ -192,17 +220,23 @@ type ListenerStats struct {
 func (l *Listener) Stats() ListenerStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return ListenerStats{Open: l.open, Sources: len(l.bySrc), Refused: l.refused, Shed: l.shed, Quiet: l.quiet.Len()}
+	sources := 0
+	for k := range l.bySrc {
+		if !strings.HasPrefix(k, networkGroupPrefix) {
+			sources++
+		}
+	}
+	return ListenerStats{Open: l.open, Sources: sources, Refused: l.refused, Shed: l.shed, Quiet: l.quiet.Len()}
 }
 
 // limitedConn is an accepted connection counted by its Listener. Its
 // fields other than Conn are guarded by the Listener's mu.
 type limitedConn struct {
 	net.Conn
-	l     *Listener
-	key   string
-	quiet *list.Element // in l.quiet while quiet
-	gone  bool          // its place was given back
+	l      *Listener
+	groups []capKey      // its source and, for IPv6, the source's /56 and /48
+	quiet  *list.Element // in l.quiet while quiet
+	gone   bool          // its place was given back
 }
 
 // Close closes the connection and gives its place back.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -212,4 +213,77 @@ func FuzzServerErrorStatus(f *testing.F) {
 			t.Fatal("empty replacement")
 		}
 	})
+}
+
+// fromConn is a connection whose peer is remote; admit reads nothing
+// else of it.
+type fromConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c fromConn) RemoteAddr() net.Addr { return c.remote }
+func (c fromConn) Close() error         { return nil }
+
+// TestListenerNetworkCaps: the /64s of one IPv6 /56 and /48 share
+// connsPer56Factor and connsPer48Factor times the per-source cap, so an
+// end site's prefix cannot fill the listener; other networks are still
+// admitted, and a closed connection frees its place in every group.
+func TestListenerNetworkCaps(t *testing.T) {
+	t.Parallel()
+	const per = 2
+	l := LimitListener(nil, ListenerOptions{MaxConnsPerSource: per, MaxConns: 1 << 20})
+	admit := func(ip string) *limitedConn {
+		lc, _, ok := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+		if !ok {
+			return nil
+		}
+		return lc
+	}
+	var first *limitedConn
+	// Fill one /56 (2001:db8:0:0/56) from distinct /64s, per each.
+	n56 := 0
+	for i := range 256 {
+		lc := admit(fmt.Sprintf("2001:db8:0:%x::1", i))
+		if lc == nil {
+			break
+		}
+		if first == nil {
+			first = lc
+		}
+		n56++
+		if admit(fmt.Sprintf("2001:db8:0:%x::2", i)) != nil {
+			n56++
+		}
+	}
+	if n56 != connsPer56Factor*per {
+		t.Fatalf("one /56 holds %d connections, want %d", n56, connsPer56Factor*per)
+	}
+	if admit("2001:db8:0:1ff::1") == nil {
+		t.Fatal("another /56 of the /48 was refused")
+	}
+	// Fill the rest of the /48 from its other /56s.
+	n48 := n56 + 1
+	for i := 0x100; i <= 0xffff && n48 < 10*connsPer48Factor*per; i += 0x100 {
+		for j := 0; j < connsPer56Factor; j++ {
+			if admit(fmt.Sprintf("2001:db8:0:%x::1", i+j)) != nil {
+				n48++
+			}
+		}
+	}
+	if n48 != connsPer48Factor*per {
+		t.Fatalf("one /48 holds %d connections, want %d", n48, connsPer48Factor*per)
+	}
+	if admit("2001:db8:1::1") == nil || admit("192.0.2.1") == nil {
+		t.Fatal("another /48 or an IPv4 source was refused")
+	}
+	l.mu.Lock()
+	l.forget(first)
+	l.mu.Unlock()
+	if admit("2001:db8:0:ff::1") == nil {
+		t.Error("a closed connection did not free its place in its /56 and /48")
+	}
+	if st := l.Stats(); st.Open != n48+2 || st.Refused == 0 {
+		t.Errorf("stats %+v", st)
+	}
 }

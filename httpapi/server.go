@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"io"
 	"log"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/mailauth/mailauth"
@@ -27,9 +29,15 @@ const (
 
 // NewServer returns the http.Server that serves h on ln (from
 // LimitListener) with the service's timeouts and sizes; errorLog receives
-// net/http's own error messages. OPTIONS * reaches h, which answers it
-// with the JSON 405.
+// net/http's own error messages, which can name a client address ("TLS
+// handshake error from ...", "panic serving ..."). A nil errorLog means
+// standard error with every message replaced by a fixed line, not
+// net/http's default of printing them whole. OPTIONS * reaches h, which
+// answers it with the JSON 405.
 func NewServer(h http.Handler, ln *Listener, errorLog *log.Logger) *http.Server {
+	if errorLog == nil {
+		errorLog = log.New(withheldLog{os.Stderr}, "", log.LstdFlags)
+	}
 	return &http.Server{
 		ConnState:                    ln.ConnState,
 		Handler:                      h,
@@ -41,4 +49,14 @@ func NewServer(h http.Handler, ln *Listener, errorLog *log.Logger) *http.Server 
 		DisableGeneralOptionsHandler: true,
 		ErrorLog:                     errorLog,
 	}
+}
+
+// withheldLog writes a fixed line in place of each net/http error message.
+type withheldLog struct{ w io.Writer }
+
+func (l withheldLog) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, "http server error (details withheld: they may name a client address)\n"); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

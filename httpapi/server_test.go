@@ -44,3 +44,26 @@ func TestNewServerOptionsStar(t *testing.T) {
 		t.Errorf("server settings %v %d", srv.WriteTimeout, srv.MaxHeaderBytes)
 	}
 }
+
+// TestNewServerWithholdsErrorDetails: without an error log of its own,
+// the server does not print net/http's messages, which name client
+// addresses.
+func TestNewServerWithholdsErrorDetails(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	srv := NewServer(New(&FakeService{}, Options{}), LimitListener(raw, ListenerOptions{}), nil)
+	if srv.ErrorLog == nil {
+		t.Fatal("nil ErrorLog: net/http would print its messages whole")
+	}
+	if _, ok := srv.ErrorLog.Writer().(withheldLog); !ok {
+		t.Fatalf("ErrorLog writes to %T", srv.ErrorLog.Writer())
+	}
+	var b strings.Builder
+	log.New(withheldLog{&b}, "", 0).Printf("http: TLS handshake error from 203.0.113.9:41000: EOF")
+	if out := b.String(); strings.Contains(out, "203.0.113") || !strings.Contains(out, "withheld") {
+		t.Errorf("logged %q", out)
+	}
+}

@@ -66,11 +66,16 @@ func main() {
 		mux.ServeHTTP(w, r)
 	})
 
-	ln, err := net.Listen("tcp", *listen)
+	raw, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fail(err)
 	}
-	srv := &http.Server{Handler: counted, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: time.Minute}
+	// The connection caps and the server's timeouts and sizes of `mailauth
+	// serve`: without them one client can hold thousands of idle
+	// connections or send a megabyte of headers, and net/http's error log
+	// would print client addresses.
+	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{})
+	srv := httpapi.NewServer(counted, ln, nil)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -71,10 +71,18 @@ func Path(t testing.TB) string {
 	return ""
 }
 
+// blackholeProxy is the proxy every non-loopback connection of the
+// browser is sent to: port 1 of loopback (TCP port service multiplexer,
+// privileged and never served here), so such a connection is refused on
+// the machine itself and nothing leaves it.
+const blackholeProxy = "http://127.0.0.1:1"
+
 // Start starts Chromium with the browser language lang (navigator.language)
-// and every background service off. Host names resolve to nothing and
-// there is no proxy, so the browser can reach only the loopback addresses
-// the test gives it. Everything stops when t ends.
+// and every background service off. Host names resolve to nothing, and
+// every connection to an address outside loopback (an IP literal, which
+// the resolver rules do not see) goes to a proxy on a loopback port that
+// nothing listens on (blackholeProxy), so the browser can reach only the
+// loopback addresses the test gives it. Everything stops when t ends.
 func Start(t testing.TB, lang string) *Browser {
 	t.Helper()
 	b := &Browser{t: t, expected: map[string]int{}, Out: outputDir(t)}
@@ -93,7 +101,10 @@ func Start(t testing.TB, lang string) *Browser {
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,AutofillServerCommunication"),
-		chromedp.Flag("no-proxy-server", true),
+		chromedp.ProxyServer(blackholeProxy),
+		// "<-loopback>" drops Chromium's implicit bypass list (which also
+		// holds link-local addresses), then loopback alone goes direct.
+		chromedp.Flag("proxy-bypass-list", "<-loopback>;127.0.0.1/8;[::1]"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 		chromedp.Flag("lang", lang),
 		chromedp.Flag("accept-lang", lang),

@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// catalogueMessages reads the fixed message of every apiError of the
+// catalogue in errors.go, by variable name, so that a new entry cannot be
+// forgotten by a hand-kept list.
+func catalogueMessages(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, v := range vs.Values {
+			lit, ok := v.(*ast.CompositeLit)
+			if id, isIdent := lit.Type.(*ast.Ident); !ok || !isIdent || id.Name != "apiError" || len(lit.Elts) != 3 {
+				continue
+			}
+			s, ok := lit.Elts[1].(*ast.BasicLit)
+			if !ok || s.Kind != token.STRING {
+				t.Fatalf("%s: message is not a string literal", vs.Names[i].Name)
+			}
+			msg, err := strconv.Unquote(s.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[vs.Names[i].Name] = msg
+		}
+		return true
+	})
+	if len(out) < 10 {
+		t.Fatalf("found only %d catalogue entries in errors.go", len(out))
+	}
+	return out
+}
+
+// TestDeveloperErrorsCoverCatalogue: every fixed message the service can
+// answer is listed on the API page's error table.
+func TestDeveloperErrorsCoverCatalogue(t *testing.T) {
+	t.Parallel()
+	ps, err := pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(mustAsset(t, ps, "/developers/api/")))
+	for name, msg := range catalogueMessages(t) {
+		if !strings.Contains(page, msg) {
+			t.Errorf("%s (%q) is not on the API page", name, msg)
+		}
+	}
+}
+
+// TestDocSchemasMalformed: a properties value that is not an object is an
+// error, not a panic.
+func TestDocSchemasMalformed(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{`{"components":{"schemas":{"ScanRequest":{"properties":[1]}}}}`, `{"components":{"schemas":{"ScanRequest":{"properties":{"a":1}}}}}`} {
+		if _, err := docSchemas([]byte(doc)); err == nil {
+			t.Errorf("%s: no error", doc)
+		}
+	}
+}
