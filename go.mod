@@ -1,7 +1,8 @@
 // Module mailauth: email authentication and transport-security diagnostics.
 //
 // Pins: every version below resolved through the module proxy on 2026-11-21;
-// chromedp v0.23.0 (and its cdproto) on 2026-11-24, for the browser tests.
+// chromedp v0.23.0 (and its cdproto) on 2026-11-24, for the browser tests;
+// testify v1.12.1 on 2026-11-25 (v1.11.1 would downgrade go-redis to a beta).
 // modernc.org/sqlite stays at v1.60.1: newer versions break `go mod tidy`
 // through a test-only dependency the module proxy refuses (pgx v5.12.0 and
 // sqlite v1.60.1 resolved on 2026-11-24).
@@ -16,6 +17,7 @@ require (
 	github.com/miekg/dns v1.1.73
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/stretchr/testify v1.12.1
 	golang.org/x/net v0.62.0
 	modernc.org/sqlite v1.60.1
 )
@@ -32,6 +34,7 @@ require (
 	github.com/ncruces/go-strftime v1.0.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
