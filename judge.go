@@ -9,6 +9,20 @@ type rule struct {
 	severity Severity
 	say      text
 	args     []int // integer parameters of say, set when the rule applies
+	// undetermined marks a rule that says the check could not be
+	// determined: a lookup (or the fetch) that decides its status gave no
+	// conclusive answer. A verdict led by such a rule is undetermined
+	// (CheckSummary.Determination), whatever its text.
+	undetermined bool
+}
+
+// determination is what a verdict led by a says of the check's
+// conclusion.
+func (a rule) determination() Determination {
+	if a.undetermined {
+		return UndeterminedLookup
+	}
+	return Determined
 }
 
 // warnLow is the rule of a finding that warns with low severity, the
@@ -60,7 +74,7 @@ func judgeState(state rule, findings []rule, facts []LocalizedText, d Diagnostic
 		}
 	}
 	details = append(details, facts...)
-	return verdict{status: top.status, severity: top.severity, summary: top.say.with(top.args...), details: details, diagnostics: d}
+	return verdict{status: top.status, severity: top.severity, summary: top.say.with(top.args...), details: details, diagnostics: d, determination: top.determination()}
 }
 
 // sortRules returns rules worst first; equal rules keep their order.

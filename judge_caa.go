@@ -15,7 +15,7 @@ var (
 	caaCritical      = rule{status: StatusFail, severity: SeverityHigh, say: msg("CAA 记录含有标记为关键（critical）的未知属性，任何证书颁发机构都必须拒绝签发。", "A CAA property marked critical has an unknown tag, so every certificate authority must refuse to issue.")}
 	caaForbidAll     = rule{status: StatusWarn, severity: SeverityMedium, say: msg("CAA 记录不允许任何证书颁发机构为该域名签发证书。", "The CAA records allow no certificate authority to issue certificates for the domain.")}
 	caaMTASTSForbid  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("适用于 MTA-STS 策略主机的 CAA 记录不允许任何证书颁发机构签发证书，该主机将无法获得或续期证书。", "The CAA records that apply to the MTA-STS policy host allow no certificate authority to issue, so that host cannot obtain or renew a certificate.")}
-	caaMTASTSUnknown = rule{status: StatusWarn, severity: SeverityMedium, say: msg("MTA-STS 策略主机的 CAA 查询没有得到明确结果，证书颁发机构可能拒绝为它签发证书。", "The CAA lookup for the MTA-STS policy host gave no conclusive answer, so certificate authorities may refuse to issue for it.")}
+	caaMTASTSUnknown = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("MTA-STS 策略主机的 CAA 查询没有得到明确结果，证书颁发机构可能拒绝为它签发证书。", "The CAA lookup for the MTA-STS policy host gave no conclusive answer, so certificate authorities may refuse to issue for it.")}
 	caaRules         = map[caa.Code]rule{
 		caa.CodeInvalidTag:         warnLow("部分 CAA 属性的标签不合法，已被忽略。", "Some CAA properties have an invalid tag and are ignored."),
 		caa.CodeReservedFlags:      warnLow("部分 CAA 属性设置了保留的标志位。", "Some CAA properties set reserved flag bits."),

@@ -28,7 +28,7 @@ var (
 		dmarc.CodeInvalidRUF:          warnLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
 		dmarc.CodeNearerRecordIgnored: warnLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
 		dmarc.CodeSubdomainPolicyNone: {status: StatusWarn, severity: SeverityMedium, say: msg("该域名自身的策略是拒收或隔离，但 sp=none 让它的子域名不受保护：冒用任何子域名发出的邮件都不会被拦截。", "The domain's own policy is reject or quarantine, but sp=none leaves its subdomains unprotected: mail spoofing any subdomain is not stopped.")},
-		dmarc.CodeExistenceUnknown:    {status: StatusWarn, severity: SeverityMedium, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
+		dmarc.CodeExistenceUnknown:    {status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
 	}
 	dmarcNotes = map[dmarc.Code]text{
 		dmarc.CodeMultipleRecords:      msg("查询到的某个名称下有多条 DMARC 记录，这些记录全部被忽略。", "A queried name has several DMARC records; all of them are ignored."),

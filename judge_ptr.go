@@ -13,7 +13,7 @@ var (
 	ptrNoPTR        = rule{status: StatusFail, severity: SeverityHigh, say: msg("发件 IP 没有反向解析（PTR）记录，许多接收方会拒收或降低其邮件评分。", "The sending IP has no reverse DNS (PTR) record; many receivers reject or down-rank its mail.")}
 	ptrMismatch     = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析得到的名称无法正向解析回该 IP，正向确认失败。", "The reverse DNS names do not resolve back to the IP, so forward confirmation fails.")}
 	ptrNoUsableName = rule{status: StatusFail, severity: SeverityHigh, say: msg("反向解析名称都不是可用的主机名，无法进行正向确认。", "None of the reverse DNS names is a usable host name, so forward confirmation is impossible.")}
-	ptrUnknown      = rule{status: StatusWarn, severity: SeverityMedium, say: msg("部分正向查询没有得到明确结果，无法确认反向解析。", "Some forward lookups gave no conclusive answer, so the reverse DNS could not be confirmed.")}
+	ptrUnknown      = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("部分正向查询没有得到明确结果，无法确认反向解析。", "Some forward lookups gave no conclusive answer, so the reverse DNS could not be confirmed.")}
 	ptrRules        = map[ptr.Code]rule{
 		ptr.CodeLocalhostName: {status: StatusWarn, severity: SeverityMedium, say: msg("反向解析指向 localhost，这不是一个可用的发件主机名。", "The reverse DNS name is localhost, which is not a usable sender host name.")},
 		ptr.CodeInvalidName:   {status: StatusWarn, severity: SeverityLow, say: msg("部分反向解析名称不是合法的主机名。", "A reverse DNS name is not a valid host name.")},

@@ -78,9 +78,9 @@ func StatusRules() []StatusRule {
 // sharedRules are the verdicts any check can reach.
 func sharedRules() []rule {
 	return []rule{
-		{status: StatusWarn, severity: SeverityMedium, say: txtInconclusive},
-		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut},
-		{status: StatusWarn, severity: SeverityMedium, say: txtInternal},
+		{status: StatusWarn, severity: SeverityMedium, say: txtInconclusive, undetermined: true},
+		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut, undetermined: true},
+		{status: StatusWarn, severity: SeverityMedium, say: txtInternal, undetermined: true},
 	}
 }
 

@@ -18,6 +18,9 @@ type verdict struct {
 	summary     LocalizedText
 	details     []LocalizedText
 	diagnostics Diagnostics
+	// determination is Determined unless the check reached no
+	// conclusion; it is carried to CheckSummary.Determination.
+	determination Determination
 }
 
 // runChecks starts every check at once, each in its own goroutine with a
@@ -54,7 +57,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 					if r.cfg.OnPanic != nil {
 						r.cfg.OnPanic(s.id)
 					}
-					s.ch <- r.fallback(s.id, txtInternal)
+					s.ch <- r.fallback(s.id, UndeterminedInternal)
 				}
 			}()
 			s.ch <- fn(ctx)
@@ -77,7 +80,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 			select {
 			case v = <-s.ch: // finished just in time
 			default:
-				v = r.fallback(s.id, txtTimedOut)
+				v = r.fallback(s.id, UndeterminedTimeout)
 			}
 		}
 		out[i] = v.toSummary(s.id)
@@ -99,6 +102,8 @@ func (v verdict) toSummary(id CheckID) CheckSummary {
 		Summary:     v.summary,
 		Details:     joinTexts(details),
 		Diagnostics: v.diagnostics,
+		// Set from the rule that led the verdict, never from its text.
+		Determination: v.determination,
 	}
 }
 
@@ -106,24 +111,37 @@ func (v verdict) toSummary(id CheckID) CheckSummary {
 // conclusive answer: warn/medium, never pass (doc/scoring.md).
 func inconclusiveVerdict(d Diagnostics, details ...LocalizedText) verdict {
 	return verdict{
-		status:      StatusWarn,
-		severity:    SeverityMedium,
-		summary:     txtInconclusive.with(),
-		details:     append([]LocalizedText{txtInconclusiveDetails.with()}, details...),
-		diagnostics: d,
+		status:        StatusWarn,
+		severity:      SeverityMedium,
+		summary:       txtInconclusive.with(),
+		details:       append([]LocalizedText{txtInconclusiveDetails.with()}, details...),
+		diagnostics:   d,
+		determination: UndeterminedLookup,
 	}
 }
 
-// fallback is the verdict of a check that did not finish or failed
-// internally: warn/medium, with diagnostics whose facts are all unknown,
-// so the response keeps the shape the contract promises.
-func (r *run) fallback(id CheckID, why text) verdict {
+// fallback is the verdict of a check that did not finish
+// (UndeterminedTimeout) or failed internally (UndeterminedInternal):
+// warn/medium, with diagnostics whose facts are all unknown, so the
+// response keeps the shape the contract promises.
+func (r *run) fallback(id CheckID, why Determination) verdict {
+	v := fallbackVerdict(why)
+	v.diagnostics = r.unknownDiagnostics(id)
+	return v
+}
+
+// fallbackVerdict is fallback without its diagnostics.
+func fallbackVerdict(why Determination) verdict {
+	say := txtInternal
+	if why == UndeterminedTimeout {
+		say = txtTimedOut
+	}
 	return verdict{
-		status:      StatusWarn,
-		severity:    SeverityMedium,
-		summary:     why.with(),
-		details:     []LocalizedText{txtNotFinishedDetails.with()},
-		diagnostics: r.unknownDiagnostics(id),
+		status:        StatusWarn,
+		severity:      SeverityMedium,
+		summary:       say.with(),
+		details:       []LocalizedText{txtNotFinishedDetails.with()},
+		determination: why,
 	}
 }
 

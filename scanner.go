@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/internal/report"
 	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
@@ -201,7 +201,7 @@ func overallSummary(g Grade, c StatusCounts, undetermined int) LocalizedText {
 	switch {
 	case evaluated == 0:
 		return txtOverallNone.with()
-	case incomplete(evaluated, undetermined):
+	case report.TooIncomplete(evaluated, undetermined):
 		return txtOverallIncomplete.with(undetermined, evaluated)
 	}
 	out := overallTexts[g].with(c.Pass, evaluated)
@@ -222,47 +222,6 @@ func undetermined(checks []CheckSummary) int {
 	return n
 }
 
-// Undetermined reports whether the check reached no conclusion: a DNS
-// lookup (or the MTA-STS fetch) that decides its status was inconclusive,
-// it did not finish within the scan deadline, or it failed internally. Such a check is reported as
-// warn but leaves the score like an info check. It is told by its
-// summary, one of the fixed "could not be determined" texts, so it also
-// works on a summary decoded from the API's JSON.
-func (c CheckSummary) Undetermined() bool {
-	for _, t := range undeterminedTexts {
-		if c.Summary == t.format() {
-			return true
-		}
-	}
-	return false
-}
-
-// undeterminedTexts are the summaries of checks that reached no
-// conclusion: the check as a whole, or the part of it that decides its
-// status, depended on DNS answers (or a fetch) that never came.
-var undeterminedTexts = []text{
-	txtInconclusive, txtTimedOut, txtInternal,
-	spfSubUnknown.say, spfTermUnknown.say, // the policy could not be expanded
-	stsFetchUnknown.say, stsMXUnknown.say, // the policy or the servers it must cover are unknown
-	ptrUnknown.say,       // forward confirmation could not be decided
-	caaMTASTSUnknown.say, // the policy host's CAA set is unknown
-	dmarcRules[dmarc.CodeExistenceUnknown].say, // which policy applies is unknown
-}
-
-// Incomplete reports whether the scan is too incomplete to be a grade:
-// more than half of its evaluated (non-info) checks could not be
-// determined. Its summary then says so and asks for the scan to be
-// repeated; the CLI exits 3.
-func (s ScanSummary) Incomplete() bool {
-	evaluated := 0
-	for _, c := range s.Checks {
-		if c.Status != StatusInfo {
-			evaluated++
-		}
-	}
-	return evaluated > 0 && incomplete(evaluated, undetermined(s.Checks))
-}
-
 // scrub replaces the verdict of any check whose texts contain a recorded
 // wire value with the not-determined fallback: the catalogue words texts
 // from counts only, so a hit is a bug. Hits are counted and reported
@@ -272,7 +231,7 @@ func (r *run) scrub(checks []CheckSummary) {
 	n := 0
 	for i, c := range checks {
 		if r.leaks(c.Summary) || r.leaks(c.Details) {
-			checks[i] = r.fallback(c.ID, txtInternal).toSummary(c.ID)
+			checks[i] = r.fallback(c.ID, UndeterminedInternal).toSummary(c.ID)
 			n++
 		}
 	}

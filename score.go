@@ -6,7 +6,8 @@ package mailauth
 // weight, a warn half of it, a fail nothing; an info check is left out of
 // both the points and the total. The score is the share of points in the
 // total, as a percentage rounded half up. A check that could not be
-// determined (CheckSummary.Undetermined) is reported as warn but scored
+// determined (CheckSummary.Determination, set from the rule that led its
+// verdict) is reported as warn but scored
 // like info: an incomplete scan earns no credit and takes no blame for
 // what it could not see. A scan where every evaluated check is info or
 // undetermined scores 0 (grade F), and its summary says the scan was
@@ -46,13 +47,6 @@ func score(checks []CheckSummary) int {
 	}
 	// round(100·num/den) with halves rounded up, in integers.
 	return (200*num + den) / (2 * den)
-}
-
-// incomplete reports whether a scan with evaluated non-info checks, of
-// which undetermined could not be determined, is too incomplete to be
-// read as a grade: more than half of them are undetermined.
-func incomplete(evaluated, undetermined int) bool {
-	return 2*undetermined > evaluated
 }
 
 // gradeFor returns the grade of a score.

@@ -90,7 +90,7 @@ func TestGradeBoundaries(t *testing.T) {
 // undeterminedCheck is a check that could not be determined: warn, with
 // the summary the scanner gives such checks.
 func undeterminedCheck(id CheckID, why text) CheckSummary {
-	return CheckSummary{ID: id, Status: StatusWarn, Severity: SeverityMedium, Summary: why.format()}
+	return CheckSummary{ID: id, Status: StatusWarn, Severity: SeverityMedium, Summary: why.format(), Determination: determinationOf(why.format())}
 }
 
 // TestScoreUndetermined: checks that could not be determined leave the

@@ -32,8 +32,18 @@ const dayLayout = "2006-01-02"
 // ErrShortSecret is returned for a secret under MinSecretBytes.
 var ErrShortSecret = fmt.Errorf("analytics: secret shorter than %d bytes", MinSecretBytes)
 
-// Checks are the check ids of a row's status columns, in answer order.
-var Checks = []string{"mx", "spf", "dmarc", "dkim", "mta-sts", "tls-rpt", "ptr", "caa"}
+// Checks are the check ids of a row's status columns, in answer order:
+// the scanner's checks table (mailauth.CheckOrder). Each has its column
+// (statusColumn), which a migration must create.
+var Checks = checkIDs()
+
+func checkIDs() []string {
+	var out []string
+	for _, id := range mailauth.CheckOrder() {
+		out = append(out, string(id))
+	}
+	return out
+}
 
 // Row is what is stored for one diagnostic: hashes, labels and statuses
 // only.
@@ -44,7 +54,7 @@ type Row struct {
 	Visitor    string            // hex HMAC of the client under the day's key
 	Source     string            // an allowed label, SourceOther or SourceDirect
 	Grade      string            // "" for a ptr-check
-	Statuses   map[string]string // check id → pass, warn, fail or info
+	Statuses   map[string]string // check id → pass, warn, fail, info or undetermined
 }
 
 // Hasher turns events into rows.

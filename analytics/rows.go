@@ -17,7 +17,17 @@ const secretName = "hmac_secret"
 const generatedSecretBytes = 32
 
 // statusColumns are the status columns of events, in Checks order.
-var statusColumns = []string{"st_mx", "st_spf", "st_dmarc", "st_dkim", "st_mta_sts", "st_tls_rpt", "st_ptr", "st_caa"}
+var statusColumns = func() []string {
+	out := make([]string, len(Checks))
+	for i, id := range Checks {
+		out[i] = statusColumn(id)
+	}
+	return out
+}()
+
+// statusColumn is the events column of check id's status: "st_" and the
+// id with hyphens as underscores (mta-sts → st_mta_sts).
+func statusColumn(id string) string { return "st_" + strings.ReplaceAll(id, "-", "_") }
 
 // eventColumns are the columns Insert writes, in order.
 var eventColumns = append([]string{"day", "endpoint", "domain_hash", "visitor_hash", "source", "grade"}, statusColumns...)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/report"
 )
 
 // bigLimiter lets a test send many requests without hitting 429.
@@ -631,7 +632,7 @@ func TestHealth(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		storage Storage
-		want    string
+		want    report.StorageState
 	}{
 		{nil, "disabled"},
 		{pingFunc(func(context.Context) error { return errors.New("down") }), "unavailable"},
@@ -643,11 +644,11 @@ func TestHealth(t *testing.T) {
 			ts.Get(t, "/api/health")
 		}
 		r := ts.Get(t, "/api/health")
-		var h health
+		var h report.Health
 		if err := jsonDecoder(r.Body).Decode(&h); err != nil || r.StatusCode != 200 {
 			t.Fatalf("status %d body %s: %v", r.StatusCode, r.Body, err)
 		}
-		want := health{Status: "ok", Version: "devel", Runtime: "worker", Storage: tc.want, Commerce: "disabled", Timestamp: ts.Clock.Now()}
+		want := report.Health{Status: "ok", Version: "devel", Runtime: "worker", Storage: tc.want, Commerce: "disabled", Timestamp: ts.Clock.Now()}
 		if h != want {
 			t.Errorf("health = %+v, want %+v", h, want)
 		}

@@ -2,21 +2,18 @@ package httpapi
 
 import (
 	"context"
-	_ "embed"
 	"net/http"
-	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/report"
 )
 
 // linkServiceDesc is the Link header of a scan's 200 (RFC 8631).
 const linkServiceDesc = `</openapi.json>; rel="service-desc"`
 
-// openAPIDocument is the service's OpenAPI 3.1.2 description, served
-// byte-for-byte.
-//
-//go:embed openapi.json
-var openAPIDocument []byte
+// openAPIDocument is the service's OpenAPI 3.1.2 description (the
+// contract's, internal/report), served byte-for-byte.
+var openAPIDocument = report.OpenAPI
 
 // OpenAPIDocument returns a copy of the embedded OpenAPI document.
 func OpenAPIDocument() []byte {
@@ -115,40 +112,30 @@ func (h *handler) failure(r *http.Request, err error) apiError {
 	return serviceError(err)
 }
 
-// health is the API's Health object.
-type health struct {
-	Status    string    `json:"status"`
-	Version   string    `json:"version"`
-	Runtime   string    `json:"runtime"`
-	Storage   string    `json:"storage"`
-	Commerce  string    `json:"commerce"`
-	Timestamp time.Time `json:"timestamp"`
-}
-
 // health answers GET /api/health. It is not rate limited.
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, r, http.StatusOK, health{
+	writeJSON(w, r, http.StatusOK, report.Health{
 		Status:    "ok",
 		Version:   h.version,
 		Runtime:   "worker",
 		Storage:   h.storageState(r.Context()),
-		Commerce:  "disabled",
+		Commerce:  report.CommerceDisabled,
 		Timestamp: h.now().UTC(),
 	})
 }
 
 // storageState is "disabled" without a store, "unavailable" when its ping
 // fails within healthPingTimeout, else "ready".
-func (h *handler) storageState(ctx context.Context) string {
+func (h *handler) storageState(ctx context.Context) report.StorageState {
 	if h.storage == nil {
-		return "disabled"
+		return report.StorageDisabled
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthPingTimeout)
 	defer cancel()
 	if err := h.storage.Ping(ctx); err != nil {
-		return "unavailable"
+		return report.StorageUnavailable
 	}
-	return "ready"
+	return report.StorageReady
 }
 
 // serveOpenAPI answers GET /openapi.json with the embedded document.

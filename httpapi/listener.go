@@ -310,7 +310,7 @@ func jsonServerError(status int) []byte {
 	if !ok {
 		msg = "request refused"
 	}
-	body, _ := Encode(errorBody{msg})
+	body, _ := Encode(errorBody{Error: msg})
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
 		"Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n\r\n%s",
 		status, http.StatusText(status), len(body), body)

@@ -37,7 +37,8 @@ type Event struct {
 	// UTMSource is the validated utm_source query parameter; "" when
 	// absent.
 	UTMSource string
-	// Grade is the scan's grade; "" for a ptr-check.
+	// Grade is the scan's grade; "" for a ptr-check and for a scan too
+	// incomplete to be graded (ScanSummary.Incomplete).
 	Grade string
 	// Checks are the statuses of the checks that ran, in answer order.
 	Checks []CheckStatus
@@ -45,8 +46,23 @@ type Event struct {
 
 // CheckStatus is the status of one check of an Event.
 type CheckStatus struct {
-	ID     string // a check id: mx, spf, dmarc, dkim, mta-sts, tls-rpt, ptr, caa
-	Status string // pass, warn, fail or info
+	ID string // a check id (mailauth.CheckOrder)
+	// Status is pass, warn, fail or info, or StatusUndetermined for a
+	// check that reached no conclusion (reported as warn on the wire).
+	Status string
+}
+
+// StatusUndetermined is the CheckStatus of a check that reached no
+// conclusion: analytics count it apart from the warnings it is reported
+// as.
+const StatusUndetermined = "undetermined"
+
+// checkStatus is the analytics status of c, from its typed determination.
+func checkStatus(c mailauth.CheckSummary) CheckStatus {
+	if c.Undetermined() {
+		return CheckStatus{ID: string(c.ID), Status: StatusUndetermined}
+	}
+	return CheckStatus{ID: string(c.ID), Status: string(c.Status)}
 }
 
 // record hands the Event of a successful diagnostic to the Recorder, if
@@ -58,13 +74,16 @@ func (h *handler) record(r *http.Request, sum any) {
 	e := Event{Time: h.now().UTC(), Client: sourceAddr(r, h.proxies), UTMSource: r.URL.Query().Get("utm_source")}
 	switch s := sum.(type) {
 	case mailauth.ScanSummary:
-		e.Endpoint, e.Domain, e.Grade = EndpointScan, s.Domain, string(s.Grade)
+		e.Endpoint, e.Domain = EndpointScan, s.Domain
+		if !s.Incomplete() {
+			e.Grade = string(s.Grade)
+		}
 		for _, c := range s.Checks {
-			e.Checks = append(e.Checks, CheckStatus{string(c.ID), string(c.Status)})
+			e.Checks = append(e.Checks, checkStatus(c))
 		}
 	case mailauth.PTRCheckSummary:
 		e.Endpoint = EndpointPtrCheck
-		e.Checks = []CheckStatus{{string(s.Check.ID), string(s.Check.Status)}}
+		e.Checks = []CheckStatus{checkStatus(s.Check)}
 	default:
 		return
 	}

@@ -1,10 +1,16 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth"
 )
 
 // eventLog is a Recorder that keeps the events.
@@ -52,5 +58,34 @@ func TestRecorder(t *testing.T) {
 	want := Event{Time: ptr.Time, Endpoint: EndpointPtrCheck, Client: "127.0.0.1", Checks: ptr.Checks}
 	if !reflect.DeepEqual(ptr, want) || len(ptr.Checks) != 1 || ptr.Checks[0].ID != "ptr" {
 		t.Errorf("ptr-check event %+v", ptr)
+	}
+}
+
+// TestRecorderUndetermined: a check that reached no conclusion is
+// recorded as undetermined (not as the warn it is reported as), and a
+// scan too incomplete to be graded records no grade.
+func TestRecorderUndetermined(t *testing.T) {
+	t.Parallel()
+	rec := &eventLog{}
+	sum := SampleScanSummary()
+	for i := range sum.Checks {
+		if sum.Checks[i].Status != mailauth.StatusInfo {
+			sum.Checks[i].Status = mailauth.StatusWarn
+			sum.Checks[i].Determination = mailauth.UndeterminedLookup
+		}
+	}
+	require.True(t, sum.Incomplete(), "precondition: every evaluated check undetermined")
+	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) { return sum, nil }}
+	ts := NewTestServer(t, svc, Options{Recorder: rec})
+	require.Equal(t, http.StatusOK, ts.PostJSON(t, "/api/scan", scanBody("example.com")).StatusCode)
+	require.Len(t, rec.events, 1)
+	e := rec.events[0]
+	assert.Empty(t, e.Grade, "an incomplete scan is not a grade")
+	for i, c := range e.Checks {
+		want := StatusUndetermined
+		if sum.Checks[i].Status == mailauth.StatusInfo {
+			want = string(mailauth.StatusInfo)
+		}
+		assert.Equal(t, want, c.Status, c.ID)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/mailauth/mailauth/internal/report"
 )
 
 // Encode marshals v exactly as the service writes it: encoding/json with
@@ -21,9 +23,7 @@ func Encode(v any) ([]byte, error) {
 }
 
 // errorBody is the API's Error object.
-type errorBody struct {
-	Error string `json:"error"`
-}
+type errorBody = report.Error
 
 // writeJSON writes v as the response body with status. A value that cannot
 // be marshalled becomes the generic 500.
@@ -32,7 +32,7 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if err != nil {
 		noteError(r, errInternal.class)
 		status = errInternal.status
-		b, _ = Encode(errorBody{errInternal.msg})
+		b, _ = Encode(errorBody{Error: errInternal.msg})
 	}
 	writeBytes(w, status, b)
 }
@@ -49,5 +49,5 @@ func writeBytes(w http.ResponseWriter, status int, b []byte) {
 // writeError answers with the catalogue entry e.
 func writeError(w http.ResponseWriter, r *http.Request, e apiError) {
 	noteError(r, e.class)
-	writeJSON(w, r, e.status, errorBody{e.msg})
+	writeJSON(w, r, e.status, errorBody{Error: e.msg})
 }

@@ -177,90 +177,26 @@ func newServerError(resp *http.Response, raw []byte) *serverError {
 	return e
 }
 
-// The wire forms shadow the interface-typed Diagnostics field (and the
-// Checks/Check fields that hold it) with raw JSON, so that the service's
-// answer can be decoded into the library's types.
-type (
-	checkAlias mailauth.CheckSummary
-	wireCheck  struct {
-		checkAlias
-		Diagnostics json.RawMessage `json:"diagnostics"`
-	}
-	scanAlias mailauth.ScanSummary
-	wireScan  struct {
-		scanAlias
-		Checks []wireCheck `json:"checks"`
-	}
-	ptrAlias mailauth.PTRCheckSummary
-	wirePtr  struct {
-		ptrAlias
-		Check wireCheck `json:"check"`
-	}
-)
-
-// decodeScanSummary decodes the service's ScanSummary JSON.
+// decodeScanSummary decodes the service's ScanSummary JSON (the
+// contract's types decode their own diagnostics) and restores which
+// checks could not be determined, which the JSON says only in words.
 func decodeScanSummary(raw []byte) (mailauth.ScanSummary, error) {
-	var w wireScan
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var sum mailauth.ScanSummary
+	if err := json.Unmarshal(raw, &sum); err != nil {
 		return mailauth.ScanSummary{}, fmt.Errorf("service answer: %w", err)
 	}
-	sum := mailauth.ScanSummary(w.scanAlias)
-	sum.Checks = make([]mailauth.CheckSummary, len(w.Checks))
-	for i, c := range w.Checks {
-		cs, err := c.summary()
-		if err != nil {
-			return mailauth.ScanSummary{}, err
-		}
-		sum.Checks[i] = cs
-	}
+	mailauth.RestoreDetermination(sum.Checks)
 	return sum, nil
 }
 
 // decodePtrCheckSummary decodes the service's PtrCheckSummary JSON.
 func decodePtrCheckSummary(raw []byte) (mailauth.PTRCheckSummary, error) {
-	var w wirePtr
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var sum mailauth.PTRCheckSummary
+	if err := json.Unmarshal(raw, &sum); err != nil {
 		return mailauth.PTRCheckSummary{}, fmt.Errorf("service answer: %w", err)
 	}
-	sum := mailauth.PTRCheckSummary(w.ptrAlias)
-	cs, err := w.Check.summary()
-	sum.Check = cs
-	return sum, err
-}
-
-// summary converts a wire check, decoding its diagnostics by check id.
-func (w wireCheck) summary() (mailauth.CheckSummary, error) {
-	cs := mailauth.CheckSummary(w.checkAlias)
-	cs.Diagnostics = nil
-	if len(w.Diagnostics) == 0 || string(w.Diagnostics) == "null" {
-		return cs, nil
-	}
-	d := newDiagnostics(cs.ID)
-	if d == nil {
-		return cs, nil // mx and caa have none; ignore unexpected ones
-	}
-	if err := json.Unmarshal(w.Diagnostics, d); err != nil {
-		return cs, fmt.Errorf("service answer: %s diagnostics: %w", cs.ID, err)
-	}
-	cs.Diagnostics = d
-	return cs, nil
-}
-
-// newDiagnostics returns the diagnostics type of a check, or nil.
-func newDiagnostics(id mailauth.CheckID) mailauth.Diagnostics {
-	switch id {
-	case mailauth.CheckSPF:
-		return &mailauth.SPFDiagnostics{}
-	case mailauth.CheckDKIM:
-		return &mailauth.DKIMDiagnostics{}
-	case mailauth.CheckDMARC:
-		return &mailauth.DMARCDiagnostics{}
-	case mailauth.CheckMTASTS:
-		return &mailauth.MTASTSDiagnostics{}
-	case mailauth.CheckTLSRPT:
-		return &mailauth.TLSRPTDiagnostics{}
-	case mailauth.CheckPTR:
-		return &mailauth.PTRDiagnostics{}
-	}
-	return nil
+	checks := []mailauth.CheckSummary{sum.Check}
+	mailauth.RestoreDetermination(checks)
+	sum.Check = checks[0]
+	return sum, nil
 }
