@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/mailauth/mailauth/internal/report/reporttest"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/redact"
 	"github.com/mailauth/mailauth/resolver"
@@ -66,7 +65,6 @@ func TestScanEndToEnd(t *testing.T) {
 			"_dmarc.flaky.example.com", "_mta-sts.flaky.example.com", "mx1.flaky.example.com", "flaky.example.com/CAA",
 		}},
 	}
-	schema := compileSchema(t, "ScanSummary")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, lab := newLabScanner(t, scanZone)
@@ -82,7 +80,7 @@ func TestScanEndToEnd(t *testing.T) {
 				t.Fatalf("Scan: %v", err)
 			}
 			body := marshal(t, got)
-			validate(t, schema, body)
+			reporttest.Validate(t, "ScanSummary", body)
 			checkInvariants(t, got)
 			if tc.grade != "" && got.Grade != tc.grade {
 				t.Errorf("grade = %s, want %s", got.Grade, tc.grade)
@@ -98,7 +96,6 @@ func TestScanEndToEnd(t *testing.T) {
 
 func TestCheckIPEndToEnd(t *testing.T) {
 	s, _ := newLabScanner(t, scanZone)
-	schema := compileSchema(t, "PtrCheckSummary")
 	for _, tc := range []struct{ name, ip string }{{"confirmed", "8.8.8.8"}, {"no-ptr", "8.8.4.4"}, {"mapped", "::ffff:8.8.8.8"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := mustAddr(t, tc.ip)
@@ -107,7 +104,7 @@ func TestCheckIPEndToEnd(t *testing.T) {
 				t.Fatalf("CheckIP: %v", err)
 			}
 			body := marshal(t, got)
-			validate(t, schema, body)
+			reporttest.Validate(t, "PtrCheckSummary", body)
 			if got.Check.ID != CheckPTR || got.Check.Diagnostics == nil {
 				t.Fatalf("check = %+v", got.Check)
 			}
@@ -195,41 +192,6 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("output differs from %s (run with -update after reviewing):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-func compileSchema(t *testing.T, def string) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/schema/summaries.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const url = "https://mailauth.invalid/schema/summaries.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url + "#/$defs/" + def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func validate(t *testing.T, s *jsonschema.Schema, body []byte) {
-	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(v); err != nil {
-		t.Fatalf("response does not match the contract: %v\n%s", err, body)
 	}
 }
 
