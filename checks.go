@@ -18,7 +18,7 @@ type checkSpec struct {
 	id    CheckID
 	title text
 	// weight is the check's share of the score; the weights sum to 100
-	// (doc/scoring.md).
+	// (doc/scoring.md). 0 is a check that is reported but not scored.
 	weight int
 	// budget bounds the distinct DNS questions of the check, from its
 	// package's own limits, so that no check can spend what its siblings
@@ -38,13 +38,30 @@ type checkSpec struct {
 // checkTable lists the checks in the order a ScanSummary lists them
 // (doc/scoring.md).
 //
-// To add a ninth check: write its protocol package (Parse, Select,
-// Check, Result, Codes; see doc/design.md), declare its CheckID constant
-// in summary.go and, when the contract gives it diagnostics, its
-// Diagnostics type, write its judge_<id>.go (the rule table, the check
-// method and the pure judge function), and add one row here, taking the
-// weight from the other rows so the weights still sum to 100. Nothing
-// else lists the checks.
+// To add a check (TestNinthCheck performs exactly these steps on a copy
+// of the module and runs every suite that knows the checks):
+//
+//  1. Write its protocol package (Parse, Check, Result, Codes; see
+//     doc/design.md).
+//  2. The contract: add its CheckID constant (and, when the contract
+//     gives it diagnostics, the Diagnostics type and its NewDiagnostics
+//     case) in internal/report/report.go; add the id to CheckSummary's
+//     enum in internal/report/openapi.json and raise the bounds that are
+//     the number of checks (ScanSummary.checks min/maxItems, the
+//     StatusCounts maxima). Run go generate ./... (contract.go).
+//  3. Write judge_<id>.go: the rule table, the check method and the pure
+//     judge function.
+//  4. Add one row here, taking its weight from the other rows so the
+//     weights still sum to 100 (0 reports the check without scoring it).
+//  5. Add a migration creating its analytics column to
+//     analytics/migrate.go (analytics/rows.go's statusColumn names it).
+//  6. Regenerate the goldens and the developer samples (go test . ./httpapi
+//     -run 'Golden|Scan' -update) and the Example outputs that print
+//     every check (example_test.go).
+//
+// Nothing else lists or counts the checks: the order, weights, budgets,
+// titles, analytics columns, the developer pages' tables and the web
+// page's cards derive from this table.
 var checkTable = []checkSpec{
 	{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,

@@ -12,7 +12,7 @@ func TestCheckTable(t *testing.T) {
 			t.Errorf("row %q: empty or repeated id", c.id)
 		}
 		seen[c.id] = true
-		if c.title.en == "" || c.title.zh == "" || c.weight <= 0 || c.check == nil || c.unknown == nil || c.rules == nil {
+		if c.title.en == "" || c.title.zh == "" || c.weight < 0 || c.check == nil || c.unknown == nil || c.rules == nil {
 			t.Errorf("row %q is incomplete", c.id)
 		}
 		if len(c.rules()) == 0 {

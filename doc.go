@@ -4,7 +4,7 @@
 // fetch), TLS-RPT, PTR with forward confirmation for a supplied sending IP,
 // and CAA — or of one sending IP alone.
 //
-// A [Scanner] runs the eight checks of the protocol packages (spf, dmarc,
+// A [Scanner] runs the checks of the protocol packages (spf, dmarc,
 // dkim, mtasts, tlsrpt, ptr, caa, mx) concurrently over one per-scan
 // resolver, judges their facts into a status and severity per check, a
 // score and a grade, and words the result in Chinese and English. The
@@ -15,3 +15,5 @@
 // IPs that must be public; DKIM selectors) lives here too, so that the
 // library, the CLI and the HTTP service accept exactly the same inputs.
 package mailauth
+
+//go:generate go run ./internal/cmd/genalias

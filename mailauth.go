@@ -103,7 +103,7 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 	return s.cache.Stats()
 }
 
-// Scan runs the eight checks for req. The error is an *InputError for an
+// Scan runs every check of CheckOrder for req. The error is an *InputError for an
 // invalid request, ErrResolverUnavailable when no DNS server answered, or
 // the context's error when ctx ended before the scan could start.
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {

@@ -168,7 +168,7 @@ func transportFailure(reason resolver.Reason) bool {
 	return false
 }
 
-// summary assembles the ScanSummary from the eight verdicts.
+// summary assembles the ScanSummary from the checks' verdicts.
 func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 	sc := score(checks)
 	grade := gradeFor(sc)

@@ -23,8 +23,8 @@ func TestWeightsSumTo100(t *testing.T) {
 		}
 		sum += w
 	}
-	if sum != 100 || len(weights) != 8 {
-		t.Fatalf("weights sum to %d over %d checks, want 100 over 8", sum, len(weights))
+	if sum != 100 || len(weights) != len(CheckOrder()) {
+		t.Fatalf("weights sum to %d over %d checks, want 100 over %d", sum, len(weights), len(CheckOrder()))
 	}
 }
 
@@ -72,8 +72,8 @@ func TestScore(t *testing.T) {
 				t.Fatalf("grade(%d) = %s, want %s", got, g, tc.grade)
 			}
 			c := countStatuses(checks)
-			if c.Pass+c.Warn+c.Fail+c.Info != 8 {
-				t.Fatalf("counts %+v do not sum to 8", c)
+			if c.Pass+c.Warn+c.Fail+c.Info != len(CheckOrder()) {
+				t.Fatalf("counts %+v do not sum to the number of checks", c)
 			}
 		})
 	}

@@ -105,9 +105,11 @@ func TestRealScannerGolden(t *testing.T) {
 		t.Fatalf("scan: %d %s", r.StatusCode, r.Body)
 	}
 	checkGolden(t, "scan-real.json", r.Body)
+	checkSample(t, "web/developers/sample-scan.json", r.Body)
 	r = ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"::ffff:8.8.8.8"}`)
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("ptr-check: %d %s", r.StatusCode, r.Body)
 	}
 	checkGolden(t, "ptr-check-real.json", r.Body)
+	checkSample(t, "web/developers/sample-ptr-check.json", r.Body)
 }

@@ -23,7 +23,7 @@ func SampleScanSummary() mailauth.ScanSummary {
 		DurationMs:    1234,
 		Score:         88,
 		Grade:         mailauth.GradeB,
-		Counts:        mailauth.StatusCounts{Pass: 5, Warn: 1, Fail: 1, Info: 1},
+		Counts:        countsOf(sampleChecks()),
 		Summary:       lt("大部分配置正确。", "Mostly configured <well> & aligned."),
 		Checks:        sampleChecks(),
 		Disclaimer:    lt("结果仅反映扫描时的公开配置。", "Results describe public configuration at scan time."),
@@ -39,8 +39,11 @@ func check(id mailauth.CheckID, st mailauth.Status, sev mailauth.Severity, d mai
 	}
 }
 
+// sampleChecks has one check of each id of mailauth.CheckOrder, in
+// order: the samples below where there is one, an info check otherwise.
 func sampleChecks() []mailauth.CheckSummary {
-	return []mailauth.CheckSummary{
+	samples := map[mailauth.CheckID]mailauth.CheckSummary{}
+	for _, c := range []mailauth.CheckSummary{
 		check(mailauth.CheckMX, mailauth.StatusPass, mailauth.SeverityInfo, nil),
 		check(mailauth.CheckSPF, mailauth.StatusPass, mailauth.SeverityInfo, &mailauth.SPFDiagnostics{
 			SPFRecordCount: 1, DNSLookupCount: ptr(3), DNSLookupLimit: 10, LookupComplete: true}),
@@ -61,7 +64,36 @@ func sampleChecks() []mailauth.CheckSummary {
 			MailtoDestinationCount: nil, HTTPSDestinationCount: nil}),
 		check(mailauth.CheckPTR, mailauth.StatusPass, mailauth.SeverityInfo, samplePtrDiagnostics()),
 		check(mailauth.CheckCAA, mailauth.StatusInfo, mailauth.SeverityInfo, nil),
+	} {
+		samples[c.ID] = c
 	}
+	var out []mailauth.CheckSummary
+	for _, id := range mailauth.CheckOrder() {
+		c, ok := samples[id]
+		if !ok {
+			c = check(id, mailauth.StatusInfo, mailauth.SeverityInfo, nil)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// countsOf counts checks by status.
+func countsOf(checks []mailauth.CheckSummary) mailauth.StatusCounts {
+	var n mailauth.StatusCounts
+	for _, c := range checks {
+		switch c.Status {
+		case mailauth.StatusPass:
+			n.Pass++
+		case mailauth.StatusWarn:
+			n.Warn++
+		case mailauth.StatusFail:
+			n.Fail++
+		default:
+			n.Info++
+		}
+	}
+	return n
 }
 
 func samplePtrDiagnostics() *mailauth.PTRDiagnostics {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -26,6 +27,29 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the live response:\n got %s\nwant %s", path, got, want)
+	}
+}
+
+// checkSample compares a developer page's sample (web/developers/*.json)
+// with the live response it shows, indented; -update rewrites it, so the
+// samples are generated from the lab scan, never edited by hand.
+func checkSample(t *testing.T, path string, got []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, got, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("%s differs from the live response (run with -update after reviewing):\n got %s\nwant %s", path, b.Bytes(), want)
 	}
 }
 

@@ -208,7 +208,7 @@ func TestDeveloperScoreTable(t *testing.T) {
 		floors[row[0]] = atoi(t, row[1])
 		gradeOrder = append(gradeOrder, row[0])
 	}
-	if len(weights) != 8 || len(floors) != 5 {
+	if len(weights) != len(mailauth.CheckOrder()) || len(floors) != len(mailauth.GradeFloors()) {
 		t.Fatalf("page tables: weights %v floors %v", weights, floors)
 	}
 	for _, w := range mailauth.ScoreWeights() {

@@ -23,11 +23,11 @@ import (
 //go:embed openapi.json
 var OpenAPI []byte
 
-// CheckID names one of the eight checks.
+// CheckID names one of the checks.
 type CheckID string
 
-// The eight checks, in the order a ScanSummary lists them (see
-// [CheckOrder] and doc/scoring.md).
+// The checks, in the order a ScanSummary lists them (the scanner's
+// checks table, mailauth.CheckOrder, and doc/scoring.md).
 const (
 	CheckMX     CheckID = "mx"
 	CheckSPF    CheckID = "spf"
@@ -81,7 +81,7 @@ type LocalizedText struct {
 }
 
 // StatusCounts counts the checks of a scan by status; the four always sum
-// to 8.
+// to the number of checks.
 type StatusCounts struct {
 	Pass int `json:"pass"`
 	Warn int `json:"warn"`
