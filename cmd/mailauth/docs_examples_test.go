@@ -212,4 +212,3 @@ func truncate(s string) string {
 	}
 	return s
 }
-
