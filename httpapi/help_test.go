@@ -220,3 +220,33 @@ func TestCardsLinkToHelp(t *testing.T) {
 		assert.NotEmpty(t, mustAsset(t, ps, "/help/"+string(id)+"/"))
 	}
 }
+
+// TestPagesDescribeThemselves: every HTML page has a meta description, and
+// the web page says in a <noscript> that it needs JavaScript and where the
+// API and the command line are documented.
+func TestPagesDescribeThemselves(t *testing.T) {
+	t.Parallel()
+	ps, err := pages()
+	require.NoError(t, err)
+	for _, p := range ps {
+		if !strings.HasPrefix(p.contentType, "text/html") {
+			continue
+		}
+		doc, err := html.Parse(bytes.NewReader(p.body))
+		require.NoError(t, err)
+		description := ""
+		walk(doc, func(n *html.Node) {
+			if n.Data == "meta" && attr(n, "name") == "description" {
+				description = attr(n, "content")
+			}
+		})
+		assert.Greater(t, len(description), 40, "%s: meta description %q", p.path, description)
+	}
+	index := string(mustAsset(t, ps, "/"))
+	start, end := strings.Index(index, "<noscript>"), strings.Index(index, "</noscript>")
+	require.True(t, start >= 0 && end > start, "the web page has a <noscript>")
+	noscript := index[start:end]
+	for _, want := range []string{"needs JavaScript", `href="/developers/api/"`, `href="/developers/cli/"`, "JavaScript 才能"} {
+		assert.Contains(t, noscript, want)
+	}
+}

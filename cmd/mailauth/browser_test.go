@@ -184,6 +184,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("scoring")),
 	)
 	b.CheckAccessibility("phone /developers/api/")
+	if !browsertest.Eval[bool](b, `[...document.querySelectorAll(".zh")].every(e => getComputedStyle(e).display === "none")`) {
+		t.Error("/developers/api/ in English shows Chinese paragraphs: the toggle should show one language")
+	}
+	t.Logf("/developers/api/ at phone width: %d px tall", browsertest.Eval[int](b, `document.documentElement.scrollHeight`))
 	b.Screenshot("phone-developers-api.png")
 	b.Do("phone: a shared link scans the domain in its fragment",
 		chromedp.Navigate(base+"/#domain=weak.example.com"),
