@@ -124,6 +124,8 @@ func TestBrowserActionable(t *testing.T) {
 	b.Do("the help page in Chinese", chromedp.Click(chromedp.ID("lang-toggle")))
 	assert.Equal(t, "zh-CN|DMARC 策略|none", browsertest.Eval[string](b,
 		`document.documentElement.lang + "|" + document.querySelector("h1 .zh").textContent + "|" + getComputedStyle(document.querySelector("h1 .en")).display`))
+	b.Screenshot("desktop-help-dmarc-zh.png")
+	b.CheckAccessibility("/help/dmarc/ in Chinese")
 	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
 	b.NoProblems("fix first and help")
 

@@ -160,7 +160,7 @@ func TestBrowser(t *testing.T) {
 	b.Do("check an IP alone",
 		chromedp.SendKeys(chromedp.ID("ptr-ip"), "8.8.8.8"),
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
-		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
 	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != 1 {
 		t.Errorf("ptr-check cards: %d, want 1", n)
@@ -205,7 +205,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("domain")),
 		chromedp.SendKeys(chromedp.ID("domain"), "nxdomain.example.com\r"),
 		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("results-heading").textContent.startsWith("nxdomain.")`,
-			chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+			chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
 	if h := browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`); h != "nxdomain.example.com does not exist in the DNS — check the spelling" {
 		t.Errorf("headline of a name that does not exist: %q", h)
