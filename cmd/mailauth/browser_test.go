@@ -187,6 +187,9 @@ func TestBrowser(t *testing.T) {
 	if !browsertest.Eval[bool](b, `[...document.querySelectorAll(".zh")].every(e => getComputedStyle(e).display === "none")`) {
 		t.Error("/developers/api/ in English shows Chinese paragraphs: the toggle should show one language")
 	}
+	if !browsertest.Eval[bool](b, `[...document.querySelectorAll("pre code")].some(c => c.textContent.includes("curl -sS -X POST " + location.origin + "/api/scan"))`) {
+		t.Error("/developers/api/: the curl examples do not name the page's own base URL")
+	}
 	t.Logf("/developers/api/ at phone width: %d px tall", browsertest.Eval[int](b, `document.documentElement.scrollHeight`))
 	b.Screenshot("phone-developers-api.png")
 	b.Do("phone: a shared link scans the domain in its fragment",
