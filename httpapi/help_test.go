@@ -22,7 +22,8 @@ var han = regexp.MustCompile(`\p{Han}`)
 
 // TestHelpCoversRules: every verdict of the judgement tables has a fix in
 // both languages, no fix is left over from a verdict that is gone, and a
-// verdict without a fix stops the pages from building.
+// verdict without a fix is reported (the pages still build, with a
+// placeholder).
 func TestHelpCoversRules(t *testing.T) {
 	t.Parallel()
 	rules := map[string]bool{}
@@ -53,8 +54,12 @@ func TestHelpCoversRules(t *testing.T) {
 		delete(fewer, en)
 		break
 	}
-	_, err := helpPagesFrom(fewer)
-	assert.ErrorContains(t, err, "no fix", "a verdict without a fix must stop the build")
+	_, missing, err := helpPagesFrom(findingFixes)
+	require.NoError(t, err)
+	assert.Empty(t, missing, "verdicts without a fix")
+	_, missing, err = helpPagesFrom(fewer)
+	require.NoError(t, err, "a verdict without a fix still renders")
+	assert.Len(t, missing, 1, "the verdict without a fix is reported")
 }
 
 // TestHelpPagesListTheirRules: each check's help page lists exactly the
