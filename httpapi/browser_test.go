@@ -45,7 +45,7 @@ func TestBrowserErrors(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("domain"), "example.com"),
 		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
 		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("elapsed").textContent === "1 s"`,
-			chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+			chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
 	loading := browsertest.Eval[string](b, `document.getElementById("status").textContent + "|" +
 		document.querySelector("#scan-form button[type=submit]").disabled + "|" + document.getElementById("results").getAttribute("aria-busy")`)
@@ -82,7 +82,15 @@ func TestBrowserErrors(t *testing.T) {
 		t.Error("the submit button is enabled during the countdown")
 	}
 	b.Do("the countdown ticks", browsertest.Discard(chromedp.Poll[bool](
-		`document.getElementById("alert-text").textContent.includes("in 59 s")`, chromedp.WithPollingTimeout(browsertest.StepTimeout))))
+		`/^Time left: 5\d s$/.test(document.getElementById("countdown").textContent)`, chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))))
+	// The seconds tick outside the live region: the alert is announced
+	// once, at the start, not every second.
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Too many checks from your address. You can try again in 60 s." {
+		t.Errorf("the alert changed while counting down: %q", msg)
+	}
+	if browsertest.Eval[bool](b, `!!document.getElementById("countdown").closest("[aria-live], [role=alert], [role=status]")`) {
+		t.Error("the countdown is in a live region")
+	}
 	b.Do("in Chinese too", chromedp.Click(chromedp.ID("lang-toggle")))
 	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, "秒后重试") {
 		t.Errorf("429 message in Chinese: %q", msg)

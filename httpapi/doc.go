@@ -27,9 +27,11 @@
 //  7. concurrency: at most Options.MaxInFlight diagnostics run at once; a
 //     request that cannot start within Options.QueueWait is 500.
 //
-// Every response carries Cache-Control: no-store and X-Content-Type-Options:
-// nosniff, and never an Access-Control-* header: cross-origin browser use is
-// not supported, so OPTIONS is 405 like any other wrong method. Every error
+// Every API response carries Cache-Control: no-store (the pages and assets
+// carry an ETag and no-cache, or max-age for /static/), every response
+// X-Content-Type-Options: nosniff, and none an Access-Control-* header:
+// cross-origin browser use is not supported, so OPTIONS is 405 like any
+// other wrong method. Every error
 // body is {"error": "..."} with a fixed English message that names the field
 // and the rule and never echoes any part of the request.
 //

@@ -17,14 +17,19 @@ import (
 // and status tables from the root package, limits and error messages from
 // this package's constants and catalogue.
 
-// docPage is one developer page: its path, template and title.
+// docPage is one developer page: its path, template, title and meta
+// description.
 type docPage struct {
-	path, template, title string
+	path, template, title, description string
 }
 
 var docPages = []docPage{
-	{"/developers/api/", "api.html", "mailauth API"},
-	{"/developers/cli/", "cli.html", "mailauth command line"},
+	{"/developers/api/", "api.html", "mailauth API",
+		"The mailauth JSON API: scan a domain's MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA, or check one sending IP. Every field, the score, errors and limits."},
+	{"/developers/cli/", "cli.html", "mailauth command line",
+		"The mailauth command: scan a domain or a sending IP from a terminal, run the service, read its statistics."},
+	{"/help/", "help-index.html", "mailauth help: the eight checks",
+		"What each of mailauth's eight checks looks at, what a good record looks like, and how each finding is usually fixed."},
 }
 
 // docSchemaOrder lists the contract's objects in the order the API page
@@ -75,6 +80,12 @@ type docLimit struct {
 // docData is everything the developer pages show.
 type docData struct {
 	Title, Path   string
+	Description   string
+	Help          *helpPage  // the check of a help page
+	HelpPages     []helpPage // every check's help page
+	BaseURL       string     // the base URL the examples use
+	SendingIP     string     // the sending IP the examples use
+	SendingIPv6   string     // the IPv6 sending IP the examples use
 	Schemas       []docSchema
 	Weights       []mailauth.ScoreWeight
 	Grades        []docGrade
@@ -90,9 +101,9 @@ type docData struct {
 	RateWindowSec int
 }
 
-// developerPages renders the developer pages.
+// developerPages renders the developer pages and the help pages.
 func developerPages() ([]page, error) {
-	tmpl, err := template.New("").ParseFS(webFiles, "web/developers/*.html")
+	tmpl, err := template.New("").ParseFS(webFiles, "web/developers/*.html", "web/help/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("developer page templates: %w", err)
 	}
@@ -100,14 +111,30 @@ func developerPages() ([]page, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]page, 0, len(docPages))
-	for _, p := range docPages {
-		data.Title, data.Path = p.title, p.path
+	out := make([]page, 0, len(docPages)+len(data.HelpPages))
+	render := func(path, name string, d docData) error {
 		var b bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&b, p.template, data); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.template, err)
+		if err := tmpl.ExecuteTemplate(&b, name, d); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, page{p.path, "text/html; charset=utf-8", b.Bytes()})
+		out = append(out, htmlPage(path, b.Bytes()))
+		return nil
+	}
+	for _, p := range docPages {
+		data.Title, data.Path, data.Description = p.title, p.path, p.description
+		if err := render(p.path, p.template, data); err != nil {
+			return nil, err
+		}
+	}
+	for i := range data.HelpPages {
+		h := &data.HelpPages[i]
+		d := data
+		d.Help, d.Path = h, h.Path
+		d.Title = "mailauth help: " + h.Title.EN
+		d.Description = "What mailauth's " + h.Title.EN + " check looks at, what a good record looks like, and how each finding is usually fixed."
+		if err := render(h.Path, "help.html", d); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -124,7 +151,11 @@ func newDocData() (docData, error) {
 		RateWindowSec: int(DefaultRateWindow.Seconds()),
 	}
 	d.SharedRules, d.RuleGroups = docRules()
+	d.BaseURL, d.SendingIP, d.SendingIPv6 = docBaseURL, docSendingIP, docSendingIPv6
 	var err error
+	if d.HelpPages, err = helpPages(); err != nil {
+		return d, err
+	}
 	if d.Schemas, err = docSchemas(openAPIDocument); err != nil {
 		return d, err
 	}
@@ -137,6 +168,17 @@ func newDocData() (docData, error) {
 	d.HealthSample, err = readSample("web/developers/sample-health.json")
 	return d, err
 }
+
+// The values the documented examples use: the address `mailauth serve`
+// listens on by default (the pages replace it with their own origin in a
+// browser, see doc.js), and public sending IPs the API accepts (not the
+// documentation ranges, which it rejects) that the loopback lab of the
+// tests serves (TestDocumentedExamples runs every example).
+const (
+	docBaseURL     = "http://127.0.0.1:8080"
+	docSendingIP   = "8.8.8.8"
+	docSendingIPv6 = "2001:4860:4860::8888"
+)
 
 func readSample(name string) (string, error) {
 	b, err := webFiles.ReadFile(name)

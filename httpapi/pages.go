@@ -1,20 +1,28 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/mailauth/mailauth"
 )
 
 // The web page, its assets and the developer pages, embedded: `mailauth
 // serve` needs no files and no build step. The page is a same-origin
 // client of the API; nothing is loaded from anywhere else.
 //
-//go:embed web/index.html web/static web/developers
+//go:embed web/index.html web/static web/developers web/help web/robots.txt
 var webFiles embed.FS
 
 // pageSecurityPolicy is the Content-Security-Policy of every page and
@@ -28,18 +36,29 @@ type page struct {
 	path        string
 	contentType string
 	body        []byte
+	// gz is body compressed with gzip, nil when that does not make it
+	// smaller; etag is the entity tag of body; cache is its
+	// Cache-Control. sealed sets them.
+	gz    []byte
+	etag  string
+	cache string
 }
 
-// pages builds every page and asset. The developer pages are rendered
-// once here from the code's tables and the OpenAPI document; an error is
-// a bug in the embedded templates (a test renders them).
+// htmlPage is an HTML page at path.
+func htmlPage(path string, body []byte) page {
+	return page{path: path, contentType: "text/html; charset=utf-8", body: body}
+}
+
+// pages builds every page and asset. The index, the developer pages and
+// the help pages are rendered once here from the code's tables and the
+// OpenAPI document; an error is a bug in the embedded templates (a test
+// renders them).
 func pages() ([]page, error) {
-	out := []page{}
-	index, err := webFiles.ReadFile("web/index.html")
+	index, err := indexPage(undeterminedSummaries)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, page{"/", "text/html; charset=utf-8", index})
+	out := []page{index}
 	assets, err := staticAssets()
 	if err != nil {
 		return nil, err
@@ -49,14 +68,85 @@ func pages() ([]page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, docs...), nil
+	out = append(out, docs...)
+	robots, err := webFiles.ReadFile("web/robots.txt")
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, page{path: "/robots.txt", contentType: "text/plain; charset=utf-8", body: robots})
+	icon, err := faviconICO()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, page{path: "/favicon.ico", contentType: "image/x-icon", body: icon})
+	for i := range out {
+		if err := out[i].seal(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// indexPage renders the web page with the "could not be determined"
+// summaries from src (see undeterminedSummaries).
+func indexPage(src func() []mailauth.LocalizedText) (page, error) {
+	tmpl, err := template.ParseFS(webFiles, "web/index.html")
+	if err != nil {
+		return page{}, fmt.Errorf("index.html: %w", err)
+	}
+	und, err := undeterminedJSON(src)
+	if err != nil {
+		return page{}, err
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, struct{ Undetermined string }{und}); err != nil {
+		return page{}, fmt.Errorf("index.html: %w", err)
+	}
+	return htmlPage("/", b.Bytes()), nil
+}
+
+// seal computes the entity tag, the gzip form and the Cache-Control of
+// p. HTML and the robots file are revalidated on every use (no-cache with
+// the ETag: a new version shows at once); the static assets may be kept
+// for an hour.
+func (p *page) seal() error {
+	sum := sha256.Sum256(p.body)
+	p.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
+	p.cache = "no-cache"
+	if strings.HasPrefix(p.path, "/static/") || p.path == "/favicon.ico" {
+		p.cache = "public, max-age=3600"
+	}
+	if !compressible(p.contentType) {
+		return nil
+	}
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(p.body); err != nil {
+		return fmt.Errorf("%s: gzip: %w", p.path, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("%s: gzip: %w", p.path, err)
+	}
+	if b.Len() < len(p.body) {
+		p.gz = b.Bytes()
+	}
+	return nil
+}
+
+// compressible reports whether a content type is text worth compressing.
+func compressible(ct string) bool {
+	return strings.HasPrefix(ct, "text/") || strings.HasPrefix(ct, "image/svg+xml") || strings.HasPrefix(ct, "application/json")
 }
 
 // assetTypes are the content types of the static assets by extension.
 var assetTypes = map[string]string{
-	".js":  "text/javascript; charset=utf-8",
-	".css": "text/css; charset=utf-8",
-	".svg": "image/svg+xml",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".json": "application/json",
 }
 
 // staticAssets are the files under web/static, served at /static/NAME.
@@ -75,7 +165,7 @@ func staticAssets() ([]page, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page{"/static/" + e.Name(), ct, b})
+		out = append(out, page{path: "/static/" + e.Name(), contentType: ct, body: b})
 	}
 	return out, nil
 }
@@ -118,16 +208,59 @@ func routePattern(p string) string {
 	return p
 }
 
-// servePage answers with the page's bytes and the security headers.
+// servePage answers with the page's bytes (gzip-compressed when the
+// client accepts it), its entity tag and caching rule, and the security
+// headers; a matching If-None-Match gets 304.
 func servePage(p page) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		setPageHeaders(h)
+		h.Set("Cache-Control", p.cache)
+		h.Set("ETag", p.etag)
+		if p.gz != nil {
+			h.Set("Vary", "Accept-Encoding")
+		}
+		if etagMatches(r.Header.Get("If-None-Match"), p.etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		body := p.body
+		if p.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body = p.gz
+			h.Set("Content-Encoding", "gzip")
+		}
 		h.Set("Content-Type", p.contentType)
-		h.Set("Content-Length", strconv.Itoa(len(p.body)))
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(p.body)
+		_, _ = w.Write(body)
 	})
+}
+
+// etagMatches reports whether an If-None-Match value names etag (weak
+// comparison, RFC 9110 §13.1.2) or is "*".
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether an Accept-Encoding value accepts gzip: the
+// coding (or "*") is listed without q=0.
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name != "gzip" && name != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		return !strings.HasPrefix(q, "q=0") || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") != ""
+	}
+	return false
 }
 
 // redirectTo answers with a permanent redirect to the fixed path p (a

@@ -80,8 +80,8 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("sending-ip"), "8.8.8.8\r"), // Enter submits: the keyboard is enough
 		chromedp.WaitVisible(chromedp.ID("check-caa")),
 	)
-	if id := browsertest.Eval[string](b, `document.activeElement.id`); id != "results" {
-		t.Errorf("focus after the scan is on %q, want the results", id)
+	if id := browsertest.Eval[string](b, `document.activeElement.id`); id != "results-heading" {
+		t.Errorf("focus after the scan is on %q, want the results' heading", id)
 	}
 	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != len(mailauth.CheckOrder()) {
 		t.Errorf("cards: %d, want %d", n, len(mailauth.CheckOrder()))
@@ -120,7 +120,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("after the toggle: lang %q", lang)
 	}
 	zh := browsertest.Eval[string](b, `document.querySelector("h1").textContent + "|" + document.querySelector("#check-dmarc .card-title span:last-child").textContent + "|" + document.querySelector("#check-dmarc summary").textContent`)
-	if zh != "检查域名的邮件认证配置| DMARC 策略|详情" {
+	if zh != "检查域名的邮件认证配置| DMARC 策略|详情：DMARC 策略" {
 		t.Errorf("Chinese texts: %q", zh)
 	}
 	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
@@ -145,8 +145,11 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("alert")),
 	)
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.HasPrefix(msg, "Please check your input: sendingIp:") {
+	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Please check your input: Sending IP: not a public address (private range)" {
 		t.Errorf("400 message: %q", msg)
+	}
+	if browsertest.Eval[string](b, `document.getElementById("ptr-ip").getAttribute("aria-invalid")`) != "true" {
+		t.Error("a 400 for sendingIp does not mark the field invalid")
 	}
 	if browsertest.Eval[bool](b, `!document.getElementById("retry").hidden`) {
 		t.Error("a 400 offers a retry")
@@ -158,7 +161,7 @@ func TestBrowser(t *testing.T) {
 	b.Do("check an IP alone",
 		chromedp.SendKeys(chromedp.ID("ptr-ip"), "8.8.8.8"),
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
-		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.StepTimeout))),
+		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
 	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != 1 {
 		t.Errorf("ptr-check cards: %d, want 1", n)
@@ -182,6 +185,13 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("scoring")),
 	)
 	b.CheckAccessibility("phone /developers/api/")
+	if !browsertest.Eval[bool](b, `[...document.querySelectorAll(".zh")].every(e => getComputedStyle(e).display === "none")`) {
+		t.Error("/developers/api/ in English shows Chinese paragraphs: the toggle should show one language")
+	}
+	if !browsertest.Eval[bool](b, `[...document.querySelectorAll("pre code")].some(c => c.textContent.includes("curl -sS -X POST " + location.origin + "/api/scan"))`) {
+		t.Error("/developers/api/: the curl examples do not name the page's own base URL")
+	}
+	t.Logf("/developers/api/ at phone width: %d px tall", browsertest.Eval[int](b, `document.documentElement.scrollHeight`))
 	b.Screenshot("phone-developers-api.png")
 	b.Do("phone: a shared link scans the domain in its fragment",
 		chromedp.Navigate(base+"/#domain=weak.example.com"),
@@ -194,6 +204,20 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("domain from the fragment: %q", d)
 	}
 	b.Screenshot("phone-results.png")
+	b.Do("phone: a name that does not exist",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "nxdomain.example.com\r"),
+		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("results-heading").textContent.startsWith("nxdomain.")`,
+			chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
+	)
+	if h := browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`); h != "nxdomain.example.com does not exist in the DNS — check the spelling" {
+		t.Errorf("headline of a name that does not exist: %q", h)
+	}
+	if top := browsertest.Eval[float64](b, `document.getElementById("results-heading").getBoundingClientRect().top`); top < -2 || top > 2 {
+		t.Errorf("phone: the results heading is at %v px, want the top of the view", top)
+	}
+	b.Screenshot("phone-nxdomain.png")
 	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
 	b.CheckAccessibility("phone results")
 	b.Screenshot("phone-results-expanded.png")

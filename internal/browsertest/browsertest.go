@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,9 +36,45 @@ import (
 //go:embed axe/axe.min.js
 var axeSource string
 
-// StepTimeout bounds one step (a page load, a scan against the loopback
-// lab); it is a hang guard, not a measurement.
+// StepTimeout bounds one action of a step (a page load, a click, a scan
+// against the loopback lab) on an idle machine; it is a hang guard, not a
+// measurement. A step's budget grows with what it does and with the
+// machine's load (Budget).
 const StepTimeout = 30 * time.Second
+
+// perAction is what every action of a step after its first adds to the
+// step's budget, before the load factor.
+const perAction = 10 * time.Second
+
+// perElements is how many elements of a page add one second to the budget
+// of an accessibility check (axe-core visits every element).
+const perElements = 100
+
+// Budget is the time a step doing base worth of work may take: base
+// times the load factor of the machine, the 1-minute load average per CPU
+// (at least 1, at most 4), so that a busy machine slows the steps down
+// without failing them.
+func Budget(base time.Duration) time.Duration {
+	return time.Duration(float64(base) * loadFactor())
+}
+
+// loadFactor is the 1-minute load average per CPU, clamped to 1..4; 1
+// when /proc/loadavg cannot be read.
+func loadFactor() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 1
+	}
+	load, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return 1
+	}
+	return min(max(load/float64(goruntime.NumCPU()), 1), 4)
+}
 
 // Browser is a headless Chromium tab with a fresh profile, watched for
 // problems.
@@ -200,10 +238,13 @@ func (b *Browser) NoProblems(where string) {
 	}
 }
 
-// Do runs actions with the step timeout; an error fails the test.
+// Do runs actions within a budget of StepTimeout for the first and
+// perAction for each further one, scaled by the load (Budget); an error
+// fails the test.
 func (b *Browser) Do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
+	base := StepTimeout + time.Duration(max(len(actions)-1, 0))*perAction
+	ctx, cancel := context.WithTimeout(b.ctx, Budget(base))
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		b.t.Fatalf("%s: %v", what, err)
@@ -214,7 +255,13 @@ func (b *Browser) Do(what string, actions ...chromedp.Action[chromedp.Void]) {
 // promise) and decodes its value.
 func Eval[T any](b *Browser, expr string) T {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
+	return evalWithin[T](b, StepTimeout, expr)
+}
+
+// evalWithin is Eval with a budget of base (scaled by Budget).
+func evalWithin[T any](b *Browser, base time.Duration, expr string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Budget(base))
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -231,12 +278,16 @@ func Discard[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// Screenshot saves a full-page PNG as Out/name.
+// Screenshot saves a PNG of the viewport as Out/name: what a visitor
+// sees, at the emulated size and scale. Never the full page: a long page
+// at a phone's device pixel ratio is tens of thousands of pixels tall and
+// takes a minute to encode on a busy machine. Scroll first to show
+// another part.
 func (b *Browser) Screenshot(name string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, StepTimeout)
+	ctx, cancel := context.WithTimeout(b.ctx, Budget(StepTimeout))
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100 is PNG; less is JPEG
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -261,7 +312,9 @@ func (b *Browser) CheckAccessibility(where string) {
 	if !Eval[bool](b, `typeof axe === "object"`) {
 		Eval[chromedp.Void](b, axeSource+";void 0")
 	}
-	vs := Eval[[]axeViolation](b, `axe.run(document, {resultTypes: ["violations"]}).then(r =>
+	elements := Eval[int](b, `document.getElementsByTagName("*").length`)
+	base := StepTimeout + time.Duration(elements/perElements)*time.Second
+	vs := evalWithin[[]axeViolation](b, base, `axe.run(document, {resultTypes: ["violations"]}).then(r =>
 		r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.length})))`)
 	for _, v := range vs {
 		if v.Impact == "serious" || v.Impact == "critical" {

@@ -15,6 +15,7 @@
       navCheck: "Check",
       navAPI: "API",
       navCLI: "Command line",
+      navHelp: "Help",
       langSwitch: "中文",
       langSwitchLabel: "切换到中文",
       heading: "Check a domain's email authentication",
@@ -72,7 +73,23 @@
       no: "No",
       unknown: "Could not be determined",
       seconds: "{n} s ({d} days)",
-      atLeast: "at least {n}"
+      atLeast: "at least {n}",
+      invalidField: "Please check your input: {field}: {rule}",
+      rateLimitedLeft: "Time left: {s} s",
+      fixFirst: "Fix first",
+      fixFirstWhat: "{status} · Severity: {severity}",
+      detailsOf: " of {t}",
+      helpFix: "How to fix",
+      helpAbout: "About this check",
+      helpOf: " ({t})",
+      nxHeadline: "{d} does not exist in the DNS — check the spelling",
+      scannedAs: "Checked {d}: {why}",
+      whyURL: "the domain of the web address you entered.",
+      whyMailbox: "the domain of the mailbox you entered.",
+      whyWWW: "the www. label is dropped, because mail is set up on the domain itself.",
+      whyOther: "the normal form of what you entered.",
+      covers: "The score covers {n} of {total} checks (could not be determined: {u}; not evaluated: {i}).",
+      notDetermined: "Not determined"
     },
     zh: {
       skip: "跳到检查表单",
@@ -80,6 +97,7 @@
       navCheck: "检查",
       navAPI: "API",
       navCLI: "命令行",
+      navHelp: "帮助",
       langSwitch: "English",
       langSwitchLabel: "Switch to English",
       heading: "检查域名的邮件认证配置",
@@ -137,7 +155,23 @@
       no: "否",
       unknown: "无法确定",
       seconds: "{n} 秒（{d} 天）",
-      atLeast: "至少 {n}"
+      atLeast: "至少 {n}",
+      invalidField: "输入有误，请检查“{field}”：{rule}",
+      rateLimitedLeft: "剩余 {s} 秒",
+      fixFirst: "优先修复",
+      fixFirstWhat: "{status} · 严重程度：{severity}",
+      detailsOf: "：{t}",
+      helpFix: "修复方法",
+      helpAbout: "关于本项检查",
+      helpOf: "（{t}）",
+      nxHeadline: "{d} 在 DNS 中不存在，请检查拼写",
+      scannedAs: "实际检查的是 {d}：{why}",
+      whyURL: "取自你输入的网址中的域名。",
+      whyMailbox: "取自你输入的邮箱地址中的域名。",
+      whyWWW: "去掉了开头的 www.，因为邮件是在域名本身上配置的。",
+      whyOther: "这是你输入内容的规范形式。",
+      covers: "得分涵盖 {total} 项检查中的 {n} 项（无法确定 {u} 项，未评估 {i} 项）。",
+      notDetermined: "无法确定"
     }
   };
 
@@ -154,6 +188,50 @@
     medium: { en: "Medium", zh: "中" },
     low: { en: "Low", zh: "低" },
     info: { en: "Info", zh: "提示" }
+  };
+
+  // The order of severities in the fix-first list, worst first.
+  var SEVERITY_RANK = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
+
+  // The form field each API field name of a 400 belongs to, by endpoint:
+  // the input's id and the key of its label.
+  var FIELD_INPUTS = {
+    scan: { domain: ["domain", "domainLabel"], dkimSelector: ["selector", "selectorLabel"], sendingIp: ["sending-ip", "ipLabel"] },
+    ptr: { sendingIp: ["ptr-ip", "ptrIPLabel"] }
+  };
+
+  // Chinese texts of the service's field rules (the API answers in
+  // English; see InputError in the root package).
+  var RULES_ZH = {
+    "required": "必填",
+    "must be a string": "必须是字符串",
+    "too short": "太短",
+    "too long": "太长",
+    "contains characters that are not allowed": "含有不允许的字符",
+    "not a valid URL": "不是有效的网址",
+    "only http and https URLs are accepted": "只接受 http 和 https 网址",
+    "credentialed URLs are not accepted": "不接受带用户名或密码的网址",
+    "no host name given": "没有主机名",
+    "the mailbox has an empty local part": "邮箱地址 @ 前面是空的",
+    "address literals are not accepted": "不接受 IP 地址形式的邮箱域名",
+    "IP addresses are not accepted, give a domain name": "不接受 IP 地址，请填写域名",
+    "numeric names that could be read as an IP address are not accepted": "不接受可能被当作 IP 地址的纯数字名称",
+    "empty labels are not allowed": "域名中不能有空的部分（例如连续两个点）",
+    "a label is longer than 63 octets": "域名中有一段超过 63 个字节",
+    "a domain needs at least two labels": "域名至少要有两段，例如 example.com",
+    "not a valid internationalized domain name": "不是有效的国际化域名",
+    "special-use and local names are not accepted": "不接受特殊用途或本地域名",
+    "not an IPv4 or IPv6 address": "不是 IPv4 或 IPv6 地址",
+    "IPv6 zone identifiers are not accepted": "不接受 IPv6 区域标识符",
+    "does not match the required pattern": "格式不符合要求",
+    "invalid value": "值无效"
+  };
+
+  // Chinese names of the address ranges a sending IP may not be in.
+  var RANGES_ZH = {
+    "this network": "本网络", "private": "私有", "shared": "运营商共享（CGNAT）", "loopback": "环回",
+    "link local": "链路本地", "documentation": "文档示例", "benchmarking": "基准测试", "multicast": "组播",
+    "reserved": "保留", "broadcast": "广播", "protocol": "协议专用", "not global": "非全球路由", "zoned": "带区域标识"
   };
 
   // Wire words of enumerated diagnostics, in both languages.
@@ -248,7 +326,7 @@
   var timers = { tick: 0, retry: 0 };
   var retryFn = null;
   // The messages shown, kept as text keys so a language switch redraws them.
-  var msgs = { status: null, alert: null, elapsed: null };
+  var msgs = { status: null, alert: null, elapsed: null, countdown: null };
 
   function $(id) { return document.getElementById(id); }
 
@@ -383,7 +461,7 @@
           return;
         }
         setStatus(null);
-        failed(resp, data);
+        failed(resp, data, path === "/api/ptr-check" ? "ptr" : "scan");
       });
     }).catch(function () {
       stopBusy(started);
@@ -392,10 +470,10 @@
     });
   }
 
-  function failed(resp, data) {
+  function failed(resp, data, kind) {
     var msg = (data && typeof data.error === "string") ? data.error : String(resp.status);
     if (resp.status === 400) {
-      showAlert("invalid", { msg: msg }, false);
+      invalidInput(kind, msg);
     } else if (resp.status === 429) {
       var secs = parseInt(resp.headers.get("Retry-After"), 10);
       countdown(isFinite(secs) && secs > 0 ? secs : 60);
@@ -406,18 +484,52 @@
     }
   }
 
+  // invalidInput shows a 400: the field it names is marked invalid and
+  // focused, and the message uses the form's label and the page's
+  // language. The previous results go: they no longer match the form.
+  function invalidInput(kind, msg) {
+    clearResults();
+    var m = /^([A-Za-z_]+): (.+)$/.exec(msg);
+    var f = m && FIELD_INPUTS[kind][m[1]];
+    if (!f) {
+      msgs.alert = { render: function () { return t("invalid", { msg: ruleText(msg) }); } };
+      renderMsgs();
+      return;
+    }
+    var input = $(f[0]);
+    input.setAttribute("aria-invalid", "true");
+    msgs.alert = { render: function () { return t("invalidField", { field: t(f[1]), rule: ruleText(m[2]) }); } };
+    renderMsgs();
+    input.focus();
+  }
+
+  // ruleText is a rule of the API's 400 message in the page's language.
+  function ruleText(rule) {
+    if (lang !== "zh") { return rule; }
+    if (RULES_ZH[rule]) { return RULES_ZH[rule]; }
+    var m = /^not a public address \((.+) range\)$/.exec(rule);
+    if (m) { return "不是公网地址（属于" + (RANGES_ZH[m[1]] || m[1]) + "地址段）"; }
+    return rule;
+  }
+
+  // countdown disables the buttons for secs seconds after a 429. The
+  // alert (a live region) says so once at the start and once at the end;
+  // the seconds tick in an element that is not live, so they are not
+  // read out every second.
   function countdown(secs) {
     var left = secs;
     var buttons = document.querySelectorAll("button[type=submit]");
     buttons.forEach(function (b) { b.disabled = true; });
-    var show = function () { showAlert("rateLimited", { s: left }, false); };
-    show();
+    showAlert("rateLimited", { s: left }, false);
+    msgs.countdown = { s: left };
+    renderMsgs();
     window.clearInterval(timers.retry);
     timers.retry = window.setInterval(function () {
       left -= 1;
-      if (left > 0) { show(); return; }
+      if (left > 0) { msgs.countdown = { s: left }; renderMsgs(); return; }
       window.clearInterval(timers.retry);
       timers.retry = 0;
+      msgs.countdown = null;
       showAlert("rateLimitedOver", null, false);
       buttons.forEach(function (b) { b.disabled = false; });
     }, 1000);
@@ -438,13 +550,21 @@
     renderMsgs();
   }
 
+  // setText changes a node's text only when it differs, so a live region
+  // is not touched (and re-read) when nothing changed.
+  function setText(n, s) {
+    if (n.textContent !== s) { n.textContent = s; }
+  }
+
   function renderMsgs() {
-    $("status").textContent = msgs.status ? t(msgs.status.key, msgs.status.vars) : "";
-    $("elapsed").textContent = msgs.elapsed ? t("elapsed", msgs.elapsed) : "";
+    setText($("status"), msgs.status ? t(msgs.status.key, msgs.status.vars) : "");
+    setText($("elapsed"), msgs.elapsed ? t("elapsed", msgs.elapsed) : "");
     var a = msgs.alert;
     $("alert").hidden = !a;
-    $("alert-text").textContent = a ? t(a.key, a.vars) : "";
+    setText($("alert-text"), a ? (a.render ? a.render() : t(a.key, a.vars)) : "");
     $("retry").hidden = !(a && a.retry);
+    $("countdown").hidden = !msgs.countdown;
+    setText($("countdown"), msgs.countdown ? t("rateLimitedLeft", msgs.countdown) : "");
   }
 
   // required returns the trimmed value of a required field, or "" after
@@ -453,6 +573,7 @@
     var f = $(id);
     var v = f.value.trim();
     if (!v) {
+      clearResults();
       showAlert(msgKey, null, false);
       f.setAttribute("aria-invalid", "true");
       f.focus();
@@ -468,11 +589,13 @@
     if (!domain) { return; }
     var selector = $("selector").value.trim();
     var ip = $("sending-ip").value.trim();
+    $("selector").removeAttribute("aria-invalid");
+    $("sending-ip").removeAttribute("aria-invalid");
     var body = { domain: domain };
     if (selector) { body.dkimSelector = selector; }
     if (ip) { body.sendingIp = ip; }
     writeFragment({ domain: domain, selector: selector, sendingIp: ip });
-    post("/api/scan", body, function (data) { show({ kind: "scan", body: data }); });
+    post("/api/scan", body, function (data) { show({ kind: "scan", body: data, input: domain }); });
   }
 
   function submitPtr(ev) {
@@ -485,12 +608,100 @@
 
   // ---- results ----
 
+  // show draws a result and moves focus to its heading, with the heading
+  // at the top of the view: on a phone the grade is then in sight, not
+  // the middle of a long list of cards.
   function show(result) {
     last = result;
     render();
-    var sec = $("results");
-    sec.hidden = false;
-    sec.focus();
+    $("results").hidden = false;
+    var h = $("results-heading");
+    h.focus({ preventScroll: true });
+    h.scrollIntoView({ block: "start" });
+  }
+
+  // clearResults removes the results shown: they belong to an earlier
+  // input.
+  function clearResults() {
+    last = null;
+    $("results").hidden = true;
+    $("overview").textContent = "";
+    $("cards").textContent = "";
+    $("fix-first").hidden = true;
+    $("fix-first-list").textContent = "";
+    $("scanned-name").hidden = true;
+  }
+
+  // isUndetermined reports whether a check could not be determined. The
+  // contract has no field for it: such a check is a warn whose summary is
+  // one of the sentences the server embeds in the page
+  // (httpapi/undetermined.go).
+  var undeterminedSummaries = null;
+  function isUndetermined(c) {
+    if (!undeterminedSummaries) {
+      try {
+        undeterminedSummaries = JSON.parse($("results").getAttribute("data-undetermined") || "[]");
+      } catch (e) { undeterminedSummaries = []; }
+    }
+    return c.status === "warn" && !!c.summary && undeterminedSummaries.indexOf(c.summary.en) >= 0;
+  }
+
+  // domainMissing reports whether the scanned name does not exist in the
+  // DNS: the DMARC tree walk saw NXDOMAIN (or the MX check says so).
+  function domainMissing(b) {
+    return (b.checks || []).some(function (c) {
+      return (c.id === "dmarc" && c.diagnostics && c.diagnostics.domainExistence === "nonexistent") ||
+        (c.id === "mx" && c.summary && c.summary.en === "The domain does not exist in the DNS.");
+    });
+  }
+
+  // scannedNote says which name was checked when it is not what was
+  // typed, and why; "" when they are the same.
+  function scannedNote(input, b) {
+    var typed = String(input || "").trim().toLowerCase().replace(/\.$/, "");
+    var names = [String(b.domain || "").toLowerCase(), String(b.unicodeDomain || "").toLowerCase()];
+    if (!typed || names.indexOf(typed) >= 0) { return ""; }
+    var host = typed.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[\/?#:].*$/, "").replace(/^.*@/, "");
+    var why = "whyOther";
+    if (/^www\./.test(host) && names.indexOf(host) < 0) {
+      why = "whyWWW";
+    } else if (/^[a-z][a-z0-9+.-]*:\/\//.test(typed)) {
+      why = "whyURL";
+    } else if (typed.indexOf("@") >= 0) {
+      why = "whyMailbox";
+    }
+    return t("scannedAs", { d: b.unicodeDomain || b.domain, why: t(why) });
+  }
+
+  // fixFirst lists the failing and warning checks, worst severity first
+  // (a fail before a warn of the same severity, then the contract's
+  // order), each linking to its card. Checks that could not be
+  // determined are left out: there is nothing to fix, only to scan again.
+  function fixFirst(checks) {
+    var list = $("fix-first-list");
+    list.textContent = "";
+    var todo = checks.map(function (c, i) { return { c: c, i: i }; }).filter(function (x) {
+      return (x.c.status === "fail" || x.c.status === "warn") && !isUndetermined(x.c);
+    });
+    todo.sort(function (a, b) {
+      return (SEVERITY_RANK[b.c.severity] || 0) - (SEVERITY_RANK[a.c.severity] || 0) ||
+        (a.c.status === b.c.status ? 0 : (a.c.status === "fail" ? -1 : 1)) || a.i - b.i;
+    });
+    todo.forEach(function (x) {
+      var li = el("li", "st-" + x.c.status + " sev-" + x.c.severity);
+      li.appendChild(icon(x.c.status));
+      var a = el("a", null, loc(x.c.title));
+      a.href = "#check-" + x.c.id;
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(a);
+      li.appendChild(el("span", "fix-what", " — " + t("fixFirstWhat", {
+        status: (STATUS[x.c.status] || STATUS.info)[lang],
+        severity: (SEVERITY[x.c.severity] || { en: x.c.severity, zh: x.c.severity })[lang]
+      })));
+      list.appendChild(li);
+    });
+    $("fix-first-heading").textContent = t("fixFirst");
+    $("fix-first").hidden = todo.length === 0;
   }
 
   function render() {
@@ -499,10 +710,17 @@
     var cards = $("cards");
     overview.textContent = "";
     cards.textContent = "";
+    var note = last.kind === "scan" ? scannedNote(last.input, b) : "";
+    $("scanned-name").textContent = note;
+    $("scanned-name").hidden = !note;
+    $("fix-first").hidden = true;
+    cards.classList.toggle("single", last.kind !== "scan");
     if (last.kind === "scan") {
-      $("results-heading").textContent = t("resultsFor", { d: b.unicodeDomain || b.domain });
+      var missing = domainMissing(b);
+      $("results-heading").textContent = t(missing ? "nxHeadline" : "resultsFor", { d: b.unicodeDomain || b.domain });
       overview.appendChild(scoreBlock(b));
       overview.appendChild(factsBlock(b));
+      if (!missing) { fixFirst(b.checks || []); }
       (b.checks || []).forEach(function (c) { cards.appendChild(card(c)); });
     } else {
       $("results-heading").textContent = t("resultsForIP", { ip: b.sendingIp });
@@ -527,6 +745,7 @@
     right.appendChild(sc);
     right.appendChild(el("p", "overall", loc(b.summary)));
     right.appendChild(countsList(b.counts || {}));
+    right.appendChild(el("p", "covers", coverage(b)));
     box.appendChild(right);
     return box;
   }
@@ -541,6 +760,15 @@
       ul.appendChild(li);
     });
     return ul;
+  }
+
+  // coverage says how many checks the score covers: the evaluated ones
+  // that could be determined.
+  function coverage(b) {
+    var checks = b.checks || [];
+    var info = checks.filter(function (c) { return c.status === "info"; }).length;
+    var und = checks.filter(isUndetermined).length;
+    return t("covers", { n: checks.length - info - und, total: checks.length, u: und, i: info });
   }
 
   function factsBlock(b) {
@@ -562,32 +790,45 @@
   }
 
   function icon(status) {
-    var s = STATUS[status] || STATUS.info;
+    var s = status === "undetermined" ? { icon: "?" } : (STATUS[status] || STATUS.info);
     var i = el("span", "icon", s.icon);
     i.setAttribute("aria-hidden", "true");
     return i;
   }
 
+  // card draws one check. A fail is drawn in red only when it matters
+  // (medium severity and up); pass and info cards print no severity; a
+  // check that could not be determined is greyed.
   function card(c, open) {
-    var li = el("li", "card st-" + c.status);
+    var und = isUndetermined(c);
+    var li = el("li", "card st-" + c.status + " sev-" + c.severity + (und ? " undetermined" : ""));
     li.id = "check-" + c.id;
     var head = el("div", "card-head");
     var h3 = el("h3", "card-title");
-    h3.appendChild(icon(c.status));
+    h3.appendChild(icon(und ? "undetermined" : c.status));
     h3.appendChild(el("span", null, " " + loc(c.title)));
     head.appendChild(h3);
     var tags = el("p", "tags");
-    var st = el("span", "tag status-tag st-" + c.status, (STATUS[c.status] || STATUS.info)[lang]);
+    var st = el("span", "tag status-tag st-" + c.status + " sev-" + c.severity,
+      und ? t("notDetermined") : (STATUS[c.status] || STATUS.info)[lang]);
     st.setAttribute("title", t("status"));
     tags.appendChild(st);
-    var sevWord = (SEVERITY[c.severity] || { en: c.severity, zh: c.severity })[lang];
-    tags.appendChild(el("span", "tag sev-tag sev-" + c.severity, t("severity") + (lang === "zh" ? "：" : ": ") + sevWord));
+    if (c.severity !== "info" && !und) {
+      var sevWord = (SEVERITY[c.severity] || { en: c.severity, zh: c.severity })[lang];
+      tags.appendChild(el("span", "tag sev-tag sev-" + c.severity, t("severity") + (lang === "zh" ? "：" : ": ") + sevWord));
+    }
     head.appendChild(tags);
     li.appendChild(head);
     li.appendChild(el("p", "card-summary", loc(c.summary)));
+    var help = el("a", "help-link", t(c.status === "fail" || c.status === "warn" ? "helpFix" : "helpAbout"));
+    help.href = "/help/" + encodeURIComponent(c.id) + "/";
+    help.appendChild(el("span", "visually-hidden", t("helpOf", { t: loc(c.title) })));
+    li.appendChild(el("p", "card-help")).appendChild(help);
     var det = el("details", "card-details");
     if (open) { det.open = true; }
-    det.appendChild(el("summary", null, t("details")));
+    var sum = el("summary", null, t("details"));
+    sum.appendChild(el("span", "visually-hidden", t("detailsOf", { t: loc(c.title) })));
+    det.appendChild(sum);
     det.appendChild(el("p", "card-text", loc(c.details)));
     if (c.diagnostics) { det.appendChild(diagTable(c)); }
     li.appendChild(det);
