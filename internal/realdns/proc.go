@@ -85,6 +85,7 @@ func daemon(tb testing.TB, name string, args ...string) {
 	var log syncbuf.Buffer
 	cmd := exec.Command(path, args...)
 	cmd.Stdout, cmd.Stderr = &log, &log
+	DieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("start %s: %v", name, err)
 	}

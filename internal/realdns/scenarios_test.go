@@ -230,6 +230,7 @@ func serve(t *testing.T, bin string, args []string) string {
 	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "-listen", "127.0.0.1:0", "-storage", "none",
 		"-rate-limit-max", "1000", "-dns-cache-mb", "0"}, args...)...)
 	cmd.Env = []string{"LANG=C"}
+	realdns.DieWithTest(cmd)
 	pr, pw := io.Pipe()
 	var log syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &log, io.MultiWriter(&log, pw)
