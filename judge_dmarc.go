@@ -43,6 +43,7 @@ var (
 		dmarc.CodeInvalidP:             msg("策略标签 p= 的取值无效。", "The policy tag p= has an invalid value."),
 		dmarc.CodeRecordAtApex:         msg("域名本身（而非 _dmarc 子域）上有 DMARC 记录，它不起作用。", "A DMARC record is published at the domain itself instead of under _dmarc, where it has no effect."),
 		dmarc.CodePSDPolicy:            msg("生效的是公共后缀运营者发布的策略。", "The policy that applies is the one published by the public-suffix operator."),
+		dmarc.CodeURINoAddress:         msg("有报告地址只写了 mailto:，没有邮箱：它是合法的 URI（因此缺少有效策略时仍可按 none 处理），但报告无处可发。请在 mailto: 后面写上接收报告的邮箱。", "A report address is just mailto: with no mailbox: it is a valid URI (so it still supplies the none fallback when the policy is missing or invalid), but reports cannot go anywhere. Put the mailbox that receives reports after mailto:."),
 		dmarc.CodeSizeSuffix:           msg("报告地址带有已废弃的大小后缀（如 !10m），接收方会忽略它。", "A report address has an obsolete size suffix (such as !10m), which receivers ignore."),
 		dmarc.CodeUnsupportedScheme:    msg("部分报告地址使用了接收方不支持的协议方案。", "Some report addresses use a scheme receivers do not support."),
 		dmarc.CodeUnknownTag:           msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),

@@ -77,6 +77,22 @@ func TestJudgeDMARCTagCase(t *testing.T) {
 	}
 }
 
+// TestJudgeDMARCEmptyMailto: "v=DMARC1; rua=mailto:" has a valid rua URI
+// (RFC 6068 allows "mailto:" alone), so the none fallback applies (warn),
+// and the details say it names no mailbox.
+func TestJudgeDMARCEmptyMailto(t *testing.T) {
+	res := dmarcFound(dmarc.PolicyNone, dmarc.CodeMissingP, dmarc.CodeURINoAddress)
+	res.UsesNoneFallback = true
+	v := judgeDMARC(res)
+	if v.status != StatusWarn || v.summary != dmarcFallback.say.format() {
+		t.Fatalf("verdict %s %q, want the none fallback", v.status, v.summary.EN)
+	}
+	note := dmarcNotes[dmarc.CodeURINoAddress]
+	if d := joinTexts(v.details); !strings.Contains(d.EN, note.en) || !strings.Contains(d.ZH, note.zh) {
+		t.Fatalf("details %q do not say the address names no mailbox", d.EN)
+	}
+}
+
 // TestJudgeDMARCNotes: every note is said in the details without changing
 // the verdict of a p=reject record (pass), and a note is never the summary.
 func TestJudgeDMARCNotes(t *testing.T) {

@@ -57,6 +57,11 @@ const (
 	// CodeSizeSuffix: a reporting URI carries the obsolete "!size" suffix,
 	// which receivers ignore (§4.8 obs-dmarc-report-size).
 	CodeSizeSuffix Code = "obsolete_size_suffix"
+	// CodeURINoAddress: a report URI is "mailto:" without an address. It
+	// is a valid URI (RFC 3986; RFC 6068 mailtoURI = "mailto:" [ to ]
+	// [ hfields ]), so a rua of it supplies the none fallback (RFC 9989
+	// §4.10.1), but it names no mailbox: no report goes anywhere.
+	CodeURINoAddress Code = "uri_without_address"
 	// CodeUnsupportedScheme: a reporting URI uses a scheme other than
 	// mailto or https; receivers ignore unsupported schemes (§4.7).
 	CodeUnsupportedScheme Code = "unsupported_uri_scheme"
@@ -126,7 +131,7 @@ func Codes() []Code {
 		CodeUppercaseVersionTag, CodeTagNameCase, CodeMissingP, CodeInvalidP, CodeInvalidSP,
 		CodeInvalidNP, CodeInvalidPSD, CodeInvalidT, CodeInvalidADKIM, CodeInvalidASPF, CodeInvalidFO,
 		CodeFOWithoutRUF, CodeDuplicateTag, CodeMalformedTag, CodeUnknownTag, CodeInvalidRUA,
-		CodeInvalidRUF, CodeSizeSuffix, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
+		CodeInvalidRUF, CodeSizeSuffix, CodeURINoAddress, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
 		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
 		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
 		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,

@@ -224,6 +224,8 @@ func (p *parser) uris(v string, bad Code) []URI {
 			p.add(bad)
 		case u.Scheme != "mailto" && u.Scheme != "https":
 			p.add(CodeUnsupportedScheme)
+		case u.NoAddress:
+			p.add(CodeURINoAddress)
 		}
 		if u.SizeLimit {
 			p.add(CodeSizeSuffix)

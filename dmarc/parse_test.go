@@ -186,7 +186,11 @@ func TestParseTags(t *testing.T) {
 			summary{P: PolicyNone, ValidRUA: true, Valid: true, Findings: []Code{CodeSizeSuffix}}},
 		{"rua-other-scheme", "v=DMARC1; p=none; rua=ftp://example.com/x",
 			summary{P: PolicyNone, ValidRUA: true, Valid: true, Findings: []Code{CodeUnsupportedScheme}}},
-		{"ruf-invalid", "v=DMARC1; p=none; ruf=mailto:", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeInvalidRUF}}},
+		{"ruf-invalid", "v=DMARC1; p=none; ruf=mailto:d@", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeInvalidRUF}}},
+		{"ruf-no-address", "v=DMARC1; p=none; ruf=mailto:", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeURINoAddress}}},
+		// A valid URI (RFC 3986, RFC 6068) naming no mailbox still supplies
+		// the none fallback (RFC 9989 §4.10.1).
+		{"rua-no-address", "v=DMARC1; rua=mailto:", summary{ValidRUA: true, Findings: []Code{CodeMissingP, CodeURINoAddress}}},
 		{"fallback-none-needs-rua", "v=DMARC1; p=block" + rua,
 			summary{P: PolicyInvalid, ValidRUA: true, Findings: []Code{CodeInvalidP}}},
 	}
@@ -235,7 +239,9 @@ func TestParseURI(t *testing.T) {
 		{"mailto:d@-bad.example", URI{}},
 		{"mailto:d@exa_mple.com", URI{}},
 		{"mailto:d@example..com", URI{}},
-		{"mailto:", URI{}},
+		// RFC 6068 mailtoURI = "mailto:" [ to ] [ hfields ]: valid, no mailbox.
+		{"mailto:", URI{Valid: true, Scheme: "mailto", NoAddress: true}},
+		{"mailto:?subject=report", URI{Valid: true, Scheme: "mailto", NoAddress: true}},
 		{"mailto:d e@example.com", URI{}},
 		{"mailto:d@example.com%", URI{}},
 		{"mailto:d@example.com%zz", URI{}},
