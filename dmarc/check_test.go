@@ -231,6 +231,16 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		// RFC 9990 §3 compares Organizational Domains found by the DNS Tree
+		// Walk (RFC 9989 §4.10.2), psd flags included, not by the PSL alone.
+		{name: "rua-psd-n-split", domain: "a.org-split.dmarc.test",
+			want: with(direct("a.org-split.dmarc.test", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "rua-psd-n-split-authorized", domain: "c.org-split.dmarc.test",
+			want: with(direct("c.org-split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-same-tree-walk-od", domain: "d.org-split.dmarc.test",
+			want: with(direct("d.org-split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
 		// A forgotten ";" after v=DMARC1 is named as such.
 		{name: "missing-separator", domain: "missing-separator.dmarc.test",
 			want: Result{
