@@ -36,7 +36,7 @@ const (
 type verdict struct {
 	exit   int      // exit status of `mailauth scan` (0 ok, 1 a check failed, 3 unavailable)
 	status int      // HTTP status of POST /api/scan
-	grade  string   // the grade of a 200; "" for a 500
+	grade  string   // the grade of a 200 ("" not asserted: it depends on the weights); none for a 500
 	fail   []string // checks that must be fail (a domain-side fault names its cause)
 }
 
@@ -82,13 +82,13 @@ var scenarios = []scenario{
 		want: verdict{exit: 0, status: 200, grade: "A"},
 		doc:  "complete, grade A on the first scan: every answer comes well inside the 15 s deadline"},
 	{name: "CNAME loop", domain: realdns.Loop, resolver: validating,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: []string{"mx", "spf", "caa"}},
+		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}},
 		doc:  "200; the checks that read the domain's own name fail: a CNAME loop"},
 	{name: "12-name (11-link) CNAME chain", domain: realdns.Chain, resolver: validating,
 		want: verdict{exit: 0, status: 200, grade: "A"},
 		doc:  "the resolver follows it: complete, grade A, judged on the records at the chain's end"},
 	{name: "12-link CNAME chain", domain: realdns.LongChain, resolver: validating,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: []string{"mx", "spf", "caa"}},
+		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}},
 		doc:  "Unbound 1.17 gives up after 11 links (SERVFAIL): the checks that read the domain's own name fail, an over-long CNAME chain"},
 	{name: "resolver SERVFAILs everything", domain: realdns.Signed, resolver: servfail,
 		want: verdict{exit: 3, status: 500},
@@ -174,7 +174,9 @@ type result struct {
 // the checks that must fail, and no check left undetermined.
 func checkResult(t *testing.T, want verdict, res result) {
 	t.Helper()
-	assert.Equal(t, want.grade, res.Grade, "grade (score %d)", res.Score)
+	if want.grade != "" {
+		assert.Equal(t, want.grade, res.Grade, "grade (score %d)", res.Score)
+	}
 	require.Len(t, res.Checks, 8)
 	for _, c := range res.Checks {
 		undetermined := mailauth.CheckSummary{Summary: c.Summary}.Undetermined()
