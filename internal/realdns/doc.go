@@ -25,8 +25,10 @@
 //     otherwise (notably `discard-timeout: 1900`), in the foreground as
 //     the current user;
 //   - a second Unbound whose root trust anchor is wrong, so that it
-//     answers SERVFAIL to everything ([World.ServfailResolver]), and a
-//     dead resolver port ([World.DeadResolver]).
+//     answers SERVFAIL to everything ([World.ServfailResolver]), an
+//     Unbound behind the delaying proxy, a resolver that answers every
+//     question late ([World.SlowResolver]), and a dead resolver port
+//     ([World.DeadResolver]).
 //
 // Every address involved is on 127.0.0.1, on ports picked at start-up.
 // One exception is stated where it is made: the mail exchanges resolve to

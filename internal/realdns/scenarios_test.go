@@ -29,6 +29,7 @@ const (
 	validating = "validating" // Unbound over the world, a cold cache per path
 	servfail   = "servfail"   // Unbound that SERVFAILs everything
 	down       = "down"       // nothing listens
+	slow       = "slow"       // the validating Unbound behind a 2.2 s delay
 )
 
 // verdict is the documented outcome of a scan (DESIGN.md "Inconclusive
@@ -90,6 +91,9 @@ var scenarios = []scenario{
 	{name: "12-link CNAME chain", domain: realdns.LongChain, resolver: validating,
 		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}},
 		doc:  "Unbound 1.17 gives up after 11 links (SERVFAIL): the checks that read the domain's own name fail, an over-long CNAME chain"},
+	{name: "resolver answers in 2.2 s", domain: realdns.Signed, resolver: slow,
+		want: verdict{exit: 0, status: 200, grade: "A"},
+		doc:  "complete, grade A on the first scan: an answer to an earlier attempt that arrives late is still taken (issue 20 item 1)"},
 	{name: "resolver SERVFAILs everything", domain: realdns.Signed, resolver: servfail,
 		want: verdict{exit: 3, status: 500},
 		doc:  "the service's own resolver fails a control question: 500 \"A DNS … dependency is temporarily unavailable\"; the CLI exits 3"},
@@ -128,6 +132,9 @@ func TestScenarios(t *testing.T) {
 		case servfail:
 			cliDNS[sc.resolver] = w.ServfailResolver(t)
 			svc[sc.resolver] = serve(t, bin, append([]string{"-dns", cliDNS[sc.resolver]}, lab...))
+		case slow: // each path its own resolver, so each scan is a first try
+			cliDNS[sc.resolver] = w.SlowResolver(t, 2200*time.Millisecond)
+			svc[sc.resolver] = serve(t, bin, append([]string{"-dns", w.SlowResolver(t, 2200*time.Millisecond)}, lab...))
 		case down:
 			cliDNS[sc.resolver] = w.DeadResolver(t)
 			svc[sc.resolver] = serve(t, bin, append([]string{"-dns", cliDNS[sc.resolver]}, lab...))

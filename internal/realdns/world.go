@@ -92,6 +92,14 @@ func (w *World) ServfailResolver(tb testing.TB) string {
 	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, anchors: []string{w.rootAnchor}})
 }
 
+// SlowResolver starts a validating Unbound over the world behind a
+// proxy that passes every answer back delay late (issue 20: a resolver
+// answering every question in 2.2 s), and returns the proxy's address.
+func (w *World) SlowResolver(tb testing.TB, delay time.Duration) string {
+	tb.Helper()
+	return startDelay(tb, w.Resolver(tb), delay)
+}
+
 // DeadResolver returns an address where no resolver listens.
 func (w *World) DeadResolver(tb testing.TB) string {
 	tb.Helper()
