@@ -18,6 +18,7 @@ var (
 	dmarcRules          = map[dmarc.Code]rule{
 		dmarc.CodeLegacyPct:           warnLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
 		dmarc.CodeDuplicateTag:        warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
+		dmarc.CodeTagNameCase:         {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写写错了（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。请把标签名改成小写（p=、sp=、adkim= 等）。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it. Write tag names in lower case (p=, sp=, adkim= and so on).")},
 		dmarc.CodeUppercaseVersionTag: warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
 		dmarc.CodeMalformedTag:        warnLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
 		dmarc.CodeInvalidADKIM:        warnLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
@@ -42,6 +43,7 @@ var (
 		dmarc.CodeInvalidP:             msg("策略标签 p= 的取值无效。", "The policy tag p= has an invalid value."),
 		dmarc.CodeRecordAtApex:         msg("域名本身（而非 _dmarc 子域）上有 DMARC 记录，它不起作用。", "A DMARC record is published at the domain itself instead of under _dmarc, where it has no effect."),
 		dmarc.CodePSDPolicy:            msg("生效的是公共后缀运营者发布的策略。", "The policy that applies is the one published by the public-suffix operator."),
+		dmarc.CodeURINoAddress:         msg("有报告地址只写了 mailto:，没有邮箱：它是合法的 URI（因此缺少有效策略时仍可按 none 处理），但报告无处可发。请在 mailto: 后面写上接收报告的邮箱。", "A report address is just mailto: with no mailbox: it is a valid URI (so it still supplies the none fallback when the policy is missing or invalid), but reports cannot go anywhere. Put the mailbox that receives reports after mailto:."),
 		dmarc.CodeSizeSuffix:           msg("报告地址带有已废弃的大小后缀（如 !10m），接收方会忽略它。", "A report address has an obsolete size suffix (such as !10m), which receivers ignore."),
 		dmarc.CodeUnsupportedScheme:    msg("部分报告地址使用了接收方不支持的协议方案。", "Some report addresses use a scheme receivers do not support."),
 		dmarc.CodeUnknownTag:           msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),
@@ -59,7 +61,6 @@ var (
 
 // dmarcIgnored are the DMARC findings without a rule or note, and why.
 var dmarcIgnored = map[dmarc.Code]string{
-	dmarc.CodeUppercaseTag: "tag names are case-insensitive (RFC 5234 §2.3); only the version tag's case is judged",
 	dmarc.CodeFOWithoutRUF: "fo only shapes failure reports; without ruf it has no effect",
 	dmarc.CodeTestMode:     "judged from Result.TestMode by dmarcTestMode, which knows the policy it weakens",
 	dmarc.CodeLegacyRF:     "a removed tag receivers ignore; it changes nothing",

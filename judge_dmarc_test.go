@@ -28,6 +28,7 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		dmarc.CodeLegacyPct:           {StatusWarn, SeverityLow},
 		dmarc.CodeDuplicateTag:        {StatusWarn, SeverityLow},
 		dmarc.CodeUppercaseVersionTag: {StatusWarn, SeverityLow},
+		dmarc.CodeTagNameCase:         {StatusWarn, SeverityMedium},
 		dmarc.CodeMalformedTag:        {StatusWarn, SeverityLow},
 		dmarc.CodeInvalidADKIM:        {StatusWarn, SeverityLow},
 		dmarc.CodeInvalidASPF:         {StatusWarn, SeverityLow},
@@ -42,6 +43,54 @@ func TestJudgeDMARCPinned(t *testing.T) {
 	runRows(t, pinnedRows(t, dmarcRules, pins, func(c dmarc.Code) (verdict, []int) {
 		return judgeDMARC(dmarcFound(dmarc.PolicyReject, c)), nil
 	}))
+}
+
+// TestJudgeDMARCTagCase: "v=DMARC1; P=reject" has no p tag (tag names
+// are case-sensitive): without a rua it is a record receivers apply no
+// DMARC for (fail), with one it falls back to none (warn); either way the
+// details name the case.
+func TestJudgeDMARCTagCase(t *testing.T) {
+	noRUA := dmarcFound("", dmarc.CodeMissingP, dmarc.CodeTagNameCase)
+	noRUA.AggregateReporting = false
+	withRUA := dmarcFound(dmarc.PolicyNone, dmarc.CodeMissingP, dmarc.CodeTagNameCase)
+	withRUA.UsesNoneFallback = true
+	caseText := dmarcRules[dmarc.CodeTagNameCase].say
+	for _, tc := range []struct {
+		name    string
+		res     dmarc.Result
+		status  Status
+		summary text
+	}{
+		{"no rua", noRUA, StatusFail, dmarcNoPolicy.say},
+		{"rua", withRUA, StatusWarn, dmarcFallback.say},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := judgeDMARC(tc.res)
+			if v.status != tc.status || v.summary != tc.summary.format() {
+				t.Fatalf("verdict %s %q, want %s %q", v.status, v.summary.EN, tc.status, tc.summary.en)
+			}
+			d := joinTexts(v.details)
+			if !strings.Contains(d.EN, caseText.en) || !strings.Contains(d.ZH, caseText.zh) {
+				t.Fatalf("details %q do not name the case", d.EN)
+			}
+		})
+	}
+}
+
+// TestJudgeDMARCEmptyMailto: "v=DMARC1; rua=mailto:" has a valid rua URI
+// (RFC 6068 allows "mailto:" alone), so the none fallback applies (warn),
+// and the details say it names no mailbox.
+func TestJudgeDMARCEmptyMailto(t *testing.T) {
+	res := dmarcFound(dmarc.PolicyNone, dmarc.CodeMissingP, dmarc.CodeURINoAddress)
+	res.UsesNoneFallback = true
+	v := judgeDMARC(res)
+	if v.status != StatusWarn || v.summary != dmarcFallback.say.format() {
+		t.Fatalf("verdict %s %q, want the none fallback", v.status, v.summary.EN)
+	}
+	note := dmarcNotes[dmarc.CodeURINoAddress]
+	if d := joinTexts(v.details); !strings.Contains(d.EN, note.en) || !strings.Contains(d.ZH, note.zh) {
+		t.Fatalf("details %q do not say the address names no mailbox", d.EN)
+	}
 }
 
 // TestJudgeDMARCNotes: every note is said in the details without changing

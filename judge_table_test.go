@@ -384,6 +384,10 @@ func TestJudgeDMARCStates(t *testing.T) {
 	own.DirectRecordCount, own.Inherited, own.PolicyDomain, own.PolicyTag = new(2), true, "com.example", dmarc.TagSP
 	noRUA := dmarcFound(dmarc.PolicyReject)
 	noRUA.AggregateReporting = false
+	upperP := dmarcFound("", dmarc.CodeMissingP, dmarc.CodeTagNameCase) // v=DMARC1; P=reject
+	upperP.AggregateReporting = false
+	emptyMailto := dmarcFound(dmarc.PolicyNone, dmarc.CodeMissingP, dmarc.CodeURINoAddress) // v=DMARC1; rua=mailto:
+	emptyMailto.UsesNoneFallback = true
 	rows := []verdictRow{
 		{name: "reject", v: judgeDMARC(dmarcFound(dmarc.PolicyReject)), status: StatusPass, severity: SeverityInfo, summary: dmarcPassReject.say,
 			details: []text{dmarcFactDirect, dmarcFactRUA}},
@@ -393,6 +397,10 @@ func TestJudgeDMARCStates(t *testing.T) {
 		{name: "no valid policy", v: judgeDMARC(noPolicy), status: StatusFail, severity: SeverityHigh, summary: dmarcNoPolicy.say,
 			details: []text{dmarcNotes[dmarc.CodeMissingP]}},
 		{name: "none fallback", v: judgeDMARC(fallback), status: StatusWarn, severity: SeverityMedium, summary: dmarcFallback.say},
+		{name: "P=reject is no p tag", v: judgeDMARC(upperP), status: StatusFail, severity: SeverityHigh, summary: dmarcNoPolicy.say,
+			details: []text{dmarcRules[dmarc.CodeTagNameCase].say, dmarcNotes[dmarc.CodeMissingP]}},
+		{name: "rua=mailto: supplies the none fallback", v: judgeDMARC(emptyMailto), status: StatusWarn, severity: SeverityMedium, summary: dmarcFallback.say,
+			details: []text{dmarcNotes[dmarc.CodeURINoAddress]}},
 		{name: "test mode", v: judgeDMARC(testing_), status: StatusWarn, severity: SeverityMedium, summary: dmarcTestMode.say, details: []text{dmarcPassReject.say}},
 		{name: "no rua", v: judgeDMARC(noRUA), status: StatusPass, severity: SeverityInfo, summary: dmarcPassReject.say, details: []text{dmarcFactNoRUA}},
 		{name: "missing", v: judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, DirectRecordCount: new(0), Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}),

@@ -177,9 +177,10 @@ func TestCheck(t *testing.T) {
 				r.Outcome, r.Findings = found, []Code{CodeIgnoredRecord}
 			})},
 		{name: "uppercase-tags", domain: "uppercase-tags.dmarc.test",
-			want: with(direct("uppercase-tags.dmarc.test", PolicyReject), func(r *Result) {
-				r.DKIMAlignment, r.SPFAlignment = strict, strict
-				r.Findings = []Code{CodeSubdomainPolicyNone, CodeUppercaseTag, CodeUppercaseVersionTag}
+			// P, SP, ADKIM and ASPF are not tags of DMARC (names are
+			// case-sensitive): no p and no rua, so no policy.
+			want: with(direct("uppercase-tags.dmarc.test", ""), func(r *Result) {
+				r.Findings = []Code{CodeMissingP, CodeTagNameCase, CodeUppercaseVersionTag}
 			})},
 		{name: "unknown-tags", domain: "unknown-tags.dmarc.test",
 			want: with(direct("unknown-tags.dmarc.test", PolicyReject), func(r *Result) { r.Findings = []Code{CodeUnknownTag} })},
@@ -230,6 +231,16 @@ func TestCheck(t *testing.T) {
 			})},
 		{name: "rua-internal", domain: "rua-internal.dmarc.test",
 			want: with(direct("rua-internal.dmarc.test", PolicyNone), func(r *Result) { r.AggregateReporting = true })},
+		// RFC 9990 §3 compares Organizational Domains found by the DNS Tree
+		// Walk (RFC 9989 §4.10.2), psd flags included, not by the PSL alone.
+		{name: "rua-psd-n-split", domain: "a.org-split.dmarc.test",
+			want: with(direct("a.org-split.dmarc.test", PolicyReject), func(r *Result) {
+				r.AggregateReporting, r.Findings = true, []Code{CodeExternalUnauthorized}
+			})},
+		{name: "rua-psd-n-split-authorized", domain: "c.org-split.dmarc.test",
+			want: with(direct("c.org-split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
+		{name: "rua-same-tree-walk-od", domain: "d.org-split.dmarc.test",
+			want: with(direct("d.org-split.dmarc.test", PolicyReject), func(r *Result) { r.AggregateReporting = true })},
 		// A forgotten ";" after v=DMARC1 is named as such.
 		{name: "missing-separator", domain: "missing-separator.dmarc.test",
 			want: Result{

@@ -11,9 +11,11 @@ const (
 	// ABNF literal is case-insensitive (RFC 9989 §4.8, RFC 5234 §2.3) but
 	// some receivers only accept "v".
 	CodeUppercaseVersionTag Code = "uppercase_version_tag"
-	// CodeUppercaseTag: another tag name has upper-case letters; accepted
-	// (RFC 5234 §2.3), but some receivers compare names case-sensitively.
-	CodeUppercaseTag Code = "uppercase_tag"
+	// CodeTagNameCase: a tag name is a registered tag's name in another
+	// case (P=reject). Tag names are case-sensitive (RFC 9989 §4.7 takes
+	// the tag-list rules of RFC 6376 §3.2), so it is not that tag: it is
+	// ignored like an unknown tag, and P=reject sets no policy.
+	CodeTagNameCase Code = "tag_name_case"
 	// CodeMissingP: no p tag (RFC 9989 §4.7, §4.10.1).
 	CodeMissingP Code = "missing_p"
 	// CodeInvalidP: the p value is not none, quarantine or reject (RFC 9989
@@ -55,6 +57,11 @@ const (
 	// CodeSizeSuffix: a reporting URI carries the obsolete "!size" suffix,
 	// which receivers ignore (§4.8 obs-dmarc-report-size).
 	CodeSizeSuffix Code = "obsolete_size_suffix"
+	// CodeURINoAddress: a report URI is "mailto:" without an address. It
+	// is a valid URI (RFC 3986; RFC 6068 mailtoURI = "mailto:" [ to ]
+	// [ hfields ]), so a rua of it supplies the none fallback (RFC 9989
+	// §4.10.1), but it names no mailbox: no report goes anywhere.
+	CodeURINoAddress Code = "uri_without_address"
 	// CodeUnsupportedScheme: a reporting URI uses a scheme other than
 	// mailto or https; receivers ignore unsupported schemes (§4.7).
 	CodeUnsupportedScheme Code = "unsupported_uri_scheme"
@@ -121,10 +128,10 @@ const (
 // code has a judgement rule, a note, or an explicit reason to be ignored.
 func Codes() []Code {
 	return []Code{
-		CodeUppercaseVersionTag, CodeUppercaseTag, CodeMissingP, CodeInvalidP, CodeInvalidSP,
+		CodeUppercaseVersionTag, CodeTagNameCase, CodeMissingP, CodeInvalidP, CodeInvalidSP,
 		CodeInvalidNP, CodeInvalidPSD, CodeInvalidT, CodeInvalidADKIM, CodeInvalidASPF, CodeInvalidFO,
 		CodeFOWithoutRUF, CodeDuplicateTag, CodeMalformedTag, CodeUnknownTag, CodeInvalidRUA,
-		CodeInvalidRUF, CodeSizeSuffix, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
+		CodeInvalidRUF, CodeSizeSuffix, CodeURINoAddress, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
 		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
 		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
 		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,

@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 		"v=DMARC1;\tp=\tnone\t;",
 		"v=DMARC1; p=reject\x00; rua=\xff",
 		"p=reject; v=DMARC1",
+		"v=DMARC1; P=reject; Sp=none; rua=mailto:, mailto:?subject=x",
 		"v=dmarc1",
 		"",
 	} {

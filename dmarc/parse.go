@@ -123,9 +123,18 @@ func (p *parser) tag(t Tag) {
 		p.add(CodeMalformedTag)
 		return
 	}
-	name := strings.ToLower(t.Name)
-	if name != t.Name && name != "v" {
-		p.add(CodeUppercaseTag)
+	name := t.Name
+	if lower := strings.ToLower(name); lower != name {
+		if _, registered := tagHandlers[lower]; registered {
+			// Tag names are case-sensitive (RFC 9989 §4.7, RFC 6376 §3.2):
+			// "P" is not "p". Ignored like an unknown tag, with a finding
+			// that names the case.
+			p.add(CodeTagNameCase)
+			return
+		}
+		if lower == "v" {
+			name = lower // a second version tag: a duplicate
+		}
 	}
 	if p.seen[name] {
 		p.add(CodeDuplicateTag)
@@ -215,6 +224,8 @@ func (p *parser) uris(v string, bad Code) []URI {
 			p.add(bad)
 		case u.Scheme != "mailto" && u.Scheme != "https":
 			p.add(CodeUnsupportedScheme)
+		case u.NoAddress:
+			p.add(CodeURINoAddress)
 		}
 		if u.SizeLimit {
 			p.add(CodeSizeSuffix)

@@ -154,8 +154,10 @@ func TestParseTags(t *testing.T) {
 			summary{P: PolicyReject, Pct: true, Valid: true, Findings: []Code{CodeLegacyPct, CodeLegacyRF, CodeLegacyRI}}},
 		{"duplicate-first-wins", "v=DMARC1; p=reject; p=none",
 			summary{P: PolicyReject, Valid: true, Findings: []Code{CodeDuplicateTag}}},
-		{"duplicate-case-insensitive", "v=DMARC1; p=reject; P=none",
-			summary{P: PolicyReject, Valid: true, Findings: []Code{CodeDuplicateTag, CodeUppercaseTag}}},
+		// Tag names are case-sensitive (RFC 9989 §4.7, RFC 6376 §3.2): P is
+		// not p, so it is no duplicate; it is ignored.
+		{"other-case-no-duplicate", "v=DMARC1; p=reject; P=none",
+			summary{P: PolicyReject, Valid: true, Findings: []Code{CodeTagNameCase}}},
 		{"duplicate-version", "v=DMARC1; p=reject; v=DMARC1",
 			summary{P: PolicyReject, Valid: true, Findings: []Code{CodeDuplicateTag}}},
 		{"duplicate-unknown", "v=DMARC1; p=reject; x=1; x=2",
@@ -166,7 +168,11 @@ func TestParseTags(t *testing.T) {
 		{"tag-name-digits", "v=DMARC1; p=reject; x1=y", summary{P: PolicyReject, Valid: true, Findings: []Code{CodeMalformedTag}}},
 		{"no-equals", "v=DMARC1; p=reject; reject", summary{P: PolicyReject, Valid: true, Findings: []Code{CodeMalformedTag}}},
 		{"uppercase-version", "V=DMARC1; p=reject", summary{P: PolicyReject, Valid: true, Findings: []Code{CodeUppercaseVersionTag}}},
-		{"uppercase-tag", "v=DMARC1; P=reject", summary{P: PolicyReject, Valid: true, Findings: []Code{CodeUppercaseTag}}},
+		{"uppercase-tag", "v=DMARC1; P=reject", summary{Findings: []Code{CodeMissingP, CodeTagNameCase}}},
+		{"uppercase-tag-rua", "v=DMARC1; P=reject" + rua, summary{ValidRUA: true, Findings: []Code{CodeMissingP, CodeTagNameCase}}},
+		{"mixed-case-tags", "v=DMARC1; p=reject; Sp=none; aDkim=s",
+			summary{P: PolicyReject, Valid: true, Findings: []Code{CodeTagNameCase}}},
+		{"uppercase-unknown-tag", "v=DMARC1; p=reject; FOO=bar", summary{P: PolicyReject, Valid: true, Findings: []Code{CodeUnknownTag}}},
 		{"trailing-separator", "v=DMARC1; p=reject;", summary{P: PolicyReject, Valid: true}},
 		{"tabs", "v=DMARC1;\tp\t=\treject\t;", summary{P: PolicyReject, Valid: true}},
 		{"rua-valid", "v=DMARC1; p=none" + rua, summary{P: PolicyNone, ValidRUA: true, Valid: true}},
@@ -180,7 +186,11 @@ func TestParseTags(t *testing.T) {
 			summary{P: PolicyNone, ValidRUA: true, Valid: true, Findings: []Code{CodeSizeSuffix}}},
 		{"rua-other-scheme", "v=DMARC1; p=none; rua=ftp://example.com/x",
 			summary{P: PolicyNone, ValidRUA: true, Valid: true, Findings: []Code{CodeUnsupportedScheme}}},
-		{"ruf-invalid", "v=DMARC1; p=none; ruf=mailto:", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeInvalidRUF}}},
+		{"ruf-invalid", "v=DMARC1; p=none; ruf=mailto:d@", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeInvalidRUF}}},
+		{"ruf-no-address", "v=DMARC1; p=none; ruf=mailto:", summary{P: PolicyNone, Valid: true, Findings: []Code{CodeURINoAddress}}},
+		// A valid URI (RFC 3986, RFC 6068) naming no mailbox still supplies
+		// the none fallback (RFC 9989 §4.10.1).
+		{"rua-no-address", "v=DMARC1; rua=mailto:", summary{ValidRUA: true, Findings: []Code{CodeMissingP, CodeURINoAddress}}},
 		{"fallback-none-needs-rua", "v=DMARC1; p=block" + rua,
 			summary{P: PolicyInvalid, ValidRUA: true, Findings: []Code{CodeInvalidP}}},
 	}
@@ -229,7 +239,9 @@ func TestParseURI(t *testing.T) {
 		{"mailto:d@-bad.example", URI{}},
 		{"mailto:d@exa_mple.com", URI{}},
 		{"mailto:d@example..com", URI{}},
-		{"mailto:", URI{}},
+		// RFC 6068 mailtoURI = "mailto:" [ to ] [ hfields ]: valid, no mailbox.
+		{"mailto:", URI{Valid: true, Scheme: "mailto", NoAddress: true}},
+		{"mailto:?subject=report", URI{Valid: true, Scheme: "mailto", NoAddress: true}},
 		{"mailto:d e@example.com", URI{}},
 		{"mailto:d@example.com%", URI{}},
 		{"mailto:d@example.com%zz", URI{}},

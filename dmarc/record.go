@@ -71,7 +71,8 @@ type URI struct {
 	Raw string
 	// Valid reports whether Raw is a syntactically valid absolute URI
 	// (RFC 3986) with commas and "!" percent-encoded, and, for mailto and
-	// http(s), whether it names an address or a host.
+	// http(s), whether its addresses are valid (a mailto URI may have
+	// none: NoAddress) or it names a host.
 	Valid bool
 	// Scheme is the lower-case scheme of a valid URI.
 	Scheme string
@@ -81,6 +82,10 @@ type URI struct {
 	// SizeLimit reports the obsolete "!size" suffix (RFC 9989 §4.8
 	// obs-dmarc-report-size), which receivers ignore.
 	SizeLimit bool
+	// NoAddress reports a valid mailto URI without an address ("mailto:",
+	// RFC 6068 mailtoURI = "mailto:" [ to ] [ hfields ]): it counts as a
+	// valid URI, but no report can be sent to it.
+	NoAddress bool
 }
 
 // Record is a parsed DMARC policy record (RFC 9989 §4.7). Tags holds the

@@ -10,8 +10,9 @@ import (
 // parseURI checks one DMARC reporting URI (RFC 9989 §4.8 dmarc-uri and
 // obs-dmarc-uri): an absolute RFC 3986 URI in which "," and "!" are
 // percent-encoded, optionally followed by the obsolete "!size" suffix.
-// mailto URIs (RFC 6068) must name valid addresses and http(s) URIs a
-// host; other schemes are checked for generic syntax only.
+// mailto URIs (RFC 6068) must name valid addresses, or none at all
+// (NoAddress), and http(s) URIs a host; other schemes are checked for
+// generic syntax only.
 func parseURI(raw string) URI {
 	u := URI{Raw: raw}
 	s := raw
@@ -26,7 +27,7 @@ func parseURI(raw string) URI {
 	host, ok := "", true
 	switch scheme {
 	case "mailto":
-		host, ok = mailtoHost(rest)
+		host, u.NoAddress, ok = mailtoHost(rest)
 	case "http", "https":
 		host, ok = httpHost(rest)
 	}
@@ -80,24 +81,28 @@ func uriChars(s string) bool {
 }
 
 // mailtoHost checks the addresses of a mailto URI (RFC 6068 §2) and
-// returns the domain of the first one.
-func mailtoHost(rest string) (string, bool) {
+// returns the domain of the first one. A URI without addresses is valid
+// (mailtoURI = "mailto:" [ to ] [ hfields ]): none reports it.
+func mailtoHost(rest string) (host string, none, ok bool) {
 	to, _, _ := strings.Cut(rest, "?")
 	decoded, err := url.PathUnescape(to)
-	if err != nil || decoded == "" {
-		return "", false
+	if err != nil {
+		return "", false, false
+	}
+	if to == "" {
+		return "", true, true
 	}
 	var first string
 	for i, addr := range strings.Split(decoded, ",") {
 		host, ok := addrSpecHost(addr)
 		if !ok {
-			return "", false
+			return "", false, false
 		}
 		if i == 0 {
 			first = host
 		}
 	}
-	return first, true
+	return first, false, true
 }
 
 // addrSpecHost checks local-part "@" domain (RFC 5322 §3.4.1) and returns

@@ -382,6 +382,9 @@ var checkCases = []checkCase{
 		want: with(policy(27, 1, "-"), func(r *Result) { r.Findings = []Code{CodeInvalidTargetName} })},
 	// a:<64-octet label>.ext.test (1).
 	{name: "a-long-label", want: with(policy(87, 1, "-"), func(r *Result) { r.Findings = []Code{CodeInvalidTargetName} })},
+	// a:my%_host.ext.test (1): "my host" is a DNS name (any octet in a
+	// label, RFC 2181 §11), asked escaped and found: no warning, no void.
+	{name: "a-space-macro", want: policy(31, 1, "-")},
 	// include:foo..inc.test (1): none, so permerror (§5.2).
 	{name: "include-empty-label", want: with(policy(33, 1, "-"), func(r *Result) {
 		perm(r, CodeIncludeNoRecord, CodeIncludeNoRecord, CodeInvalidTargetName)

@@ -457,19 +457,27 @@ func (e *evaluator) inNetworks(addrs []netip.Addr, bits int) bool {
 	return false
 }
 
-// matchMX evaluates an mx mechanism (§5.4): more than MaxMXNames MX
-// records is a permerror, counted as Check counts them (mxRecordCount: a
-// null MX names no host to look up); the addresses of each exchange are
-// looked up.
+// matchMX evaluates an mx mechanism (§5.4): the addresses of the
+// exchange of each MX record are looked up in preference order until one
+// matches. §4.6.4 limits the address lookups that evaluating the records
+// makes, counted per record as Check counts them (mxRecordCount: a null MX
+// names no host; two records naming one host count twice, as the RFC 7208
+// test suite's mx-limit has it): reaching an 11th record is a permerror,
+// but a client matched by an earlier one never gets there.
 func (e *evaluator) matchMX(ctx context.Context, target string, t Term) matchResult {
 	ans, stopped := e.lookup(ctx, target, resolver.TypeMX)
 	if stopped != nil {
 		return *stopped
 	}
-	if mxRecordCount(ans.Records) > MaxMXNames {
-		return failWith(VerdictPermError, ReasonMXLimit)
-	}
-	for _, exchange := range exchanges(ans.Records) {
+	seen := map[string]bool{}
+	for i, exchange := range exchangeRecords(ans.Records) {
+		if i == MaxMXNames {
+			return failWith(VerdictPermError, ReasonMXLimit)
+		}
+		if seen[exchange] { // looked up already, and it did not match
+			continue
+		}
+		seen[exchange] = true
 		host, ok := wireForm(exchange)
 		if !ok {
 			continue

@@ -101,8 +101,10 @@ func TestEvaluate(t *testing.T) {
 		// three a terms naming nothing: the third void lookup is one too many.
 		{name: "void limit", ip: "203.0.113.10", sender: "a@void.ev.test", want: ended(VerdictPermError, ReasonVoidLimit, 3, 3)},
 		{name: "mx over 10 records naming 2 hosts", ip: "203.0.113.10", sender: "a@mx11.ev.test", want: ended(VerdictPermError, ReasonMXLimit, 1, 0)},
-		// ~mx:mx11.ev.test, term 1, is over the limit: permerror.
-		{name: "mx limit in a later record", ip: "198.51.100.7", sender: "a@mx.ev.test", want: ended(VerdictPermError, ReasonMXLimit, 1, 0)},
+		// ~mx:mx11.ev.test, term 1, has 11 records, but its first exchange
+		// (m1, in the /24) matches: no 11th address lookup is ever made, so
+		// no permerror (§4.6.4 limits the lookups made).
+		{name: "mx over 10 records, an early exchange matches", ip: "198.51.100.7", sender: "a@mx.ev.test", want: matchedAt(VerdictSoftFail, KindMX, 1, 0, 1, 0)},
 		{name: "dns error", ip: "203.0.113.10", sender: "a@broken.ev.test",
 			faults: []dnstest.FaultAt{{Name: "sf.ev.test", Type: resolver.TypeA, Fault: dnstest.ServFail}},
 			want:   ended(VerdictTempError, ReasonDNSError, 1, 0)},
@@ -272,7 +274,11 @@ func TestExpandNameKeepsTail(t *testing.T) {
 
 // TestEvaluateMXCountAgreesWithCheck: ten MX records and a null MX (which
 // names no host to look up) are within the mx limit for Evaluate as for
-// Check; eleven that name hosts are over it for both.
+// Check; eleven that name hosts are over it for both when the client
+// matches none of them. A client that matches an exchange before the
+// 11th is never over it: the 11th address lookup is never made (RFC 7208
+// §4.6.4), so Evaluate passes it while Check, which judges the worst
+// case, still reports the limit.
 func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
 	t.Parallel()
 	var zone strings.Builder
@@ -287,18 +293,22 @@ func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
 	z := dnstest.MustParse(t, zone.String())
 	for _, tc := range []struct {
 		domain string
+		ip     string
 		want   Verdict
 		over   bool
 	}{
-		{"ten.mxn.test", VerdictPass, false},
-		{"eleven.mxn.test", VerdictPermError, true},
+		{"ten.mxn.test", "198.51.100.3", VerdictPass, false},
+		{"eleven.mxn.test", "198.51.100.3", VerdictPass, true},       // h3 matches: 3 address lookups
+		{"eleven.mxn.test", "198.51.100.10", VerdictPass, true},      // h10 matches: the 10th lookup
+		{"eleven.mxn.test", "198.51.100.11", VerdictPermError, true}, // h11 would be the 11th
+		{"eleven.mxn.test", "203.0.113.1", VerdictPermError, true},
 	} {
-		ev, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr("198.51.100.3"), Sender: "a@" + tc.domain})
+		ev, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr(tc.ip), Sender: "a@" + tc.domain})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ev.Verdict != tc.want {
-			t.Errorf("Evaluate %s: %s (%s), want %s", tc.domain, ev.Verdict, ev.Reason, tc.want)
+			t.Errorf("Evaluate %s for %s: %s (%s), want %s", tc.domain, tc.ip, ev.Verdict, ev.Reason, tc.want)
 		}
 		res := Check(t.Context(), dnstest.NewResolver(z), tc.domain)
 		if got := slices.Contains(res.Findings, CodeMXTooMany); got != tc.over {

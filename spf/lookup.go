@@ -117,6 +117,21 @@ func mxRecordCount(recs []resolver.Record) int {
 // exchanges returns the distinct exchange names of MX records in
 // preference order (then by name), without the null MX.
 func exchanges(recs []resolver.Record) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range exchangeRecords(recs) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// exchangeRecords returns the exchange name of every MX record in
+// preference order (then by name), duplicates included, without the null
+// MX: one entry per record that mxRecordCount counts.
+func exchangeRecords(recs []resolver.Record) []string {
 	sorted := append([]resolver.Record(nil), recs...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].Preference != sorted[j].Preference {
@@ -125,13 +140,10 @@ func exchanges(recs []resolver.Record) []string {
 		return sorted[i].Target < sorted[j].Target
 	})
 	var out []string
-	seen := map[string]bool{}
 	for _, rr := range sorted {
-		if rr.Type != resolver.TypeMX || rr.Target == "" || seen[rr.Target] {
-			continue
+		if rr.Type == resolver.TypeMX && rr.Target != "" {
+			out = append(out, rr.Target)
 		}
-		seen[rr.Target] = true
-		out = append(out, rr.Target)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package spf
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -185,17 +186,17 @@ func (w *walker) prefetch(ctx context.Context, domain string, steps []step, dept
 		pos++
 		s := &steps[i]
 		name, ok := w.target(s.term, domain)
-		if !ok || !validName(name) {
+		if !ok || !targetName(name) {
 			continue
 		}
 		switch s.term.Kind {
 		case KindInclude, KindRedirect:
 			if pos <= MaxExpandTerms && depth < MaxDepth && !onStack(stack, name) {
-				s.txt = startTXT(ctx, w.r, name)
+				s.txt = startTXT(ctx, w.r, presentationName(name))
 			}
 		case KindA, KindMX, KindExists:
 			if pos <= MaxLookups {
-				s.look = startTerm(ctx, w.r, s.term.Kind, name)
+				s.look = startTerm(ctx, w.r, s.term.Kind, presentationName(name))
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func (w *walker) descend(ctx context.Context, domain string, s *step, depth int,
 	case !ok:
 		w.complete = false // needs sender data; counted in noteMacros
 		return outcome{}
-	case !validName(name):
+	case !targetName(name):
 		w.f.add(CodeInvalidTargetName)
 		w.f.add(codes.noRecord) // a malformed target evaluates to none (§4.3)
 		return outcome{}
@@ -296,7 +297,7 @@ func (w *walker) descend(ctx context.Context, domain string, s *step, depth int,
 		w.complete = false
 		return outcome{}
 	}
-	ans := awaitTXT(ctx, w.r, s.txt, name)
+	ans := awaitTXT(ctx, w.r, s.txt, presentationName(name))
 	rec, ok := w.targetRecord(ans, codes)
 	if !ok {
 		return outcome{}
@@ -351,11 +352,11 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 		}
 		return false
 	}
-	if !validName(name) {
+	if !targetName(name) {
 		w.f.add(CodeInvalidTargetName)
 		return false
 	}
-	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, name)
+	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, presentationName(name))
 	if res.inconclusive {
 		w.f.add(CodeTermInconclusive)
 	}
@@ -381,4 +382,13 @@ func (w *walker) matchesEveryone(t Term) bool {
 		return true
 	}
 	return false
+}
+
+// targetName reports whether an expanded target name can be asked for:
+// at least two labels, each of 1..63 octets of any value (RFC 2181 §11:
+// "%_" puts a space there, and DNS holds it), at most MaxDomainLength
+// octets (RFC 1035 §2.3.4). The walk asks for it in presentation form,
+// as Evaluate does.
+func targetName(name string) bool {
+	return strings.IndexByte(name, '.') >= 0 && wireName(name)
 }

@@ -81,7 +81,8 @@ func validScheme(s string) bool {
 }
 
 // validMailto checks the part after "mailto:": exactly one addr-spec,
-// percent-decoded, optionally followed by "?" header fields (RFC 6068 §2).
+// percent-decoded, whose domain is a host name or an address literal,
+// optionally followed by "?" header fields (RFC 6068 §2).
 func validMailto(s string) bool {
 	to, _, _ := strings.Cut(s, "?")
 	addr, err := url.PathUnescape(to)
@@ -92,7 +93,24 @@ func validMailto(s string) bool {
 	if at <= 0 {
 		return false
 	}
-	return validLocalPart(addr[:at]) && validHostname(addr[at+1:])
+	domain := addr[at+1:]
+	return validLocalPart(addr[:at]) && (validHostname(domain) || validAddressLiteral(domain))
+}
+
+// validAddressLiteral reports whether s is an RFC 5321 §4.1.3 address
+// literal, which an RFC 6068 mailto domain may be ("[" *dtext "]"): a
+// dotted-quad IPv4 address, or "IPv6:" and an IPv6 address, in brackets.
+func validAddressLiteral(s string) bool {
+	if len(s) < 3 || s[0] != '[' || s[len(s)-1] != ']' {
+		return false
+	}
+	inner := s[1 : len(s)-1]
+	if len(inner) > 5 && strings.EqualFold(inner[:5], "IPv6:") {
+		a, err := netip.ParseAddr(inner[5:])
+		return err == nil && a.Is6() && !a.Is4In6() && a.Zone() == ""
+	}
+	a, err := netip.ParseAddr(inner)
+	return err == nil && a.Is4()
 }
 
 // validLocalPart accepts an RFC 5322 dot-atom or a quoted string.

@@ -38,7 +38,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func FuzzClassify(f *testing.F) {
-	for _, s := range []string{"mailto:a@example.com", "https://r.example.net/x", "http://x", "mailto:", "https:///", "%zz"} {
+	for _, s := range []string{"mailto:a@example.com", "https://r.example.net/x", "http://x", "mailto:", "https:///", "%zz", "mailto:a@[192.0.2.1]", "mailto:a@[IPv6:2001:db8::1]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

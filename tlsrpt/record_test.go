@@ -83,6 +83,18 @@ func TestClassify(t *testing.T) {
 		{"mailto:tls%2Brpt@example.com?subject=report", KindMailto},
 		{"mailto:first.last+tag@mail.example.co.uk", KindMailto},
 		{`mailto:"odd"@example.com`, KindMailto},
+		// address literals (RFC 6068 §2 domain, RFC 5321 §4.1.3)
+		{"mailto:user@[192.0.2.1]", KindMailto},
+		{"mailto:user@[IPv6:2001:db8::1]", KindMailto},
+		{"mailto:user@%5B192.0.2.1%5D", KindMailto},
+		{"mailto:user@[192.0.2.256]", KindBadMailto},
+		{"mailto:user@[192.0.2]", KindBadMailto},
+		{"mailto:user@[2001:db8::1]", KindBadMailto}, // IPv6 needs the "IPv6:" tag
+		{"mailto:user@[IPv6:192.0.2.1]", KindBadMailto},
+		{"mailto:user@[]", KindBadMailto},
+		{"mailto:user@[x:y]", KindBadMailto},
+		{"mailto:user@192.0.2.1]", KindBadMailto},
+		{"mailto:user@[192.0.2.1", KindBadMailto},
 		{"https://rep.example.net/tlsrpt", KindHTTPS},
 		{"HTTPS://rep.example.net:8443/v1/report?x=1", KindHTTPS},
 		{"https://[2001:db8::1]/r", KindHTTPS},

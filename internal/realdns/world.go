@@ -1,0 +1,107 @@
+package realdns
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/internal/testlab"
+)
+
+// World is the running set of authoritative servers, proxies and policy
+// server of one test. Resolvers over it are started with [World.Resolver].
+type World struct {
+	// HTTPSPort is the port of the MTA-STS policy server on 127.0.0.1.
+	HTTPSPort int
+	// CAFile is the PEM file of the test CA that signed its certificate.
+	CAFile string
+	// Knot and NSD are the addresses of the two authoritative servers.
+	Knot, NSD string
+	// Lame is the dead port Lame is delegated to; Blackhole the server
+	// that never answers.
+	Lame, Blackhole string
+
+	dir        string
+	stubs      []stub
+	anchors    []string
+	insecure   []string
+	rootAnchor string
+}
+
+// Start writes and signs the zones and starts the authoritative servers,
+// the proxies and the MTA-STS policy server. Everything stops when tb
+// ends. It fails (CI=true) or skips the test when a program is missing.
+func Start(tb testing.TB) *World {
+	tb.Helper()
+	Need(tb, Programs...)
+	w := &World{dir: tb.TempDir()}
+	zones := []zoneConf{
+		{".", zoneFile(tb, w.dir, ".", soa)},
+		{"example.com", zoneFile(tb, w.dir, "example.com", soa)},
+		{Slow1, zoneFile(tb, w.dir, Slow1, configured(Slow1))},
+		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
+	}
+	good := sign(tb, w.dir, Signed, zoneFile(tb, w.dir, Signed, configured(Signed)), false)
+	bogus := sign(tb, w.dir, Bogus, zoneFile(tb, w.dir, Bogus, configured(Bogus)), true)
+	zones = append(zones, zoneConf{Signed, good.file}, zoneConf{Bogus, bogus.file})
+	w.anchors = []string{good.anchor, bogus.anchor}
+	w.rootAnchor = wrongRootAnchor(tb, w.dir)
+	w.Knot = startKnot(tb, w.dir, zones)
+	w.NSD = startNSD(tb, w.dir, []zoneConf{{cnameZone, zoneFile(tb, w.dir, cnameZone, cnameRecords())}})
+	w.Lame, w.Blackhole = deadAddr(tb), startBlackhole(tb)
+	w.stubs = []stub{
+		{".", w.Knot}, {"example.com", w.Knot},
+		{Signed, w.Knot}, {Bogus, w.Knot},
+		{Slow1, startDelay(tb, w.Knot, time.Second)},
+		{Slow3, startDelay(tb, w.Knot, 3*time.Second)},
+		{cnameZone, w.NSD},
+		{Refused, w.NSD},
+		{Lame, w.Lame},
+		{Blackhole, w.Blackhole},
+	}
+	w.insecure = []string{Slow1, Slow3, cnameZone, Refused, Lame, Blackhole}
+	w.startPolicies(tb)
+	return w
+}
+
+// startPolicies serves the MTA-STS policy of every configured domain.
+func (w *World) startPolicies(tb testing.TB) {
+	tb.Helper()
+	policies := map[string]string{}
+	for _, d := range []string{Signed, Bogus, Slow1, Slow3, Chain, LongChain} {
+		policies["mta-sts."+d] = policy(d)
+	}
+	lab := testlab.Start(tb, nil, policies)
+	w.HTTPSPort = lab.HTTPSPort
+	w.CAFile = filepath.Join(w.dir, "ca.pem")
+	writeFile(tb, w.CAFile, string(lab.CAPEM))
+}
+
+// Resolver starts a validating Unbound over the world (its own cache,
+// cold) and returns its address, 127.0.0.1:port.
+func (w *World) Resolver(tb testing.TB) string {
+	tb.Helper()
+	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, anchors: w.anchors, insecure: w.insecure})
+}
+
+// ServfailResolver starts an Unbound whose only trust anchor is a root
+// key the root zone never had: every answer is bogus, so it answers
+// SERVFAIL to every question (a broken trust anchor, or a wrong clock).
+func (w *World) ServfailResolver(tb testing.TB) string {
+	tb.Helper()
+	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, anchors: []string{w.rootAnchor}})
+}
+
+// SlowResolver starts a validating Unbound over the world behind a
+// proxy that passes every answer back delay late (issue 20: a resolver
+// answering every question in 2.2 s), and returns the proxy's address.
+func (w *World) SlowResolver(tb testing.TB, delay time.Duration) string {
+	tb.Helper()
+	return startDelay(tb, w.Resolver(tb), delay)
+}
+
+// DeadResolver returns an address where no resolver listens.
+func (w *World) DeadResolver(tb testing.TB) string {
+	tb.Helper()
+	return deadAddr(tb)
+}
