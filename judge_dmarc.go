@@ -18,7 +18,7 @@ var (
 	dmarcRules          = map[dmarc.Code]rule{
 		dmarc.CodeLegacyPct:           warnLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
 		dmarc.CodeDuplicateTag:        warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
-		dmarc.CodeTagNameCase:         {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写写错了（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。请把标签名改成小写（p=、sp=、adkim= 等）。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it. Write tag names in lower case (p=, sp=, adkim= and so on).")},
+		dmarc.CodeTagNameCase:         {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写与规范不符（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it.")},
 		dmarc.CodeUppercaseVersionTag: warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
 		dmarc.CodeMalformedTag:        warnLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
 		dmarc.CodeInvalidADKIM:        warnLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
