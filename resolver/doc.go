@@ -75,8 +75,8 @@
 // §9.1); anything else is dropped, and the lookup goes on waiting for the
 // real answer, so a stray or forged reply neither ends a lookup nor is
 // taken for its answer. The kernel delivers to a connected socket only
-// datagrams whose source address and port are the server's (RFC 5452 §9.1:
-// "the answer comes from the address and port the query went to").
+// datagrams whose source address and port are the server's, the
+// address and port the query went to (RFC 5452 §9.1).
 //
 // So an off-path attacker who wants a forged answer taken must send it
 // from the server's address and port, to the right one of our ports

@@ -32,6 +32,10 @@ const (
 	// socketIdle closes a socket that had no question in flight for this
 	// long (and ends its reader goroutine).
 	socketIdle = 2 * time.Second
+	// socketReadBuffer is the receive buffer asked for a socket: one
+	// socket now takes the replies that a socket per question used to,
+	// and a burst of them must not overflow it.
+	socketReadBuffer = 1 << 20
 	// maxDatagram is the largest UDP payload read.
 	maxDatagram = 65535
 	// replyQueue is the reply buffer of one lookup; a reader never
@@ -167,6 +171,7 @@ func (p *pool) dial(server string) (*socket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolver: dial: %w", err)
 	}
+	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	s := &socket{pool: p, key: server, conn: conn, born: time.Now(), pending: make(map[uint16]entry)}
 	go s.read()
 	return s, nil
@@ -279,13 +284,14 @@ func (s *socket) read() {
 
 // handle delivers one datagram to the query it answers, or drops it.
 func (s *socket) handle(b []byte) {
-	s.mu.Lock()
-	id, m, err := demux(b, func(id uint16) (dns.Question, bool) {
-		e, ok := s.pending[id]
+	var e entry
+	var ok bool
+	_, m, err := demux(b, func(id uint16) (dns.Question, bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e, ok = s.pending[id]
 		return e.q, ok
 	})
-	e, ok := s.pending[id]
-	s.mu.Unlock()
 	switch {
 	case err == nil:
 		e.w.deliver(reply{server: e.server, msg: m})
