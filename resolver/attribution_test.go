@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,6 +58,7 @@ func TestAttribution(t *testing.T) {
 		want   resolver.Answer
 		side   resolver.Side
 		cdAsks int // queries with CD the server must see
+		asks   int // queries without CD the server must see
 	}
 	fail := func(r resolver.Reason, rcode int, ede uint16) resolver.Answer {
 		a := inconclusive(r, rcode)
@@ -64,24 +66,24 @@ func TestAttribution(t *testing.T) {
 		return a
 	}
 	tests := []tc{
-		{"servfail-plain", name, dnstest.ServFail, fail(resolver.ReasonServFail, dns.RcodeServerFailure, 0), resolver.SideUnknown, 1},
-		{"bogus-by-cd-test", name, dnstest.Bogus, fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, 0), resolver.SideDomain, 1},
-		{"servfail-ede1-unknown-meaning", name, dnstest.ServFail.WithEDE(1), fail(resolver.ReasonServFail, dns.RcodeServerFailure, 1), resolver.SideUnknown, 1},
-		{"ede22-no-reachable-authority", name, dnstest.ServFail.WithEDE(22), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 22), resolver.SideDomain, 0},
-		{"ede23-network-error", name, dnstest.ServFail.WithEDE(23), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 23), resolver.SideDomain, 0},
-		{"ede14-not-ready", name, dnstest.ServFail.WithEDE(14), fail(resolver.ReasonResolverPolicy, dns.RcodeServerFailure, 14), resolver.SideService, 0},
-		{"ede18-prohibited", name, dnstest.Refused.WithEDE(18), fail(resolver.ReasonResolverPolicy, dns.RcodeRefused, 18), resolver.SideService, 0},
-		{"refused-plain", name, dnstest.Refused, fail(resolver.ReasonRefused, dns.RcodeRefused, 0), resolver.SideService, 0},
-		{"ede15-blocked-nxdomain", "missing.resolver.test", dnstest.Fault{EDE: 15}, fail(resolver.ReasonResolverPolicy, dns.RcodeNameError, 15), resolver.SideService, 0},
-		{"ede17-filtered-answer", name, dnstest.Fault{EDE: 17}, fail(resolver.ReasonResolverPolicy, dns.RcodeSuccess, 17), resolver.SideService, 0},
+		{"servfail-plain", name, dnstest.ServFail, fail(resolver.ReasonServFail, dns.RcodeServerFailure, 0), resolver.SideUnknown, 1, 1},
+		{"bogus-by-cd-test", name, dnstest.Bogus, fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, 0), resolver.SideDomain, 1, 2},
+		{"servfail-ede1-unknown-meaning", name, dnstest.ServFail.WithEDE(1), fail(resolver.ReasonServFail, dns.RcodeServerFailure, 1), resolver.SideUnknown, 1, 1},
+		{"ede22-no-reachable-authority", name, dnstest.ServFail.WithEDE(22), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 22), resolver.SideDomain, 0, 1},
+		{"ede23-network-error", name, dnstest.ServFail.WithEDE(23), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 23), resolver.SideDomain, 0, 1},
+		{"ede14-not-ready", name, dnstest.ServFail.WithEDE(14), fail(resolver.ReasonResolverPolicy, dns.RcodeServerFailure, 14), resolver.SideService, 0, 1},
+		{"ede18-prohibited", name, dnstest.Refused.WithEDE(18), fail(resolver.ReasonResolverPolicy, dns.RcodeRefused, 18), resolver.SideService, 0, 1},
+		{"refused-plain", name, dnstest.Refused, fail(resolver.ReasonRefused, dns.RcodeRefused, 0), resolver.SideService, 0, 1},
+		{"ede15-blocked-nxdomain", "missing.resolver.test", dnstest.Fault{EDE: 15}, fail(resolver.ReasonResolverPolicy, dns.RcodeNameError, 15), resolver.SideService, 0, 1},
+		{"ede17-filtered-answer", name, dnstest.Fault{EDE: 17}, fail(resolver.ReasonResolverPolicy, dns.RcodeSuccess, 17), resolver.SideService, 0, 1},
 	}
 	for code := uint16(6); code <= 12; code++ {
-		tests = append(tests, tc{fmt.Sprintf("ede%d-dnssec", code), name, dnstest.ServFail.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0})
-		tests = append(tests, tc{fmt.Sprintf("ede%d-bogus-no-cd-needed", code), name, dnstest.Bogus.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0})
+		tests = append(tests, tc{fmt.Sprintf("ede%d-dnssec", code), name, dnstest.ServFail.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0, 1})
+		tests = append(tests, tc{fmt.Sprintf("ede%d-bogus-no-cd-needed", code), name, dnstest.Bogus.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0, 1})
 	}
 	stale := found(rrA(name, "192.0.2.1"), rrA(name, "192.0.2.2"))
 	stale.EDE = 3
-	tests = append(tests, tc{"ede3-stale-answer-kept", name, dnstest.Fault{EDE: 3}, stale, resolver.SideUnknown, 0})
+	tests = append(tests, tc{"ede3-stale-answer-kept", name, dnstest.Fault{EDE: 3}, stale, resolver.SideUnknown, 0, 1})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,12 +93,41 @@ func TestAttribution(t *testing.T) {
 			checkAnswer(t, got, tc.want)
 			assert.Equal(t, tc.side, got.Reason.Side())
 			assert.Equal(t, tc.cdAsks, srv.CountCD(tc.qname, resolver.TypeA), "questions asked with CD")
-			assert.Equal(t, 1, srv.Count(tc.qname, resolver.TypeA), "questions asked without CD")
+			assert.Equal(t, tc.asks, srv.Count(tc.qname, resolver.TypeA), "questions asked without CD")
 			mem := dnstest.NewResolver(z)
 			mem.SetFault(tc.qname, dnstest.AnyType, tc.fault)
 			checkAnswer(t, mem.Lookup(t.Context(), tc.qname, resolver.TypeA), got)
 		})
 	}
+}
+
+// TestCDTestTransient: a SERVFAIL that heals by the time the CD test asks
+// again is no DNSSEC failure: the answer then is taken.
+func TestCDTestTransient(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	plain := 0
+	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
+		mu.Lock()
+		if !q.CheckingDisabled {
+			plain++
+		}
+		first := plain == 1 && !q.CheckingDisabled
+		mu.Unlock()
+		if first {
+			m := new(dns.Msg)
+			m.SetRcode(q, dns.RcodeServerFailure)
+			s.send(t, m, from)
+			return
+		}
+		s.send(t, answerA(q, "192.0.2.1"), from)
+	})
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: faultTimeout, Attempts: 1}
+	a := c.Lookup(t.Context(), "flaky.example.test", resolver.TypeA)
+	require.Equal(t, resolver.Found, a.Outcome, show(a))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, plain)
 }
 
 // TestAttributionCNAME: a loop and an over-long chain are the domain's.
@@ -214,3 +245,5 @@ func TestScanKeepsDeadlineReason(t *testing.T) {
 		checkAnswer(t, a, inconclusive(resolver.ReasonTimeout, -1))
 	}
 }
+
+var _ resolver.Prober = (*resolver.Client)(nil)

@@ -233,8 +233,7 @@ func (c *Client) Probe(ctx context.Context) error {
 
 // ask asks one question ("" is the root) and returns its decoded reply
 // and how long it may be cached (see msgTTL). A SERVFAIL that no EDE
-// explains is put to its server once more with the CD bit set: an answer
-// then is a DNSSEC validation failure (ReasonDNSSEC).
+// explains goes through the CD test (see cdTest).
 func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
 	if ended(ctx) {
 		return Fail(ReasonCanceled), "", 0
@@ -242,13 +241,32 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 	servers := c.servers()
 	res := c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
 	if res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx) {
-		once := Schedule{First: c.timeout(), Max: c.timeout(), Attempts: 1}
-		cd := c.attempts(ctx, servers[res.server:res.server+1], name, qtype, c.query(name, qtype, true), once)
-		if cd.a.Conclusive() {
-			res.a.Reason = ReasonDNSSEC
-		}
+		res = c.cdTest(ctx, servers[res.server], name, qtype, res)
 	}
 	return res.a, res.next, res.ttl
+}
+
+// cdTest puts a question its server answered SERVFAIL (res) to it again
+// with the CD bit set (checking disabled, RFC 4035 §3.2.2). An answer
+// then, and SERVFAIL once more without CD, is a DNSSEC validation failure
+// (ReasonDNSSEC). When the question is answered without CD this time, the
+// SERVFAIL was passing, and that answer is the result; when the CD
+// question fails too, res stands.
+func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, res result) result {
+	once := Schedule{First: c.timeout(), Max: c.timeout(), Attempts: 1}
+	one := []string{server}
+	cd := c.attempts(ctx, one, name, qtype, c.query(name, qtype, true), once)
+	if !cd.a.Conclusive() || ended(ctx) {
+		return res
+	}
+	again := c.attempts(ctx, one, name, qtype, c.query(name, qtype, false), once)
+	switch {
+	case again.a.Conclusive():
+		return again
+	case again.a.Reason == ReasonServFail:
+		res.a.Reason = ReasonDNSSEC
+	}
+	return res
 }
 
 // query builds the query for one question: recursion desired, the AD bit

@@ -57,8 +57,8 @@
 // reported), or at the deadline: then it is [ReasonSlow] when the servers
 // answered other questions meanwhile and [ReasonTimeout] when they
 // answered nothing. A truncated reply is asked again over TCP (RFC 7766).
-// A SERVFAIL that no Extended DNS Error explains is asked once more with
-// the CD bit set (see "Attribution").
+// A SERVFAIL that no Extended DNS Error explains goes through the CD test
+// (see "Attribution").
 //
 // # Sockets and spoofing
 //
@@ -115,7 +115,13 @@
 //     [ReasonTimeout], [ReasonMalformed], …). [Client.Probe] asks the
 //     control question ". NS", which any working resolver answers: when it
 //     fails, these are the service's; when it passes, a timeout is the
-//     domain's (slower than the deadline) and the rest stays undetermined.
+//     domain's (slower than the deadline), a SERVFAIL most likely the
+//     domain's (see [SideUnknown]), and the rest stays undetermined.
+//
+// The CD test: a SERVFAIL that no EDE explains is asked once more with the
+// CD bit (checking disabled, RFC 4035 §3.2.2). When that is answered, the
+// question is asked once more without CD: SERVFAIL again makes it
+// [ReasonDNSSEC]; an answer means the SERVFAIL was passing, and is taken.
 //
 // [Answer.EDE] carries the Extended DNS Error info-code of the final reply
 // (RFC 8914; the Client sends EDNS0, and Unbound needs "ede: yes"), and

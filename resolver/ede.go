@@ -1,6 +1,10 @@
 package resolver
 
-import "github.com/miekg/dns"
+import (
+	"context"
+
+	"github.com/miekg/dns"
+)
 
 // Side says whose DNS an inconclusive answer is attributed to.
 type Side uint8
@@ -8,9 +12,12 @@ type Side uint8
 // The sides of an inconclusive answer.
 const (
 	// SideUnknown: the answer alone does not say. A failing
-	// [Client.Probe] means the service's resolver; a passing one leaves
-	// a timeout to the domain (slower than the deadline) and anything
-	// else undetermined.
+	// [Client.Probe] means the service's resolver. A passing one makes
+	// ReasonTimeout the domain's (slower than the deadline) and
+	// ReasonServFail most likely the domain's too (its name servers
+	// refuse or are lame: Unbound 1.17 answers SERVFAIL without an EDE
+	// when a zone's servers answer REFUSED; the CD test has already ruled
+	// DNSSEC out); the rest stays undetermined.
 	SideUnknown Side = iota
 	// SideDomain: the domain's own DNS is at fault (its name servers do
 	// not answer, refuse or are lame, its DNSSEC signatures do not
@@ -44,6 +51,13 @@ func (r Reason) Side() Side {
 		return SideService
 	}
 	return SideUnknown
+}
+
+// Prober is a Resolver that can tell whether the resolver itself works
+// ([Client.Probe]). The root package type-asserts its configured
+// Resolver to it.
+type Prober interface {
+	Probe(ctx context.Context) error
 }
 
 // Extended DNS Error info-codes (RFC 8914 §4, IANA registry) this package
