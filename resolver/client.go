@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -17,23 +18,24 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Defaults of a Client (product choices; doc/design.md §2).
+// Defaults of a Client (product choices; doc/design.md §2 and the package
+// doc, "Retries").
 const (
-	// DefaultTimeout bounds one attempt (one UDP exchange, plus its TCP
-	// retry when the reply was truncated). Product choice, no RFC sets it:
-	// a recursive resolver answers from cache in milliseconds and resolves
-	// most names within a few hundred, so 2 s lets a slow authoritative
-	// chain finish while a lost packet or a dead server costs little of a
-	// scan's time (DefaultTimeout × DefaultAttempts per question stays
-	// well inside the scanner's overall deadline).
-	DefaultTimeout = 2 * time.Second
-	// DefaultAttempts is the number of attempts per question; each attempt
-	// goes to the next configured server. Product choice: one retry
-	// survives a single lost UDP packet or one failing server, and
-	// reaches a second server when two are configured; more attempts
-	// would mostly delay the "inconclusive" verdict a scan must report
-	// anyway when the resolvers are down.
-	DefaultAttempts = 2
+	// DefaultTimeout is how long the first attempt of a question waits
+	// for its reply. A recursive resolver answers from its cache in
+	// milliseconds and resolves most names within a few hundred; an
+	// attempt left unanswered this long is asked again (to the next
+	// server), while its reply is still taken if it comes later.
+	DefaultTimeout = 800 * time.Millisecond
+	// MaxAttemptTimeout caps how long one attempt waits (each attempt
+	// waits a quarter of the first attempt's timeout longer than the one
+	// before). It stays below Unbound's discard-timeout (1.9 s in
+	// Debian's configuration): a resolver that drops a query it could
+	// not answer in time is asked again while it has the answer cached.
+	MaxAttemptTimeout = 1600 * time.Millisecond
+	// DefaultLookupTimeout bounds a lookup whose context has no deadline
+	// (a scan's context always has one: its share of the scan deadline).
+	DefaultLookupTimeout = 6 * time.Second
 	// DefaultUDPSize is the EDNS0 buffer size advertised (DNS flag day
 	// 2020 recommendation, RFC 9715).
 	DefaultUDPSize = 1232
@@ -43,22 +45,34 @@ const (
 // configured servers with github.com/miekg/dns. The zero value asks the
 // servers of /etc/resolv.conf (see [SystemServers]).
 //
-// Each question gets up to Attempts attempts. An attempt sends the query
-// over UDP with EDNS0 and retries over TCP when the reply is truncated;
-// a timeout, a network error, SERVFAIL, REFUSED or a malformed reply moves
-// on to the next server. CNAME chains are followed inside a reply and, when
-// a reply stops at an alias, by asking again for its target, up to
-// MaxCNAMEChain aliases in all.
+// A question is asked over UDP with EDNS0, from sockets the Client shares
+// among its questions in flight (see the package doc, "Sockets and
+// spoofing"), and again over TCP when the reply is truncated. Attempts
+// follow the package doc's "Retries": until the context's deadline, a
+// question is asked again, rotating over the servers, whenever an attempt
+// goes unanswered for its timeout; a server that replies SERVFAIL,
+// REFUSED, another error RCODE or an undecodable message is not asked
+// again; an answer to any attempt ends the lookup. CNAME chains are
+// followed inside a reply and, when a reply stops at an alias, by asking
+// again for its target, up to MaxCNAMEChain aliases in all.
+//
+// A Client must not be copied after first use. Its sockets close
+// themselves once no question has been in flight for a moment.
 type Client struct {
 	// Servers are "host:port" addresses of recursive resolvers. Empty
 	// means the nameservers of /etc/resolv.conf.
 	Servers []string
-	// Timeout bounds one attempt; 0 means DefaultTimeout.
+	// Timeout is how long the first attempt waits; 0 means
+	// DefaultTimeout. Later attempts wait longer, up to the larger of
+	// Timeout and MaxAttemptTimeout.
 	Timeout time.Duration
-	// Attempts per question; 0 means DefaultAttempts.
+	// Attempts caps the attempts per question; 0 means as many as the
+	// context's deadline allows.
 	Attempts int
 	// UDPSize is the EDNS0 buffer size; 0 means DefaultUDPSize.
 	UDPSize uint16
+
+	pool pool
 }
 
 // SystemServers returns the nameservers listed in /etc/resolv.conf as
@@ -124,11 +138,10 @@ func (c *Client) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-func (c *Client) attempts() int {
-	if c.Attempts > 0 {
-		return c.Attempts
-	}
-	return DefaultAttempts
+// schedule is the retry schedule of a question.
+func (c *Client) schedule() Schedule {
+	first := c.timeout()
+	return Schedule{First: first, Max: max(first, MaxAttemptTimeout), Attempts: max(c.Attempts, 0)}
 }
 
 func (c *Client) udpSize() uint16 {
@@ -154,6 +167,8 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
 		return Fail(ReasonInvalidName), 0
 	}
+	ctx, cancel := withDeadline(ctx)
+	defer cancel()
 	seen := map[string]bool{name: true}
 	var chain []string
 	ttl := uint32(math.MaxUint32)
@@ -169,7 +184,7 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 		}
 		a.CNAMEs = append(chain, a.CNAMEs...)
 		if len(a.CNAMEs) > MaxCNAMEChain {
-			return failWith(a, ReasonCNAMELoop), 0
+			return failWith(a, ReasonCNAMEChain), 0
 		}
 		if next == "" {
 			if !a.Conclusive() {
@@ -181,35 +196,231 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	}
 }
 
-// ask runs the attempts for one question and returns its decoded reply
-// and how long it may be cached (see msgTTL).
-func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
-	servers := c.servers()
-	last := Fail(ReasonNetwork)
-	for i := 0; i < c.attempts(); i++ {
-		if ended(ctx) {
-			return Fail(ReasonCanceled), "", 0
-		}
-		m, reason := c.exchange(ctx, servers[i%len(servers)], name, qtype)
-		if m == nil {
-			last = Fail(reason)
-			continue
-		}
-		a, next := FromMsg(name, qtype, m)
-		if a.Outcome == Inconclusive && retryable(a.Reason) {
-			last = a
-			continue
-		}
-		return a, next, msgTTL(a, next, m)
+// withDeadline gives ctx DefaultLookupTimeout when it has no deadline.
+func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
 	}
+	return context.WithTimeout(ctx, DefaultLookupTimeout)
+}
+
+// ErrProbe is the error of a failed [Client.Probe].
+var ErrProbe = errors.New("resolver: the control question failed")
+
+// Probe asks the control question ". NS", the root's name servers, which
+// every working recursive resolver answers (it cannot resolve anything
+// without them; RFC 8109 priming). It returns nil when a server answered
+// with records, and an error wrapping ErrProbe, naming the outcome or
+// Reason, otherwise. A scan uses it to tell "the service's resolver is
+// broken" (Probe fails: attribute inconclusive answers to the service)
+// from "the domain is broken" (Probe passes). Like Lookup it takes the
+// time ctx gives it, DefaultLookupTimeout without a deadline.
+func (c *Client) Probe(ctx context.Context) error {
+	ctx, cancel := withDeadline(ctx)
+	defer cancel()
+	if ended(ctx) {
+		return fmt.Errorf("%w: %s", ErrProbe, ReasonCanceled)
+	}
+	a, _, _ := c.ask(ctx, "", TypeNS)
+	switch {
+	case a.Outcome == Found:
+		return nil
+	case a.Outcome == Inconclusive:
+		return fmt.Errorf("%w: %s", ErrProbe, a.Reason)
+	}
+	return fmt.Errorf("%w: %s", ErrProbe, a.Outcome)
+}
+
+// ask asks one question ("" is the root) and returns its decoded reply
+// and how long it may be cached (see msgTTL). A SERVFAIL that no EDE
+// explains goes through the CD test (see cdTest).
+func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
 	if ended(ctx) {
 		return Fail(ReasonCanceled), "", 0
 	}
-	return last, "", 0
+	servers := c.servers()
+	res := c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
+	if res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx) {
+		res = c.cdTest(ctx, servers[res.server], name, qtype, res)
+	}
+	return res.a, res.next, res.ttl
+}
+
+// cdTest puts a question its server answered SERVFAIL (res) to it again
+// with the CD bit set (checking disabled, RFC 4035 §3.2.2). An answer
+// then, and SERVFAIL once more without CD, is a DNSSEC validation failure
+// (ReasonDNSSEC). When the question is answered without CD this time, the
+// SERVFAIL was passing, and that answer is the result; when the CD
+// question fails too, res stands.
+func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, res result) result {
+	once := Schedule{First: c.timeout(), Max: c.timeout(), Attempts: 1}
+	one := []string{server}
+	cd := c.attempts(ctx, one, name, qtype, c.query(name, qtype, true), once)
+	if !cd.a.Conclusive() || ended(ctx) {
+		return res
+	}
+	again := c.attempts(ctx, one, name, qtype, c.query(name, qtype, false), once)
+	switch {
+	case again.a.Conclusive():
+		return again
+	case again.a.Reason == ReasonServFail:
+		res.a.Reason = ReasonDNSSEC
+	}
+	return res
+}
+
+// query builds the query for one question: recursion desired, the AD bit
+// asked for (RFC 6840 §5.7), EDNS0, and CD (checking disabled) when cd.
+func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
+	q := new(dns.Msg)
+	q.SetQuestion(dns.Fqdn(name), uint16(qtype))
+	q.RecursionDesired = true
+	q.AuthenticatedData = true
+	q.CheckingDisabled = cd
+	q.SetEdns0(c.udpSize(), false)
+	return q
+}
+
+// result is how the attempts of one question ended: the answer, the alias
+// to ask next (see FromMsg), its TTL, and the index of the server whose
+// error reply the answer is (-1 for none).
+type result struct {
+	a      Answer
+	next   string
+	ttl    uint32
+	server int
+}
+
+func failure(r Reason, server int) result { return result{a: Fail(r), server: server} }
+
+// attempts asks q of servers as sched and the retry rules say, until an
+// answer comes, every server has replied with an error, the attempts are
+// spent or ctx ends. Every attempt's ID stays registered until then, so
+// that a late answer to an earlier attempt is taken.
+func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) result {
+	deadline, _ := ctx.Deadline()
+	start := time.Now()
+	r := newRetry(sched, len(servers), deadline)
+	w := &waiter{ch: make(chan reply, replyQueue)}
+	var tickets []ticket
+	defer func() {
+		for _, t := range tickets {
+			t.s.release(t.id)
+		}
+	}()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	last := result{server: -1}
+	for {
+		now := time.Now()
+		act := r.next(now)
+		if act.kind == actStop {
+			return c.giveUp(ctx, r, c.drain(name, qtype, w, last), start)
+		}
+		if act.kind == actSend {
+			t, err := c.pool.send(servers[act.server], act.server, q, w)
+			if err != nil {
+				r.fail(act.server, now)
+				last = prefer(last, failure(ReasonNetwork, act.server))
+				continue
+			}
+			tickets = append(tickets, t)
+		}
+		timer.Reset(act.until.Sub(now))
+		select {
+		case rep := <-w.ch:
+			res, done := c.take(ctx, servers, name, qtype, q, rep, deadline)
+			if done {
+				return res
+			}
+			r.fail(rep.server, time.Now())
+			last = prefer(last, res)
+		case <-timer.C:
+		case <-ctx.Done():
+			return c.giveUp(ctx, r, c.drain(name, qtype, w, last), start)
+		}
+	}
+}
+
+// drain takes an answer that arrived as the lookup ended, if one did
+// (one that needs TCP is too late), returned as an answer result; else
+// it returns last.
+func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
+	for {
+		select {
+		case rep := <-w.ch:
+			if rep.msg == nil || rep.msg.Truncated {
+				continue
+			}
+			if a, next := FromMsg(name, qtype, rep.msg); !retryable(a) {
+				return result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+			}
+		default:
+			return last
+		}
+	}
+}
+
+// take turns one reply into the lookup's result (done) or into the error
+// of its server (not done). A truncated reply is asked again over TCP.
+func (c *Client) take(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, rep reply, deadline time.Time) (result, bool) {
+	if rep.reason != ReasonNone {
+		return failure(rep.reason, rep.server), false
+	}
+	m := rep.msg
+	if m.Truncated {
+		var reason Reason
+		if m, reason = c.overTCP(ctx, servers[rep.server], q, deadline); m == nil {
+			return failure(reason, rep.server), reason == ReasonCanceled
+		}
+	}
+	a, next := FromMsg(name, qtype, m)
+	if retryable(a) {
+		return result{a: a, server: rep.server}, false
+	}
+	return result{a: a, next: next, ttl: msgTTL(a, next, m), server: -1}, true
+}
+
+// prefer keeps the more telling of two error results: one whose Reason
+// attributes the failure over one whose Reason does not, else the later.
+func prefer(old, cur result) result {
+	if old.a.Outcome == Inconclusive && old.a.Reason.Side() != SideUnknown && cur.a.Reason.Side() == SideUnknown {
+		return old
+	}
+	return cur
+}
+
+// giveUp is the result of a lookup no answer ended: the caller's
+// cancellation; else the most telling error reply of a server; else, when
+// the deadline passed, ReasonSlow if the servers answered other questions
+// meanwhile and ReasonTimeout if they answered nothing; else (the
+// attempts are spent) ReasonTimeout. When the deadline passed, giveUp
+// waits for ctx to report it, so that the layers above (Cache, Scan) see
+// the lookup's end as its caller's.
+func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.Time) result {
+	if last.a.Outcome != Inconclusive && last.a.Outcome != "" {
+		return last // drained: an answer came as the lookup ended
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return failure(ReasonCanceled, -1)
+	}
+	timedOut := ended(ctx)
+	if timedOut {
+		<-ctx.Done()
+	}
+	switch {
+	case last.a.Outcome == Inconclusive:
+		return last
+	case r.attempts() == 0:
+		return failure(ReasonCanceled, -1)
+	case timedOut && c.pool.heard.Load() > start.UnixNano():
+		return failure(ReasonSlow, -1)
+	}
+	return failure(ReasonTimeout, -1)
 }
 
 // ended reports whether the caller's context is done or its deadline has
-// passed (a socket deadline can fire a moment before ctx's own timer).
+// passed (a timer can fire a moment before ctx's own).
 func ended(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
@@ -218,45 +429,36 @@ func ended(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-func retryable(r Reason) bool {
-	return r == ReasonServFail || r == ReasonRefused || r == ReasonRcode
-}
-
-// exchange sends one query to server over UDP, and over TCP when the
-// UDP reply is truncated. It returns the reply or why there is none.
-func (c *Client) exchange(ctx context.Context, server, name string, qtype Type) (*dns.Msg, Reason) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+// overTCP asks q of server over TCP, after a truncated UDP reply (RFC
+// 7766), within MaxAttemptTimeout (or Timeout when larger) and the
+// deadline. It returns the reply or why there is none.
+func (c *Client) overTCP(ctx context.Context, server string, q *dns.Msg, deadline time.Time) (*dns.Msg, Reason) {
+	until := time.Now().Add(c.schedule().Max)
+	if until.After(deadline) {
+		until = deadline
+	}
+	ctx, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
-	q := new(dns.Msg)
-	q.SetQuestion(dns.Fqdn(name), uint16(qtype))
-	q.RecursionDesired = true
-	q.AuthenticatedData = true // ask for the AD bit (RFC 6840 §5.7)
-	q.SetEdns0(c.udpSize(), false)
-
-	m, err := c.roundTrip(ctx, "udp", server, q)
+	tq := q.Copy()
+	tq.Id = randomID()
+	m, err := c.roundTrip(ctx, server, tq)
 	if err != nil {
-		return nil, transportReason(ctx, err)
-	}
-	if m.Truncated {
-		m, err = c.roundTrip(ctx, "tcp", server, q)
-		if err != nil {
-			if r := transportReason(ctx, err); r == ReasonCanceled {
-				return nil, r
-			}
-			return nil, ReasonTruncated
+		if r := transportReason(ctx, err); r == ReasonCanceled {
+			return nil, r
 		}
+		return nil, ReasonTruncated
 	}
-	if m.Id != q.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], q.Question[0]) {
+	if m.Id != tq.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], tq.Question[0]) {
 		return nil, ReasonMalformed
 	}
 	return m, ReasonNone
 }
 
-// roundTrip sends q over one connection. The connection's deadline is
+// roundTrip sends q over one TCP connection. The connection's deadline is
 // pulled in when ctx ends, so that a canceled caller does not wait for
 // the read timeout (miekg/dns only honours ctx's deadline).
-func (c *Client) roundTrip(ctx context.Context, network, server string, q *dns.Msg) (*dns.Msg, error) {
-	dc := &dns.Client{Net: network, UDPSize: c.udpSize(), Timeout: c.timeout()}
+func (c *Client) roundTrip(ctx context.Context, server string, q *dns.Msg) (*dns.Msg, error) {
+	dc := &dns.Client{Net: "tcp", Timeout: c.schedule().Max}
 	conn, err := dc.DialContext(ctx, server)
 	if err != nil {
 		return nil, err
@@ -268,11 +470,7 @@ func (c *Client) roundTrip(ctx context.Context, network, server string, q *dns.M
 	return m, err
 }
 
-func sameQuestion(a, b dns.Question) bool {
-	return a.Qtype == b.Qtype && a.Qclass == b.Qclass && strings.EqualFold(a.Name, b.Name)
-}
-
-// transportReason classifies an exchange error: the caller's
+// transportReason classifies a TCP exchange error: the caller's
 // cancellation, a timeout, a network failure (dial, refused, reset, early
 // close) or, for anything else, a reply that could not be decoded.
 func transportReason(ctx context.Context, err error) Reason {

@@ -29,7 +29,11 @@ func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
 	if m == nil {
 		return Fail(ReasonMalformed), ""
 	}
-	a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData}
+	a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData, EDE: edeOf(m)}
+	if edeOverrides(a.EDE) {
+		// The resolver says this is its answer, not the domain's.
+		return failWith(a, edeReason(a.EDE)), ""
+	}
 	name := CanonicalName(qname)
 	seen := map[string]bool{name: true}
 	for {
@@ -41,8 +45,11 @@ func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
 		if target == "" {
 			break
 		}
-		if seen[target] || len(a.CNAMEs) >= MaxCNAMEChain {
+		if seen[target] {
 			return failWith(a, ReasonCNAMELoop), ""
+		}
+		if len(a.CNAMEs) >= MaxCNAMEChain {
+			return failWith(a, ReasonCNAMEChain), ""
 		}
 		seen[target] = true
 		a.CNAMEs = append(a.CNAMEs, target)
@@ -59,13 +66,29 @@ func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
 	case dns.RcodeNameError:
 		a.Outcome = NXDomain
 	case dns.RcodeServerFailure:
-		return failWith(a, ReasonServFail), ""
+		return failWith(a, errorReason(a.EDE, ReasonServFail)), ""
 	case dns.RcodeRefused:
-		return failWith(a, ReasonRefused), ""
+		return failWith(a, errorReason(a.EDE, ReasonRefused)), ""
 	default:
-		return failWith(a, ReasonRcode), ""
+		return failWith(a, errorReason(a.EDE, ReasonRcode)), ""
 	}
 	return a, ""
+}
+
+// errorReason is the Reason of an error reply: what its EDE info-code
+// says, or byRcode when it says nothing.
+func errorReason(ede uint16, byRcode Reason) Reason {
+	if r := edeReason(ede); r != ReasonNone {
+		return r
+	}
+	return byRcode
+}
+
+// retryable reports whether another server may answer better than the
+// reply that gave a: an error RCODE or a resolver's own answer. A CNAME
+// loop or an over-long chain is the domain's and final.
+func retryable(a Answer) bool {
+	return a.Outcome == Inconclusive && a.Reason != ReasonCNAMELoop && a.Reason != ReasonCNAMEChain
 }
 
 func failWith(a Answer, r Reason) Answer {

@@ -71,8 +71,29 @@ const (
 	ReasonBudgetExhausted Reason = "budget_exhausted" // the per-scan query budget is spent
 	ReasonCanceled        Reason = "canceled"         // the caller's context ended
 	ReasonMalformed       Reason = "malformed"        // the reply could not be used
-	ReasonCNAMELoop       Reason = "cname_loop"       // CNAME chain looped or was too long
+	ReasonCNAMELoop       Reason = "cname_loop"       // the CNAME chain loops
 	ReasonInvalidName     Reason = "invalid_name"     // the question name is not a valid DNS name
+
+	// ReasonCNAMEChain: the CNAME chain is longer than MaxCNAMEChain.
+	ReasonCNAMEChain Reason = "cname_chain"
+	// ReasonDNSSEC: the domain's DNSSEC signatures do not validate. The
+	// resolver said so (EDE 6–12), or it answered SERVFAIL and then
+	// answered the same question with the CD bit set (validation off).
+	// Receivers that validate see none of the domain's records.
+	ReasonDNSSEC Reason = "dnssec_bogus"
+	// ReasonNoReachableAuthority: the resolver could not get an answer
+	// from any of the domain's name servers: they do not answer, refuse
+	// or are lame (EDE 22 No Reachable Authority, 23 Network Error).
+	ReasonNoReachableAuthority Reason = "no_reachable_authority"
+	// ReasonResolverPolicy: our own resolver declined to give the
+	// domain's answer: it is not ready (EDE 14), blocks, censors or
+	// filters the name (15–17), does not serve us (18), is not a
+	// recursive resolver (20, 21), or forged the answer (4).
+	ReasonResolverPolicy Reason = "resolver_policy"
+	// ReasonSlow: the resolver answered other questions meanwhile, but
+	// not this one before the deadline: the domain's name servers are
+	// slower than the time the scan had.
+	ReasonSlow Reason = "slow"
 )
 
 // Answer is the result of one lookup.
@@ -89,8 +110,16 @@ type Answer struct {
 	// CNAMEs lists the alias targets followed from the question name, in
 	// order. Kept for the redaction guard; never displayed.
 	CNAMEs []string
-	// Authentic is the AD bit of the reply.
+	// Authentic is the AD bit of the reply: the resolver validated the
+	// answer with DNSSEC (RFC 4035 §3.2.3). The client asks for it (AD
+	// set in the query, RFC 6840 §5.7).
 	Authentic bool
+	// EDE is the RFC 8914 Extended DNS Error info-code of the final reply
+	// (EDNS0 option 15), or 0 when it carried none (or only code 0,
+	// "Other Error", which says nothing). It may accompany any outcome
+	// (3, Stale Answer, comes with records); its meaning for an
+	// inconclusive answer is folded into Reason.
+	EDE uint16
 }
 
 // Exists reports whether the name exists: Found or NoData.

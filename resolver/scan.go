@@ -116,9 +116,7 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			c.asked, c.hops = asked, hops
 			s.run(ctx, q, c)
 		}
-		select {
-		case <-c.done:
-		case <-ctx.Done():
+		if !c.wait(ctx) {
 			return Fail(ReasonCanceled)
 		}
 		if c.answer.Reason != ReasonCanceled {
@@ -129,6 +127,24 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 		}
 		// The sender gave up; the loop returns at once if ctx did too,
 		// and otherwise asks again (bounded by the budget).
+	}
+}
+
+// wait waits for c's answer or the end of ctx, and reports whether the
+// answer is in. An answer already in is taken even when ctx has ended
+// meanwhile: a lookup that the deadline ended (ReasonSlow,
+// ReasonTimeout) says more than ReasonCanceled.
+func (c *call) wait(ctx context.Context) bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+	}
+	select {
+	case <-c.done:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -16,8 +16,9 @@
 //
 // Faults are injected per owner name (and optionally per type) with
 // SetFault: a delay, SERVFAIL or REFUSED, a dropped reply (the client times
-// out), a truncated UDP reply (the client must retry over TCP) and a
-// garbage reply. Apply injects the faults of a test table row, written as
+// out), a truncated UDP reply (the client must retry over TCP), a garbage
+// reply, a DNSSEC-bogus answer (SERVFAIL unless the query sets CD) and an
+// RFC 8914 Extended DNS Error option on the reply. Apply injects the faults of a test table row, written as
 // [FaultAt] values, and [Diff] describes how a got struct differs from the
 // wanted one, field by field.
 //

@@ -11,10 +11,11 @@ import (
 
 // Fault changes how questions about one owner name are answered. The zero
 // Fault changes nothing (setting it clears an earlier one). When several
-// apply, Delay comes first, then Drop, then Rcode, then Garbage, then
-// Truncate. Faults set on a name and on AnyType, or on several names of a
-// CNAME chain, add up: delays are summed, flags are or-ed, and the last
-// non-zero Rcode wins.
+// apply, Delay comes first, then Drop, then Rcode, then Bogus, then
+// Garbage, then Truncate; EDE is added to whatever reply is sent. Faults
+// set on a name and on AnyType, or on several names of a CNAME chain, add
+// up: delays are summed, flags are or-ed, and the last non-zero Rcode and
+// EDE win.
 type Fault struct {
 	// Delay holds the reply back this long.
 	Delay time.Duration
@@ -23,8 +24,16 @@ type Fault struct {
 	// Rcode, when non-zero, replaces the answer with this response code
 	// (dns.RcodeServerFailure, dns.RcodeRefused, …).
 	Rcode int
-	// Garbage sends bytes that are not a DNS message.
+	// Garbage sends bytes that are not a DNS message (a header with the
+	// query's ID that announces a question it does not carry).
 	Garbage bool
+	// Bogus answers SERVFAIL to a query without the CD bit and the real
+	// answer to one with it, as a validating resolver does for a domain
+	// whose DNSSEC signatures do not validate.
+	Bogus bool
+	// EDE, when non-zero, adds an RFC 8914 Extended DNS Error option with
+	// this info-code to the reply (to a query with EDNS0).
+	EDE uint16
 	// Truncate answers UDP queries with the TC bit and no records, so the
 	// client must retry over TCP; TCP queries get the full answer.
 	Truncate bool
@@ -37,7 +46,14 @@ var (
 	Drop     = Fault{Drop: true}                    // no reply: a timeout
 	Truncate = Fault{Truncate: true}                // TC bit over UDP
 	Garbage  = Fault{Garbage: true}                 // not a DNS message
+	Bogus    = Fault{Bogus: true}                   // SERVFAIL unless CD is set
 )
+
+// WithEDE returns f with an Extended DNS Error info-code added.
+func (f Fault) WithEDE(code uint16) Fault {
+	f.EDE = code
+	return f
+}
 
 // Delay returns a Fault that holds the reply back for d.
 func Delay(d time.Duration) Fault { return Fault{Delay: d} }
@@ -81,8 +97,12 @@ func (f *faults) lookup(names []string, qtype resolver.Type) Fault {
 			out.Drop = out.Drop || ft.Drop
 			out.Garbage = out.Garbage || ft.Garbage
 			out.Truncate = out.Truncate || ft.Truncate
+			out.Bogus = out.Bogus || ft.Bogus
 			if ft.Rcode != 0 {
 				out.Rcode = ft.Rcode
+			}
+			if ft.EDE != 0 {
+				out.EDE = ft.EDE
 			}
 		}
 	}
@@ -98,7 +118,10 @@ type Received struct {
 	// UDPSize is the EDNS0 payload size the query advertised (RFC 6891
 	// §6.2.3), or 0 when it had no OPT record (and always for "mem").
 	UDPSize uint16
-	Time    time.Time
+	// CD is the query's CD (checking disabled) bit: the Client sets it
+	// only to ask a SERVFAIL again (see Server.CountCD).
+	CD   bool
+	Time time.Time
 }
 
 // queryLog counts received questions.
@@ -107,10 +130,10 @@ type queryLog struct {
 	log []Received
 }
 
-func (l *queryLog) add(name string, qtype resolver.Type, net string, udpSize uint16) {
+func (l *queryLog) add(name string, qtype resolver.Type, net string, udpSize uint16, cd bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, UDPSize: udpSize, Time: time.Now()})
+	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, UDPSize: udpSize, CD: cd, Time: time.Now()})
 }
 
 func (l *queryLog) all() []Received {
@@ -120,16 +143,17 @@ func (l *queryLog) all() []Received {
 }
 
 func (l *queryLog) count(name string, qtype resolver.Type) int {
-	return l.countOver(name, qtype, "")
+	return l.countOver(name, qtype, "", false)
 }
 
 // countOver counts questions for name ("" for any name) of type qtype
-// (AnyType for any) received over network ("" for any).
-func (l *queryLog) countOver(name string, qtype resolver.Type, network string) int {
+// (AnyType for any) received over network ("" for any), with the CD bit
+// set or not as cd says.
+func (l *queryLog) countOver(name string, qtype resolver.Type, network string, cd bool) int {
 	name = resolver.CanonicalName(name)
 	n := 0
 	for _, r := range l.all() {
-		if (name == "" || r.Name == name) && (qtype == AnyType || r.Type == qtype) && (network == "" || r.Net == network) {
+		if (name == "" || r.Name == name) && (qtype == AnyType || r.Type == qtype) && (network == "" || r.Net == network) && r.CD == cd {
 			n++
 		}
 	}

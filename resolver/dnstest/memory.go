@@ -14,7 +14,7 @@ import (
 // receive. A dropped reply returns a timeout at once (after any Delay), so
 // unit tests never wait on it. There is no UDP here, so Truncate changes
 // nothing: the answer is the full one a Client gets after its TCP retry.
-// Garbage gives ReasonMalformed, as with a Client.
+// Garbage gives ReasonMalformed, and Bogus ReasonDNSSEC, as with a Client.
 type Resolver struct {
 	zones  *Zones
 	faults faults
@@ -46,7 +46,7 @@ func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	if ctx.Err() != nil {
 		return resolver.Fail(resolver.ReasonCanceled)
 	}
-	r.log.add(name, qtype, "mem", 0)
+	r.log.add(name, qtype, "mem", 0, false)
 	q := dns.Question{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}
 	m, visited := r.zones.answer(q, true)
 	f := r.faults.lookup(visited, qtype)
@@ -66,9 +66,30 @@ func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type)
 		return resolver.Fail(resolver.ReasonTimeout)
 	case f.Rcode != 0:
 		m = &dns.Msg{MsgHdr: dns.MsgHdr{Rcode: f.Rcode}}
+	case f.Bogus:
+		// A Client asks again with CD, gets the answer and concludes.
+		m = &dns.Msg{MsgHdr: dns.MsgHdr{Rcode: dns.RcodeServerFailure}}
+		m.SetEdns0(dns.DefaultMsgSize, false)
+		a, _ := resolver.FromMsg(name, qtype, withEDE(m, f.EDE))
+		if a.Reason == resolver.ReasonServFail {
+			a.Reason = resolver.ReasonDNSSEC
+		}
+		return a
 	case f.Garbage:
 		return resolver.Fail(resolver.ReasonMalformed)
 	}
-	a, _ := resolver.FromMsg(name, qtype, m)
+	if f.EDE != 0 {
+		m.SetEdns0(dns.DefaultMsgSize, false)
+	}
+	a, _ := resolver.FromMsg(name, qtype, withEDE(m, f.EDE))
 	return a
+}
+
+// withEDE adds an Extended DNS Error option with code to m's OPT record,
+// when code is non-zero and m has one.
+func withEDE(m *dns.Msg, code uint16) *dns.Msg {
+	if opt := m.IsEdns0(); opt != nil && code != 0 {
+		opt.Option = append(opt.Option, &dns.EDNS0_EDE{InfoCode: code})
+	}
+	return m
 }

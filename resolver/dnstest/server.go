@@ -114,14 +114,20 @@ func (s *Server) SetFault(name string, qtype resolver.Type, f Fault) { s.faults.
 func (s *Server) Queries() []Received { return s.log.all() }
 
 // Count returns how many questions for name of type qtype (AnyType: any)
-// were received, over UDP and TCP together.
+// were received, over UDP and TCP together. Queries with the CD bit (a
+// Client's second ask after SERVFAIL) are not counted; see CountCD.
 func (s *Server) Count(name string, qtype resolver.Type) int { return s.log.count(name, qtype) }
+
+// CountCD is Count for the queries with the CD bit set.
+func (s *Server) CountCD(name string, qtype resolver.Type) int {
+	return s.log.countOver(name, qtype, "", true)
+}
 
 // CountOver is Count restricted to one transport, "udp" or "tcp"; name ""
 // counts every name. Tests use it to prove a truncated answer was asked
 // again over TCP.
 func (s *Server) CountOver(name string, qtype resolver.Type, network string) int {
-	return s.log.countOver(name, qtype, network)
+	return s.log.countOver(name, qtype, network, false)
 }
 
 // DelayAll holds back every answer for d, on top of the faults set for
@@ -164,7 +170,7 @@ func (s *Server) handler(network string) dns.HandlerFunc {
 		}
 		s.received.Add(1)
 		if !s.noLog.Load() {
-			s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize)
+			s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize, r.CheckingDisabled)
 		}
 		m, visited := s.zones.answer(q, false)
 		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
@@ -187,8 +193,11 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 	case f.Rcode != 0:
 		m = new(dns.Msg)
 		m.SetRcode(r, f.Rcode)
+	case f.Bogus && !r.CheckingDisabled:
+		m = new(dns.Msg)
+		m.SetRcode(r, dns.RcodeServerFailure)
 	case f.Garbage:
-		_, _ = w.Write([]byte{0xde, 0xad})
+		_, _ = w.Write(garbage(r.Id))
 		return
 	case f.Truncate && network == "udp":
 		m = new(dns.Msg)
@@ -205,6 +214,10 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 	if opt := r.IsEdns0(); opt != nil {
 		m.SetEdns0(opt.UDPSize(), false)
 		size = int(opt.UDPSize())
+		if f.EDE != 0 {
+			o := m.IsEdns0()
+			o.Option = append(o.Option, &dns.EDNS0_EDE{InfoCode: f.EDE})
+		}
 	}
 	if network == "udp" {
 		// A reply larger than the client's buffer is cut with the TC
@@ -212,4 +225,10 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 		m.Truncate(size)
 	}
 	_ = w.WriteMsg(m)
+}
+
+// garbage is a reply to the query with id that is not a DNS message: a
+// response header announcing one question, whose name is cut short.
+func garbage(id uint16) []byte {
+	return []byte{byte(id >> 8), byte(id), 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0, 0x3f, 'x'}
 }

@@ -1,0 +1,249 @@
+package resolver_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+func TestReasonSide(t *testing.T) {
+	t.Parallel()
+	want := map[resolver.Reason]resolver.Side{
+		resolver.ReasonNone:                 resolver.SideUnknown,
+		resolver.ReasonServFail:             resolver.SideUnknown,
+		resolver.ReasonRcode:                resolver.SideUnknown,
+		resolver.ReasonTimeout:              resolver.SideUnknown,
+		resolver.ReasonTruncated:            resolver.SideUnknown,
+		resolver.ReasonBudgetExhausted:      resolver.SideUnknown,
+		resolver.ReasonCanceled:             resolver.SideUnknown,
+		resolver.ReasonMalformed:            resolver.SideUnknown,
+		resolver.ReasonInvalidName:          resolver.SideUnknown,
+		resolver.ReasonDNSSEC:               resolver.SideDomain,
+		resolver.ReasonNoReachableAuthority: resolver.SideDomain,
+		resolver.ReasonCNAMELoop:            resolver.SideDomain,
+		resolver.ReasonCNAMEChain:           resolver.SideDomain,
+		resolver.ReasonSlow:                 resolver.SideDomain,
+		resolver.ReasonNetwork:              resolver.SideService,
+		resolver.ReasonRefused:              resolver.SideService,
+		resolver.ReasonResolverPolicy:       resolver.SideService,
+	}
+	for r, side := range want {
+		assert.Equal(t, side, r.Side(), "reason %q", r)
+	}
+	assert.Equal(t, "domain", resolver.SideDomain.String())
+	assert.Equal(t, "service", resolver.SideService.String())
+	assert.Equal(t, "unknown", resolver.SideUnknown.String())
+}
+
+// TestAttribution: every attribution of an error reply, with Extended DNS
+// Errors (RFC 8914) and the CD-bit test, over the wire and in memory.
+func TestAttribution(t *testing.T) {
+	t.Parallel()
+	z := zones(t)
+	const name = "a.resolver.test"
+	type tc struct {
+		name   string
+		qname  string
+		fault  dnstest.Fault
+		want   resolver.Answer
+		side   resolver.Side
+		cdAsks int // queries with CD the server must see
+		asks   int // queries without CD the server must see
+	}
+	fail := func(r resolver.Reason, rcode int, ede uint16) resolver.Answer {
+		a := inconclusive(r, rcode)
+		a.EDE = ede
+		return a
+	}
+	tests := []tc{
+		{"servfail-plain", name, dnstest.ServFail, fail(resolver.ReasonServFail, dns.RcodeServerFailure, 0), resolver.SideUnknown, 1, 1},
+		{"bogus-by-cd-test", name, dnstest.Bogus, fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, 0), resolver.SideDomain, 1, 2},
+		{"servfail-ede1-unknown-meaning", name, dnstest.ServFail.WithEDE(1), fail(resolver.ReasonServFail, dns.RcodeServerFailure, 1), resolver.SideUnknown, 1, 1},
+		{"ede22-no-reachable-authority", name, dnstest.ServFail.WithEDE(22), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 22), resolver.SideDomain, 0, 1},
+		{"ede23-network-error", name, dnstest.ServFail.WithEDE(23), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 23), resolver.SideDomain, 0, 1},
+		{"ede14-not-ready", name, dnstest.ServFail.WithEDE(14), fail(resolver.ReasonResolverPolicy, dns.RcodeServerFailure, 14), resolver.SideService, 0, 1},
+		{"ede18-prohibited", name, dnstest.Refused.WithEDE(18), fail(resolver.ReasonResolverPolicy, dns.RcodeRefused, 18), resolver.SideService, 0, 1},
+		{"refused-plain", name, dnstest.Refused, fail(resolver.ReasonRefused, dns.RcodeRefused, 0), resolver.SideService, 0, 1},
+		{"ede15-blocked-nxdomain", "missing.resolver.test", dnstest.Fault{EDE: 15}, fail(resolver.ReasonResolverPolicy, dns.RcodeNameError, 15), resolver.SideService, 0, 1},
+		{"ede17-filtered-answer", name, dnstest.Fault{EDE: 17}, fail(resolver.ReasonResolverPolicy, dns.RcodeSuccess, 17), resolver.SideService, 0, 1},
+	}
+	for code := uint16(6); code <= 12; code++ {
+		tests = append(tests, tc{fmt.Sprintf("ede%d-dnssec", code), name, dnstest.ServFail.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0, 1})
+		tests = append(tests, tc{fmt.Sprintf("ede%d-bogus-no-cd-needed", code), name, dnstest.Bogus.WithEDE(code), fail(resolver.ReasonDNSSEC, dns.RcodeServerFailure, code), resolver.SideDomain, 0, 1})
+	}
+	stale := found(rrA(name, "192.0.2.1"), rrA(name, "192.0.2.2"))
+	stale.EDE = 3
+	tests = append(tests, tc{"ede3-stale-answer-kept", name, dnstest.Fault{EDE: 3}, stale, resolver.SideUnknown, 0, 1})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := dnstest.Start(t, z)
+			srv.SetFault(tc.qname, dnstest.AnyType, tc.fault)
+			got := srv.Client(faultTimeout).Lookup(t.Context(), tc.qname, resolver.TypeA)
+			checkAnswer(t, got, tc.want)
+			assert.Equal(t, tc.side, got.Reason.Side())
+			assert.Equal(t, tc.cdAsks, srv.CountCD(tc.qname, resolver.TypeA), "questions asked with CD")
+			assert.Equal(t, tc.asks, srv.Count(tc.qname, resolver.TypeA), "questions asked without CD")
+			mem := dnstest.NewResolver(z)
+			mem.SetFault(tc.qname, dnstest.AnyType, tc.fault)
+			checkAnswer(t, mem.Lookup(t.Context(), tc.qname, resolver.TypeA), got)
+		})
+	}
+}
+
+// TestCDTestTransient: a SERVFAIL that heals by the time the CD test asks
+// again is no DNSSEC failure: the answer then is taken.
+func TestCDTestTransient(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	plain := 0
+	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
+		mu.Lock()
+		if !q.CheckingDisabled {
+			plain++
+		}
+		first := plain == 1 && !q.CheckingDisabled
+		mu.Unlock()
+		if first {
+			m := new(dns.Msg)
+			m.SetRcode(q, dns.RcodeServerFailure)
+			s.send(t, m, from)
+			return
+		}
+		s.send(t, answerA(q, "192.0.2.1"), from)
+	})
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: faultTimeout, Attempts: 1}
+	a := c.Lookup(t.Context(), "flaky.example.test", resolver.TypeA)
+	require.Equal(t, resolver.Found, a.Outcome, show(a))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, plain)
+}
+
+// TestAttributionCNAME: a loop and an over-long chain are the domain's.
+func TestAttributionCNAME(t *testing.T) {
+	t.Parallel()
+	c := client(dnstest.Start(t, zones(t)))
+	loop := c.Lookup(t.Context(), "loop1.resolver.test", resolver.TypeA)
+	assert.Equal(t, resolver.ReasonCNAMELoop, loop.Reason)
+	assert.Equal(t, resolver.SideDomain, loop.Reason.Side())
+	chain := c.Lookup(t.Context(), "chain9.resolver.test", resolver.TypeA)
+	assert.Equal(t, resolver.ReasonCNAMEChain, chain.Reason)
+	assert.Equal(t, resolver.SideDomain, chain.Reason.Side())
+}
+
+// TestAttributionSlow: a question the resolver leaves unanswered until
+// the deadline while it answers others is ReasonSlow (the domain's); with
+// nothing answered at all it is ReasonTimeout (undetermined: Probe tells).
+func TestAttributionSlow(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
+	c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	done := make(chan resolver.Answer, 1)
+	go func() { done <- c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA) }()
+	waitFor(t, func() bool { return srv.Count("nodata.resolver.test", resolver.TypeA) >= 1 })
+	other := c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+	require.Equal(t, resolver.Found, other.Outcome, show(other))
+	slow := <-done
+	checkAnswer(t, slow, inconclusive(resolver.ReasonSlow, -1))
+	assert.Equal(t, resolver.SideDomain, slow.Reason.Side())
+	assert.Greater(t, srv.Count("nodata.resolver.test", resolver.TypeA), 1, "asked again until the deadline")
+
+	lone := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel2()
+	timeout := lone.Lookup(ctx2, "nodata.resolver.test", resolver.TypeA)
+	checkAnswer(t, timeout, inconclusive(resolver.ReasonTimeout, -1))
+	assert.Equal(t, resolver.SideUnknown, timeout.Reason.Side())
+}
+
+// TestAttributionUnreachable: a resolver nobody listens on is the
+// service's fault.
+func TestAttributionUnreachable(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	free := pc.LocalAddr().String()
+	require.NoError(t, pc.Close())
+	c := &resolver.Client{Servers: []string{free}}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	a := c.Lookup(ctx, "a.example.test", resolver.TypeA)
+	assert.Equal(t, resolver.ReasonNetwork, a.Reason, show(a))
+	assert.Equal(t, resolver.SideService, a.Reason.Side())
+	err = c.Probe(ctx)
+	assert.ErrorIs(t, err, resolver.ErrProbe)
+}
+
+// TestProbe: the control question passes against a working resolver and
+// fails against one that SERVFAILs everything or has no root.
+func TestProbe(t *testing.T) {
+	t.Parallel()
+	root := dnstest.MustParse(t, ". 300 IN NS a.root-servers.test.\na.root-servers.test. 300 IN A 127.0.0.1\n")
+	good := dnstest.Start(t, root)
+	require.NoError(t, good.Client(faultTimeout).Probe(t.Context()))
+	assert.Equal(t, 1, good.Count(".", resolver.TypeNS))
+
+	broken := dnstest.Start(t, root)
+	broken.SetFault(".", dnstest.AnyType, dnstest.ServFail)
+	err := broken.Client(faultTimeout).Probe(t.Context())
+	require.ErrorIs(t, err, resolver.ErrProbe)
+	assert.Contains(t, err.Error(), string(resolver.ReasonServFail))
+
+	rootless := dnstest.Start(t, zones(t))
+	assert.ErrorIs(t, rootless.Client(faultTimeout).Probe(t.Context()), resolver.ErrProbe)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	assert.ErrorIs(t, good.Client(faultTimeout).Probe(ctx), resolver.ErrProbe)
+}
+
+// TestNewFieldsPassThrough: the Cache and the Scan hand EDE and the AD
+// bit on untouched.
+func TestNewFieldsPassThrough(t *testing.T) {
+	t.Parallel()
+	answers := map[string]resolver.Answer{
+		"bogus.test": {Outcome: resolver.Inconclusive, Reason: resolver.ReasonDNSSEC, Rcode: dns.RcodeServerFailure, EDE: 6},
+		"signed.test": {Outcome: resolver.Found, Authentic: true, EDE: 3,
+			Records: []resolver.Record{{Name: "signed.test", Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}}},
+	}
+	below := resolver.Func(func(_ context.Context, name string, _ resolver.Type) resolver.Answer { return answers[name] })
+	scan := resolver.NewScan(resolver.NewCache(below, 0), 0)
+	for round := 0; round < 2; round++ {
+		for name, want := range answers {
+			checkAnswer(t, scan.Lookup(t.Context(), name, resolver.TypeA), want)
+		}
+	}
+}
+
+// TestScanKeepsDeadlineReason: through a Scan, a lookup the deadline
+// ended reports why (here ReasonTimeout), not ReasonCanceled, although
+// the caller's context has ended by the time the answer is in.
+func TestScanKeepsDeadlineReason(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, zones(t))
+	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
+	for i := 0; i < 5; i++ {
+		c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
+		ctx, cancel := context.WithTimeout(t.Context(), 250*time.Millisecond)
+		a := resolver.NewScan(c, 0).Lookup(ctx, "nodata.resolver.test", resolver.TypeA)
+		cancel()
+		checkAnswer(t, a, inconclusive(resolver.ReasonTimeout, -1))
+	}
+}
+
+var _ resolver.Prober = (*resolver.Client)(nil)

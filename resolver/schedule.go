@@ -1,0 +1,109 @@
+package resolver
+
+import "time"
+
+// Schedule says how long each attempt of one question waits for its reply
+// (see the package doc, "Retries"). Attempt k (0-based) waits First plus a
+// quarter of First for every attempt before it, capped at Max, and never
+// past the lookup's deadline.
+type Schedule struct {
+	// First is the timeout of the first attempt.
+	First time.Duration
+	// Max caps the timeout of one attempt; it is at least First.
+	Max time.Duration
+	// Attempts caps the attempts; 0 means as many as the deadline allows.
+	Attempts int
+}
+
+// Timeout returns how long attempt k (0-based) waits for its reply.
+func (s Schedule) Timeout(k int) time.Duration {
+	step := s.First / 4
+	t := s.First + time.Duration(min(k, 1<<16))*step
+	return max(min(t, s.Max), s.First)
+}
+
+// actKind is what a retry tells its driver to do next.
+type actKind int
+
+const (
+	actSend actKind = iota // send an attempt to server, then wait until until
+	actWait                // wait for a reply until until
+	actStop                // give up: no attempt is left
+)
+
+// action is one decision of a retry.
+type action struct {
+	kind   actKind
+	server int       // actSend: the index of the server to ask
+	until  time.Time // actSend, actWait: when the latest attempt times out
+}
+
+// retry decides, for one question, when which server is asked and when
+// the lookup gives up. It is pure: the driver (Client.attempts) feeds it
+// the time and the error replies, and does what it says. Attempts rotate
+// over the servers that have not replied with an error; an attempt is
+// sent when the previous one timed out, or at once when the server of the
+// previous one replied with an error. The lookup ends when every server
+// has replied with an error, when Attempts attempts have timed out, or at
+// the deadline. Replies to earlier attempts are taken until then (the
+// driver keeps their IDs registered).
+type retry struct {
+	sched    Schedule
+	deadline time.Time
+	failed   []bool // servers that replied with an error
+	nfailed  int
+	sent     int       // attempts sent
+	rot      int       // next server in the rotation
+	last     int       // server of the latest attempt
+	waitEnd  time.Time // when the latest attempt times out
+}
+
+func newRetry(sched Schedule, servers int, deadline time.Time) *retry {
+	return &retry{sched: sched, deadline: deadline, failed: make([]bool, servers), last: -1}
+}
+
+// next returns what to do at now.
+func (r *retry) next(now time.Time) action {
+	switch {
+	case r.nfailed == len(r.failed) || !now.Before(r.deadline):
+		return action{kind: actStop}
+	case r.sent > 0 && now.Before(r.waitEnd):
+		return action{kind: actWait, until: r.waitEnd}
+	case r.sched.Attempts > 0 && r.sent >= r.sched.Attempts:
+		return action{kind: actStop}
+	}
+	for r.failed[r.rot%len(r.failed)] {
+		r.rot++
+	}
+	server := r.rot % len(r.failed)
+	r.rot++
+	end := now.Add(r.sched.Timeout(r.sent))
+	if end.After(r.deadline) {
+		end = r.deadline
+	}
+	r.sent++
+	r.last, r.waitEnd = server, end
+	return action{kind: actSend, server: server, until: end}
+}
+
+// fail records that server replied with an error (an error RCODE, an
+// undecodable reply, an unreachable port): it is not asked again, and
+// when it was asked last the next attempt is due at once.
+func (r *retry) fail(server int, now time.Time) {
+	if server < 0 || server >= len(r.failed) {
+		return
+	}
+	if !r.failed[server] {
+		r.failed[server] = true
+		r.nfailed++
+	}
+	if server == r.last && now.Before(r.waitEnd) {
+		r.waitEnd = now
+	}
+}
+
+// allFailed reports whether every server replied with an error.
+func (r *retry) allFailed() bool { return r.nfailed == len(r.failed) }
+
+// attempts returns how many attempts were sent.
+func (r *retry) attempts() int { return r.sent }
