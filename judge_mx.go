@@ -57,9 +57,9 @@ func judgeMX(res mx.Result) verdict {
 	case mx.KindInconclusive:
 		return inconclusiveVerdict(nil)
 	case mx.KindNXDomain:
-		return judge(mxNXDomain, nil, nil, nil)
+		return judge(mxNXDomain, nil, []LocalizedText{mxFactNXDomain.with()}, nil)
 	case mx.KindNone:
-		return judge(mxNone, nil, nil, nil)
+		return judge(mxNone, nil, []LocalizedText{mxFactNone.with()}, nil)
 	case mx.KindNull:
 		return judgeState(mxNull, rulesFor(res.Findings, mxRules, nil), []LocalizedText{mxFactNull.with()}, nil)
 	}
