@@ -86,22 +86,22 @@ func spfLimitShare(res spf.Result) []LocalizedText {
 
 // DKIM: what each finding that leaves no key means for a verifier.
 var dkimWhy = map[dkim.Code]text{
-	dkim.CodeNoRecord:        msg("验证方按签名中的选择器在对应的 _domainkey 名称下查找公钥；这里查不到任何 TXT 记录，签名就无法验证，邮件会被当作签名无效。", "Verifiers look the key up by the signature's selector under its _domainkey name; with no TXT record there, the signature cannot be verified and counts as failed."),
-	dkim.CodeDanglingCNAME:   msg("别名指向的名称不存在时，查找会以“名称不存在”结束，效果与没有密钥记录相同。", "When an alias points to a name that does not exist, the lookup ends with no such name, just as if there were no key record."),
-	dkim.CodeMultipleRecords: msg("RFC 6376 只允许一个选择器下有一条密钥记录；有多条时，不同的验证方可能取到不同的记录。", "RFC 6376 expects one key record per selector; with several, different verifiers may pick different records."),
-	dkim.CodeNotDKIMRecord:   msg("验证方只接受由“标签=值”组成、以分号分隔的密钥记录，其他内容的 TXT 记录都会被丢弃。", "Verifiers accept only a semicolon-separated list of tag=value pairs as a key record and discard any other TXT content."),
-	dkim.CodeInvalidVersion:  msg("v= 标签是可选的，但一旦出现，它的值就必须是 DKIM1，否则整条记录都会被丢弃。", "The v= tag is optional, but when present its value must be DKIM1, or the whole record is discarded."),
-	dkim.CodeVersionNotFirst: msg("RFC 6376 要求 v= 标签如果出现，必须是记录中的第一个标签。", "RFC 6376 requires the v= tag, when present, to be the first tag of the record."),
-	dkim.CodeDuplicateTag:    msg("RFC 6376 规定，同一个标签出现两次的记录无效，验证方会丢弃整条记录，而不是取其中一个值。", "Under RFC 6376 a record that names a tag twice is invalid: verifiers discard the whole record rather than pick one of the values."),
-	dkim.CodeKeyMissing:      msg("p= 是密钥记录唯一必需的标签；没有它，记录中就没有可供验证的公钥。", "p= is the one required tag of a key record; without it the record holds no public key to verify with."),
-	dkim.CodeKeyRevoked:      msg("p= 标签存在但值为空，这是 RFC 6376 规定的吊销方式：验证方会把用该密钥做的签名判为失败，而不是当作未签名。", "The p= tag is present but empty, which is how RFC 6376 revokes a key: verifiers fail signatures made with it instead of treating mail as unsigned."),
-	dkim.CodeInvalidBase64:   msg("p= 的值必须是 Base64 编码的公钥；无法解码时，验证方得不到任何密钥。", "The value of p= must be a Base64-encoded public key; when it cannot be decoded, verifiers get no key at all."),
-	dkim.CodeInvalidKey:      msg("p= 的值能按 Base64 解码，但解码结果不是 RSA 公钥结构，验证方无法使用。", "The value of p= decodes from Base64, but the result is not an RSA public key structure, so verifiers cannot use it."),
-	dkim.CodeUnknownKeyType:  msg("验证方只实现了 rsa 和 ed25519 两种密钥类型（dsa 等从未被 DKIM 定义），其他 k= 值的记录会被当作没有可用密钥。", "Verifiers implement only the rsa and ed25519 key types (dsa and others were never defined for DKIM); a record with another k= value has no usable key."),
-	dkim.CodeSHA256NotAllowed: msg("h= 标签列出密钥允许的哈希算法；不含 sha256 时，现代签名都不被允许，而 RFC 8301 已禁止验证方接受 SHA-1。", "The h= tag lists the hash algorithms the key allows; without sha256 no modern signature is allowed, and RFC 8301 forbids verifiers to accept SHA-1."),
-	dkim.CodeServiceNotEmail:  msg("s= 标签限定密钥的用途；不含 email 或 * 时，验证方不会用它验证邮件签名。", "The s= tag limits what the key may be used for; without email or *, verifiers do not use it for mail signatures."),
+	dkim.CodeNoRecord:             msg("验证方按签名中的选择器在对应的 _domainkey 名称下查找公钥；这里查不到任何 TXT 记录，签名就无法验证，邮件会被当作签名无效。", "Verifiers look the key up by the signature's selector under its _domainkey name; with no TXT record there, the signature cannot be verified and counts as failed."),
+	dkim.CodeDanglingCNAME:        msg("别名指向的名称不存在时，查找会以“名称不存在”结束，效果与没有密钥记录相同。", "When an alias points to a name that does not exist, the lookup ends with no such name, just as if there were no key record."),
+	dkim.CodeMultipleRecords:      msg("RFC 6376 只允许一个选择器下有一条密钥记录；有多条时，不同的验证方可能取到不同的记录。", "RFC 6376 expects one key record per selector; with several, different verifiers may pick different records."),
+	dkim.CodeNotDKIMRecord:        msg("验证方只接受由“标签=值”组成、以分号分隔的密钥记录，其他内容的 TXT 记录都会被丢弃。", "Verifiers accept only a semicolon-separated list of tag=value pairs as a key record and discard any other TXT content."),
+	dkim.CodeInvalidVersion:       msg("v= 标签是可选的，但一旦出现，它的值就必须是 DKIM1，否则整条记录都会被丢弃。", "The v= tag is optional, but when present its value must be DKIM1, or the whole record is discarded."),
+	dkim.CodeVersionNotFirst:      msg("RFC 6376 要求 v= 标签如果出现，必须是记录中的第一个标签。", "RFC 6376 requires the v= tag, when present, to be the first tag of the record."),
+	dkim.CodeDuplicateTag:         msg("RFC 6376 规定，同一个标签出现两次的记录无效，验证方会丢弃整条记录，而不是取其中一个值。", "Under RFC 6376 a record that names a tag twice is invalid: verifiers discard the whole record rather than pick one of the values."),
+	dkim.CodeKeyMissing:           msg("p= 是密钥记录唯一必需的标签；没有它，记录中就没有可供验证的公钥。", "p= is the one required tag of a key record; without it the record holds no public key to verify with."),
+	dkim.CodeKeyRevoked:           msg("p= 标签存在但值为空，这是 RFC 6376 规定的吊销方式：验证方会把用该密钥做的签名判为失败，而不是当作未签名。", "The p= tag is present but empty, which is how RFC 6376 revokes a key: verifiers fail signatures made with it instead of treating mail as unsigned."),
+	dkim.CodeInvalidBase64:        msg("p= 的值必须是 Base64 编码的公钥；无法解码时，验证方得不到任何密钥。", "The value of p= must be a Base64-encoded public key; when it cannot be decoded, verifiers get no key at all."),
+	dkim.CodeInvalidKey:           msg("p= 的值能按 Base64 解码，但解码结果不是 RSA 公钥结构，验证方无法使用。", "The value of p= decodes from Base64, but the result is not an RSA public key structure, so verifiers cannot use it."),
+	dkim.CodeUnknownKeyType:       msg("验证方只实现了 rsa 和 ed25519 两种密钥类型（dsa 等从未被 DKIM 定义），其他 k= 值的记录会被当作没有可用密钥。", "Verifiers implement only the rsa and ed25519 key types (dsa and others were never defined for DKIM); a record with another k= value has no usable key."),
+	dkim.CodeSHA256NotAllowed:     msg("h= 标签列出密钥允许的哈希算法；不含 sha256 时，现代签名都不被允许，而 RFC 8301 已禁止验证方接受 SHA-1。", "The h= tag lists the hash algorithms the key allows; without sha256 no modern signature is allowed, and RFC 8301 forbids verifiers to accept SHA-1."),
+	dkim.CodeServiceNotEmail:      msg("s= 标签限定密钥的用途；不含 email 或 * 时，验证方不会用它验证邮件签名。", "The s= tag limits what the key may be used for; without email or *, verifiers do not use it for mail signatures."),
 	dkim.CodeInvalidEd25519Length: msg("Ed25519 公钥以原始 %d 字节的形式放在 p= 中，而不是像 RSA 那样的证书结构。", "An Ed25519 public key goes in p= as its raw %d bytes, not in a certificate structure like an RSA key.", dkim.Ed25519KeySize),
-	dkim.CodeKeyTooShort:      msg("RFC 8301 要求验证方拒绝短于 %d 位的 RSA 密钥所做的签名。", "RFC 8301 requires verifiers to reject signatures made with RSA keys shorter than %d bits.", dkim.MinRSABits),
+	dkim.CodeKeyTooShort:          msg("RFC 8301 要求验证方拒绝短于 %d 位的 RSA 密钥所做的签名。", "RFC 8301 requires verifiers to reject signatures made with RSA keys shorter than %d bits.", dkim.MinRSABits),
 }
 
 // dkimExplain returns the sentence of the worst finding that has one in
