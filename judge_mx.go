@@ -38,6 +38,8 @@ func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
 		nullMX: res.Kind == mx.KindNull,
+
+		nxdomain: res.Kind == mx.KindNXDomain,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
 	return judgeMX(res)
