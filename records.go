@@ -33,8 +33,10 @@ type Records struct {
 	// each with what it costs and the includes of its own target.
 	SPFIncludes []SPFInclude
 	// SPFLookups is the DNS lookup count of the whole policy, as the SPF
-	// check counts it (nil when it has no unique parsed record).
-	SPFLookups *int
+	// check counts it (nil when it has no unique parsed record), and
+	// SPFLookupLimit the limit (spf.MaxLookups).
+	SPFLookups     *int
+	SPFLookupLimit int
 	// DMARC lists the DMARC records at DMARCAt, the _dmarc name where
 	// policy discovery found the applicable record ("" when none).
 	DMARC   []string
@@ -52,9 +54,10 @@ type Records struct {
 	DKIMAt string
 	// MX lists the domain's MX records by preference.
 	MX []MXRecord
-	// PTR lists the names the sending IP's PTR records give (none without
-	// a sending IP).
-	PTR []string
+	// PTR lists the names the PTR records of PTRFor, the sending IP, give
+	// (both empty without a sending IP).
+	PTR    []string
+	PTRFor string
 	// CAA lists the relevant CAA set (RFC 8659 §3), found at CAAAt: the
 	// domain or its closest ancestor with CAA records ("" when none).
 	CAA   []CAARecord
@@ -147,6 +150,7 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 		if err != nil {
 			return Records{}, fmt.Errorf("mailauth: reverse name: %w", err)
 		}
+		c.out.PTRFor = ip.String()
 		c.out.PTR = c.r.Lookup(ctx, strings.TrimSuffix(rev, "."), resolver.TypePTR).Targets()
 	}
 	c.caa(ctx, d.ASCII)
@@ -170,7 +174,7 @@ func (c *collector) txt(ctx context.Context, name string) []string {
 func (c *collector) spf(ctx context.Context, domain string) {
 	c.out.SPF = spf.Select(c.txt(ctx, domain))
 	res := spf.Check(ctx, c.r, domain)
-	c.out.SPFLookups = res.LookupCount
+	c.out.SPFLookups, c.out.SPFLookupLimit = res.LookupCount, res.LookupLimit
 	if len(c.out.SPF) == 1 {
 		c.out.SPFIncludes = c.includes(ctx, c.out.SPF[0], res.Includes, 0)
 	}
