@@ -121,7 +121,7 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 			return Records{}, err
 		}
 	}
-	c := &collector{r: &memo{r: s.cfg.Resolver, m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
+	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)
 	c.out.MTASTS = mtasts.Select(c.txt(ctx, "_mta-sts."+d.ASCII))

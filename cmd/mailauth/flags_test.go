@@ -132,12 +132,9 @@ func TestHelpDocumentsFlagsAndEnv(t *testing.T) {
 	} {
 		var out, errOut strings.Builder
 		code := run(t.Context(), []string{cmd, "-h"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-		help := errOut.String()
-		if cmd != "serve" { // scan and ptr print asked-for help to standard output
-			help = out.String()
-			if errOut.Len() != 0 {
-				t.Errorf("%s -h wrote to stderr: %q", cmd, errOut.String())
-			}
+		help := out.String() // asked-for help goes to standard output
+		if errOut.Len() != 0 {
+			t.Errorf("%s -h wrote to stderr: %q", cmd, errOut.String())
 		}
 		if code != exitOK {
 			t.Errorf("%s -h: exit %d", cmd, code)

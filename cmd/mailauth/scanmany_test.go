@@ -158,7 +158,7 @@ func TestScanSeveralDomains(t *testing.T) {
 // exit 0, and describe the new flags.
 func TestScanHelpToStdout(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"scan", "ptr", "spf-eval"} {
+	for _, cmd := range []string{"scan", "ptr", "spf-eval", "serve", "stats"} {
 		code, out, errOut := runCLI(t, nil, cmd, "-h")
 		assert.Equal(t, exitOK, code, cmd)
 		assert.Empty(t, errOut, cmd)
@@ -209,4 +209,18 @@ func TestDNSServersDefaultPort(t *testing.T) {
 	assert.Equal(t, []string{"9.9.9.9:53", "[2620:fe::fe]:53", "[2620:fe::9]:53", "127.0.0.1:5353", "[::1]:53"}, got)
 	_, err = parseDNSServers("dns.example")
 	assert.ErrorContains(t, err, "such as 9.9.9.9")
+}
+
+// TestPtrCSV: ptr -format csv prints a header and the check's row.
+func TestPtrCSV(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZoneFile}, nil)
+	code, out, errOut := runCLI(t, map[string]string{"LANG": "zh_CN.UTF-8"}, "ptr", "-format", "csv", "-dns", lab.DNS.Addr(), "8.8.8.8")
+	require.Equal(t, exitOK, code, errOut)
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	assert.Equal(t, ptrCSVHeader, rows[0])
+	assert.Equal(t, []string{"8.8.8.8", "ptr", "pass", "info"}, rows[1][:4])
+	assert.Contains(t, rows[1][4], "正向确认通过", "the -lang side of the summary")
 }
