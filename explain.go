@@ -23,8 +23,8 @@ var (
 		"记录中的 %[1]d 个 include 共占 %[2]d 次查询，记录自身的其他项占 %[3]d 次。",
 		"The record's %d includes take %d of the lookups; its other terms take %d.")
 	spfFactIncludesEach = msg(
-		"每个 include 都只占 1 次查询，它们引用的记录不再引起查询，因此次数来自 include 本身的数量。",
-		"Each include costs exactly 1 lookup (the records behind them cause no further lookups), so the count comes from the number of includes itself.")
+		"每个 include 都只占 1 次查询（它们引用的记录不再引起别的查询），所以 include 占用的查询次数就等于 include 的个数。",
+		"Each include costs exactly 1 lookup (the records behind them cause no further lookups), so the includes' share of the count is simply their number.")
 	spfFactOwnTerms = msg(
 		"记录中没有 include，这些查询全部来自记录自身的 a、mx、ptr、exists 项和 redirect。",
 		"The record has no include: all of these lookups come from its own a, mx, ptr and exists terms and its redirect.")
