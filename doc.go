@@ -11,6 +11,12 @@
 // result never carries raw records, hostnames, addresses, URIs, policy text
 // or key material: only counts, states and the caller's own inputs.
 //
+// The one exception is [Scanner.Records], a separate call for a person
+// scanning their own domain on their own machine (the CLI's scan
+// -records): it returns the raw records behind a scan, through the
+// Scanner's resolver. The HTTP service never calls it, and what it returns
+// must never be logged, stored or sent.
+//
 // Input normalization (domains given as names, URLs or mailboxes; sending
 // IPs that must be public; DKIM selectors) lives here too, so that the
 // library, the CLI and the HTTP service accept exactly the same inputs.

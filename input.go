@@ -116,6 +116,10 @@ type Domain struct {
 	// (idna.Display.ToUnicode of ASCII). When no label of ASCII is an
 	// xn-- label, Unicode equals ASCII, whatever the input looked like.
 	Unicode string
+	// WWWDropped reports that the input was an http(s) URL whose host
+	// began with a www. label, which was dropped: the mail domain of
+	// https://www.example.com/ is example.com.
+	WWWDropped bool
 }
 
 // InputError reports an invalid request field. It never carries the
@@ -201,7 +205,8 @@ const asciiSpace = " \t\n\v\f\r"
 // its host or a mailbox to its domain; strip one trailing dot; reject
 // empty labels, IP targets and ambiguous numeric forms; map with UTS #46
 // (IDNA lookup profile, non-transitional); then check label and name
-// lengths, require two labels, and refuse special-use names. The error
+// lengths, require two labels, and refuse special-use names; finally drop
+// the leading www. label of a URL's host (Domain.WWWDropped). The error
 // is always an *InputError with Field "domain".
 func NormalizeDomain(input string) (Domain, error) {
 	if rule := checkLength(input, MinDomainLen, MaxDomainLen); rule != "" {
@@ -221,7 +226,23 @@ func NormalizeDomain(input string) (Domain, error) {
 	if rule != "" {
 		return Domain{}, inputErr(FieldDomain, rule)
 	}
-	return Domain{ASCII: host, Unicode: displayName(host)}, nil
+	dropped := false
+	if strings.Contains(s, "://") {
+		host, dropped = dropWWW(host)
+	}
+	return Domain{ASCII: host, Unicode: displayName(host), WWWDropped: dropped}, nil
+}
+
+// dropWWW removes the leading www. label of a URL's normalized host
+// (step 10): a web address names the web server, and the mail domain is
+// the name below it. The label stays when what is left would not be a
+// valid name to scan (www.com stays www.com).
+func dropWWW(host string) (string, bool) {
+	rest, ok := strings.CutPrefix(host, "www.")
+	if !ok || checkASCII(rest) != "" {
+		return host, false
+	}
+	return rest, true
 }
 
 // checkLength applies a contract length bound, counted in code points.

@@ -54,7 +54,7 @@ func judgeCAA(res caa.Result) verdict {
 	findings := append(rulesFor(set.Findings, caaRules, nil), caaMTASTSRules(set, res.MTASTS)...)
 	facts := []LocalizedText{caaFactNone.with()}
 	if set.Outcome == resolver.Found {
-		facts = notes(set.Findings, caaNotes)
+		facts = append(caaExplain(set), notes(set.Findings, caaNotes)...)
 		if set.IssuerCount > 0 {
 			facts = append(facts, caaFactIssuers.with(set.IssuerCount))
 		}

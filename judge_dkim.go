@@ -60,7 +60,7 @@ func judgeDKIM(res dkim.Result) verdict {
 }
 
 func dkimFacts(res dkim.Result) []LocalizedText {
-	var out []LocalizedText
+	out := dkimExplain(res)
 	switch res.KeyType {
 	case dkim.KeyTypeRSA:
 		if res.KeyBits > 0 {

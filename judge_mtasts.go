@@ -147,6 +147,9 @@ type mxFacts struct {
 	known  bool     // the MX lookup was conclusive
 	hosts  []string // the exchanges (or the domain, for an implicit MX); never serialised
 	nullMX bool     // the domain publishes a null MX (RFC 7505)
+	// nxdomain: the domain itself does not exist (the overall summary
+	// says so first, see nxdomainFirst)
+	nxdomain bool
 }
 
 // waitMX waits for the mx check. When ctx ends first, or the MX lookup

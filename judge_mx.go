@@ -38,6 +38,8 @@ func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
 		nullMX: res.Kind == mx.KindNull,
+
+		nxdomain: res.Kind == mx.KindNXDomain,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
 	return judgeMX(res)
@@ -57,9 +59,9 @@ func judgeMX(res mx.Result) verdict {
 	case mx.KindInconclusive:
 		return inconclusiveVerdict(nil)
 	case mx.KindNXDomain:
-		return judge(mxNXDomain, nil, nil, nil)
+		return judge(mxNXDomain, nil, []LocalizedText{mxFactNXDomain.with()}, nil)
 	case mx.KindNone:
-		return judge(mxNone, nil, nil, nil)
+		return judge(mxNone, nil, []LocalizedText{mxFactNone.with()}, nil)
 	case mx.KindNull:
 		return judgeState(mxNull, rulesFor(res.Findings, mxRules, nil), []LocalizedText{mxFactNull.with()}, nil)
 	}

@@ -55,7 +55,7 @@ func judgePTR(ip netip.Addr, res ptr.Result) verdict {
 	}
 	facts := []LocalizedText{ptrFactNames.with(valueOf(res.NameCount), res.ForwardQueries)}
 	if codeSet(res.Findings)[ptr.CodeNoPTR] {
-		return judge(ptrNoPTR, nil, nil, d)
+		return judge(ptrNoPTR, nil, []LocalizedText{ptrFactNoPTR.with()}, d)
 	}
 	main := ptrPass
 	switch {

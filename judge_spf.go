@@ -178,6 +178,7 @@ func spfFacts(res spf.Result) []LocalizedText {
 		out = append(out, spfFactNoRecord.with())
 	}
 	out = append(out, spfPrecise(res, has)...)
+	out = append(out, spfExplain(res, has)...)
 	if res.LookupCount != nil && !has[spf.CodeLookupLimitExceeded] {
 		if res.LookupComplete {
 			out = append(out, spfFactCount.with(*res.LookupCount))

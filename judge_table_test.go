@@ -41,6 +41,9 @@ func (row verdictRow) check(t *testing.T) {
 	if want := row.summary.format(row.args...); v.summary != want {
 		t.Errorf("%s: summary %q, want %q", row.name, v.summary.EN, want.EN)
 	}
+	if len(v.details) == 0 {
+		t.Errorf("%s: no details: the card would say only %q", row.name, txtNoDetails.en)
+	}
 	d := joinTexts(v.details)
 	for _, x := range row.details {
 		if !sentencePattern(x.en).MatchString(d.EN) || !sentencePattern(x.zh).MatchString(d.ZH) {

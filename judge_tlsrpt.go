@@ -52,7 +52,7 @@ func judgeTLSRPT(res tlsrpt.Result, mxs func() mxFacts) verdict {
 	if !*res.Configured && *res.RecordCount == 1 {
 		applied = append(applied, rptInvalid)
 	}
-	facts := notes(res.Findings, rptNotes)
+	facts := append(tlsrptExplain(res), notes(res.Findings, rptNotes)...)
 	if *res.Configured {
 		facts = append(facts, rptFactDest.with(*res.DestinationCount, *res.MailtoDestinationCount, *res.HTTPSDestinationCount))
 	}

@@ -27,7 +27,8 @@ type Config struct {
 	// DNSServers.
 	Resolver resolver.Resolver
 	// DNSServers are "host:port" recursive resolvers for the default
-	// Resolver; empty means /etc/resolv.conf.
+	// Resolver; a host without a port ("9.9.9.9", "2620:fe::fe") means
+	// port 53. Empty means /etc/resolv.conf.
 	DNSServers []string
 	// HTTPSPort is the port of the MTA-STS policy fetch (lab use); 0 = 443.
 	HTTPSPort int
@@ -79,7 +80,7 @@ const tlsSessions = 4096
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
 	if cfg.Resolver == nil {
-		cfg.Resolver = &resolver.Client{Servers: cfg.DNSServers}
+		cfg.Resolver = &resolver.Client{Servers: withDNSPort(cfg.DNSServers)}
 	}
 	if cfg.ScanTimeout <= 0 {
 		cfg.ScanTimeout = DefaultScanTimeout

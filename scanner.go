@@ -185,6 +185,7 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 		Checks:        checks,
 		Disclaimer:    txtDisclaimer.with(),
 	}
+	out.Summary = r.nxdomainFirst(out.Summary)
 	if r.sel != "" {
 		sel := r.sel
 		out.DKIMSelector = &sel

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mailauth/mailauth"
 )
@@ -38,16 +39,45 @@ func bindEnv(fs *flag.FlagSet, getenv env, names ...string) error {
 		f.Usage += " (env " + ev + ")"
 		if v := getenv(ev); v != "" {
 			if err := fs.Set(name, v); err != nil {
-				return fmt.Errorf("%s: %w", ev, err)
+				return envError(ev, v, f, err)
 			}
 		}
 	}
 	return nil
 }
 
+// envError explains an environment variable that does not parse: it
+// names the form the value must take. The value is quoted only for the
+// plain types (numbers, booleans, durations), never for a string flag's
+// own check, whose value may be a secret.
+func envError(name, value string, f *flag.Flag, err error) error {
+	form := ""
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			form = "true or false (also 1, 0, t, f)"
+		case int, int64, uint, uint64:
+			form = "a whole number such as 8080"
+		case float64:
+			form = "a number such as 0.5"
+		case time.Duration:
+			form = "a duration such as 30s, 2m or 1h30m"
+		}
+	}
+	if form == "" {
+		return fmt.Errorf("%s: %w (the value must be what -%s takes; see its -h text)", name, err, f.Name)
+	}
+	return fmt.Errorf("%s=%q: not %s (the form -%s takes)", name, cleanText(value), form, f.Name)
+}
+
 // parseInterspersed parses args allowing flags after positional
 // arguments ("scan example.com -json"), and returns the positionals.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	if out, ok := fs.Output().(cliOutput); ok && helpRequested(args) {
+		fs.SetOutput(out.help) // asked for: standard output, exit 0
+		fs.Usage()
+		return nil, flag.ErrHelp
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -63,6 +93,20 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// helpRequested reports a -h, -help, --h or --help argument before "--":
+// the flag package's help flags.
+func helpRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // consumedDashDash reports whether the flag package stopped at "--":
@@ -121,18 +165,23 @@ func (s *scannerFlags) config() (mailauth.Config, error) {
 	return cfg, nil
 }
 
-// parseDNSServers reads "ip[,ip:port,[v6]:port,...]" into host:port
-// addresses. Resolvers must be IP addresses: naming one would need DNS.
+// parseDNSServers reads "ip[,ip:port,[v6],[v6]:port,...]" into host:port
+// addresses; an address without a port means port 53. Resolvers must be
+// IP addresses: naming one would need DNS.
 func parseDNSServers(s string) ([]string, error) {
 	var out []string
 	for _, f := range splitList(s) {
-		if a, err := netip.ParseAddr(f); err == nil {
+		bare := f
+		if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
+			bare = f[1 : len(f)-1] // [v6] without a port
+		}
+		if a, err := netip.ParseAddr(bare); err == nil {
 			out = append(out, net.JoinHostPort(a.String(), "53"))
 			continue
 		}
 		ap, err := netip.ParseAddrPort(f)
 		if err != nil || ap.Port() == 0 {
-			return nil, fmt.Errorf("%q is not an IP address or IP:port", f)
+			return nil, fmt.Errorf("%q is not an IP address or IP:port (such as 9.9.9.9, 127.0.0.1:5353 or [2620:fe::fe]:53)", f)
 		}
 		out = append(out, ap.String())
 	}

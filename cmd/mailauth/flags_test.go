@@ -132,7 +132,10 @@ func TestHelpDocumentsFlagsAndEnv(t *testing.T) {
 	} {
 		var out, errOut strings.Builder
 		code := run(t.Context(), []string{cmd, "-h"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-		help := errOut.String()
+		help := out.String() // asked-for help goes to standard output
+		if errOut.Len() != 0 {
+			t.Errorf("%s -h wrote to stderr: %q", cmd, errOut.String())
+		}
 		if code != exitOK {
 			t.Errorf("%s -h: exit %d", cmd, code)
 		}
@@ -162,14 +165,15 @@ func TestScanArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.domain != "example.com" || !c.json || c.selector != "s1" || c.ip != "8.8.8.8" || !c.verbose || c.lang != "en" {
+	if len(c.domains) != 1 || c.domains[0] != "example.com" || !c.json || c.format != formatJSON || c.selector != "s1" || c.ip != "8.8.8.8" || !c.verbose || c.lang != "en" {
 		t.Errorf("%+v", c)
 	}
 	c, err = parseScan([]string{"-server", "http://127.0.0.1:8080/", "--", "-weird.example"}, mapEnv(nil), &strings.Builder{})
-	if err != nil || c.domain != "-weird.example" || c.server != "http://127.0.0.1:8080/" {
+	if err != nil || len(c.domains) != 1 || c.domains[0] != "-weird.example" || c.server != "http://127.0.0.1:8080/" {
 		t.Errorf("after --: %+v %v", c, err)
 	}
-	for _, args := range [][]string{nil, {"a.example", "b.example"}, {"-lang", "fr", "a.example"},
+	for _, args := range [][]string{nil, {"-lang", "fr", "a.example"}, {"-format", "xml", "a.example"}, {"-json", "-format", "csv", "a.example"},
+		{"-records", "-server", "http://127.0.0.1:8080", "a.example"}, {"-records", "-format", "json", "a.example"}, {"-timeout", "-1s", "a.example"},
 		{"-server", "ftp://x", "a.example"}, {"-server", "http://u:p@x", "a.example"}, {"-server", "http://x?q", "a.example"}} {
 		if _, err := parseScan(args, mapEnv(nil), &strings.Builder{}); err == nil {
 			t.Errorf("%q accepted", args)

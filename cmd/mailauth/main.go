@@ -3,7 +3,7 @@
 // sending IP, from the command line or as an HTTP service.
 //
 //	mailauth serve [flags]                  run the HTTP service
-//	mailauth scan [flags] DOMAIN            scan a domain
+//	mailauth scan [flags] DOMAIN...         scan domains (-f FILE, -records)
 //	mailauth ptr [flags] IP                 check one sending IP
 //	mailauth spf-eval -ip IP -sender ADDR   evaluate SPF for a client IP
 //	mailauth stats [flags]                  show the service's analytics
@@ -41,12 +41,13 @@ type env func(string) string
 // stdio bundles the process's outputs and what is known about them.
 type stdio struct {
 	out, err io.Writer
-	tty      bool // out is a terminal
+	in       io.Reader // standard input, for -f -; nil in tests that need none
+	tty      bool      // out is a terminal
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, tty: isTerminal(os.Stdout)})
+	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin, tty: isTerminal(os.Stdout)})
 	stop()
 	os.Exit(code)
 }
@@ -61,7 +62,7 @@ const topUsage = `mailauth diagnoses a domain's email authentication and transpo
 
 Usage:
   mailauth serve [flags]            run the HTTP service
-  mailauth scan [flags] DOMAIN      scan a domain (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
+  mailauth scan [flags] DOMAIN...   scan domains (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
   mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
                                     evaluate SPF for a client IP as a receiver would

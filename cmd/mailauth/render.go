@@ -14,6 +14,7 @@ type renderOptions struct {
 	lang    string // "zh" or "en"
 	color   bool   // ANSI colours
 	verbose bool   // each check's details too
+	width   int    // columns the details wrap at; 0 means defaultWidth
 }
 
 // ANSI styles.
@@ -157,12 +158,19 @@ func (p printer) check(c mailauth.CheckSummary) {
 	if !p.o.verbose {
 		return
 	}
-	for _, l := range strings.Split(p.raw(c.Details), "\n") {
-		if l != "" {
-			p.line("        %s", cleanText(l))
+	width := p.o.width
+	if width <= 0 {
+		width = defaultWidth
+	}
+	for _, para := range strings.Split(p.raw(c.Details), "\n") {
+		for _, l := range wrap(cleanText(para), width, detailsIndent) {
+			p.line("%s", l)
 		}
 	}
 }
+
+// detailsIndent starts every line of a check's details.
+const detailsIndent = "        "
 
 // statusColor is the colour of a status word.
 func statusColor(s mailauth.Status) string {

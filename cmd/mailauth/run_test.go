@@ -152,7 +152,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{nil, exitUsage, "Usage"},
 		{[]string{"frobnicate"}, exitUsage, "unknown command"},
-		{[]string{"scan"}, exitUsage, "exactly one DOMAIN"},
+		{[]string{"scan"}, exitUsage, "needs a DOMAIN or -f FILE"},
 		{[]string{"scan", "-bogus", "example.com"}, exitUsage, "flag provided but not defined"},
 		{[]string{"scan", "-server", srv.URL, "127.0.0.1"}, exitUsage, "invalid input: domain:"},
 		{[]string{"scan", "-server", srv.URL, "-selector", "-bad", "example.com"}, exitUsage, "dkimSelector:"},

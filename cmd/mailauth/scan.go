@@ -1,28 +1,39 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 )
 
-const scanHead = `Usage: mailauth scan [flags] DOMAIN
+const scanHead = `Usage: mailauth scan [flags] DOMAIN... [-f FILE]
 
-Scans DOMAIN (a bare domain; an http(s) URL or a mailbox is reduced to its
-domain) with the eight checks mx, spf, dmarc, dkim, mta-sts, tls-rpt, ptr
-and caa, locally or, with -server, on a running mailauth service.
+Scans each DOMAIN (a bare domain; an http(s) URL or a mailbox is reduced to
+its domain, and a URL's leading www. is dropped) with the eight checks mx,
+spf, dmarc, dkim, mta-sts, tls-rpt, ptr and caa, locally or, with -server,
+on a running mailauth service. -f FILE adds the domains of FILE, one per
+line (blank lines and # comments are skipped; - reads standard input).
 DKIM is checked only with -selector, PTR forward confirmation only with -ip.
+
+-records (local scans only) also prints your own records as your resolver
+returns them: SPF with its include tree and what each include costs, DMARC
+and where it was found, MTA-STS (TXT and policy), TLS-RPT, DKIM (key
+elided), MX, PTR and CAA. The service never returns such raw data.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
 2 usage or input error, 3 service or DNS unavailable, or the scan
 incomplete (more than half of the checks could not be determined).
+With several domains the exit code is the highest of theirs.
 `
 
 const ptrHead = `Usage: mailauth ptr [flags] IP
@@ -38,9 +49,12 @@ Exit codes: 0 checked, 1 the check failed, 2 usage or input error,
 // clientFlags are the output and transport flags of scan and ptr.
 type clientFlags struct {
 	json    bool
+	format  string // text, json or csv; -json sets json
 	verbose bool
 	lang    string
 	server  string
+	timeout time.Duration
+	width   int
 	scanner scannerFlags
 
 	cfg   mailauth.Config // from scanner, set by check
@@ -48,10 +62,20 @@ type clientFlags struct {
 }
 
 // clientEnvNames are the flags of scan and ptr with environment fallbacks.
-var clientEnvNames = append([]string{"lang", "server"}, scannerFlagNames...)
+var clientEnvNames = append([]string{"lang", "server", "format", "timeout"}, scannerFlagNames...)
+
+// Output formats of -format.
+const (
+	formatText = "text"
+	formatJSON = "json"
+	formatCSV  = "csv"
+)
 
 func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
-	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report")
+	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report (the same as -format json)")
+	fs.StringVar(&c.format, "format", formatText, "output: text (the report), json (exactly the API's JSON; with several domains, a JSON array of them) or csv (a header, then one row per check)")
+	fs.DurationVar(&c.timeout, "timeout", 0, "bound on each scan, such as 30s or 2m (0: 15s locally, 60s with -server)")
+	fs.IntVar(&c.width, "width", 0, "columns the -v details wrap at (0: the COLUMNS environment variable, else 80)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's details too")
 	fs.StringVar(&c.lang, "lang", localeLang(getenv), "report language, zh or en; the default comes from LC_ALL, LC_MESSAGES or LANG (zh* gives zh, anything else en)")
 	fs.StringVar(&c.server, "server", "", "base URL of a running mailauth service (e.g. http://127.0.0.1:8080) to ask instead of scanning locally")
@@ -63,11 +87,7 @@ func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 // one positional argument the command takes; arg names it in the error
 // when there is not exactly one.
 func (c *clientFlags) parse(fs *flag.FlagSet, args []string, getenv env, arg string) (string, error) {
-	c.register(fs, getenv)
-	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
-		return "", err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, err := c.parseAll(fs, args, getenv)
 	if err != nil {
 		return "", err
 	}
@@ -75,13 +95,41 @@ func (c *clientFlags) parse(fs *flag.FlagSet, args []string, getenv env, arg str
 		fs.Usage()
 		return "", fmt.Errorf("%s needs exactly one %s", fs.Name(), arg)
 	}
-	return pos[0], c.check()
+	return pos[0], nil
+}
+
+// parseAll is parse for a command that takes any number of positional
+// arguments: it returns them all.
+func (c *clientFlags) parseAll(fs *flag.FlagSet, args []string, getenv env) ([]string, error) {
+	c.register(fs, getenv)
+	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
+		return nil, err
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return pos, c.check()
 }
 
 // check validates the flags.
 func (c *clientFlags) check() error {
 	if c.lang != "zh" && c.lang != "en" {
 		return errors.New("-lang: must be zh or en")
+	}
+	switch {
+	case c.format != formatText && c.format != formatJSON && c.format != formatCSV:
+		return errors.New("-format: must be text, json or csv")
+	case c.json && c.format == formatCSV:
+		return errors.New("-json is -format json; it cannot be combined with -format csv")
+	case c.json:
+		c.format = formatJSON
+	}
+	if c.timeout < 0 {
+		return errors.New("-timeout: must not be negative")
+	}
+	if c.width < 0 {
+		return errors.New("-width: must not be negative")
 	}
 	if c.server != "" {
 		if err := checkServerURL(c.server); err != nil {
@@ -90,6 +138,7 @@ func (c *clientFlags) check() error {
 	}
 	var err error
 	c.cfg, err = c.scanner.config()
+	c.cfg.ScanTimeout = c.timeout
 	return err
 }
 
@@ -116,7 +165,10 @@ func localeLang(getenv env) string {
 // scanConfig is the parsed command line of `mailauth scan`.
 type scanConfig struct {
 	clientFlags
-	domain, selector, ip string
+	domains      []string // the positional arguments
+	file         string   // -f
+	selector, ip string
+	records      bool
 }
 
 // parseScan parses `mailauth scan`.
@@ -125,9 +177,22 @@ func parseScan(args []string, getenv env, out io.Writer) (scanConfig, error) {
 	fs := newFlagSet("scan", scanHead, out)
 	fs.StringVar(&c.selector, "selector", "", "DKIM selector to check (from the mail provider or a message's DKIM-Signature s= tag)")
 	fs.StringVar(&c.ip, "ip", "", "actual public outbound IP of the domain's mail, for PTR forward confirmation")
+	fs.StringVar(&c.file, "f", "", "file of domains to scan, one per line (# starts a comment; - is standard input)")
+	fs.BoolVar(&c.records, "records", false, "also print your own records as your resolver returns them (local scans only; raw data, never from the service)")
 	var err error
-	c.domain, err = c.parse(fs, args, getenv, "DOMAIN")
-	return c, err
+	if c.domains, err = c.parseAll(fs, args, getenv); err != nil {
+		return c, err
+	}
+	switch {
+	case len(c.domains) == 0 && c.file == "":
+		fs.Usage()
+		return c, errors.New("scan needs a DOMAIN or -f FILE")
+	case c.records && c.server != "":
+		return c, errors.New("-records shows raw records from your own resolver and works only for local scans; the service (-server) never returns records")
+	case c.records && c.format != formatText:
+		return c, errors.New("-records prints a text section; it cannot be combined with -format json or csv")
+	}
+	return c, nil
 }
 
 // ptrConfig is the parsed command line of `mailauth ptr`.
@@ -147,14 +212,44 @@ func parsePtr(args []string, getenv env, out io.Writer) (ptrConfig, error) {
 
 // runScan is `mailauth scan`.
 func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
-	c, err := parseScan(args, getenv, std.err)
+	c, err := parseScan(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}
 	c.color = useColor(std.tty, getenv)
-	req := mailauth.ScanRequest{Domain: c.domain, DKIMSelector: c.selector, SendingIP: c.ip}
-	if err := validateScan(req); err != nil {
-		return inputExit(err, std.err)
+	c.width = terminalWidth(c.width, getenv)
+	domains, err := scanTargets(c, std.in)
+	if err != nil {
+		return usageExit(err, std.err)
+	}
+	out := newOutput(std.out, c.clientFlags, len(domains) > 1, scanCSVHeader)
+	code := exitOK
+	for _, d := range domains {
+		code = max(code, scanOne(ctx, c, d, std, out, len(domains) > 1))
+	}
+	out.finish()
+	return code
+}
+
+// scanOne scans one domain, prints its result and returns its exit code.
+// With several domains (multi) a failure names the domain it is about.
+func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *output, multi bool) int {
+	req := mailauth.ScanRequest{Domain: domain, DKIMSelector: c.selector, SendingIP: c.ip}
+	errOut := std.err
+	if multi {
+		errOut = prefixWriter{w: std.err, prefix: "mailauth: " + cleanText(domain) + ":\n  "}
+	}
+	d, err := validateScan(req)
+	if err != nil {
+		return inputExit(err, errOut)
+	}
+	if d.WWWDropped {
+		fmt.Fprintf(std.err, "mailauth: scanning %s: the leading www. of the web address is dropped (mail is set up for the domain, not for its web server)\n", cleanText(d.Unicode))
+	}
+	if c.timeout > 0 && c.server != "" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
 	}
 	var sum mailauth.ScanSummary
 	var raw []byte
@@ -164,21 +259,97 @@ func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
 		sum, raw, err = localScan(ctx, c.cfg, req)
 	}
 	if err != nil {
-		return failureExit(err, std.err)
+		return failureExit(err, errOut)
 	}
-	return report(std, c.clientFlags, raw, func(o renderOptions) { renderScan(std.out, sum, o) }, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete()})
+	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, func() [][]string { return scanCSVRows(sum, c.lang) })
+	if c.records {
+		recs, err := mailauth.New(c.cfg).Records(ctx, req)
+		if err != nil {
+			return failureExit(err, errOut)
+		}
+		renderRecords(std.out, recs, out.options())
+	}
+	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete()})
+}
+
+// scanTargets lists the domains to scan: the arguments, then the lines
+// of -f (from in when the file is -), without blanks and # comments.
+func scanTargets(c scanConfig, in io.Reader) ([]string, error) {
+	out := append([]string(nil), c.domains...)
+	if c.file == "" {
+		return out, nil
+	}
+	var r io.Reader
+	if c.file == "-" {
+		if in == nil {
+			return nil, errors.New("-f -: no standard input")
+		}
+		r = in
+	} else {
+		f, err := os.Open(c.file)
+		if err != nil {
+			return nil, fmt.Errorf("-f: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	lines, err := domainLines(r)
+	if err != nil {
+		return nil, fmt.Errorf("-f %s: %w", c.file, err)
+	}
+	out = append(out, lines...)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-f %s: no domain in the file", c.file)
+	}
+	return out, nil
+}
+
+// maxDomainFile bounds a -f file: far more domains than one run should
+// scan, and a guard against reading a wrong (huge) file into memory.
+const maxDomainFile = 1 << 20
+
+// domainLines reads one domain per line; blank lines and everything from
+// a # on are skipped.
+func domainLines(r io.Reader) ([]string, error) {
+	sc := bufio.NewScanner(io.LimitReader(r, maxDomainFile+1))
+	sc.Buffer(make([]byte, 0, 4096), maxDomainFile+1)
+	var out []string
+	read := 0
+	for sc.Scan() {
+		line := sc.Text()
+		read += len(line) + 1
+		if read > maxDomainFile {
+			return nil, fmt.Errorf("longer than %d bytes", maxDomainFile)
+		}
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // runPtr is `mailauth ptr`.
 func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
-	c, err := parsePtr(args, getenv, std.err)
+	c, err := parsePtr(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}
 	c.color = useColor(std.tty, getenv)
+	c.width = terminalWidth(c.width, getenv)
 	ip, err := mailauth.PTRCheckSendingIP.Normalize(c.ip)
 	if err != nil {
 		return inputExit(err, std.err)
+	}
+	if c.timeout > 0 && c.server != "" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
 	}
 	var sum mailauth.PTRCheckSummary
 	var raw []byte
@@ -190,26 +361,30 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return failureExit(err, std.err)
 	}
-	return report(std, c.clientFlags, raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined()})
+	out := newOutput(std.out, c.clientFlags, false, ptrCSVHeader)
+	out.write(raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, func() [][]string { return ptrCSVRows(sum, c.lang) })
+	out.finish()
+	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined()})
 }
 
 // validateScan checks a scan request with the same validators as the
-// service, before any DNS traffic.
-func validateScan(req mailauth.ScanRequest) error {
-	if _, err := mailauth.NormalizeDomain(req.Domain); err != nil {
-		return err
+// service, before any DNS traffic, and returns the domain to scan.
+func validateScan(req mailauth.ScanRequest) (mailauth.Domain, error) {
+	d, err := mailauth.NormalizeDomain(req.Domain)
+	if err != nil {
+		return d, err
 	}
 	if req.DKIMSelector != "" {
 		if err := mailauth.ValidateSelector(req.DKIMSelector); err != nil {
-			return err
+			return d, err
 		}
 	}
 	if req.SendingIP != "" {
 		if _, err := mailauth.ScanSendingIP.Normalize(req.SendingIP); err != nil {
-			return err
+			return d, err
 		}
 	}
-	return nil
+	return d, nil
 }
 
 // localScan runs the scan in this process.
@@ -238,18 +413,13 @@ type outcome struct {
 	incomplete bool // most checks could not be determined: no grade to trust
 }
 
-// report prints the result (JSON or the rendered report) and returns the
-// exit code: an incomplete result is exit 3 (DNS unavailable for the
-// domain; repeat later) even when a check failed.
-func report(std stdio, c clientFlags, raw []byte, render func(renderOptions), o outcome) int {
-	if c.json {
-		_, _ = std.out.Write(raw)
-	} else {
-		render(renderOptions{lang: c.lang, color: c.color, verbose: c.verbose})
-	}
+// exitCode returns the exit code of a printed result: an incomplete
+// result is exit 3 (DNS unavailable for the domain; repeat later) even
+// when a check failed.
+func exitCode(errOut io.Writer, o outcome) int {
 	switch {
 	case o.incomplete:
-		fmt.Fprintln(std.err, "mailauth: incomplete result: most DNS lookups gave no conclusive answer; repeat later")
+		fmt.Fprintln(errOut, "mailauth: incomplete result: most DNS lookups gave no conclusive answer; repeat later")
 		return exitUnavailable
 	case o.failed:
 		return exitFail

@@ -135,7 +135,7 @@ type serveHooks struct {
 
 // runServe is `mailauth serve`.
 func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks serveHooks) int {
-	c, err := parseServe(args, getenv, std.err)
+	c, err := parseServe(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}

@@ -89,7 +89,7 @@ func (c *spfEvalConfig) check() error {
 
 // runSPFEval is `mailauth spf-eval`.
 func runSPFEval(ctx context.Context, args []string, getenv env, std stdio) int {
-	c, err := parseSPFEval(args, getenv, std.err)
+	c, err := parseSPFEval(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}
@@ -101,7 +101,7 @@ func runSPFEval(ctx context.Context, args []string, getenv env, std stdio) int {
 		return inputExit(err, std.err)
 	}
 	if ev.Verdict == spf.VerdictTempError && dnsUnavailable(ctx, r) {
-		fmt.Fprintln(std.err, "mailauth: DNS unavailable: no resolver answered")
+		fmt.Fprintln(std.err, "mailauth: DNS unavailable: no resolver answered; "+dnsHint)
 		return exitUnavailable
 	}
 	out := newSPFEvalOutput(c, ev)

@@ -103,6 +103,9 @@ func TestSPFEvalUnavailable(t *testing.T) {
 	if code != exitUnavailable || out.Len() != 0 || !strings.Contains(errOut.String(), "DNS unavailable") {
 		t.Errorf("exit %d stdout %q stderr %q", code, out.String(), errOut.String())
 	}
+	if !strings.Contains(errOut.String(), "name a reachable recursive resolver with -dns") {
+		t.Errorf("stderr %q does not suggest -dns like scan does", errOut.String())
+	}
 }
 
 // TestSPFReasonTexts: every reason spf.Evaluate can give has a sentence in

@@ -63,7 +63,7 @@ func parseStats(args []string, getenv env, out io.Writer) (statsConfig, error) {
 
 // runStats is `mailauth stats`.
 func runStats(ctx context.Context, args []string, getenv env, std stdio) int {
-	c, err := parseStats(args, getenv, std.err)
+	c, err := parseStats(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}

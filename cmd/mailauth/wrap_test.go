@@ -1,0 +1,91 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// columns is the display width of s (wide characters take two).
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+// TestWrapEnglish: words wrap at the width, every line indented, no word
+// broken, nothing lost.
+func TestWrapEnglish(t *testing.T) {
+	s := "Evaluating the SPF record takes 12 DNS lookups, more than the limit of 10, so receivers treat it as a permanent error."
+	lines := wrap(s, 40, "    ")
+	require.Greater(t, len(lines), 2)
+	for _, l := range lines {
+		assert.LessOrEqual(t, columns(l), 40, l)
+		assert.True(t, strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "     "), l)
+	}
+	var words []string
+	for _, l := range lines {
+		words = append(words, strings.Fields(l)...)
+	}
+	assert.Equal(t, strings.Fields(s), words)
+	assert.Equal(t, []string{"    Evaluating the SPF record takes 12", "    DNS lookups, more than the limit of"}, lines[:2])
+}
+
+// TestWrapChinese: Chinese text, which has no spaces, wraps between
+// characters at the width (each character two columns), never puts a
+// full-width comma or stop at the start of a line, and loses nothing.
+func TestWrapChinese(t *testing.T) {
+	s := "评估 SPF 需要 12 次 DNS 查询，超过了 10 次的上限，接收方会将其视为永久错误（permerror）。记录中第一个有问题的是第 3 个标签。"
+	for _, width := range []int{20, 24, 31, 40} {
+		lines := wrap(s, width, "  ")
+		require.Greater(t, len(lines), 1, "width %d", width)
+		var joined strings.Builder
+		for i, l := range lines {
+			assert.LessOrEqual(t, columns(l), width, "width %d line %d %q", width, i, l)
+			body := strings.TrimPrefix(l, "  ")
+			assert.False(t, strings.HasPrefix(body, "，") || strings.HasPrefix(body, "。") || strings.HasPrefix(body, "）"), "width %d line %q", width, l)
+			joined.WriteString(body)
+		}
+		assert.Equal(t, strings.ReplaceAll(s, " ", ""), strings.ReplaceAll(joined.String(), " ", ""), "width %d", width)
+	}
+	assert.Equal(t, []string{"评估 SPF 需要 12 次", "DNS 查询，超过了 10"}, wrap(s, 20, "")[:2])
+}
+
+// TestWrapLongWord: a word longer than the line stands alone.
+func TestWrapLongWord(t *testing.T) {
+	assert.Equal(t, []string{"> a", "> " + strings.Repeat("x", 30), "> b"}, wrap("a "+strings.Repeat("x", 30)+" b", 10, "> "))
+	assert.Empty(t, wrap("   ", 10, ""))
+}
+
+// TestTerminalWidth: -width wins, then COLUMNS, then 80; tiny widths are
+// raised to the minimum.
+func TestTerminalWidth(t *testing.T) {
+	assert.Equal(t, 100, terminalWidth(100, mapEnv(map[string]string{"COLUMNS": "60"})))
+	assert.Equal(t, 60, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "60"})))
+	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "wide"})))
+	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(nil)))
+	assert.Equal(t, minWidth, terminalWidth(5, mapEnv(nil)))
+}
+
+// TestRenderWrapsDetails: -v details wrap at the given width in both
+// languages.
+func TestRenderWrapsDetails(t *testing.T) {
+	s := sampleScan()
+	s.Checks[1].Details = lt(strings.Repeat("这是一段很长的中文说明，没有空格。", 6), strings.Repeat("This is a long English explanation. ", 6))
+	for _, lang := range []string{"en", "zh"} {
+		var b strings.Builder
+		renderScan(&b, s, renderOptions{lang: lang, verbose: true, width: 40})
+		n := 0
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, detailsIndent) {
+				n++
+				assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
+			}
+		}
+		assert.Greater(t, n, len(s.Checks)+2, "%s: the long details take several lines", lang)
+	}
+}

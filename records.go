@@ -1,0 +1,308 @@
+package mailauth
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/dkim"
+	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/spf"
+)
+
+// Records is the raw data behind a local scan: the record texts, names and
+// addresses a [ScanSummary] never carries, for people looking at their own
+// domain through their own resolver (the CLI's `scan -records`).
+//
+// It is wire data. The HTTP service never asks for it, and it must never
+// be logged, stored or sent anywhere: it exists to be shown to the person
+// who ran the scan on their own machine. A DKIM key's p= value is elided.
+type Records struct {
+	// Domain is the scanned name (normalized, ASCII).
+	Domain string
+	// SPF lists the TXT records at Domain that start with v=spf1.
+	SPF []string
+	// SPFIncludes is the include tree of the domain's SPF record: its
+	// include mechanisms that an evaluation reaches, in record order,
+	// each with what it costs and the includes of its own target.
+	SPFIncludes []SPFInclude
+	// SPFLookups is the DNS lookup count of the whole policy, as the SPF
+	// check counts it (nil when it has no unique parsed record), and
+	// SPFLookupLimit the limit (spf.MaxLookups).
+	SPFLookups     *int
+	SPFLookupLimit int
+	// DMARC lists the DMARC records at DMARCAt, the _dmarc name where
+	// policy discovery found the applicable record ("" when none).
+	DMARC   []string
+	DMARCAt string
+	// MTASTS lists the v=STSv1 TXT records at _mta-sts.<domain>;
+	// MTASTSPolicy is the fetched policy as parsed (nil when none was
+	// fetched).
+	MTASTS       []string
+	MTASTSPolicy *mtasts.Policy
+	// TLSRPT lists the v=TLSRPTv1 TXT records at _smtp._tls.<domain>.
+	TLSRPT []string
+	// DKIM lists the TXT records at DKIMAt (<selector>._domainkey.<domain>,
+	// "" without a selector), each with the value of p= elided.
+	DKIM   []string
+	DKIMAt string
+	// MX lists the domain's MX records by preference.
+	MX []MXRecord
+	// PTR lists the names the PTR records of PTRFor, the sending IP, give
+	// (both empty without a sending IP).
+	PTR    []string
+	PTRFor string
+	// CAA lists the relevant CAA set (RFC 8659 §3), found at CAAAt: the
+	// domain or its closest ancestor with CAA records ("" when none).
+	CAA   []CAARecord
+	CAAAt string
+}
+
+// SPFInclude is one include mechanism of an SPF record.
+type SPFInclude struct {
+	// Target is the include's domain-spec as written (macros unexpanded).
+	Target string
+	// Lookups is what the include costs: the include itself and every
+	// counted term behind it (spf.Include.Lookups).
+	Lookups int
+	// Problem is the first error met behind it, as an spf finding code;
+	// "" when none.
+	Problem spf.Code
+	// Includes are the includes of the target's own record, each costed
+	// by the SPF check of that target; nil when it has none, its target
+	// has macros, or the tree is deeper than the display bound.
+	Includes []SPFInclude
+}
+
+// MXRecord is one MX record.
+type MXRecord struct {
+	Preference uint16
+	Host       string // "" for a null MX (RFC 7505)
+}
+
+// CAARecord is one CAA record.
+type CAARecord struct {
+	Flags      uint8
+	Tag, Value string
+}
+
+// Bounds of the displayed SPF include tree: deeper levels and further
+// includes are left out (the costs still count them).
+const (
+	maxIncludeDepth = 6
+	maxIncludeNodes = 100
+)
+
+// Records looks up the raw records of req's domain (and of its selector
+// and sending IP, when given) through the Scanner's resolver, without the
+// scan's budget, guard or deadline (ctx bounds it). The include costs
+// are those of the SPF check: the top level is spf.Check's Includes for
+// the domain, each lower level spf.Check's for the include's target.
+// It is meant for the CLI; see [Records] for what may be done with it.
+func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
+	d, err := NormalizeDomain(req.Domain)
+	if err != nil {
+		return Records{}, err
+	}
+	var ip netip.Addr
+	if req.SendingIP != "" {
+		if ip, err = ScanSendingIP.Normalize(req.SendingIP); err != nil {
+			return Records{}, err
+		}
+	}
+	if req.DKIMSelector != "" {
+		if err := ValidateSelector(req.DKIMSelector); err != nil {
+			return Records{}, err
+		}
+	}
+	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
+	c.spf(ctx, d.ASCII)
+	c.dmarc(ctx, d.ASCII)
+	c.out.MTASTS = mtasts.Select(c.txt(ctx, "_mta-sts."+d.ASCII))
+	if len(c.out.MTASTS) > 0 {
+		res := mtasts.Check(ctx, c.r, d.ASCII, mtasts.Options{Port: s.cfg.HTTPSPort, RootCAs: s.cfg.RootCAs,
+			AllowLoopback: s.cfg.AllowLoopbackTargets, Timeout: s.cfg.FetchTimeout})
+		if res.FetchState == mtasts.Fetched {
+			c.out.MTASTSPolicy = &res.Policy
+		}
+	}
+	c.out.TLSRPT = tlsrptSelect(c.txt(ctx, "_smtp._tls."+d.ASCII))
+	if req.DKIMSelector != "" {
+		c.out.DKIMAt = dkim.Name(req.DKIMSelector, d.ASCII)
+		for _, t := range c.txt(ctx, c.out.DKIMAt) {
+			c.out.DKIM = append(c.out.DKIM, ElideDKIMKey(t))
+		}
+	}
+	for _, rr := range c.r.Lookup(ctx, d.ASCII, resolver.TypeMX).Records {
+		if rr.Type == resolver.TypeMX {
+			c.out.MX = append(c.out.MX, MXRecord{Preference: rr.Preference, Host: rr.Target})
+		}
+	}
+	sortMX(c.out.MX)
+	if ip.IsValid() {
+		rev, err := dns.ReverseAddr(ip.String())
+		if err != nil {
+			return Records{}, fmt.Errorf("mailauth: reverse name: %w", err)
+		}
+		c.out.PTRFor = ip.String()
+		c.out.PTR = c.r.Lookup(ctx, strings.TrimSuffix(rev, "."), resolver.TypePTR).Targets()
+	}
+	c.caa(ctx, d.ASCII)
+	return c.out, nil
+}
+
+// collector gathers one Records.
+type collector struct {
+	r     resolver.Resolver
+	out   Records
+	nodes int // SPF include nodes shown so far
+}
+
+// txt returns the joined TXT strings at name (none when the lookup found
+// none or was inconclusive).
+func (c *collector) txt(ctx context.Context, name string) []string {
+	return c.r.Lookup(ctx, name, resolver.TypeTXT).TXTs()
+}
+
+// spf fills the SPF record and its include tree.
+func (c *collector) spf(ctx context.Context, domain string) {
+	c.out.SPF = spf.Select(c.txt(ctx, domain))
+	res := spf.Check(ctx, c.r, domain)
+	c.out.SPFLookups, c.out.SPFLookupLimit = res.LookupCount, res.LookupLimit
+	if len(c.out.SPF) == 1 {
+		c.out.SPFIncludes = c.includes(ctx, c.out.SPF[0], res.Includes, 0)
+	}
+}
+
+// includes pairs the include terms an evaluation of record reaches with
+// their costs (spf.Result.Includes, in record order) and descends.
+func (c *collector) includes(ctx context.Context, record string, costs []spf.Include, depth int) []SPFInclude {
+	rec, err := spf.Parse(record)
+	if err != nil {
+		return nil
+	}
+	var out []SPFInclude
+	for _, t := range rec.Terms {
+		if len(out) == len(costs) || c.nodes >= maxIncludeNodes {
+			break
+		}
+		if t.Kind != spf.KindInclude {
+			continue
+		}
+		c.nodes++
+		inc := SPFInclude{Target: t.DomainSpec, Lookups: costs[len(out)].Lookups, Problem: costs[len(out)].Problem}
+		if depth+1 < maxIncludeDepth && !strings.Contains(t.DomainSpec, "%") {
+			target := strings.ToLower(strings.TrimSuffix(t.DomainSpec, "."))
+			if recs := spf.Select(c.txt(ctx, target)); len(recs) == 1 {
+				inc.Includes = c.includes(ctx, recs[0], spf.Check(ctx, c.r, target).Includes, depth+1)
+			}
+		}
+		out = append(out, inc)
+	}
+	return out
+}
+
+// dmarc fills the applicable DMARC record and where it was found.
+func (c *collector) dmarc(ctx context.Context, domain string) {
+	res := dmarc.Check(ctx, c.r, domain)
+	if res.Discovery != dmarc.DiscoveryFound || res.PolicyDomain == "" {
+		return
+	}
+	c.out.DMARCAt = "_dmarc." + res.PolicyDomain
+	c.out.DMARC = dmarc.Select(c.txt(ctx, c.out.DMARCAt))
+}
+
+// caa fills the relevant CAA set: the records of the closest name, from
+// the domain up, that has any (RFC 8659 §3).
+func (c *collector) caa(ctx context.Context, domain string) {
+	for name := domain; strings.Contains(name, "."); name = parentOf(name) {
+		var set []CAARecord
+		for _, rr := range c.r.Lookup(ctx, name, resolver.TypeCAA).Records {
+			if rr.Type == resolver.TypeCAA {
+				set = append(set, CAARecord{Flags: rr.CAAFlags, Tag: rr.CAATag, Value: rr.CAAValue})
+			}
+		}
+		if len(set) > 0 {
+			c.out.CAA, c.out.CAAAt = set, name
+			return
+		}
+	}
+}
+
+// tlsrptSelect keeps the TXT strings that start with v=TLSRPTv1.
+func tlsrptSelect(txts []string) []string {
+	var out []string
+	for _, t := range txts {
+		if strings.HasPrefix(t, "v=TLSRPTv1") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sortMX orders MX records by preference, then host (insertion sort:
+// a domain has a handful).
+func sortMX(mx []MXRecord) {
+	for i := 1; i < len(mx); i++ {
+		for j := i; j > 0 && (mx[j].Preference < mx[j-1].Preference ||
+			mx[j].Preference == mx[j-1].Preference && mx[j].Host < mx[j-1].Host); j-- {
+			mx[j], mx[j-1] = mx[j-1], mx[j]
+		}
+	}
+}
+
+// ElideDKIMKey returns a DKIM key record with the value of its p= tag
+// replaced by a note of its length, so that no key material is shown:
+// "v=DKIM1; k=rsa; p=MIIB…" becomes "v=DKIM1; k=rsa; p=(392 characters elided)".
+// An empty p= (a revoked key) stays empty.
+func ElideDKIMKey(record string) string {
+	tags := strings.Split(record, ";")
+	for i, tag := range tags {
+		name, value, ok := strings.Cut(tag, "=")
+		if !ok || strings.TrimSpace(name) != "p" {
+			continue
+		}
+		key := strings.Join(strings.Fields(value), "")
+		if key != "" {
+			tags[i] = name + "=(" + fmt.Sprint(len(key)) + " characters elided)"
+		}
+	}
+	return strings.Join(tags, ";")
+}
+
+// memo answers each question once per Records call: the include tree
+// asks the SPF check of every target again.
+type memo struct {
+	r  resolver.Resolver
+	mu sync.Mutex
+	m  map[memoKey]resolver.Answer
+}
+
+type memoKey struct {
+	name string
+	t    resolver.Type
+}
+
+// Lookup implements resolver.Resolver.
+func (m *memo) Lookup(ctx context.Context, name string, t resolver.Type) resolver.Answer {
+	k := memoKey{strings.ToLower(name), t}
+	m.mu.Lock()
+	a, ok := m.m[k]
+	m.mu.Unlock()
+	if ok {
+		return a
+	}
+	a = m.r.Lookup(ctx, name, t)
+	if a.Conclusive() {
+		m.mu.Lock()
+		m.m[k] = a
+		m.mu.Unlock()
+	}
+	return a
+}
