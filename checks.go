@@ -156,7 +156,10 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if !ok {
 			continue
 		}
-		out[id] = func(ctx context.Context) verdict { return c.check(r, ctx, r.dnsFor(id)) }
+		out[id] = func(ctx context.Context) verdict {
+			log := r.faultLog(id)
+			return r.attributed(id, c.check(r, ctx, log), log)
+		}
 	}
 	return out
 }

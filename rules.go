@@ -77,11 +77,11 @@ func StatusRules() []StatusRule {
 
 // sharedRules are the verdicts any check can reach.
 func sharedRules() []rule {
-	return []rule{
+	return append([]rule{
 		{status: StatusWarn, severity: SeverityMedium, say: txtInconclusive, undetermined: true},
 		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut, undetermined: true},
 		{status: StatusWarn, severity: SeverityMedium, say: txtInternal, undetermined: true},
-	}
+	}, attributionRules()...)
 }
 
 // notEvaluated is the info rule of a check that lacks its input.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mailauth/mailauth/internal/report"
@@ -43,6 +44,10 @@ type run struct {
 	mx       mxFacts       // what the mx check found, for mta-sts and tls-rpt
 
 	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
+
+	probeOnce    sync.Once
+	probeOK      bool        // the resolver answered the control question (resolverWorks)
+	serviceFault atomic.Bool // a check's lookups failed for the service's resolver
 }
 
 func (s *Scanner) newRun() *run {
@@ -126,7 +131,7 @@ func (r *run) finish(parent context.Context, checks []CheckSummary) error {
 	if errors.Is(parent.Err(), context.Canceled) {
 		return parent.Err()
 	}
-	if r.resolverUnavailable(parent) {
+	if r.serviceFault.Load() || r.resolverUnavailable(parent) {
 		return ErrResolverUnavailable
 	}
 	r.scrub(checks)

@@ -226,7 +226,7 @@ func docErrors() []docError {
 		{http.StatusTooManyRequests, "Over the rate limit of the source address, or of its IPv6 network; Retry-After gives the whole seconds until the window resets (at least 1).",
 			[]string{errRateLimited.msg, errNetworkLimited.msg}},
 		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable, or the service's capacity (or this source's share of it) is in use; retry later.",
-			[]string{errResolverDown.msg, errBusy.msg, errSourceBudget.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
+			[]string{errResolverDown.msg, errScanIncomplete.msg, errBusy.msg, errSourceBudget.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
 	}
 }
 

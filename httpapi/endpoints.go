@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/mailauth/mailauth"
@@ -28,9 +29,19 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 		return
 	}
 	h.diagnose(w, r, linkServiceDesc, func(ctx context.Context) (any, error) {
-		return h.svc.Scan(ctx, req)
+		sum, err := h.svc.Scan(ctx, req)
+		if err == nil && sum.Incomplete() {
+			return nil, errIncomplete
+		}
+		return sum, err
 	})
 }
+
+// errIncomplete stands for a scan whose evaluated checks are more than
+// half undetermined (ScanSummary.Incomplete): its grade would mean
+// nothing, so the service answers 500 instead of a 200 that its own
+// summary calls meaningless (doc/scoring.md).
+var errIncomplete = errors.New("httpapi: scan too incomplete to grade")
 
 // ptrCheck answers POST /api/ptr-check after the pipeline.
 func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[string]string) {

@@ -62,30 +62,44 @@ func TestRecorder(t *testing.T) {
 }
 
 // TestRecorderUndetermined: a check that reached no conclusion is
-// recorded as undetermined (not as the warn it is reported as), and a
-// scan too incomplete to be graded records no grade.
+// recorded as undetermined (not as the warn it is reported as); a scan
+// too incomplete to be graded is answered 500 and recorded not at all.
 func TestRecorderUndetermined(t *testing.T) {
 	t.Parallel()
 	rec := &eventLog{}
 	sum := SampleScanSummary()
-	for i := range sum.Checks {
-		if sum.Checks[i].Status != mailauth.StatusInfo {
-			sum.Checks[i].Status = mailauth.StatusWarn
-			sum.Checks[i].Determination = mailauth.UndeterminedLookup
+	var svc FakeService
+	svc.ScanFunc = func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) { return sum, nil }
+	ts := NewTestServer(t, &svc, Options{Recorder: rec})
+
+	undetermined := -1
+	for i, c := range sum.Checks {
+		if c.Status != mailauth.StatusInfo && undetermined < 0 {
+			undetermined = i
+			sum.Checks[i].Status, sum.Checks[i].Determination = mailauth.StatusWarn, mailauth.UndeterminedLookup
 		}
 	}
-	require.True(t, sum.Incomplete(), "precondition: every evaluated check undetermined")
-	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) { return sum, nil }}
-	ts := NewTestServer(t, svc, Options{Recorder: rec})
+	require.False(t, sum.Incomplete(), "precondition: one check undetermined")
 	require.Equal(t, http.StatusOK, ts.PostJSON(t, "/api/scan", scanBody("example.com")).StatusCode)
 	require.Len(t, rec.events, 1)
 	e := rec.events[0]
-	assert.Empty(t, e.Grade, "an incomplete scan is not a grade")
+	assert.Equal(t, string(sum.Grade), e.Grade)
 	for i, c := range e.Checks {
-		want := StatusUndetermined
-		if sum.Checks[i].Status == mailauth.StatusInfo {
-			want = string(mailauth.StatusInfo)
+		want := string(sum.Checks[i].Status)
+		if i == undetermined {
+			want = StatusUndetermined
 		}
 		assert.Equal(t, want, c.Status, c.ID)
 	}
+
+	for i := range sum.Checks {
+		if sum.Checks[i].Status != mailauth.StatusInfo {
+			sum.Checks[i].Status, sum.Checks[i].Determination = mailauth.StatusWarn, mailauth.UndeterminedLookup
+		}
+	}
+	require.True(t, sum.Incomplete(), "precondition: every evaluated check undetermined")
+	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+	assert.Equal(t, http.StatusInternalServerError, r.StatusCode, "no 200 carries a grade its summary calls meaningless")
+	assert.Contains(t, string(r.Body), errScanIncomplete.msg)
+	assert.Len(t, rec.events, 1, "an unanswered scan is not recorded")
 }
