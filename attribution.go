@@ -71,15 +71,17 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 
 // attribute returns the fault of the check's inconclusive lookups and
 // whether every one attributed was the domain's own name. probe reports
-// whether the service's resolver still works; it is asked only for
-// reasons that do not say on their own.
+// whether the service's resolver answers the control question; it is
+// asked whenever a fault would be named, because a resolver that fails
+// even the control question (a broken trust anchor: every answer bogus;
+// a wrong clock; a dead upstream) says nothing about the domain.
 func (l *faultLog) attribute(probe func() bool) (fault, bool) {
 	l.mu.Lock()
 	reasons := append([]lookupFault(nil), l.reasons...)
 	l.mu.Unlock()
 	worst, own := faultNone, true
 	for _, rf := range reasons {
-		f := faultOf(rf.reason, probe)
+		f := faultOf(rf.reason)
 		if f == faultService {
 			return faultService, false
 		}
@@ -89,32 +91,30 @@ func (l *faultLog) attribute(probe func() bool) (fault, bool) {
 			own = own && rf.own
 		}
 	}
+	if worst != faultNone && !probe() {
+		return faultService, false
+	}
 	return worst, own
 }
 
-// faultOf attributes one reason. A SERVFAIL or a timeout says nothing on
-// its own: when the resolver answers the control question, the domain's
-// name servers are at fault (the CD test already ruled DNSSEC out of a
-// SERVFAIL; a resolver that answers every name but this one is not the
-// one failing); otherwise the resolver is.
-func faultOf(reason resolver.Reason, probe func() bool) fault {
+// faultOf attributes one reason, assuming the service's resolver answers
+// the control question (attribute checks). A SERVFAIL or a timeout then
+// means the domain's name servers (the CD test already ruled DNSSEC out
+// of a SERVFAIL; a resolver that answers other names but not this one is
+// not the one failing).
+func faultOf(reason resolver.Reason) fault {
 	switch reason {
 	case resolver.ReasonDNSSEC:
 		return faultDNSSEC
 	case resolver.ReasonCNAMELoop, resolver.ReasonCNAMEChain:
 		return faultAlias
+	case resolver.ReasonServFail, resolver.ReasonTimeout:
+		return faultNoAnswer
 	}
 	switch reason.Side() {
 	case resolver.SideDomain:
 		return faultNoAnswer
 	case resolver.SideService:
-		return faultService
-	}
-	switch reason {
-	case resolver.ReasonServFail, resolver.ReasonTimeout:
-		if probe() {
-			return faultNoAnswer
-		}
 		return faultService
 	}
 	return faultNone

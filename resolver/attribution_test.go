@@ -137,7 +137,7 @@ func TestAttributionCNAME(t *testing.T) {
 	loop := c.Lookup(t.Context(), "loop1.resolver.test", resolver.TypeA)
 	assert.Equal(t, resolver.ReasonCNAMELoop, loop.Reason)
 	assert.Equal(t, resolver.SideDomain, loop.Reason.Side())
-	chain := c.Lookup(t.Context(), "chain9.resolver.test", resolver.TypeA)
+	chain := c.Lookup(t.Context(), "chainover.resolver.test", resolver.TypeA)
 	assert.Equal(t, resolver.ReasonCNAMEChain, chain.Reason)
 	assert.Equal(t, resolver.SideDomain, chain.Reason.Side())
 }

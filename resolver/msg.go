@@ -12,8 +12,10 @@ import (
 
 // MaxCNAMEChain bounds the aliases followed for one question, inside one
 // reply and across re-queries (RFC 1034 §3.6.2 asks resolvers to bound
-// chains; 8 matches common recursive resolvers).
-const MaxCNAMEChain = 8
+// chains). It is 16, BIND's bound and above Unbound's 11, so that a chain
+// the recursive resolver followed is never refused here: receivers that
+// use such a resolver read the records at its end.
+const MaxCNAMEChain = 16
 
 // FromMsg turns a DNS reply to the question (qname, qtype) into an Answer.
 // It follows the CNAME chain that starts at qname inside the answer
