@@ -78,7 +78,7 @@ var scenarios = []scenario{
 		doc:  "200; the domain's checks fail: its name servers do not answer"},
 	{name: "1 s name servers", domain: realdns.Slow1, resolver: validating, ready: true,
 		want: verdict{exit: 0, status: 200, grade: "A"},
-		doc: "complete, grade A on the first scan: retries use the deadline and outlast Unbound's discard-timeout"},
+		doc:  "complete, grade A on the first scan: retries use the deadline and outlast Unbound's discard-timeout"},
 	{name: "3 s name servers", domain: realdns.Slow3, resolver: validating, ready: true,
 		want: verdict{exit: 0, status: 200, grade: "A"},
 		doc:  "complete, grade A on the first scan: every answer comes well inside the 15 s deadline"},
