@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
@@ -60,6 +61,7 @@ type serveConfig struct {
 	rateLimitMax    int
 	trustedProxies  string
 	analyticsSecret string
+	secretFile      string
 	maxInFlight     int
 	dnsCacheMB      int
 	adminListen     string
@@ -77,7 +79,7 @@ type serveConfig struct {
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
 	"trusted-proxies", "analytics-secret", "max-inflight", "dns-cache-mb",
-	"admin-listen", "canary-name", "ratelimit-fail-closed", "analytics-required"}, append(analyticsFlagNames, scannerFlagNames...)...)
+	"analytics-secret-file", "admin-listen", "canary-name", "ratelimit-fail-closed", "analytics-required"}, append(analyticsFlagNames, scannerFlagNames...)...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
@@ -91,6 +93,7 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
 	fs.IntVar(&c.dnsCacheMB, "dns-cache-mb", defaultDNSCacheMB, "MiB of DNS answers shared across scans for their TTL (at most 5 minutes); 0 turns the shared cache off")
+	fs.StringVar(&c.secretFile, "analytics-secret-file", "", "file holding -analytics-secret (a container or systemd secret); surrounding white space is ignored")
 	fs.StringVar(&c.adminListen, "admin-listen", defaultAdminListen, "operator address of /livez, /readyz and /metrics, host:port (keep it private: loopback or an internal network), or none")
 	fs.StringVar(&c.canaryName, "canary-name", ops.DefaultCanaryName, "name whose NS records readiness asks the resolver every few seconds (\".\" is the root)")
 	fs.BoolVar(&c.failClosed, "ratelimit-fail-closed", false, "with a redis:// rate-limit store: answer diagnostics 500 (and readiness down) while it does not answer, instead of counting per instance")
@@ -112,6 +115,9 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 
 // check validates the parsed values and derives the typed ones.
 func (c *serveConfig) check() error {
+	if err := c.readSecretFile(); err != nil {
+		return err
+	}
 	if err := checkStorage(c.storage); err != nil {
 		return err
 	}
@@ -143,6 +149,22 @@ func (c *serveConfig) check() error {
 	c.scan, err = c.scanner.config()
 	c.scan.DNSCacheBytes = c.dnsCacheMB << 20
 	return err
+}
+
+// readSecretFile sets analyticsSecret from -analytics-secret-file.
+func (c *serveConfig) readSecretFile() error {
+	if c.secretFile == "" {
+		return nil
+	}
+	if c.analyticsSecret != "" {
+		return errors.New("-analytics-secret-file: give either it or -analytics-secret")
+	}
+	b, err := os.ReadFile(c.secretFile)
+	if err != nil {
+		return fmt.Errorf("-analytics-secret-file: %w", err)
+	}
+	c.analyticsSecret = strings.TrimSpace(string(b))
+	return nil
 }
 
 // serveHooks let tests replace the scanner and learn the bound address.
