@@ -271,7 +271,13 @@ func (l *lab) serve(host, storage string) *instance {
 		"-rate-limit-max", strconv.Itoa(rateLimit))
 	p.cmd.Env = append(os.Environ(), "HOME="+l.dir)
 	in := &instance{proc: p, base: fmt.Sprintf("http://%s:%d", host, l.port), admin: fmt.Sprintf("http://%s:%d", host, l.admin)}
-	waitFor(l.t, 30*time.Second, func() bool { return in.readiness(l.t).Status == "ok" }, p.out.String)
+	waitFor(l.t, 30*time.Second, func() bool {
+		resp, err := http.Get(in.base + "/api/health")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && in.readiness(l.t).Status == "ok"
+	}, p.out.String)
 	return in
 }
 
@@ -488,7 +494,13 @@ func (l *lab) postgresDownAtStart(t *testing.T) {
 		"-admin-listen", fmt.Sprintf("127.0.1.3:%d", l.admin), "-dns", l.unbound, "-canary-name", "example.com",
 		"-storage", pgtest.URLAt(port), "-ratelimit", l.redisURL, "-analytics-secret", secret)
 	c := &instance{proc: p, base: fmt.Sprintf("http://127.0.1.3:%d", l.port), admin: fmt.Sprintf("http://127.0.1.3:%d", l.admin)}
-	waitFor(t, 30*time.Second, func() bool { return c.readiness(t).Status != "" }, p.out.String)
+	waitFor(t, 30*time.Second, func() bool {
+		resp, err := http.Get(c.base + "/api/health")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	}, p.out.String)
 	require.False(t, p.exited(), p.out.String())
 	a := post(c.base, "127.0.2.40", "good.example.com")
 	require.Equal(t, 200, a.status, "%s %v", a.body, a.err)

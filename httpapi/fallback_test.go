@@ -192,3 +192,25 @@ func TestRequestIDFromProxy(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRequestID: an accepted request id is 16 to 64 letters, digits or
+// '-' (nothing that could carry a domain or an address), whatever the
+// header held.
+func FuzzRequestID(f *testing.F) {
+	for _, s := range []string{"0123456789abcdef0123456789abcdef", "example.com", "", "192.0.2.1", strings.Repeat("a", 65), "a-b-c-d-e-f-g-h-i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if !validRequestID(v) {
+			return
+		}
+		if len(v) < 16 || len(v) > 64 || strings.ContainsAny(v, ".:/@ ") {
+			t.Fatalf("accepted %q", v)
+		}
+		for _, c := range v {
+			if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				t.Fatalf("accepted %q", v)
+			}
+		}
+	})
+}
