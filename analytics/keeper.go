@@ -74,9 +74,9 @@ type Keeper struct {
 	secret  []byte
 
 	mu      sync.Mutex // guards store and secret during open and Close
-	stop    chan struct{}
+	ctx     context.Context
+	stop    context.CancelFunc
 	stopped chan struct{}
-	once    sync.Once
 }
 
 var (
@@ -103,7 +103,9 @@ func StartKeeper(ctx context.Context, setting string, o KeeperOptions) (*Keeper,
 	if o.PingInterval <= 0 {
 		o.PingInterval = DefaultPingInterval
 	}
-	k := &Keeper{setting: setting, o: o, logger: o.Logger, stop: make(chan struct{}), stopped: make(chan struct{})}
+	k := &Keeper{setting: setting, o: o, logger: o.Logger, stopped: make(chan struct{})}
+	// The background work outlives ctx's deadline; Close ends it.
+	k.ctx, k.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if k.logger == nil {
 		k.logger = slog.New(slog.DiscardHandler)
 	}
@@ -169,7 +171,7 @@ func (k *Keeper) Ping(context.Context) error {
 // Close stops the retries and pings, flushes the writer (within ctx) and
 // closes the store.
 func (k *Keeper) Close(ctx context.Context) error {
-	k.once.Do(func() { close(k.stop) })
+	k.stop()
 	<-k.stopped
 	var err error
 	if w := k.writer.Load(); w != nil {
@@ -191,16 +193,7 @@ func (k *Keeper) run(open bool) {
 		if !k.sleep(k.o.RetryInterval) {
 			return
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			select {
-			case <-k.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		open = k.tryOpen(ctx) == nil
-		cancel()
+		open = k.tryOpen(k.ctx) == nil
 		if open {
 			k.logger.Info("analytics store open", slog.String("storage", Describe(k.setting)))
 		}
@@ -217,14 +210,14 @@ func (k *Keeper) sleep(d time.Duration) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-k.stop:
+	case <-k.ctx.Done():
 		return false
 	}
 }
 
 // ping refreshes the cached ping state.
 func (k *Keeper) ping() {
-	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	ctx, cancel := context.WithTimeout(k.ctx, pingTimeout)
 	defer cancel()
 	k.mu.Lock()
 	s := k.store

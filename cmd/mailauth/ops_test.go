@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/ops"
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/internal/testlab"
@@ -205,4 +207,29 @@ func TestSDNotify(t *testing.T) {
 // listenUnixgram opens a datagram socket at path (systemd's side).
 func listenUnixgram(path string) (*net.UnixConn, error) {
 	return net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+}
+
+// TestLimiterReadiness: a Redis store unreachable at start makes the
+// rate-limit component degraded (per-instance fallback), or down with
+// -ratelimit-fail-closed; memory is always ok.
+func TestLimiterReadiness(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct {
+		rateLimit  string
+		failClosed bool
+		want       ops.State
+	}{
+		{"memory", false, ops.StateOK},
+		{"redis://127.0.0.1:1/0", false, ops.StateDegraded},
+		{"redis://127.0.0.1:1/0", true, ops.StateDown},
+	} {
+		c := serveConfig{rateLimit: tc.rateLimit, rateLimitMax: 5, failClosed: tc.failClosed}
+		l, err := openLimiter(t.Context(), c, []byte("0123456789abcdef"), logger)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, l.state(), "%s fail-closed=%v", tc.rateLimit, tc.failClosed)
+		_, err = l.limiter.Allow(t.Context(), "192.0.2.1")
+		assert.Equal(t, tc.failClosed, err != nil, "only fail-closed refuses")
+		l.close()
+	}
 }
