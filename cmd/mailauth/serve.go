@@ -209,7 +209,6 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
 	actx, stopAdmin := context.WithCancel(ctx)
 	defer stopAdmin()
-	go canary.Run(actx)
 	handleHangup(actx, logger)
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
 	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
@@ -219,14 +218,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		opts.Storage, opts.Recorder = an.keeper, an.keeper
 	}
 	h := httpapi.New(svc, opts)
-	ready := func(addr string) {
-		if err := sdNotify(getenv, "READY=1"); err != nil {
-			logger.Warn("systemd notification failed", slog.String("error", err.Error()))
-		}
-		if hooks.ready != nil {
-			hooks.ready(addr)
-		}
-	}
+	ready := onListening(actx, c, hooks, canary, getenv, logger)
 	lo := httpapi.ListenerOptions{TrustedProxies: c.proxies}
 	if err := listenAndServe(ctx, c.listen, h, logger, ready, lo, connectionMetrics(metrics)); err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
@@ -234,6 +226,24 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	_ = sdNotify(getenv, "STOPPING=1")
 	return exitOK
+}
+
+// onListening returns what runs once the public listener listens: the
+// resolver canary starts (unless a test's fake scanner runs without -dns:
+// it then asks no resolver at all), systemd hears READY=1, and the test
+// hook learns the address.
+func onListening(ctx context.Context, c serveConfig, hooks serveHooks, canary *ops.Canary, getenv env, logger *slog.Logger) func(string) {
+	return func(addr string) {
+		if hooks.service == nil || len(c.scan.DNSServers) > 0 {
+			go canary.Run(ctx)
+		}
+		if err := sdNotify(getenv, "READY=1"); err != nil {
+			logger.Warn("systemd notification failed", slog.String("error", err.Error()))
+		}
+		if hooks.ready != nil {
+			hooks.ready(addr)
+		}
+	}
 }
 
 // warnLabFlags logs one warning for each test-and-lab flag that weakens
