@@ -207,7 +207,9 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		svc = hooks.service(c.scan)
 	}
 	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
-	actx, stopAdmin := context.WithCancel(ctx)
+	// The admin listener, the canary and the SIGHUP handler last through
+	// the graceful shutdown, until runServe returns.
+	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdmin()
 	handleHangup(actx, logger)
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
