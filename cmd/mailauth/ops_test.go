@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -232,4 +233,24 @@ func TestLimiterReadiness(t *testing.T) {
 		assert.Equal(t, tc.failClosed, err != nil, "only fail-closed refuses")
 		l.close()
 	}
+}
+
+// TestServeHealthWhileSQLiteInsertsFail: the store answers its ping (a
+// read) but refuses every insert (a trigger stands in for a full disk or
+// another writer): health turns "unavailable" once a batch failed twice,
+// and scans keep answering 200.
+func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "a.db")
+	base, _, log := startOps(t, "-storage", "sqlite:"+path)
+	require.Equal(t, "ready", healthStorage(t, base))
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END`)
+	require.NoError(t, err)
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	require.Eventually(t, func() bool { return healthStorage(t, base) == "unavailable" }, 30*time.Second, 50*time.Millisecond, log.String())
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record, not one per batch")
 }
