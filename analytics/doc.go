@@ -8,7 +8,17 @@
 // visitor hash under a key derived from the secret and the UTC day, so a
 // visitor cannot be linked across days), queues the row without blocking,
 // and one goroutine writes the queue in batches. A full queue drops rows
-// and counts them; a failing store never slows or fails a diagnostic.
+// and counts them; a failing store never slows or fails a diagnostic. A
+// failed batch is tried once more after [DefaultRetryPause], then dropped
+// and counted; failures are logged at most once per 10 s.
+//
+// A [Keeper] opens the store for a service and keeps it: a store that
+// cannot be opened (PostgreSQL down; a SQLite path that is a directory,
+// a FIFO or read-only) never stops the service, it is retried in the
+// background ([DefaultRetryInterval]); a SQLite file that is not a
+// database is moved aside and a new one started. Its Ping answers from a
+// cached state (the writer's last batch, its queue, a background ping)
+// and never waits.
 //
 // Two [Store] implementations share one SQL schema, applied by versioned
 // migrations at open: [SQLite] (modernc.org/sqlite, no cgo, WAL; the

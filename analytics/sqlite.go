@@ -55,11 +55,16 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 func (s *SQLite) Path() string { return s.path }
 
 // createPrivate creates path's directory and an empty file readable by
-// its owner only, unless the file exists: SQLite would create it with the
+// its owner only, unless the file exists (it must then be a regular
+// file): SQLite would create it with the
 // umask's mode, and it holds the secret.
 func createPrivate(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), sqliteDirMode); err != nil {
 		return fmt.Errorf("analytics: sqlite: %w", err)
+	}
+	// A FIFO would block the open for ever, a device is not a database.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("analytics: sqlite: %s is not a regular file (%s)", path, fi.Mode().Type())
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, sqliteFileMode)
 	if err != nil {

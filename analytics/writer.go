@@ -24,8 +24,12 @@ const (
 	DefaultRetention = 30 * 24 * time.Hour
 	// writeTimeout bounds one batch, roll-up or prune.
 	writeTimeout = 30 * time.Second
-	// dropLogInterval spaces the log records about dropped rows.
+	// dropLogInterval spaces the log records about dropped rows and
+	// about failed batches.
 	dropLogInterval = 10 * time.Second
+	// DefaultRetryPause is the pause before a failed batch is tried a
+	// second (and last) time.
+	DefaultRetryPause = time.Second
 )
 
 // WriterOptions configures a Writer; zero fields take the defaults.
@@ -42,6 +46,13 @@ type WriterOptions struct {
 	OnCommit func(total int64)
 	// Now is the clock of roll-ups and pruning; nil means time.Now.
 	Now func() time.Time
+	// RetryPause is the pause before a failed batch is tried once more
+	// (then dropped and counted); 0 means DefaultRetryPause.
+	RetryPause time.Duration
+	// OnBatch, when set, is called by the writer goroutine after each
+	// insert attempt with the rows, the time it took and its error (the
+	// metrics' batch latency).
+	OnBatch func(rows int, took time.Duration, err error)
 }
 
 // Writer records events into a Store without ever blocking the caller:
@@ -58,8 +69,22 @@ type Writer struct {
 	dropped   atomic.Int64
 	committed atomic.Int64
 	failed    atomic.Int64
-	lastDrops int64
-	lastLog   time.Time
+	// lastFailed is set while the last batch failed both attempts.
+	lastFailed atomic.Bool
+	lastDrops  int64
+	lastLog    time.Time
+	fails      failureLog
+}
+
+// failureLog rate-limits the log records of failed batches like the drop
+// count: the first failure at once, then one record per dropLogInterval
+// with the rows lost since the last record, and one when writes succeed
+// again. Only the writer goroutine uses it.
+type failureLog struct {
+	rows    int64 // rows lost since the last record
+	lastErr string
+	last    time.Time
+	failing bool
 }
 
 var _ httpapi.Recorder = (*Writer)(nil)
@@ -83,6 +108,9 @@ func NewWriter(store Store, h *Hasher, o WriterOptions) *Writer {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.RetryPause <= 0 {
+		o.RetryPause = DefaultRetryPause
 	}
 	w := &Writer{store: store, hasher: h, o: o, queue: make(chan Row, o.QueueSize),
 		flush: make(chan chan struct{}), stop: make(chan struct{}), stopped: make(chan struct{})}
@@ -112,6 +140,19 @@ func (w *Writer) Committed() int64 { return w.committed.Load() }
 
 // Failed is the number of rows lost to failed inserts so far.
 func (w *Writer) Failed() int64 { return w.failed.Load() }
+
+// QueueLen is the number of rows waiting for the writer.
+func (w *Writer) QueueLen() int { return len(w.queue) }
+
+// QueueCap is the queue's capacity (WriterOptions.QueueSize).
+func (w *Writer) QueueCap() int { return cap(w.queue) }
+
+// Healthy reports whether the writer keeps up: the last batch was stored
+// and the queue is not full. It never waits (GET /api/health's storage
+// state).
+func (w *Writer) Healthy() bool {
+	return !w.lastFailed.Load() && len(w.queue) < cap(w.queue)
+}
 
 // Flush returns once every row queued before the call is written (or
 // failed), or when ctx ends.
@@ -195,18 +236,74 @@ fill:
 			break fill
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	if err := w.store.Insert(ctx, batch); err != nil {
+	err := w.insert(batch)
+	if err != nil {
+		w.pause()
+		err = w.insert(batch)
+	}
+	if err != nil {
 		w.failed.Add(int64(len(batch)))
-		w.o.Logger.Error("analytics: batch not stored", slog.Int("rows", len(batch)), slog.String("error", err.Error()))
+		w.lastFailed.Store(true)
+		w.logFailure(len(batch), err)
 		return
 	}
+	w.lastFailed.Store(false)
+	w.logRecovery()
 	total := w.committed.Add(int64(len(batch)))
 	if w.o.OnCommit != nil {
 		w.o.OnCommit(total)
 	}
 	w.logDrops(false)
+}
+
+// insert writes batch once, bounded by writeTimeout, and reports it to
+// OnBatch.
+func (w *Writer) insert(batch []Row) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	start := time.Now()
+	err := w.store.Insert(ctx, batch)
+	if w.o.OnBatch != nil {
+		w.o.OnBatch(len(batch), time.Since(start), err)
+	}
+	return err
+}
+
+// pause waits RetryPause before a retry, or less when the writer is
+// closing (the retry then follows at once).
+func (w *Writer) pause() {
+	t := time.NewTimer(w.o.RetryPause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-w.stop:
+	}
+}
+
+// logFailure records a lost batch: logged at once after a success, else
+// at most once per dropLogInterval with the rows lost since.
+func (w *Writer) logFailure(rows int, err error) {
+	f := &w.fails
+	f.rows += int64(rows)
+	f.lastErr = err.Error()
+	if f.failing && time.Since(f.last) < dropLogInterval {
+		return
+	}
+	w.o.Logger.Error("analytics: batch not stored", slog.Int64("rows", f.rows),
+		slog.Int64("failedTotal", w.failed.Load()), slog.String("error", f.lastErr))
+	f.rows, f.last, f.failing = 0, time.Now(), true
+}
+
+// logRecovery logs, once, that a batch was stored again after failures,
+// with the rows lost since the last failure record.
+func (w *Writer) logRecovery() {
+	f := &w.fails
+	if !f.failing {
+		return
+	}
+	w.o.Logger.Info("analytics: batches stored again", slog.Int64("rowsLostSinceLastRecord", f.rows),
+		slog.Int64("failedTotal", w.failed.Load()))
+	*f = failureLog{}
 }
 
 // maintain recomputes the aggregates and deletes raw rows past the

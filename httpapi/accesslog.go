@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -54,27 +55,71 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// requestID is the X-Request-Id a trusted proxy sent (idProxies holds the
+// peer), when it is 16 to 64 letters, digits or '-' (nginx's $request_id
+// is 32 hex digits), else a new one.
+func requestID(r *http.Request, idProxies []netip.Prefix) string {
+	if len(idProxies) == 0 {
+		return newRequestID()
+	}
+	v := r.Header.Get("X-Request-Id")
+	if !validRequestID(v) || !peerTrusted(r, idProxies) {
+		return newRequestID()
+	}
+	return v
+}
+
+// validRequestID reports whether v may be logged as a request id.
+func validRequestID(v string) bool {
+	if len(v) < 16 || len(v) > 64 {
+		return false
+	}
+	for _, c := range v {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// peerTrusted reports whether the TCP peer of r is in proxies.
+func peerTrusted(r *http.Request, proxies []netip.Prefix) bool {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	a := ap.Addr().Unmap()
+	for _, p := range proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
 // accessLog writes one record per request to logger (nothing when nil):
 // method, route, status, duration, request id and, for errors, the
-// catalogue class. It never logs the query string, the body, headers, an
-// unknown path or the peer address, so no domain, IP or selector can get
-// into the log. The request id is also sent as X-Request-Id.
-func accessLog(logger *slog.Logger) Middleware {
+// catalogue class, and tells obs. It never logs the query string, the
+// body, headers, an unknown path or the peer address, so no domain, IP
+// or selector can get into the log. The request id (a trusted proxy's,
+// see requestID, else a new one) is also sent as X-Request-Id.
+func accessLog(logger *slog.Logger, obs Observer, idProxies []netip.Prefix) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			id := newRequestID()
+			id := requestID(r, idProxies)
 			w.Header().Set("X-Request-Id", id)
 			entry := &logEntry{}
 			rec := &statusRecorder{ResponseWriter: w}
 			r = r.WithContext(context.WithValue(r.Context(), logEntryKey{}, entry))
 			defer func() {
-				if logger == nil {
-					return
-				}
 				status := rec.status
 				if status == 0 {
 					status = http.StatusOK
+				}
+				obs.Request(logRoute(r.URL.Path), status, time.Since(start))
+				if logger == nil {
+					return
 				}
 				attrs := []slog.Attr{
 					slog.String("method", logMethod(r.Method)),

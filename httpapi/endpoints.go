@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/report"
@@ -64,12 +65,16 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 // answers with its summary, or with the error that stopped it. A non-empty
 // link is sent as the Link header of a successful answer.
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
+	queued := time.Now()
 	ctx, release, e := h.admit(r)
 	if e != nil {
+		h.obs.Admission(e.class, time.Since(queued))
 		writeError(w, r, *e)
 		return
 	}
 	defer release()
+	start := time.Now()
+	h.obs.Admission("admitted", start.Sub(queued))
 	sum, err := run(ctx)
 	if err != nil {
 		writeError(w, r, h.failure(r, err))
@@ -78,6 +83,8 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	if link != "" {
 		w.Header().Set("Link", link)
 	}
+	kind, checks := checkOutcomes(sum)
+	h.obs.Diagnostic(kind, time.Since(start), checks)
 	h.record(r, sum)
 	writeJSON(w, r, http.StatusOK, sum)
 }

@@ -81,6 +81,14 @@ type Options struct {
 	// means the defaults (a /56 and a /48, in Redis when Limiter is a
 	// *RedisLimiter, else in memory), an empty non-nil slice means none.
 	NetworkLimits []NetworkLimit
+	// Observer receives requests, rate-limit decisions, admissions and
+	// diagnostics for metrics; nil means none.
+	Observer Observer
+	// RequestIDFromProxy, when true, makes the access log take a trusted
+	// proxy's X-Request-Id (16 to 64 letters, digits or '-') as the
+	// request's id, so that the proxy's log line and this one join; from
+	// any other peer the header is ignored.
+	RequestIDFromProxy bool
 }
 
 // handler holds the configured dependencies of the endpoints.
@@ -94,6 +102,7 @@ type handler struct {
 	rec     Recorder
 	now     func() time.Time
 	version string
+	obs     Observer
 }
 
 // New returns the service's http.Handler for svc.
@@ -107,6 +116,10 @@ func New(svc Service, opts Options) http.Handler {
 		rec:     opts.Recorder,
 		now:     opts.Now,
 		version: opts.Version,
+		obs:     opts.Observer,
+	}
+	if h.obs == nil {
+		h.obs = nopObserver{}
 	}
 	if h.limiter == nil {
 		h.limiter = NewMemoryLimiter(MemoryLimiterOptions{})
@@ -125,7 +138,11 @@ func New(svc Service, opts Options) http.Handler {
 	if h.version == "" {
 		h.version = buildVersion()
 	}
-	return chain(h.routes(), commonHeaders, accessLog(opts.Logger), recoverPanic)
+	var idProxies []netip.Prefix
+	if opts.RequestIDFromProxy {
+		idProxies = h.proxies
+	}
+	return chain(h.routes(), commonHeaders, accessLog(opts.Logger, h.obs, idProxies), recoverPanic)
 }
 
 // buildVersion is the main module's version from the build info, or

@@ -29,18 +29,22 @@ func (h *handler) rateLimit(next http.Handler) http.Handler {
 		key := sourceAddr(r, h.proxies)
 		d, err := h.limiter.Allow(r.Context(), key)
 		if err != nil {
+			h.obs.RateLimit("error")
 			writeError(w, r, errLimiterDown)
 			return
 		}
 		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
 		if !d.Allowed {
+			h.obs.RateLimit("limited")
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.Reset)))
 			writeError(w, r, errRateLimited)
 			return
 		}
 		if !h.networkAllowed(w, r) {
+			h.obs.RateLimit("network_limited")
 			return
 		}
+		h.obs.RateLimit("allowed")
 		next.ServeHTTP(w, r)
 	})
 }

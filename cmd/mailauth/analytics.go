@@ -14,6 +14,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/analytics"
+	"github.com/mailauth/mailauth/internal/ops"
 )
 
 // Analytics start-up and shutdown bounds.
@@ -124,75 +125,72 @@ func checkSecret(c *serveConfig) error {
 	return nil
 }
 
-// serveAnalytics is the analytics of a running service: the store (nil
-// for none), its writer, and the secret of every keyed hash.
+// serveAnalytics is the analytics of a running service: the keeper of
+// the store (nil for none) and the secret of every keyed hash.
 type serveAnalytics struct {
-	store  analytics.Store
-	writer *analytics.Writer
+	keeper *analytics.Keeper
 	secret []byte
 }
 
-// openAnalytics opens the configured store, settles the secret (flag,
-// else kept in the store, else random for this process) and starts the
-// writer. It logs where the analytics go, never a password.
-func openAnalytics(ctx context.Context, c serveConfig, logger *slog.Logger, onCommit func(int64)) (*serveAnalytics, error) {
-	octx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
-	defer cancel()
-	store, err := analytics.Open(octx, c.storage)
-	if err != nil {
-		return nil, fmt.Errorf("-storage %s: %w", analytics.Describe(c.storage), err)
-	}
-	a := &serveAnalytics{store: store, secret: []byte(c.analyticsSecret)}
-	logger.Info("analytics storage", slog.String("storage", analytics.Describe(c.storage)))
-	if err := a.settleSecret(octx, c, logger); err != nil {
-		a.close()
-		return nil, err
-	}
-	if store == nil {
-		return a, nil
-	}
-	h, err := analytics.NewHasher(a.secret, c.analytics.labels)
-	if err != nil {
-		a.close()
-		return nil, err
-	}
-	a.writer = analytics.NewWriter(store, h, analytics.WriterOptions{
-		Retention: time.Duration(c.analytics.retention) * 24 * time.Hour, Logger: logger, OnCommit: onCommit,
-	})
-	return a, nil
+// analyticsHooks are what serve attaches to the writer: the commit
+// callback of the tests and the batch observer of the metrics.
+type analyticsHooks struct {
+	onCommit func(int64)
+	onBatch  func(rows int, took time.Duration, err error)
 }
 
-// settleSecret picks the secret: -analytics-secret, else the store's,
-// else (no store) a random one of this process, which instances sharing a
-// Redis limiter cannot agree on.
-func (a *serveAnalytics) settleSecret(ctx context.Context, c serveConfig, logger *slog.Logger) error {
-	switch {
-	case len(a.secret) > 0: // checked by checkSecret
-	case a.store != nil:
-		s, err := a.store.Secret(ctx)
-		if err != nil {
-			return fmt.Errorf("-storage %s: %w", analytics.Describe(c.storage), err)
+// openAnalytics starts the keeper of the configured store (one attempt
+// now, then retries in the background: a store that cannot be opened
+// never stops the service) and settles the secret: -analytics-secret,
+// else the store's, else one random to this process. It logs where the
+// analytics go, never a password.
+func openAnalytics(ctx context.Context, c serveConfig, logger *slog.Logger, hooks analyticsHooks) *serveAnalytics {
+	a := &serveAnalytics{secret: []byte(c.analyticsSecret)}
+	logger.Info("analytics storage", slog.String("storage", analytics.Describe(c.storage)))
+	if c.storage != analytics.StorageNone {
+		a.keeper, _ = analytics.StartKeeper(ctx, c.storage, analytics.KeeperOptions{
+			Secret: a.secret, Labels: c.analytics.labels, Logger: logger, OpenTimeout: storeOpenTimeout,
+			Writer: analytics.WriterOptions{
+				Retention: time.Duration(c.analytics.retention) * 24 * time.Hour,
+				OnCommit:  hooks.onCommit, OnBatch: hooks.onBatch,
+			},
+		})
+		if len(a.secret) == 0 {
+			a.secret = a.keeper.Secret()
 		}
-		a.secret = s
-	default:
+	}
+	if len(a.secret) == 0 {
 		a.secret = make([]byte, processSecretBytes)
 		_, _ = rand.Read(a.secret) // crypto/rand.Read never fails (Go 1.24+)
+		if c.rateLimit != "memory" && c.storage != analytics.StorageNone {
+			logger.Warn("the analytics store holding the secret is unavailable: the rate-limit keys use a secret of this process, so instances sharing the Redis server count separately until restarted; set -analytics-secret")
+		}
 	}
 	if c.rateLimit != "memory" && c.analyticsSecret == "" && strings.HasPrefix(c.storage, "sqlite:") {
 		logger.Warn("the rate-limit keys use this instance's own SQLite secret: instances sharing the Redis server count separately unless they share -analytics-secret or a postgres store")
 	}
-	return nil
+	return a
+}
+
+// state is the analytics component of readiness: ok when the store is
+// ready or none is configured, else down when -analytics-required, else
+// degraded.
+func (a *serveAnalytics) state(required bool) ops.State {
+	switch {
+	case a.keeper == nil || a.keeper.Ready():
+		return ops.StateOK
+	case required:
+		return ops.StateDown
+	}
+	return ops.StateDegraded
 }
 
 // close flushes the writer (bounded by writerCloseTimeout) and closes the
 // store.
 func (a *serveAnalytics) close() {
-	if a.writer != nil {
+	if a.keeper != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), writerCloseTimeout)
 		defer cancel()
-		_ = a.writer.Close(ctx)
-	}
-	if a.store != nil {
-		_ = a.store.Close()
+		_ = a.keeper.Close(ctx)
 	}
 }

@@ -7,6 +7,7 @@
 //	mailauth ptr [flags] IP                 check one sending IP
 //	mailauth spf-eval -ip IP -sender ADDR   evaluate SPF for a client IP
 //	mailauth stats [flags]                  show the service's analytics
+//	mailauth healthcheck [-admin URL]       ask a running service whether it is ready
 //
 // Every configuration flag has a MAILAUTH_* environment fallback (the flag
 // name in upper case with - replaced by _, e.g. -rate-limit-max and
@@ -68,6 +69,7 @@ Usage:
                                     evaluate SPF for a client IP as a receiver would
   mailauth -version                 print the version
   mailauth stats [flags]            show the service's privacy-preserving usage figures
+  mailauth healthcheck [-admin URL] exit 0 when a running service is ready, else 1
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
@@ -95,6 +97,8 @@ func run(ctx context.Context, args []string, getenv env, std stdio) int {
 		return printVersion(std.out)
 	case "stats":
 		return runStats(ctx, args[1:], getenv, std)
+	case "healthcheck":
+		return runHealthcheck(ctx, args[1:], getenv, std)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(std.out, topUsage)
 		return exitOK

@@ -107,9 +107,15 @@ func TestPrivacyCanaries(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			canaries := newCanaries(privacyRequests)
 			rd := redistest.Start(t)
+			admin := make(chan string, 1)
 			base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", storage, "-dns", lab.DNS.Addr(),
-				"-trusted-proxies", "127.0.0.1", "-source-labels", "web", "-ratelimit", rd}, nil, serveHooks{})
+				"-trusted-proxies", "127.0.0.1", "-source-labels", "web", "-ratelimit", rd, "-admin-listen", "127.0.0.1:0"},
+				nil, serveHooks{admin: func(a string) { admin <- a }})
 			sendCanaries(t, base, canaries)
+			metrics := scrape(t, "http://"+<-admin+"/metrics")
+			if !strings.Contains(metrics, `mailauth_checks_total{check="spf"`) {
+				t.Fatalf("the metrics lack the checks:\n%.2000s", metrics)
+			}
 			if code := stop(); code != exitOK {
 				t.Fatalf("exit %d:\n%s", code, log.String())
 			}
@@ -118,7 +124,7 @@ func TestPrivacyCanaries(t *testing.T) {
 			if n := perSourceKeys(keys); n != privacyRequests { // one counter per client
 				t.Errorf("%d per-source Redis keys, want %d", n, privacyRequests)
 			}
-			dump += strings.Join(keys, "\n")
+			dump += strings.Join(keys, "\n") + metrics // the metrics are held to the same rule
 			if events != 2*privacyRequests {
 				t.Errorf("%d rows stored, want %d", events, 2*privacyRequests)
 			}
@@ -128,7 +134,7 @@ func TestPrivacyCanaries(t *testing.T) {
 			for _, c := range canaries {
 				for _, f := range c.forms() {
 					if strings.Contains(dump, f) {
-						t.Fatalf("store %s holds canary %q", name, f)
+						t.Fatalf("store %s, Redis or the metrics hold canary %q", name, f)
 					}
 					if strings.Contains(log.String(), f) {
 						t.Fatalf("log holds canary %q", f)

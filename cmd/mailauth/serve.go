@@ -11,13 +11,15 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/gctune"
-	"github.com/redis/go-redis/v9"
+	"github.com/mailauth/mailauth/internal/ops"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // shutdownTimeout lets every request in flight finish (the server's
@@ -41,8 +43,14 @@ Runs the HTTP service: the web page at /, the documentation at
 /developers/api/ and /developers/cli/, POST /api/scan, POST /api/ptr-check,
 GET /api/health, GET /openapi.json. Logs the address to open and the DNS
 servers in use. Stops gracefully on SIGINT or SIGTERM, finishing the
-diagnostics in flight. Access log (JSON, no domains, addresses or selectors)
-on standard error.
+diagnostics in flight; SIGHUP is logged and changes nothing. Access log
+(JSON, no domains, addresses or selectors) on standard error.
+
+The operator's endpoints are on -admin-listen (loopback by default, never
+the public listener): GET /livez, GET /readyz (the state of the resolver,
+the rate-limit store and the analytics store; 503 when one is down) and
+GET /metrics (Prometheus). "mailauth healthcheck" asks /readyz. Under
+systemd (Type=notify) serve reports READY=1 once it listens.
 `
 
 // serveConfig is the parsed configuration of `mailauth serve`.
@@ -53,8 +61,13 @@ type serveConfig struct {
 	rateLimitMax    int
 	trustedProxies  string
 	analyticsSecret string
+	secretFile      string
 	maxInFlight     int
 	dnsCacheMB      int
+	adminListen     string
+	canaryName      string
+	failClosed      bool
+	storeRequired   bool
 	scanner         scannerFlags
 	analytics       analyticsFlags
 
@@ -65,7 +78,8 @@ type serveConfig struct {
 // serveFlagNames are the flags of serve that have environment fallbacks
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
-	"trusted-proxies", "analytics-secret", "max-inflight", "dns-cache-mb"}, append(analyticsFlagNames, scannerFlagNames...)...)
+	"trusted-proxies", "analytics-secret", "max-inflight", "dns-cache-mb",
+	"analytics-secret-file", "admin-listen", "canary-name", "ratelimit-fail-closed", "analytics-required"}, append(analyticsFlagNames, scannerFlagNames...)...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
@@ -79,6 +93,11 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
 	fs.IntVar(&c.dnsCacheMB, "dns-cache-mb", defaultDNSCacheMB, "MiB of DNS answers shared across scans for their TTL (at most 5 minutes); 0 turns the shared cache off")
+	fs.StringVar(&c.secretFile, "analytics-secret-file", "", "file holding -analytics-secret (a container or systemd secret); surrounding white space is ignored")
+	fs.StringVar(&c.adminListen, "admin-listen", defaultAdminListen, "operator address of /livez, /readyz and /metrics, host:port (keep it private: loopback or an internal network), or none")
+	fs.StringVar(&c.canaryName, "canary-name", ops.DefaultCanaryName, "name whose NS records readiness asks the resolver every few seconds (\".\" is the root)")
+	fs.BoolVar(&c.failClosed, "ratelimit-fail-closed", false, "with a redis:// rate-limit store: answer diagnostics 500 (and readiness down) while it does not answer, instead of counting per instance")
+	fs.BoolVar(&c.storeRequired, "analytics-required", false, "readiness is down (not degraded) while the analytics store is unavailable")
 	c.scanner.register(fs)
 	c.analytics.register(fs)
 	if err := bindEnv(fs, getenv, serveFlagNames...); err != nil {
@@ -96,6 +115,9 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 
 // check validates the parsed values and derives the typed ones.
 func (c *serveConfig) check() error {
+	if err := c.readSecretFile(); err != nil {
+		return err
+	}
 	if err := checkStorage(c.storage); err != nil {
 		return err
 	}
@@ -117,6 +139,9 @@ func (c *serveConfig) check() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("-listen: %w", err)
 	}
+	if _, _, err := net.SplitHostPort(c.adminListen); err != nil && c.adminListen != adminOff {
+		return fmt.Errorf("-admin-listen: %w", err)
+	}
 	var err error
 	if c.proxies, err = parseProxies(c.trustedProxies); err != nil {
 		return fmt.Errorf("-trusted-proxies: %w", err)
@@ -126,11 +151,28 @@ func (c *serveConfig) check() error {
 	return err
 }
 
+// readSecretFile sets analyticsSecret from -analytics-secret-file.
+func (c *serveConfig) readSecretFile() error {
+	if c.secretFile == "" {
+		return nil
+	}
+	if c.analyticsSecret != "" {
+		return errors.New("-analytics-secret-file: give either it or -analytics-secret")
+	}
+	b, err := os.ReadFile(c.secretFile)
+	if err != nil {
+		return fmt.Errorf("-analytics-secret-file: %w", err)
+	}
+	c.analyticsSecret = strings.TrimSpace(string(b))
+	return nil
+}
+
 // serveHooks let tests replace the scanner and learn the bound address.
 type serveHooks struct {
 	service func(mailauth.Config) httpapi.Service // nil means mailauth.New
 	ready   func(addr string)                     // called once listening
 	commits func(total int64)                     // called after each analytics batch
+	admin   func(addr string)                     // called once the admin listener listens
 }
 
 // runServe is `mailauth serve`.
@@ -143,35 +185,67 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	warnLabFlags(c.scanner, logger)
 	gctune.Apply(c.scan.DNSCacheBytes)
 	logDNSServers(c.scan.DNSServers, logger)
-	an, err := openAnalytics(ctx, c, logger, hooks.commits)
-	if err != nil {
-		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
-		return exitUnavailable
-	}
+	metrics := ops.NewMetrics(mainVersion())
+	an := openAnalytics(ctx, c, logger, analyticsHooks{onCommit: hooks.commits, onBatch: metrics.Batch})
 	defer an.close()
-	limiter, closeLimiter, err := openLimiter(ctx, c, an.secret, logger)
+	lim, err := openLimiter(ctx, c, an.secret, logger)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUsage
 	}
-	defer closeLimiter()
+	defer lim.close()
+	if c.scan.Resolver == nil { // one resolver for the scans and the canary
+		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers}
+	}
 	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
+	onLeak := c.scan.OnLeak
+	c.scan.OnLeak = func(n int) { metrics.Leak(n); onLeak(n) }
 	scanner := mailauth.New(c.scan)
 	defer logCacheStats(logger, scanner)
 	var svc httpapi.Service = scanner
 	if hooks.service != nil {
 		svc = hooks.service(c.scan)
 	}
-	opts := httpapi.Options{Limiter: limiter, TrustedProxies: c.proxies, MaxInFlight: c.maxInFlight, Logger: logger}
-	if an.store != nil {
-		opts.Storage, opts.Recorder = an.store, an.writer
+	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
+	// The admin listener, the canary and the SIGHUP handler last through
+	// the graceful shutdown, until runServe returns.
+	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAdmin()
+	handleHangup(actx, logger)
+	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
+	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
+	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,
+		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
+	if an.keeper != nil {
+		opts.Storage, opts.Recorder = an.keeper, an.keeper
 	}
 	h := httpapi.New(svc, opts)
-	if err := listenAndServe(ctx, c.listen, h, logger, hooks.ready, httpapi.ListenerOptions{TrustedProxies: c.proxies}); err != nil {
+	ready := onListening(actx, c, hooks, canary, getenv, logger)
+	lo := httpapi.ListenerOptions{TrustedProxies: c.proxies}
+	if err := listenAndServe(ctx, c.listen, h, logger, ready, lo, connectionMetrics(metrics)); err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUnavailable
 	}
+	_ = sdNotify(getenv, "STOPPING=1")
 	return exitOK
+}
+
+// onListening returns what runs once the public listener listens: the
+// resolver canary starts (unless a test's fake scanner runs without -dns:
+// it then asks no resolver at all), systemd hears READY=1, and the test
+// hook learns the address.
+func onListening(ctx context.Context, c serveConfig, hooks serveHooks, canary *ops.Canary, getenv env, logger *slog.Logger) func(string) {
+	return func(addr string) {
+		if hooks.service == nil || len(c.scan.DNSServers) > 0 {
+			go canary.Run(ctx)
+		}
+		if err := sdNotify(getenv, "READY=1"); err != nil {
+			logger.Warn("systemd notification failed", slog.String("error", err.Error()))
+		}
+		if hooks.ready != nil {
+			hooks.ready(addr)
+		}
+	}
 }
 
 // warnLabFlags logs one warning for each test-and-lab flag that weakens
@@ -215,36 +289,20 @@ func usageExit(err error, w io.Writer) int {
 // does not parse. It never includes the URL (it may carry a password).
 var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:// URL (redis://[user:password@]host:port[/db]; the value is not shown, it may hold a password)")
 
-// openLimiter builds the configured rate limiter.
-func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog.Logger) (httpapi.Limiter, func(), error) {
-	if c.rateLimit == "memory" {
-		return httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), func() {}, nil
-	}
-	redis.SetLogger(redisLog{logger})
-	l, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax, Secret: secret})
-	if err != nil {
-		// The parser's error quotes the URL, which may carry the Redis
-		// password: only a fixed message names the flag.
-		return nil, nil, errInvalidRedisURL
-	}
-	pctx, cancel := context.WithTimeout(ctx, redisPingTimeout)
-	defer cancel()
-	if err := l.Ping(pctx); err != nil {
-		logger.Warn("rate-limit store unreachable; diagnostic requests answer 500 until it is")
-	}
-	return l, func() { _ = l.Close() }, nil
-}
-
 // listenAndServe serves h on addr until ctx ends, then shuts down
 // gracefully: no new connections, requests in flight finish (up to
 // shutdownTimeout). Connections are capped in total and per source
-// (httpapi.LimitListener, lo).
-func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions) error {
+// (httpapi.LimitListener, lo); onListener, when set, receives the
+// listener (its counters).
+func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions, onListener func(*httpapi.Listener)) error {
 	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	ln := httpapi.LimitListener(raw, lo)
+	if onListener != nil {
+		onListener(ln)
+	}
 	srv := httpapi.NewServer(h, ln, log.New(serverErrorLog{logger}, "", 0))
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("open", pageURL(ln.Addr().String())))
 	if ready != nil {

@@ -70,6 +70,13 @@ func version(dir string) int {
 // Start starts a cluster for tb.
 func Start(tb testing.TB) *Cluster {
 	tb.Helper()
+	return StartAt(tb, FreePort(tb))
+}
+
+// StartAt starts a cluster for tb on port of 127.0.0.1 (a test can give
+// a program the URL before the server exists: URLAt).
+func StartAt(tb testing.TB, port int) *Cluster {
+	tb.Helper()
 	bin, ok := binDir()
 	if !ok {
 		if os.Getenv("CI") == "true" {
@@ -80,7 +87,7 @@ func Start(tb testing.TB) *Cluster {
 	dir, asUser := workDir(tb)
 	data := filepath.Join(dir, "data")
 	run(tb, asUser, filepath.Join(bin, "initdb"), "-D", data, "-U", "mailauth", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale", "C")
-	c := &Cluster{port: freePort(tb)}
+	c := &Cluster{port: port}
 	cmd := command(asUser, filepath.Join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", strconv.Itoa(c.port),
 		"-k", dir, "-F", "-c", "max_connections=50", "-c", "shared_buffers=16MB")
 	var out syncbuf.Buffer
@@ -96,7 +103,7 @@ func Start(tb testing.TB) *Cluster {
 		})
 	}
 	tb.Cleanup(c.stop)
-	c.URL = fmt.Sprintf("postgres://mailauth@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	c.URL = URLAt(c.port)
 	c.waitReady(tb, &out)
 	return c
 }
@@ -180,8 +187,13 @@ func run(tb testing.TB, asUser *syscall.Credential, bin string, args ...string) 
 	}
 }
 
-// freePort returns a TCP port that was free on 127.0.0.1.
-func freePort(tb testing.TB) int {
+// URLAt is the URL of the "postgres" database of a cluster on port.
+func URLAt(port int) string {
+	return fmt.Sprintf("postgres://mailauth@127.0.0.1:%d/postgres?sslmode=disable", port)
+}
+
+// FreePort returns a TCP port that was free on 127.0.0.1.
+func FreePort(tb testing.TB) int {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

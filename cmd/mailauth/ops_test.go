@@ -1,0 +1,256 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/ops"
+	"github.com/mailauth/mailauth/internal/pgtest"
+	"github.com/mailauth/mailauth/internal/syncbuf"
+	"github.com/mailauth/mailauth/internal/testlab"
+)
+
+// scrape returns the body of a GET.
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// startOps runs serve with a fake scanner and an admin listener on a free
+// port; it returns the public and the admin base URLs and the log.
+func startOps(t *testing.T, args ...string) (base, admin string, log *syncbuf.Buffer) {
+	t.Helper()
+	adminc := make(chan string, 1)
+	args = append([]string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0"}, args...)
+	base, log, _ = startServe(t, args, nil, serveHooks{
+		service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
+		admin:   func(a string) { adminc <- a },
+	})
+	return base, "http://" + <-adminc, log
+}
+
+// readyz is the admin listener's readiness report and status code.
+func readyz(t *testing.T, admin string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(admin + "/readyz")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	return resp.StatusCode, body
+}
+
+// TestAdminReadiness: with a working resolver readiness is ok and names
+// every component; with none answering it is down (503), the healthcheck
+// subcommand exits 1, and the public API still answers its health.
+func TestAdminReadiness(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	_, admin, _ := startOps(t, "-storage", "none", "-dns", lab.DNS.Addr(), "-canary-name", "example.com")
+	require.Eventually(t, func() bool { code, _ := readyz(t, admin); return code == 200 }, 20*time.Second, 20*time.Millisecond)
+	_, body := readyz(t, admin)
+	assert.Equal(t, "ok", body["status"])
+	assert.Equal(t, map[string]any{"resolver": "ok", "ratelimit": "ok", "analytics": "ok"}, body["components"])
+	assert.Contains(t, scrape(t, admin+"/livez"), `"ok"`)
+	code, out, _ := runCLI(t, nil, "healthcheck", "-admin", admin)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, `"resolver":"ok"`)
+
+	base, deadAdmin, _ := startOps(t, "-storage", "none", "-dns", "127.0.0.1:1", "-canary-name", "example.com")
+	require.Eventually(t, func() bool {
+		return regexp.MustCompile(`mailauth_resolver_canary_failures_total [1-9]`).MatchString(scrape(t, deadAdmin+"/metrics"))
+	}, 30*time.Second, 50*time.Millisecond, "the canary asked and failed")
+	code, body = readyz(t, deadAdmin)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "down", body["status"])
+	assert.Equal(t, "down", body["components"].(map[string]any)["resolver"])
+	code, _, errOut := runCLI(t, nil, "healthcheck", "-admin", deadAdmin)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "not ready (503)")
+	assert.Equal(t, "disabled", healthStorage(t, base), "the public health keeps the contract's shape")
+	code, _, _ = runCLI(t, nil, "healthcheck", "-admin", "http://127.0.0.1:1")
+	assert.Equal(t, exitFail, code, "no answer is not ready")
+}
+
+// TestAdminNotOnPublicListener: the operator's endpoints are not served
+// on the public listener.
+func TestAdminNotOnPublicListener(t *testing.T) {
+	t.Parallel()
+	base, _, _ := startOps(t, "-storage", "none")
+	for _, p := range []string{"/metrics", "/readyz", "/livez"} {
+		resp, err := http.Get(base + p)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, p)
+	}
+}
+
+// TestServeStoreFaultsAtStart: a store that cannot be opened at start
+// (a SQLite path that is a directory, a FIFO or a read-only file; a
+// PostgreSQL server that is down) no longer stops serve: scans answer
+// 200, health says storage "unavailable" and readiness "degraded"; a
+// malformed SQLite file is moved aside and a new one started (ready).
+func TestServeStoreFaultsAtStart(t *testing.T) {
+	t.Parallel()
+	faults := map[string]func(t *testing.T, dir string) string{
+		"directory": func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "a.db")
+			require.NoError(t, os.Mkdir(p, 0o700))
+			return "sqlite:" + p
+		},
+		"fifo": func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "a.db")
+			require.NoError(t, syscall.Mkfifo(p, 0o600))
+			return "sqlite:" + p
+		},
+		"read-only": func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "a.db")
+			require.NoError(t, os.WriteFile(p, nil, 0o400))
+			if os.Geteuid() == 0 { // root writes any mode
+				out, err := exec.Command("chattr", "+i", p).CombinedOutput()
+				require.NoError(t, err, "%s", out)
+				t.Cleanup(func() { _ = exec.Command("chattr", "-i", p).Run() })
+			}
+			return "sqlite:" + p
+		},
+		"postgres down": func(t *testing.T, _ string) string { return pgtest.URLAt(pgtest.FreePort(t)) },
+	}
+	for name, fault := range faults {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			base, admin, log := startOps(t, "-storage", fault(t, t.TempDir()), "-analytics-secret", "0123456789abcdef")
+			assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil), log.String())
+			assert.Equal(t, "unavailable", healthStorage(t, base))
+			_, body := readyz(t, admin)
+			assert.Equal(t, "degraded", body["components"].(map[string]any)["analytics"])
+			assert.Equal(t, 1, strings.Count(log.String(), "analytics store unavailable"), log.String())
+		})
+	}
+	t.Run("corrupt", func(t *testing.T) {
+		t.Parallel()
+		p := filepath.Join(t.TempDir(), "a.db")
+		require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("garbage ", 4096)), 0o600))
+		base, _, log := startOps(t, "-storage", "sqlite:"+p)
+		assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+		assert.Equal(t, "ready", healthStorage(t, base))
+		assert.Contains(t, log.String(), "moved aside")
+		aside, _ := filepath.Glob(p + ".corrupt-*")
+		assert.Len(t, aside, 1)
+	})
+}
+
+// TestServeHealthWhileInsertsFail: with PostgreSQL stopped under a
+// running serve, scans keep answering 200 and health turns "unavailable"
+// (the writer's failed batches and the background ping), answered from
+// the cached state.
+func TestServeHealthWhileInsertsFail(t *testing.T) {
+	t.Parallel()
+	cluster := pgtest.Start(t)
+	base, admin, log := startOps(t, "-storage", cluster.NewDatabase(t, "inserts"))
+	require.Equal(t, "ready", healthStorage(t, base))
+	cluster.Stop()
+	require.Eventually(t, func() bool {
+		return postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil) == 200 && healthStorage(t, base) == "unavailable"
+	}, 60*time.Second, 200*time.Millisecond, log.String())
+	_, body := readyz(t, admin)
+	assert.Equal(t, "degraded", body["components"].(map[string]any)["analytics"])
+	metrics := scrape(t, admin+"/metrics")
+	assert.Contains(t, metrics, "mailauth_analytics_ready 0")
+}
+
+// TestServeSIGHUP: SIGHUP is logged and serve keeps answering.
+func TestServeSIGHUP(t *testing.T) {
+	base, _, log := startOps(t, "-storage", "none")
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+}
+
+// TestSDNotify: READY=1 reaches the socket of $NOTIFY_SOCKET once serve
+// listens.
+func TestSDNotify(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(t.TempDir(), "notify")
+	conn, err := listenUnixgram(sock)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, _, _ = startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-admin-listen", "none"},
+		map[string]string{"NOTIFY_SOCKET": sock}, serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
+	buf := make([]byte, 64)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	n, err := conn.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "READY=1", string(buf[:n]))
+}
+
+// listenUnixgram opens a datagram socket at path (systemd's side).
+func listenUnixgram(path string) (*net.UnixConn, error) {
+	return net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+}
+
+// TestLimiterReadiness: a Redis store unreachable at start makes the
+// rate-limit component degraded (per-instance fallback), or down with
+// -ratelimit-fail-closed; memory is always ok.
+func TestLimiterReadiness(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct {
+		rateLimit  string
+		failClosed bool
+		want       ops.State
+	}{
+		{"memory", false, ops.StateOK},
+		{"redis://127.0.0.1:1/0", false, ops.StateDegraded},
+		{"redis://127.0.0.1:1/0", true, ops.StateDown},
+	} {
+		c := serveConfig{rateLimit: tc.rateLimit, rateLimitMax: 5, failClosed: tc.failClosed}
+		l, err := openLimiter(t.Context(), c, []byte("0123456789abcdef"), logger)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, l.state(), "%s fail-closed=%v", tc.rateLimit, tc.failClosed)
+		_, err = l.limiter.Allow(t.Context(), "192.0.2.1")
+		assert.Equal(t, tc.failClosed, err != nil, "only fail-closed refuses")
+		l.close()
+	}
+}
+
+// TestServeHealthWhileSQLiteInsertsFail: the store answers its ping (a
+// read) but refuses every insert (a trigger stands in for a full disk or
+// another writer): health turns "unavailable" once a batch failed twice,
+// and scans keep answering 200.
+func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "a.db")
+	base, _, log := startOps(t, "-storage", "sqlite:"+path)
+	require.Equal(t, "ready", healthStorage(t, base))
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END`)
+	require.NoError(t, err)
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	require.Eventually(t, func() bool { return healthStorage(t, base) == "unavailable" }, 30*time.Second, 50*time.Millisecond, log.String())
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record, not one per batch")
+}

@@ -1,0 +1,216 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/internal/syncbuf"
+)
+
+// switchLimiter fails while down is set; it counts its calls.
+type switchLimiter struct {
+	down  atomic.Bool
+	calls atomic.Int64
+	mem   *MemoryLimiter
+}
+
+var errStoreDown = errors.New("store down (test)")
+
+func (s *switchLimiter) Allow(ctx context.Context, key string) (Decision, error) {
+	s.calls.Add(1)
+	if s.down.Load() {
+		return Decision{}, errStoreDown
+	}
+	return s.mem.Allow(ctx, key)
+}
+
+func (s *switchLimiter) ping(context.Context) error {
+	if s.down.Load() {
+		return errStoreDown
+	}
+	return nil
+}
+
+// TestFallbackLimiter: while the store fails, decisions are made in
+// memory (no error, no call to the store), the outage is logged once and
+// counted; the probe switches back once the store answers.
+func TestFallbackLimiter(t *testing.T) {
+	t.Parallel()
+	store := &switchLimiter{mem: NewMemoryLimiter(MemoryLimiterOptions{Limit: 100})}
+	var log syncbuf.Buffer
+	f := &FallbackLimiter{primary: store, fallback: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2}),
+		st: &fallbackState{probe: store.ping, interval: 5 * time.Millisecond, logger: slog.New(slog.NewJSONHandler(&log, nil)), stop: make(chan struct{})}}
+	defer f.Close()
+
+	d, err := f.Allow(t.Context(), "192.0.2.1")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+	assert.False(t, f.Degraded())
+
+	store.down.Store(true)
+	for i := range 3 {
+		d, err := f.Allow(t.Context(), "192.0.2.1")
+		require.NoError(t, err, "the fallback answers")
+		assert.Equal(t, i < 2, d.Allowed, "the fallback's own limit")
+	}
+	assert.True(t, f.Degraded())
+	assert.Equal(t, int64(3), f.FallbackDecisions())
+	assert.Equal(t, int64(2), store.calls.Load(), "a store known down is not asked")
+	assert.Equal(t, int64(1), f.Outages())
+	assert.Equal(t, 1, strings.Count(log.String(), "rate-limit store unreachable"))
+
+	store.down.Store(false)
+	require.Eventually(t, func() bool { return !f.Degraded() }, 10*time.Second, 5*time.Millisecond)
+	d, err = f.Allow(t.Context(), "192.0.2.1")
+	require.NoError(t, err)
+	assert.True(t, d.Allowed, "counted in the store again")
+	assert.Contains(t, log.String(), "rate-limit store answers again")
+}
+
+// TestFallbackLimiterServes: end to end, a handler whose Redis store is
+// unreachable answers 200, not 500, and its network limits fall back too.
+func TestFallbackLimiterServes(t *testing.T) {
+	t.Parallel()
+	rl, err := OpenRedisLimiter("redis://127.0.0.1:1/0", RedisLimiterOptions{Secret: []byte("0123456789abcdef")})
+	require.NoError(t, err)
+	defer rl.Close()
+	f := NewFallbackLimiter(rl, FallbackOptions{Limit: 5})
+	defer f.Close()
+	srv := httptest.NewServer(New(&FakeService{}, Options{Limiter: f, NetworkLimits: f.NetworkLimits(5),
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}))
+	defer srv.Close()
+	for _, client := range []string{"192.0.2.1", "2001:db8::1"} { // IPv6 meets the network limits
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/scan", strings.NewReader(`{"domain":"example.com"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", client)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 200, resp.StatusCode)
+	}
+	assert.True(t, f.Degraded())
+}
+
+// recordingObserver keeps what the handler reported.
+type recordingObserver struct {
+	mu       sync.Mutex
+	requests []string
+	limits   []string
+	admitted []string
+	checks   []CheckOutcome
+}
+
+func (o *recordingObserver) Request(route string, status int, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.requests = append(o.requests, fmt.Sprintf("%s %d", route, status))
+}
+
+func (o *recordingObserver) RateLimit(d string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.limits = append(o.limits, d)
+}
+
+func (o *recordingObserver) Admission(outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.admitted = append(o.admitted, outcome)
+}
+
+func (o *recordingObserver) Diagnostic(_ string, _ time.Duration, c []CheckOutcome) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.checks = append(o.checks, c...)
+}
+
+// TestObserver: requests, decisions, admissions and checks reach the
+// Observer; an unknown path is "other" (it could carry a domain).
+func TestObserver(t *testing.T) {
+	t.Parallel()
+	obs := &recordingObserver{}
+	srv := httptest.NewServer(New(&FakeService{}, Options{Observer: obs, Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: 1})}))
+	defer srv.Close()
+	for range 2 {
+		resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	resp, err := http.Get(srv.URL + "/example.com")
+	require.NoError(t, err)
+	resp.Body.Close()
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	assert.Equal(t, []string{"/api/scan 200", "/api/scan 429", "other 404"}, obs.requests)
+	assert.Equal(t, []string{"allowed", "limited"}, obs.limits)
+	assert.Equal(t, []string{"admitted"}, obs.admitted)
+	assert.Len(t, obs.checks, len(SampleScanSummary().Checks))
+}
+
+// TestRequestIDFromProxy: a trusted proxy's X-Request-Id is logged and
+// echoed; from another peer, or malformed, it is replaced.
+func TestRequestIDFromProxy(t *testing.T) {
+	t.Parallel()
+	const id = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		name    string
+		proxies []netip.Prefix
+		sent    string
+		kept    bool
+	}{
+		{"trusted", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, id, true},
+		{"untrusted peer", []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, id, false},
+		{"malformed", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, "example.com-0123456789", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log syncbuf.Buffer
+			srv := httptest.NewServer(New(&FakeService{}, Options{TrustedProxies: tc.proxies, RequestIDFromProxy: true,
+				Logger: slog.New(slog.NewJSONHandler(&log, nil))}))
+			defer srv.Close()
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/health", nil)
+			req.Header.Set("X-Request-Id", tc.sent)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			got := resp.Header.Get("X-Request-Id")
+			assert.Equal(t, tc.kept, got == tc.sent, got)
+			assert.Contains(t, log.String(), `"request_id":"`+got+`"`)
+			assert.NotContains(t, log.String(), "example.com")
+		})
+	}
+}
+
+// FuzzRequestID: an accepted request id is 16 to 64 letters, digits or
+// '-' (nothing that could carry a domain or an address), whatever the
+// header held.
+func FuzzRequestID(f *testing.F) {
+	for _, s := range []string{"0123456789abcdef0123456789abcdef", "example.com", "", "192.0.2.1", strings.Repeat("a", 65), "a-b-c-d-e-f-g-h-i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if !validRequestID(v) {
+			return
+		}
+		if len(v) < 16 || len(v) > 64 || strings.ContainsAny(v, ".:/@ ") {
+			t.Fatalf("accepted %q", v)
+		}
+		for _, c := range v {
+			if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				t.Fatalf("accepted %q", v)
+			}
+		}
+	})
+}

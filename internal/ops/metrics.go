@@ -1,0 +1,149 @@
+package ops
+
+import (
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mailauth/mailauth/httpapi"
+)
+
+// Metrics is the service's Prometheus registry and the httpapi.Observer
+// that feeds it.
+type Metrics struct {
+	reg        *prometheus.Registry
+	requests   *prometheus.CounterVec
+	scans      *prometheus.HistogramVec
+	checks     *prometheus.CounterVec
+	rateLimit  *prometheus.CounterVec
+	admissions *prometheus.CounterVec
+	waits      prometheus.Histogram
+	leaks      prometheus.Counter
+	batches    *prometheus.HistogramVec
+}
+
+var _ httpapi.Observer = (*Metrics)(nil)
+
+// NewMetrics returns the registry with the service's metrics, the Go
+// runtime's and the process's, and mailauth_build_info{version}.
+func NewMetrics(version string) *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{reg: reg}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_http_requests_total",
+		Help: "Requests answered, by route (as the access log names it; unknown paths are \"other\") and status code."},
+		[]string{"route", "code"})
+	m.scans = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "mailauth_diagnostic_duration_seconds",
+		Help:    "Time diagnostics answered 200 ran (after their slot was granted), by kind (scan, ptr-check).",
+		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 12, 15, 20}}, []string{"kind"})
+	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_checks_total",
+		Help: "Checks of the answered diagnostics, by check id and status; undetermined=\"true\" for checks that reached no conclusion."},
+		[]string{"check", "status", "undetermined"})
+	m.rateLimit = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_ratelimit_decisions_total",
+		Help: "Rate-limit decisions on diagnostic requests: allowed, limited, network_limited, error."}, []string{"decision"})
+	m.admissions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_admissions_total",
+		Help: "Diagnostics past the rate limits, by admission outcome: admitted, or the refusal (busy = shed after the queue wait, source_budget, canceled)."},
+		[]string{"outcome"})
+	m.waits = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mailauth_admission_wait_seconds",
+		Help: "Time diagnostics waited in the fairness queue for a slot.", Buckets: []float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 3}})
+	m.leaks = prometheus.NewCounter(prometheus.CounterOpts{Name: "mailauth_leak_guard_replacements_total",
+		Help: "Checks whose texts the redaction guard replaced (Config.OnLeak)."})
+	m.batches = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "mailauth_analytics_batch_seconds",
+		Help: "Analytics insert attempts, by result (ok, error).", Buckets: prometheus.DefBuckets}, []string{"result"})
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mailauth_build_info",
+		Help: "Always 1: the running build's version and Go version."}, []string{"version", "goversion"})
+	build.WithLabelValues(version, runtime.Version()).Set(1)
+	reg.MustRegister(m.requests, m.scans, m.checks, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Register adds a collector (another part of the service's figures).
+func (m *Metrics) Register(c prometheus.Collector) error { return m.reg.Register(c) }
+
+// CounterFunc adds a counter read from f at scrape time (a monotonic
+// figure kept elsewhere, e.g. with sync/atomic).
+func (m *Metrics) CounterFunc(name, help string, f func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+}
+
+// GaugeFunc adds a gauge read from f at scrape time.
+func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+}
+
+// ReadinessGauges adds mailauth_ready{component}: 1 ok, 0.5 degraded,
+// 0 down, read from r at scrape time.
+func (m *Metrics) ReadinessGauges(r *Readiness) {
+	for _, c := range r.components {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mailauth_ready",
+			Help:        "Readiness of each component: 1 ok, 0.5 degraded, 0 down.",
+			ConstLabels: prometheus.Labels{"component": c.Name}}, func() float64 { return stateValue(c.Check()) }))
+	}
+}
+
+// stateValue is a State as a gauge value.
+func stateValue(s State) float64 {
+	switch s {
+	case StateOK:
+		return 1
+	case StateDegraded:
+		return 0.5
+	}
+	return 0
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Leak counts n checks whose texts the leak guard replaced.
+func (m *Metrics) Leak(n int) { m.leaks.Add(float64(n)) }
+
+// Batch records one analytics insert attempt (analytics.WriterOptions.OnBatch).
+func (m *Metrics) Batch(_ int, took time.Duration, err error) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	m.batches.WithLabelValues(result).Observe(took.Seconds())
+}
+
+// Request implements httpapi.Observer.
+func (m *Metrics) Request(route string, status int, _ time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+}
+
+// RateLimit implements httpapi.Observer.
+func (m *Metrics) RateLimit(decision string) { m.rateLimit.WithLabelValues(decision).Inc() }
+
+// Admission implements httpapi.Observer.
+func (m *Metrics) Admission(outcome string, waited time.Duration) {
+	m.admissions.WithLabelValues(outcome).Inc()
+	m.waits.Observe(waited.Seconds())
+}
+
+// Diagnostic implements httpapi.Observer.
+func (m *Metrics) Diagnostic(kind string, took time.Duration, checks []httpapi.CheckOutcome) {
+	m.scans.WithLabelValues(kind).Observe(took.Seconds())
+	for _, c := range checks {
+		m.checks.WithLabelValues(string(c.ID), string(c.Status), strconv.FormatBool(c.Undetermined)).Inc()
+	}
+}
+
+// AdminHandler serves the operator's endpoints: GET /livez (the process
+// answers), GET /readyz (r's report; 503 when down) and GET /metrics.
+func AdminHandler(r *Readiness, m *Metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]State{"status": StateOK})
+	})
+	mux.Handle("GET /readyz", r)
+	mux.Handle("GET /metrics", m.Handler())
+	return mux
+}
