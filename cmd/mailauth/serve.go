@@ -156,6 +156,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	defer closeLimiter()
 	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
+	c.scan.MaxConcurrentScans = c.maxInFlight // httpapi's fair queue admits; the library's bound must not queue again
 	scanner := mailauth.New(c.scan)
 	defer logCacheStats(logger, scanner)
 	var svc httpapi.Service = scanner
