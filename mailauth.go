@@ -95,10 +95,12 @@ type Scanner struct {
 }
 
 // tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
-// resumption (each for at most mtasts.MaxSessionAge): a few hundred bytes
-// each, enough for the hosts scanned again within minutes at the
-// service's rate.
-const tlsSessions = 4096
+// resumption (each for at most mtasts.MaxSessionAge), within
+// mtasts.DefaultSessionBytes (2 MiB: a session keeps its host's
+// certificate chain, so about 700 of them): a host is fetched again only
+// when its domain is scanned again within minutes, and a workload of
+// distinct domains never resumes.
+const tlsSessions = 1024
 
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
