@@ -14,10 +14,13 @@ import (
 // resolver.Scan so each distinct answer is recorded once.
 //
 // When next is a resolver.Memoizer (a resolver.Cache shared across scans)
-// the values an answer gives are worked out once per held answer and kept
-// with it, as its memo: they live exactly as long as the answer (its TTL,
-// its eviction), and every scan that gets the answer records the same
-// values without tokenizing the same provider records again.
+// the values an answer gives are worked out once per held answer, the
+// first time a scan gets it from the cache, and kept with it as its memo:
+// they live exactly as long as the answer (its TTL, its eviction), and
+// every later scan records the same values without tokenizing the same
+// provider records again. An answer fresh from the wire is recorded
+// directly, as without a cache: most (a distinct domain's own records)
+// are never asked again.
 func (s *Set) Resolver(next resolver.Resolver) resolver.Resolver {
 	m, memoizes := next.(resolver.Memoizer)
 	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {

@@ -43,11 +43,15 @@ const (
 type Memoizer interface {
 	Resolver
 	// LookupMemo answers like Lookup, with the memo of the answer for key:
-	// the one kept with it, or compute(answer) (also when the answer is
-	// not kept). compute returns the memo and its size in bytes, which
-	// counts against the memory bound. A memo is kept for one key per
-	// answer; key must be comparable (a pointer, typically), and compute
-	// must depend on nothing but the answer and key.
+	// the one kept with it, or, for an answer it held already, one it
+	// computes now with compute and keeps. An answer that was not held
+	// before (asked below for this call, or shared with a call in flight)
+	// comes with a nil memo: the caller works from the answer itself, so
+	// that an answer used once (a distinct domain's own records) costs no
+	// memo. compute returns the memo and its size in bytes, which counts
+	// against the memory bound. A memo is kept for one key per answer;
+	// key must be comparable (a pointer, typically), and compute must
+	// depend on nothing but the answer and key.
 	LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (memo any, size int)) (Answer, any)
 }
 
@@ -201,7 +205,7 @@ func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq)
 			return a, memo
 		}
 		if owner {
-			return c.send(ctx, q, f, m)
+			return c.send(ctx, q, f)
 		}
 		select {
 		case <-f.done:
@@ -209,19 +213,9 @@ func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq)
 			return Fail(ReasonCanceled), nil
 		}
 		if !f.senderEnded {
-			a := cloneAnswer(f.answer)
-			return a, m.of(a)
+			return cloneAnswer(f.answer), nil
 		}
 	}
-}
-
-// of computes the memo of a; nil without a request.
-func (m *memoReq) of(a Answer) any {
-	if m == nil {
-		return nil
-	}
-	memo, _ := m.compute(a)
-	return memo
 }
 
 // attach computes the memo of a, the answer held for q, and keeps it with
@@ -274,7 +268,7 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, ow
 
 // send asks q below, stores a cacheable answer and releases the waiters,
 // also when the resolver below panics (the panic goes on up).
-func (c *Cache) send(ctx context.Context, q question, f *flight, m *memoReq) (Answer, any) {
+func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 	f.senderEnded = true // until the answer is in
 	defer func() {
 		c.mu.Lock()
@@ -290,17 +284,11 @@ func (c *Cache) send(ctx context.Context, q question, f *flight, m *memoReq) (An
 	// reported it yet (Client.ask answers canceled once the deadline has
 	// passed, a moment before ctx's timer fires).
 	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
-	e := &cacheEntry{q: q, answer: kept, size: answerSize(q, kept)}
-	if m != nil {
-		var size int
-		e.memo, size = m.compute(kept)
-		e.memoKey, e.size = m.key, e.size+size
-	}
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
-		e.expires = c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))
-		c.store(e)
+		c.store(&cacheEntry{q: q, answer: kept, size: answerSize(q, kept),
+			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))})
 	}
-	return a, e.memo
+	return a, nil
 }
 
 // store keeps e and evicts the least recently used answers past the

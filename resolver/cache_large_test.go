@@ -62,9 +62,9 @@ func TestCacheLargeAnswersKeepToTheirShare(t *testing.T) {
 	}
 }
 
-// TestCacheMemo: a memo is computed once per held answer, handed to every
-// caller asking with the same key, and dropped with the answer; a caller
-// without a memo request gets none.
+// TestCacheMemo: an answer asked below comes without a memo; once held,
+// its memo is computed once, handed to every caller asking with the same
+// key, and an answer that is not held never gets one.
 func TestCacheMemo(t *testing.T) {
 	t.Parallel()
 	mem := dnstest.NewResolver(dnstest.MustParse(t, cacheZone))
@@ -77,19 +77,22 @@ func TestCacheMemo(t *testing.T) {
 		computed.Add(1)
 		return len(a.Records), 8
 	}
+	a, memo := c.LookupMemo(ctx, "short.cache.test", resolver.TypeTXT, key, compute)
+	require.Equal(t, resolver.Found, a.Outcome)
+	assert.Nil(t, memo, "an answer asked below comes without a memo")
 	for range 3 {
 		a, memo := c.LookupMemo(ctx, "short.cache.test", resolver.TypeTXT, key, compute)
 		require.Equal(t, resolver.Found, a.Outcome)
 		assert.Equal(t, len(a.Records), memo)
 	}
 	assert.Equal(t, int32(1), computed.Load(), "computed once for the held answer")
-	_, memo := c.LookupMemo(ctx, "short.cache.test", resolver.TypeTXT, new(int), compute)
+	_, memo = c.LookupMemo(ctx, "short.cache.test", resolver.TypeTXT, new(int), compute)
 	assert.NotNil(t, memo, "another key computes its own")
 	assert.Equal(t, int32(2), computed.Load())
-	// A negative answer without an SOA is not held: computed every time.
+	// A negative answer without an SOA is not held: never a memo.
 	for range 2 {
 		_, memo := c.LookupMemo(ctx, "missing.cache.test", resolver.TypeTXT, key, compute)
-		assert.Equal(t, 0, memo)
+		assert.Nil(t, memo)
 	}
-	assert.Equal(t, int32(4), computed.Load())
+	assert.Equal(t, int32(2), computed.Load())
 }
