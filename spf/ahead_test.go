@@ -102,6 +102,7 @@ func TestWalkRoundTripsEqualDepth(t *testing.T) {
 	want, seqTrips, _ := roundTrips(t, z, "root.tree.test", false)
 	assert.Equal(t, 4, trips, "round trips of the walk that fetches ahead")
 	assert.Greater(t, seqTrips, 4, "the sequential reference")
+	t.Logf("fetched ahead: %d round trips, %d lookups at once at most; sequential: %d round trips", trips, peak, seqTrips)
 	assert.GreaterOrEqual(t, peak, 20, "the last level's targets are fetched together")
 	assert.Equal(t, want, got)
 	assert.Equal(t, MaxExpandTerms, *got.LookupCount, "the expansion cap is reached as before")
