@@ -11,6 +11,9 @@
 // result never carries raw records, hostnames, addresses, URIs, policy text
 // or key material: only counts, states and the caller's own inputs.
 //
+// A Scanner bounds the scans it runs at once (Config.MaxConcurrentScans);
+// more wait for a slot within their caller's context.
+//
 // Input normalization (domains given as names, URLs or mailboxes; sending
 // IPs that must be public; DKIM selectors) lives here too, so that the
 // library, the CLI and the HTTP service accept exactly the same inputs.
