@@ -25,7 +25,11 @@ import (
 // can only grow as answers arrive, a decision taken early may fetch a
 // target the walk never reaches; aheadTargets and aheadTerms cap that
 // waste, and a lookup the fetcher did not start is started by the walk
-// when it gets there, as before.
+// when it gets there, as before. Within the RFC's limits (at most
+// MaxLookups terms) the bound never excludes a term the walk reaches and
+// every term fetched is reached: the walk fetches what the sequential walk
+// fetched. Past them (a permerror already), the wasted lookups count
+// against the caller's question budget (resolver.Limited) like any other.
 
 // Caps on the lookups the fetcher starts for one walk: the targets the
 // walk can reach (MaxExpandTerms) plus a margin for decisions taken
