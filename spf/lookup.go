@@ -73,6 +73,10 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	results := make([]termResult, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
+		if i == len(hosts)-1 { // in this goroutine: one fewer stack waiting
+			results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA))
+			break
+		}
 		wg.Go(func() { results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA)) })
 	}
 	wg.Wait()
