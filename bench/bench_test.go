@@ -75,8 +75,7 @@ func TestBenchSmoke(t *testing.T) {
 }
 
 // TestFloorPhase: the floor phase measures every part of the floor and
-// the checks alone, and the SPF deep tree takes as many round trips as it
-// is deep.
+// the checks alone, and the SPF deep tree's round trips are counted.
 func TestFloorPhase(t *testing.T) {
 	l, err := startLab(12)
 	if err != nil {
@@ -98,9 +97,12 @@ func TestFloorPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The walk stops at spf.MaxExpandTerms (40) counted terms: the domain's
-	// own record and at least 40 targets are fetched.
-	if trips != deepTreeDepth || lookups < spf.MaxExpandTerms+1 {
-		t.Errorf("SPF deep tree: %d round trips, %d lookups: want %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
+	// own record and at least 40 targets are fetched. The waves are read
+	// from the clock, so a busy machine can only add some (a lookup
+	// starting late): the exact count, 4, is spf's synctest unit test's
+	// to prove; here the tree must at least take its depth.
+	if trips < deepTreeDepth || lookups < spf.MaxExpandTerms+1 {
+		t.Errorf("SPF deep tree: %d round trips, %d lookups: want at least %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
 	}
 }
 
