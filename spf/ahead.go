@@ -101,7 +101,7 @@ func (p *fetcher) expand(n *node, rec Record) {
 		pos++
 		s := &n.steps[i]
 		name, ok := termTarget(s.term, n.domain, p.sender)
-		if !ok || !validName(name) {
+		if !ok || !askable(name) {
 			continue
 		}
 		switch s.term.Kind {
@@ -113,7 +113,7 @@ func (p *fetcher) expand(n *node, rec Record) {
 		case KindA, KindMX, KindExists:
 			if p.terms > 0 && pos <= MaxLookups {
 				p.terms--
-				s.look = startTerm(p.ctx, p.r, s.term.Kind, name)
+				s.look = startTerm(p.ctx, p.r, s.term.Kind, asked(name))
 			}
 		}
 		pos += p.below(s) // a known subtree counts its terms
@@ -132,7 +132,7 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 	n.steps[i].next = t
 	go func() {
 		defer close(t.done)
-		t.ans = p.r.Lookup(p.ctx, name, resolver.TypeTXT)
+		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
 		rec, ok := recordOf(t.ans)
 		if !ok || p.ctx.Err() != nil { // no record, or the walk is over
 			return
@@ -218,3 +218,12 @@ func recordOf(ans resolver.Answer) (Record, bool) {
 	rec, err := Parse(recs[0])
 	return rec, err == nil
 }
+
+// askable reports whether an expanded target name can be asked for; a
+// name that cannot is an invalid_target_name finding. The walk and the
+// fetcher decide through it alone.
+func askable(name string) bool { return validName(name) }
+
+// asked is the form in which the walk and the fetcher ask for a target
+// name.
+func asked(name string) string { return name }

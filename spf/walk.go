@@ -204,7 +204,7 @@ func (w *walker) prefetch(n *node) {
 		pos++
 		s := &n.steps[i]
 		name, ok := w.target(s.term, n.domain)
-		if !ok || !validName(name) {
+		if !ok || !askable(name) {
 			continue
 		}
 		switch s.term.Kind {
@@ -214,7 +214,7 @@ func (w *walker) prefetch(n *node) {
 			}
 		case KindA, KindMX, KindExists:
 			if s.look == nil && pos <= MaxLookups {
-				s.look = startTerm(w.p.ctx, w.r, s.term.Kind, name)
+				s.look = startTerm(w.p.ctx, w.r, s.term.Kind, asked(name))
 			}
 		}
 	}
@@ -309,7 +309,7 @@ func (w *walker) descend(ctx context.Context, n *node, i int) outcome {
 	case !ok:
 		w.complete = false // needs sender data; counted in noteMacros
 		return outcome{}
-	case !validName(name):
+	case !askable(name):
 		w.f.add(CodeInvalidTargetName)
 		w.f.add(codes.noRecord) // a malformed target evaluates to none (§4.3)
 		return outcome{}
@@ -376,11 +376,11 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 		}
 		return false
 	}
-	if !validName(name) {
+	if !askable(name) {
 		w.f.add(CodeInvalidTargetName)
 		return false
 	}
-	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, name)
+	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, asked(name))
 	if res.inconclusive {
 		w.f.add(CodeTermInconclusive)
 	}
