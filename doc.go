@@ -17,6 +17,9 @@
 // Scanner's resolver. The HTTP service never calls it, and what it returns
 // must never be logged, stored or sent.
 //
+// A Scanner bounds the scans it runs at once (Config.MaxConcurrentScans);
+// more wait for a slot within their caller's context.
+//
 // Input normalization (domains given as names, URLs or mailboxes; sending
 // IPs that must be public; DKIM selectors) lives here too, so that the
 // library, the CLI and the HTTP service accept exactly the same inputs.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/x509"
 	"net/netip"
+	"runtime"
 	"time"
 
 	"github.com/mailauth/mailauth/mtasts"
@@ -62,6 +63,28 @@ type Config struct {
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)
+	// MaxConcurrentScans bounds the scans and IP checks that run at the
+	// same time; more wait, in arrival order, for one to finish. 0 means
+	// DefaultMaxConcurrentScans; a negative value means no bound. The
+	// wait counts against the caller's context (a scan whose context ends
+	// while it waits returns the context's error and costs nothing), not
+	// against ScanTimeout: ScanTimeout starts when the scan gets its
+	// slot, so a scan that waited still gets its whole time. A program
+	// that bounds total time bounds its context. The bound protects the
+	// process: 2,000 scans at once on two cores finish fewer scans, and
+	// later, than a few hundred (BENCHMARKS.md), and each scan in flight
+	// holds about 250 KiB.
+	MaxConcurrentScans int
+}
+
+// DefaultMaxConcurrentScans returns the bound on scans running at once
+// that a zero Config.MaxConcurrentScans means: 128 per core the Go
+// runtime uses (GOMAXPROCS), at least 64. A scan spends most of its time
+// waiting on the network (about 2 ms of CPU for 50–250 ms of round
+// trips), so a core is kept busy by about a hundred scans; more than that
+// only queues inside the process, holding memory.
+func DefaultMaxConcurrentScans() int {
+	return max(64, 128*runtime.GOMAXPROCS(0))
 }
 
 // Scanner runs scans. It is safe for concurrent use.
@@ -69,13 +92,16 @@ type Scanner struct {
 	cfg      Config
 	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
 	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
+	slots    chan struct{}        // one element per scan running; nil = no bound
 }
 
 // tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
-// resumption (each for at most mtasts.MaxSessionAge): a few hundred bytes
-// each, enough for the hosts scanned again within minutes at the
-// service's rate.
-const tlsSessions = 4096
+// resumption (each for at most mtasts.MaxSessionAge), within
+// mtasts.DefaultSessionBytes (2 MiB: a session keeps its host's
+// certificate chain, so about 700 of them): a host is fetched again only
+// when its domain is scanned again within minutes, and a workload of
+// distinct domains never resumes.
+const tlsSessions = 1024
 
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
@@ -89,6 +115,12 @@ func New(cfg Config) *Scanner {
 		cfg.Now = time.Now
 	}
 	s := &Scanner{cfg: cfg, sessions: mtasts.NewSessionCache(tlsSessions)}
+	switch n := cfg.MaxConcurrentScans; {
+	case n == 0:
+		s.slots = make(chan struct{}, DefaultMaxConcurrentScans())
+	case n > 0:
+		s.slots = make(chan struct{}, n)
+	}
 	if cfg.DNSCacheBytes > 0 {
 		s.cache = resolver.NewCache(cfg.Resolver, cfg.DNSCacheBytes)
 	}
@@ -106,7 +138,8 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 
 // Scan runs every check of CheckOrder for req. The error is an *InputError for an
 // invalid request, ErrResolverUnavailable when no DNS server answered, or
-// the context's error when ctx ended before the scan could start.
+// the context's error when ctx ended before the scan could start (also
+// while it waited for a slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
 	start := s.cfg.Now()
 	wallStart := time.Now()
@@ -114,9 +147,11 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	if err := r.parseRequest(req); err != nil {
 		return ScanSummary{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	release, err := s.admit(ctx)
+	if err != nil {
 		return ScanSummary{}, err
 	}
+	defer release()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
@@ -134,6 +169,32 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 	return out, nil
 }
 
+// admit waits for a slot among the scans running at once
+// (Config.MaxConcurrentScans) and returns the function that gives it
+// back; the error is ctx's when ctx ends first (or had ended already).
+// Waiting scans are admitted in arrival order (the Go runtime queues a
+// channel's blocked senders first in, first out).
+func (s *Scanner) admit(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ScansRunning returns how many scans and IP checks hold a slot now
+// (Config.MaxConcurrentScans), and the bound (0: none).
+func (s *Scanner) ScansRunning() (running, bound int) {
+	return len(s.slots), cap(s.slots)
+}
+
 // CheckIP checks the PTR records of one public sending IP and their
 // forward confirmation. The error is an *InputError for a non-public
 // address or ErrResolverUnavailable when no DNS server answered.
@@ -146,9 +207,11 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 	}
 	r.ip = addr
 	r.guard.Allow(addr.String())
-	if err := ctx.Err(); err != nil {
+	release, err := s.admit(ctx)
+	if err != nil {
 		return PTRCheckSummary{}, err
 	}
+	defer release()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()

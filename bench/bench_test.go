@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mailauth/mailauth/spf"
 )
 
 // TestMain lets the test binary serve as the bench's service process:
@@ -45,12 +47,15 @@ func TestBenchSmoke(t *testing.T) {
 	dir := t.TempDir()
 	heap := filepath.Join(dir, "heap.prof")
 	cpu := filepath.Join(dir, "cpu.prof")
-	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap})
+	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap, analytics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lr.ok == 0 || lr.failed != 0 || lr.serviceCPU <= 0 || lr.labCPU <= 0 {
 		t.Fatalf("load phase: %+v: want answered scans, no errors, the CPU of both processes measured", lr)
+	}
+	if lr.service.Committed < int64(lr.ok) {
+		t.Errorf("load phase: %d analytics rows committed for %d answered scans: the SQLite store must record every scan", lr.service.Committed, lr.ok)
 	}
 	if lr.startRSS <= 0 || lr.peakRSS < lr.startRSS {
 		t.Errorf("load phase: service RSS at start %d, peak %d: want both, peak >= start", lr.startRSS, lr.peakRSS)
@@ -69,6 +74,38 @@ func TestBenchSmoke(t *testing.T) {
 	}
 }
 
+// TestFloorPhase: the floor phase measures every part of the floor and
+// the checks alone, and the SPF deep tree's round trips are counted.
+func TestFloorPhase(t *testing.T) {
+	l, err := startLab(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	f, err := l.runFloor(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.parts.Exchange <= 0 || f.parts.TLS <= 0 || f.http <= 0 || f.parts.Failed != 0 || f.answerSize < 1000 {
+		t.Errorf("floor %+v: want every part measured, nothing failed, a real answer's size", f)
+	}
+	if f.spf.CPU <= 0 || f.dmarc.CPU <= 0 || f.dmarc.Wire < 1 {
+		t.Errorf("checks alone: SPF %+v, DMARC %+v: want their CPU and DMARC's wire queries", f.spf, f.dmarc)
+	}
+	trips, _, lookups, err := l.spfRoundTrips(time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The walk stops at spf.MaxExpandTerms (40) counted terms: the domain's
+	// own record and at least 40 targets are fetched. The waves are read
+	// from the clock, so a busy machine can only add some (a lookup
+	// starting late): the exact count, 4, is spf's synctest unit test's
+	// to prove; here the tree must at least take its depth.
+	if trips < deepTreeDepth || lookups < spf.MaxExpandTerms+1 {
+		t.Errorf("SPF deep tree: %d round trips, %d lookups: want at least %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
+	}
+}
+
 // TestServiceRefuses: the service process refuses a configuration that
 // would reach beyond 127.0.0.1 or lacks what it needs, before it serves
 // anything, and says why.
@@ -80,6 +117,7 @@ func TestServiceRefuses(t *testing.T) {
 		"no port":        `{"dns":"127.0.0.1:0",` + good + `}`,
 		"no CA":          `{"dns":"127.0.0.1:53",` + good + `}`,
 		"not JSON":       `dns=127.0.0.1:53`,
+		"relative store": `{"dns":"127.0.0.1:53",` + good + `,"analytics":"sqlite:x.db"}`,
 		"nothing":        ``,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +133,7 @@ func TestServiceRefuses(t *testing.T) {
 // checks the tables it prints.
 func TestBenchOutput(t *testing.T) {
 	o, err := parseFlags([]string{"-quick", "-n", "6", "-delays", "1ms", "-concurrency", "3", "-clients", "2",
-		"-load-delays", "0", "-load-dur", "200ms", "-rss=false", "-solo", "2"}, &strings.Builder{})
+		"-load-delays", "0", "-load-dur", "200ms", "-rss=false", "-solo", "2", "-spf-delay", "1ms"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +142,8 @@ func TestBenchOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"wall/bound p50", "seq/conc wall", "wire queries/scan", "cache hit rate",
-		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "D=1ms one scan at a time, concurrent checks, warm cache", "service peak RSS MiB", "scans/s", "service CPU ms/scan", "lab+load CPU ms/scan", "D=0s, 2 clients", "service process: GOGC="} {
+		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "D=1ms one scan at a time, concurrent checks, warm cache", "service peak RSS MiB", "scans/s", "service CPU ms/scan", "lab+load CPU ms/scan", "D=0s, 2 clients", "service process: GOGC=",
+		"Headline", "floor: CPU ms per scan", "service CPU / floor, D=0s, 2 clients", "SPF deep tree", "round trips", "DMARC alone: CPU / floor", "SPF alone: CPU / floor", "analytics on"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

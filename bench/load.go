@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,7 @@ type loadPhase struct {
 	maxInFlight int
 	cpuProfile  string // the service process's CPU profile; "" = none
 	heapProfile string // the service process's heap profile, taken mid-phase; "" = none
+	analytics   bool   // the service records analytics in SQLite, as mailauth serve does by default
 }
 
 // loadResult is what one load phase measured.
@@ -55,13 +58,35 @@ func (l *lab) serviceConfig(p loadPhase) serviceConfig {
 		MaxInFlight: p.maxInFlight, RateLimit: rateLimitForBench, CPUProfile: p.cpuProfile}
 }
 
+// analyticsDir makes a fresh directory for a phase's SQLite analytics
+// store (the service's default, on the same disk as mailauth serve's
+// state directory would be) and returns the store setting and the
+// cleanup; with on false, none.
+func analyticsDir(on bool) (setting string, cleanup func(), err error) {
+	if !on {
+		return "", func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "mailauth-bench-analytics-")
+	if err != nil {
+		return "", nil, fmt.Errorf("analytics directory: %w", err)
+	}
+	return "sqlite:" + filepath.Join(dir, "analytics.db"), func() { _ = os.RemoveAll(dir) }, nil
+}
+
 // runLoad starts a service process on the lab and loads it over loopback
 // TCP. Each client connects from its own loopback source address
 // (127.0.0.2 and up), so that per-source limits see many sources.
 func (l *lab) runLoad(p loadPhase) (loadResult, error) {
 	l.dns.DelayAll(p.delay)
 	defer l.dns.DelayAll(0)
-	svc, err := startServiceProc(l.serviceConfig(p))
+	cfg := l.serviceConfig(p)
+	store, cleanup, err := analyticsDir(p.analytics)
+	if err != nil {
+		return loadResult{}, err
+	}
+	defer cleanup()
+	cfg.Analytics = store
+	svc, err := startServiceProc(cfg)
 	if err != nil {
 		return loadResult{}, err
 	}
@@ -148,7 +173,7 @@ func (g *loadGen) run(clients int, dur time.Duration) time.Duration {
 			for time.Now().Before(deadline) {
 				d := g.domains[int(g.next.Add(1)-1)%len(g.domains)]
 				t0 := time.Now()
-				err := post(client, g.url, d)
+				_, err := post(client, g.url, d)
 				g.record(ms(time.Since(t0)), err)
 			}
 		})
@@ -180,25 +205,26 @@ func loadClient(i int) *http.Client {
 	}
 }
 
-// post sends one scan request and reads the whole answer; anything but a
-// 200 is an error.
-func post(c *http.Client, url string, d domain) error {
+// post sends one scan request and reads the whole answer, whose length
+// it returns; anything but a 200 is an error.
+func post(c *http.Client, url string, d domain) (int64, error) {
 	body, _ := json.Marshal(map[string]string{"domain": d.name, "dkimSelector": d.selector, "sendingIp": d.sendingIP})
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return err
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		return n, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
+		return n, fmt.Errorf("status %d", resp.StatusCode)
 	}
-	return nil
+	return n, nil
 }

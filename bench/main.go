@@ -83,6 +83,9 @@ type options struct {
 
 	serviceCPUProfile string
 	serviceMemProfile string
+	analytics         bool
+	floorN            int
+	spfDelay          time.Duration
 }
 
 func main() {
@@ -123,6 +126,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the bench's main process (lab, load generator, scan phases) to this file")
 	fs.StringVar(&o.serviceCPUProfile, "service-cpuprofile", "", "write a CPU profile of each load phase's service process, one file per phase: F.prof becomes F-D0s-100c.prof (-run2 and up after the first run)")
 	fs.StringVar(&o.serviceMemProfile, "service-memprofile", "", "write a heap profile of the service process halfway through the first run's memory phase (500 clients at 100 ms) to this file")
+	fs.BoolVar(&o.analytics, "analytics", true, "the load phases' service records analytics in a SQLite file, as mailauth serve does by default (-analytics=false: none)")
+	fs.IntVar(&o.floorN, "floor-n", 0, "distinct domains of the floor phase (default 300, 100 with -quick; 0 with -floor=false skips it)")
+	floor := fs.Bool("floor", true, "measure the floor: the CPU of a scan's unavoidable work (DNS exchanges, TLS handshake, HTTP answer) and of SPF and DMARC alone")
+	fs.DurationVar(&o.spfDelay, "spf-delay", 20*time.Millisecond, "DNS delay per answer for the SPF deep-tree round trips (0 skips them)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -139,6 +146,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	o.n = defaultInt(o.n, 10000, 2000, o.quick)
 	o.scanN = min(defaultInt(o.scanN, 3000, 600, o.quick), o.n)
 	o.runs = defaultInt(o.runs, 5, 1, o.quick)
+	o.floorN = defaultInt(o.floorN, 300, 100, o.quick)
+	if !*floor {
+		o.floorN = 0
+	}
 	if o.solo < 0 {
 		o.solo = 40
 		if o.quick {
@@ -154,8 +165,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	if o.serviceMemProfile != "" && !o.rssPhase {
 		return o, errors.New("-service-memprofile needs the memory phase (-rss)")
 	}
-	if o.n < 1 || o.scanN < 1 || o.runs < 1 || o.concurrency < 1 || o.maxInFlight < 1 {
-		return o, errors.New("-n, -scan-n, -runs, -concurrency and -max-inflight must be positive")
+	if o.n < 1 || o.scanN < 1 || o.runs < 1 || o.concurrency < 1 || o.maxInFlight < 1 || o.floorN < 0 || o.spfDelay < 0 {
+		return o, errors.New("-n, -scan-n, -runs, -concurrency and -max-inflight must be positive, -floor-n and -spf-delay not negative")
 	}
 	return o, nil
 }
@@ -226,24 +237,35 @@ func run(o options, w io.Writer) error {
 		defer stop()
 	}
 	fmt.Fprintf(w, "lab ready in %s\n", time.Since(t0).Round(time.Millisecond))
-	var scanRows []row
-	var loadRows []row
+	var scanRows, loadRows, headRows []row
 	var notes loadNotes
 	for r := range o.runs {
-		rows, err := scanPhases(l, o)
+		var floor floorResult
+		if o.floorN > 0 {
+			if floor, err = l.runFloor(o.floorN); err != nil {
+				return err
+			}
+		}
+		sRows, err := scanPhases(l, o)
 		if err != nil {
 			return err
 		}
-		scanRows = merge(scanRows, rows, r)
-		rows, err = loadPhases(l, o, r, &notes)
+		scanRows = merge(scanRows, sRows, r)
+		lRows, err := loadPhases(l, o, r, &notes, floor)
 		if err != nil {
 			return err
 		}
-		loadRows = merge(loadRows, rows, r)
+		loadRows = merge(loadRows, lRows, r)
+		hRows, err := headline(l, o, floor, sRows, lRows)
+		if err != nil {
+			return err
+		}
+		headRows = merge(headRows, hRows, r)
 		fmt.Fprintf(w, "run %d/%d done at %s, load %s\n", r+1, o.runs, time.Since(t0).Round(time.Second), loadAverage())
 	}
 	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
-	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase)", loadColumns, loadRows, o.runs)
+	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase, analytics "+onOff(o.analytics)+")", loadColumns, loadRows, o.runs)
+	printTable(w, "Headline: against the physical floor, measured on this machine in this run", headColumns, headRows, o.runs)
 	if len(loadRows) > 0 {
 		fmt.Fprintf(w, "service process: %s\n", gcSettings(notes.gc))
 	}
@@ -252,6 +274,14 @@ func run(o options, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "total %s, load %s\n", time.Since(t0).Round(time.Second), loadAverage())
 	return nil
+}
+
+// onOff says whether a setting is on.
+func onOff(on bool) string {
+	if on {
+		return "on (SQLite, as mailauth serve's default)"
+	}
+	return "off"
 }
 
 // gcSettings describes the service process's collector settings.

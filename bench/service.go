@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/analytics"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/gctune"
 	"github.com/mailauth/mailauth/resolver"
@@ -71,6 +72,7 @@ type serviceConfig struct {
 	MaxInFlight int    `json:"maxInFlight"` // httpapi.Options.MaxInFlight
 	RateLimit   int    `json:"rateLimit"`   // per source and minute
 	CPUProfile  string `json:"cpuProfile"`  // file of the process's CPU profile; "" = none
+	Analytics   string `json:"analytics"`   // the analytics store, sqlite:PATH as mailauth serve's default; "" = none
 }
 
 // serviceFigures are what only the service process knows, reported when
@@ -82,6 +84,8 @@ type serviceFigures struct {
 	GCPercent   int                 `json:"gcPercent"`   // GOGC in effect
 	MemoryLimit int64               `json:"memoryLimit"` // soft memory limit in effect, bytes
 	GCFromEnv   bool                `json:"gcFromEnv"`   // GOGC or GOMEMLIMIT came from the environment
+	Committed   int64               `json:"committed"`   // analytics rows committed (0 without a store)
+	Dropped     int64               `json:"dropped"`     // analytics rows dropped
 }
 
 // check refuses a configuration that could make the process reach
@@ -96,6 +100,9 @@ func (c serviceConfig) check() error {
 	}
 	if c.CacheBytes < 0 || c.MaxInFlight < 1 || c.RateLimit < 1 {
 		return errors.New("cacheBytes must not be negative, maxInFlight and rateLimit must be positive")
+	}
+	if c.Analytics != "" && !strings.HasPrefix(c.Analytics, "sqlite:/") {
+		return errors.New("analytics: must be sqlite:/absolute/path or empty")
 	}
 	return nil
 }
@@ -145,6 +152,11 @@ type service struct {
 	scanner     *mailauth.Scanner
 	gc          gctune.Settings
 	stopProfile func()
+	cfg         serviceConfig
+	roots       *x509.CertPool
+	floor       *floorAnswer
+	store       analytics.Store   // nil without analytics
+	writer      *analytics.Writer // nil without analytics
 }
 
 // openService reads the configuration line, applies `mailauth serve`'s
@@ -164,29 +176,85 @@ func openService(in *bufio.Scanner) (*service, error) {
 	if !roots.AppendCertsFromPEM([]byte(cfg.CAPEM)) {
 		return nil, errors.New("configuration: caPem holds no certificate")
 	}
-	svc := &service{gc: gctune.Apply(cfg.CacheBytes), stopProfile: func() {}}
+	svc := &service{gc: gctune.Apply(cfg.CacheBytes), stopProfile: func() {}, cfg: cfg, roots: roots, floor: &floorAnswer{}}
+	if err := svc.openAnalytics(); err != nil {
+		return nil, err
+	}
 	if cfg.CPUProfile != "" {
 		stop, err := startProfile(cfg.CPUProfile)
 		if err != nil {
+			svc.closeAnalytics()
 			return nil, err
 		}
 		svc.stopProfile = stop
 	}
-	svc.scanner = mailauth.New(scannerConfig(cfg.DNS, cfg.HTTPSPort, roots, cfg.CacheBytes, nil))
-	h := httpapi.New(svc.scanner, httpapi.Options{
+	sc := scannerConfig(cfg.DNS, cfg.HTTPSPort, roots, cfg.CacheBytes, nil)
+	sc.MaxConcurrentScans = cfg.MaxInFlight // as mailauth serve: httpapi admits
+	svc.scanner = mailauth.New(sc)
+	opts := httpapi.Options{
 		Limiter:     httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: cfg.RateLimit}),
 		MaxInFlight: cfg.MaxInFlight,
-	})
+	}
+	if svc.store != nil {
+		opts.Storage, opts.Recorder = svc.store, svc.writer
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", httpapi.New(svc.scanner, opts))
+	mux.Handle("POST "+floorPath, svc.floor)
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		svc.stopProfile()
+		svc.closeAnalytics()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{})
-	svc.srv = httpapi.NewServer(h, ln, log.New(os.Stderr, "bench service: ", 0))
+	svc.srv = httpapi.NewServer(mux, ln, log.New(os.Stderr, "bench service: ", 0))
 	svc.addr = ln.Addr().String()
 	go func() { _ = svc.srv.Serve(ln) }()
 	return svc, nil
+}
+
+// floorPath is the service process's stand-in for the scan handler in
+// the floor phase (floorAnswer).
+const floorPath = "/bench/floor"
+
+// openAnalytics opens the analytics store as mailauth serve does by
+// default (SQLite, the secret kept in the store, the default labels) and
+// starts its writer.
+func (s *service) openAnalytics() error {
+	if s.cfg.Analytics == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := analytics.Open(ctx, s.cfg.Analytics)
+	if err != nil {
+		return fmt.Errorf("analytics: %w", err)
+	}
+	secret, err := store.Secret(ctx)
+	if err != nil {
+		_ = store.Close()
+		return fmt.Errorf("analytics: %w", err)
+	}
+	h, err := analytics.NewHasher(secret, analytics.DefaultSourceLabels)
+	if err != nil {
+		_ = store.Close()
+		return fmt.Errorf("analytics: %w", err)
+	}
+	s.store, s.writer = store, analytics.NewWriter(store, h, analytics.WriterOptions{})
+	return nil
+}
+
+// closeAnalytics flushes the writer and closes the store.
+func (s *service) closeAnalytics() {
+	if s.writer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), serviceShutdownTimeout)
+		defer cancel()
+		_ = s.writer.Close(ctx)
+	}
+	if s.store != nil {
+		_ = s.store.Close()
+	}
 }
 
 // command runs one protocol command and returns the answer line.
@@ -195,6 +263,18 @@ func (s *service) command(line string) string {
 	switch name {
 	case "cpu":
 		return strconv.FormatInt(int64(cpuTime()), 10)
+	case "floor-size":
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			return "error: floor-size: not a size"
+		}
+		s.floor.setSize(n)
+		return "ok"
+	case "floor-client":
+		return jsonAnswer(measureFloorClient(s.cfg.DNS, s.cfg.HTTPSPort, s.roots, strings.Split(arg, ",")))
+	case "alone":
+		check, names, _ := strings.Cut(arg, " ")
+		return jsonAnswer(measureAlone(s.cfg.DNS, check, strings.Split(names, ",")))
 	case "heap":
 		snap, err := writeHeapProfile(arg)
 		if err != nil {
@@ -257,9 +337,27 @@ func (s *service) close() serviceFigures {
 	defer cancel()
 	_ = s.srv.Shutdown(ctx)
 	s.stopProfile()
+	var committed, dropped int64
+	if s.writer != nil {
+		s.closeAnalytics()
+		committed, dropped = s.writer.Committed(), s.writer.Dropped()
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st := s.scanner.DNSCacheStats()
 	return serviceFigures{Cache: st, HitRate: st.HitRate(), NumGC: ms.NumGC,
-		GCPercent: s.gc.GCPercent, MemoryLimit: s.gc.MemoryLimit, GCFromEnv: s.gc.FromEnv}
+		GCPercent: s.gc.GCPercent, MemoryLimit: s.gc.MemoryLimit, GCFromEnv: s.gc.FromEnv,
+		Committed: committed, Dropped: dropped}
+}
+
+// jsonAnswer is a command's answer line: v as JSON, or the error.
+func jsonAnswer(v any, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(b)
 }

@@ -36,7 +36,11 @@ var loadColumns = []column{
 	{"service CPU ms/scan", "%.2f"}, {"lab+load CPU ms/scan", "%.2f"},
 	{"service start RSS MiB", "%.0f"}, {"service peak RSS MiB", "%.0f"}, {"service GCs", "%.0f"},
 	{"cache hit rate", "%.2f"}, {"errors", "%.0f"}, {"fresh domains", "%.2f"},
+	{"service CPU / floor", "%.2f"}, {"analytics rows", "%.0f"},
 }
+
+// headColumns: the headline table has one figure per row.
+var headColumns = []column{{"value", "%.3f"}}
 
 // scanPhases runs the wall/bound phases once: per delay, the concurrent
 // scans with the shared cache, the same without it, and (with
@@ -103,7 +107,7 @@ type loadNotes struct {
 }
 
 // loadPhases runs the load phases once (run counts from 0).
-func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, error) {
+func loadPhases(l *lab, o options, run int, notes *loadNotes, floor floorResult) ([]row, error) {
 	var rows []row
 	for _, p := range plannedLoadPhases(o, run) {
 		r, err := l.runLoad(p)
@@ -114,9 +118,13 @@ func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, error) {
 		if r.heap != nil {
 			notes.heap = heapNote(p, r)
 		}
+		perFloor := math.NaN()
+		if f := floor.perScan(); f > 0 {
+			perFloor = r.serviceCPU / ms(f)
+		}
 		vals := []float64{r.scansPerSec, r.p50, r.p99, r.serviceCPU, r.labCPU,
 			mib(r.startRSS), mib(r.peakRSS), float64(r.service.NumGC),
-			r.service.HitRate, float64(r.failed), r.distinctShare}
+			r.service.HitRate, float64(r.failed), r.distinctShare, perFloor, float64(r.service.Committed)}
 		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
 	}
 	return rows, nil
@@ -143,11 +151,11 @@ func plannedLoadPhases(o options, run int) []loadPhase {
 	var phases []loadPhase
 	for _, d := range o.loadDelays {
 		for _, c := range o.clients {
-			phases = append(phases, loadPhase{delay: d, clients: c, dur: o.loadDur, maxInFlight: o.maxInFlight})
+			phases = append(phases, loadPhase{delay: d, clients: c, dur: o.loadDur, maxInFlight: o.maxInFlight, analytics: o.analytics})
 		}
 	}
 	if o.rssPhase {
-		mem := loadPhase{delay: memoryPhaseDelay, clients: memoryPhaseClients, dur: o.loadDur, maxInFlight: max(o.maxInFlight, memoryPhaseClients)}
+		mem := loadPhase{delay: memoryPhaseDelay, clients: memoryPhaseClients, dur: o.loadDur, maxInFlight: max(o.maxInFlight, memoryPhaseClients), analytics: o.analytics}
 		if run == 0 {
 			mem.heapProfile = o.serviceMemProfile
 		}
@@ -245,4 +253,63 @@ func cell(format string, vals []float64, runs int) string {
 		return fmt.Sprintf(format, med)
 	}
 	return fmt.Sprintf(format+" ("+format+"–"+format+")", med, lo, hi)
+}
+
+// headline returns the headline figures of one run: the floor and the
+// checks alone against it (when measured), the service's CPU per scan
+// against the floor at D = 0, wall/(hops×D) and wall/bound one scan at a
+// time at 20 ms, the SPF deep tree's round trips, and the memory phase's
+// peak RSS.
+func headline(l *lab, o options, floor floorResult, scans, loads []row) ([]row, error) {
+	var out []row
+	if o.floorN > 0 {
+		out = append(out, floorRows(floor)...)
+		for _, r := range loads {
+			if strings.HasPrefix(r.label, "D=0s, ") {
+				out = append(out, single("service CPU / floor, "+r.label+", distinct domains, analytics "+onOffShort(o.analytics)+" (target ≤ 1.5)", []float64{value(r, loadColumns, "service CPU / floor")}))
+			}
+		}
+	}
+	for _, r := range scans {
+		if r.label == "D=20ms one scan at a time, concurrent checks" {
+			out = append(out,
+				single("wall/(hops×D) p50, one scan at a time, D=20ms, no shared cache (target ≤ 1.10)", []float64{value(r, scanColumns, "wall/(hops×D) p50")}),
+				single("wall/bound p50, the same scans", []float64{value(r, scanColumns, "wall/bound p50")}))
+		}
+	}
+	if o.spfDelay > 0 {
+		trips, wall, lookups, err := l.spfRoundTrips(o.spfDelay)
+		if err != nil {
+			return nil, err
+		}
+		label := fmt.Sprintf("SPF deep tree (%d include targets, %d records deep), D=%s", deepTreeTargets, deepTreeDepth, o.spfDelay)
+		out = append(out,
+			single(label+": round trips (target 4)", []float64{float64(trips)}),
+			single(label+": wall / D", []float64{float64(wall) / float64(o.spfDelay)}),
+			single(label+": lookups", []float64{float64(lookups)}))
+	}
+	for _, r := range loads {
+		if r.label == fmt.Sprintf("D=%s, %d clients", memoryPhaseDelay, memoryPhaseClients) {
+			out = append(out, single("service peak RSS MiB, "+r.label+" (target ≤ 150)", []float64{value(r, loadColumns, "service peak RSS MiB")}))
+		}
+	}
+	return out, nil
+}
+
+// onOffShort is onOff in one word.
+func onOffShort(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// value is the figure of column name in a row of one run.
+func value(r row, cols []column, name string) float64 {
+	for i, c := range cols {
+		if c.name == name {
+			return r.values[i][0]
+		}
+	}
+	return math.NaN()
 }

@@ -117,11 +117,42 @@ func world(n int) (string, []domain) {
 			z.WriteString(r + "\n")
 		}
 	}
+	writeDeepTree(&z)
 	out := make([]domain, n)
 	for i := range n {
 		out[i] = writeDomain(&z, i, provs)
 	}
 	return z.String(), out
+}
+
+// deepTreeDomain is a domain whose SPF include tree has deepTreeTargets
+// targets in four levels of records (its own, then 2, 8 and 40 include
+// targets): four round trips when sibling subtrees are fetched together.
+// It is not one of the scanned domains.
+const (
+	deepTreeDomain  = "deep.example.org"
+	deepTreeTargets = 50
+	deepTreeDepth   = 4
+)
+
+// writeDeepTree writes the records of deepTreeDomain's tree.
+func writeDeepTree(z *strings.Builder) {
+	fanout := []int{2, 4, 5}
+	var level func(name, children string, depth int)
+	level = func(name, children string, depth int) {
+		if depth == len(fanout) {
+			fmt.Fprintf(z, "%s. TXT %s\n", name, txt("v=spf1 ip4:192.0.2.0/24 ~all"))
+			return
+		}
+		var terms []string
+		for i := range fanout[depth] {
+			child := fmt.Sprintf("n%d.%s", i, children)
+			terms = append(terms, "include:"+child)
+			level(child, child, depth+1)
+		}
+		fmt.Fprintf(z, "%s. TXT %s\n", name, txt("v=spf1 "+strings.Join(terms, " ")+" ~all"))
+	}
+	level(deepTreeDomain, "deep.example.net", 0)
 }
 
 // writeDomain writes the records of domain i. Every third domain is

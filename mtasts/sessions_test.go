@@ -2,12 +2,15 @@ package mtasts
 
 import (
 	"context"
-
 	"crypto/tls"
 	"fmt"
-	"github.com/mailauth/mailauth/resolver/dnstest"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // TestSessionCache: a session is returned until MaxSessionAge has
@@ -36,8 +39,8 @@ func TestSessionCache(t *testing.T) {
 	}
 	for i := range 100 {
 		c.Put(fmt.Sprint("k", i), cs)
-		if n := len(c.stored); n > 2*c.capacity {
-			t.Fatalf("%d session times kept for capacity %d", n, c.capacity)
+		if n, _ := c.Len(); n > c.capacity {
+			t.Fatalf("%d sessions kept for capacity %d", n, c.capacity)
 		}
 	}
 	if _, ok := c.Get("k99"); !ok {
@@ -58,11 +61,29 @@ func TestFetchUsesSessions(t *testing.T) {
 		if res := Check(context.Background(), r, "pass"+zoneSuffix, opts); res.FetchState != Fetched {
 			t.Fatalf("fetch %d: state %s", i+1, res.FetchState)
 		}
-		opts.Sessions.mu.Lock()
-		n := len(opts.Sessions.stored)
-		opts.Sessions.mu.Unlock()
+		n, bytes := opts.Sessions.Len()
+		assert.Greater(t, bytes, 2*sessionOverhead, "a real session is counted with its certificates")
 		if n != 1 {
 			t.Fatalf("after fetch %d: %d sessions stored, want the host's one", i+1, n)
 		}
+	}
+}
+
+// TestSessionCacheByteBound: the byte bound, not the count, limits the
+// sessions held; the most recent stay.
+func TestSessionCacheByteBound(t *testing.T) {
+	cs := &tls.ClientSessionState{} // not serializable: counted as 4 KB
+	one := sessionSize("k00", cs)
+	c := NewSessionCacheBytes(100, 3*one)
+	for i := range 10 {
+		c.Put(fmt.Sprintf("k%02d", i), cs)
+		_, bytes := c.Len()
+		require.LessOrEqual(t, bytes, 3*one)
+	}
+	n, _ := c.Len()
+	assert.Equal(t, 3, n)
+	for i, want := range map[int]bool{9: true, 8: true, 7: true, 6: false, 0: false} {
+		_, ok := c.Get(fmt.Sprintf("k%02d", i))
+		assert.Equal(t, want, ok, "session %d", i)
 	}
 }

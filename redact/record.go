@@ -12,16 +12,84 @@ import (
 // Resolver returns a Resolver that records, into s, every name asked of
 // next and every value in its answers. Place it beneath the per-scan
 // resolver.Scan so each distinct answer is recorded once.
+//
+// When next is a resolver.Memoizer (a resolver.Cache shared across scans)
+// the values an answer gives are worked out once per held answer, the
+// first time a scan gets it from the cache, and kept with it as its memo:
+// they live exactly as long as the answer (its TTL, its eviction), and
+// every later scan records the same values without tokenizing the same
+// provider records again. An answer fresh from the wire is recorded
+// directly, as without a cache: most (a distinct domain's own records)
+// are never asked again.
 func (s *Set) Resolver(next resolver.Resolver) resolver.Resolver {
+	m, memoizes := next.(resolver.Memoizer)
 	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-		a := next.Lookup(ctx, name, qtype)
+		if !memoizes {
+			a := next.Lookup(ctx, name, qtype)
+			s.Add(name)
+			s.addAnswer(a)
+			return a
+		}
+		s.mu.RLock()
+		v := s.vocabulary
+		s.mu.RUnlock()
+		a, memo := m.LookupMemo(ctx, name, qtype, memoKey{v}, func(a resolver.Answer) (any, int) {
+			return answerValues(v, a)
+		})
 		s.Add(name)
-		s.Add(a.CNAMEs...)
-		for _, r := range a.Records {
-			s.addRecord(r)
+		if vals, ok := memo.(*recorded); ok && !vals.overflowed {
+			s.addRecorded(vals.forms)
+		} else {
+			s.addAnswer(a)
 		}
 		return a
 	})
+}
+
+// memoKey tells the memos of answers recorded against one Vocabulary.
+type memoKey struct{ v *Vocabulary }
+
+// recorded is the memo of an answer: the comparison forms a Set with the
+// vocabulary records from it.
+type recorded struct {
+	forms      []string
+	overflowed bool // past a Set's bounds on its own: recorded directly instead
+}
+
+// answerValues returns the memo of a for Sets using the vocabulary v, and
+// its size in bytes.
+func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
+	tmp := NewSet()
+	tmp.vocabulary = v
+	tmp.addAnswer(a)
+	out := &recorded{forms: make([]string, 0, len(tmp.values)), overflowed: tmp.overflowed}
+	size := 48
+	for f := range tmp.values {
+		out.forms = append(out.forms, f)
+		size += 16 + len(f)
+	}
+	return out, size
+}
+
+// addAnswer records the values of an answer: its aliases and its
+// records' data.
+func (s *Set) addAnswer(a resolver.Answer) {
+	s.Add(a.CNAMEs...)
+	for _, r := range a.Records {
+		s.addRecord(r)
+	}
+}
+
+// addRecorded records forms that a Set with s's vocabulary found worth
+// recording (answerValues).
+func (s *Set) addRecorded(forms []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range forms {
+		if s.overflowed || !s.store(f) {
+			return
+		}
+	}
 }
 
 func (s *Set) addRecord(r resolver.Record) {

@@ -158,6 +158,12 @@ func (s *Set) record(f string) bool {
 	if !s.worthRecording(f) {
 		return true
 	}
+	return s.store(f)
+}
+
+// store stores f, a form worth recording. It reports false when the Set
+// is full. Called with mu held.
+func (s *Set) store(f string) bool {
 	if len(s.values) >= MaxValues || s.bytes+len(f) > MaxBytes {
 		s.overflowed = true
 		return false

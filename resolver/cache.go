@@ -22,7 +22,38 @@ const (
 	// (see answerBytes) and its name: the map slot, the list element and
 	// the entry's key, expiry and size.
 	entryOverhead = 96
+	// LargeAnswerBytes is the size (answerSize, with its memo) past which
+	// an answer is large. Real answers are a few hundred bytes (an SPF or
+	// DKIM TXT record up to about 2 KB); only hostile or broken zones
+	// publish tens of kilobytes per name. Large answers share a
+	// 1/largeShare part of the bound and evict only each other, so a zone
+	// that answers 64 KB per name cannot push the providers' small
+	// records out of the cache.
+	LargeAnswerBytes = 4 << 10
+	// largeShare: large answers hold at most maxBytes/largeShare.
+	largeShare = 16
 )
+
+// Memoizer is a Resolver that keeps, with each answer it holds, a value
+// derived from that answer (a memo), computed once and dropped with the
+// answer: its TTL, its eviction. The leak guard (package redact) keeps
+// there the values it records from the answer, so that the same
+// provider's records are not tokenized again by every scan. [Cache]
+// implements it.
+type Memoizer interface {
+	Resolver
+	// LookupMemo answers like Lookup, with the memo of the answer for key:
+	// the one kept with it, or, for an answer it held already, one it
+	// computes now with compute and keeps. An answer that was not held
+	// before (asked below for this call, or shared with a call in flight)
+	// comes with a nil memo: the caller works from the answer itself, so
+	// that an answer used once (a distinct domain's own records) costs no
+	// memo. compute returns the memo and its size in bytes, which counts
+	// against the memory bound. A memo is kept for one key per answer;
+	// key must be comparable (a pointer, typically), and compute must
+	// depend on nothing but the answer and key.
+	LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (memo any, size int)) (Answer, any)
+}
 
 // TTLResolver is a Resolver that also says how long each answer may be
 // cached, in seconds (0: not at all). [Client] implements it.
@@ -41,7 +72,10 @@ type TTLResolver interface {
 // never kept. Identical questions asked at the same time go below once
 // and share the answer (singleflight), so concurrent scans of domains
 // that include the same provider's SPF cost one query. Records keep the
-// TTLs they arrived with.
+// TTLs they arrived with. Answers larger than LargeAnswerBytes (only a
+// hostile or broken zone publishes them) are kept apart, within 1/16 of
+// the bound, and evict only each other. With each answer it may keep a
+// memo for a caller (Memoizer), dropped with the answer.
 //
 // A Cache serves one upstream: put it directly above the resolver that
 // asks the wire, below each scan's [Scan]. It is safe for concurrent use.
@@ -51,12 +85,14 @@ type Cache struct {
 	maxBytes int
 	now      func() time.Time
 
-	mu      sync.Mutex
-	entries map[question]*list.Element // of *cacheEntry
-	lru     list.List                  // most recently used first
-	bytes   int
-	flights map[question]*flight
-	stats   CacheStats
+	mu         sync.Mutex
+	entries    map[question]*list.Element // of *cacheEntry
+	lru        list.List                  // answers up to LargeAnswerBytes, most recently used first
+	large      list.List                  // larger answers, most recently used first
+	bytes      int                        // of every entry
+	largeBytes int                        // of the entries in large
+	flights    map[question]*flight
+	stats      CacheStats
 }
 
 type cacheEntry struct {
@@ -64,7 +100,12 @@ type cacheEntry struct {
 	answer  Answer
 	expires time.Time
 	size    int
+	memoKey any // the key of memo; nil: none
+	memo    any
 }
+
+// isLarge reports whether the entry lives in Cache.large.
+func (e *cacheEntry) isLarge() bool { return e.size > LargeAnswerBytes }
 
 type flight struct {
 	done        chan struct{}
@@ -80,6 +121,7 @@ type CacheStats struct {
 	Evictions uint64 // answers dropped to stay within the memory bound
 	Entries   int    // answers held now
 	Bytes     int    // estimated memory of the answers held now
+	Large     int    // answers held now larger than LargeAnswerBytes
 }
 
 // HitRate is the share of questions that did not go below: (Hits +
@@ -132,15 +174,35 @@ func recordTTL(next Resolver) func(context.Context, string, Type) (Answer, uint3
 // gives up, the waiters with live contexts ask again. Every caller gets
 // its own copy of the answer's slices.
 func (c *Cache) Lookup(ctx context.Context, name string, qtype Type) Answer {
+	a, _ := c.lookup(ctx, name, qtype, nil)
+	return a
+}
+
+// LookupMemo implements Memoizer.
+func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
+	return c.lookup(ctx, name, qtype, &memoReq{key: key, compute: compute})
+}
+
+// memoReq is a LookupMemo's request for a memo.
+type memoReq struct {
+	key     any
+	compute func(Answer) (any, int)
+}
+
+// lookup is Lookup, with the memo m asks for (nil m: none).
+func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq) (Answer, any) {
 	q := question{CanonicalName(name), qtype}
 	for {
 		if ctx.Err() != nil {
-			return Fail(ReasonCanceled)
+			return Fail(ReasonCanceled), nil
 		}
-		a, f, owner := c.claim(q)
+		a, memo, f, owner := c.claim(q, m)
 		if f == nil {
 			noteCacheHit(ctx)
-			return a
+			if m != nil && memo == nil {
+				memo = c.attach(q, a, m)
+			}
+			return a, memo
 		}
 		if owner {
 			return c.send(ctx, q, f)
@@ -148,41 +210,65 @@ func (c *Cache) Lookup(ctx context.Context, name string, qtype Type) Answer {
 		select {
 		case <-f.done:
 		case <-ctx.Done():
-			return Fail(ReasonCanceled)
+			return Fail(ReasonCanceled), nil
 		}
 		if !f.senderEnded {
-			return cloneAnswer(f.answer)
+			return cloneAnswer(f.answer), nil
 		}
 	}
 }
 
-// claim returns the cached answer for q (f nil), or the flight to wait
-// on, or a new flight the caller owns and must send.
-func (c *Cache) claim(q question) (a Answer, f *flight, owner bool) {
+// attach computes the memo of a, the answer held for q, and keeps it with
+// the entry if the entry is still there and has none for the key.
+func (c *Cache) attach(q question, a Answer, m *memoReq) any {
+	memo, size := m.compute(a)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[q]
+	if !ok {
+		return memo
+	}
+	e := el.Value.(*cacheEntry)
+	if e.memoKey != nil {
+		return memo
+	}
+	c.remove(el)
+	e.memoKey, e.memo, e.size = m.key, memo, e.size+size
+	c.insert(e)
+	return memo
+}
+
+// claim returns the cached answer for q and its memo for m's key, if any
+// (f nil), or the flight to wait on, or a new flight the caller owns and
+// must send.
+func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, owner bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[q]; ok {
 		e := el.Value.(*cacheEntry)
 		if c.now().Before(e.expires) {
-			c.lru.MoveToFront(el)
+			c.listOf(e).MoveToFront(el)
 			c.stats.Hits++
-			return cloneAnswer(e.answer), nil, false
+			if m != nil && e.memoKey == m.key {
+				memo = e.memo
+			}
+			return cloneAnswer(e.answer), memo, nil, false
 		}
 		c.remove(el)
 	}
 	if f, ok := c.flights[q]; ok {
 		c.stats.Shared++
-		return Answer{}, f, false
+		return Answer{}, nil, f, false
 	}
 	f = &flight{done: make(chan struct{})}
 	c.flights[q] = f
 	c.stats.Misses++
-	return Answer{}, f, true
+	return Answer{}, nil, f, true
 }
 
 // send asks q below, stores a cacheable answer and releases the waiters,
 // also when the resolver below panics (the panic goes on up).
-func (c *Cache) send(ctx context.Context, q question, f *flight) Answer {
+func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 	f.senderEnded = true // until the answer is in
 	defer func() {
 		c.mu.Lock()
@@ -199,38 +285,77 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) Answer {
 	// passed, a moment before ctx's timer fires).
 	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
-		c.store(q, kept, min(time.Duration(ttl)*time.Second, MaxCacheTTL))
+		c.store(&cacheEntry{q: q, answer: kept, size: answerSize(q, kept),
+			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))})
 	}
-	return a
+	return a, nil
 }
 
-// store keeps a for ttl and evicts the least recently used answers past
-// the memory bound. An answer larger than a tenth of the bound is not
-// kept.
-func (c *Cache) store(q question, a Answer, ttl time.Duration) {
-	size := answerSize(q, a)
-	if size > c.maxBytes/10 {
+// store keeps e and evicts the least recently used answers past the
+// memory bound: a large answer (LargeAnswerBytes) evicts large answers
+// past their share of the bound first. An answer larger than its list's
+// bound is not kept.
+func (c *Cache) store(e *cacheEntry) {
+	if e.size > c.boundOf(e) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[q]; ok {
+	if el, ok := c.entries[e.q]; ok {
 		c.remove(el)
 	}
-	e := &cacheEntry{q: q, answer: a, expires: c.now().Add(ttl), size: size}
-	c.entries[q] = c.lru.PushFront(e)
-	c.bytes += size
+	c.insert(e)
+}
+
+// boundOf is the most that e's list may hold: a tenth of the bound for
+// the small answers (the whole cache is theirs), the large answers'
+// share for a large one.
+func (c *Cache) boundOf(e *cacheEntry) int {
+	if e.isLarge() {
+		return c.maxBytes / largeShare
+	}
+	return c.maxBytes / 10
+}
+
+// insert adds e, new or removed, at the front of its list and evicts past
+// the bounds; the caller holds c.mu.
+func (c *Cache) insert(e *cacheEntry) {
+	c.entries[e.q] = c.listOf(e).PushFront(e)
+	c.bytes += e.size
+	if e.isLarge() {
+		c.largeBytes += e.size
+		for c.largeBytes > c.maxBytes/largeShare {
+			c.remove(c.large.Back())
+			c.stats.Evictions++
+		}
+	}
 	for c.bytes > c.maxBytes {
-		c.remove(c.lru.Back())
+		back := c.lru.Back()
+		if b := c.large.Back(); back == nil || b != nil && c.largeBytes > c.bytes/2 {
+			back = b // the small answers are gone, or fewer than the large ones
+		}
+		c.remove(back)
 		c.stats.Evictions++
 	}
 }
 
+// listOf returns the list e lives in.
+func (c *Cache) listOf(e *cacheEntry) *list.List {
+	if e.isLarge() {
+		return &c.large
+	}
+	return &c.lru
+}
+
 // remove drops an entry; the caller holds c.mu.
 func (c *Cache) remove(el *list.Element) {
-	e := c.lru.Remove(el).(*cacheEntry)
+	e := el.Value.(*cacheEntry)
+	c.listOf(e).Remove(el)
 	delete(c.entries, e.q)
 	c.bytes -= e.size
+	if e.isLarge() {
+		c.largeBytes -= e.size
+	}
 }
 
 // answerSize estimates the memory one cached answer costs.
@@ -243,6 +368,6 @@ func (c *Cache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Entries, s.Bytes = len(c.entries), c.bytes
+	s.Entries, s.Bytes, s.Large = len(c.entries), c.bytes, c.large.Len()
 	return s
 }

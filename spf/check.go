@@ -24,6 +24,13 @@ type Include struct {
 // domain name, and returns the facts. It never fails: DNS problems are
 // facts in the Result. It honours ctx; a canceled lookup is inconclusive.
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
+	return check(ctx, r, domain, true)
+}
+
+// check is Check; ahead false makes the walk start each lookup only when
+// it gets to the record that needs it (the sequential reference the tests
+// compare with).
+func check(ctx context.Context, r resolver.Resolver, domain string, ahead bool) Result {
 	domain = resolver.CanonicalName(domain)
 	res := Result{LookupLimit: MaxLookups}
 	var f findings
@@ -48,7 +55,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 			f.add(CodeTypeSPFOnly)
 		}
 	case 1:
-		checkRecord(ctx, r, domain, recs[0], &res, &f)
+		checkRecord(ctx, r, domain, recs[0], ahead, &res, &f)
 	default:
 		f.add(CodeMultipleRecords)
 	}
@@ -56,7 +63,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 }
 
 // checkRecord parses the domain's one record and expands it.
-func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, res *Result, f *findings) {
+func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, ahead bool, res *Result, f *findings) {
 	res.RecordLength = len(text)
 	switch {
 	case len(text) > MaxRecordSize:
@@ -75,8 +82,11 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	}
 	res.All, _ = rec.All()
 	_, res.HasRedirect = rec.Redirect()
-	w := &walker{r: r, sender: domain, complete: true, f: f}
-	o := w.visit(ctx, domain, rec, 0, []string{domain})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // abandon lookups started for terms never reached
+	p := newFetcher(ctx, r, domain, ahead)
+	w := &walker{r: r, p: p, sender: domain, complete: true, f: f}
+	o := w.visit(ctx, p.root(domain, rec), rec)
 	res.LookupCount = new(w.count)
 	res.LookupComplete = w.complete
 	res.VoidLookups, res.MacroTerms, res.PTRTerms = w.voids, w.macros, w.ptrs

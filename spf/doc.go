@@ -9,8 +9,9 @@
 // [Parse] reads one record with the complete RFC 7208 grammar and says which
 // term is wrong and why. [Select] keeps the SPF records among the TXT strings
 // of a name. [Check] fetches the policy of a domain, expands every include
-// and redirect (sibling includes concurrently), and reports facts: how many
-// SPF records the domain has, how many DNS-causing terms an evaluation for a
+// and redirect (sibling subtrees concurrently, as soon as their names are
+// known: a tree takes as many round trips as it is deep), and reports
+// facts: how many SPF records the domain has, how many DNS-causing terms an evaluation for a
 // client that matches nothing would use (counting past the limit, so users
 // see the real number), whether the expansion was complete, void lookups,
 // mx mechanisms with too many exchanges, loops, syntax errors and more, as

@@ -16,24 +16,6 @@ type termResult struct {
 	found        bool // an address was found: the a or exists name, or an exchange of mx
 }
 
-// startTXT starts the TXT lookup of an include or redirect target. The
-// channel is buffered, so the goroutine never blocks, even when the answer
-// is never read; it ends when the lookup does (ctx bounds it).
-func startTXT(ctx context.Context, r resolver.Resolver, name string) <-chan resolver.Answer {
-	ch := make(chan resolver.Answer, 1)
-	go func() { ch <- r.Lookup(ctx, name, resolver.TypeTXT) }()
-	return ch
-}
-
-// awaitTXT returns the answer of a started lookup, or looks name up now
-// when none was started.
-func awaitTXT(ctx context.Context, r resolver.Resolver, ch <-chan resolver.Answer, name string) resolver.Answer {
-	if ch == nil {
-		return r.Lookup(ctx, name, resolver.TypeTXT)
-	}
-	return <-ch
-}
-
 // startTerm starts the lookups of an a, mx or exists term.
 func startTerm(ctx context.Context, r resolver.Resolver, kind Kind, name string) <-chan termResult {
 	ch := make(chan termResult, 1)
@@ -91,6 +73,10 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	results := make([]termResult, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
+		if i == len(hosts)-1 { // in this goroutine: one fewer stack waiting
+			results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA))
+			break
+		}
 		wg.Go(func() { results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA)) })
 	}
 	wg.Wait()

@@ -8,11 +8,13 @@ import (
 )
 
 // walker expands a policy tree in evaluation order (RFC 7208 §4.6.2,
-// §5.2, §6.1). The accounting is sequential and so deterministic; the DNS
-// lookups of one record's terms are started together (siblings resolve
-// concurrently) and their answers consumed in order.
+// §5.2, §6.1). The accounting is sequential and so deterministic; the
+// lookups are started ahead by the fetcher (see ahead.go) as soon as the
+// targets' names are known, so sibling subtrees resolve concurrently, and
+// their answers are consumed in evaluation order.
 type walker struct {
 	r      resolver.Resolver
+	p      *fetcher
 	sender string // %{o}: the checked domain
 	f      *findings
 
@@ -45,8 +47,8 @@ func (w *walker) passAll(c Code) {
 // with the lookup started for it, if any.
 type step struct {
 	term Term
-	txt  <-chan resolver.Answer // include and redirect target TXT
-	look <-chan termResult      // a, mx and exists lookups
+	next *target           // include and redirect target TXT; guarded by fetcher.mu
+	look <-chan termResult // a, mx and exists lookups
 }
 
 // outcome is how the evaluation of a record ends for a client that
@@ -64,36 +66,33 @@ func (o outcome) passesEveryone() bool {
 	return o.everyone || o.known && o.q == QualifierPass
 }
 
-// visit expands rec, the record of domain, at the given depth; stack holds
-// the domains being evaluated (for loop detection). It returns how the
-// evaluation ends for a client that matches nothing.
-func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int, stack []string) outcome {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // abandon lookups started for terms never reached
-	steps, all, hasAll := w.plan(rec)
+// visit expands rec, the record of n. It returns how the evaluation ends
+// for a client that matches nothing.
+func (w *walker) visit(ctx context.Context, n *node, rec Record) outcome {
+	all, hasAll := w.plan(rec)
 	everyone := w.rangesCoverAll(rec)
-	w.prefetch(ctx, domain, steps, depth, stack)
-	for i := range steps {
+	w.prefetch(n)
+	for i := range n.steps {
 		if w.stopped || !w.countTerm() {
 			return outcome{everyone: everyone}
 		}
-		s := &steps[i]
+		s := &n.steps[i]
 		w.noteMacros(s.term)
 		switch s.term.Kind {
 		case KindPTR:
 			w.ptrs++
 			w.f.add(CodePTRUsed)
 		case KindInclude:
-			if w.include(ctx, domain, s, depth, stack).passesEveryone() && s.term.Qualifier == QualifierPass {
+			if w.include(ctx, n, i).passesEveryone() && s.term.Qualifier == QualifierPass {
 				w.passAll(CodeIncludePassAll) // §5.2: the include matches every client
 				everyone = true
 			}
 		case KindRedirect:
-			o := w.descend(ctx, domain, s, depth, stack)
+			o := w.descend(ctx, n, i)
 			o.everyone = o.everyone || everyone
 			return o
 		default:
-			everyone = w.termLookup(ctx, domain, s) || everyone
+			everyone = w.termLookup(ctx, n.domain, s) || everyone
 		}
 	}
 	if w.stopped {
@@ -105,18 +104,19 @@ func (w *walker) visit(ctx context.Context, domain string, rec Record, depth int
 	return outcome{known: true, everyone: everyone}
 }
 
-// include follows an include term, keeping the accounting of Result.Includes
-// for those of the top-level record (depth 0).
-func (w *walker) include(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
+// include follows n's step i, an include term, keeping the accounting of
+// Result.Includes for those of the top-level record (depth 0).
+func (w *walker) include(ctx context.Context, n *node, i int) outcome {
+	s := &n.steps[i]
 	if s.term.Qualifier != QualifierPass {
 		w.shielded++
 		defer func() { w.shielded-- }()
 	}
-	if depth > 0 {
-		return w.descend(ctx, domain, s, depth, stack)
+	if n.depth > 0 {
+		return w.descend(ctx, n, i)
 	}
 	count, errs := w.count-1, len(w.f.errs) // the include itself is already counted
-	o := w.descend(ctx, domain, s, depth, stack)
+	o := w.descend(ctx, n, i)
 	inc := Include{Lookups: w.count - count}
 	for _, c := range w.f.errs[errs:] {
 		if c != CodeLookupLimitExceeded { // the whole tree's count, not this target's fault
@@ -148,55 +148,74 @@ func (w *walker) rangesCoverAll(rec Record) bool {
 	return false
 }
 
-// plan lists the DNS-causing terms an evaluation reaches: the mechanisms
-// before all, then redirect when the record has no all (§5.1, §6.1). It
-// records the findings about the record's shape.
-func (w *walker) plan(rec Record) (steps []step, all Qualifier, hasAll bool) {
+// plan records the findings about the shape of rec and returns its all
+// qualifier, if it has one.
+func (w *walker) plan(rec Record) (all Qualifier, hasAll bool) {
 	all, at := rec.All()
 	hasAll = at >= 0
+	redirect := false
+	for i, t := range rec.Terms {
+		switch {
+		case t.Kind == KindRedirect:
+			redirect = true
+		case t.Kind == KindModifier:
+			w.f.add(CodeUnknownModifier)
+		case hasAll && i > at && t.IsMechanism():
+			w.f.add(CodeDeadTerms)
+		}
+	}
+	if redirect && hasAll {
+		w.f.add(CodeRedirectIgnored)
+	}
+	return all, hasAll
+}
+
+// reach lists the DNS-causing terms an evaluation of rec reaches: the
+// mechanisms before all, then redirect when the record has no all (§5.1,
+// §6.1).
+func reach(rec Record) []step {
+	_, at := rec.All()
+	hasAll := at >= 0
+	var steps []step
 	var redirect *Term
 	for i, t := range rec.Terms {
 		switch {
 		case t.Kind == KindRedirect:
 			redirect = &rec.Terms[i]
-		case t.Kind == KindModifier:
-			w.f.add(CodeUnknownModifier)
-		case hasAll && i > at && t.IsMechanism():
-			w.f.add(CodeDeadTerms)
-		case (!hasAll || i < at) && t.CausesLookup():
+		case (!hasAll || i < at) && t.CausesLookup() && t.Kind != KindModifier:
 			steps = append(steps, step{term: t})
 		}
 	}
-	switch {
-	case redirect != nil && hasAll:
-		w.f.add(CodeRedirectIgnored)
-	case redirect != nil:
+	if redirect != nil && !hasAll {
 		steps = append(steps, step{term: *redirect})
 	}
-	return steps, all, hasAll
+	return steps
 }
 
-// prefetch starts the lookups of steps that an evaluation can reach within
-// the bounds. Every include counts at least one term, so w.count plus the
-// step's index is a lower bound of its position: a step whose lower bound
-// is past a bound is past it for sure and is not looked up.
-func (w *walker) prefetch(ctx context.Context, domain string, steps []step, depth int, stack []string) {
+// prefetch starts the lookups of n's steps that the fetcher did not start
+// ahead and that an evaluation can reach within the bounds. Every include
+// counts at least one term, so w.count plus the step's index is a lower
+// bound of its position: a step whose lower bound is past a bound is past
+// it for sure and is not looked up.
+func (w *walker) prefetch(n *node) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
 	pos := w.count
-	for i := range steps {
+	for i := range n.steps {
 		pos++
-		s := &steps[i]
-		name, ok := w.target(s.term, domain)
-		if !ok || !targetName(name) {
+		s := &n.steps[i]
+		name, ok := w.target(s.term, n.domain)
+		if !ok || !askable(name) {
 			continue
 		}
 		switch s.term.Kind {
 		case KindInclude, KindRedirect:
-			if pos <= MaxExpandTerms && depth < MaxDepth && !onStack(stack, name) {
-				s.txt = startTXT(ctx, w.r, presentationName(name))
+			if s.next == nil && pos <= MaxExpandTerms && n.descends(name) {
+				w.p.fetch(n, i, name)
 			}
 		case KindA, KindMX, KindExists:
-			if pos <= MaxLookups {
-				s.look = startTerm(ctx, w.r, s.term.Kind, presentationName(name))
+			if s.look == nil && pos <= MaxLookups {
+				s.look = startTerm(w.p.ctx, w.r, s.term.Kind, asked(name))
 			}
 		}
 	}
@@ -247,10 +266,16 @@ func (w *walker) void(n int) {
 // the current domain when a, mx or ptr has none. ok is false when the
 // domain-spec needs sender data.
 func (w *walker) target(t Term, domain string) (string, bool) {
+	return termTarget(t, domain, w.sender)
+}
+
+// termTarget returns the name t looks up in domain's record, sender being
+// the checked domain; ok is false when the domain-spec needs sender data.
+func termTarget(t Term, domain, sender string) (string, bool) {
 	if t.DomainSpec == "" {
 		return domain, true
 	}
-	return expandDomainSpec(t.DomainSpec, domain, w.sender)
+	return expandDomainSpec(t.DomainSpec, domain, sender)
 }
 
 func onStack(stack []string, name string) bool {
@@ -272,38 +297,38 @@ var (
 	redirectCodes = targetCodes{CodeRedirectNoRecord, CodeRedirectMultiple, CodeRedirectInvalid, CodeRedirectInconclusive}
 )
 
-// descend follows an include or redirect (§5.2, §6.1) and returns how the
-// target's evaluation ends.
-func (w *walker) descend(ctx context.Context, domain string, s *step, depth int, stack []string) outcome {
+// descend follows n's step i, an include or redirect (§5.2, §6.1), and
+// returns how the target's evaluation ends.
+func (w *walker) descend(ctx context.Context, n *node, i int) outcome {
+	s := &n.steps[i]
 	codes := includeCodes
 	if s.term.Kind == KindRedirect {
 		codes = redirectCodes
 	}
-	name, ok := w.target(s.term, domain)
+	name, ok := w.target(s.term, n.domain)
 	switch {
 	case !ok:
 		w.complete = false // needs sender data; counted in noteMacros
 		return outcome{}
-	case !targetName(name):
+	case !askable(name):
 		w.f.add(CodeInvalidTargetName)
 		w.f.add(codes.noRecord) // a malformed target evaluates to none (§4.3)
 		return outcome{}
-	case onStack(stack, name):
+	case onStack(n.stack, name):
 		w.f.add(CodeLoop)
 		w.complete = false
 		return outcome{}
-	case depth >= MaxDepth:
+	case n.depth >= MaxDepth:
 		w.f.add(CodeSafetyBound)
 		w.complete = false
 		return outcome{}
 	}
-	ans := awaitTXT(ctx, w.r, s.txt, presentationName(name))
-	rec, ok := w.targetRecord(ans, codes)
+	t := w.p.await(n, i, name)
+	rec, ok := w.targetRecord(t.ans, codes)
 	if !ok {
 		return outcome{}
 	}
-	next := append(append(make([]string, 0, len(stack)+1), stack...), name)
-	return w.visit(ctx, name, rec, depth+1, next)
+	return w.visit(ctx, w.p.child(n, i, name, t, rec), rec)
 }
 
 // targetRecord turns the TXT answer of a target into its one parsed
@@ -352,11 +377,11 @@ func (w *walker) termLookup(ctx context.Context, domain string, s *step) bool {
 		}
 		return false
 	}
-	if !targetName(name) {
+	if !askable(name) {
 		w.f.add(CodeInvalidTargetName)
 		return false
 	}
-	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, presentationName(name))
+	res := awaitTerm(ctx, w.r, s.look, s.term.Kind, asked(name))
 	if res.inconclusive {
 		w.f.add(CodeTermInconclusive)
 	}

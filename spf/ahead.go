@@ -1,0 +1,230 @@
+package spf
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// Fetching ahead: the walk's accounting is sequential (evaluation order,
+// RFC 7208 §4.6.4), but its lookups need not wait for it. As soon as a
+// target's record is known, the fetcher starts the lookups of the record's
+// own include and redirect targets (and of its a, mx and exists terms),
+// so sibling subtrees resolve together and the walk takes as many round
+// trips as the tree is deep. The walker then consumes the answers in
+// evaluation order and records every finding itself: the fetcher never
+// adds one, so the result is the sequential walk's.
+//
+// A term's position (how many terms the walk will have counted when it
+// counts that one) is not known until every subtree before it has been
+// expanded. The fetcher uses a lower bound: the terms of the records
+// known so far before it, each unknown subtree counting one. A lookup
+// whose lower bound is past MaxExpandTerms (targets) or MaxLookups (a, mx,
+// exists) would never be consumed and is not started. Because the bound
+// can only grow as answers arrive, a decision taken early may fetch a
+// target the walk never reaches; aheadTargets and aheadTerms cap that
+// waste, and a lookup the fetcher did not start is started by the walk
+// when it gets there, as before. Within the RFC's limits (at most
+// MaxLookups terms) the bound never excludes a term the walk reaches and
+// every term fetched is reached: the walk fetches what the sequential walk
+// fetched. Past them (a permerror already), the wasted lookups count
+// against the caller's question budget (resolver.Limited) like any other.
+
+// Caps on the lookups the fetcher starts for one walk: the targets the
+// walk can reach (MaxExpandTerms) plus a margin for decisions taken
+// before an earlier sibling's record was known, and the a, mx and exists
+// terms an evaluation evaluates (MaxLookups).
+const (
+	aheadTargets = MaxExpandTerms + MaxExpandTerms/4
+	aheadTerms   = MaxLookups
+)
+
+// node is a record of the tree: the steps its evaluation reaches, with the
+// lookups started for them.
+type node struct {
+	domain string
+	depth  int
+	stack  []string // the domains being evaluated, this one last (loop detection)
+	parent *node    // nil for the checked domain's record
+	index  int      // this record's step in parent.steps
+	steps  []step
+}
+
+// target is the TXT lookup of an include or redirect target. ans is set
+// before done is closed; next is the target's one valid record, set
+// under fetcher.mu when the answer has one.
+type target struct {
+	done chan struct{}
+	ans  resolver.Answer
+	next *node
+}
+
+// fetcher starts the walk's lookups. mu guards the tree's shape (every
+// step's next and every target's next) and the caps.
+type fetcher struct {
+	ctx    context.Context
+	r      resolver.Resolver
+	sender string
+
+	mu      sync.Mutex
+	targets int // target lookups the fetcher may still start ahead
+	terms   int // a, mx and exists lookups it may still start ahead
+}
+
+// newFetcher returns a fetcher for one walk; ahead false makes it start
+// nothing ahead (the walk fetches as it goes: the sequential reference).
+func newFetcher(ctx context.Context, r resolver.Resolver, sender string, ahead bool) *fetcher {
+	p := &fetcher{ctx: ctx, r: r, sender: sender}
+	if ahead {
+		p.targets, p.terms = aheadTargets, aheadTerms
+	}
+	return p
+}
+
+// root returns the node of the checked domain's record and starts its
+// lookups.
+func (p *fetcher) root(domain string, rec Record) *node {
+	n := &node{domain: domain, stack: []string{domain}}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.expand(n, rec)
+	return n
+}
+
+// expand lists the steps of n's record and starts the lookups whose lower
+// bound is within the limits. p.mu is held.
+func (p *fetcher) expand(n *node, rec Record) {
+	n.steps = reach(rec)
+	pos := p.position(n)
+	for i := range n.steps {
+		pos++
+		s := &n.steps[i]
+		name, ok := termTarget(s.term, n.domain, p.sender)
+		if !ok || !askable(name) {
+			continue
+		}
+		switch s.term.Kind {
+		case KindInclude, KindRedirect:
+			if p.targets > 0 && pos <= MaxExpandTerms && n.descends(name) {
+				p.targets--
+				p.fetch(n, i, name)
+			}
+		case KindA, KindMX, KindExists:
+			if p.terms > 0 && pos <= MaxLookups {
+				p.terms--
+				s.look = startTerm(p.ctx, p.r, s.term.Kind, asked(name))
+			}
+		}
+		pos += p.below(s) // a known subtree counts its terms
+	}
+}
+
+// descends reports whether the walk expands the target name of one of n's
+// steps: it is not being evaluated already and the depth bound allows it.
+func (n *node) descends(name string) bool {
+	return n.depth < MaxDepth && !onStack(n.stack, name)
+}
+
+// fetch starts the lookup of the target name of n's step i. p.mu is held.
+func (p *fetcher) fetch(n *node, i int, name string) *target {
+	t := &target{done: make(chan struct{})}
+	n.steps[i].next = t
+	go func() {
+		defer close(t.done)
+		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
+		rec, ok := recordOf(t.ans)
+		if !ok || p.ctx.Err() != nil { // no record, or the walk is over
+			return
+		}
+		next := n.childNode(i, name)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		t.next = next
+		p.expand(next, rec)
+	}()
+	return t
+}
+
+// await returns the target of n's step i once its lookup is done,
+// starting the lookup now if the fetcher did not.
+func (p *fetcher) await(n *node, i int, name string) *target {
+	p.mu.Lock()
+	t := n.steps[i].next
+	if t == nil {
+		t = p.fetch(n, i, name)
+	}
+	p.mu.Unlock()
+	<-t.done
+	return t
+}
+
+// child returns the node of rec, the record of t (n's step i, whose
+// target is name), which the walker parsed from t.ans. p.mu is not held.
+func (p *fetcher) child(n *node, i int, name string, t *target, rec Record) *node {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.next == nil { // recordOf and targetRecord agree; kept total anyway
+		t.next = n.childNode(i, name)
+		p.expand(t.next, rec)
+	}
+	return t.next
+}
+
+// childNode returns the node of the target name of n's step i, its steps
+// not yet listed.
+func (n *node) childNode(i int, name string) *node {
+	stack := append(append(make([]string, 0, len(n.stack)+1), n.stack...), name)
+	return &node{domain: name, depth: n.depth + 1, stack: stack, parent: n, index: i}
+}
+
+// position is a lower bound of the terms counted when n's record starts:
+// that of its include or redirect term. p.mu is held.
+func (p *fetcher) position(n *node) int {
+	if n.parent == nil {
+		return 0
+	}
+	pos := p.position(n.parent)
+	for k := range n.index {
+		pos += 1 + p.below(&n.parent.steps[k])
+	}
+	return pos + 1
+}
+
+// below is a lower bound of the terms counted in the subtree of s, s
+// itself not included: the terms of its target's record, when known, and
+// theirs. p.mu is held.
+func (p *fetcher) below(s *step) int {
+	if s.next == nil || s.next.next == nil {
+		return 0
+	}
+	n := 0
+	for i := range s.next.next.steps {
+		n += 1 + p.below(&s.next.next.steps[i])
+	}
+	return n
+}
+
+// recordOf returns the one valid SPF record of a target's TXT answer: the
+// cases in which the walker's targetRecord returns one.
+func recordOf(ans resolver.Answer) (Record, bool) {
+	if !ans.Conclusive() {
+		return Record{}, false
+	}
+	recs := Select(ans.TXTs())
+	if len(recs) != 1 {
+		return Record{}, false
+	}
+	rec, err := Parse(recs[0])
+	return rec, err == nil
+}
+
+// askable reports whether an expanded target name can be asked for
+// (targetName: any label of 1–63 octets, RFC 2181 §11); a name that
+// cannot is an invalid_target_name finding. The walk and the fetcher
+// decide through it alone.
+func askable(name string) bool { return targetName(name) }
+
+// asked is the form in which the walk and the fetcher ask for a target
+// name: its presentation form, as Evaluate asks.
+func asked(name string) string { return presentationName(name) }

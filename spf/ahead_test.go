@@ -1,0 +1,161 @@
+package spf
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// rtt is the fake round trip of waveResolver: inside a synctest bubble
+// time only moves when every goroutine waits, so the elapsed fake time
+// divided by rtt is the number of sequential waves of lookups, whatever
+// the machine's load.
+const rtt = time.Second
+
+// waveResolver holds every answer back by rtt of fake time and records
+// the largest number of lookups in flight at once.
+type waveResolver struct {
+	next resolver.Resolver
+
+	mu       sync.Mutex
+	inFlight int
+	peak     int
+}
+
+func (w *waveResolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	w.mu.Lock()
+	w.inFlight++
+	w.peak = max(w.peak, w.inFlight)
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.inFlight--
+		w.mu.Unlock()
+	}()
+	time.Sleep(rtt)
+	return w.next.Lookup(ctx, name, qtype)
+}
+
+// roundTrips checks domain through a waveResolver over z (ahead or
+// sequentially) in a bubble and returns the result, the round trips it
+// took and the most lookups in flight at once.
+func roundTrips(t *testing.T, z *dnstest.Zones, domain string, ahead bool) (res Result, trips int, peak int) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		w := &waveResolver{next: dnstest.NewResolver(z)}
+		start := time.Now()
+		res = check(t.Context(), w, domain, ahead)
+		elapsed := time.Since(start)
+		require.Zero(t, elapsed%rtt, "fake time moves in whole round trips")
+		trips, peak = int(elapsed/rtt), w.peak
+	})
+	return res, trips, peak
+}
+
+// includeTree returns a zone in which root.tree.test's record includes
+// fanout[0] targets, each of which includes fanout[1] targets, and so on;
+// the last level's records list an address. It also returns the number of
+// include targets.
+func includeTree(t *testing.T, fanout ...int) (*dnstest.Zones, int) {
+	t.Helper()
+	var z strings.Builder
+	z.WriteString("$TTL 300\ntree.test. SOA ns.tree.test. h.tree.test. 1 3600 600 86400 300\n")
+	targets := 0
+	var level func(name string, depth int)
+	level = func(name string, depth int) {
+		if depth == len(fanout) {
+			fmt.Fprintf(&z, "%s. TXT \"v=spf1 ip4:192.0.2.%d -all\"\n", name, targets%250)
+			return
+		}
+		var terms []string
+		for i := range fanout[depth] {
+			child := fmt.Sprintf("n%d.%s", i, name)
+			terms = append(terms, "include:"+child)
+			targets++
+			level(child, depth+1)
+		}
+		fmt.Fprintf(&z, "%s. TXT \"v=spf1 %s -all\"\n", name, strings.Join(terms, " "))
+	}
+	level("root.tree.test", 0)
+	return dnstest.MustParse(t, z.String()), targets
+}
+
+// TestWalkRoundTripsEqualDepth: a 50-target include tree four records
+// deep (the checked domain's record, then three levels of includes) takes
+// four round trips, where the walk that fetches a subtree only when it
+// gets there needs more; the results are the same.
+func TestWalkRoundTripsEqualDepth(t *testing.T) {
+	t.Parallel()
+	z, targets := includeTree(t, 2, 4, 5)
+	require.Equal(t, 50, targets)
+	got, trips, peak := roundTrips(t, z, "root.tree.test", true)
+	want, seqTrips, _ := roundTrips(t, z, "root.tree.test", false)
+	assert.Equal(t, 4, trips, "round trips of the walk that fetches ahead")
+	assert.Greater(t, seqTrips, 4, "the sequential reference")
+	t.Logf("fetched ahead: %d round trips, %d lookups at once at most; sequential: %d round trips", trips, peak, seqTrips)
+	assert.GreaterOrEqual(t, peak, 20, "the last level's targets are fetched together")
+	assert.Equal(t, want, got)
+	assert.Equal(t, MaxExpandTerms, *got.LookupCount, "the expansion cap is reached as before")
+	assert.Contains(t, got.Findings, CodeSafetyBound)
+}
+
+// TestWalkRoundTripsWithinLimits: a tree within the RFC's ten lookups,
+// four records deep, with an a term and an mx term (two round trips: the
+// MX, then the exchange's address) above the last level, takes four round
+// trips.
+func TestWalkRoundTripsWithinLimits(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$TTL 300
+tree.test. SOA ns.tree.test. h.tree.test. 1 3600 600 86400 300
+small.tree.test. TXT "v=spf1 include:a.tree.test include:b.tree.test -all"
+a.tree.test. TXT "v=spf1 include:a1.tree.test a:host.tree.test -all"
+b.tree.test. TXT "v=spf1 mx:mail.tree.test include:b1.tree.test -all"
+a1.tree.test. TXT "v=spf1 include:a2.tree.test -all"
+b1.tree.test. TXT "v=spf1 include:b2.tree.test -all"
+a2.tree.test. TXT "v=spf1 ip4:192.0.2.1 -all"
+b2.tree.test. TXT "v=spf1 ip4:192.0.2.2 -all"
+host.tree.test. A 192.0.2.3
+mail.tree.test. MX 10 mx.tree.test.
+mx.tree.test. A 192.0.2.4
+`)
+	got, trips, _ := roundTrips(t, z, "small.tree.test", true)
+	want, seqTrips, _ := roundTrips(t, z, "small.tree.test", false)
+	assert.Equal(t, want, got)
+	assert.Equal(t, 4, trips)
+	assert.Greater(t, seqTrips, trips)
+	require.NotNil(t, got.LookupCount)
+	assert.Equal(t, 8, *got.LookupCount)
+	assert.True(t, got.LookupComplete)
+}
+
+// TestWalkAheadEqualsSequential: on every name of the test zone and every
+// scenario with its faults, fetching ahead changes nothing in the result:
+// counts, includes, findings and their order.
+func TestWalkAheadEqualsSequential(t *testing.T) {
+	t.Parallel()
+	z := loadZones(t)
+	for _, name := range z.Names() {
+		r := dnstest.NewResolver(z)
+		want := check(t.Context(), r, name, false)
+		got := check(t.Context(), r, name, true)
+		assert.Equal(t, want, got, name)
+	}
+	for _, tc := range checkCases {
+		seq, ahead := dnstest.NewResolver(z), dnstest.NewResolver(z)
+		seq.Apply(tc.faults...)
+		ahead.Apply(tc.faults...)
+		want := check(t.Context(), seq, tc.name+".spf.test", false)
+		got := check(t.Context(), ahead, tc.name+".spf.test", true)
+		assert.Equal(t, want, got, tc.name)
+	}
+}
