@@ -56,8 +56,11 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 // answers with its summary, or with the error that stopped it. A non-empty
 // link is sent as the Link header of a successful answer.
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
-	ctx, release, e := h.admit(r)
+	ctx, release, retry, e := h.admit(r)
 	if e != nil {
+		if retry > 0 {
+			setRetryAfter(w, retry)
+		}
 		writeError(w, r, *e)
 		return
 	}
