@@ -125,7 +125,7 @@ func New(svc Service, opts Options) http.Handler {
 	if h.version == "" {
 		h.version = buildVersion()
 	}
-	return chain(h.routes(), commonHeaders, accessLog(opts.Logger), recoverPanic)
+	return chain(h.routes(), pace, commonHeaders, accessLog(opts.Logger), recoverPanic)
 }
 
 // buildVersion is the main module's version from the build info, or
