@@ -45,6 +45,11 @@ const (
 	// response (its reader does not read) before the listener may shed it
 	// to make room at the total cap, as it sheds quiet connections.
 	stallAfter = 3 * time.Second
+	// connWriteBuffer is the send buffer of each connection (the kernel
+	// doubles it): every answer fits, and a client that pipelines
+	// requests without reading blocks the server's writes after about
+	// 128 KiB instead of the megabytes the buffer would grow to on its own.
+	connWriteBuffer = 64 << 10
 )
 
 // connReserveOf is the part of the total cap kept for sources holding
@@ -137,6 +142,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 			_ = c.Close()
 			continue
 		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetWriteBuffer(connWriteBuffer)
+		}
 		return lc, nil
 	}
 }
@@ -162,7 +170,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 		limit -= l.reserve
 	}
 	if l.open >= limit {
-		if victim = l.victim(); victim == nil {
+		if victim = l.victim(limit < l.maxConns); victim == nil {
 			l.refused++
 			return nil, nil, false
 		}
@@ -192,12 +200,35 @@ func (l *Listener) holdsFew(groups []capKey) bool {
 
 // victim picks the connection to shed to make room: the one quiet
 // longest, else the one blocked longest writing (at least stallAfter);
-// nil when there is none. Called with mu held.
-func (l *Listener) victim() *limitedConn {
-	if front := l.quiet.Front(); front != nil {
-		l.shed++
-		return front.Value.(*limitedConn)
+// nil when there is none. The connections of sources holding few are
+// spared while another will do, and always when the newcomer itself
+// holds many (manyOnly). Called with mu held.
+func (l *Listener) victim(manyOnly bool) *limitedConn {
+	var spared *limitedConn
+	for e := l.quiet.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if !l.holdsFew(c.groups) {
+			l.shed++
+			return c
+		}
+		if spared == nil {
+			spared = c
+		}
 	}
+	if stalled := l.stalledWriter(); stalled != nil {
+		l.stalled++
+		return stalled
+	}
+	if spared != nil && !manyOnly {
+		l.shed++
+		return spared
+	}
+	return nil
+}
+
+// stalledWriter returns the connection blocked longest writing, if at
+// least stallAfter. Called with mu held.
+func (l *Listener) stalledWriter() *limitedConn {
 	var oldest *limitedConn
 	var since int64
 	for e := l.conns.Front(); e != nil; e = e.Next() {
@@ -209,7 +240,6 @@ func (l *Listener) victim() *limitedConn {
 	if oldest == nil || time.Since(time.Unix(0, since)) < l.stallAfter {
 		return nil
 	}
-	l.stalled++
 	return oldest
 }
 
