@@ -139,6 +139,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 			_ = victim.Conn.Close() // its accounting was already given back
 		}
 		if !ok {
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0) // a reset: nothing to deliver, no TIME_WAIT state kept for it
+			}
 			_ = c.Close()
 			continue
 		}

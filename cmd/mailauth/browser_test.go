@@ -182,10 +182,14 @@ func TestBrowser(t *testing.T) {
 	)
 	b.CheckAccessibility("phone /developers/api/")
 	b.Screenshot("phone-developers-api.png")
-	b.Do("phone: a shared link scans the domain in its fragment",
+	b.Do("phone: a shared link fills the form with the domain in its fragment",
 		chromedp.Navigate(base+"/#domain=weak.example.com"),
-		chromedp.WaitVisible(chromedp.ID("check-caa")),
+		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
+	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
+		t.Error("a shared link ran the check before Check was pressed")
+	}
+	b.Do("phone: Check runs it", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
 	if w := browsertest.Eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 		t.Errorf("phone width: the page is %dpx wide in a %dpx viewport", w[0], w[1])
 	}

@@ -109,8 +109,8 @@ func printTallies(out io.Writer, m map[string]outcomes) {
 func printSiege(out io.Writer, r siegeResult) {
 	fmt.Fprintf(out, "== well-behaved client (scan of %s every %s, %d sources)\n", goodDomain, goodInterval, goodSources)
 	line := func(name string, l latencies) {
-		fmt.Fprintf(out, "%-52s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v\n",
-			name, l.N, l.Success, l.P50, l.P99, l.Max, l.Status)
+		fmt.Fprintf(out, "%-52s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v  new conns %d (slowest setup %.1f ms)\n",
+			name, l.N, l.Success, l.P50, l.P99, l.Max, l.Status, l.Dialled, l.SlowestDial)
 	}
 	line("unloaded", r.Unloaded)
 	for _, p := range r.Phases {
