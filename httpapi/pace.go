@@ -20,8 +20,10 @@ const (
 	// its connection closed then, instead of having request after request
 	// read and answered into a full buffer.
 	drainWait = 2 * time.Second
-	// drainPoll is the interval at which the send queue is looked at.
-	drainPoll = 20 * time.Millisecond
+	// drainPoll is the first interval at which the send queue is looked
+	// at; it doubles after each look, so that a connection that does not
+	// drain costs a handful of looks, not one every few milliseconds.
+	drainPoll = 25 * time.Millisecond
 )
 
 // connKey is the context key of the request's *limitedConn.
@@ -63,11 +65,12 @@ func extendWrite(next http.Handler) http.Handler {
 // whether it did.
 func drained(c *limitedConn, wait time.Duration) bool {
 	deadline := time.Now().Add(wait)
-	for unsent(c.Conn) > 0 {
-		if time.Now().After(deadline) {
+	for poll := drainPoll; unsent(c.Conn) > 0; poll *= 2 {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return false
 		}
-		time.Sleep(drainPoll)
+		time.Sleep(min(poll, left))
 	}
 	return true
 }

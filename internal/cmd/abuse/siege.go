@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +40,8 @@ type siegePhaseResult struct {
 	Name    string    `json:"name"`
 	Good    latencies `json:"good"`
 	Hostile outcomes  `json:"hostile"`
+	LoadCPU int       `json:"loadCPUms"` // CPU the load process (attack and good client) used during the phase
+	LoadAvg string    `json:"loadavg"`   // the machine's load average at the end of the phase
 }
 
 // siegePhase is one attack: it runs until ctx ends.
@@ -66,6 +69,7 @@ func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool)
 			continue
 		}
 		var hostile counters
+		cpu0 := cpuTicks()
 		actx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -77,7 +81,8 @@ func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool)
 		gcancel()
 		stop()
 		wg.Wait()
-		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile.snapshot()["h"]})
+		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile.snapshot()["h"],
+			LoadCPU: (cpuTicks() - cpu0) * 10, LoadAvg: loadAvg()})
 		time.Sleep(siegeCooldown)
 	}
 	return res
@@ -200,4 +205,14 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
+}
+
+// loadAvg returns the machine's load averages (/proc/loadavg).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
