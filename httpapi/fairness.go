@@ -364,10 +364,11 @@ func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retr
 		release()
 		return nil, nil, wait, &errSourceBudget
 	}
-	ctx, cancel := r.Context(), context.CancelFunc(func() {})
+	deadline := want // budgets disabled: the deadline still depends on freshness
 	if c.granted > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.granted)
+		deadline = c.granted
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), deadline)
 	start := time.Now()
 	return ctx, func() {
 		cancel()

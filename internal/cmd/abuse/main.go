@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,13 @@ func main() {
 	flag.Parse()
 	if os.Getenv(dnsEnv) != "" {
 		os.Exit(runDNS(o, flag.Args()))
+	}
+	if v := os.Getenv(siegeEnv); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			os.Exit(2)
+		}
+		os.Exit(runAttacker(i, o.base))
 	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))

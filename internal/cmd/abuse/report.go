@@ -125,8 +125,8 @@ func printSiege(out io.Writer, r siegeResult) {
 		if p.Good.Success < 99 || ratio > 2 {
 			verdict = "NOT MET"
 		}
-		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2): %s  [load process CPU %d ms; load average %s]\n",
-			p.Name, p.Good.Success, ratio, verdict, p.LoadCPU, p.LoadAvg)
+		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2): %s  [CPU: client %d ms, attack %d ms; load average %s]\n",
+			p.Name, p.Good.Success, ratio, verdict, p.LoadCPU, p.AttackCPU, p.LoadAvg)
 	}
 	fmt.Fprintf(out, "== hostile requests by siege and status (0 = transport event)\n")
 	for _, p := range r.Phases {

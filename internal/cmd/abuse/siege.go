@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,11 +42,12 @@ type siegeResult struct {
 
 // siegePhaseResult is one attack's figures.
 type siegePhaseResult struct {
-	Name    string    `json:"name"`
-	Good    latencies `json:"good"`
-	Hostile outcomes  `json:"hostile"`
-	LoadCPU int       `json:"loadCPUms"` // CPU the load process (attack and good client) used during the phase
-	LoadAvg string    `json:"loadavg"`   // the machine's load average at the end of the phase
+	Name      string    `json:"name"`
+	Good      latencies `json:"good"`
+	Hostile   outcomes  `json:"hostile"`
+	LoadCPU   int       `json:"loadCPUms"`   // CPU the good client's process used during the phase
+	AttackCPU int       `json:"attackCPUms"` // CPU the attacking process used
+	LoadAvg   string    `json:"loadavg"`     // the machine's load average at the end of the phase
 }
 
 // siegePhase is one attack: it runs until ctx ends.
@@ -64,25 +70,24 @@ func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool)
 	runGood(ctx, base, &rec)
 	cancel()
 	res.Unloaded = rec.summary()
-	for _, p := range siegePhases {
+	for i, p := range siegePhases {
 		if skip[strings.SplitN(p.name, ":", 2)[0]] {
 			continue
 		}
-		var hostile counters
 		cpu0 := cpuTicks()
-		actx, stop := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); p.run(actx, base, &hostile) }()
+		attacker, err := startAttacker(i, base)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "abuse: siege attacker:", err)
+			continue
+		}
 		time.Sleep(siegeWarmup)
 		var good recorder
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
 		runGood(gctx, base, &good)
 		gcancel()
-		stop()
-		wg.Wait()
-		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile.snapshot()["h"],
-			LoadCPU: (cpuTicks() - cpu0) * 10, LoadAvg: loadAvg()})
+		hostile, attackCPU := attacker.stop()
+		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
+			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: loadAvg()})
 		time.Sleep(siegeCooldown)
 	}
 	return res
@@ -215,4 +220,74 @@ func loadAvg() string {
 	}
 	f := strings.Fields(string(b))
 	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// siegeEnv marks a child process that runs one siege's attack (the phase
+// index) until its standard input closes, then prints what the hostile
+// requests got and the CPU it used. The attack runs apart from the
+// well-behaved client so that the client's latency is the server's, not
+// its own process's competition with thousands of attacking goroutines.
+const siegeEnv = "MAILAUTH_ABUSE_SIEGE"
+
+// attackReport is what a siege child prints.
+type attackReport struct {
+	Hostile outcomes `json:"hostile"`
+	CPUms   int      `json:"cpuMs"`
+}
+
+// runAttacker is the siege child: it runs phase i against base until its
+// standard input closes.
+func runAttacker(i int, base string) int {
+	if i < 0 || i >= len(siegePhases) {
+		return 2
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var c counters
+	done := make(chan struct{})
+	go func() { defer close(done); siegePhases[i].run(ctx, base, &c) }()
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	stop()
+	<-done
+	if err := json.NewEncoder(os.Stdout).Encode(attackReport{Hostile: c.snapshot()["h"], CPUms: cpuTicks() * 10}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// attacker is a running siege child.
+type attacker struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	out   *bytes.Buffer
+}
+
+// startAttacker starts the child that runs phase i.
+func startAttacker(i int, base string) (*attacker, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-base", base)
+	cmd.Env = append(os.Environ(), siegeEnv+"="+strconv.Itoa(i), loadEnv+"=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil
+}
+
+// stop ends the attack and returns its outcomes and CPU.
+func (a *attacker) stop() (outcomes, int) {
+	_ = a.stdin.Close()
+	_ = a.cmd.Wait()
+	var r attackReport
+	if err := json.Unmarshal(a.out.Bytes(), &r); err != nil {
+		return outcomes{"attacker report unreadable": 1}, 0
+	}
+	return r.Hostile, r.CPUms
 }
