@@ -3,6 +3,7 @@ package httpapi
 import (
 	"container/list"
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -111,6 +112,9 @@ type windowTable struct {
 	order   *list.List               // windows by opening time, oldest first
 	evicted int
 	peak    int // most windows held since the map was last rebuilt
+	// highWater is the most windows held since the table was last empty
+	// after holding returnMemoryMin or more.
+	highWater int
 
 	mu      *sync.Mutex // the owner's lock, taken by the sweep timer
 	now     func() time.Time
@@ -142,6 +146,7 @@ func (t *windowTable) get(key string, now time.Time) *memWindow {
 	w := &memWindow{key: key, end: now.Add(t.window)}
 	t.windows[key] = t.order.PushBack(w)
 	t.peak = max(t.peak, len(t.windows))
+	t.highWater = max(t.highWater, len(t.windows))
 	if t.timer == nil {
 		t.timer = time.AfterFunc(t.window+sweepSlack, t.sweepTimer)
 	}
@@ -182,6 +187,50 @@ func (t *windowTable) sweep(now time.Time) {
 		t.windows, t.peak = m, len(m)
 		t.rebuilt++
 	}
+	if len(t.windows) == 0 && t.highWater >= returnMemoryMin {
+		t.highWater = 0
+		returnMemory()
+	}
+}
+
+// returnMemoryMin is the size from which a table's shrinking returns
+// memory to the system soon: a spray of that many keys costs tens of
+// megabytes, which the collector would otherwise only take back at its
+// next cycle (with `mailauth serve`'s GOGC 400 and no traffic, up to two
+// minutes later) and the runtime return to the system later still.
+const returnMemoryMin = 1 << 16
+
+// Returns of memory are coalesced: the first request arms a timer of
+// returnMemoryDelay (the other tables swept at about the same time join
+// it), and two returns are at least returnMemoryEvery apart.
+const (
+	returnMemoryDelay = 5 * time.Second
+	returnMemoryEvery = 30 * time.Second
+)
+
+// memoryReturn is the state of the coalesced return of memory.
+var memoryReturn struct {
+	mu    sync.Mutex
+	armed bool
+	last  time.Time
+}
+
+// returnMemory schedules a collection that returns the freed memory to
+// the system (debug.FreeOSMemory), unless one is already scheduled.
+func returnMemory() {
+	memoryReturn.mu.Lock()
+	defer memoryReturn.mu.Unlock()
+	if memoryReturn.armed {
+		return
+	}
+	memoryReturn.armed = true
+	wait := max(returnMemoryDelay, time.Until(memoryReturn.last.Add(returnMemoryEvery)))
+	time.AfterFunc(wait, func() {
+		debug.FreeOSMemory()
+		memoryReturn.mu.Lock()
+		memoryReturn.armed, memoryReturn.last = false, time.Now()
+		memoryReturn.mu.Unlock()
+	})
 }
 
 // dropExpired forgets every window that has ended. Windows all have the
