@@ -126,10 +126,14 @@ func TestBrowser(t *testing.T) {
 	b.CheckAccessibility("results in Chinese")
 	b.Screenshot("desktop-results-zh.png")
 
-	b.Do("reload: the language is remembered, the fragment rescans",
+	b.Do("reload: the language is remembered, the fragment fills the form",
 		chromedp.Reload(),
-		chromedp.WaitVisible(chromedp.ID("check-caa")),
+		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
+	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
+		t.Error("a reload ran the check in the fragment before Check was pressed")
+	}
+	b.Do("Check rescans", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
 	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
 		t.Errorf("after reload: lang %q, want the remembered zh-CN", lang)
 	}
