@@ -1,11 +1,16 @@
 package mailauth
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // dmarcFound is the Result of a record found at the domain itself with
@@ -136,4 +141,26 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 	if d := joinTexts(v.details); !strings.Contains(d.EN, dmarcPassReject.say.en) {
 		t.Fatalf("details %q lack the applied policy", d.EN)
 	}
+}
+
+// TestDMARCNameTooLong: for a domain so long that "_dmarc." + domain is
+// not a DNS name, DMARC is not determined and the text says why, instead
+// of blaming the domain's servers.
+func TestDMARCNameTooLong(t *testing.T) {
+	label := strings.Repeat("a", 62)
+	domain := label + "." + label + "." + label + "." + strings.Repeat("b", 57) + ".com" // 250 characters
+	require.Len(t, domain, 250)
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\n"+domain+". A 8.8.8.8\n"))})
+	sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
+	require.NoError(t, err)
+	for _, c := range sum.Checks {
+		if c.ID != CheckDMARC {
+			continue
+		}
+		assert.True(t, c.Undetermined(), "DMARC is not determined")
+		assert.Equal(t, dmarcTooLongDetails.format(), c.Details)
+		assert.NotContains(t, c.Details.EN, "authoritative servers")
+		return
+	}
+	t.Fatal("no DMARC check")
 }

@@ -60,6 +60,13 @@ func (t text) format(args ...int) LocalizedText {
 	return LocalizedText{ZH: fmt.Sprintf(t.zh, a...), EN: fmt.Sprintf(t.en, a...)}
 }
 
+// The separators joinTexts puts between sentences (the leak guard's
+// vocabulary knows them, see outputVocabulary).
+const (
+	zhSeparator = ""
+	enSeparator = " "
+)
+
 // joinTexts joins sentences: English with a space, Chinese without one
 // (Chinese sentences end in a full-width stop).
 func joinTexts(parts []LocalizedText) LocalizedText {
@@ -68,7 +75,7 @@ func joinTexts(parts []LocalizedText) LocalizedText {
 	for _, p := range parts {
 		zh, en = append(zh, p.ZH), append(en, p.EN)
 	}
-	return LocalizedText{ZH: strings.Join(zh, ""), EN: strings.Join(en, " ")}
+	return LocalizedText{ZH: strings.Join(zh, zhSeparator), EN: strings.Join(en, enSeparator)}
 }
 
 // Texts shared by every check and by the overall result.

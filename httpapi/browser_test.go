@@ -138,3 +138,28 @@ func TestBrowserChineseDefault(t *testing.T) {
 	}
 	b.NoProblems("zh default")
 }
+
+// TestBrowserHomographAndFragment: a link with a domain in its fragment
+// fills the form but runs nothing until Check is pressed; a Unicode name
+// (here Cyrillic "а" + "pple") is shown with its A-label beside it.
+func TestBrowserHomographAndFragment(t *testing.T) {
+	b := browsertest.Start(t, "en-US")
+	svc := &FakeService{ScanFunc: func(context.Context, mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		s := SampleScanSummary()
+		s.Domain, s.UnicodeDomain = "xn--pple-43d.com", "аpple.com"
+		return s, nil
+	}}
+	ts := NewTestServer(t, svc, Options{})
+	b.Do("open a shared link", chromedp.Navigate(ts.URL+"/#domain=xn--pple-43d.com"), chromedp.WaitVisible(chromedp.ID("domain")))
+	if d := browsertest.Eval[string](b, `document.getElementById("domain").value`); d != "xn--pple-43d.com" {
+		t.Errorf("domain from the fragment: %q", d)
+	}
+	if scans, _ := svc.Calls(); len(scans) != 0 || !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
+		t.Fatalf("the link ran a check before Check was pressed: %v", scans)
+	}
+	b.Do("press Check", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
+	if h := browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`); h != "Results for аpple.com (xn--pple-43d.com)" {
+		t.Errorf("heading %q: the A-label must stand beside the Unicode name", h)
+	}
+	b.NoProblems("homograph")
+}

@@ -125,3 +125,25 @@ func normalizeProxies(ps []netip.Prefix) []netip.Prefix {
 	}
 	return out
 }
+
+// Widest trusted-proxy prefixes that draw no warning: an IPv4 /16 and an
+// IPv6 /32. A wider one lets every client in it forge X-Forwarded-For
+// and so choose its own rate-limit key.
+const (
+	widestProxy4 = 16
+	widestProxy6 = 32
+)
+
+// WideProxies returns the trusted-proxy prefixes wider than an IPv4 /16
+// or an IPv6 /32, in the form they are matched in: an IPv4-mapped prefix
+// (::ffff:0:0/96 is every IPv4 client) counts as the IPv4 prefix it
+// denotes. `mailauth serve` warns about each at start-up.
+func WideProxies(ps []netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range normalizeProxies(ps) {
+		if p.Addr().Is4() && p.Bits() < widestProxy4 || p.Addr().Is6() && p.Bits() < widestProxy6 {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -74,8 +74,11 @@
 // [DefaultMaxInFlight] concurrent diagnostics, waiting at most
 // [DefaultQueueWait] for a slot, of which one source runs at most
 // [DefaultSourceInFlight] (an IPv6 /56 twice, a /48 four times as many),
-// waiting requests served round-robin between sources; [DefaultSourceBudget]
-// of diagnostic time per source and window; aggregate rate limits per IPv6
+// waiting requests served round-robin between sources, half of the slots
+// kept for sources with nothing in flight; [DefaultSourceBudget] of
+// diagnostic time per source and window (twice per IPv6 /56, four times
+// per /48), charged at admission, 429 with Retry-After when used up;
+// aggregate rate limits per IPv6
 // /56 and /48 ([NetworkLimit], 4 and 16 times the per-source limit, answered
 // 429 with Retry-After); [DefaultMaxKeys] sources tracked at once
 // by the in-memory limiter (the oldest window is evicted past it).

@@ -223,10 +223,10 @@ func docErrors() []docError {
 		{http.StatusMethodNotAllowed, "Wrong method for the path (the Allow header lists the right ones). OPTIONS too: cross-origin requests are not supported.", []string{errMethod.msg}},
 		{http.StatusRequestEntityTooLarge, "The request body exceeds 8 KiB.", []string{errTooLarge.msg}},
 		{http.StatusUnsupportedMediaType, "Content-Type is not application/json.", []string{errMediaType.msg}},
-		{http.StatusTooManyRequests, "Over the rate limit of the source address, or of its IPv6 network; Retry-After gives the whole seconds until the window resets (at least 1).",
-			[]string{errRateLimited.msg, errNetworkLimited.msg}},
+		{http.StatusTooManyRequests, "Over the rate limit of the source address, or of its IPv6 network, or its diagnostic time used up; Retry-After gives the whole seconds until the window resets (at least 1).",
+			[]string{errRateLimited.msg, errNetworkLimited.msg, errSourceBudget.msg}},
 		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable, or the service's capacity (or this source's share of it) is in use; retry later.",
-			[]string{errResolverDown.msg, errScanIncomplete.msg, errBusy.msg, errSourceBudget.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
+			[]string{errResolverDown.msg, errScanIncomplete.msg, errBusy.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
 	}
 }
 
@@ -240,7 +240,7 @@ func docLimits() []docLimit {
 		{"Remaining allowance", "reported in X-RateLimit-Remaining on 200", "scan, ptr-check"},
 		{"Diagnostics in flight", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48; a request waits its turn at most %d seconds (500 beyond)",
 			DefaultSourceInFlight, networkInFlight56, networkInFlight48, int(DefaultQueueWait.Seconds())), "scan, ptr-check"},
-		{"Diagnostic time", fmt.Sprintf("%d seconds per source address per window (500 when used up)", int(DefaultSourceBudget.Seconds())), "scan, ptr-check"},
+		{"Diagnostic time", fmt.Sprintf("%d seconds per source address per window, twice that per IPv6 /56, four times per /48, each diagnostic charged its deadline when it starts and refunded what it did not use (429 with Retry-After when used up)", int(DefaultSourceBudget.Seconds())), "scan, ptr-check"},
 		{"Connections", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48, %d in all",
 			DefaultMaxConnsPerSource, connsPer56Factor*DefaultMaxConnsPerSource, connsPer48Factor*DefaultMaxConnsPerSource, DefaultMaxConns), "every path"},
 		{"domain length", n(mailauth.MinDomainLen) + ".." + n(mailauth.MaxDomainLen), "scan"},

@@ -66,9 +66,12 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 // link is sent as the Link header of a successful answer.
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
 	queued := time.Now()
-	ctx, release, e := h.admit(r)
+	ctx, release, retry, e := h.admit(r)
 	if e != nil {
 		h.obs.Admission(e.class, time.Since(queued))
+		if retry > 0 {
+			setRetryAfter(w, retry)
+		}
 		writeError(w, r, *e)
 		return
 	}

@@ -34,7 +34,7 @@ var (
 	errQuerySyntax     = apiError{http.StatusBadRequest, "query string: malformed", "query_syntax"}
 	errUTMRepeated     = apiError{http.StatusBadRequest, "utm_source: must appear at most once", "utm_repeated"}
 	errLimiterDown     = apiError{http.StatusInternalServerError, "rate limiter temporarily unavailable", "limiter_unavailable"}
-	errSourceBudget    = apiError{http.StatusInternalServerError, "diagnostic time allowance of this source address used up for now; retry after a minute", "source_budget"}
+	errSourceBudget    = apiError{http.StatusTooManyRequests, "diagnostic time allowance of this source address or network used up for now; retry after the number of seconds in Retry-After", "source_budget"}
 	errNetworkLimited  = apiError{http.StatusTooManyRequests, "rate limit exceeded for this source network; retry after the number of seconds in Retry-After", "network_rate_limited"}
 	errBusy            = apiError{http.StatusInternalServerError, "server busy: too many diagnostics in progress, retry shortly", "busy"}
 	errResolverDown    = apiError{http.StatusInternalServerError, "DNS resolution temporarily unavailable", "resolver_unavailable"}

@@ -4,16 +4,31 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mailauth/mailauth"
 )
 
-// Fair admission of diagnostics (RELIABILITY.md). The MaxInFlight slots
-// are shared between sources so that a few hostile clients cannot take
-// them all: each source (an IPv4 address or an IPv6 /64, the rate-limit
-// key) and each IPv6 /56 and /48 has a cap on its diagnostics in flight,
-// waiting requests are served round-robin between sources, and each
-// source has a budget of diagnostic time per window.
+// Fair admission of diagnostics (RELIABILITY.md, "The admission model").
+// The MaxInFlight slots are shared between sources so that no coalition
+// of sources can starve a source that has nothing in flight:
+//
+//   - each source (an IPv4 address or an IPv6 /64, the rate-limit key) and
+//     each IPv6 /56 and /48 has a cap on its diagnostics in flight;
+//   - half of the slots are a reserve that only a fresh request may take:
+//     one whose source, /56 and /48 have nothing in flight. A source's
+//     second and third diagnostics run in the other half only, so an
+//     attacker holds at most one slot of the reserve per IPv4 address or
+//     IPv6 /48;
+//   - a fresh diagnostic runs with the full scan deadline, a source's
+//     second and third with laterDeadline;
+//   - each source, /56 and /48 has a budget of diagnostic time per window,
+//     charged at admission with the whole deadline and refunded with what
+//     the diagnostic did not use; a spent budget is a 429 with
+//     Retry-After;
+//   - waiting requests are served round-robin between sources.
 const (
 	// DefaultSourceInFlight caps the diagnostics one source runs at once.
 	// An interactive client (the web page, the CLI) runs one; three leave
@@ -23,7 +38,8 @@ const (
 	// flight of all sources of one IPv6 /56 and /48: a subscriber's
 	// delegated prefix (RFC 6177 suggests a /56 or /48 per end site)
 	// holds up to 256 or 65,536 /64s, each of which would otherwise get
-	// DefaultSourceInFlight slots.
+	// DefaultSourceInFlight slots. Their time budgets are as many times a
+	// source's as their caps are.
 	networkInFlight56 = 2 * DefaultSourceInFlight
 	networkInFlight48 = 4 * DefaultSourceInFlight
 	// DefaultSourceBudget is the diagnostic time one source may use per
@@ -33,9 +49,21 @@ const (
 	// get a shorter deadline (what is left of the budget), then none.
 	DefaultSourceBudget = DefaultRateWindow
 	// minBudgetLeft is the least budget a diagnostic is started with; a
-	// source with less left is refused (500) until its window ends.
+	// source (or network) with less left is refused (429 with
+	// Retry-After) until its window ends.
 	minBudgetLeft = time.Second
+	// firstDeadline is the deadline of a fresh diagnostic (one whose
+	// source and networks had nothing in flight): the scan's own.
+	firstDeadline = mailauth.DefaultScanTimeout
+	// laterDeadline is the deadline of a source's second and third
+	// concurrent diagnostics: a scan of a domain that answers takes well
+	// under a second, so this only cuts scans of domains made to answer
+	// slowly, which then free their slot three times sooner.
+	laterDeadline = 5 * time.Second
 )
+
+// reserveOf is the number of slots of total kept for fresh requests: half.
+func reserveOf(total int) int { return total / 2 }
 
 // admission is one request's place in the scheduler: its source key and
 // the keys of every group whose in-flight cap applies to it.
@@ -77,6 +105,7 @@ type waiter struct {
 	ad      admission
 	ready   chan struct{}
 	granted bool
+	fresh   bool // granted as a fresh request (see scheduler.fresh)
 }
 
 // scheduler hands out the global diagnostic slots: at once when a slot is
@@ -87,24 +116,27 @@ type waiter struct {
 type scheduler struct {
 	mu       sync.Mutex
 	free     int
+	reserve  int                  // slots only a fresh request may take
 	inFlight map[string]int       // by group key
 	queues   map[string][]*waiter // by source, oldest first
 	ring     []string             // sources with waiters, in turn order
 	next     int                  // index in ring of the next turn
+	peak     int                  // most keys queues has held since it was last rebuilt
 }
 
 func newScheduler(slots int) *scheduler {
-	return &scheduler{free: slots, inFlight: map[string]int{}, queues: map[string][]*waiter{}}
+	return &scheduler{free: slots, reserve: reserveOf(slots), inFlight: map[string]int{}, queues: map[string][]*waiter{}}
 }
 
-// acquire waits at most wait for a slot. The returned func gives it back.
-func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration) (func(), *apiError) {
-	release := func() { s.release(ad) }
+// acquire waits at most wait for a slot. The returned func gives it back;
+// fresh reports whether the slot was taken as a fresh request.
+func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration) (release func(), fresh bool, e *apiError) {
+	release = func() { s.release(ad) }
 	s.mu.Lock()
 	if len(s.queues[ad.source]) == 0 && s.admissible(ad) {
-		s.take(ad)
+		fresh = s.take(ad)
 		s.mu.Unlock()
-		return release, nil
+		return release, fresh, nil
 	}
 	w := &waiter{ad: ad, ready: make(chan struct{})}
 	s.enqueue(w)
@@ -114,7 +146,7 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 	defer t.Stop()
 	select {
 	case <-w.ready:
-		return release, nil
+		return release, w.fresh, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
@@ -127,14 +159,33 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 		s.dequeue(w)
 	}
 	if ctx.Err() != nil {
-		return nil, &errCanceledRequest
+		return nil, false, &errCanceledRequest
 	}
-	return nil, &errBusy
+	return nil, false, &errBusy
 }
 
-// admissible reports whether ad may take a slot now. Called with mu held.
+// fresh reports whether none of ad's groups (its source and, for IPv6,
+// its /56 and /48) has a diagnostic in flight. Called with mu held.
+func (s *scheduler) fresh(ad admission) bool {
+	for _, g := range ad.groups {
+		if s.inFlight[g.key] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// admissible reports whether ad may take a slot now: one is free (beyond
+// the reserve, unless ad is fresh) and none of its groups is at its cap.
+// Called with mu held.
 func (s *scheduler) admissible(ad admission) bool {
 	if s.free <= 0 {
+		return false
+	}
+	if s.fresh(ad) {
+		return true
+	}
+	if s.free <= s.reserve {
 		return false
 	}
 	for _, g := range ad.groups {
@@ -145,12 +196,15 @@ func (s *scheduler) admissible(ad admission) bool {
 	return true
 }
 
-// take and giveBack count a slot in and out. Called with mu held.
-func (s *scheduler) take(ad admission) {
+// take and giveBack count a slot in and out; take reports whether the
+// slot was taken fresh. Called with mu held.
+func (s *scheduler) take(ad admission) bool {
+	fresh := s.fresh(ad)
 	s.free--
 	for _, g := range ad.groups {
 		s.inFlight[g.key]++
 	}
+	return fresh
 }
 
 func (s *scheduler) giveBack(ad admission) {
@@ -177,6 +231,7 @@ func (s *scheduler) enqueue(w *waiter) {
 		s.ring = append(s.ring, w.ad.source)
 	}
 	s.queues[w.ad.source] = append(q, w)
+	s.peak = max(s.peak, len(s.queues))
 }
 
 // dequeue removes a waiter that gave up. Called with mu held.
@@ -199,6 +254,9 @@ func (s *scheduler) setQueue(src string, q []*waiter) {
 		return
 	}
 	delete(s.queues, src)
+	if len(s.queues) == 0 && s.peak > rebuildMin {
+		s.queues, s.peak = map[string][]*waiter{}, 0 // Go maps never shrink
+	}
 	for i, x := range s.ring {
 		if x == src {
 			s.ring = append(s.ring[:i:i], s.ring[i+1:]...)
@@ -230,7 +288,7 @@ func (s *scheduler) dispatch() {
 				continue
 			}
 			w := q[0]
-			s.take(w.ad)
+			w.fresh = s.take(w.ad)
 			w.granted = true
 			close(w.ready)
 			granted = true
@@ -280,29 +338,46 @@ func newFairness(slots int, opts Options) fairness {
 	return f
 }
 
-// admit takes a diagnostic slot for r (step 7): its source must have
-// budget left and room under its in-flight caps; it then waits its turn
-// for a global slot, at most QueueWait. The returned context carries the
-// deadline of the source's remaining budget; the returned func charges the
-// time used to the budget and gives the slot back.
-func (h *handler) admit(r *http.Request) (context.Context, func(), *apiError) {
+// admit takes a diagnostic slot for r (step 7): its source and networks
+// must have budget left and room under their in-flight caps; it then
+// waits its turn for a global slot, at most QueueWait. The returned
+// context carries the diagnostic's deadline (firstDeadline for a fresh
+// request, laterDeadline otherwise, at most the budget left), which is
+// charged to the budgets at once; the returned func refunds what was not
+// used and gives the slot back. A spent budget is errSourceBudget, with
+// the wait until it renews in retry.
+func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retry time.Duration, e *apiError) {
 	ad := admissionFor(sourceIP(r, h.proxies), h.perSource)
-	left := h.budgets.left(ad.source)
-	if h.budgets.per > 0 && left < minBudgetLeft {
-		return nil, nil, &errSourceBudget
+	if wait := h.budgets.spent(ad.groups, h.perSource); wait > 0 {
+		return nil, nil, wait, &errSourceBudget
 	}
-	release, e := h.sched.acquire(r.Context(), ad, h.wait)
+	release, fresh, e := h.sched.acquire(r.Context(), ad, h.wait)
 	if e != nil {
-		return nil, nil, e
+		return nil, nil, 0, e
 	}
-	ctx, cancel := r.Context(), context.CancelFunc(func() {})
-	if h.budgets.per > 0 {
-		ctx, cancel = context.WithTimeout(ctx, left)
+	want := laterDeadline
+	if fresh {
+		want = firstDeadline
 	}
+	c, wait := h.budgets.charge(ad.groups, h.perSource, want)
+	if c == nil {
+		release()
+		return nil, nil, wait, &errSourceBudget
+	}
+	deadline := want // budgets disabled: the deadline still depends on freshness
+	if c.granted > 0 {
+		deadline = c.granted
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), deadline)
 	start := time.Now()
 	return ctx, func() {
 		cancel()
-		h.budgets.spend(ad.source, time.Since(start))
+		h.budgets.refund(c, time.Since(start))
 		release()
-	}, nil
+	}, 0, nil
+}
+
+// setRetryAfter sets Retry-After to wait rounded up to whole seconds.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
 }

@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth"
 )
@@ -114,11 +117,12 @@ func TestSourceInFlightCap(t *testing.T) {
 func TestFairQueueing(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(2)
+	s.reserve = 0 // this test is about the turn order, not the reserve
 	hostile := admissionFor(netip.MustParseAddr("203.0.113.66"), 10)
 	good := admissionFor(netip.MustParseAddr("198.51.100.7"), 10)
 	var releases []func()
 	for range 2 {
-		rel, e := s.acquire(context.Background(), hostile, time.Minute)
+		rel, _, e := s.acquire(context.Background(), hostile, time.Minute)
 		if e != nil {
 			t.Fatal(e.msg)
 		}
@@ -128,7 +132,7 @@ func TestFairQueueing(t *testing.T) {
 	var wg sync.WaitGroup
 	wait := func(name string, ad admission) {
 		defer wg.Done()
-		rel, e := s.acquire(context.Background(), ad, time.Minute)
+		rel, _, e := s.acquire(context.Background(), ad, time.Minute)
 		if e != nil {
 			order <- "refused " + name
 			return
@@ -181,8 +185,9 @@ func TestNetworkInFlightCap(t *testing.T) {
 }
 
 // TestSourceBudget: a source whose diagnostics used up its time budget is
-// refused at once (500) until its window ends; the last diagnostic ran
-// with the rest of the budget as its deadline; other sources are served.
+// refused at once (429 with Retry-After) until its window ends; the last
+// diagnostic ran with the rest of the budget as its deadline; other
+// sources are served.
 func TestSourceBudget(t *testing.T) {
 	t.Parallel()
 	svc := newBlockingService()
@@ -192,8 +197,13 @@ func TestSourceBudget(t *testing.T) {
 	}
 	req := ts.Request(t, http.MethodPost, "/api/scan", "application/json", strings.NewReader(scanBody("again.example.com")))
 	req.Header.Set("X-Forwarded-For", "203.0.113.66")
-	if r := ts.Do(t, req); r.StatusCode != 500 || ErrorMessage(t, r) != errSourceBudget.msg {
-		t.Errorf("after the budget: %d %s", r.StatusCode, r.Body)
+	r := ts.Do(t, req)
+	assert.Equal(t, http.StatusTooManyRequests, r.StatusCode, "after the budget")
+	assert.Equal(t, errSourceBudget.msg, ErrorMessage(t, r))
+	secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
+	if assert.NoError(t, err, "Retry-After %q", r.Header.Get("Retry-After")) {
+		assert.GreaterOrEqual(t, secs, 1)
+		assert.LessOrEqual(t, secs, int(DefaultRateWindow.Seconds()))
 	}
 	if n := len(svc.Entered()); n != 1 {
 		t.Errorf("the service ran %d scans, want 1", n)

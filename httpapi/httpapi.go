@@ -142,7 +142,7 @@ func New(svc Service, opts Options) http.Handler {
 	if opts.RequestIDFromProxy {
 		idProxies = h.proxies
 	}
-	return chain(h.routes(), commonHeaders, accessLog(opts.Logger, h.obs, idProxies), recoverPanic)
+	return chain(h.routes(), pace, commonHeaders, accessLog(opts.Logger, h.obs, idProxies), recoverPanic)
 }
 
 // buildVersion is the main module's version from the build info, or

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Connection limits (RELIABILITY.md). Each open connection costs a
@@ -35,7 +37,25 @@ const (
 	// capped.
 	connsPer56Factor = network56Factor
 	connsPer48Factor = network48Factor
+	// fewConns is what a source holds at most to count as holding few
+	// connections: a browser opens up to 6 per host, an interactive client
+	// one or two.
+	fewConns = 4
+	// stallAfter is how long a connection may be blocked writing a
+	// response (its reader does not read) before the listener may shed it
+	// to make room at the total cap, as it sheds quiet connections.
+	stallAfter = 3 * time.Second
+	// connWriteBuffer is the send buffer of each connection (the kernel
+	// doubles it): every answer fits, and a client that pipelines
+	// requests without reading blocks the server's writes after about
+	// 128 KiB instead of the megabytes the buffer would grow to on its own.
+	connWriteBuffer = 64 << 10
 )
+
+// connReserveOf is the part of the total cap kept for sources holding
+// fewer than fewConns connections (and, for IPv6, whose /56 and /48 do):
+// an eighth. Sources holding more are admitted only below the rest.
+func connReserveOf(maxConns int) int { return maxConns / 8 }
 
 // ListenerOptions configures LimitListener; zero fields take the defaults.
 type ListenerOptions struct {
@@ -54,10 +74,14 @@ type ListenerOptions struct {
 // the per-source cap (or, for IPv6, over the cap of the source's /56 or
 // /48) is closed at once, before anything is read from it;
 // the client sees a closed connection (there is no request yet to
-// answer). At the total cap, a new connection takes the place of the
+// answer). The last eighth of the total cap is kept for sources holding
+// few connections (fewer than fewConns, counted for the source and its
+// IPv6 /56 and /48). At the cap, a new connection takes the place of the
 // quiet connection (one that is idle between requests, or has not sent a
-// request yet) that has been quiet longest; only when every connection is
-// busy with a request is the new one closed. Quiet connections are also
+// request yet) that has been quiet longest, or else of the connection
+// blocked longest (at least stallAfter) writing to a reader that does not
+// read; only when every connection is busy with a request and progressing
+// is the new one closed. Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
 // ConnState to the Listener's ConnState so it knows which connections are
@@ -70,25 +94,32 @@ type ListenerOptions struct {
 // JSON error shape.
 type Listener struct {
 	net.Listener
-	maxConns  int
-	perSource int
-	proxies   []netip.Prefix
+	maxConns   int
+	reserve    int // of maxConns, kept for sources holding few connections
+	perSource  int
+	proxies    []netip.Prefix
+	stallAfter time.Duration
 
 	mu      sync.Mutex
 	open    int
 	bySrc   map[string]int // by source and by IPv6 network (capKey.key)
+	peak    int            // most keys bySrc has held since it was last rebuilt
 	refused int
 	shed    int
+	stalled int
 	quiet   *list.List // of *limitedConn, longest quiet first
+	conns   *list.List // of *limitedConn, every open one
 }
 
 // LimitListener returns ln with connection caps.
 func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 	l := &Listener{Listener: ln, maxConns: o.MaxConns, perSource: o.MaxConnsPerSource,
-		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]int{}, quiet: list.New()}
+		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]int{}, quiet: list.New(), conns: list.New(),
+		stallAfter: stallAfter}
 	if l.maxConns <= 0 {
 		l.maxConns = DefaultMaxConns
 	}
+	l.reserve = connReserveOf(l.maxConns)
 	if l.perSource <= 0 {
 		l.perSource = DefaultMaxConnsPerSource
 	}
@@ -108,8 +139,14 @@ func (l *Listener) Accept() (net.Conn, error) {
 			_ = victim.Conn.Close() // its accounting was already given back
 		}
 		if !ok {
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0) // a reset: nothing to deliver, no TIME_WAIT state kept for it
+			}
 			_ = c.Close()
 			continue
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetWriteBuffer(connWriteBuffer)
 		}
 		return lc, nil
 	}
@@ -131,23 +168,82 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 		l.refused++
 		return nil, nil, false
 	}
-	if l.open >= l.maxConns {
-		front := l.quiet.Front()
-		if front == nil {
+	limit := l.maxConns
+	if !exempt && !l.holdsFew(groups) {
+		limit -= l.reserve
+	}
+	if l.open >= limit {
+		if victim = l.victim(limit < l.maxConns); victim == nil {
 			l.refused++
 			return nil, nil, false
 		}
-		victim = front.Value.(*limitedConn)
 		l.forget(victim)
-		l.shed++
 	}
 	l.open++
 	for _, g := range groups {
 		l.bySrc[g.key]++
 	}
+	l.peak = max(l.peak, len(l.bySrc))
 	lc = &limitedConn{Conn: c, l: l, groups: groups}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
+	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true
+}
+
+// holdsFew reports whether the source and its networks hold fewer than
+// fewConns connections each. Called with mu held.
+func (l *Listener) holdsFew(groups []capKey) bool {
+	for _, g := range groups {
+		if l.bySrc[g.key] >= fewConns {
+			return false
+		}
+	}
+	return true
+}
+
+// victim picks the connection to shed to make room: the one quiet
+// longest, else the one blocked longest writing (at least stallAfter);
+// nil when there is none. The connections of sources holding few are
+// spared while another will do, and always when the newcomer itself
+// holds many (manyOnly). Called with mu held.
+func (l *Listener) victim(manyOnly bool) *limitedConn {
+	var spared *limitedConn
+	for e := l.quiet.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if !l.holdsFew(c.groups) {
+			l.shed++
+			return c
+		}
+		if spared == nil {
+			spared = c
+		}
+	}
+	if stalled := l.stalledWriter(); stalled != nil {
+		l.stalled++
+		return stalled
+	}
+	if spared != nil && !manyOnly {
+		l.shed++
+		return spared
+	}
+	return nil
+}
+
+// stalledWriter returns the connection blocked longest writing, if at
+// least stallAfter. Called with mu held.
+func (l *Listener) stalledWriter() *limitedConn {
+	var oldest *limitedConn
+	var since int64
+	for e := l.conns.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if ws := c.writingSince.Load(); ws != 0 && (oldest == nil || ws < since) {
+			oldest, since = c, ws
+		}
+	}
+	if oldest == nil || time.Since(time.Unix(0, since)) < l.stallAfter {
+		return nil
+	}
+	return oldest
 }
 
 // forget gives back c's place; it runs once per connection. Called with
@@ -161,11 +257,18 @@ func (l *Listener) forget(c *limitedConn) {
 		l.quiet.Remove(c.quiet)
 		c.quiet = nil
 	}
+	if c.all != nil {
+		l.conns.Remove(c.all)
+		c.all = nil
+	}
 	l.open--
 	for _, g := range c.groups {
 		if l.bySrc[g.key]--; l.bySrc[g.key] <= 0 {
 			delete(l.bySrc, g.key)
 		}
+	}
+	if len(l.bySrc) == 0 && l.peak > rebuildMin {
+		l.bySrc, l.peak = map[string]int{}, 0 // Go maps never shrink
 	}
 }
 
@@ -213,6 +316,7 @@ type ListenerStats struct {
 	Sources int // distinct sources with open connections
 	Refused int // connections closed at once for being over a cap
 	Shed    int // quiet connections closed to make room at the total cap
+	Stalled int // connections blocked writing, closed to make room at the total cap
 	Quiet   int // open connections idle or waiting for their first request
 }
 
@@ -226,17 +330,21 @@ func (l *Listener) Stats() ListenerStats {
 			sources++
 		}
 	}
-	return ListenerStats{Open: l.open, Sources: sources, Refused: l.refused, Shed: l.shed, Quiet: l.quiet.Len()}
+	return ListenerStats{Open: l.open, Sources: sources, Refused: l.refused, Shed: l.shed, Stalled: l.stalled, Quiet: l.quiet.Len()}
 }
 
 // limitedConn is an accepted connection counted by its Listener. Its
-// fields other than Conn are guarded by the Listener's mu.
+// fields other than Conn and writingSince are guarded by the Listener's
+// mu.
 type limitedConn struct {
 	net.Conn
 	l      *Listener
 	groups []capKey      // its source and, for IPv6, the source's /56 and /48
 	quiet  *list.Element // in l.quiet while quiet
+	all    *list.Element // in l.conns while open
 	gone   bool          // its place was given back
+
+	writingSince atomic.Int64 // UnixNano when the Write in progress began; 0 when none
 }
 
 // Close closes the connection and gives its place back.
@@ -260,6 +368,8 @@ func (c *limitedConn) CloseWrite() error {
 // Write passes p through, except net/http's own plain-text error
 // response, which it replaces by the JSON equivalent.
 func (c *limitedConn) Write(p []byte) (int, error) {
+	c.writingSince.Store(time.Now().UnixNano())
+	defer c.writingSince.Store(0)
 	if status, ok := serverErrorStatus(p); ok {
 		if _, err := c.Conn.Write(jsonServerError(status)); err != nil {
 			return 0, err

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"container/list"
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -56,7 +57,7 @@ func NewMemoryLimiter(o MemoryLimiterOptions) *MemoryLimiter {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	l.table = newWindowTable(o.Window, o.MaxKeys)
+	l.table = newWindowTable(o.Window, o.MaxKeys, &l.mu, l.now)
 	return l
 }
 
@@ -87,14 +88,38 @@ func (l *MemoryLimiter) Evicted() int {
 	return l.table.evicted
 }
 
+// rebuildMin is the size from which a key table is rebuilt after a
+// sweep has emptied most of it: a Go map keeps its buckets after its
+// keys are deleted, so a table that held a spray of 262,144 keys would
+// otherwise keep their space for good.
+const rebuildMin = 1024
+
+// sweepSlack is how long after the first open window ends the sweep
+// timer fires, so that one timer run drops the windows that end close
+// together.
+const sweepSlack = time.Second
+
 // windowTable holds fixed windows by key, at most maxKeys of them. It is
-// not safe for concurrent use; its owner locks.
+// not safe for concurrent use; its owner locks mu around every call.
+// Expired windows are dropped on access and by a timer armed while the
+// table is not empty (so that memory comes back after a spray even when
+// no request follows), and the map is rebuilt when a sweep leaves it at
+// a quarter of its peak.
 type windowTable struct {
 	window  time.Duration
 	maxKeys int
 	windows map[string]*list.Element // of *memWindow
 	order   *list.List               // windows by opening time, oldest first
 	evicted int
+	peak    int // most windows held since the map was last rebuilt
+	// highWater is the most windows held since the table was last empty
+	// after holding returnMemoryMin or more.
+	highWater int
+
+	mu      *sync.Mutex // the owner's lock, taken by the sweep timer
+	now     func() time.Time
+	timer   *time.Timer // armed while windows are open
+	rebuilt int         // times the map was rebuilt (tests)
 }
 
 // memWindow is one key's fixed window and what was counted in it.
@@ -104,16 +129,15 @@ type memWindow struct {
 	end   time.Time
 }
 
-func newWindowTable(window time.Duration, maxKeys int) *windowTable {
-	return &windowTable{window: window, maxKeys: maxKeys, windows: map[string]*list.Element{}, order: list.New()}
+func newWindowTable(window time.Duration, maxKeys int, mu *sync.Mutex, now func() time.Time) *windowTable {
+	return &windowTable{window: window, maxKeys: maxKeys, windows: map[string]*list.Element{}, order: list.New(), mu: mu, now: now}
 }
 
 // get returns the open window of key, opening one at now when there is
 // none (evicting the oldest window when the table is full).
 func (t *windowTable) get(key string, now time.Time) *memWindow {
-	t.dropExpired(now)
-	if e, ok := t.windows[key]; ok {
-		return e.Value.(*memWindow)
+	if w := t.peek(key, now); w != nil {
+		return w
 	}
 	for len(t.windows) >= t.maxKeys {
 		t.remove(t.order.Front())
@@ -121,7 +145,92 @@ func (t *windowTable) get(key string, now time.Time) *memWindow {
 	}
 	w := &memWindow{key: key, end: now.Add(t.window)}
 	t.windows[key] = t.order.PushBack(w)
+	t.peak = max(t.peak, len(t.windows))
+	t.highWater = max(t.highWater, len(t.windows))
+	if t.timer == nil {
+		t.timer = time.AfterFunc(t.window+sweepSlack, t.sweepTimer)
+	}
 	return w
+}
+
+// peek returns the open window of key, or nil.
+func (t *windowTable) peek(key string, now time.Time) *memWindow {
+	t.dropExpired(now)
+	if e, ok := t.windows[key]; ok {
+		return e.Value.(*memWindow)
+	}
+	return nil
+}
+
+// sweepTimer runs when the oldest window may have ended: it sweeps, and
+// arms itself again for the window then oldest, if any.
+func (t *windowTable) sweepTimer() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	t.sweep(now)
+	t.timer = nil
+	if front := t.order.Front(); front != nil {
+		t.timer = time.AfterFunc(max(front.Value.(*memWindow).end.Sub(now), 0)+sweepSlack, t.sweepTimer)
+	}
+}
+
+// sweep drops the expired windows and rebuilds the map when it has shrunk
+// to a quarter of its peak.
+func (t *windowTable) sweep(now time.Time) {
+	t.dropExpired(now)
+	if t.peak >= rebuildMin && len(t.windows) <= t.peak/4 {
+		m := make(map[string]*list.Element, len(t.windows))
+		for k, e := range t.windows {
+			m[k] = e
+		}
+		t.windows, t.peak = m, len(m)
+		t.rebuilt++
+	}
+	if len(t.windows) == 0 && t.highWater >= returnMemoryMin {
+		t.highWater = 0
+		returnMemory()
+	}
+}
+
+// returnMemoryMin is the size from which a table's shrinking returns
+// memory to the system soon: a spray of that many keys costs tens of
+// megabytes, which the collector would otherwise only take back at its
+// next cycle (with `mailauth serve`'s GOGC 400 and no traffic, up to two
+// minutes later) and the runtime return to the system later still.
+const returnMemoryMin = 1 << 16
+
+// Returns of memory are coalesced: the first request arms a timer of
+// returnMemoryDelay (the other tables swept at about the same time join
+// it), and two returns are at least returnMemoryEvery apart.
+const (
+	returnMemoryDelay = 5 * time.Second
+	returnMemoryEvery = 30 * time.Second
+)
+
+// memoryReturn is the state of the coalesced return of memory.
+var memoryReturn struct {
+	mu    sync.Mutex
+	armed bool
+	last  time.Time
+}
+
+// returnMemory schedules a collection that returns the freed memory to
+// the system (debug.FreeOSMemory), unless one is already scheduled.
+func returnMemory() {
+	memoryReturn.mu.Lock()
+	defer memoryReturn.mu.Unlock()
+	if memoryReturn.armed {
+		return
+	}
+	memoryReturn.armed = true
+	wait := max(returnMemoryDelay, time.Until(memoryReturn.last.Add(returnMemoryEvery)))
+	time.AfterFunc(wait, func() {
+		debug.FreeOSMemory()
+		memoryReturn.mu.Lock()
+		memoryReturn.armed, memoryReturn.last = false, time.Now()
+		memoryReturn.mu.Unlock()
+	})
 }
 
 // dropExpired forgets every window that has ended. Windows all have the

@@ -19,7 +19,7 @@ type bodyHandler func(w http.ResponseWriter, r *http.Request, body map[string]st
 // did step 1, the method): rate limit, media type, size, JSON, and the
 // utm_source query parameter. Field validation is the endpoint's.
 func (h *handler) diagnostic(fields []string, next bodyHandler) http.Handler {
-	return chain(decodeBody(fields, next), h.rateLimit, requireJSON, limitBody)
+	return chain(decodeBody(fields, next), extendWrite, h.rateLimit, requireJSON, limitBody)
 }
 
 // rateLimit counts the request against its source address (step 2). It

@@ -18,8 +18,8 @@ const (
 	ServerReadHeaderTimeout = 5 * time.Second
 	// ServerReadTimeout bounds reading a whole request (8 KiB at most).
 	ServerReadTimeout = 10 * time.Second
-	// ServerWriteTimeout bounds a request from its header to the end of
-	// the answer.
+	// ServerWriteTimeout bounds a diagnostic from its header to the end of
+	// the answer; every other request gets ShortWriteTimeout.
 	ServerWriteTimeout = mailauth.DefaultScanTimeout + DefaultQueueWait + 10*time.Second
 	// ServerIdleTimeout frees a keep-alive connection left idle.
 	ServerIdleTimeout = 60 * time.Second
@@ -40,6 +40,7 @@ func NewServer(h http.Handler, ln *Listener, errorLog *log.Logger) *http.Server 
 	}
 	return &http.Server{
 		ConnState:                    ln.ConnState,
+		ConnContext:                  withConn,
 		Handler:                      h,
 		ReadHeaderTimeout:            ServerReadHeaderTimeout,
 		ReadTimeout:                  ServerReadTimeout,

@@ -21,6 +21,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -74,38 +75,221 @@ func NewSet() *Set {
 // found inside it is not recorded: the output can only contain it because
 // the service wrote it, so finding it there proves nothing, and recording
 // it would flag every response that uses the word ("v=STSv1", "-all",
-// "reject"). It is safe for concurrent use.
+// "reject"). Sentences the output joins one after another (Joined) are
+// known as such: a value spanning the seam where two of them meet
+// ("。其" where one Chinese sentence ends and the next begins, "pass. Of"
+// in English) is in the vocabulary too. It is safe for concurrent use.
 type Vocabulary struct {
-	index *suffixarray.Index  // of the lower-case texts, NUL-separated
-	grams map[uint32]struct{} // every 4-byte window of the texts, a quick negative test
+	index  *suffixarray.Index  // of the lower-case texts, each between its group's markers
+	grams  map[uint32]struct{} // every 4-byte window of the texts, a quick negative test
+	groups []joinGroup
 }
+
+// Joined is a group of sentences the output may join in any order, with
+// Sep between two of them ("" for Chinese, " " for English).
+type Joined struct {
+	Sep       string
+	Sentences []string
+}
+
+// joinGroup is a Joined group as indexed: each sentence stands between
+// the markers start and end, and ends in one of the runes of last.
+type joinGroup struct {
+	sep        string
+	start, end byte
+	last       map[rune]bool
+}
+
+// wordMark separates the plain texts of a Vocabulary; the groups' markers
+// follow it. No marker can occur in a value that is looked up.
+const wordMark = 0x01
+
+// maxSeamCuts bounds the sentence ends a value may hold for the seam test
+// (each is a candidate cut, tried against the others); a value with more
+// is recorded.
+const maxSeamCuts = 64
 
 // NewVocabulary prepares texts as a Vocabulary.
 func NewVocabulary(texts ...string) *Vocabulary {
-	text := strings.ToLower(strings.Join(texts, "\x00"))
-	v := &Vocabulary{index: suffixarray.New([]byte(text)), grams: map[uint32]struct{}{}}
+	return NewJoinedVocabulary(texts)
+}
+
+// NewJoinedVocabulary prepares words (found anywhere inside them) and
+// groups of joined sentences (found inside one sentence, or across the
+// seams of any sequence of them joined with the group's separator) as a
+// Vocabulary. At most 3 groups.
+func NewJoinedVocabulary(words []string, joined ...Joined) *Vocabulary {
+	var b strings.Builder
+	for _, w := range words {
+		b.WriteByte(wordMark)
+		b.WriteString(strings.ToLower(w))
+	}
+	b.WriteByte(wordMark)
+	v := &Vocabulary{grams: map[uint32]struct{}{}}
+	for k, j := range joined[:min(len(joined), 3)] {
+		g := joinGroup{sep: j.Sep, start: byte(wordMark + 1 + 2*k), end: byte(wordMark + 2 + 2*k), last: map[rune]bool{}}
+		for _, t := range j.Sentences {
+			t = strings.ToLower(t)
+			if r := lastRune(t); r != 0 {
+				g.last[r] = true
+			}
+			b.WriteByte(g.start)
+			b.WriteString(t)
+			b.WriteByte(g.end)
+		}
+		v.groups = append(v.groups, g)
+	}
+	text := b.String()
+	v.index = suffixarray.New([]byte(text))
 	for i := 0; i+4 <= len(text); i++ {
 		v.grams[gram(text[i:])] = struct{}{}
 	}
 	return v
 }
 
+// lastRune returns the last rune of s, 0 when s is empty.
+func lastRune(s string) rune {
+	for i := len(s) - 1; i >= 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			return r
+		}
+	}
+	return 0
+}
+
 // contains reports whether the lower-case value f occurs in the
-// vocabulary. Most wire values (host names, keys) fail the 4-gram test
-// at once; the others are looked up in the suffix array, in time that
-// grows with the length of f and the logarithm of the vocabulary's, not
-// with the vocabulary (a scan of the whole text for each token of each
-// record was 5 % of the service's CPU under load, BENCHMARKS.md).
+// vocabulary: inside one text, or across the seams of joined sentences.
+// Most wire values (host names, keys) fail the 4-gram test at once; the
+// others are looked up in the suffix array, in time that grows with the
+// length of f and the logarithm of the vocabulary's, not with the
+// vocabulary (a scan of the whole text for each token of each record was
+// 5 % of the service's CPU under load, BENCHMARKS.md).
 func (v *Vocabulary) contains(f string) bool {
-	if v == nil || len(f) < 4 {
+	if v == nil || len(f) < 4 || hasMarker(f) {
 		return false
 	}
+	if v.inside(f) {
+		return true
+	}
+	for _, g := range v.groups {
+		if v.acrossSeams(f, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// inside reports whether f occurs inside one text.
+func (v *Vocabulary) inside(f string) bool {
 	for i := 0; i+4 <= len(f); i++ {
 		if _, ok := v.grams[gram(f[i:])]; !ok {
 			return false
 		}
 	}
-	return len(v.index.Lookup([]byte(f), 1)) > 0
+	return v.has(f)
+}
+
+// has reports whether the byte string x occurs in the indexed text.
+func (v *Vocabulary) has(x string) bool { return len(v.index.Lookup([]byte(x), 1)) > 0 }
+
+// hasMarker reports whether f holds a byte used as a marker.
+func hasMarker(f string) bool {
+	for i := 0; i < len(f); i++ {
+		if f[i] <= wordMark+6 {
+			return true
+		}
+	}
+	return false
+}
+
+// seamCuts returns the positions in f right after a rune that ends a
+// sentence of g, the places where f may cross a seam; nil when there are
+// more than maxSeamCuts.
+func seamCuts(f string, g joinGroup) []int {
+	var cuts []int
+	for i, r := range f {
+		if g.last[r] {
+			if cuts = append(cuts, i+utf8.RuneLen(r)); len(cuts) > maxSeamCuts {
+				return nil
+			}
+		}
+	}
+	return cuts
+}
+
+// acrossSeams reports whether f is the end of a sentence of g, then zero
+// or more whole sentences, then the start of one, joined with g's
+// separator: a value the output can hold only where sentences meet.
+func (v *Vocabulary) acrossSeams(f string, g joinGroup) bool {
+	cuts := seamCuts(f, g)
+	if len(cuts) == 0 && (g.sep == "" || !strings.HasPrefix(f, g.sep)) {
+		return false
+	}
+	if g.sep != "" && strings.HasPrefix(f, g.sep) {
+		cuts = append([]int{0}, cuts...) // f starts at a seam, with the separator
+	}
+	// ends[k]: f[:cuts[k]] is a sentence's end followed by whole
+	// sentences, each after the separator (or f starts at a seam).
+	ends := make([]bool, len(cuts))
+	for k, c := range cuts {
+		if c == 0 || v.has(f[:c]+string(g.end)) {
+			ends[k] = true
+			continue
+		}
+		for j := range k {
+			if ends[j] && v.wholeAfter(f[cuts[j]:c], g) {
+				ends[k] = true
+				break
+			}
+		}
+	}
+	for k, c := range cuts {
+		if !ends[k] {
+			continue
+		}
+		rest, ok := strings.CutPrefix(f[c:], g.sep)
+		if c == len(f) || ok && (rest == "" || v.has(string(g.start)+rest)) {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeAfter reports whether piece is g's separator and then one whole
+// sentence of g.
+func (v *Vocabulary) wholeAfter(piece string, g joinGroup) bool {
+	s, ok := strings.CutPrefix(piece, g.sep)
+	return ok && s != "" && v.has(string(g.start)+s+string(g.end))
+}
+
+// Composes reports whether the lower-case text t is one sentence of a
+// joined group, or several joined with the group's separator: text the
+// service wrote from its catalogue alone.
+func (v *Vocabulary) Composes(t string) bool {
+	if v == nil || t == "" || hasMarker(t) {
+		return false
+	}
+	for _, g := range v.groups {
+		if v.has(string(g.start) + t + string(g.end)) {
+			return true
+		}
+		cuts := seamCuts(t, g)
+		if len(cuts) == 0 || cuts[len(cuts)-1] != len(t) {
+			continue
+		}
+		ok := make([]bool, len(cuts))
+		for k, c := range cuts {
+			ok[k] = v.has(string(g.start) + t[:c] + string(g.end))
+			for j := 0; j < k && !ok[k]; j++ {
+				ok[k] = ok[j] && v.wholeAfter(t[cuts[j]:c], g)
+			}
+		}
+		if ok[len(ok)-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixBits is the size of a Set's filter of first two bytes: 4,096 bits

@@ -127,10 +127,14 @@ func TestBrowser(t *testing.T) {
 	b.CheckAccessibility("results in Chinese")
 	b.Screenshot("desktop-results-zh.png")
 
-	b.Do("reload: the language is remembered, the fragment rescans",
+	b.Do("reload: the language is remembered, the fragment fills the form",
 		chromedp.Reload(),
-		chromedp.WaitVisible(chromedp.ID("check-caa")),
+		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
+	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
+		t.Error("a reload ran the check in the fragment before Check was pressed")
+	}
+	b.Do("Check rescans", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
 	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
 		t.Errorf("after reload: lang %q, want the remembered zh-CN", lang)
 	}
@@ -193,10 +197,14 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("/developers/api/ at phone width: %d px tall", browsertest.Eval[int](b, `document.documentElement.scrollHeight`))
 	b.Screenshot("phone-developers-api.png")
-	b.Do("phone: a shared link scans the domain in its fragment",
+	b.Do("phone: a shared link fills the form with the domain in its fragment",
 		chromedp.Navigate(base+"/#domain=weak.example.com"),
-		chromedp.WaitVisible(chromedp.ID("check-caa")),
+		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
+	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
+		t.Error("a shared link ran the check before Check was pressed")
+	}
+	b.Do("phone: Check runs it", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
 	if w := browsertest.Eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 		t.Errorf("phone width: the page is %dpx wide in a %dpx viewport", w[0], w[1])
 	}

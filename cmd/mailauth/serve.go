@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mailauth/mailauth"
@@ -183,6 +184,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
+	warnWideProxies(c.proxies, logger)
 	gctune.Apply(c.scan.DNSCacheBytes)
 	logDNSServers(c.scan.DNSServers, logger)
 	metrics := ops.NewMetrics(mainVersion())
@@ -263,11 +265,45 @@ func warnLabFlags(f scannerFlags, logger *slog.Logger) {
 	}
 }
 
+// warnWideProxies logs one warning for each trusted-proxy prefix wider
+// than an IPv4 /16 or an IPv6 /32 (httpapi.WideProxies): every client in
+// it may forge X-Forwarded-For. Only the family and the length are
+// logged.
+func warnWideProxies(proxies []netip.Prefix, logger *slog.Logger) {
+	for _, p := range httpapi.WideProxies(proxies) {
+		family := "IPv6"
+		if p.Addr().Is4() {
+			family = "IPv4"
+		}
+		logger.Warn("-trusted-proxies holds a very wide prefix: every client in it may forge X-Forwarded-For and choose its own rate-limit key",
+			slog.String("family", family), slog.Int("bits", p.Bits()))
+	}
+}
+
+// leakAlarmEvery spaces the redaction guard's alarms: a zone built to
+// trip it could otherwise fill the log (issue 25: 398 alarms from one
+// source in a soak).
+const leakAlarmEvery = time.Minute
+
 // scannerAlarms logs what the scanner reports as internal faults: texts
-// the redaction guard replaced, and checks that panicked. Only counts and
-// check ids are logged, never a value.
+// the redaction guard replaced that could be a leak (at most one record
+// per leakAlarmEvery, counting the alarms suppressed since the last), and
+// checks that panicked. Only counts and check ids are logged, never a
+// value.
 func scannerAlarms(logger *slog.Logger) (onLeak func(int), onPanic func(mailauth.CheckID)) {
-	onLeak = func(n int) { logger.Error("redaction guard replaced check texts", slog.Int("checks", n)) }
+	var mu sync.Mutex
+	var last time.Time
+	suppressed := 0
+	onLeak = func(n int) { // at most one record per leakAlarmEvery, with the count of the others
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); last.IsZero() || now.Sub(last) >= leakAlarmEvery {
+			logger.Error("redaction guard replaced check texts", slog.Int("checks", n), slog.Int("suppressed", suppressed))
+			last, suppressed = now, 0
+			return
+		}
+		suppressed++
+	}
 	onPanic = func(id mailauth.CheckID) { logger.Error("check panicked", slog.String("check", string(id))) }
 	return onLeak, onPanic
 }

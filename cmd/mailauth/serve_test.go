@@ -114,6 +114,8 @@ func TestScannerAlarmsLogCountsOnly(t *testing.T) {
 	var buf bytes.Buffer
 	onLeak, onPanic := scannerAlarms(slog.New(slog.NewJSONHandler(&buf, nil)))
 	onLeak(2)
+	onLeak(1) // within leakAlarmEvery: counted, not logged
+	onLeak(1)
 	onPanic(mailauth.CheckSPF)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], `"checks":2`) || !strings.Contains(lines[1], `"check":"spf"`) {

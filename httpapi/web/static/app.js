@@ -717,7 +717,7 @@
     cards.classList.toggle("single", last.kind !== "scan");
     if (last.kind === "scan") {
       var missing = domainMissing(b);
-      $("results-heading").textContent = t(missing ? "nxHeadline" : "resultsFor", { d: b.unicodeDomain || b.domain });
+      $("results-heading").textContent = t(missing ? "nxHeadline" : "resultsFor", { d: displayDomain(b) });
       overview.appendChild(scoreBlock(b));
       overview.appendChild(factsBlock(b));
       if (!missing) { fixFirst(b.checks || []); }
@@ -728,6 +728,16 @@
       cards.appendChild(card(b.check, true));
     }
     $("disclaimer").textContent = loc(b.disclaimer);
+  }
+
+  // An internationalized name is shown with its A-label beside it, as the
+  // CLI shows it: a name in another script, or mixing scripts, can look
+  // like a familiar one ("аpple.com" with a Cyrillic а is xn--pple-43d.com).
+  function displayDomain(b) {
+    if (b.unicodeDomain && b.unicodeDomain !== b.domain) {
+      return b.unicodeDomain + " (" + b.domain + ")";
+    }
+    return b.domain;
   }
 
   function scoreBlock(b) {
@@ -902,17 +912,20 @@
     $("scan-form").addEventListener("submit", submitScan);
     $("ptr-form").addEventListener("submit", submitPtr);
     $("retry").addEventListener("click", function () { if (retryFn) { retryFn(); } });
+    // A shared link fills the form and waits for the person to press
+    // Check: a link must not run a check of a name dressed up to look
+    // like another, nor spend the visitor's allowance, by itself.
     var f = readFragment();
     if (f && f.mode === "ip") {
       setMode("ip");
       $("ptr-ip").value = f.ip;
-      submitPtr();
+      $("ptr-form").querySelector("button[type=submit]").focus();
     } else if (f) {
       setMode("domain");
       $("domain").value = f.domain;
       $("selector").value = f.selector;
       $("sending-ip").value = f.ip;
-      submitScan();
+      $("scan-form").querySelector("button[type=submit]").focus();
     }
   }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strings"
 	"sync"
@@ -76,6 +77,11 @@ type latencies struct {
 	P99     float64 `json:"p99ms"`
 	Max     float64 `json:"maxms"`
 	Status  tally   `json:"status"`
+	// Dialled counts the requests that opened a connection, SlowestDial
+	// is the longest connection setup (ms): a tail in connection setup is
+	// the kernel's accept queue, not the service.
+	Dialled     int     `json:"dialled"`
+	SlowestDial float64 `json:"slowestDialMs"`
 }
 
 // tally counts statuses (0 = transport error).
@@ -86,9 +92,19 @@ type outcomes map[string]int
 
 // recorder collects the good client's results.
 type recorder struct {
-	mu     sync.Mutex
-	ms     []float64
-	status tally
+	mu      sync.Mutex
+	ms      []float64
+	status  tally
+	dialled int     // requests that opened a new connection
+	slowest float64 // longest connection setup, ms
+}
+
+// dialled notes a request that opened a connection taking d.
+func (r *recorder) dial(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dialled++
+	r.slowest = max(r.slowest, float64(d.Microseconds())/1000)
 }
 
 func (r *recorder) add(status int, d time.Duration) {
@@ -106,7 +122,7 @@ func (r *recorder) summary() latencies {
 	defer r.mu.Unlock()
 	ms := slices.Clone(r.ms)
 	slices.Sort(ms)
-	l := latencies{N: len(ms), OK: r.status[200], Status: r.status}
+	l := latencies{N: len(ms), OK: r.status[200], Status: r.status, Dialled: r.dialled, SlowestDial: r.slowest}
 	if l.N == 0 {
 		return l
 	}
@@ -135,7 +151,17 @@ func runGood(ctx context.Context, base string, rec *recorder) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status, d := post(context.Background(), clients[i%goodSources], base, scanBody(goodDomain), "")
+			var connStart time.Time
+			trace := &httptrace.ClientTrace{
+				ConnectStart: func(string, string) { connStart = time.Now() },
+				ConnectDone: func(string, string, error) {
+					if !connStart.IsZero() {
+						rec.dial(time.Since(connStart))
+					}
+				},
+			}
+			ctx := httptrace.WithClientTrace(context.Background(), trace)
+			status, d := post(ctx, clients[i%goodSources], base, scanBody(goodDomain), "")
 			rec.add(status, d)
 		}()
 	}

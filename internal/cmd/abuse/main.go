@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "attack", "attack, soak or memory")
+	flag.StringVar(&o.mode, "mode", "attack", "attack, siege, spray, soak or memory")
 	flag.IntVar(&o.hostile, "hostile", 20, "hostile sources (attack)")
 	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
@@ -62,6 +63,13 @@ func main() {
 	flag.Parse()
 	if os.Getenv(dnsEnv) != "" {
 		os.Exit(runDNS(o, flag.Args()))
+	}
+	if v := os.Getenv(siegeEnv); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			os.Exit(2)
+		}
+		os.Exit(runAttacker(i, o.base))
 	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
@@ -82,8 +90,12 @@ func load(o options) int {
 		v = runSoak(o.base, o.soak)
 	case "memory":
 		v = runMemory(o.base)
+	case "siege":
+		v = runSiege(o.base, o.unloaded, o.attack, skipSet(o.skip))
+	case "spray":
+		v = runSpray(o.base)
 	default:
-		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, soak or memory")
+		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, siege, spray, soak or memory")
 		return 2
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
@@ -118,6 +130,9 @@ func serve(o options, out io.Writer) error {
 		return err
 	}
 	cpu := cpuTicks() - cpu0
+	if o.mode == "spray" {
+		return sprayReport(out, l, start, res, baseline, samples)
+	}
 	after := settle(l, start, baseline)
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -182,6 +197,23 @@ func settle(l *lab, start time.Time, baseline sample) sample {
 		time.Sleep(time.Second)
 	}
 	return l.readSample(start)
+}
+
+// sprayReport watches the server's recovery after a key spray and prints
+// the figures.
+func sprayReport(out io.Writer, l *lab, start time.Time, raw []byte, baseline sample, samples []sample) error {
+	var r sprayResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("load result: %w", err)
+	}
+	peak := baseline
+	for _, s := range samples {
+		peak.RSSKB = max(peak.RSSKB, s.RSSKB)
+	}
+	fmt.Fprintf(out, "== server after the spray, every 10 s for %s\n", recoverAfter)
+	recovered := watchRecovery(l, start, out)
+	reportSpray(out, r, baseline, peak, recovered)
+	return nil
 }
 
 // skipSet parses -skip.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/mailauth/mailauth/httpapi"
 )
@@ -34,6 +35,12 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 			return fmt.Errorf("load result: %w", err)
 		}
 		printAttack(out, o, r)
+	case "siege":
+		var r siegeResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("load result: %w", err)
+		}
+		printSiege(out, r)
 	case "memory":
 		var r memoryResult
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -94,5 +101,35 @@ func printTallies(out io.Writer, m map[string]outcomes) {
 		for _, o := range keys {
 			fmt.Fprintf(out, "  %-8s %6d  %s\n", k, m[k][o], o)
 		}
+	}
+}
+
+// printSiege prints the well-behaved client's figures unloaded and during
+// each siege, against the targets (success >= 99 %, p99 <= 2 x unloaded).
+func printSiege(out io.Writer, r siegeResult) {
+	fmt.Fprintf(out, "== well-behaved client (scan of %s every %s, %d sources)\n", goodDomain, goodInterval, goodSources)
+	line := func(name string, l latencies) {
+		fmt.Fprintf(out, "%-52s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v  new conns %d (slowest setup %.1f ms)\n",
+			name, l.N, l.Success, l.P50, l.P99, l.Max, l.Status, l.Dialled, l.SlowestDial)
+	}
+	line("unloaded", r.Unloaded)
+	for _, p := range r.Phases {
+		line(p.Name, p.Good)
+	}
+	for _, p := range r.Phases {
+		ratio := 0.0
+		if r.Unloaded.P99 > 0 {
+			ratio = p.Good.P99 / r.Unloaded.P99
+		}
+		verdict := "MET"
+		if p.Good.Success < 99 || ratio > 2 {
+			verdict = "NOT MET"
+		}
+		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2): %s  [CPU: client %d ms, attack %d ms; load average %s]\n",
+			p.Name, p.Good.Success, ratio, verdict, p.LoadCPU, p.AttackCPU, p.LoadAvg)
+	}
+	fmt.Fprintf(out, "== hostile requests by siege and status (0 = transport event)\n")
+	for _, p := range r.Phases {
+		printTallies(out, map[string]outcomes{p.Name[:strings.IndexByte(p.Name, ':')]: p.Hostile})
 	}
 }

@@ -62,8 +62,12 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	}
 	proxy := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{TrustedProxies: proxy})
+	maxKeys := labMaxKeys
+	if o.mode == "spray" {
+		maxKeys = 0 // the default capacity: the spray measures memory at full size
+	}
 	h := httpapi.New(svc, httpapi.Options{
-		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: labMaxKeys}),
+		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: maxKeys}),
 		TrustedProxies: proxy,
 		Logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})

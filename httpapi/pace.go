@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Pacing of responses on one connection (RELIABILITY.md, "Connections").
+const (
+	// ShortWriteTimeout bounds writing the answer of every request but the
+	// diagnostics (pages, assets, the OpenAPI document, health, errors):
+	// they are ready at once, so a reader that takes longer is not
+	// reading.
+	ShortWriteTimeout = 5 * time.Second
+	// drainWait bounds the wait, before answering a request, for the
+	// previous response on the same connection to leave the send queue.
+	// A client that pipelines requests and never reads its answers has
+	// its connection closed then, instead of having request after request
+	// read and answered into a full buffer.
+	drainWait = 2 * time.Second
+	// drainPoll is the first interval at which the send queue is looked
+	// at; it doubles after each look, so that a connection that does not
+	// drain costs a handful of looks, not one every few milliseconds.
+	drainPoll = 25 * time.Millisecond
+)
+
+// connKey is the context key of the request's *limitedConn.
+type connKey struct{}
+
+// withConn is the http.Server's ConnContext: it makes the connection
+// known to pace.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	if lc, ok := c.(*limitedConn); ok {
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
+}
+
+// pace runs before every request: it waits (at most drainWait) until the
+// connection's previous response has left the send queue, closing the
+// connection when it does not, and gives the answer ShortWriteTimeout to
+// be written (diagnostics extend it, see extendWrite).
+func pace(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if lc, ok := r.Context().Value(connKey{}).(*limitedConn); ok && !drained(lc, drainWait) {
+			panic(http.ErrAbortHandler) // closes the connection; nothing more is read from it
+		}
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ShortWriteTimeout))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// extendWrite gives a diagnostic the server's whole write timeout: it
+// may wait for a slot and run a full scan before it writes.
+func extendWrite(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ServerWriteTimeout))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// drained waits at most wait for c's send queue to empty and reports
+// whether it did.
+func drained(c *limitedConn, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for poll := drainPoll; unsent(c.Conn) > 0; poll *= 2 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(poll, left))
+	}
+	return true
+}

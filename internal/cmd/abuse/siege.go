@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The sieges of issue 25 (RELIABILITY.md, "The sieges"): each runs alone
+// for its phase while the well-behaved client is measured.
+const (
+	siegeV4Sources   = 30 // IPv4 addresses running slow scans
+	siegeV6Networks  = 6  // IPv6 /48s running slow scans
+	siegeV6PerNet    = 8  // /64s per /48, spread over 4 /56s
+	siegeSlowEach    = 3  // slow scans each source keeps running
+	siegeNonReaders  = 80 // IPv4 addresses pipelining page requests without reading
+	nonReaderConns   = 32 // connections each non-reader keeps trying to hold (the per-source cap)
+	nonReaderBatch   = 200
+	siegeWarmup      = 8 * time.Second
+	siegeCooldown    = 5 * time.Second
+	nonReaderRcvBuf  = 4096
+	nonReaderRedial  = 200 * time.Millisecond
+	siegeProxySource = "127.0.0.1" // the trusted proxy, through which the IPv6 sources come
+)
+
+// siegeResult is what the load process reports for -mode siege.
+type siegeResult struct {
+	Unloaded latencies          `json:"unloaded"`
+	Phases   []siegePhaseResult `json:"phases"`
+}
+
+// siegePhaseResult is one attack's figures.
+type siegePhaseResult struct {
+	Name      string    `json:"name"`
+	Good      latencies `json:"good"`
+	Hostile   outcomes  `json:"hostile"`
+	LoadCPU   int       `json:"loadCPUms"`   // CPU the good client's process used during the phase
+	AttackCPU int       `json:"attackCPUms"` // CPU the attacking process used
+	LoadAvg   string    `json:"loadavg"`     // the machine's load average at the end of the phase
+}
+
+// siegePhase is one attack: it runs until ctx ends.
+type siegePhase struct {
+	name string
+	run  func(ctx context.Context, base string, c *counters)
+}
+
+var siegePhases = []siegePhase{
+	{"slow-ipv4: 30 addresses x 3 slow scans", slowIPv4},
+	{"slow-ipv6: 6 /48s (8 /64s each) x 3 slow scans", slowIPv6},
+	{"non-reading: 80 addresses pipelining page requests", nonReaders},
+}
+
+// runSiege measures the good client unloaded, then under each attack.
+func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool) siegeResult {
+	var res siegeResult
+	var rec recorder
+	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
+	runGood(ctx, base, &rec)
+	cancel()
+	res.Unloaded = rec.summary()
+	for i, p := range siegePhases {
+		if skip[strings.SplitN(p.name, ":", 2)[0]] {
+			continue
+		}
+		cpu0 := cpuTicks()
+		attacker, err := startAttacker(i, base)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "abuse: siege attacker:", err)
+			continue
+		}
+		time.Sleep(siegeWarmup)
+		var good recorder
+		gctx, gcancel := context.WithTimeout(context.Background(), attack)
+		runGood(gctx, base, &good)
+		gcancel()
+		hostile, attackCPU := attacker.stop()
+		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
+			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: loadAvg()})
+		time.Sleep(siegeCooldown)
+	}
+	return res
+}
+
+// slowIPv4 keeps siegeSlowEach slow scans running from each of
+// siegeV4Sources addresses.
+func slowIPv4(ctx context.Context, base string, c *counters) {
+	var wg sync.WaitGroup
+	for i := range siegeV4Sources {
+		cl := newClient(fmt.Sprintf("127.66.1.%d", i+1), siegeSlowEach)
+		for range siegeSlowEach {
+			wg.Add(1)
+			go func() { defer wg.Done(); slowLoop(ctx, func() (int, string) { return slowScan(ctx, cl, base, "") }, c) }()
+		}
+	}
+	wg.Wait()
+}
+
+// slowIPv6 does the same from siegeV6PerNet /64s of each of
+// siegeV6Networks /48s, forwarded by the trusted proxy.
+func slowIPv6(ctx context.Context, base string, c *counters) {
+	var wg sync.WaitGroup
+	cl := newClient(siegeProxySource, siegeV6Networks*siegeV6PerNet*siegeSlowEach)
+	for n := range siegeV6Networks {
+		for i := range siegeV6PerNet {
+			xff := fmt.Sprintf("2001:db8:%x:%x%02x::1", n+1, i/2, i)
+			for range siegeSlowEach {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					slowLoop(ctx, func() (int, string) { return slowScan(ctx, cl, base, xff) }, c)
+				}()
+			}
+		}
+	}
+	wg.Wait()
+}
+
+// slowScan sends one scan of the slow domain.
+func slowScan(ctx context.Context, cl *http.Client, base, xff string) (int, string) {
+	status, msg, _ := postMsg(ctx, cl, base, scanBody(slowDomain), xff)
+	return status, msg
+}
+
+// slowLoop sends one request at a time until ctx ends, pausing backoff
+// after a refusal.
+func slowLoop(ctx context.Context, send func() (int, string), c *counters) {
+	for ctx.Err() == nil {
+		status, msg := send()
+		if ctx.Err() != nil {
+			return
+		}
+		c.add("h", status, msg)
+		pause := attackCooldown
+		if status != 200 {
+			pause = backoff
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
+}
+
+// nonReaders keeps nonReaderConns connections open from each of
+// siegeNonReaders addresses, each pipelining page requests and never
+// reading an answer; a connection the server closes is opened again.
+func nonReaders(ctx context.Context, base string, c *counters) {
+	addr := base[len("http://"):]
+	var wg sync.WaitGroup
+	for i := range siegeNonReaders {
+		src := fmt.Sprintf("127.67.%d.%d", i/200, i%200+1)
+		for range nonReaderConns {
+			wg.Add(1)
+			go func() { defer wg.Done(); nonReader(ctx, addr, src, c) }()
+		}
+	}
+	wg.Wait()
+}
+
+// nonReader is one non-reading connection, opened again until ctx ends.
+func nonReader(ctx context.Context, addr, src string, c *counters) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second,
+		Control: func(_, _ string, rc syscall.RawConn) error {
+			return rc.Control(func(fd uintptr) {
+				_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, nonReaderRcvBuf)
+			})
+		}}
+	batch := strings.Repeat("GET / HTTP/1.1\r\nHost: lab\r\n\r\n", nonReaderBatch)
+	for ctx.Err() == nil {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			c.add("h", 0, "dial failed")
+			sleepCtx(ctx, nonReaderRedial)
+			continue
+		}
+		c.add("h", 0, "connection opened")
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-done:
+			}
+			conn.Close()
+		}()
+		for ctx.Err() == nil {
+			if _, err := conn.Write([]byte(batch)); err != nil {
+				break
+			}
+		}
+		close(done)
+		c.add("h", 0, "connection closed by the server")
+		sleepCtx(ctx, nonReaderRedial)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// loadAvg returns the machine's load averages (/proc/loadavg).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// siegeEnv marks a child process that runs one siege's attack (the phase
+// index) until its standard input closes, then prints what the hostile
+// requests got and the CPU it used. The attack runs apart from the
+// well-behaved client so that the client's latency is the server's, not
+// its own process's competition with thousands of attacking goroutines.
+const siegeEnv = "MAILAUTH_ABUSE_SIEGE"
+
+// attackReport is what a siege child prints.
+type attackReport struct {
+	Hostile outcomes `json:"hostile"`
+	CPUms   int      `json:"cpuMs"`
+}
+
+// runAttacker is the siege child: it runs phase i against base until its
+// standard input closes.
+func runAttacker(i int, base string) int {
+	if i < 0 || i >= len(siegePhases) {
+		return 2
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var c counters
+	done := make(chan struct{})
+	go func() { defer close(done); siegePhases[i].run(ctx, base, &c) }()
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	stop()
+	<-done
+	if err := json.NewEncoder(os.Stdout).Encode(attackReport{Hostile: c.snapshot()["h"], CPUms: cpuTicks() * 10}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// attacker is a running siege child.
+type attacker struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	out   *bytes.Buffer
+}
+
+// startAttacker starts the child that runs phase i.
+func startAttacker(i int, base string) (*attacker, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-base", base)
+	cmd.Env = append(os.Environ(), siegeEnv+"="+strconv.Itoa(i), loadEnv+"=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil
+}
+
+// stop ends the attack and returns its outcomes and CPU.
+func (a *attacker) stop() (outcomes, int) {
+	_ = a.stdin.Close()
+	_ = a.cmd.Wait()
+	var r attackReport
+	if err := json.Unmarshal(a.out.Bytes(), &r); err != nil {
+		return outcomes{"attacker report unreadable": 1}, 0
+	}
+	return r.Hostile, r.CPUms
+}
