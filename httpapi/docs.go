@@ -80,6 +80,7 @@ type docLimit struct {
 // docData is everything the developer pages show.
 type docData struct {
 	Title, Path   string
+	Checks        []mailauth.CheckID // the checks, in order (mailauth.CheckOrder)
 	Description   string
 	Help          *helpPage  // the check of a help page
 	HelpPages     []helpPage // every check's help page
@@ -142,6 +143,7 @@ func developerPages() ([]page, error) {
 // newDocData collects the tables the pages show.
 func newDocData() (docData, error) {
 	d := docData{
+		Checks:        mailauth.CheckOrder(),
 		Weights:       mailauth.ScoreWeights(),
 		Grades:        docGrades(),
 		Errors:        docErrors(),

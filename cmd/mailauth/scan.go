@@ -16,12 +16,20 @@ import (
 	"github.com/mailauth/mailauth/httpapi"
 )
 
+// scanUsageHead is scanHead with the checks named from the checks table.
+func scanUsageHead() string {
+	ids := make([]string, 0, len(mailauth.CheckOrder()))
+	for _, id := range mailauth.CheckOrder() {
+		ids = append(ids, string(id))
+	}
+	return strings.Replace(scanHead, "CHECKS", strings.Join(ids, ", "), 1)
+}
+
 const scanHead = `Usage: mailauth scan [flags] DOMAIN... [-f FILE]
 
 Scans each DOMAIN (a bare domain; an http(s) URL or a mailbox is reduced to
-its domain, and a URL's leading www. is dropped) with the eight checks mx,
-spf, dmarc, dkim, mta-sts, tls-rpt, ptr and caa, locally or, with -server,
-on a running mailauth service. -f FILE adds the domains of FILE, one per
+its domain, and a URL's leading www. is dropped) with the checks CHECKS,
+locally or, with -server, on a running mailauth service. -f FILE adds the domains of FILE, one per
 line (blank lines and # comments are skipped; - reads standard input).
 DKIM is checked only with -selector, PTR forward confirmation only with -ip.
 
@@ -174,7 +182,7 @@ type scanConfig struct {
 // parseScan parses `mailauth scan`.
 func parseScan(args []string, getenv env, out io.Writer) (scanConfig, error) {
 	var c scanConfig
-	fs := newFlagSet("scan", scanHead, out)
+	fs := newFlagSet("scan", scanUsageHead(), out)
 	fs.StringVar(&c.selector, "selector", "", "DKIM selector to check (from the mail provider or a message's DKIM-Signature s= tag)")
 	fs.StringVar(&c.ip, "ip", "", "actual public outbound IP of the domain's mail, for PTR forward confirmation")
 	fs.StringVar(&c.file, "f", "", "file of domains to scan, one per line (# starts a comment; - is standard input)")
