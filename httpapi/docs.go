@@ -28,8 +28,8 @@ var docPages = []docPage{
 		"The mailauth JSON API: scan a domain's MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA, or check one sending IP. Every field, the score, errors and limits."},
 	{"/developers/cli/", "cli.html", "mailauth command line",
 		"The mailauth command: scan a domain or a sending IP from a terminal, run the service, read its statistics."},
-	{"/help/", "help-index.html", "mailauth help: the eight checks",
-		"What each of mailauth's eight checks looks at, what a good record looks like, and how each finding is usually fixed."},
+	{"/help/", "help-index.html", "mailauth help: the checks",
+		"What each of mailauth's checks looks at, what a good record looks like, and how each finding is usually fixed."},
 }
 
 // docSchemaOrder lists the contract's objects in the order the API page

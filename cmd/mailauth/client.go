@@ -25,7 +25,7 @@ const (
 	// limits, and still ends a connection that hangs.
 	remoteTimeout = 60 * time.Second
 	// maxRemoteBytes bounds the service's answer read into memory. A
-	// ScanSummary is a few KiB (eight checks with short texts); 1 MiB is
+	// ScanSummary is a few KiB (a few checks with short texts); 1 MiB is
 	// far above any real answer and stops a wrong or hostile server from
 	// exhausting memory.
 	maxRemoteBytes = 1 << 20
