@@ -100,11 +100,11 @@ func TestVerifyWithholdsALeakingResult(t *testing.T) {
 	r := s.newRun()
 	r.guard.AddText("v=spf1 include:kanari-verify.example.net -all")
 	sum := ScanSummary{Domain: "x.example.com", Summary: LocalizedText{EN: "fine", ZH: "好"}}
-	if err := r.verify(sum); err != nil {
+	if err := r.verifyOnly(sum); err != nil {
 		t.Fatalf("clean result withheld: %v", err)
 	}
 	sum.Checks = []CheckSummary{{Diagnostics: &DMARCDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
-	if err := r.verify(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
+	if err := r.verifyOnly(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
 		t.Fatalf("verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
 	}
 }

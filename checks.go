@@ -53,9 +53,12 @@ type checkSpec struct {
 //     judge function.
 //  4. Add one row here, taking its weight from the other rows so the
 //     weights still sum to 100 (0 reports the check without scoring it).
-//  5. Add a migration creating its analytics column to
+//  5. Write its help page in httpapi/helptext.go: what it looks at, a good
+//     record, and the fix of each finding (TestHelpCoversRules names any
+//     missing).
+//  6. Add a migration creating its analytics column to
 //     analytics/migrate.go (analytics/rows.go's statusColumn names it).
-//  6. Regenerate the goldens and the developer samples (go test . ./httpapi
+//  7. Regenerate the goldens and the developer samples (go test . ./httpapi
 //     -run 'Golden|Scan' -update) and the Example outputs that print
 //     every check (example_test.go).
 //

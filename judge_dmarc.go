@@ -109,6 +109,8 @@ func dmarcNameTooLong(d Diagnostics) verdict {
 		summary:     txtInconclusive.with(),
 		details:     []LocalizedText{dmarcTooLongDetails.with()},
 		diagnostics: d,
+		// The name cannot be asked for: no lookup decides the status.
+		determination: UndeterminedLookup,
 	}
 }
 

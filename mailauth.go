@@ -141,15 +141,23 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 // the context's error when ctx ended before the scan could start (also
 // while it waited for a slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
+	out, _, err := s.ScanEncoded(ctx, req)
+	return out, err
+}
+
+// ScanEncoded is Scan that also returns the result's JSON, encoded once
+// as the service sends it (report.Encode) and verified by the leak guard:
+// the bytes the guard checked are the bytes a server should send.
+func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary, []byte, error) {
 	start := s.cfg.Now()
 	wallStart := time.Now()
 	r := s.newRun()
 	if err := r.parseRequest(req); err != nil {
-		return ScanSummary{}, err
+		return ScanSummary{}, nil, err
 	}
 	release, err := s.admit(ctx)
 	if err != nil {
-		return ScanSummary{}, err
+		return ScanSummary{}, nil, err
 	}
 	defer release()
 	parent := ctx
@@ -158,15 +166,16 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 
 	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
 	if err := r.finish(parent, checks); err != nil {
-		return ScanSummary{}, err
+		return ScanSummary{}, nil, err
 	}
 	out := r.summary(start, s.cfg.Now(), checks)
 	r.markGenerated(out.ScannedAt, out.Summary, out.Disclaimer)
-	if err := r.verify(out); err != nil {
-		return ScanSummary{}, err
+	body, err := r.encode(out)
+	if err != nil {
+		return ScanSummary{}, nil, err
 	}
 	r.stats(wallStart)
-	return out, nil
+	return out, body, nil
 }
 
 // admit waits for a slot among the scans running at once
@@ -199,17 +208,24 @@ func (s *Scanner) ScansRunning() (running, bound int) {
 // forward confirmation. The error is an *InputError for a non-public
 // address or ErrResolverUnavailable when no DNS server answered.
 func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
+	out, _, err := s.CheckIPEncoded(ctx, ip)
+	return out, err
+}
+
+// CheckIPEncoded is CheckIP that also returns the result's JSON, encoded
+// once and verified by the leak guard (see ScanEncoded).
+func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSummary, []byte, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
 	addr, err := NormalizeSendingIP(ip.String())
 	if err != nil {
-		return PTRCheckSummary{}, err
+		return PTRCheckSummary{}, nil, err
 	}
 	r.ip = addr
 	r.guard.Allow(addr.String())
 	release, err := s.admit(ctx)
 	if err != nil {
-		return PTRCheckSummary{}, err
+		return PTRCheckSummary{}, nil, err
 	}
 	defer release()
 	parent := ctx
@@ -217,7 +233,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
 	if err := r.finish(parent, checks); err != nil {
-		return PTRCheckSummary{}, err
+		return PTRCheckSummary{}, nil, err
 	}
 	end := s.cfg.Now()
 	out := PTRCheckSummary{
@@ -228,8 +244,9 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 		Disclaimer: txtDisclaimer.with(),
 	}
 	r.markGenerated(out.CheckedAt, out.Disclaimer)
-	if err := r.verify(out); err != nil {
-		return PTRCheckSummary{}, err
+	body, err := r.encode(out)
+	if err != nil {
+		return PTRCheckSummary{}, nil, err
 	}
-	return out, nil
+	return out, body, nil
 }

@@ -60,6 +60,10 @@ var ninthCheckSteps = []editStep{
 	{"example_test.go (the Example that prints every check)", func(t *testing.T, dir string) {
 		replace(t, dir, "example_test.go", "\t// caa      info\n", "\t// caa      info\n\t// ninth    info\n")
 	}},
+	{"httpapi/helptext.go (its help page, and the fix of each finding)", func(t *testing.T, dir string) {
+		replace(t, dir, "httpapi/helptext.go", "var checkHelps = map[mailauth.CheckID]checkHelp{\n", "var checkHelps = map[mailauth.CheckID]checkHelp{\n"+ninthHelp)
+		replace(t, dir, "httpapi/helptext.go", "var findingFixes = map[string]mailauth.LocalizedText{\n", "var findingFixes = map[string]mailauth.LocalizedText{\n"+ninthFixes)
+	}},
 	{"analytics/migrate.go (a migration adding the status column)", func(t *testing.T, dir string) {
 		replace(t, dir, "analytics/migrate.go", "var migrations = []string{\n", "var migrations = []string{\n\t\"ALTER TABLE events ADD COLUMN st_ninth TEXT\",\n")
 	}},
@@ -125,6 +129,17 @@ func judgeNinth(res ninth.Result) verdict {
 }
 
 func ninthCheckRules() []rule { return []rule{ninthPass, ninthMissing} }
+`
+
+const ninthHelp = `	mailauth.CheckNinth: {
+		Looks:   bi("查询 _ninth 名称下的 TXT 记录。", "Looks up the TXT record at the _ninth name."),
+		Good:    bi("发布一条第九项记录。", "A published ninth record."),
+		Example: "_ninth.example.com.  TXT \"ninth\"",
+	},
+`
+
+const ninthFixes = `	"The ninth record is published.": bi("无需处理。", "Nothing to fix."),
+	"There is no ninth record.":      bi("发布第九项记录。", "Publish the ninth record."),
 `
 
 const ninthRow = `	{

@@ -2,7 +2,7 @@ package mailauth
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"net/netip"
@@ -68,48 +68,41 @@ func (s *Scanner) newRun() *run {
 // property of the scanned domain.
 var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
 
-// verify proves the marshalled result carries no recorded wire value
+// encode encodes the result once, as the service sends it
+// (report.Encode), and proves those bytes carry no recorded wire value
 // (doc/privacy.md: checked before anything is written).
-func (r *run) verify(v any) error {
-	body, err := json.Marshal(v)
+func (r *run) encode(v any) ([]byte, error) {
+	body, err := report.Encode(v)
 	if err != nil {
-		return fmt.Errorf("mailauth: encode result: %w", err)
+		return nil, fmt.Errorf("mailauth: encode result: %w", err)
 	}
 	if err := r.guard.Verify(body); err != nil {
 		if r.cfg.OnLeak != nil {
 			r.cfg.OnLeak(1)
 		}
-		return ErrLeakBlocked
+		return nil, ErrLeakBlocked
 	}
-	return nil
+	return body, nil
 }
 
 // parseRequest normalizes and validates a scan request and fills the
 // guard's allowlist with the values a response may echo.
 func (r *run) parseRequest(req ScanRequest) error {
-	d, err := NormalizeDomain(req.Domain)
+	in, err := req.Validate()
 	if err != nil {
 		return err
 	}
-	r.domain = d
+	d := in.Domain
+	r.domain, r.sel, r.ip = d, in.Selector, in.SendingIP
 	r.guard.Allow(d.ASCII, d.Unicode)
 	for p := parentOf(d.ASCII); p != ""; p = parentOf(p) {
 		r.guard.Allow(p) // a DMARC policy domain is the domain or a parent
 	}
-	if req.DKIMSelector != "" {
-		if err := ValidateSelector(req.DKIMSelector); err != nil {
-			return err
-		}
-		r.sel = req.DKIMSelector
+	if r.sel != "" {
 		r.guard.Allow(r.sel)
 	}
-	if req.SendingIP != "" {
-		addr, err := ScanSendingIP.Normalize(req.SendingIP)
-		if err != nil {
-			return err
-		}
-		r.ip = addr
-		r.guard.Allow(addr.String())
+	if r.ip.IsValid() {
+		r.guard.Allow(r.ip.String())
 	}
 	return nil
 }

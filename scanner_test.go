@@ -280,3 +280,9 @@ func TestScanIncomplete(t *testing.T) {
 		}
 	})
 }
+
+// verifyOnly is encode without its bytes, for tests of the guard.
+func (r *run) verifyOnly(v any) error {
+	_, err := r.encode(v)
+	return err
+}

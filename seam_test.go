@@ -108,7 +108,7 @@ func TestOverallSeamNotWithheld(t *testing.T) {
 	r.guard.AddText("pass. Of")
 	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: overallSummary(GradeB, StatusCounts{Pass: 3, Warn: 2}, 1)}
 	r.markGenerated(fixedNow, sum.Summary)
-	assert.NoError(t, r.verify(sum))
+	assert.NoError(t, r.verifyOnly(sum))
 }
 
 // TestSeamsStillGuarded: a real wire value across a seam-like place that
@@ -118,5 +118,5 @@ func TestSeamsStillGuarded(t *testing.T) {
 	r := s.newRun()
 	r.guard.AddText("。kanari-seam.example.net")
 	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: LocalizedText{ZH: "好。kanari-seam.example.net", EN: "x"}}
-	assert.Error(t, r.verify(sum))
+	assert.Error(t, r.verifyOnly(sum))
 }

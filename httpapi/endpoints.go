@@ -29,12 +29,19 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 		writeError(w, r, *e)
 		return
 	}
-	h.diagnose(w, r, linkServiceDesc, func(ctx context.Context) (any, error) {
-		sum, err := h.svc.Scan(ctx, req)
-		if err == nil && sum.Incomplete() {
-			return nil, errIncomplete
+	h.diagnose(w, r, linkServiceDesc, func(ctx context.Context) (encoded, error) {
+		var sum mailauth.ScanSummary
+		var body []byte
+		var err error
+		if es, ok := h.svc.(EncodedService); ok {
+			sum, body, err = es.ScanEncoded(ctx, req)
+		} else {
+			sum, err = h.svc.Scan(ctx, req)
 		}
-		return sum, err
+		if err == nil && sum.Incomplete() {
+			return encoded{}, errIncomplete
+		}
+		return encoded{sum, body}, err
 	})
 }
 
@@ -56,15 +63,20 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 		writeError(w, r, inputError(err))
 		return
 	}
-	h.diagnose(w, r, "", func(ctx context.Context) (any, error) {
-		return h.svc.CheckIP(ctx, ip)
+	h.diagnose(w, r, "", func(ctx context.Context) (encoded, error) {
+		if es, ok := h.svc.(EncodedService); ok {
+			sum, body, err := es.CheckIPEncoded(ctx, ip)
+			return encoded{sum, body}, err
+		}
+		sum, err := h.svc.CheckIP(ctx, ip)
+		return encoded{sum, nil}, err
 	})
 }
 
 // diagnose runs one validated diagnostic once it is admitted (acquire) and
 // answers with its summary, or with the error that stopped it. A non-empty
 // link is sent as the Link header of a successful answer.
-func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (any, error)) {
+func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (encoded, error)) {
 	queued := time.Now()
 	ctx, release, retry, e := h.admit(r)
 	if e != nil {
@@ -78,7 +90,7 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	defer release()
 	start := time.Now()
 	h.obs.Admission("admitted", start.Sub(queued))
-	sum, err := run(ctx)
+	res, err := run(ctx)
 	if err != nil {
 		writeError(w, r, h.failure(r, err))
 		return
@@ -86,42 +98,44 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	if link != "" {
 		w.Header().Set("Link", link)
 	}
-	kind, checks := checkOutcomes(sum)
+	kind, checks := checkOutcomes(res.sum)
 	h.obs.Diagnostic(kind, time.Since(start), checks)
-	h.record(r, sum)
-	writeJSON(w, r, http.StatusOK, sum)
+	h.record(r, res.sum)
+	if res.body != nil {
+		writeBytes(w, http.StatusOK, res.body)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, res.sum)
+}
+
+// encoded is a diagnostic's result: its summary (a mailauth.ScanSummary
+// or PTRCheckSummary), and the JSON the service encoded and verified once
+// (nil from a Service that is not an EncodedService).
+type encoded struct {
+	sum  any
+	body []byte
 }
 
 // scanRequest validates the ScanRequest members (step 6): domain is
 // required; optional members, when present, must be valid (an empty string
 // is present and invalid).
 func scanRequest(body map[string]string) (mailauth.ScanRequest, *apiError) {
-	var req mailauth.ScanRequest
 	domain, ok := body["domain"]
 	if !ok {
 		e := fieldError("domain", "required")
-		return req, &e
+		return mailauth.ScanRequest{}, &e
 	}
-	if _, err := mailauth.NormalizeDomain(domain); err != nil {
+	present := func(key string) *string {
+		if v, ok := body[key]; ok {
+			return &v
+		}
+		return nil
+	}
+	if _, err := mailauth.ValidateScanFields(domain, present("dkimSelector"), present("sendingIp")); err != nil {
 		e := inputError(err)
-		return req, &e
+		return mailauth.ScanRequest{}, &e
 	}
-	req.Domain = domain
-	if sel, ok := body["dkimSelector"]; ok {
-		if err := mailauth.ValidateSelector(sel); err != nil {
-			e := inputError(err)
-			return req, &e
-		}
-		req.DKIMSelector = sel
-	}
-	if ip, ok := body["sendingIp"]; ok {
-		if _, err := mailauth.ScanSendingIP.Normalize(ip); err != nil {
-			e := inputError(err)
-			return req, &e
-		}
-		req.SendingIP = ip
-	}
-	return req, nil
+	return mailauth.ScanRequest{Domain: domain, DKIMSelector: body["dkimSelector"], SendingIP: body["sendingIp"]}, nil
 }
 
 // failure maps a Service error; a request whose client went away is noted

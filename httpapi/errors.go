@@ -38,7 +38,7 @@ var (
 	errNetworkLimited  = apiError{http.StatusTooManyRequests, "rate limit exceeded for this source network; retry after the number of seconds in Retry-After", "network_rate_limited"}
 	errBusy            = apiError{http.StatusInternalServerError, "server busy: too many diagnostics in progress, retry shortly", "busy"}
 	errResolverDown    = apiError{http.StatusInternalServerError, "DNS resolution temporarily unavailable", "resolver_unavailable"}
-	errScanIncomplete  = apiError{http.StatusInternalServerError, "DNS answers were unusable for most checks, so no grade can be given; retry later", "scan_incomplete"}
+	errScanIncomplete  = apiError{http.StatusInternalServerError, "scan incomplete: DNS answers were unusable for most checks, so no grade can be given; retry later", "scan_incomplete"}
 	errInternal        = apiError{http.StatusInternalServerError, "internal error", "internal"}
 	errCanceledRequest = apiError{http.StatusInternalServerError, "request canceled before the diagnostic finished", "canceled"}
 )

@@ -35,6 +35,15 @@ type Service interface {
 	CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error)
 }
 
+// EncodedService is a Service that also returns each result's JSON,
+// encoded once and verified by its leak guard (*mailauth.Scanner is
+// one). The handler then sends exactly those bytes: the bytes the guard
+// checked are the bytes on the wire.
+type EncodedService interface {
+	ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error)
+	CheckIPEncoded(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error)
+}
+
 // Storage is the analytics store as far as GET /api/health is concerned.
 type Storage interface {
 	// Ping reports whether the store is usable.

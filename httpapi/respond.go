@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -12,15 +10,7 @@ import (
 // Encode marshals v exactly as the service writes it: encoding/json with
 // HTML escaping off, followed by a newline. The command-line client uses it
 // so that `-json` prints the API's bytes.
-func Encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func Encode(v any) ([]byte, error) { return report.Encode(v) }
 
 // errorBody is the API's Error object.
 type errorBody = report.Error

@@ -379,21 +379,8 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 // validateScan checks a scan request with the same validators as the
 // service, before any DNS traffic, and returns the domain to scan.
 func validateScan(req mailauth.ScanRequest) (mailauth.Domain, error) {
-	d, err := mailauth.NormalizeDomain(req.Domain)
-	if err != nil {
-		return d, err
-	}
-	if req.DKIMSelector != "" {
-		if err := mailauth.ValidateSelector(req.DKIMSelector); err != nil {
-			return d, err
-		}
-	}
-	if req.SendingIP != "" {
-		if _, err := mailauth.ScanSendingIP.Normalize(req.SendingIP); err != nil {
-			return d, err
-		}
-	}
-	return d, nil
+	in, err := req.Validate()
+	return in.Domain, err
 }
 
 // localScan runs the scan in this process.
