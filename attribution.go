@@ -211,14 +211,22 @@ func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
 }
 
 // resolverWorks reports, once per scan, whether the service's resolver
-// answers a control question any working resolver answers (probeName's
-// SOA): any conclusive answer, NXDOMAIN too, proves it works. It bypasses
-// the shared cache.
+// answers a control question any working resolver answers (the SOA of
+// Config.ControlName): any conclusive answer, NXDOMAIN too, proves it
+// works. It bypasses the shared cache.
 func (r *run) resolverWorks() bool {
 	r.probeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 		defer cancel()
-		r.probeOK = r.cfg.Resolver.Lookup(ctx, probeName, resolver.TypeSOA).Conclusive()
+		r.probeOK = r.cfg.Resolver.Lookup(ctx, r.controlName(), resolver.TypeSOA).Conclusive()
 	})
 	return r.probeOK
+}
+
+// controlName is Config.ControlName, probeName when empty.
+func (r *run) controlName() string {
+	if r.cfg.ControlName != "" {
+		return r.cfg.ControlName
+	}
+	return probeName
 }

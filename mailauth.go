@@ -38,6 +38,14 @@ type Config struct {
 	// AllowLoopbackTargets lets the MTA-STS fetch reach 127.0.0.0/8 and ::1
 	// (lab and test use only). No setting admits any other non-public range.
 	AllowLoopbackTargets bool
+	// ControlName is the name whose SOA the scanner asks, bypassing any
+	// cache, to tell a broken resolver from a broken domain: a resolver
+	// that cannot answer it conclusively (NXDOMAIN counts as an answer)
+	// is the service's fault, and the scan fails with
+	// ErrResolverUnavailable. Any working resolver answers the default,
+	// "com"; a lab whose resolver knows only its own zones names one of
+	// them (mailauth serve passes its -canary-name).
+	ControlName string
 	// FetchTimeout bounds the MTA-STS policy fetch; 0 = the mtasts default.
 	FetchTimeout time.Duration
 	// ScanTimeout bounds a whole scan; 0 = DefaultScanTimeout.

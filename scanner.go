@@ -152,7 +152,7 @@ func (r *run) resolverUnavailable(parent context.Context) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), probeTimeout)
 	defer cancel()
-	return transportFailure(r.cfg.Resolver.Lookup(ctx, probeName, resolver.TypeSOA).Reason)
+	return transportFailure(r.cfg.Resolver.Lookup(ctx, r.controlName(), resolver.TypeSOA).Reason)
 }
 
 // probeTimeout bounds the liveness probe of resolverUnavailable.

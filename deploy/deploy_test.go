@@ -408,8 +408,12 @@ func (l *lab) scanThroughNginx(t *testing.T) {
 	waitFor(t, 5*time.Second, func() bool {
 		return strings.Contains(readFile(filepath.Join(l.dir, "access.log")), "request_id="+a.id)
 	}, func() string { return readFile(filepath.Join(l.dir, "access.log")) })
-	logs := l.a.out.String() + l.b.out.String()
-	assert.Contains(t, logs, `"request_id":"`+a.id+`"`, "mailauth logs nginx's request id")
+	// mailauth logs the request once its answer is written, so the line
+	// may follow the answer by a moment.
+	logs := func() string { return l.a.out.String() + l.b.out.String() }
+	waitFor(t, 5*time.Second, func() bool {
+		return strings.Contains(logs(), `"request_id":"`+a.id+`"`)
+	}, logs) // mailauth logs nginx's request id
 }
 
 // expectLimit sends scans from src until the first 429 and checks that

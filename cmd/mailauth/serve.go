@@ -196,6 +196,9 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return exitUsage
 	}
 	defer lim.close()
+	if c.scan.ControlName == "" && c.canaryName != "." {
+		c.scan.ControlName = c.canaryName // the canary's name is one this resolver answers
+	}
 	if c.scan.Resolver == nil { // one resolver for the scans and the canary
 		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers}
 	}
