@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -35,9 +37,8 @@ func BenchmarkCheckFetch(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := Check(context.Background(), r, "pass"+zoneSuffix, opts); res.FetchState != Fetched {
-					b.Fatalf("fetch state %s", res.FetchState)
-				}
+				res := Check(context.Background(), r, "pass"+zoneSuffix, opts)
+				require.Equal(b, Fetched, res.FetchState, "fetch state")
 			}
 		})
 	}
