@@ -3,11 +3,12 @@ package caa
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -134,9 +135,7 @@ func (tc checkCase) target() string {
 func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 	t.Helper()
 	got := Check(t.Context(), r, tc.target())
-	if !reflect.DeepEqual(got, tc.want) {
-		t.Errorf("Check(%s):\n%s", tc.target(), dnstest.Diff(got, tc.want))
-	}
+	assert.Equal(t, tc.want, got, "Check(%s)", tc.target())
 }
 
 func TestCheck(t *testing.T) {
@@ -168,8 +167,8 @@ func TestCheckServer(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
-			if tc.name == "truncated" && srv.Count("truncated.caa.test", resolver.TypeCAA) != 2 {
-				t.Errorf("truncated: %d CAA queries, want 2 (UDP then TCP)", srv.Count("truncated.caa.test", resolver.TypeCAA))
+			if tc.name == "truncated" {
+				assert.Equal(t, 2, srv.Count("truncated.caa.test", resolver.TypeCAA), "truncated: CAA queries, want 2 (UDP then TCP)")
 			}
 		})
 	}
@@ -193,15 +192,11 @@ func TestCheckQueries(t *testing.T) {
 		Check(t.Context(), r, tc.domain)
 		var got []string
 		for _, q := range r.Queries() {
-			if q.Type != resolver.TypeCAA {
-				t.Errorf("%s: asked %s %s", tc.domain, q.Type, q.Name)
-			}
+			assert.Equal(t, resolver.TypeCAA, q.Type, "%s: asked %s %s", tc.domain, q.Type, q.Name)
 			got = append(got, q.Name)
 		}
 		sort.Strings(got)
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: asked\n %q\nwant %q", tc.domain, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "%s: names asked", tc.domain)
 	}
 }
 
@@ -211,7 +206,5 @@ func TestCheckCanceled(t *testing.T) {
 	cancel()
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), "apex.caa.test")
 	want := Result{Domain: failed(1, resolver.ReasonCanceled), MTASTS: failed(1, resolver.ReasonCanceled)}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, want, got, "canceled")
 }

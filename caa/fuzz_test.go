@@ -1,9 +1,9 @@
 package caa
 
 import (
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse checks that Parse never panics, that every error wraps
@@ -19,15 +19,12 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := Parse(s)
 		if err != nil {
-			if !errors.Is(err, ErrSyntax) {
-				t.Fatalf("Parse(%q): error %v does not wrap ErrSyntax", s, err)
-			}
+			require.ErrorIs(t, err, ErrSyntax, "Parse(%q): error does not wrap ErrSyntax", s)
 			return
 		}
 		back, err := Parse(p.String())
-		if err != nil || back != p {
-			t.Fatalf("Parse(%q) = %+v; Parse(%q) = %+v, %v", s, p, p.String(), back, err)
-		}
+		require.NoError(t, err, "Parse(%q) = %+v; Parse(%q)", s, p, p.String())
+		require.Equal(t, p, back, "Parse(%q) = %+v; Parse(%q)", s, p, p.String())
 		_, _ = p.Known()
 		_ = p.understood()
 	})
@@ -49,14 +46,11 @@ func FuzzParseIssuerValue(f *testing.F) {
 		_ = validIodef(s)
 		v, err := ParseIssuerValue(s)
 		if err != nil {
-			if !errors.Is(err, ErrSyntax) {
-				t.Fatalf("ParseIssuerValue(%q): error %v does not wrap ErrSyntax", s, err)
-			}
+			require.ErrorIs(t, err, ErrSyntax, "ParseIssuerValue(%q): error does not wrap ErrSyntax", s)
 			return
 		}
 		back, err := ParseIssuerValue(v.String())
-		if err != nil || !reflect.DeepEqual(back, v) {
-			t.Fatalf("ParseIssuerValue(%q) = %+v; ParseIssuerValue(%q) = %+v, %v", s, v, v.String(), back, err)
-		}
+		require.NoError(t, err, "ParseIssuerValue(%q) = %+v; ParseIssuerValue(%q)", s, v, v.String())
+		require.Equal(t, v, back, "ParseIssuerValue(%q) = %+v; ParseIssuerValue(%q)", s, v, v.String())
 	})
 }

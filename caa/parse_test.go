@@ -1,10 +1,10 @@
 package caa
 
 import (
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestParse(t *testing.T) {
@@ -43,28 +43,26 @@ func TestParse(t *testing.T) {
 		got, err := Parse(tc.in)
 		if tc.part != "" {
 			var se *SyntaxError
-			if !errors.As(err, &se) || se.Part != tc.part || !errors.Is(err, ErrSyntax) ||
-				!strings.HasPrefix(err.Error(), "caa: invalid "+tc.part+": ") {
-				t.Errorf("Parse(%q) = %+v, %v; want a %s syntax error", tc.in, got, err, tc.part)
+			if assert.ErrorAs(t, err, &se, "Parse(%q) = %+v, %v; want a %s syntax error", tc.in, got, err, tc.part) {
+				assert.Equal(t, tc.part, se.Part, "Parse(%q): syntax error part", tc.in)
+				assert.ErrorIs(t, err, ErrSyntax, "Parse(%q)", tc.in)
+				assert.True(t, strings.HasPrefix(err.Error(), "caa: invalid "+tc.part+": "),
+					"Parse(%q) = %+v, %v; want a %s syntax error", tc.in, got, err, tc.part)
 			}
 			continue
 		}
-		if err != nil || got != tc.want {
-			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
+		assert.NoError(t, err, "Parse(%q)", tc.in)
+		assert.Equal(t, tc.want, got, "Parse(%q)", tc.in)
 	}
 }
 
 func TestPropertyString(t *testing.T) {
 	t.Parallel()
 	p := Property{Flags: 128, Tag: "issue", Value: "a\"b\\c\td\xff"}
-	if got, want := p.String(), `128 issue "a\"b\\c\009d\255"`; got != want {
-		t.Errorf("String() = %s, want %s", got, want)
-	}
+	assert.Equal(t, `128 issue "a\"b\\c\009d\255"`, p.String(), "String()")
 	back, err := Parse(p.String())
-	if err != nil || back != p {
-		t.Errorf("Parse(String()) = %+v, %v; want %+v", back, err, p)
-	}
+	assert.NoError(t, err, "Parse(String())")
+	assert.Equal(t, p, back, "Parse(String())")
 }
 
 func TestPropertyKnown(t *testing.T) {
@@ -90,13 +88,12 @@ func TestPropertyKnown(t *testing.T) {
 	} {
 		p := Property{Tag: tc.tag}
 		got, known := p.Known()
-		if got != tc.want || known != tc.known || p.understood() != tc.understood {
-			t.Errorf("%q: Known() = %q, %v, understood %v; want %q, %v, %v", tc.tag, got, known, p.understood(), tc.want, tc.known, tc.understood)
-		}
+		assert.Equal(t, tc.want, got, "%q: Known() tag", tc.tag)
+		assert.Equal(t, tc.known, known, "%q: Known() known", tc.tag)
+		assert.Equal(t, tc.understood, p.understood(), "%q: understood", tc.tag)
 	}
-	if !(Property{Flags: 129}).Critical() || (Property{Flags: 1}).Critical() {
-		t.Error("Critical() must test bit 128 only")
-	}
+	assert.True(t, (Property{Flags: 129}).Critical(), "Critical() must test bit 128 only")
+	assert.False(t, (Property{Flags: 1}).Critical(), "Critical() must test bit 128 only")
 }
 
 func TestParseIssuerValue(t *testing.T) {
@@ -135,14 +132,14 @@ func TestParseIssuerValue(t *testing.T) {
 		got, err := ParseIssuerValue(tc.in)
 		if tc.part != "" {
 			var se *SyntaxError
-			if !errors.As(err, &se) || se.Part != tc.part || !errors.Is(err, ErrSyntax) {
-				t.Errorf("ParseIssuerValue(%q) = %+v, %v; want a %s syntax error", tc.in, got, err, tc.part)
+			if assert.ErrorAs(t, err, &se, "ParseIssuerValue(%q) = %+v, %v; want a %s syntax error", tc.in, got, err, tc.part) {
+				assert.Equal(t, tc.part, se.Part, "ParseIssuerValue(%q): syntax error part", tc.in)
+				assert.ErrorIs(t, err, ErrSyntax, "ParseIssuerValue(%q)", tc.in)
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ParseIssuerValue(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
+		assert.NoError(t, err, "ParseIssuerValue(%q)", tc.in)
+		assert.Equal(t, tc.want, got, "ParseIssuerValue(%q)", tc.in)
 	}
 }
 
@@ -158,9 +155,8 @@ func TestIssuerValueString(t *testing.T) {
 		"ca.example ; accounturi=": "ca.example; accounturi=",
 	} {
 		v, err := ParseIssuerValue(in)
-		if err != nil || v.String() != want {
-			t.Errorf("ParseIssuerValue(%q).String() = %q, %v; want %q", in, v.String(), err, want)
-		}
+		assert.NoError(t, err, "ParseIssuerValue(%q)", in)
+		assert.Equal(t, want, v.String(), "ParseIssuerValue(%q).String()", in)
 	}
 }
 
@@ -169,9 +165,7 @@ func TestTrailingDot(t *testing.T) {
 	for in, want := range map[string]bool{
 		"letsencrypt.org.": true, " ca.example. ; a=b": true, "ca.example": false, "%%%.": false, ".": false,
 	} {
-		if got := trailingDot(in); got != want {
-			t.Errorf("trailingDot(%q) = %v, want %v", in, got, want)
-		}
+		assert.Equal(t, want, trailingDot(in), "trailingDot(%q)", in)
 	}
 }
 
@@ -189,8 +183,6 @@ func TestValidIodef(t *testing.T) {
 		"":                             false,
 		"http://[::1":                  false,
 	} {
-		if got := validIodef(in); got != want {
-			t.Errorf("validIodef(%q) = %v, want %v", in, got, want)
-		}
+		assert.Equal(t, want, validIodef(in), "validIodef(%q)", in)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/resolver"
@@ -54,9 +56,7 @@ func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 	t.Helper()
 	selector, domain := tc.args()
 	got := dkim.Check(t.Context(), r, selector, domain)
-	if !reflect.DeepEqual(got, tc.want) {
-		t.Errorf("Check(%q, %q):\n%s", selector, domain, dnstest.Diff(got, tc.want))
-	}
+	assert.Equal(t, tc.want, got, "Check(%q, %q)", selector, domain)
 }
 
 // key is the Result of one record with a key of type kt and bits bits and
@@ -219,9 +219,7 @@ func TestCheck(t *testing.T) {
 			if tc.want.Reason == resolver.ReasonInvalidName {
 				wantQueries = 0 // refused before it reaches the wire
 			}
-			if q := r.Queries(); len(q) != wantQueries {
-				t.Errorf("Check sent %d queries, want %d: %v", len(q), wantQueries, q)
-			}
+			assert.Len(t, r.Queries(), wantQueries, "Check sent queries")
 		})
 	}
 }
@@ -240,12 +238,11 @@ func TestCheckQueryName(t *testing.T) {
 		r := dnstest.NewResolver(z)
 		dkim.Check(t.Context(), r, tc.selector, tc.domain)
 		q := r.Queries()
-		if len(q) != 1 || q[0].Name != tc.want || q[0].Type != resolver.TypeTXT {
-			t.Errorf("Check(%q, %q) asked %v, want one TXT question for %s", tc.selector, tc.domain, q, tc.want)
+		if assert.Len(t, q, 1, "Check(%q, %q): want one TXT question for %s", tc.selector, tc.domain, tc.want) {
+			assert.Equal(t, tc.want, q[0].Name, "Check(%q, %q) asked %v, want one TXT question for %s", tc.selector, tc.domain, q, tc.want)
+			assert.Equal(t, resolver.TypeTXT, q[0].Type, "Check(%q, %q) asked %v, want one TXT question for %s", tc.selector, tc.domain, q, tc.want)
 		}
-		if got := dkim.Name(tc.selector, tc.domain); got != tc.want {
-			t.Errorf("Name(%q, %q) = %q, want %q", tc.selector, tc.domain, got, tc.want)
-		}
+		assert.Equal(t, tc.want, dkim.Name(tc.selector, tc.domain), "Name(%q, %q)", tc.selector, tc.domain)
 	}
 }
 
@@ -255,9 +252,7 @@ func TestCheckEmptySelector(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, zoneFile)
 	got := dkim.Check(t.Context(), dnstest.NewResolver(z), "", testDomain)
-	if want := inconclusive(resolver.ReasonInvalidName); !reflect.DeepEqual(got, want) {
-		t.Errorf("Check with an empty selector:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonInvalidName), got, "Check with an empty selector")
 }
 
 func TestCheckCanceled(t *testing.T) {
@@ -266,9 +261,7 @@ func TestCheckCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	got := dkim.Check(ctx, dnstest.NewResolver(z), "rsa-2048", testDomain)
-	if want := inconclusive(resolver.ReasonCanceled); !reflect.DeepEqual(got, want) {
-		t.Errorf("Check with a canceled context:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonCanceled), got, "Check with a canceled context")
 }
 
 // TestCheckWire runs scenarios over the real UDP/TCP server: the 4096-bit
@@ -294,9 +287,7 @@ func TestCheckWire(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
-			if tcp := srv.CountOver("", dnstest.AnyType, "tcp") > 0; tcp != tc.wantTCP {
-				t.Errorf("TCP used = %v, want %v", tcp, tc.wantTCP)
-			}
+			assert.Equal(t, tc.wantTCP, srv.CountOver("", dnstest.AnyType, "tcp") > 0, "TCP used")
 		})
 	}
 }
@@ -318,22 +309,16 @@ func TestCheckNoLeak(t *testing.T) {
 			}
 		}
 	}
-	if len(secrets) < 20 {
-		t.Fatalf("only %d values collected from the zone", len(secrets))
-	}
+	require.GreaterOrEqual(t, len(secrets), 20, "only %d values collected from the zone", len(secrets))
 	for _, tc := range checkCases {
 		r := dnstest.NewResolver(z)
 		selector, domain := tc.args()
 		res := dkim.Check(t.Context(), r, selector, domain)
 		js, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, out := range []string{string(js), fmt.Sprintf("%#v", res)} {
 			for _, s := range secrets {
-				if strings.Contains(out, s) {
-					t.Errorf("%s: Result contains %q: %s", tc.name, s, out)
-				}
+				assert.NotContains(t, out, s, "%s: Result contains %q", tc.name, s)
 			}
 		}
 	}

@@ -1,10 +1,11 @@
 package dkim
 
 import (
-	"errors"
-	"reflect"
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -40,56 +41,42 @@ func FuzzParse(f *testing.F) {
 		checkRecord(t, s, rec)
 		canon := rec.render(rec.p)
 		again, err := Parse(canon)
-		if err != nil {
-			t.Fatalf("Parse(%q) ok, but its canonical form %q fails: %v", s, canon, err)
-		}
-		if !reflect.DeepEqual(again, rec) {
-			t.Fatalf("round trip of %q via %q:\n got %s\nwant %s", s, canon, dump(again), dump(rec))
-		}
+		require.NoError(t, err, "Parse(%q) ok, but its canonical form %q fails", s, canon)
+		require.Equal(t, rec, again, "round trip of %q via %q:\n got %s\nwant %s", s, canon, dump(again), dump(rec))
 	})
 }
 
 func checkSyntaxError(t *testing.T, s string, rec Record, err error) {
 	t.Helper()
 	var se *SyntaxError
-	if !errors.Is(err, ErrSyntax) || !errors.As(err, &se) {
-		t.Fatalf("Parse(%q) error %v is not a *SyntaxError wrapping ErrSyntax", s, err)
-	}
-	switch se.Code {
-	case CodeNotDKIMRecord, CodeInvalidVersion, CodeVersionNotFirst, CodeDuplicateTag:
-	default:
-		t.Fatalf("Parse(%q) error code %q is not a syntax code", s, se.Code)
-	}
-	if !reflect.DeepEqual(rec, Record{}) {
-		t.Fatalf("Parse(%q) returned %s with an error", s, dump(rec))
-	}
+	require.ErrorIs(t, err, ErrSyntax, "Parse(%q) error %v is not a *SyntaxError wrapping ErrSyntax", s, err)
+	require.ErrorAs(t, err, &se, "Parse(%q) error %v is not a *SyntaxError wrapping ErrSyntax", s, err)
+	require.Contains(t, []Code{CodeNotDKIMRecord, CodeInvalidVersion, CodeVersionNotFirst, CodeDuplicateTag}, se.Code,
+		"Parse(%q) error code %q is not a syntax code", s, se.Code)
+	require.Equal(t, Record{}, rec, "Parse(%q) returned %s with an error", s, dump(rec))
 }
 
 func checkRecord(t *testing.T, s string, r Record) {
 	t.Helper()
-	fail := func(what string) { t.Fatalf("Parse(%q) = %s: %s", s, dump(r), what) }
-	if !slices.IsSorted(r.Findings) || len(slices.Compact(slices.Clone(r.Findings))) != len(r.Findings) {
-		fail("findings not sorted and unique")
+	msg := func(what string) string { return fmt.Sprintf("Parse(%q) = %s: %s", s, dump(r), what) }
+	require.True(t, slices.IsSorted(r.Findings), msg("findings not sorted and unique"))
+	require.Len(t, slices.Compact(slices.Clone(r.Findings)), len(r.Findings), msg("findings not sorted and unique"))
+	require.Contains(t, []KeyType{KeyTypeRSA, KeyTypeEd25519, KeyTypeUnknown}, r.KeyType, msg("bad key type"))
+	require.Equal(t, r.p != "", r.Key == KeyPresent, msg("key state does not match p"))
+	require.Contains(t, []KeyState{KeyPresent, KeyRevoked, KeyMissing}, r.Key, msg("key state does not match p"))
+	require.GreaterOrEqual(t, r.KeyBits, 0, msg("key bits without an RSA key"))
+	if r.KeyBits > 0 {
+		require.Equal(t, KeyTypeRSA, r.KeyType, msg("key bits without an RSA key"))
+		require.Equal(t, KeyPresent, r.Key, msg("key bits without an RSA key"))
 	}
-	switch r.KeyType {
-	case KeyTypeRSA, KeyTypeEd25519, KeyTypeUnknown:
-	default:
-		fail("bad key type")
-	}
-	if (r.Key == KeyPresent) != (r.p != "") || (r.Key != KeyPresent && r.Key != KeyRevoked && r.Key != KeyMissing) {
-		fail("key state does not match p")
-	}
-	if r.KeyBits < 0 || r.KeyBits > 0 && (r.KeyType != KeyTypeRSA || r.Key != KeyPresent) {
-		fail("key bits without an RSA key")
-	}
-	if r.Usable() && (r.Key != KeyPresent || r.KeyType == KeyTypeUnknown || !r.SHA256Allowed() || !r.EmailServiceAllowed()) {
-		fail("usable without a usable key")
+	if r.Usable() {
+		require.Equal(t, KeyPresent, r.Key, msg("usable without a usable key"))
+		require.NotEqual(t, KeyTypeUnknown, r.KeyType, msg("usable without a usable key"))
+		require.True(t, r.SHA256Allowed(), msg("usable without a usable key"))
+		require.True(t, r.EmailServiceAllowed(), msg("usable without a usable key"))
 	}
 	for _, c := range r.Findings {
-		switch c {
-		case CodeNotDKIMRecord, CodeInvalidVersion, CodeVersionNotFirst, CodeDuplicateTag,
-			CodeNoRecord, CodeDanglingCNAME, CodeMultipleRecords:
-			fail("record carries a lookup or syntax code")
-		}
+		require.NotContains(t, []Code{CodeNotDKIMRecord, CodeInvalidVersion, CodeVersionNotFirst, CodeDuplicateTag,
+			CodeNoRecord, CodeDanglingCNAME, CodeMultipleRecords}, c, msg("record carries a lookup or syntax code"))
 	}
 }

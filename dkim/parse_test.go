@@ -1,11 +1,12 @@
 package dkim
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Public keys generated once with OpenSSL (the same as in
@@ -79,12 +80,8 @@ func TestParse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := Parse(tc.in)
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tc.in, err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Parse(%q):\n got %s\nwant %s", tc.in, dump(got), dump(tc.want))
-			}
+			require.NoError(t, err, "Parse(%q)", tc.in)
+			assert.Equal(t, tc.want, got, "Parse(%q):\n got %s\nwant %s", tc.in, dump(got), dump(tc.want))
 		})
 	}
 }
@@ -124,16 +121,13 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := Parse(tc.in)
-			if !errors.Is(err, ErrSyntax) {
-				t.Fatalf("Parse(%q) = %s, %v; want ErrSyntax", tc.in, dump(got), err)
-			}
+			require.ErrorIs(t, err, ErrSyntax, "Parse(%q) = %s, %v; want ErrSyntax", tc.in, dump(got), err)
 			var se *SyntaxError
-			if !errors.As(err, &se) || se.Tag != tc.tag || se.Code != tc.code {
-				t.Errorf("Parse(%q) error = %#v, want tag %q code %q", tc.in, err, tc.tag, tc.code)
+			if assert.ErrorAs(t, err, &se, "Parse(%q) error = %#v, want tag %q code %q", tc.in, err, tc.tag, tc.code) {
+				assert.Equal(t, tc.tag, se.Tag, "Parse(%q) error = %#v", tc.in, err)
+				assert.Equal(t, tc.code, se.Code, "Parse(%q) error = %#v", tc.in, err)
 			}
-			if !reflect.DeepEqual(got, Record{}) {
-				t.Errorf("Parse(%q) returned %s with its error, want the zero Record", tc.in, dump(got))
-			}
+			assert.Equal(t, Record{}, got, "Parse(%q) returned %s with its error, want the zero Record", tc.in, dump(got))
 		})
 	}
 }
@@ -156,14 +150,10 @@ func TestRecordFacts(t *testing.T) {
 		{"k=x; p=" + ed25519Key, false, false, true, true, false},
 	} {
 		r, err := Parse(tc.in)
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", tc.in, err)
-		}
+		require.NoError(t, err, "Parse(%q)", tc.in)
 		got := [5]bool{r.TestMode(), r.StrictIdentity(), r.EmailServiceAllowed(), r.SHA256Allowed(), r.Usable()}
 		want := [5]bool{tc.test, tc.strict, tc.email, tc.sha256, tc.usable}
-		if got != want {
-			t.Errorf("Parse(%q): [test strict email sha256 usable] = %v, want %v", tc.in, got, want)
-		}
+		assert.Equal(t, want, got, "Parse(%q): [test strict email sha256 usable]", tc.in)
 	}
 }
 
@@ -172,38 +162,24 @@ func TestRecordFacts(t *testing.T) {
 func TestRecordStringHidesKey(t *testing.T) {
 	t.Parallel()
 	r, err := Parse("v=DKIM1; h=sha256; s=email; t=y:s; p=" + rsa1024Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "v=DKIM1; k=rsa; h=sha256; s=email; t=y:s; p=[key]"; r.String() != want {
-		t.Errorf("String() = %q, want %q", r.String(), want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "v=DKIM1; k=rsa; h=sha256; s=email; t=y:s; p=[key]", r.String(), "String()")
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
 		for _, arg := range []any{r, &r, []Record{r}} {
-			if out := fmt.Sprintf(verb, arg); strings.Contains(out, rsa1024Key[30:60]) {
-				t.Errorf("Sprintf(%q, %T) shows the key: %s", verb, arg, out)
-			}
+			assert.NotContains(t, fmt.Sprintf(verb, arg), rsa1024Key[30:60], "Sprintf(%q, %T) shows the key", verb, arg)
 		}
 	}
 	revoked, err := Parse("p=")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "k=rsa; p="; revoked.String() != want {
-		t.Errorf("String() of a revoked record = %q, want %q", revoked.String(), want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "k=rsa; p=", revoked.String(), "String() of a revoked record")
 }
 
 func TestSyntaxErrorMessage(t *testing.T) {
 	t.Parallel()
 	_, err := Parse("v=DKIM1; p=; p=")
-	if want := `dkim: tag "p": tag occurs more than once`; err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
-	}
+	assert.EqualError(t, err, `dkim: tag "p": tag occurs more than once`)
 	_, err = Parse("")
-	if want := "dkim: empty tag-list"; err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
-	}
+	assert.EqualError(t, err, "dkim: empty tag-list")
 }
 
 func BenchmarkParse(b *testing.B) {
@@ -214,9 +190,8 @@ func BenchmarkParse(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Parse(bc.in); err != nil {
-					b.Fatal(err)
-				}
+				_, err := Parse(bc.in)
+				require.NoError(b, err)
 			}
 		})
 	}

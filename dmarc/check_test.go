@@ -2,9 +2,11 @@ package dmarc
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -17,9 +19,7 @@ var loadZones = sync.OnceValues(func() (*dnstest.Zones, error) {
 func zones(t *testing.T) *dnstest.Zones {
 	t.Helper()
 	z, err := loadZones()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return z
 }
 
@@ -332,9 +332,7 @@ func TestCheck(t *testing.T) {
 			got := Check(context.Background(), r, tc.domain)
 			want := tc.want
 			want.BadTag = wantBadTag[tc.name]
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, want))
-			}
+			assert.Equal(t, want, got, "Check(%q)", tc.domain)
 		})
 	}
 }

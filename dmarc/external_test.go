@@ -3,6 +3,8 @@ package dmarc
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestSameOrganization: names are one organization when they share their
@@ -30,9 +32,7 @@ func TestSameOrganization(t *testing.T) {
 		{"example", "shop.example", false},
 		{"dmarc.test", "reports.dmarc.test", true}, // unlisted TLD: the default rule "*"
 	} {
-		if got := sameOrganization(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameOrganization(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
+		assert.Equal(t, tc.want, sameOrganization(tc.a, tc.b), "sameOrganization(%q, %q)", tc.a, tc.b)
 	}
 }
 
@@ -50,8 +50,7 @@ func TestHostNameLimits(t *testing.T) {
 		name253 + "b":     false,
 		"-bad.example":    false,
 	} {
-		if _, got := hostName(name); got != want {
-			t.Errorf("hostName(%q) ok = %v, want %v", name, got, want)
-		}
+		_, got := hostName(name)
+		assert.Equal(t, want, got, "hostName(%q) ok", name)
 	}
 }

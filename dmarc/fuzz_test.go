@@ -1,9 +1,9 @@
 package dmarc
 
 import (
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse checks that Parse never panics, that its only error is a
@@ -28,26 +28,21 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := Parse(s)
-		if selected := len(Select([]string{s})) == 1; selected != (err == nil) {
-			t.Fatalf("Select and Parse disagree on %q: selected %v, err %v", s, selected, err)
-		}
+		selected := len(Select([]string{s})) == 1
+		require.Equal(t, err == nil, selected, "Select and Parse disagree on %q: selected %v, err %v", s, selected, err)
 		if err != nil {
 			var se *SyntaxError
-			if !errors.Is(err, ErrSyntax) || !errors.As(err, &se) {
-				t.Fatalf("Parse(%q): unexpected error type %T", s, err)
-			}
+			require.ErrorIs(t, err, ErrSyntax, "Parse(%q): unexpected error type %T", s, err)
+			require.ErrorAs(t, err, &se, "Parse(%q): unexpected error type %T", s, err)
 			return
 		}
 		again, err := Parse(r.String())
-		if err != nil {
-			t.Fatalf("Parse(String()) of %q via %q: %v", s, r.String(), err)
-		}
-		if !reflect.DeepEqual(again, r) {
-			t.Fatalf("round trip of %q via %q:\n got %+v\nwant %+v", s, r.String(), again, r)
-		}
+		require.NoError(t, err, "Parse(String()) of %q via %q", s, r.String())
+		require.Equal(t, r, again, "round trip of %q via %q", s, r.String())
 		for _, u := range append(r.RUA, r.RUF...) {
-			if !u.Valid && (u.Scheme != "" || u.Host != "") {
-				t.Fatalf("invalid URI %q has scheme or host", u.Raw)
+			if !u.Valid {
+				require.Empty(t, u.Scheme, "invalid URI %q has scheme or host", u.Raw)
+				require.Empty(t, u.Host, "invalid URI %q has scheme or host", u.Raw)
 			}
 		}
 	})

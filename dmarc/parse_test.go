@@ -1,9 +1,10 @@
 package dmarc
 
 import (
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSelect(t *testing.T) {
@@ -28,12 +29,8 @@ func TestSelect(t *testing.T) {
 		"version=DMARC1; p=no", // another tag name
 	}
 	want := []string{"v=DMARC1; p=reject", "V=DMARC1;p=none", "v = DMARC1 ; p=none", "v=DMARC1", "v=DMARC1;", "v=DMARC1\t"}
-	if got := Select(in); !reflect.DeepEqual(got, want) {
-		t.Errorf("Select = %q, want %q", got, want)
-	}
-	if got := Select(nil); got != nil {
-		t.Errorf("Select(nil) = %q, want nil", got)
-	}
+	assert.Equal(t, want, Select(in), "Select")
+	assert.Nil(t, Select(nil), "Select(nil), want nil")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -41,8 +38,9 @@ func TestParseErrors(t *testing.T) {
 	for _, s := range []string{"", " v=DMARC1", "v=dmarc1", "p=none; v=DMARC1", "v=DMARC2", "v=DMARC1 p=none", "x"} {
 		_, err := Parse(s)
 		var se *SyntaxError
-		if !errors.Is(err, ErrSyntax) || !errors.As(err, &se) || se.Tag != "v" {
-			t.Errorf("Parse(%q) error = %v, want a *SyntaxError for v wrapping ErrSyntax", s, err)
+		assert.ErrorIs(t, err, ErrSyntax, "Parse(%q) error = %v, want a *SyntaxError for v wrapping ErrSyntax", s, err)
+		if assert.ErrorAs(t, err, &se, "Parse(%q) error = %v, want a *SyntaxError for v wrapping ErrSyntax", s, err) {
+			assert.Equal(t, "v", se.Tag, "Parse(%q) error = %v, want a *SyntaxError for v wrapping ErrSyntax", s, err)
 		}
 	}
 }
@@ -87,12 +85,8 @@ func TestParseRecord(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := Parse(tc.in)
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tc.in, err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Parse(%q)\n got %+v\nwant %+v", tc.in, got, tc.want)
-			}
+			require.NoError(t, err, "Parse(%q)", tc.in)
+			assert.Equal(t, tc.want, got, "Parse(%q)", tc.in)
 		})
 	}
 }
@@ -198,16 +192,11 @@ func TestParseTags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r, err := Parse(tc.in)
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tc.in, err)
-			}
-			if got := summarize(r); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Parse(%q)\n got %+v\nwant %+v", tc.in, got, tc.want)
-			}
+			require.NoError(t, err, "Parse(%q)", tc.in)
+			assert.Equal(t, tc.want, summarize(r), "Parse(%q)", tc.in)
 			again, err := Parse(r.String())
-			if err != nil || !reflect.DeepEqual(again, r) {
-				t.Errorf("round trip of %q via %q: %+v, %v", tc.in, r.String(), again, err)
-			}
+			assert.NoError(t, err, "round trip of %q via %q", tc.in, r.String())
+			assert.Equal(t, r, again, "round trip of %q via %q", tc.in, r.String())
 		})
 	}
 }
@@ -263,9 +252,7 @@ func TestParseURI(t *testing.T) {
 		t.Run(tc.raw, func(t *testing.T) {
 			t.Parallel()
 			tc.want.Raw = tc.raw
-			if got := parseURI(tc.raw); got != tc.want {
-				t.Errorf("parseURI(%q) = %+v, want %+v", tc.raw, got, tc.want)
-			}
+			assert.Equal(t, tc.want, parseURI(tc.raw), "parseURI(%q)", tc.raw)
 		})
 	}
 }
@@ -273,14 +260,8 @@ func TestParseURI(t *testing.T) {
 func TestRecordString(t *testing.T) {
 	t.Parallel()
 	r, err := Parse("V = DMARC1 ;p = reject;junk;; rua= mailto:a@example.com ,x ;")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const want = "V=DMARC1; p=reject; junk; rua=mailto:a@example.com ,x"
-	if got := r.String(); got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
-	if got := (Record{}).String(); got != "v=DMARC1" {
-		t.Errorf("zero Record String() = %q", got)
-	}
+	assert.Equal(t, want, r.String(), "String()")
+	assert.Equal(t, "v=DMARC1", (Record{}).String(), "zero Record String()")
 }

@@ -2,9 +2,10 @@ package dmarc
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -60,11 +61,9 @@ func TestCheckServer(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			got := Check(ctx, srv.Client(200*time.Millisecond), tc.domain)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Check(%q):\n%s", tc.domain, dnstest.Diff(got, tc.want))
-			}
-			if tc.tcpName != "" && srv.CountOver(tc.tcpName, dnstest.AnyType, "tcp") == 0 {
-				t.Errorf("%s was not retried over TCP", tc.tcpName)
+			assert.Equal(t, tc.want, got, "Check(%q)", tc.domain)
+			if tc.tcpName != "" {
+				assert.NotZero(t, srv.CountOver(tc.tcpName, dnstest.AnyType, "tcp"), "%s was not retried over TCP", tc.tcpName)
 			}
 		})
 	}

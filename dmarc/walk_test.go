@@ -2,9 +2,11 @@ package dmarc
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -44,12 +46,8 @@ func TestTargets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := Targets(tc.domain)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Targets(%q) = %q, want %q", tc.domain, got, tc.want)
-			}
-			if len(got) > MaxTreeWalk {
-				t.Errorf("Targets(%q) has %d names, more than %d", tc.domain, len(got), MaxTreeWalk)
-			}
+			assert.Equal(t, tc.want, got, "Targets(%q)", tc.domain)
+			assert.LessOrEqual(t, len(got), MaxTreeWalk, "Targets(%q) has %d names, more than %d", tc.domain, len(got), MaxTreeWalk)
 		})
 	}
 }
@@ -99,9 +97,8 @@ func TestCheckQueries(t *testing.T) {
 			got := txtQueries(r, tc.suffix)
 			// The apex lookup is concurrent: compare as sets, and the walk
 			// (the _dmarc names) in order.
-			if !sameSet(got, tc.want) || !reflect.DeepEqual(only(got, "_dmarc."), only(tc.want, "_dmarc.")) {
-				t.Errorf("TXT queries = %q, want %q", got, tc.want)
-			}
+			assert.ElementsMatch(t, tc.want, got, "TXT queries = %q, want %q", got, tc.want)
+			assert.Equal(t, only(tc.want, "_dmarc."), only(got, "_dmarc."), "TXT queries = %q, want %q", got, tc.want)
 		})
 	}
 }
@@ -111,14 +108,10 @@ func TestCheckExternalBound(t *testing.T) {
 	r := dnstest.NewResolver(zones(t))
 	Check(context.Background(), r, "rua-many.dmarc.test")
 	got := txtQueries(r, ".invalid")
-	if len(got) != MaxExternalDestinations {
-		t.Fatalf("external lookups = %q, want %d", got, MaxExternalDestinations)
-	}
+	require.Len(t, got, MaxExternalDestinations, "external lookups")
 	for _, want := range []string{"one", "two", "three", "four"} {
 		name := "rua-many.dmarc.test._report._dmarc." + want + ".invalid"
-		if r.Count(name, resolver.TypeTXT) != 1 {
-			t.Errorf("%s asked %d times, want 1", name, r.Count(name, resolver.TypeTXT))
-		}
+		assert.Equal(t, 1, r.Count(name, resolver.TypeTXT), "%s asked, want once", name)
 	}
 }
 
@@ -131,15 +124,10 @@ func TestCheckSharesMXLookup(t *testing.T) {
 	ctx := context.Background()
 	res := Check(ctx, scan, "mail.inherit-sp.dmarc.test")
 	mx := scan.Lookup(ctx, "MAIL.inherit-sp.dmarc.test.", resolver.TypeMX)
-	if n := mem.Count("mail.inherit-sp.dmarc.test", resolver.TypeMX); n != 1 {
-		t.Errorf("MX asked %d times, want 1", n)
-	}
-	if res.DomainExistence != Exists || mx.Outcome != resolver.NoData {
-		t.Errorf("existence %q, mx outcome %q", res.DomainExistence, mx.Outcome)
-	}
-	if q := scan.Queries(); q != 6 { // 4 walk targets + MX + apex TXT
-		t.Errorf("scan sent %d questions, want 6", q)
-	}
+	assert.Equal(t, 1, mem.Count("mail.inherit-sp.dmarc.test", resolver.TypeMX), "MX asked, want once")
+	assert.Equal(t, Exists, res.DomainExistence, "existence %q, mx outcome %q", res.DomainExistence, mx.Outcome)
+	assert.Equal(t, resolver.NoData, mx.Outcome, "existence %q, mx outcome %q", res.DomainExistence, mx.Outcome)
+	assert.Equal(t, 6, scan.Queries(), "scan sent questions") // 4 walk targets + MX + apex TXT
 }
 
 // Odd names never panic and always report 1..8 queries.
@@ -149,13 +137,12 @@ func TestCheckOddNames(t *testing.T) {
 	long := strings.Repeat("a.", 130) + "test"
 	for _, d := range []string{"", ".", "a..b", long, strings.Repeat("x", 70) + ".test", "_dmarc.pass.dmarc.test"} {
 		res := Check(context.Background(), r, d)
-		if res.TreeWalkQueries < 1 || res.TreeWalkQueries > MaxTreeWalk {
-			t.Errorf("Check(%q).TreeWalkQueries = %d", d, res.TreeWalkQueries)
-		}
+		assert.GreaterOrEqual(t, res.TreeWalkQueries, 1, "Check(%q).TreeWalkQueries", d)
+		assert.LessOrEqual(t, res.TreeWalkQueries, MaxTreeWalk, "Check(%q).TreeWalkQueries", d)
 	}
-	if res := Check(context.Background(), r, long); res.Discovery != DiscoveryInconclusive || res.Reason != resolver.ReasonInvalidName {
-		t.Errorf("Check(long name) = %+v, want inconclusive invalid_name", res)
-	}
+	res := Check(context.Background(), r, long)
+	assert.Equal(t, DiscoveryInconclusive, res.Discovery, "Check(long name) = %+v, want inconclusive invalid_name", res)
+	assert.Equal(t, resolver.ReasonInvalidName, res.Reason, "Check(long name) = %+v, want inconclusive invalid_name", res)
 }
 
 // A canceled context yields an inconclusive result, never "absent".
@@ -168,25 +155,7 @@ func TestCheckCanceled(t *testing.T) {
 		Domain: "pass.dmarc.test", Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled,
 		Discovery: DiscoveryInconclusive, TreeWalkQueries: 1, DomainExistence: ExistenceUnknown,
 	}
-	if !reflect.DeepEqual(res, want) {
-		t.Errorf("Check(canceled):\n%s", dnstest.Diff(res, want))
-	}
-}
-
-func sameSet(a, b []string) bool {
-	m := map[string]int{}
-	for _, s := range a {
-		m[s]++
-	}
-	for _, s := range b {
-		m[s]--
-	}
-	for _, n := range m {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
+	assert.Equal(t, want, res, "Check(canceled)")
 }
 
 func only(list []string, prefix string) []string {

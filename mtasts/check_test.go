@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -77,12 +79,8 @@ func TestCheck(t *testing.T) {
 	t.Cleanup(func() {
 		// After every parallel case: the redirect was requested once and
 		// its target never (redirects are not followed, RFC 8461 §3.3).
-		if n := e.srv.Hits("redirect-target"); n != 0 {
-			t.Errorf("redirect target requested %d times", n)
-		}
-		if n := e.srv.Hits("redirect"); n != 1 {
-			t.Errorf("redirecting host requested %d times, want 1", n)
-		}
+		assert.Equal(t, 0, e.srv.Hits("redirect-target"), "redirect target requested")
+		assert.Equal(t, 1, e.srv.Hits("redirect"), "redirecting host requested, want once")
 	})
 	tests := []struct {
 		name   string // scenario label; the domain is <name>.mtasts.test
@@ -95,9 +93,7 @@ func TestCheck(t *testing.T) {
 		// Announcement outcomes (doc/rfc-notes.md §6.5, 6.6).
 		{name: "not-in-zone", want: announcement(resolver.NXDomain, "", 0, NotAnnounced),
 			after: func(t *testing.T, r *dnstest.Resolver) {
-				if n := r.Count("mta-sts.not-in-zone.mtasts.test", dnstest.AnyType); n != 0 {
-					t.Errorf("policy host looked up %d times without an announcement", n)
-				}
+				assert.Equal(t, 0, r.Count("mta-sts.not-in-zone.mtasts.test", dnstest.AnyType), "policy host looked up without an announcement")
 			}},
 		{name: "nodata", want: announcement(resolver.NoData, "", 0, NotAnnounced)},
 		{name: "other-txt", want: announcement(resolver.Found, "", 0, NotAnnounced)},
@@ -180,15 +176,13 @@ func TestCheck(t *testing.T) {
 			}
 			domain := scenarioDomain(tc.name)
 			got := Check(context.Background(), r, domain, opts)
-			assertResult(t, got, tc.want)
+			require.Equal(t, tc.want, got, "Result differs")
 			if tc.dials != nil {
 				want := make([]string, 0, len(tc.dials))
 				for _, a := range tc.dials {
 					want = append(want, strings.Replace(a, "PORT", strconv.Itoa(e.srv.Port), 1))
 				}
-				if calls := d.Calls(); !reflect.DeepEqual(append([]string{}, calls...), want) {
-					t.Errorf("dialed %q, want %q", calls, want)
-				}
+				assert.Equal(t, want, append([]string{}, d.Calls()...), "dialed")
 			}
 			if tc.after != nil {
 				tc.after(t, r)
@@ -214,13 +208,17 @@ func TestCheckPolicySizeLimit(t *testing.T) {
 	e := newTestEnv(t)
 	d := &recordingDialer{connect: true}
 	got := Check(context.Background(), dnstest.NewResolver(e.zones), "size-limit"+zoneSuffix, e.options(d))
-	if got.FetchState != Fetched || got.PolicyValid == nil || !*got.PolicyValid || got.HTTPStatus != 200 || got.Findings != nil {
-		t.Fatalf("a body of exactly MaxPolicySize: %+v", got.Findings)
-	}
-	if got.PolicyMode != ModeEnforce || got.MaxAge == nil || *got.MaxAge != 604800 || got.MXPatternCount == nil || *got.MXPatternCount != 1 || len(got.Policy.Extensions) < 500 {
-		t.Fatalf("policy not parsed whole: mode %q max_age %v patterns %v extensions %d",
-			got.PolicyMode, got.MaxAge, got.MXPatternCount, len(got.Policy.Extensions))
-	}
+	require.Equal(t, Fetched, got.FetchState, "a body of exactly MaxPolicySize: %+v", got.Findings)
+	require.NotNil(t, got.PolicyValid, "a body of exactly MaxPolicySize: %+v", got.Findings)
+	require.True(t, *got.PolicyValid, "a body of exactly MaxPolicySize: %+v", got.Findings)
+	require.Equal(t, 200, got.HTTPStatus, "a body of exactly MaxPolicySize: %+v", got.Findings)
+	require.Nil(t, got.Findings, "a body of exactly MaxPolicySize")
+	require.Equal(t, ModeEnforce, got.PolicyMode, "policy not parsed whole: mode")
+	require.NotNil(t, got.MaxAge, "policy not parsed whole: max_age")
+	require.Equal(t, int64(604800), *got.MaxAge, "policy not parsed whole: max_age")
+	require.NotNil(t, got.MXPatternCount, "policy not parsed whole: patterns")
+	require.Equal(t, 1, *got.MXPatternCount, "policy not parsed whole: patterns")
+	require.GreaterOrEqual(t, len(got.Policy.Extensions), 500, "policy not parsed whole: extensions")
 }
 
 // TestCheckRefusesNonPublic proves the address guard: every non-public
@@ -255,10 +253,8 @@ func TestCheckRefusesNonPublic(t *testing.T) {
 				d := &recordingDialer{connect: true}
 				opts := Options{AllowLoopback: allow, Timeout: 2 * time.Second, Dial: d.Dial}
 				got := Check(context.Background(), dnstest.NewResolver(z), tc.label+zoneSuffix, opts)
-				assertResult(t, got, notFetched(Unreachable, 0, CodePolicyHostNonPublic))
-				if calls := d.Calls(); len(calls) != 0 {
-					t.Fatalf("the dialer beneath the guard was reached: %q", calls)
-				}
+				require.Equal(t, notFetched(Unreachable, 0, CodePolicyHostNonPublic), got, "Result differs")
+				require.Empty(t, d.Calls(), "the dialer beneath the guard was reached")
 			})
 		}
 	}
@@ -274,10 +270,8 @@ func TestCheckMixedPublicPrivate(t *testing.T) {
 		d := &recordingDialer{connect: false}
 		opts := Options{AllowLoopback: allow, Timeout: 2 * time.Second, Dial: d.Dial}
 		got := Check(context.Background(), dnstest.NewResolver(z), "mixed"+zoneSuffix, opts)
-		assertResult(t, got, notFetched(Unreachable, 0, CodePolicyConnectFailed, CodePolicyHostNonPublic))
-		if calls, want := d.Calls(), []string{"[2606:4700:4700::1111]:443"}; !reflect.DeepEqual(calls, want) {
-			t.Fatalf("allow-loopback=%v: dialed %q, want only %q", allow, calls, want)
-		}
+		require.Equal(t, notFetched(Unreachable, 0, CodePolicyConnectFailed, CodePolicyHostNonPublic), got, "Result differs")
+		require.Equal(t, []string{"[2606:4700:4700::1111]:443"}, d.Calls(), "allow-loopback=%v: dialed", allow)
 	}
 }
 
@@ -309,11 +303,9 @@ func TestCheckOverDNSServer(t *testing.T) {
 			srv.Apply(tc.faults...)
 			d := &recordingDialer{connect: true}
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix, e.options(d))
-			assertResult(t, got, tc.want)
+			require.Equal(t, tc.want, got, "Result differs")
 			if tc.tcp != "" {
-				if srv.CountOver(tc.tcp, dnstest.AnyType, "tcp") == 0 {
-					t.Errorf("%s was never asked over TCP", tc.tcp)
-				}
+				assert.NotZero(t, srv.CountOver(tc.tcp, dnstest.AnyType, "tcp"), "%s was never asked over TCP", tc.tcp)
 			}
 		})
 	}
@@ -341,15 +333,11 @@ func TestCheckObserve(t *testing.T) {
 			want = append(want, strings.Split(strings.TrimSuffix(body, "\n"), "\n")...)
 			want = append(want, got.Policy.MX...)
 		}
-		if !reflect.DeepEqual(seen, want) {
-			t.Fatalf("%s: observed %q, want %q", label, seen, want)
-		}
+		require.Equal(t, want, seen, "%s: observed", label)
 		got.Policy = Policy{}
 		out := fmt.Sprintf("%#v", got)
 		for _, v := range seen {
-			if strings.Contains(out, v) {
-				t.Fatalf("%s: Result carries observed value %q: %s", label, v, out)
-			}
+			require.NotContains(t, out, v, "%s: Result carries observed value %q", label, v)
 		}
 	}
 }
@@ -363,7 +351,7 @@ func TestCheckCanceled(t *testing.T) {
 	cancel()
 	d := &recordingDialer{connect: true}
 	got := Check(ctx, dnstest.NewResolver(e.zones), "pass"+zoneSuffix, e.options(d))
-	assertResult(t, got, announcement(resolver.Inconclusive, resolver.ReasonCanceled, -1, Inconclusive))
+	require.Equal(t, announcement(resolver.Inconclusive, resolver.ReasonCanceled, -1, Inconclusive), got, "Result differs")
 }
 
 func TestOptionsPermitted(t *testing.T) {
@@ -387,39 +375,22 @@ func TestOptionsPermitted(t *testing.T) {
 	}
 	for _, tc := range tests {
 		a := mustAddr(t, tc.addr)
-		if got := (Options{}).Permitted(a); got != tc.strict {
-			t.Errorf("Permitted(%s) = %v", tc.addr, got)
-		}
-		if got := (Options{AllowLoopback: true}).Permitted(a); got != tc.loose {
-			t.Errorf("AllowLoopback: Permitted(%s) = %v", tc.addr, got)
-		}
+		assert.Equal(t, tc.strict, (Options{}).Permitted(a), "Permitted(%s)", tc.addr)
+		assert.Equal(t, tc.loose, (Options{AllowLoopback: true}).Permitted(a), "AllowLoopback: Permitted(%s)", tc.addr)
 	}
 }
 
 func TestPolicyURL(t *testing.T) {
 	t.Parallel()
-	if got := policyURL("mta-sts.example.com", 443); got != "https://mta-sts.example.com/.well-known/mta-sts.txt" {
-		t.Errorf("policyURL = %q", got)
-	}
-	if got := policyURL("mta-sts.example.com", 8443); got != "https://mta-sts.example.com:8443/.well-known/mta-sts.txt" {
-		t.Errorf("policyURL = %q", got)
-	}
-}
-
-func assertResult(t *testing.T, got, want Result) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Result differs:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, "https://mta-sts.example.com/.well-known/mta-sts.txt", policyURL("mta-sts.example.com", 443), "policyURL")
+	assert.Equal(t, "https://mta-sts.example.com:8443/.well-known/mta-sts.txt", policyURL("mta-sts.example.com", 8443), "policyURL")
 }
 
 // freePort returns a loopback port with no listener.
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	return port
@@ -428,9 +399,7 @@ func freePort(t *testing.T) int {
 func mustAddr(t *testing.T, s string) netip.Addr {
 	t.Helper()
 	a, err := netip.ParseAddr(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return a
 }
 
@@ -449,13 +418,9 @@ func TestCheckFanOutBounded(t *testing.T) {
 	z := dnstest.MustParse(t, zone.String())
 	d := &recordingDialer{connect: false}
 	got := Check(context.Background(), dnstest.NewResolver(z), "fanout.test", Options{Timeout: 5 * time.Second, Dial: d.Dial})
-	if got.FetchState != Unreachable {
-		t.Errorf("fetch state %q, want unreachable", got.FetchState)
-	}
+	assert.Equal(t, Unreachable, got.FetchState, "fetch state, want unreachable")
 	want := []string{"8.0.1.1:443", "8.0.2.1:443", "[2606:4700:1::1]:443", "[2606:4700:2::1]:443"}
-	if calls := d.Calls(); !reflect.DeepEqual(calls, want) {
-		t.Fatalf("dialed %d addresses %q, want %q", len(calls), calls, want)
-	}
+	require.Equal(t, want, d.Calls(), "dialed addresses")
 }
 
 // TestDialPlan: duplicates dropped (also in IPv4-mapped form), refused addresses counted, two per
@@ -469,7 +434,6 @@ func TestDialPlan(t *testing.T) {
 	}
 	plan, refused := dialPlan(in, Options{})
 	want := []netip.Addr{netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("1.1.1.1"), netip.MustParseAddr("2606:4700::1"), netip.MustParseAddr("2606:4700::2")}
-	if !reflect.DeepEqual(plan, want) || refused != 2 {
-		t.Errorf("plan %v refused %d, want %v and 2", plan, refused, want)
-	}
+	assert.Equal(t, want, plan, "plan %v refused %d, want %v and 2", plan, refused, want)
+	assert.Equal(t, 2, refused, "plan %v refused %d, want %v and 2", plan, refused, want)
 }

@@ -1,9 +1,10 @@
 package mtasts
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func FuzzParseRecord(f *testing.F) {
@@ -27,16 +28,12 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validID(r.ID) || len(r.Fields) == 0 {
-			t.Fatalf("ParseRecord(%q) accepted %#v", s, r)
-		}
+		require.True(t, validID(r.ID), "ParseRecord(%q) accepted %#v", s, r)
+		require.NotEmpty(t, r.Fields, "ParseRecord(%q) accepted %#v", s, r)
 		again, err := ParseRecord(r.String())
-		if err != nil || !reflect.DeepEqual(again, r) {
-			t.Fatalf("round trip of %q via %q: %#v, %v", s, r.String(), again, err)
-		}
-		if !IsRecord(r.String()) {
-			t.Fatalf("IsRecord(%q) = false", r.String())
-		}
+		require.NoError(t, err, "round trip of %q via %q", s, r.String())
+		require.Equal(t, r, again, "round trip of %q via %q", s, r.String())
+		require.True(t, IsRecord(r.String()), "IsRecord(%q) = false", r.String())
 	})
 }
 
@@ -55,23 +52,21 @@ func FuzzParsePolicy(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParsePolicy(s)
-		if p.MaxAge != nil && (*p.MaxAge < 0 || *p.MaxAge > MaxMaxAge) {
-			t.Fatalf("MaxAge %d out of range", *p.MaxAge)
+		if p.MaxAge != nil {
+			require.GreaterOrEqual(t, *p.MaxAge, int64(0), "MaxAge %d out of range", *p.MaxAge)
+			require.LessOrEqual(t, *p.MaxAge, int64(MaxMaxAge), "MaxAge %d out of range", *p.MaxAge)
 		}
 		if err != nil {
 			return
 		}
-		if p.Version != Version || p.Mode == "" || p.MaxAge == nil {
-			t.Fatalf("ParsePolicy(%q) accepted %#v", s, p)
-		}
+		require.Equal(t, Version, p.Version, "ParsePolicy(%q) accepted %#v", s, p)
+		require.NotEmpty(t, p.Mode, "ParsePolicy(%q) accepted %#v", s, p)
+		require.NotNil(t, p.MaxAge, "ParsePolicy(%q) accepted %#v", s, p)
 		for _, mx := range p.MX {
-			if !ValidPattern(mx) {
-				t.Fatalf("valid policy with invalid pattern %q", mx)
-			}
+			require.True(t, ValidPattern(mx), "valid policy with invalid pattern %q", mx)
 		}
 		again, err := ParsePolicy(p.String())
-		if err != nil || !reflect.DeepEqual(again, p) {
-			t.Fatalf("round trip of %q via %q: %#v, %v", s, p.String(), again, err)
-		}
+		require.NoError(t, err, "round trip of %q via %q", s, p.String())
+		require.Equal(t, p, again, "round trip of %q via %q", s, p.String())
 	})
 }

@@ -3,6 +3,8 @@ package mtasts
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestValidPattern(t *testing.T) {
@@ -12,14 +14,10 @@ func TestValidPattern(t *testing.T) {
 		"bücher.example", "mail.example.com.", ".example.com", "-a.example", "a-.example", "a..example", "a_b.example",
 		"mail example.com", strings.Repeat("a", 64) + ".example", strings.Repeat("a.", 127) + "ab"}
 	for _, p := range valid {
-		if !ValidPattern(p) {
-			t.Errorf("ValidPattern(%q) = false", p)
-		}
+		assert.True(t, ValidPattern(p), "ValidPattern(%q)", p)
 	}
 	for _, p := range invalid {
-		if ValidPattern(p) {
-			t.Errorf("ValidPattern(%q) = true", p)
-		}
+		assert.False(t, ValidPattern(p), "ValidPattern(%q)", p)
 	}
 }
 
@@ -43,9 +41,7 @@ func TestMatches(t *testing.T) {
 		{".", false},
 	}
 	for _, tc := range tests {
-		if got := p.Matches(tc.host); got != tc.want {
-			t.Errorf("Matches(%q) = %v, want %v", tc.host, got, tc.want)
-		}
+		assert.Equal(t, tc.want, p.Matches(tc.host), "Matches(%q)", tc.host)
 	}
 }
 
@@ -67,8 +63,7 @@ func TestCovers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got := Covers(p, tc.hosts)
-		if got != tc.want || got.All() != tc.all {
-			t.Errorf("%s: Covers = %+v (All %v), want %+v (All %v)", tc.name, got, got.All(), tc.want, tc.all)
-		}
+		assert.Equal(t, tc.want, got, "%s: Covers", tc.name)
+		assert.Equal(t, tc.all, got.All(), "%s: Covers(...).All()", tc.name)
 	}
 }

@@ -1,10 +1,10 @@
 package mtasts
 
 import (
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/findings"
 )
@@ -78,25 +78,18 @@ func TestParsePolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParsePolicy(tc.in)
-			if (err == nil) != tc.valid {
-				t.Fatalf("ParsePolicy valid = %v, want %v (err %v)", err == nil, tc.valid, err)
+			require.Equal(t, tc.valid, err == nil, "ParsePolicy valid (err %v)", err)
+			if err != nil {
+				require.ErrorIs(t, err, ErrSyntax, "error does not wrap ErrSyntax")
 			}
-			if err != nil && !errors.Is(err, ErrSyntax) {
-				t.Fatalf("error %v does not wrap ErrSyntax", err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("ParsePolicy = %#v, want %#v", got, tc.want)
-			}
+			require.Equal(t, tc.want, got, "ParsePolicy")
 			rep := parsePolicy(tc.in)
 			codes := findings.Normalize(rep.codes())
-			if !reflect.DeepEqual(codes, tc.codes) {
-				t.Fatalf("codes = %v, want %v", codes, tc.codes)
-			}
+			require.Equal(t, tc.codes, codes, "codes")
 			if tc.valid {
 				again, err := ParsePolicy(got.String())
-				if err != nil || !reflect.DeepEqual(again, got) {
-					t.Fatalf("round trip of %q: %#v, %v", got.String(), again, err)
-				}
+				require.NoError(t, err, "round trip of %q", got.String())
+				require.Equal(t, got, again, "round trip of %q", got.String())
 			}
 		})
 	}

@@ -1,10 +1,10 @@
 package mtasts
 
 import (
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseRecord(t *testing.T) {
@@ -48,21 +48,16 @@ func TestParseRecord(t *testing.T) {
 			got, err := ParseRecord(tc.in)
 			if tc.code != "" {
 				var se *SyntaxError
-				if !errors.As(err, &se) || se.Code != tc.code || !errors.Is(err, ErrSyntax) {
-					t.Fatalf("ParseRecord(%q) error = %v, want code %s", tc.in, err, tc.code)
-				}
+				require.ErrorAs(t, err, &se, "ParseRecord(%q) error = %v, want code %s", tc.in, err, tc.code)
+				require.Equal(t, tc.code, se.Code, "ParseRecord(%q) error = %v", tc.in, err)
+				require.ErrorIs(t, err, ErrSyntax, "ParseRecord(%q)", tc.in)
 				return
 			}
-			if err != nil {
-				t.Fatalf("ParseRecord(%q): %v", tc.in, err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("ParseRecord(%q) = %#v, want %#v", tc.in, got, tc.want)
-			}
+			require.NoError(t, err, "ParseRecord(%q)", tc.in)
+			require.Equal(t, tc.want, got, "ParseRecord(%q)", tc.in)
 			again, err := ParseRecord(got.String())
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("round trip of %q: %#v, %v", got.String(), again, err)
-			}
+			require.NoError(t, err, "round trip of %q", got.String())
+			require.Equal(t, got, again, "round trip of %q", got.String())
 		})
 	}
 }
@@ -80,22 +75,16 @@ func TestSelect(t *testing.T) {
 		" v=STSv1; id=e",
 	}
 	want := []string{"v=STSv1; id=a", "v=STSv1 ; id=b", "v=STSv1"}
-	if got := Select(in); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Select = %q, want %q", got, want)
-	}
-	if got := Select(nil); got != nil {
-		t.Fatalf("Select(nil) = %q", got)
-	}
+	require.Equal(t, want, Select(in), "Select")
+	require.Nil(t, Select(nil), "Select(nil)")
 }
 
 func TestRecordHasDuplicates(t *testing.T) {
 	t.Parallel()
 	r, err := ParseRecord("v=STSv1; id=a; x=1; x=2")
-	if err != nil || !r.HasDuplicates() {
-		t.Fatalf("HasDuplicates = false, %v", err)
-	}
+	require.NoError(t, err)
+	require.True(t, r.HasDuplicates(), "HasDuplicates")
 	r, err = ParseRecord("v=STSv1; id=a; x=1")
-	if err != nil || r.HasDuplicates() {
-		t.Fatalf("HasDuplicates = true, %v", err)
-	}
+	require.NoError(t, err)
+	require.False(t, r.HasDuplicates(), "HasDuplicates")
 }

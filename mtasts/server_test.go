@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // testCA is a certificate authority made in the test, as mox's fakeCert
@@ -36,9 +38,7 @@ type testCA struct {
 func newTestCA(t testing.TB, name string) *testCA {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: name},
@@ -49,13 +49,9 @@ func newTestCA(t testing.TB, name string) *testCA {
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return &testCA{cert: cert, key: key, pool: pool}
@@ -66,13 +62,9 @@ func newTestCA(t testing.TB, name string) *testCA {
 func (ca *testCA) leaf(t testing.TB, names []string, notBefore, notAfter time.Time) *tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: names[0]},
@@ -83,9 +75,7 @@ func (ca *testCA) leaf(t testing.TB, names []string, notBefore, notAfter time.Ti
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
@@ -141,9 +131,7 @@ func listenLoopbackPair(t testing.TB) []net.Listener {
 	t.Helper()
 	for try := 0; try < 20; try++ {
 		l4, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		port := strconv.Itoa(l4.Addr().(*net.TCPAddr).Port)
 		l6, err := net.Listen("tcp", net.JoinHostPort("::1", port))
 		if err == nil {
@@ -151,7 +139,7 @@ func listenLoopbackPair(t testing.TB) []net.Listener {
 		}
 		l4.Close()
 	}
-	t.Fatal("no port free on both 127.0.0.1 and ::1")
+	require.FailNow(t, "no port free on both 127.0.0.1 and ::1")
 	return nil
 }
 

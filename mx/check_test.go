@@ -3,10 +3,11 @@ package mx
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -99,9 +100,7 @@ func manyExchanges() []string {
 func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 	t.Helper()
 	got := Check(t.Context(), r, tc.name+".mx.test")
-	if !reflect.DeepEqual(got, tc.want) {
-		t.Errorf("Check(%s):\n%s", tc.name, dnstest.Diff(got, tc.want))
-	}
+	assert.Equal(t, tc.want, got, "Check(%s)", tc.name)
 }
 
 func TestCheck(t *testing.T) {
@@ -137,8 +136,8 @@ func TestCheckServer(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
-			if tc.name == "truncated" && srv.Count("truncated.mx.test", resolver.TypeMX) != 2 {
-				t.Errorf("truncated: %d MX queries, want 2 (UDP then TCP)", srv.Count("truncated.mx.test", resolver.TypeMX))
+			if tc.name == "truncated" {
+				assert.Equal(t, 2, srv.Count("truncated.mx.test", resolver.TypeMX), "truncated: MX queries, want 2 (UDP then TCP)")
 			}
 		})
 	}
@@ -164,11 +163,9 @@ func TestCheckQueries(t *testing.T) {
 	} {
 		r := dnstest.NewResolver(z)
 		Check(t.Context(), r, tc.domain)
-		if got := len(r.Queries()); got != tc.want {
-			t.Errorf("%s: %d queries, want %d: %v", tc.domain, got, tc.want, r.Queries())
-		}
-		if strings.HasPrefix(tc.domain, "many") && r.Count("mx11.many.mx.test", dnstest.AnyType) != 0 {
-			t.Errorf("many: the 11th exchange by preference was resolved")
+		assert.Len(t, r.Queries(), tc.want, "%s: queries", tc.domain)
+		if strings.HasPrefix(tc.domain, "many") {
+			assert.Equal(t, 0, r.Count("mx11.many.mx.test", dnstest.AnyType), "many: the 11th exchange by preference was resolved")
 		}
 	}
 }
@@ -177,9 +174,8 @@ func TestCheckNormalizesDomain(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, zoneFile)
 	got := Check(t.Context(), dnstest.NewResolver(z), "Implicit.MX.Test.")
-	if got.Kind != KindImplicit || !reflect.DeepEqual(got.Exchanges, one("implicit")) {
-		t.Errorf("got %+v, want implicit MX with the canonical domain", got)
-	}
+	assert.Equal(t, KindImplicit, got.Kind, "got %+v, want implicit MX with the canonical domain", got)
+	assert.Equal(t, one("implicit"), got.Exchanges, "got %+v, want implicit MX with the canonical domain", got)
 }
 
 func TestCheckCanceled(t *testing.T) {
@@ -189,7 +185,5 @@ func TestCheckCanceled(t *testing.T) {
 	cancel()
 	got := Check(ctx, dnstest.NewResolver(z), "pass.mx.test")
 	want := Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled, Kind: KindInconclusive}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, want, got, "canceled")
 }

@@ -3,6 +3,8 @@ package mx
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestIsIPLiteral(t *testing.T) {
@@ -21,9 +23,7 @@ func TestIsIPLiteral(t *testing.T) {
 		{"", false},
 		{"example.", false},
 	} {
-		if got := isIPLiteral(tc.name); got != tc.want {
-			t.Errorf("isIPLiteral(%q) = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, isIPLiteral(tc.name), "isIPLiteral(%q)", tc.name)
 	}
 }
 
@@ -48,8 +48,6 @@ func TestIsHostname(t *testing.T) {
 		{strings.Repeat("a", 63) + ".example", true},
 		{strings.Repeat("abcdefg.", 32) + "com", false},
 	} {
-		if got := isHostname(tc.name); got != tc.want {
-			t.Errorf("isHostname(%q) = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, isHostname(tc.name), "isHostname(%q)", tc.name)
 	}
 }

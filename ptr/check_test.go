@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"reflect"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -121,9 +122,7 @@ var checkCases = []checkCase{
 func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 	t.Helper()
 	got := Check(t.Context(), r, netip.MustParseAddr(tc.addr))
-	if !reflect.DeepEqual(got, tc.want) {
-		t.Errorf("Check(%s):\n%s", tc.addr, dnstest.Diff(got, tc.want))
-	}
+	assert.Equal(t, tc.want, got, "Check(%s)", tc.addr)
 }
 
 func TestCheck(t *testing.T) {
@@ -160,8 +159,8 @@ func TestCheckServer(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			tc.run(t, srv.Client(200*time.Millisecond))
-			if tc.name == "truncated" && srv.Count(rev(19), resolver.TypePTR) != 2 {
-				t.Errorf("truncated: %d PTR queries, want 2 (UDP then TCP)", srv.Count(rev(19), resolver.TypePTR))
+			if tc.name == "truncated" {
+				assert.Equal(t, 2, srv.Count(rev(19), resolver.TypePTR), "truncated: PTR queries, want 2 (UDP then TCP)")
 			}
 		})
 	}
@@ -191,9 +190,7 @@ func TestCheckQueries(t *testing.T) {
 			got = append(got, q.Type.String()+" "+q.Name)
 		}
 		sort.Strings(got)
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: questions\n got %q\nwant %q", tc.addr, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "%s: questions", tc.addr)
 	}
 }
 
@@ -210,12 +207,8 @@ func TestCheckInvalidAddress(t *testing.T) {
 	r := dnstest.NewResolver(dnstest.MustLoad(t, zoneFile))
 	got := Check(t.Context(), r, netip.Addr{})
 	want := Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("invalid address:\n%s", dnstest.Diff(got, want))
-	}
-	if n := len(r.Queries()); n != 0 {
-		t.Errorf("invalid address: %d queries, want 0", n)
-	}
+	assert.Equal(t, want, got, "invalid address")
+	assert.Empty(t, r.Queries(), "invalid address: queries, want 0")
 }
 
 func TestCheckCanceled(t *testing.T) {
@@ -223,7 +216,5 @@ func TestCheckCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), netip.MustParseAddr("198.51.100.1"))
-	if want := failed(4, resolver.ReasonCanceled); !reflect.DeepEqual(got, want) {
-		t.Errorf("canceled:\n%s", dnstest.Diff(got, want))
-	}
+	assert.Equal(t, failed(4, resolver.ReasonCanceled), got, "canceled")
 }

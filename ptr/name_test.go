@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestIsHostname(t *testing.T) {
@@ -28,9 +30,7 @@ func TestIsHostname(t *testing.T) {
 		{strings.Repeat("a", 64) + ".example", false},
 		{strings.Repeat("abcdefg.", 32) + "com", false},
 	} {
-		if got := isHostname(tc.name); got != tc.want {
-			t.Errorf("isHostname(%q) = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, isHostname(tc.name), "isHostname(%q)", tc.name)
 	}
 }
 
@@ -39,9 +39,7 @@ func TestIsLocalhost(t *testing.T) {
 	for name, want := range map[string]bool{
 		"localhost": true, "a.localhost": true, "localhost.example": false, "mylocalhost": false,
 	} {
-		if got := isLocalhost(name); got != want {
-			t.Errorf("isLocalhost(%q) = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, want, isLocalhost(name), "isLocalhost(%q)", name)
 	}
 }
 
@@ -63,8 +61,6 @@ func TestIsGeneric(t *testing.T) {
 		{"mail.example.com", a, false},
 		{"198-51-100-7.pool.example", netip.MustParseAddr("2001:db8::7"), false},
 	} {
-		if got := isGeneric(tc.name, tc.addr); got != tc.want {
-			t.Errorf("isGeneric(%q, %s) = %v, want %v", tc.name, tc.addr, got, tc.want)
-		}
+		assert.Equal(t, tc.want, isGeneric(tc.name, tc.addr), "isGeneric(%q, %s)", tc.name, tc.addr)
 	}
 }

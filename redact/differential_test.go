@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // diffVocabulary is a small catalogue in both languages, with upper-case
@@ -39,19 +41,11 @@ func (p diffPair) generated(v ...string) { p.got.Generated(v...); p.want.Generat
 // any of texts, or on Verify of a document holding texts (and of doc).
 func (p diffPair) check(t *testing.T, doc []byte, texts ...string) {
 	t.Helper()
-	if g, w := p.got.Len(), p.want.Len(); g != w {
-		t.Fatalf("Len %d, reference %d", g, w)
-	}
-	if g, w := p.got.Bytes(), p.want.Bytes(); g != w {
-		t.Fatalf("Bytes %d, reference %d", g, w)
-	}
-	if g, w := p.got.Overflowed(), p.want.Overflowed(); g != w {
-		t.Fatalf("Overflowed %v, reference %v", g, w)
-	}
+	require.Equal(t, p.want.Len(), p.got.Len(), "Len, reference")
+	require.Equal(t, p.want.Bytes(), p.got.Bytes(), "Bytes, reference")
+	require.Equal(t, p.want.Overflowed(), p.got.Overflowed(), "Overflowed, reference")
 	for _, text := range texts {
-		if g, w := p.got.Contains(text), p.want.Contains(text); g != w {
-			t.Fatalf("Contains(%q) %v, reference %v", text, g, w)
-		}
+		require.Equal(t, p.want.Contains(text), p.got.Contains(text), "Contains(%q), reference", text)
 		// The same text as a JSON string, raw (non-ASCII and invalid
 		// UTF-8 bytes as they are) and escaped.
 		for _, body := range [][]byte{rawJSONString(text), escapedJSONString(text)} {
@@ -68,9 +62,8 @@ func (p diffPair) check(t *testing.T, doc []byte, texts ...string) {
 func (p diffPair) verifyAgree(t *testing.T, body []byte) {
 	t.Helper()
 	g, w := p.got.Verify(body), p.want.Verify(body)
-	if fmt.Sprint(g) != fmt.Sprint(w) || errors.Is(g, ErrLeak) != errors.Is(w, ErrLeak) {
-		t.Fatalf("Verify(%q) = %v, reference %v", body, g, w)
-	}
+	require.Equal(t, fmt.Sprint(w), fmt.Sprint(g), "Verify(%q) = %v, reference %v", body, g, w)
+	require.Equal(t, errors.Is(w, ErrLeak), errors.Is(g, ErrLeak), "Verify(%q) = %v, reference %v", body, g, w)
 }
 
 // rawJSONString quotes text without escaping anything but what JSON

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/redact"
 )
 
@@ -35,9 +37,7 @@ func verifyBody(tb testing.TB) []byte {
 		})
 	}
 	b, err := json.Marshal(doc)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return b
 }
 
@@ -66,9 +66,8 @@ func benchmarkVerify(b *testing.B, generated ...string) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Verify(body); err != nil {
-			b.Fatal(err)
-		}
+		err := s.Verify(body)
+		require.NoError(b, err)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // referenceHits counts the strings of a valid JSON document that
@@ -46,17 +48,12 @@ func FuzzVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		err := s.Verify(body)
 		if !json.Valid(body) {
-			if err == nil || errors.Is(err, ErrLeak) {
-				t.Fatalf("invalid JSON %q: %v, want a decode error", body, err)
-			}
+			require.Error(t, err, "invalid JSON %q: want a decode error", body)
+			require.NotErrorIs(t, err, ErrLeak, "invalid JSON %q: %v, want a decode error", body, err)
 			return
 		}
 		want, rerr := referenceHits(s, body)
-		if rerr != nil {
-			t.Fatalf("reference failed on valid JSON %q: %v", body, rerr)
-		}
-		if got := errors.Is(err, ErrLeak); got != (want > 0) {
-			t.Fatalf("%q: Verify leak %v (err %v), reference hits %d", body, got, err, want)
-		}
+		require.NoError(t, rerr, "reference failed on valid JSON %q", body)
+		require.Equal(t, want > 0, errors.Is(err, ErrLeak), "%q: Verify leak (err %v), reference hits %d", body, err, want)
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -60,22 +62,17 @@ func TestCacheTTL(t *testing.T) {
 			srv, c, clk := cacheOn(t, 0)
 			ctx := context.Background()
 			first := c.Lookup(ctx, tc.name, tc.qtype)
-			if !first.Conclusive() {
-				t.Fatalf("first lookup inconclusive: %s", show(first))
-			}
+			require.True(t, first.Conclusive(), "first lookup inconclusive: %s", show(first))
 			clk.Advance(tc.ttl - time.Second)
-			checkAnswer(t, c.Lookup(ctx, strings.ToUpper(tc.name)+".", tc.qtype), first)
-			if n := srv.Count(tc.name, tc.qtype); n != 1 {
-				t.Fatalf("%d queries within the TTL, want 1", n)
-			}
+			assert.Equal(t, first, c.Lookup(ctx, strings.ToUpper(tc.name)+".", tc.qtype), "answer mismatch")
+			require.Equal(t, 1, srv.Count(tc.name, tc.qtype), "queries within the TTL")
 			clk.Advance(time.Second)
-			checkAnswer(t, c.Lookup(ctx, tc.name, tc.qtype), first)
-			if n := srv.Count(tc.name, tc.qtype); n != 2 {
-				t.Fatalf("%d queries after the TTL, want 2", n)
-			}
-			if st := c.Stats(); st.Hits != 1 || st.Misses != 2 || st.Entries != 1 {
-				t.Errorf("stats %+v: want 1 hit, 2 misses, 1 entry", st)
-			}
+			assert.Equal(t, first, c.Lookup(ctx, tc.name, tc.qtype), "answer mismatch")
+			require.Equal(t, 2, srv.Count(tc.name, tc.qtype), "queries after the TTL")
+			st := c.Stats()
+			assert.Equal(t, uint64(1), st.Hits, "stats %+v: want 1 hit, 2 misses, 1 entry", st)
+			assert.Equal(t, uint64(2), st.Misses, "stats %+v: want 1 hit, 2 misses, 1 entry", st)
+			assert.Equal(t, 1, st.Entries, "stats %+v: want 1 hit, 2 misses, 1 entry", st)
 		})
 	}
 }
@@ -96,16 +93,12 @@ func TestCacheInconclusive(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			srv, c, _ := cacheOn(t, 0)
 			srv.SetFault("short.cache.test", dnstest.AnyType, f.fault)
-			if a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT); a.Conclusive() {
-				t.Fatalf("faulty server gave %s", show(a))
-			}
+			a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT)
+			require.False(t, a.Conclusive(), "faulty server gave %s", show(a))
 			srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Fault{})
-			if a := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT); a.Outcome != resolver.Found {
-				t.Fatalf("after the repair: %s", show(a))
-			}
-			if n := srv.Count("short.cache.test", resolver.TypeTXT); n != 2 {
-				t.Fatalf("%d queries, want 2: the inconclusive answer must not be kept", n)
-			}
+			a = c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT)
+			require.Equal(t, resolver.Found, a.Outcome, "after the repair: %s", show(a))
+			require.Equal(t, 2, srv.Count("short.cache.test", resolver.TypeTXT), "queries, want 2: the inconclusive answer must not be kept")
 		})
 	}
 	t.Run("canceled", func(t *testing.T) {
@@ -113,12 +106,10 @@ func TestCacheInconclusive(t *testing.T) {
 		srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Delay(time.Second))
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
-		if a := c.Lookup(ctx, "short.cache.test", resolver.TypeTXT); a.Conclusive() {
-			t.Fatalf("canceled lookup gave %s", show(a))
-		}
-		if st := c.Stats(); st.Entries != 0 {
-			t.Fatalf("stats %+v: a canceled lookup must not be kept", st)
-		}
+		a := c.Lookup(ctx, "short.cache.test", resolver.TypeTXT)
+		require.False(t, a.Conclusive(), "canceled lookup gave %s", show(a))
+		st := c.Stats()
+		require.Equal(t, 0, st.Entries, "stats %+v: a canceled lookup must not be kept", st)
 	})
 }
 
@@ -132,13 +123,12 @@ func TestCacheNoSOA(t *testing.T) {
 	}, false)
 	c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1}, 0)
 	for range 2 {
-		if a := c.Lookup(context.Background(), "gone.test", resolver.TypeTXT); a.Outcome != resolver.NXDomain {
-			t.Fatalf("got %s, want nxdomain", show(a))
-		}
+		a := c.Lookup(context.Background(), "gone.test", resolver.TypeTXT)
+		require.Equal(t, resolver.NXDomain, a.Outcome, "got %s, want nxdomain", show(a))
 	}
-	if st := c.Stats(); st.Misses != 2 || st.Entries != 0 {
-		t.Fatalf("stats %+v: a negative answer without SOA must not be kept", st)
-	}
+	st := c.Stats()
+	require.Equal(t, uint64(2), st.Misses, "stats %+v: a negative answer without SOA must not be kept", st)
+	require.Equal(t, 0, st.Entries, "stats %+v: a negative answer without SOA must not be kept", st)
 }
 
 // TestCacheSingleflight: concurrent identical questions, in any case,
@@ -149,24 +139,19 @@ func TestCacheSingleflight(t *testing.T) {
 	const n = 50
 	answers := lookupAll(context.Background(), c, n, resolver.TypeTXT, "short.cache.test", "SHORT.cache.test.")
 	for _, a := range answers {
-		if a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
-			t.Fatalf("got %s", show(a))
-		}
+		require.Equal(t, resolver.Found, a.Outcome, "got %s", show(a))
+		require.Equal(t, "short", a.TXTs()[0], "got %s", show(a))
 	}
 	answers[0].Records[0].TXT[0] = "changed" // each caller owns its copy
-	if got := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT).TXTs()[0]; got != "short" {
-		t.Fatalf("a caller's change reached the cache: %q", got)
-	}
-	if q := srv.Count("short.cache.test", resolver.TypeTXT); q != 1 {
-		t.Fatalf("%d queries reached the server for %d concurrent identical questions", q, n)
-	}
+	got := c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT).TXTs()[0]
+	require.Equal(t, "short", got, "a caller's change reached the cache")
+	require.Equal(t, 1, srv.Count("short.cache.test", resolver.TypeTXT), "queries reached the server for %d concurrent identical questions", n)
 	st := c.Stats()
-	if st.Misses != 1 || st.Hits+st.Shared != n || st.Shared == 0 {
-		t.Errorf("stats %+v: want 1 miss and %d answered without the wire, some shared in flight", st, n)
-	}
-	if r := st.HitRate(); r <= 0.9 {
-		t.Errorf("hit rate %.2f", r)
-	}
+	msg := []any{"stats %+v: want 1 miss and %d answered without the wire, some shared in flight", st, n}
+	assert.Equal(t, uint64(1), st.Misses, msg...)
+	assert.Equal(t, uint64(n), st.Hits+st.Shared, msg...)
+	assert.NotZero(t, st.Shared, msg...)
+	assert.Greater(t, st.HitRate(), 0.9, "hit rate %.2f", st.HitRate())
 }
 
 // TestCacheSenderGivesUp: when the caller that sent a shared question
@@ -183,12 +168,10 @@ func TestCacheSenderGivesUp(t *testing.T) {
 	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
 	waitFor(t, func() bool { return c.Stats().Shared == 1 })
 	cancel()
-	if a := <-sent; a.Conclusive() {
-		t.Fatalf("canceled sender got %s", show(a))
-	}
-	if a := <-waited; a.Outcome != resolver.Found {
-		t.Fatalf("waiter got %s, want found", show(a))
-	}
+	a := <-sent
+	require.False(t, a.Conclusive(), "canceled sender got %s", show(a))
+	a = <-waited
+	require.Equal(t, resolver.Found, a.Outcome, "waiter got %s, want found", show(a))
 }
 
 // TestCacheSenderOwnsItsAnswer: the caller that sent a shared question
@@ -211,12 +194,11 @@ func TestCacheSenderOwnsItsAnswer(t *testing.T) {
 	waited := make(chan resolver.Answer)
 	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
 	waitFor(t, func() bool { return c.Stats().Shared == 1 })
-	if bad := <-sent; bad != "" {
-		t.Fatalf("sender got %s", bad)
-	}
-	if a := <-waited; a.Outcome != resolver.Found || a.TXTs()[0] != "short" {
-		t.Fatalf("waiter got %s, want the wire's text", show(a))
-	}
+	bad := <-sent
+	require.Empty(t, bad, "sender got %s", bad)
+	a := <-waited
+	require.Equal(t, resolver.Found, a.Outcome, "waiter got %s, want the wire's text", show(a))
+	require.Equal(t, "short", a.TXTs()[0], "waiter got %s, want the wire's text", show(a))
 }
 
 // TestCacheCanceledBelow: a canceled answer is the sender's alone even
@@ -244,12 +226,10 @@ func TestCacheCanceledBelow(t *testing.T) {
 	go func() { waited <- c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT) }()
 	waitFor(t, func() bool { return c.Stats().Shared == 1 })
 	close(release)
-	if a := <-sent; a.Reason != resolver.ReasonCanceled {
-		t.Fatalf("sender got %s, want canceled", show(a))
-	}
-	if a := <-waited; a.Outcome != resolver.Found {
-		t.Fatalf("waiter got %s, want found", show(a))
-	}
+	a := <-sent
+	require.Equal(t, resolver.ReasonCanceled, a.Reason, "sender got %s, want canceled", show(a))
+	a = <-waited
+	require.Equal(t, resolver.Found, a.Outcome, "waiter got %s, want found", show(a))
 }
 
 // TestCacheMemoryBound: the estimated memory never passes the bound; the
@@ -267,22 +247,18 @@ func TestCacheMemoryBound(t *testing.T) {
 	ctx := context.Background()
 	for i := range names {
 		c.Lookup(ctx, fmt.Sprintf("n%d.cache.test", i), resolver.TypeTXT)
-		if st := c.Stats(); st.Bytes > bound {
-			t.Fatalf("after %d answers: %d bytes held, bound %d", i+1, st.Bytes, bound)
-		}
+		st := c.Stats()
+		require.LessOrEqual(t, st.Bytes, bound, "after %d answers: %d bytes held, bound %d", i+1, st.Bytes, bound)
 	}
 	st := c.Stats()
-	if st.Evictions == 0 || st.Entries >= names || st.Entries == 0 {
-		t.Fatalf("stats %+v: %d answers cannot fit in %d bytes", st, names, bound)
-	}
+	msg := []any{"stats %+v: %d answers cannot fit in %d bytes", st, names, bound}
+	require.NotZero(t, st.Evictions, msg...)
+	require.Less(t, st.Entries, names, msg...)
+	require.NotZero(t, st.Entries, msg...)
 	c.Lookup(ctx, "n0.cache.test", resolver.TypeTXT) // evicted long ago
-	if n := srv.Count("n0.cache.test", resolver.TypeTXT); n != 2 {
-		t.Fatalf("the evicted answer was asked %d times, want 2", n)
-	}
+	require.Equal(t, 2, srv.Count("n0.cache.test", resolver.TypeTXT), "the evicted answer was asked, want twice")
 	c.Lookup(ctx, fmt.Sprintf("n%d.cache.test", names-1), resolver.TypeTXT) // recent
-	if n := srv.Count(fmt.Sprintf("n%d.cache.test", names-1), resolver.TypeTXT); n != 1 {
-		t.Fatalf("the most recent answer was asked %d times, want 1", n)
-	}
+	require.Equal(t, 1, srv.Count(fmt.Sprintf("n%d.cache.test", names-1), resolver.TypeTXT), "the most recent answer was asked, want once")
 }
 
 // TestCachePlainResolver: over a Resolver without TTLs, Found answers
@@ -295,10 +271,6 @@ func TestCachePlainResolver(t *testing.T) {
 		c.Lookup(ctx, "short.cache.test", resolver.TypeTXT)
 		c.Lookup(ctx, "missing.cache.test", resolver.TypeTXT)
 	}
-	if n := mem.Count("short.cache.test", resolver.TypeTXT); n != 1 {
-		t.Errorf("found answer asked %d times, want 1", n)
-	}
-	if n := mem.Count("missing.cache.test", resolver.TypeTXT); n != 2 {
-		t.Errorf("negative answer without a TTL asked %d times, want 2", n)
-	}
+	assert.Equal(t, 1, mem.Count("short.cache.test", resolver.TypeTXT), "found answer asked, want once")
+	assert.Equal(t, 2, mem.Count("missing.cache.test", resolver.TypeTXT), "negative answer without a TTL asked, want twice")
 }

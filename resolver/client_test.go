@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -104,10 +105,10 @@ func TestClientOutcomes(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
 					t.Parallel()
-					checkAnswer(t, c.Lookup(t.Context(), tc.qname, tc.qtype), tc.want)
+					assert.Equal(t, tc.want, c.Lookup(t.Context(), tc.qname, tc.qtype), "answer mismatch")
 					got := nets(srv, tc.qname)
-					if network == "tcp" && !slices.Contains(got, "tcp") {
-						t.Errorf("server saw %q over %v, want tcp too", tc.qname, got)
+					if network == "tcp" {
+						assert.Contains(t, got, "tcp", "server saw %q over %v, want tcp too", tc.qname, got)
 					}
 				})
 			}
@@ -141,13 +142,11 @@ func TestClientFaults(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.SetFault(name, resolver.TypeA, tc.fault)
 			c := srv.Client(faultTimeout)
-			checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), tc.want)
+			assert.Equal(t, tc.want, c.Lookup(t.Context(), name, resolver.TypeA), "answer mismatch")
 			// A dropped question may be logged a moment after the
 			// Client gave up on it.
 			waitFor(t, func() bool { return len(nets(srv, name)) >= len(tc.nets) })
-			if got := nets(srv, name); !slices.Equal(got, tc.nets) {
-				t.Errorf("server saw the question over %v, want %v", got, tc.nets)
-			}
+			assert.Equal(t, tc.nets, nets(srv, name), "server saw the question over")
 		})
 	}
 }
@@ -164,7 +163,7 @@ func TestClientFaultOnCNAMETarget(t *testing.T) {
 	srv := dnstest.Start(t, zones(t))
 	srv.SetFault("target.other.test", dnstest.AnyType, dnstest.ServFail)
 	got := client(srv).Lookup(t.Context(), "cross.resolver.test", resolver.TypeTXT)
-	checkAnswer(t, got, inconclusive(resolver.ReasonServFail, dns.RcodeServerFailure))
+	assert.Equal(t, inconclusive(resolver.ReasonServFail, dns.RcodeServerFailure), got, "answer mismatch")
 }
 
 // TestClientTimeoutBound: a dropped question is inconclusive within
@@ -179,13 +178,10 @@ func TestClientTimeoutBound(t *testing.T) {
 	start := time.Now()
 	got := c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
 	elapsed := time.Since(start)
-	checkAnswer(t, got, inconclusive(resolver.ReasonTimeout, -1))
-	if limit := attempts*timeout + 2*time.Second; elapsed > limit {
-		t.Errorf("took %v, want at most %v", elapsed, limit)
-	}
-	if elapsed < attempts*timeout {
-		t.Errorf("took %v, want at least %v (each attempt waits its timeout)", elapsed, attempts*timeout)
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), got, "answer mismatch")
+	limit := attempts*timeout + 2*time.Second
+	assert.LessOrEqual(t, elapsed, limit, "took %v, want at most %v", elapsed, limit)
+	assert.GreaterOrEqual(t, elapsed, attempts*timeout, "took %v, want at least %v (each attempt waits its timeout)", elapsed, attempts*timeout)
 	// The server may log the second question a moment after the Client
 	// gave up on it.
 	waitFor(t, func() bool { return srv.Count("a.resolver.test", resolver.TypeA) == attempts })
@@ -213,11 +209,11 @@ func TestClientRetryNextServer(t *testing.T) {
 			bad, good := dnstest.Start(t, z), dnstest.Start(t, z)
 			bad.SetFault(name, dnstest.AnyType, tc.fault)
 			c := &resolver.Client{Servers: []string{bad.Addr(), good.Addr()}, Timeout: faultTimeout, Attempts: 2}
-			checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), foundA)
+			assert.Equal(t, foundA, c.Lookup(t.Context(), name, resolver.TypeA), "answer mismatch")
 			waitFor(t, func() bool { return bad.Count(name, resolver.TypeA) >= 1 })
-			if b, g := bad.Count(name, resolver.TypeA), good.Count(name, resolver.TypeA); b != 1 || g != 1 {
-				t.Errorf("bad server got %d questions, good %d; want 1 and 1", b, g)
-			}
+			b, g := bad.Count(name, resolver.TypeA), good.Count(name, resolver.TypeA)
+			assert.Equal(t, 1, b, "bad server got %d questions, good %d; want 1 and 1", b, g)
+			assert.Equal(t, 1, g, "bad server got %d questions, good %d; want 1 and 1", b, g)
 		})
 	}
 	t.Run("both-fail", func(t *testing.T) {
@@ -227,16 +223,14 @@ func TestClientRetryNextServer(t *testing.T) {
 		s2.SetFault(name, dnstest.AnyType, dnstest.Refused)
 		c := &resolver.Client{Servers: []string{s1.Addr(), s2.Addr()}, Timeout: faultTimeout, Attempts: 2}
 		// The last attempt's reason is reported.
-		checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), inconclusive(resolver.ReasonRefused, dns.RcodeRefused))
+		assert.Equal(t, inconclusive(resolver.ReasonRefused, dns.RcodeRefused), c.Lookup(t.Context(), name, resolver.TypeA), "answer mismatch")
 	})
 	t.Run("nxdomain-not-retried", func(t *testing.T) {
 		t.Parallel()
 		s1, s2 := dnstest.Start(t, z), dnstest.Start(t, z)
 		c := &resolver.Client{Servers: []string{s1.Addr(), s2.Addr()}, Timeout: faultTimeout, Attempts: 2}
-		checkAnswer(t, c.Lookup(t.Context(), "missing.resolver.test", resolver.TypeA), nxDomain())
-		if n := s2.Count("missing.resolver.test", dnstest.AnyType); n != 0 {
-			t.Errorf("second server asked %d times, want 0", n)
-		}
+		assert.Equal(t, nxDomain(), c.Lookup(t.Context(), "missing.resolver.test", resolver.TypeA), "answer mismatch")
+		assert.Equal(t, 0, s2.Count("missing.resolver.test", dnstest.AnyType), "second server asked, want never")
 	})
 }
 
@@ -246,13 +240,9 @@ func TestClientLargeAnswer(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.Start(t, zones(t))
 	got := client(srv).Lookup(t.Context(), "big.resolver.test", resolver.TypeTXT)
-	checkAnswer(t, got, found(rrTXT("big.resolver.test", bigTXT...)))
-	if n := len(got.TXTs()[0]); n != 16*250 {
-		t.Errorf("joined TXT is %d octets, want %d", n, 16*250)
-	}
-	if got := nets(srv, "big.resolver.test"); !slices.Equal(got, []string{"udp", "tcp"}) {
-		t.Errorf("server saw %v, want [udp tcp]", got)
-	}
+	assert.Equal(t, found(rrTXT("big.resolver.test", bigTXT...)), got, "answer mismatch")
+	assert.Len(t, got.TXTs()[0], 16*250, "joined TXT octets")
+	assert.Equal(t, []string{"udp", "tcp"}, nets(srv, "big.resolver.test"), "server saw")
 }
 
 // TestClientEDNS0: the query carries an OPT record advertising 1232
@@ -267,13 +257,13 @@ func TestClientEDNS0(t *testing.T) {
 		c := &resolver.Client{Servers: []string{srv.Addr()}, UDPSize: tc.size, Attempts: 1}
 		c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
 		q := srv.Queries()
-		if len(q) != 1 || q[0].UDPSize != tc.want || q[0].Net != "udp" {
-			t.Errorf("UDPSize %d: server received %+v, want one udp query advertising %d", tc.size, q, tc.want)
+		msg := []any{"UDPSize %d: server received %+v, want one udp query advertising %d", tc.size, q, tc.want}
+		if assert.Len(t, q, 1, msg...) {
+			assert.Equal(t, tc.want, q[0].UDPSize, msg...)
+			assert.Equal(t, "udp", q[0].Net, msg...)
 		}
 	}
-	if resolver.DefaultUDPSize != 1232 {
-		t.Errorf("DefaultUDPSize = %d, want 1232", resolver.DefaultUDPSize)
-	}
+	assert.Equal(t, 1232, resolver.DefaultUDPSize, "DefaultUDPSize")
 }
 
 // TestClientQueryFlags: the query asks for recursion and for the AD bit,
@@ -295,10 +285,11 @@ func TestClientQueryFlags(t *testing.T) {
 	a := c.Lookup(t.Context(), "Host.Example.TEST", resolver.TypeA)
 	<-done
 	want := resolver.Answer{Outcome: resolver.Found, Authentic: true, Records: []resolver.Record{{Name: "host.example.test", Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}}}
-	checkAnswer(t, a, want)
-	if !got.RecursionDesired || !got.AuthenticatedData || got.Question[0].Name != "host.example.test." {
-		t.Errorf("query: rd=%v ad=%v name=%q; want rd, ad and host.example.test.", got.RecursionDesired, got.AuthenticatedData, got.Question[0].Name)
-	}
+	assert.Equal(t, want, a, "answer mismatch")
+	msg := []any{"query: rd=%v ad=%v name=%q; want rd, ad and host.example.test.", got.RecursionDesired, got.AuthenticatedData, got.Question[0].Name}
+	assert.True(t, got.RecursionDesired, msg...)
+	assert.True(t, got.AuthenticatedData, msg...)
+	assert.Equal(t, "host.example.test.", got.Question[0].Name, msg...)
 }
 
 // TestClientBadReplies uses a hand-written server for replies that
@@ -337,7 +328,7 @@ func TestClientBadReplies(t *testing.T) {
 			t.Parallel()
 			server := startHandler(t, tc.h, tc.tcpClose)
 			c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
-			checkAnswer(t, c.Lookup(t.Context(), "x.example.test", resolver.TypeA), tc.want)
+			assert.Equal(t, tc.want, c.Lookup(t.Context(), "x.example.test", resolver.TypeA), "answer mismatch")
 		})
 	}
 }
@@ -347,14 +338,12 @@ func TestClientBadReplies(t *testing.T) {
 func TestClientUnreachable(t *testing.T) {
 	t.Parallel()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	free := pc.LocalAddr().String()
 	pc.Close()
 	for _, server := range []string{free, "127.0.0.1"} {
 		c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
-		checkAnswer(t, c.Lookup(t.Context(), "a.example.test", resolver.TypeA), inconclusive(resolver.ReasonNetwork, -1))
+		assert.Equal(t, inconclusive(resolver.ReasonNetwork, -1), c.Lookup(t.Context(), "a.example.test", resolver.TypeA), "answer mismatch")
 	}
 }
 
@@ -413,7 +402,7 @@ func TestClientRequery(t *testing.T) {
 		{hop("long", 0), inconclusive(resolver.ReasonCNAMEChain, 0, long...)},
 	}
 	for _, tc := range tests {
-		checkAnswer(t, c.Lookup(t.Context(), tc.name, resolver.TypeA), tc.want)
+		assert.Equal(t, tc.want, c.Lookup(t.Context(), tc.name, resolver.TypeA), "answer mismatch")
 	}
 }
 
@@ -426,11 +415,9 @@ func TestClientInvalidName(t *testing.T) {
 	srv := dnstest.Start(t, zones(t))
 	c := client(srv)
 	for _, name := range []string{"", ".", "a..b", string(make([]byte, 300))} {
-		checkAnswer(t, c.Lookup(t.Context(), name, resolver.TypeA), inconclusive(resolver.ReasonInvalidName, -1))
+		assert.Equal(t, inconclusive(resolver.ReasonInvalidName, -1), c.Lookup(t.Context(), name, resolver.TypeA), "answer mismatch")
 	}
-	if q := srv.Queries(); len(q) != 0 {
-		t.Errorf("server received %v, want nothing", q)
-	}
+	assert.Empty(t, srv.Queries(), "server received questions, want nothing")
 }
 
 // TestClientCanceled: a canceled caller gets ReasonCanceled promptly, not
@@ -445,27 +432,23 @@ func TestClientCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	checkAnswer(t, c.Lookup(ctx, "a.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("canceled lookup took %v", elapsed)
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), c.Lookup(ctx, "a.resolver.test", resolver.TypeA), "answer mismatch")
+	elapsed := time.Since(start)
+	assert.LessOrEqual(t, elapsed, 3*time.Second, "canceled lookup took %v", elapsed)
 
 	// The deadline ends a lookup that asked: it timed out (no reply came
 	// from the server meanwhile).
 	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	checkAnswer(t, c.Lookup(ctx, "a.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonTimeout, -1))
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("lookup past its deadline took %v", elapsed)
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), c.Lookup(ctx, "a.resolver.test", resolver.TypeA), "answer mismatch")
+	elapsed = time.Since(start)
+	assert.LessOrEqual(t, elapsed, 3*time.Second, "lookup past its deadline took %v", elapsed)
 
 	ctx, cancel = context.WithCancel(t.Context())
 	cancel()
-	checkAnswer(t, c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
-	if n := srv.Count("nodata.resolver.test", dnstest.AnyType); n != 0 {
-		t.Errorf("canceled lookup reached the server %d times", n)
-	}
+	assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA), "answer mismatch")
+	assert.Equal(t, 0, srv.Count("nodata.resolver.test", dnstest.AnyType), "canceled lookup reached the server")
 }
 
 // TestNoGoroutineLeak runs servers and clients through every path that
@@ -477,9 +460,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	z := zones(t)
 	for i := 0; i < 3; i++ {
 		srv, err := dnstest.Listen(z)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		srv.SetFault("alias.resolver.test", dnstest.AnyType, dnstest.Truncate)
 		srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
 		srv.SetFault("mx.resolver.test", dnstest.AnyType, dnstest.Delay(10*time.Second))

@@ -5,13 +5,14 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -33,9 +34,7 @@ var bigTXT = func() []string {
 func zones(tb testing.TB) *dnstest.Zones {
 	tb.Helper()
 	text, err := os.ReadFile(zoneFile)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	var b strings.Builder
 	b.Write(text)
 	b.WriteString("\n$ORIGIN resolver.test.\nbig TXT")
@@ -92,11 +91,11 @@ func inconclusive(r resolver.Reason, rcode int, cnames ...string) resolver.Answe
 }
 
 // checkAnswer fails t unless got equals want, with a readable diff.
+// The converted tests call assert.Equal directly; it stays for
+// attribution_test.go, which already used testify and is left as it is.
 func checkAnswer(t *testing.T, got, want resolver.Answer) {
 	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("answer mismatch\n got: %s\nwant: %s", show(got), show(want))
-	}
+	assert.Equal(t, want, got, "answer mismatch\n got: %s\nwant: %s", show(got), show(want))
 }
 
 func show(a resolver.Answer) string {
@@ -131,9 +130,7 @@ func nets(srv *dnstest.Server, name string) []string {
 func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := &dns.Server{PacketConn: pc, Handler: h}
 	started := make(chan struct{})
 	srv.NotifyStartedFunc = func() { close(started) }
@@ -149,9 +146,7 @@ func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 	})
 	if tcpClose {
 		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		acceptDone := make(chan struct{})
 		go func() {
 			defer close(acceptDone)
@@ -180,7 +175,7 @@ func checkNoLeak(t *testing.T, baseline int) {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
 			n := runtime.Stack(buf, true)
-			t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline, buf[:n])
+			require.FailNow(t, "goroutines above the baseline", "goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline, buf[:n])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -28,14 +30,10 @@ func TestLimit(t *testing.T) {
 		{"a.test", resolver.TypeTXT, resolver.NoData},     // asked before: still allowed
 	} {
 		a := l.Lookup(ctx, q.name, q.qtype)
-		if a.Outcome != q.want {
-			t.Fatalf("%s %s: %s, want %s", q.name, q.qtype, a.Outcome, q.want)
-		}
-		if a.Outcome == resolver.Inconclusive && a.Reason != resolver.ReasonBudgetExhausted {
-			t.Fatalf("reason %s", a.Reason)
+		require.Equal(t, q.want, a.Outcome, "%s %s", q.name, q.qtype)
+		if a.Outcome == resolver.Inconclusive {
+			require.Equal(t, resolver.ReasonBudgetExhausted, a.Reason, "reason")
 		}
 	}
-	if calls.Load() != 4 {
-		t.Fatalf("%d calls reached the resolver below, want 4 (the refused one must not)", calls.Load())
-	}
+	require.EqualValues(t, 4, calls.Load(), "calls reached the resolver below, want 4 (the refused one must not)")
 }

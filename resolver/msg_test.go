@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -24,13 +26,9 @@ func soa(zone string) dns.RR {
 func wire(t testing.TB, m *dns.Msg) *dns.Msg {
 	t.Helper()
 	b, err := m.Pack()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := new(dns.Msg)
-	if err := out.Unpack(b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, out.Unpack(b))
 	return out
 }
 
@@ -70,10 +68,8 @@ func TestFromMsg(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, next := resolver.FromMsg("A.test.", resolver.TypeA, tc.msg)
-			checkAnswer(t, got, tc.want)
-			if next != tc.wantNext {
-				t.Errorf("next = %q, want %q", next, tc.wantNext)
-			}
+			assert.Equal(t, tc.want, got, "answer mismatch")
+			assert.Equal(t, tc.wantNext, next, "next")
 		})
 	}
 }
@@ -93,9 +89,9 @@ func TestFromMsgChainBound(t *testing.T) {
 		m.Answer = append(m.Answer, &dns.A{Hdr: hdr(last, dns.TypeA), A: addr("192.0.2.1").AsSlice()})
 		got, _ := resolver.FromMsg("n0.test", resolver.TypeA, wire(t, m))
 		if n <= resolver.MaxCNAMEChain {
-			checkAnswer(t, got, withCNAMEs(found(resolver.Record{Name: resolver.CanonicalName(last), Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}), names...))
+			assert.Equal(t, withCNAMEs(found(resolver.Record{Name: resolver.CanonicalName(last), Type: resolver.TypeA, TTL: 60, Addr: addr("192.0.2.1")}), names...), got, "answer mismatch")
 		} else {
-			checkAnswer(t, got, inconclusive(resolver.ReasonCNAMEChain, 0, names[:resolver.MaxCNAMEChain]...))
+			assert.Equal(t, inconclusive(resolver.ReasonCNAMEChain, 0, names[:resolver.MaxCNAMEChain]...), got, "answer mismatch")
 		}
 	}
 }
@@ -125,7 +121,7 @@ func TestFromMsgTXTBytes(t *testing.T) {
 		&dns.TXT{Hdr: hdr("t.test.", dns.TypeTXT), Txt: escaped},
 	}}
 	got, _ := resolver.FromMsg("t.test", resolver.TypeTXT, wire(t, m))
-	checkAnswer(t, got, found(resolver.Record{Name: "t.test", Type: resolver.TypeTXT, TTL: 60, TXT: raw}))
+	assert.Equal(t, found(resolver.Record{Name: "t.test", Type: resolver.TypeTXT, TTL: 60, TXT: raw}), got, "answer mismatch")
 }
 
 // TestFromMsgCAARaw: a CAA value keeps its octets, backslashes included,
@@ -137,7 +133,7 @@ func TestFromMsgCAARaw(t *testing.T) {
 	}}
 	got, _ := resolver.FromMsg("c.test", resolver.TypeCAA, wire(t, m))
 	want := found(resolver.Record{Name: "c.test", Type: resolver.TypeCAA, TTL: 60, CAAFlags: 128, CAATag: "issue", CAAValue: `ca.test; a=b\c "q"`})
-	checkAnswer(t, got, want)
+	assert.Equal(t, want, got, "answer mismatch")
 }
 
 // FuzzFromMsg feeds FromMsg whatever miekg/dns makes of arbitrary bytes,
@@ -155,9 +151,7 @@ func FuzzFromMsg(f *testing.F) {
 	for _, m := range seeds {
 		m.SetQuestion("a.test.", dns.TypeA)
 		b, err := m.Pack()
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(b)
 	}
 	f.Add([]byte{0xde, 0xad})
@@ -180,30 +174,24 @@ func checkWellFormed(t *testing.T, a resolver.Answer, next string) {
 	t.Helper()
 	switch a.Outcome {
 	case resolver.Found:
-		if len(a.Records) == 0 || a.Reason != "" {
-			t.Fatalf("found: %s", show(a))
-		}
+		require.NotEmpty(t, a.Records, "found: %s", show(a))
+		require.Empty(t, a.Reason, "found: %s", show(a))
 	case resolver.NoData, resolver.NXDomain:
-		if len(a.Records) != 0 || a.Reason != "" {
-			t.Fatalf("negative: %s", show(a))
-		}
+		require.Empty(t, a.Records, "negative: %s", show(a))
+		require.Empty(t, a.Reason, "negative: %s", show(a))
 	case resolver.Inconclusive:
-		if len(a.Records) != 0 || a.Reason == "" {
-			t.Fatalf("inconclusive: %s", show(a))
-		}
+		require.Empty(t, a.Records, "inconclusive: %s", show(a))
+		require.NotEmpty(t, a.Reason, "inconclusive: %s", show(a))
 	default:
-		t.Fatalf("outcome %q", a.Outcome)
+		require.FailNow(t, "unknown outcome", "outcome %q", a.Outcome)
 	}
-	if next != "" && a.Outcome != resolver.NoData {
-		t.Fatalf("next %q with %s", next, show(a))
+	if next != "" {
+		require.Equal(t, resolver.NoData, a.Outcome, "next %q with %s", next, show(a))
 	}
-	if len(a.CNAMEs) > resolver.MaxCNAMEChain {
-		t.Fatalf("%d aliases", len(a.CNAMEs))
-	}
+	require.LessOrEqual(t, len(a.CNAMEs), resolver.MaxCNAMEChain, "%d aliases", len(a.CNAMEs))
 	for _, r := range a.Records {
-		if hasUpper(r.Name) || hasUpper(r.Target) {
-			t.Fatalf("name not lower-case: %+v", r)
-		}
+		require.False(t, hasUpper(r.Name), "name not lower-case: %+v", r)
+		require.False(t, hasUpper(r.Target), "name not lower-case: %+v", r)
 	}
 }
 

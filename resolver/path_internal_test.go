@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // clockedScan returns a Scan on clk whose wrapped resolver advances clk
@@ -30,31 +32,20 @@ func TestPathChain(t *testing.T) {
 	x, y := new(Path), new(Path)
 	xctx, yctx := WithPath(context.Background(), x), WithPath(context.Background(), y)
 	s.Lookup(xctx, "a", TypeTXT)
-	if got := x.Bound(); got != 10*time.Millisecond {
-		t.Fatalf("after a: bound %v, want 10ms", got)
-	}
+	require.Equal(t, 10*time.Millisecond, x.Bound(), "after a: bound")
 	s.Lookup(xctx, "b", TypeTXT)
-	if got := x.Bound(); got != 30*time.Millisecond || x.Hops() != 2 {
-		t.Fatalf("after a then b: bound %v, %d hops, want 30ms, 2", got, x.Hops())
-	}
+	require.Equal(t, 30*time.Millisecond, x.Bound(), "after a then b: bound %v, %d hops, want 30ms, 2", x.Bound(), x.Hops())
+	require.Equal(t, 2, x.Hops(), "after a then b: bound %v, %d hops, want 30ms, 2", x.Bound(), x.Hops())
 	s.Lookup(yctx, "b", TypeTXT) // answered from the scan's cache: still b's wire time
-	if got := y.Bound(); got != 20*time.Millisecond {
-		t.Fatalf("strand y asked only b: bound %v, want 20ms", got)
-	}
+	require.Equal(t, 20*time.Millisecond, y.Bound(), "strand y asked only b: bound")
 	y.Join(x)
-	if got := y.Bound(); got != 30*time.Millisecond {
-		t.Fatalf("y joined x: bound %v, want 30ms", got)
-	}
+	require.Equal(t, 30*time.Millisecond, y.Bound(), "y joined x: bound")
 	clk.Advance(5 * time.Millisecond)
 	x.Step(clk.Now())
-	if got := x.Bound(); got != 35*time.Millisecond {
-		t.Fatalf("after a 5ms step: bound %v, want 35ms", got)
-	}
+	require.Equal(t, 35*time.Millisecond, x.Bound(), "after a 5ms step: bound")
 	var none *Path
 	none.Step(clk.Now())
-	if none.Bound() != 0 {
-		t.Fatal("a nil Path must stay at 0")
-	}
+	require.Zero(t, none.Bound(), "a nil Path must stay at 0")
 }
 
 // TestPathConcurrent: two questions asked before either answer came back
@@ -80,9 +71,8 @@ func TestPathConcurrent(t *testing.T) {
 	<-cDone
 	close(gateD) // d answers at 20 ms: its wire time is 20 ms
 	wg.Wait()
-	if got := p.Bound(); got != 20*time.Millisecond || p.Hops() != 1 {
-		t.Fatalf("bound %v, %d hops, want 20ms and 1 (the longer of two concurrent questions)", got, p.Hops())
-	}
+	require.Equal(t, 20*time.Millisecond, p.Bound(), "bound %v, %d hops, want 20ms and 1 (the longer of two concurrent questions)", p.Bound(), p.Hops())
+	require.Equal(t, 1, p.Hops(), "bound %v, %d hops, want 20ms and 1 (the longer of two concurrent questions)", p.Bound(), p.Hops())
 }
 
 // pending returns the number of questions claimed so far (tests).
@@ -101,7 +91,6 @@ func TestPathCacheHit(t *testing.T) {
 	first, second := new(Path), new(Path)
 	NewScan(cache, 0).Lookup(WithPath(context.Background(), first), "a", TypeTXT)
 	NewScan(cache, 0).Lookup(WithPath(context.Background(), second), "a", TypeTXT)
-	if first.Hops() != 1 || second.Hops() != 0 {
-		t.Fatalf("hops %d then %d, want 1 (sent) then 0 (cached)", first.Hops(), second.Hops())
-	}
+	require.Equal(t, 1, first.Hops(), "hops %d then %d, want 1 (sent) then 0 (cached)", first.Hops(), second.Hops())
+	require.Equal(t, 0, second.Hops(), "hops %d then %d, want 1 (sent) then 0 (cached)", first.Hops(), second.Hops())
 }

@@ -3,8 +3,10 @@ package resolver
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestServersFromResolvConf(t *testing.T) {
@@ -28,20 +30,14 @@ func TestServersFromResolvConf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "resolv.conf")
-			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if got := serversFromResolvConf(path); !slices.Equal(got, tc.want) {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o600))
+			assert.Equal(t, tc.want, serversFromResolvConf(path))
 		})
 	}
 	t.Run("missing-file", func(t *testing.T) {
 		t.Parallel()
 		got := serversFromResolvConf(filepath.Join(t.TempDir(), "absent"))
-		if want := []string{"127.0.0.1:53"}; !slices.Equal(got, want) {
-			t.Errorf("got %q, want %q", got, want)
-		}
+		assert.Equal(t, []string{"127.0.0.1:53"}, got)
 	})
 }
 
@@ -49,13 +45,9 @@ func TestServersFromResolvConf(t *testing.T) {
 func TestSystemServersCopy(t *testing.T) {
 	t.Parallel()
 	a := SystemServers()
-	if len(a) == 0 {
-		t.Fatal("no servers")
-	}
+	require.NotEmpty(t, a, "no servers")
 	a[0] = "changed"
-	if b := SystemServers(); b[0] == "changed" {
-		t.Error("SystemServers returned its cache")
-	}
+	assert.NotEqual(t, "changed", SystemServers()[0], "SystemServers returned its cache")
 }
 
 // TestUnescape covers the presentation escapes of miekg/dns directly.
@@ -75,8 +67,6 @@ func TestUnescape(t *testing.T) {
 		{`\;`, ";"},
 	}
 	for _, tc := range tests {
-		if got := unescape(tc.in); got != tc.want {
-			t.Errorf("unescape(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		assert.Equal(t, tc.want, unescape(tc.in), "unescape(%q)", tc.in)
 	}
 }

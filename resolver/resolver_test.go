@@ -2,8 +2,9 @@ package resolver_test
 
 import (
 	"net/netip"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -27,9 +28,7 @@ func TestReverseName(t *testing.T) {
 		{netip.Addr{}, ""},
 	}
 	for _, tc := range tests {
-		if got := resolver.ReverseName(tc.in); got != tc.want {
-			t.Errorf("ReverseName(%v) = %q, want %q", tc.in, got, tc.want)
-		}
+		assert.Equal(t, tc.want, resolver.ReverseName(tc.in), "ReverseName(%v)", tc.in)
 	}
 }
 
@@ -46,18 +45,16 @@ func TestCanonicalName(t *testing.T) {
 		{"a", "a"},
 	}
 	for _, tc := range tests {
-		if got := resolver.CanonicalName(tc.in); got != tc.want {
-			t.Errorf("CanonicalName(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		assert.Equal(t, tc.want, resolver.CanonicalName(tc.in), "CanonicalName(%q)", tc.in)
 	}
 }
 
 // TestCanonicalNameNoAlloc is not parallel: AllocsPerRun forbids it.
 func TestCanonicalNameNoAlloc(t *testing.T) {
 	var sink string
-	if n := testing.AllocsPerRun(100, func() { sink = resolver.CanonicalName("already.lower.") }); n != 0 || sink != "already.lower" {
-		t.Errorf("CanonicalName of a lower-case name allocates %v times", n)
-	}
+	n := testing.AllocsPerRun(100, func() { sink = resolver.CanonicalName("already.lower.") })
+	assert.Zero(t, n, "CanonicalName of a lower-case name allocates %v times", n)
+	assert.Equal(t, "already.lower", sink, "CanonicalName of a lower-case name")
 }
 
 func TestAnswerPredicates(t *testing.T) {
@@ -73,20 +70,12 @@ func TestAnswerPredicates(t *testing.T) {
 		{resolver.Fail(resolver.ReasonBudgetExhausted), false, false, false},
 	}
 	for _, tc := range tests {
-		if got := tc.a.Exists(); got != tc.exists {
-			t.Errorf("%s Exists() = %v", tc.a.Outcome, got)
-		}
-		if got := tc.a.Absent(); got != tc.absent {
-			t.Errorf("%s Absent() = %v", tc.a.Outcome, got)
-		}
-		if got := tc.a.Conclusive(); got != tc.conclusive {
-			t.Errorf("%s Conclusive() = %v", tc.a.Outcome, got)
-		}
+		assert.Equal(t, tc.exists, tc.a.Exists(), "%s Exists()", tc.a.Outcome)
+		assert.Equal(t, tc.absent, tc.a.Absent(), "%s Absent()", tc.a.Outcome)
+		assert.Equal(t, tc.conclusive, tc.a.Conclusive(), "%s Conclusive()", tc.a.Outcome)
 	}
 	want := resolver.Answer{Outcome: resolver.Inconclusive, Reason: resolver.ReasonTimeout, Rcode: -1}
-	if got := resolver.Fail(resolver.ReasonTimeout); !reflect.DeepEqual(got, want) {
-		t.Errorf("Fail = %+v, want %+v", got, want)
-	}
+	assert.Equal(t, want, resolver.Fail(resolver.ReasonTimeout), "Fail")
 }
 
 func TestAnswerHelpers(t *testing.T) {
@@ -101,22 +90,14 @@ func TestAnswerHelpers(t *testing.T) {
 		{Type: resolver.TypeCNAME, Target: "cname.test"},
 		{Type: resolver.TypeCAA, CAATag: "issue"},
 	}}
-	if got, want := a.TXTs(), []string{"v=spf1 -all", "spftype"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("TXTs() = %q, want %q", got, want)
-	}
-	if got, want := a.Addrs(), []netip.Addr{addr("192.0.2.1"), addr("2001:db8::1")}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Addrs() = %v, want %v", got, want)
-	}
-	if got, want := a.Targets(), []string{"mx.test", "ptr.test", "cname.test"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Targets() = %q, want %q", got, want)
-	}
+	assert.Equal(t, []string{"v=spf1 -all", "spftype"}, a.TXTs(), "TXTs()")
+	assert.Equal(t, []netip.Addr{addr("192.0.2.1"), addr("2001:db8::1")}, a.Addrs(), "Addrs()")
+	assert.Equal(t, []string{"mx.test", "ptr.test", "cname.test"}, a.Targets(), "Targets()")
 	var empty resolver.Answer
-	if empty.TXTs() != nil || empty.Addrs() != nil || empty.Targets() != nil {
-		t.Error("helpers of an empty answer are not nil")
-	}
-	if got := (resolver.Record{TXT: []string{"a", "", "b"}}).JoinedTXT(); got != "ab" {
-		t.Errorf("JoinedTXT = %q", got)
-	}
+	assert.Nil(t, empty.TXTs(), "helpers of an empty answer are not nil")
+	assert.Nil(t, empty.Addrs(), "helpers of an empty answer are not nil")
+	assert.Nil(t, empty.Targets(), "helpers of an empty answer are not nil")
+	assert.Equal(t, "ab", (resolver.Record{TXT: []string{"a", "", "b"}}).JoinedTXT(), "JoinedTXT")
 }
 
 func TestTypeString(t *testing.T) {
@@ -127,8 +108,6 @@ func TestTypeString(t *testing.T) {
 		resolver.TypeNS: "NS", resolver.TypeSOA: "SOA", 65: "TYPE65", 0: "TYPE0",
 	}
 	for typ, want := range tests {
-		if got := typ.String(); got != want {
-			t.Errorf("Type(%d).String() = %q, want %q", uint16(typ), got, want)
-		}
+		assert.Equal(t, want, typ.String(), "Type(%d).String()", uint16(typ))
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -48,22 +51,16 @@ func TestScanDedupe(t *testing.T) {
 			scan := resolver.NewScan(client(srv), 0)
 			for i, got := range lookupAll(t.Context(), scan, tc.n, resolver.TypeA, tc.names...) {
 				if i == 0 {
-					checkAnswer(t, got, want)
-				} else if !equalAnswers(got, want) {
-					t.Errorf("lookup %d: %s", i, show(got))
+					assert.Equal(t, want, got, "answer mismatch")
+				} else {
+					assert.Equal(t, show(want), show(got), "lookup %d", i)
 				}
 			}
-			if n := srv.Count(name, resolver.TypeA); n != 1 {
-				t.Errorf("server received %d questions, want 1", n)
-			}
-			if n := scan.Queries(); n != 1 {
-				t.Errorf("Queries() = %d, want 1", n)
-			}
+			assert.Equal(t, 1, srv.Count(name, resolver.TypeA), "server received questions, want 1")
+			assert.Equal(t, 1, scan.Queries(), "Queries()")
 		})
 	}
 }
-
-func equalAnswers(a, b resolver.Answer) bool { return show(a) == show(b) }
 
 // TestScanCache: a scan answers a repeated question, whatever its outcome,
 // from its cache; another type or another name is another question.
@@ -85,24 +82,17 @@ func TestScanCache(t *testing.T) {
 	}
 	for round := 0; round < 3; round++ {
 		for _, q := range questions {
-			if got := scan.Lookup(ctx, q.name, q.qtype); got.Outcome != q.want {
-				t.Errorf("round %d, %s %s: %s, want %s", round, q.name, q.qtype, show(got), q.want)
-			}
+			got := scan.Lookup(ctx, q.name, q.qtype)
+			assert.Equal(t, q.want, got.Outcome, "round %d, %s %s: %s", round, q.name, q.qtype, show(got))
 		}
 	}
 	for _, q := range questions {
-		if n := srv.Count(q.name, q.qtype); n != 1 {
-			t.Errorf("%s %s reached the server %d times, want 1", q.name, q.qtype, n)
-		}
+		assert.Equal(t, 1, srv.Count(q.name, q.qtype), "%s %s reached the server, want once", q.name, q.qtype)
 	}
-	if n := scan.Queries(); n != len(questions) {
-		t.Errorf("Queries() = %d, want %d", n, len(questions))
-	}
+	assert.Equal(t, len(questions), scan.Queries(), "Queries()")
 	// Another scan over the same client shares nothing.
 	resolver.NewScan(client(srv), 0).Lookup(ctx, "a.resolver.test", resolver.TypeA)
-	if n := srv.Count("a.resolver.test", resolver.TypeA); n != 2 {
-		t.Errorf("a second scan: server count %d, want 2", n)
-	}
+	assert.Equal(t, 2, srv.Count("a.resolver.test", resolver.TypeA), "a second scan: server count")
 }
 
 // TestScanAnswersAreCopies: a caller that edits its answer does not change
@@ -115,14 +105,11 @@ func TestScanAnswersAreCopies(t *testing.T) {
 	first.Records[0], first.Records[1] = first.Records[1], first.Records[0]
 	first.Records[0].TXT[0] = "changed"
 	second := scan.Lookup(t.Context(), "txt.resolver.test", resolver.TypeTXT)
-	if show(second) != want {
-		t.Errorf("cached answer changed:\n got: %s\nwant: %s", show(second), want)
-	}
+	assert.Equal(t, want, show(second), "cached answer changed")
 	alias := scan.Lookup(t.Context(), "alias.resolver.test", resolver.TypeA)
 	alias.CNAMEs[0] = "changed"
-	if got := scan.Lookup(t.Context(), "alias.resolver.test", resolver.TypeA); got.CNAMEs[0] != "a.resolver.test" {
-		t.Errorf("cached CNAMEs changed: %q", got.CNAMEs)
-	}
+	got := scan.Lookup(t.Context(), "alias.resolver.test", resolver.TypeA)
+	assert.Equal(t, "a.resolver.test", got.CNAMEs[0], "cached CNAMEs changed: %q", got.CNAMEs)
 }
 
 // TestScanBudget: past the budget, every new question is inconclusive at
@@ -133,27 +120,20 @@ func TestScanBudget(t *testing.T) {
 	scan := resolver.NewScan(mem, 3)
 	ctx := t.Context()
 	for _, name := range []string{"a", "aaaa", "mx"} {
-		if got := scan.Lookup(ctx, name+".resolver.test", resolver.TypeA); !got.Conclusive() {
-			t.Fatalf("%s within budget: %s", name, show(got))
-		}
+		got := scan.Lookup(ctx, name+".resolver.test", resolver.TypeA)
+		require.True(t, got.Conclusive(), "%s within budget: %s", name, show(got))
 	}
 	for i := range 100 {
 		start := time.Now()
 		got := scan.Lookup(ctx, fmt.Sprintf("n%d.resolver.test", i), resolver.TypeA)
-		checkAnswer(t, got, inconclusive(resolver.ReasonBudgetExhausted, -1))
-		if elapsed := time.Since(start); elapsed > time.Second {
-			t.Fatalf("budget-exhausted lookup took %v", elapsed)
-		}
+		assert.Equal(t, inconclusive(resolver.ReasonBudgetExhausted, -1), got, "answer mismatch")
+		elapsed := time.Since(start)
+		require.LessOrEqual(t, elapsed, time.Second, "budget-exhausted lookup took %v", elapsed)
 	}
-	if got := scan.Lookup(ctx, "A.resolver.test.", resolver.TypeA); got.Outcome != resolver.Found {
-		t.Errorf("cached question past the budget: %s", show(got))
-	}
-	if n := len(mem.Queries()); n != 3 {
-		t.Errorf("resolver below received %d questions, want 3", n)
-	}
-	if n := scan.Queries(); n != 3 {
-		t.Errorf("Queries() = %d, want 3", n)
-	}
+	got := scan.Lookup(ctx, "A.resolver.test.", resolver.TypeA)
+	assert.Equal(t, resolver.Found, got.Outcome, "cached question past the budget: %s", show(got))
+	assert.Len(t, mem.Queries(), 3, "resolver below received questions")
+	assert.Equal(t, 3, scan.Queries(), "Queries()")
 }
 
 // TestScanBudgetConcurrent: many concurrent distinct questions against a
@@ -178,15 +158,12 @@ func TestScanBudgetConcurrent(t *testing.T) {
 		case a.Reason == resolver.ReasonBudgetExhausted:
 			refused++
 		default:
-			t.Errorf("unexpected answer %s", show(a))
+			assert.Fail(t, "unexpected answer", "%s", show(a))
 		}
 	}
-	if sent != budget || refused != len(names)-budget {
-		t.Errorf("sent %d, refused %d; want %d and %d", sent, refused, budget, len(names)-budget)
-	}
-	if n := len(srv.Queries()); n != budget {
-		t.Errorf("server received %d questions, want %d", n, budget)
-	}
+	assert.Equal(t, budget, sent, "sent %d, refused %d; want %d and %d", sent, refused, budget, len(names)-budget)
+	assert.Equal(t, len(names)-budget, refused, "sent %d, refused %d; want %d and %d", sent, refused, budget, len(names)-budget)
+	assert.Len(t, srv.Queries(), budget, "server received questions")
 }
 
 // TestScanDefaultBudget: a budget <= 0 means DefaultBudget (120).
@@ -199,14 +176,10 @@ func TestScanDefaultBudget(t *testing.T) {
 		for i := range resolver.DefaultBudget + 1 {
 			last = scan.Lookup(t.Context(), fmt.Sprintf("n%d.resolver.test", i), resolver.TypeA)
 		}
-		checkAnswer(t, last, inconclusive(resolver.ReasonBudgetExhausted, -1))
-		if n := len(mem.Queries()); n != resolver.DefaultBudget {
-			t.Errorf("budget %d: %d questions sent, want %d", budget, n, resolver.DefaultBudget)
-		}
+		assert.Equal(t, inconclusive(resolver.ReasonBudgetExhausted, -1), last, "answer mismatch")
+		assert.Len(t, mem.Queries(), resolver.DefaultBudget, "budget %d: questions sent", budget)
 	}
-	if resolver.DefaultBudget != 120 {
-		t.Errorf("DefaultBudget = %d, want 120", resolver.DefaultBudget)
-	}
+	assert.Equal(t, 120, resolver.DefaultBudget, "DefaultBudget")
 }
 
 // TestScanCanceled covers the ways a context can end around a Scan.
@@ -221,14 +194,11 @@ func TestScanCanceled(t *testing.T) {
 		scan := resolver.NewScan(mem, 1)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
+		assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), scan.Lookup(ctx, name, resolver.TypeA), "answer mismatch")
 		// No budget was spent: the one allowed question still goes out.
-		if got := scan.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
-			t.Errorf("after a canceled lookup: %s", show(got))
-		}
-		if n := len(mem.Queries()); n != 1 {
-			t.Errorf("%d questions sent, want 1", n)
-		}
+		got := scan.Lookup(t.Context(), name, resolver.TypeA)
+		assert.Equal(t, resolver.Found, got.Outcome, "after a canceled lookup: %s", show(got))
+		assert.Len(t, mem.Queries(), 1, "questions sent")
 	})
 
 	t.Run("during", func(t *testing.T) {
@@ -239,13 +209,12 @@ func TestScanCanceled(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
-		if elapsed := time.Since(start); elapsed > 5*time.Second {
-			t.Errorf("took %v", elapsed)
-		}
+		assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), scan.Lookup(ctx, name, resolver.TypeA), "answer mismatch")
+		elapsed := time.Since(start)
+		assert.LessOrEqual(t, elapsed, 5*time.Second, "took %v", elapsed)
 		log := scan.Log()
-		if len(log) != 1 || log[0].Reason != resolver.ReasonCanceled {
-			t.Errorf("Log() = %+v, want one canceled query", log)
+		if assert.Len(t, log, 1, "Log() = %+v, want one canceled query", log) {
+			assert.Equal(t, resolver.ReasonCanceled, log[0].Reason, "Log() = %+v, want one canceled query", log)
 		}
 	})
 
@@ -259,13 +228,10 @@ func TestScanCanceled(t *testing.T) {
 		waitFor(t, func() bool { return len(mem.Queries()) == 1 })
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 		defer cancel()
-		checkAnswer(t, scan.Lookup(ctx, name, resolver.TypeA), inconclusive(resolver.ReasonCanceled, -1))
-		if got := <-owner; got.Outcome != resolver.Found {
-			t.Errorf("owner: %s", show(got))
-		}
-		if n := len(mem.Queries()); n != 1 {
-			t.Errorf("%d questions sent, want 1", n)
-		}
+		assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), scan.Lookup(ctx, name, resolver.TypeA), "answer mismatch")
+		got := <-owner
+		assert.Equal(t, resolver.Found, got.Outcome, "owner: %s", show(got))
+		assert.Len(t, mem.Queries(), 1, "questions sent")
 	})
 
 	t.Run("sender-gives-up", func(t *testing.T) {
@@ -284,13 +250,13 @@ func TestScanCanceled(t *testing.T) {
 		go func() { waiter <- scan.Lookup(t.Context(), name, resolver.TypeA) }()
 		time.Sleep(20 * time.Millisecond) // let the waiter join
 		cancel()
-		checkAnswer(t, <-sender, inconclusive(resolver.ReasonCanceled, -1))
-		if got := <-waiter; got.Outcome != resolver.Found {
-			t.Errorf("waiter: %s", show(got))
-		}
+		assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), <-sender, "answer mismatch")
+		got := <-waiter
+		assert.Equal(t, resolver.Found, got.Outcome, "waiter: %s", show(got))
 		log := scan.Log()
-		if len(log) != 2 || log[0].Reason != resolver.ReasonCanceled || log[1].Outcome != resolver.Found {
-			t.Errorf("Log() = %+v, want a canceled query then a found one", log)
+		if assert.Len(t, log, 2, "Log() = %+v, want a canceled query then a found one", log) {
+			assert.Equal(t, resolver.ReasonCanceled, log[0].Reason, "Log() = %+v, want a canceled query then a found one", log)
+			assert.Equal(t, resolver.Found, log[1].Outcome, "Log() = %+v, want a canceled query then a found one", log)
 		}
 	})
 
@@ -302,7 +268,7 @@ func TestScanCanceled(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 		defer cancel()
 		scan.Lookup(ctx, name, resolver.TypeA)
-		checkAnswer(t, scan.Lookup(t.Context(), "aaaa.resolver.test", resolver.TypeAAAA), inconclusive(resolver.ReasonBudgetExhausted, -1))
+		assert.Equal(t, inconclusive(resolver.ReasonBudgetExhausted, -1), scan.Lookup(t.Context(), "aaaa.resolver.test", resolver.TypeAAAA), "answer mismatch")
 	})
 }
 
@@ -311,7 +277,7 @@ func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
+			require.FailNow(t, "condition not reached")
 		}
 	}
 }
@@ -336,21 +302,14 @@ func TestScanLog(t *testing.T) {
 		{"a.resolver.test", resolver.TypeA, resolver.Found, ""},
 		{"nodata.resolver.test", resolver.TypeTXT, resolver.Inconclusive, resolver.ReasonRefused},
 	}
-	if len(log) != len(want) {
-		t.Fatalf("Log() = %+v, want %d entries", log, len(want))
-	}
+	require.Len(t, log, len(want), "Log() = %+v", log)
 	for i, q := range log {
-		if got := (entry{q.Name, q.Type, q.Outcome, q.Reason}); got != want[i] {
-			t.Errorf("log[%d] = %+v, want %+v", i, got, want[i])
-		}
-		if q.Start.Before(before) || q.End.Before(q.Start) {
-			t.Errorf("log[%d]: start %v, end %v", i, q.Start, q.End)
-		}
+		assert.Equal(t, want[i], entry{q.Name, q.Type, q.Outcome, q.Reason}, "log[%d]", i)
+		assert.False(t, q.Start.Before(before), "log[%d]: start %v, end %v", i, q.Start, q.End)
+		assert.False(t, q.End.Before(q.Start), "log[%d]: start %v, end %v", i, q.Start, q.End)
 	}
 	log[0].Name = "changed"
-	if scan.Log()[0].Name != "a.resolver.test" {
-		t.Error("Log() returned the Scan's own slice")
-	}
+	assert.Equal(t, "a.resolver.test", scan.Log()[0].Name, "Log() returned the Scan's own slice")
 }
 
 // TestFunc: the adapter passes its arguments through.
@@ -359,9 +318,8 @@ func TestFunc(t *testing.T) {
 	var r resolver.Resolver = resolver.Func(func(_ context.Context, name string, qtype resolver.Type) resolver.Answer {
 		return resolver.Answer{Outcome: resolver.Found, CNAMEs: []string{name + "/" + qtype.String()}}
 	})
-	if got := r.Lookup(t.Context(), "x.test", resolver.TypeMX); got.CNAMEs[0] != "x.test/MX" {
-		t.Errorf("got %q", got.CNAMEs)
-	}
+	got := r.Lookup(t.Context(), "x.test", resolver.TypeMX)
+	assert.Equal(t, "x.test/MX", got.CNAMEs[0], "got %q", got.CNAMEs)
 }
 
 // TestScanByteBound: answers are kept until MaxScanBytes; an answer that
@@ -386,18 +344,19 @@ func TestScanByteBound(t *testing.T) {
 		case a.Reason == resolver.ReasonBudgetExhausted:
 			refused++
 		default:
-			t.Fatalf("answer %d: %+v", i, a.Outcome)
+			require.FailNow(t, "unexpected answer", "answer %d: %+v", i, a.Outcome)
 		}
 	}
-	if s.Bytes() > resolver.MaxScanBytes || kept == 0 || refused == 0 || kept > resolver.MaxScanBytes/(64<<10) {
-		t.Fatalf("kept %d answers (%d bytes), refused %d; bound %d", kept, s.Bytes(), refused, resolver.MaxScanBytes)
-	}
+	msg := []any{"kept %d answers (%d bytes), refused %d; bound %d", kept, s.Bytes(), refused, resolver.MaxScanBytes}
+	require.LessOrEqual(t, s.Bytes(), resolver.MaxScanBytes, msg...)
+	require.NotZero(t, kept, msg...)
+	require.NotZero(t, refused, msg...)
+	require.LessOrEqual(t, kept, resolver.MaxScanBytes/(64<<10), msg...)
 	small := resolver.NewScan(resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
 		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name, Type: resolver.TypeTXT, TXT: []string{"v=spf1 -all"}}}}
 	}), 0)
 	for i := range resolver.DefaultBudget {
-		if a := small.Lookup(context.Background(), fmt.Sprintf("n%d.fine.test", i), resolver.TypeTXT); a.Outcome != resolver.Found {
-			t.Fatalf("ordinary answer %d refused: %+v", i, a)
-		}
+		a := small.Lookup(context.Background(), fmt.Sprintf("n%d.fine.test", i), resolver.TypeTXT)
+		require.Equal(t, resolver.Found, a.Outcome, "ordinary answer %d refused: %+v", i, a)
 	}
 }

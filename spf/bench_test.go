@@ -3,6 +3,8 @@ package spf
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -16,15 +18,13 @@ const bench20 = "v=spf1 ip4:192.0.2.0/24 ip4:198.51.100.7 ip6:2001:db8::/32 ip6:
 
 func BenchmarkParse(b *testing.B) {
 	rec, err := Parse(bench20)
-	if err != nil || len(rec.Terms) != 20 {
-		b.Fatalf("bench record: %d terms, %v", len(rec.Terms), err)
-	}
+	require.NoError(b, err, "bench record")
+	require.Len(b, rec.Terms, 20, "bench record terms")
 	b.ReportAllocs()
 	b.SetBytes(int64(len(bench20)))
 	for b.Loop() {
-		if _, err := Parse(bench20); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Parse(bench20)
+		require.NoError(b, err)
 	}
 }
 
@@ -35,8 +35,8 @@ func BenchmarkCheck(b *testing.B) {
 	want := policy(212, 10, "-")
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := Check(b.Context(), r, "includes-10.spf.test"); *got.LookupCount != *want.LookupCount || !got.LookupComplete {
-			b.Fatalf("Check: %+v", got)
-		}
+		got := Check(b.Context(), r, "includes-10.spf.test")
+		require.Equal(b, *want.LookupCount, *got.LookupCount, "Check LookupCount")
+		require.True(b, got.LookupComplete, "Check LookupComplete")
 	}
 }

@@ -3,9 +3,11 @@ package spf
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -402,17 +404,13 @@ func (tc checkCase) run(t *testing.T, r resolver.Resolver) {
 	got := Check(t.Context(), r, tc.name+".spf.test")
 	want := tc.want
 	want.Includes, want.SyntaxTerm = wantIncludes[tc.name], wantSyntaxTerm[tc.name]
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check(%s):\n%s", tc.name, dnstest.Diff(got, want))
-	}
+	require.Equal(t, want, got, "Check(%s)", tc.name)
 }
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	z := loadZones(t)
-	if n := len(checkCases); n < 40 {
-		t.Fatalf("%d scenarios, want at least 40", n)
-	}
+	require.GreaterOrEqual(t, len(checkCases), 40, "scenarios, want at least 40")
 	for _, tc := range checkCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -420,9 +418,7 @@ func TestCheck(t *testing.T) {
 			r.Apply(tc.faults...)
 			tc.run(t, r)
 			for _, q := range tc.never {
-				if n := r.Count(q.name, q.qtype); n != 0 {
-					t.Errorf("%s %s was asked %d times, want never", q.name, q.qtype, n)
-				}
+				assert.Equal(t, 0, r.Count(q.name, q.qtype), "%s %s was asked, want never", q.name, q.qtype)
 			}
 		})
 	}
@@ -437,9 +433,7 @@ func TestScenarioLabels(t *testing.T) {
 		names[n] = true
 	}
 	for _, tc := range checkCases {
-		if got := names[tc.name+".spf.test"]; got == (tc.name == "nxdomain") {
-			t.Errorf("scenario %s: label present = %v", tc.name, got)
-		}
+		assert.Equal(t, tc.name != "nxdomain", names[tc.name+".spf.test"], "scenario %s: label present", tc.name)
 	}
 }
 
@@ -457,12 +451,8 @@ func TestCheckSiblingsConcurrent(t *testing.T) {
 	elapsed := time.Since(start)
 	want := policy(212, 10, "-")
 	want.Includes = wantIncludes["includes-10"]
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
-	}
-	if elapsed >= 5*delay {
-		t.Fatalf("took %v: sibling includes were not fetched concurrently", elapsed)
-	}
+	require.Equal(t, want, got, "Check")
+	require.Less(t, elapsed, 5*delay, "took %v: sibling includes were not fetched concurrently", elapsed)
 }
 
 // TestCheckCanceled: a canceled context makes the lookup inconclusive,
@@ -476,9 +466,7 @@ func TestCheckCanceled(t *testing.T) {
 		Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled, LookupLimit: MaxLookups,
 		Error: ClassTempError, ErrorCause: CodeTXTInconclusive, Findings: []Code{CodeTXTInconclusive},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
-	}
+	require.Equal(t, want, got, "Check")
 }
 
 // TestCheckThroughScan: through a per-scan resolver, the diamond's second
@@ -490,12 +478,8 @@ func TestCheckThroughScan(t *testing.T) {
 	got := Check(t.Context(), scan, "diamond.spf.test")
 	want := policy(51, 2, "-")
 	want.Includes = wantIncludes["diamond"]
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Check:\n%s", dnstest.Diff(got, want))
-	}
-	if n := mem.Count("t1.inc.test", resolver.TypeTXT); n != 1 {
-		t.Fatalf("t1.inc.test TXT asked %d times below the Scan, want 1", n)
-	}
+	require.Equal(t, want, got, "Check")
+	require.Equal(t, 1, mem.Count("t1.inc.test", resolver.TypeTXT), "t1.inc.test TXT asked below the Scan, want once")
 }
 
 // TestFindingsCanonical checks the finding bookkeeping: canonical order,
@@ -507,20 +491,16 @@ func TestFindingsCanonical(t *testing.T) {
 		f.add(c)
 	}
 	want := []Code{CodeIncludeInconclusive, CodeLoop, CodeVoidLookup, CodeNoAll}
-	if got := f.list(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("list = %v, want %v", got, want)
-	}
-	if class, cause := f.class(); class != ClassPermError || cause != CodeLoop {
-		t.Fatalf("class = %s %s, want permerror loop", class, cause)
-	}
+	require.Equal(t, want, f.list(), "list")
+	class, cause := f.class()
+	require.Equal(t, ClassPermError, class, "class = %s %s, want permerror loop", class, cause)
+	require.Equal(t, CodeLoop, cause, "class = %s %s, want permerror loop", class, cause)
 	seen := map[Code]bool{}
 	for _, c := range Codes() {
-		if seen[c] {
-			t.Errorf("code %s listed twice", c)
-		}
+		assert.False(t, seen[c], "code %s listed twice", c)
 		seen[c] = true
-		if c.isSyntax() && c.Class() != ClassPermError {
-			t.Errorf("syntax code %s is not a permerror", c)
+		if c.isSyntax() {
+			assert.Equal(t, ClassPermError, c.Class(), "syntax code %s is not a permerror", c)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package spf
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -123,9 +124,7 @@ func TestEvaluate(t *testing.T) {
 		covered[tc.want.Reason] = true
 	}
 	for _, r := range EvalReasons() {
-		if !covered[r] {
-			t.Errorf("no case ends with reason %s", r)
-		}
+		assert.True(t, covered[r], "no case ends with reason %s", r)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,12 +132,8 @@ func TestEvaluate(t *testing.T) {
 			r := dnstest.NewResolver(z)
 			r.Apply(tc.faults...)
 			got, err := Evaluate(t.Context(), r, Query{IP: netip.MustParseAddr(tc.ip), Sender: tc.sender, HELO: tc.helo})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := dnstest.Diff(got, tc.want); d != "" {
-				t.Errorf("Evaluate:\n%s", d)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got, "Evaluate")
 		})
 	}
 }
@@ -161,12 +156,8 @@ ten A 198.51.100.1
 		{"ten.lim.test", Evaluation{Identity: IdentityMailFrom, Verdict: VerdictFail, Reason: ReasonMatched, Mechanism: KindAll, Term: 11, Lookups: 10}},
 	} {
 		got, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr("203.0.113.1"), Sender: "a@" + tc.domain})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := dnstest.Diff(got, tc.want); d != "" {
-			t.Errorf("%s:\n%s", tc.domain, d)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got, "%s", tc.domain)
 	}
 }
 
@@ -178,13 +169,10 @@ func TestEvaluateBadQuery(t *testing.T) {
 		{IP: netip.MustParseAddr("203.0.113.1"), Sender: strings.Repeat("a", MaxSenderLength-11) + "@ip4.ev.test"},
 		{IP: netip.MustParseAddr("203.0.113.1"), HELO: strings.Repeat("a.", 128)},
 	} {
-		if _, err := Evaluate(t.Context(), r, q); !errors.Is(err, ErrQuery) {
-			t.Errorf("Evaluate(%+v) error %v, want ErrQuery", q, err)
-		}
+		_, err := Evaluate(t.Context(), r, q)
+		assert.ErrorIs(t, err, ErrQuery, "Evaluate(%+v)", q)
 	}
-	if len(r.Queries()) != 0 {
-		t.Errorf("a refused query asked DNS: %v", r.Queries())
-	}
+	assert.Empty(t, r.Queries(), "a refused query asked DNS")
 }
 
 // TestPresentationName checks the escaping against miekg/dns, which
@@ -202,12 +190,8 @@ func TestPresentationName(t *testing.T) {
 		}
 		wire[off] = 0
 		name, _, err := dns.UnpackDomainName(wire[:off+1], 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := presentationName(raw)+".", name; got != want {
-			t.Errorf("presentationName(%q) = %q, miekg/dns writes %q", raw, got, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, name, presentationName(raw)+".", "presentationName(%q): want what miekg/dns writes", raw)
 	}
 }
 
@@ -218,17 +202,12 @@ func TestEvaluateDepthBound(t *testing.T) {
 	t.Parallel()
 	r := dnstest.NewResolver(dnstest.MustParse(t, evalZone))
 	e := newEvaluator(r, Query{IP: netip.MustParseAddr("203.0.113.10"), Sender: "a@ip4.ev.test"})
-	if got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth); got.Verdict != VerdictPass {
-		t.Errorf("at MaxDepth: %+v, want pass", got)
-	}
+	atMax := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth)
+	assert.Equal(t, VerdictPass, atMax.Verdict, "at MaxDepth: %+v, want pass", atMax)
 	asked := len(r.Queries())
 	got := e.checkHost(t.Context(), "ip4.ev.test", MaxDepth+1)
-	if want := stop(VerdictPermError, ReasonLookupLimit); got != want {
-		t.Errorf("past MaxDepth: %+v, want %+v", got, want)
-	}
-	if len(r.Queries()) != asked {
-		t.Errorf("past MaxDepth asked DNS: %v", r.Queries()[asked:])
-	}
+	assert.Equal(t, stop(VerdictPermError, ReasonLookupLimit), got, "past MaxDepth")
+	assert.Len(t, r.Queries(), asked, "past MaxDepth asked DNS")
 }
 
 // TestExpandNameKeepsTail: a domain-spec of thousands of macros expands
@@ -258,17 +237,13 @@ func TestExpandNameKeepsTail(t *testing.T) {
 		strings.Repeat("ab.%{l}", 999) + "%{ir}.example",
 	} {
 		full, ok := expandMacroString(spec, val)
-		if !ok {
-			t.Fatalf("expandMacroString(%.20q…) failed", spec)
-		}
+		require.True(t, ok, "expandMacroString(%.20q…) failed", spec)
 		got, ok := expandName(spec, val)
-		if want := finishName(full); !ok || got != want {
-			t.Errorf("expandName(%.20q…) = %.40q (%d octets), want %.40q (%d octets)", spec, got, len(got), want, len(want))
-		}
+		want := finishName(full)
+		assert.True(t, ok, "expandName(%.20q…) failed", spec)
+		assert.Equal(t, want, got, "expandName(%.20q…) = %.40q (%d octets), want %.40q (%d octets)", spec, got, len(got), want, len(want))
 		kept, _ := expandText(spec, val, maxNameText)
-		if len(kept) > 2*maxNameText+longest {
-			t.Errorf("expandText(%.20q…) kept %d octets, want at most %d", spec, len(kept), 2*maxNameText+longest)
-		}
+		assert.LessOrEqual(t, len(kept), 2*maxNameText+longest, "expandText(%.20q…) kept %d octets", spec, len(kept))
 	}
 }
 
@@ -304,16 +279,10 @@ func TestEvaluateMXCountAgreesWithCheck(t *testing.T) {
 		{"eleven.mxn.test", "203.0.113.1", VerdictPermError, true},
 	} {
 		ev, err := Evaluate(t.Context(), dnstest.NewResolver(z), Query{IP: netip.MustParseAddr(tc.ip), Sender: "a@" + tc.domain})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Verdict != tc.want {
-			t.Errorf("Evaluate %s for %s: %s (%s), want %s", tc.domain, tc.ip, ev.Verdict, ev.Reason, tc.want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, ev.Verdict, "Evaluate %s for %s: %s (%s)", tc.domain, tc.ip, ev.Verdict, ev.Reason)
 		res := Check(t.Context(), dnstest.NewResolver(z), tc.domain)
-		if got := slices.Contains(res.Findings, CodeMXTooMany); got != tc.over {
-			t.Errorf("Check %s: mx_over_10 %v, want %v", tc.domain, got, tc.over)
-		}
+		assert.Equal(t, tc.over, slices.Contains(res.Findings, CodeMXTooMany), "Check %s: mx_over_10", tc.domain)
 	}
 }
 
@@ -343,11 +312,8 @@ c\@d.ptr   A 203.0.113.6
 		{"203.0.113.6", "a@ptr.esc.test", KindPTR},
 	} {
 		ev, err := Evaluate(t.Context(), srv.Client(time.Second), Query{IP: netip.MustParseAddr(tc.ip), Sender: tc.sender})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Verdict != VerdictPass || ev.Mechanism != tc.kind {
-			t.Errorf("%s from %s: %s (%s %s), want pass by %s", tc.sender, tc.ip, ev.Verdict, ev.Reason, ev.Mechanism, tc.kind)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, VerdictPass, ev.Verdict, "%s from %s: %s (%s %s), want pass by %s", tc.sender, tc.ip, ev.Verdict, ev.Reason, ev.Mechanism, tc.kind)
+		assert.Equal(t, tc.kind, ev.Mechanism, "%s from %s: %s (%s %s), want pass by %s", tc.sender, tc.ip, ev.Verdict, ev.Reason, ev.Mechanism, tc.kind)
 	}
 }

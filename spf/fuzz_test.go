@@ -2,11 +2,11 @@ package spf
 
 import (
 	"context"
-	"errors"
 	"net/netip"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -31,19 +31,15 @@ func FuzzParse(f *testing.F) {
 		r, err := Parse(s)
 		if err != nil {
 			var se *SyntaxError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSyntax) || !se.Code.isSyntax() {
-				t.Fatalf("Parse(%q): error %v is not a *SyntaxError", s, err)
-			}
+			require.ErrorAs(t, err, &se, "Parse(%q): error %v is not a *SyntaxError", s, err)
+			require.ErrorIs(t, err, ErrSyntax, "Parse(%q): error %v is not a *SyntaxError", s, err)
+			require.True(t, se.Code.isSyntax(), "Parse(%q): error %v is not a *SyntaxError", s, err)
 			return
 		}
 		text := r.String()
 		again, err := Parse(text)
-		if err != nil {
-			t.Fatalf("Parse(%q) ok, but its String %q fails: %v", s, text, err)
-		}
-		if !reflect.DeepEqual(again, r) {
-			t.Fatalf("round trip of %q via %q:\n got %#v\nwant %#v", s, text, again, r)
-		}
+		require.NoError(t, err, "Parse(%q) ok, but its String %q fails", s, text)
+		require.Equal(t, r, again, "round trip of %q via %q", s, text)
 	})
 }
 
@@ -71,29 +67,28 @@ func FuzzExpandMacro(f *testing.F) {
 			return "d.example.com", letterBit(letter) != 0
 		}
 		out, ok := expandMacroString(s, val)
-		if _, valid := scanMacroString(s, true); strings.Contains(s, "%") && ok != valid {
-			t.Fatalf("expandMacroString(%q) ok=%v, but the macro-string is valid=%v", s, ok, valid)
+		if _, valid := scanMacroString(s, true); strings.Contains(s, "%") {
+			require.Equal(t, valid, ok, "expandMacroString(%q) ok=%v, but the macro-string is valid=%v", s, ok, valid)
 		}
-		if !strings.Contains(s, "%") && (!ok || out != s) {
-			t.Fatalf("expandMacroString(%q) = %q, %v; want it unchanged", s, out, ok)
+		if !strings.Contains(s, "%") {
+			require.True(t, ok, "expandMacroString(%q) = %q, %v; want it unchanged", s, out, ok)
+			require.Equal(t, s, out, "expandMacroString(%q) = %q, %v; want it unchanged", s, out, ok)
 		}
-		if again, _ := expandMacroString(s, val); again != out {
-			t.Fatalf("expandMacroString(%q) not deterministic: %q then %q", s, out, again)
-		}
+		again, _ := expandMacroString(s, val)
+		require.Equal(t, out, again, "expandMacroString(%q) not deterministic", s)
 		name, nameOK := expandName(s, val)
-		if nameOK && len(name) > MaxDomainLength && strings.Contains(name, ".") {
-			t.Fatalf("expandName(%q) = %d octets with a dot, over %d", s, len(name), MaxDomainLength)
+		if nameOK && strings.Contains(name, ".") {
+			require.LessOrEqual(t, len(name), MaxDomainLength, "expandName(%q) = %d octets with a dot, over %d", s, len(name), MaxDomainLength)
 		}
-		if nameOK != ok || nameOK && validName(name) && name != finishName(out) {
-			t.Fatalf("expandName(%q) = %q, %v; the whole expansion cut gives %q, %v", s, name, nameOK, finishName(out), ok)
+		require.Equal(t, ok, nameOK, "expandName(%q) = %q, %v; the whole expansion cut gives %q, %v", s, name, nameOK, finishName(out), ok)
+		if nameOK && validName(name) {
+			require.Equal(t, finishName(out), name, "expandName(%q) = %q, %v; the whole expansion cut gives %q, %v", s, name, nameOK, finishName(out), ok)
 		}
 		esc, ok := expandMacroString("%{S}", val)
 		for i := 0; ok && i < len(esc); i++ {
 			c := esc[i]
 			unreserved := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~%", c) >= 0
-			if !unreserved {
-				t.Fatalf("%%{S} of %q = %q: %q is not escaped", sender, esc, c)
-			}
+			require.True(t, unreserved, "%%{S} of %q = %q: %q is not escaped", sender, esc, c)
 		}
 	})
 }
@@ -119,19 +114,13 @@ x.test. A 203.0.113.1
 		r := fuzzRecord{Resolver: dnstest.NewResolver(z), record: record}
 		ev, err := Evaluate(t.Context(), r, Query{IP: netip.MustParseAddr("203.0.113.1"), Sender: local + "@fuzz.test", HELO: "x.test"})
 		if err != nil {
-			if len(local)+len("@fuzz.test") <= MaxSenderLength {
-				t.Fatalf("Evaluate: %v", err)
-			}
+			require.Greater(t, len(local)+len("@fuzz.test"), MaxSenderLength, "Evaluate: %v", err)
 			return
 		}
-		switch ev.Verdict {
-		case VerdictNone, VerdictNeutral, VerdictPass, VerdictFail, VerdictSoftFail, VerdictTempError, VerdictPermError:
-		default:
-			t.Fatalf("verdict %q", ev.Verdict)
-		}
-		if ev.Lookups > MaxLookups+1 || ev.VoidLookups > MaxVoidLookups+1 {
-			t.Fatalf("%d lookups, %d voids: past the limits", ev.Lookups, ev.VoidLookups)
-		}
+		require.Contains(t, []Verdict{VerdictNone, VerdictNeutral, VerdictPass, VerdictFail, VerdictSoftFail, VerdictTempError, VerdictPermError},
+			ev.Verdict, "verdict %q", ev.Verdict)
+		require.LessOrEqual(t, ev.Lookups, MaxLookups+1, "%d lookups, %d voids: past the limits", ev.Lookups, ev.VoidLookups)
+		require.LessOrEqual(t, ev.VoidLookups, MaxVoidLookups+1, "%d lookups, %d voids: past the limits", ev.Lookups, ev.VoidLookups)
 	})
 }
 
@@ -160,8 +149,8 @@ func FuzzWireForm(f *testing.F) {
 		if !ok {
 			return
 		}
-		if again, ok := wireForm(presentationName(w)); !ok || again != w {
-			t.Fatalf("wireForm(%q) = %q; through presentationName and back: %q, %v", name, w, again, ok)
-		}
+		again, ok := wireForm(presentationName(w))
+		require.True(t, ok, "wireForm(%q) = %q; through presentationName and back: %q, %v", name, w, again, ok)
+		require.Equal(t, w, again, "wireForm(%q) = %q; through presentationName and back: %q, %v", name, w, again, ok)
 	})
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -51,13 +53,9 @@ type suiteCase struct {
 func loadSuite(t *testing.T) suite {
 	t.Helper()
 	b, err := os.ReadFile(suiteJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var s suite
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("%s: %v", suiteJSON, err)
-	}
+	require.NoError(t, json.Unmarshal(b, &s), "%s", suiteJSON)
 	return s
 }
 
@@ -67,20 +65,17 @@ func TestOpenSPFSuiteSource(t *testing.T) {
 	t.Parallel()
 	s := loadSuite(t)
 	raw, err := os.ReadFile(suiteYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != s.SourceSHA256 {
-		t.Fatalf("%s has SHA-256 %s, but %s was generated from %s: run python3 spf/testdata/rfc7208tojson.py", suiteYAML, got, suiteJSON, s.SourceSHA256)
-	}
+	got := hex.EncodeToString(sum[:])
+	require.Equal(t, s.SourceSHA256, got, "%s has SHA-256 %s, but %s was generated from %s: run python3 spf/testdata/rfc7208tojson.py", suiteYAML, got, suiteJSON, s.SourceSHA256)
 	n := 0
 	for _, sc := range s.Scenarios {
 		n += len(sc.Tests)
 	}
-	if want := strings.Count(string(raw), "\n    result:"); n != want || n == 0 {
-		t.Fatalf("the JSON has %d cases, the YAML %d", n, want)
-	}
+	want := strings.Count(string(raw), "\n    result:")
+	require.Equal(t, want, n, "the JSON has %d cases, the YAML %d", n, want)
+	require.NotZero(t, n, "the JSON has %d cases, the YAML %d", n, want)
 }
 
 // ambiguous lists the cases for which RFC 7208 allows more than one
@@ -156,9 +151,8 @@ func runSuite(t *testing.T, newResolver func(*testing.T, *dnstest.Zones, []dnste
 			if len(tc.Result) > 1 {
 				several++
 			}
-			if _, listed := ambiguous[tc.Name]; listed != (len(tc.Result) > 1) {
-				t.Errorf("%s: the suite accepts %v; update the list of ambiguous cases", tc.Name, tc.Result)
-			}
+			_, listed := ambiguous[tc.Name]
+			assert.Equal(t, len(tc.Result) > 1, listed, "%s: the suite accepts %v; update the list of ambiguous cases", tc.Name, tc.Result)
 		}
 		z, faults := suiteZones(t, sc)
 		for _, tc := range sc.Tests {
@@ -166,29 +160,19 @@ func runSuite(t *testing.T, newResolver func(*testing.T, *dnstest.Zones, []dnste
 			t.Run(tc.Name, func(t *testing.T) {
 				r := newResolver(t, z, faults)
 				ip, err := netip.ParseAddr(tc.Host)
-				if err != nil {
-					t.Fatalf("host %q: %v", tc.Host, err)
-				}
+				require.NoError(t, err, "host %q", tc.Host)
 				ev, err := Evaluate(t.Context(), r, Query{IP: ip, Sender: tc.MailFrom, HELO: tc.HELO})
-				if err != nil {
-					t.Fatal(err)
+				require.NoError(t, err)
+				if want, ok := ambiguous[tc.Name]; ok {
+					assert.Equal(t, want, ev.Verdict, "%s: got %s, one of %v, but the list of ambiguous cases says %s", tc.Name, ev.Verdict, tc.Result, want)
 				}
-				if want, ok := ambiguous[tc.Name]; ok && ev.Verdict != want {
-					t.Errorf("%s: got %s, one of %v, but the list of ambiguous cases says %s", tc.Name, ev.Verdict, tc.Result, want)
-				}
-				if !slices.Contains(tc.Result, string(ev.Verdict)) {
-					t.Errorf("%s (spec %s, %s): got %s (%s %s term %d depth %d, %d lookups, %d voids), want one of %v",
-						tc.Name, tc.Spec, sc.Description, ev.Verdict, ev.Reason, ev.Cause, ev.Term, ev.Depth, ev.Lookups, ev.VoidLookups, tc.Result)
-				}
+				assert.Contains(t, tc.Result, string(ev.Verdict), "%s (spec %s, %s): got %s (%s %s term %d depth %d, %d lookups, %d voids), want one of %v",
+					tc.Name, tc.Spec, sc.Description, ev.Verdict, ev.Reason, ev.Cause, ev.Term, ev.Depth, ev.Lookups, ev.VoidLookups, tc.Result)
 			})
 		}
 	}
-	if several != len(ambiguous) {
-		t.Errorf("the suite has %d cases with several results, the list %d", several, len(ambiguous))
-	}
-	if total < 200 {
-		t.Fatalf("only %d cases ran", total)
-	}
+	assert.Equal(t, len(ambiguous), several, "the suite has %d cases with several results, the list %d", several, len(ambiguous))
+	require.GreaterOrEqual(t, total, 200, "only %d cases ran", total)
 }
 
 // suiteZones builds the zones of a scenario as the suite's drivers do:
@@ -215,12 +199,10 @@ func suiteZones(t *testing.T, sc suiteScenario) (*dnstest.Zones, []dnstest.Fault
 					timeout = true
 					break
 				}
-				t.Fatalf("%s: unknown entry %q", name, bare)
+				require.FailNow(t, fmt.Sprintf("%s: unknown entry %q", name, bare))
 			}
 			var m map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &m); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			require.NoError(t, json.Unmarshal(raw, &m), "%s", name)
 			for typ, v := range m {
 				line, qtype := zoneLine(t, owner, typ, v)
 				seen[qtype] = seen[qtype] || line != "" // NONE: no record, still times out
@@ -252,9 +234,7 @@ func suiteZones(t *testing.T, sc suiteScenario) (*dnstest.Zones, []dnstest.Fault
 		}
 	}
 	z, err := dnstest.Parse(zone.String(), ".")
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", sc.Description, err, zone.String())
-	}
+	require.NoError(t, err, "%s\n%s", sc.Description, zone.String())
 	return z, faults
 }
 
@@ -266,9 +246,7 @@ func zoneLine(t *testing.T, owner, typ string, v json.RawMessage) (string, resol
 	var list []json.RawMessage
 	isString := json.Unmarshal(v, &s) == nil
 	if !isString {
-		if err := json.Unmarshal(v, &list); err != nil {
-			t.Fatalf("%s %s: %s", owner, typ, v)
-		}
+		require.NoError(t, json.Unmarshal(v, &list), "%s %s: %s", owner, typ, v)
 	}
 	switch typ {
 	case "A", "AAAA", "PTR", "CNAME":
@@ -280,9 +258,9 @@ func zoneLine(t *testing.T, owner, typ string, v json.RawMessage) (string, resol
 	case "MX":
 		var pref int
 		var host string
-		if len(list) != 2 || json.Unmarshal(list[0], &pref) != nil || json.Unmarshal(list[1], &host) != nil {
-			t.Fatalf("%s MX: %s", owner, v)
-		}
+		require.Len(t, list, 2, "%s MX: %s", owner, v)
+		require.NoError(t, json.Unmarshal(list[0], &pref), "%s MX: %s", owner, v)
+		require.NoError(t, json.Unmarshal(list[1], &host), "%s MX: %s", owner, v)
 		return fmt.Sprintf("%s 300 IN MX %d %s", owner, pref, zoneName(host)), resolver.TypeMX
 	case "TXT", "SPF":
 		qt := resolver.TypeTXT
@@ -298,15 +276,13 @@ func zoneLine(t *testing.T, owner, typ string, v json.RawMessage) (string, resol
 		} else {
 			for _, x := range list {
 				var e string
-				if json.Unmarshal(x, &e) != nil {
-					t.Fatalf("%s %s: %s", owner, typ, v)
-				}
+				require.NoError(t, json.Unmarshal(x, &e), "%s %s: %s", owner, typ, v)
 				strs = append(strs, e)
 			}
 		}
 		return fmt.Sprintf("%s 300 IN %s %s", owner, typ, txtData(strs)), qt
 	}
-	t.Fatalf("%s: unknown type %s", owner, typ)
+	require.FailNow(t, fmt.Sprintf("%s: unknown type %s", owner, typ))
 	return "", 0
 }
 

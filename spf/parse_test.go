@@ -1,11 +1,12 @@
 package spf
 
 import (
-	"errors"
 	"net/netip"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func pfx(s string) netip.Prefix {
@@ -97,16 +98,11 @@ func TestParseValid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := Parse(tc.in)
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tc.in, err)
-			}
-			if !reflect.DeepEqual(got.Terms, tc.want) {
-				t.Fatalf("Parse(%q)\n got %#v\nwant %#v", tc.in, got.Terms, tc.want)
-			}
+			require.NoError(t, err, "Parse(%q)", tc.in)
+			require.Equal(t, tc.want, got.Terms, "Parse(%q)", tc.in)
 			again, err := Parse(got.String())
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("round trip of %q via %q: %v", tc.in, got.String(), err)
-			}
+			require.NoError(t, err, "round trip of %q via %q", tc.in, got.String())
+			require.Equal(t, got, again, "round trip of %q via %q", tc.in, got.String())
 		})
 	}
 }
@@ -180,12 +176,10 @@ func TestParseInvalid(t *testing.T) {
 			t.Parallel()
 			_, err := Parse(tc.in)
 			var se *SyntaxError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSyntax) {
-				t.Fatalf("Parse(%q) = %v, want a *SyntaxError wrapping ErrSyntax", tc.in, err)
-			}
-			if se.Index != tc.index || se.Code != tc.code {
-				t.Fatalf("Parse(%q): index %d code %s, want index %d code %s (%v)", tc.in, se.Index, se.Code, tc.index, tc.code, err)
-			}
+			require.ErrorAs(t, err, &se, "Parse(%q) = %v, want a *SyntaxError wrapping ErrSyntax", tc.in, err)
+			require.ErrorIs(t, err, ErrSyntax, "Parse(%q) = %v, want a *SyntaxError wrapping ErrSyntax", tc.in, err)
+			require.Equal(t, tc.index, se.Index, "Parse(%q): index (%v)", tc.in, err)
+			require.Equal(t, tc.code, se.Code, "Parse(%q): code (%v)", tc.in, err)
 		})
 	}
 }
@@ -197,12 +191,8 @@ func TestSelect(t *testing.T) {
 		"spf2.0/pra -all", "google-site-verification=x", "v=spf1  mx",
 	}
 	want := []string{"v=spf1 -all", "V=SPF1", "v=spf1  mx"}
-	if got := Select(in); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Select = %q, want %q", got, want)
-	}
-	if got := Select([]string{"x"}); got != nil {
-		t.Fatalf("Select without SPF = %q, want nil", got)
-	}
+	require.Equal(t, want, Select(in), "Select")
+	require.Nil(t, Select([]string{"x"}), "Select without SPF, want nil")
 }
 
 func TestExpandDomainSpec(t *testing.T) {
@@ -234,9 +224,8 @@ func TestExpandDomainSpec(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, ok := expandDomainSpec(tc.spec, tc.cur, tc.sender)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("expandDomainSpec(%q, %q, %q) = %q, %v; want %q, %v", tc.spec, tc.cur, tc.sender, got, ok, tc.want, tc.ok)
-		}
+		assert.Equal(t, tc.want, got, "expandDomainSpec(%q, %q, %q)", tc.spec, tc.cur, tc.sender)
+		assert.Equal(t, tc.ok, ok, "expandDomainSpec(%q, %q, %q) ok", tc.spec, tc.cur, tc.sender)
 	}
 }
 
@@ -256,16 +245,12 @@ func TestValidName(t *testing.T) {
 		"a..test":       false,
 		"bad name.test": false,
 	} {
-		if got := validName(name); got != want {
-			t.Errorf("validName(%q) = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, want, validName(name), "validName(%q)", name)
 	}
 }
 
 func TestSyntaxErrorMessage(t *testing.T) {
 	t.Parallel()
 	_, err := Parse("v=spf1 ip4:192.0.2.0/33")
-	if got, want := err.Error(), `spf: term 1 "ip4:192.0.2.0/33": invalid CIDR length`; got != want {
-		t.Fatalf("Error() = %q, want %q", got, want)
-	}
+	require.EqualError(t, err, `spf: term 1 "ip4:192.0.2.0/33": invalid CIDR length`, "Error()")
 }

@@ -2,9 +2,11 @@ package tlsrpt
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -88,10 +90,8 @@ func TestCheck(t *testing.T) {
 			r := dnstest.NewResolver(z)
 			r.Apply(tc.faults...)
 			got := Check(context.Background(), r, domainOf(tc.name))
-			assertResult(t, got, tc.want)
-			if n := len(r.Queries()); n != 1 {
-				t.Errorf("Check asked %d questions, want 1", n)
-			}
+			require.Equal(t, tc.want, got, "Result differs")
+			assert.Len(t, r.Queries(), 1, "Check asked questions, want 1")
 		})
 	}
 }
@@ -129,10 +129,8 @@ func TestCheckOverDNSServer(t *testing.T) {
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
 			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix)
-			assertResult(t, got, tc.want)
-			if overTCP := srv.CountOver("", dnstest.AnyType, "tcp") > 0; overTCP != tc.tcp {
-				t.Errorf("asked over TCP = %v, want %v", overTCP, tc.tcp)
-			}
+			require.Equal(t, tc.want, got, "Result differs")
+			assert.Equal(t, tc.tcp, srv.CountOver("", dnstest.AnyType, "tcp") > 0, "asked over TCP")
 		})
 	}
 }
@@ -142,12 +140,5 @@ func TestCheckCanceled(t *testing.T) {
 	z := dnstest.MustLoad(t, "testdata/tlsrpt.zone")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	assertResult(t, Check(ctx, dnstest.NewResolver(z), "mailto"+zoneSuffix), inconclusive(resolver.ReasonCanceled))
-}
-
-func assertResult(t *testing.T, got, want Result) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Result differs:\n%s", dnstest.Diff(got, want))
-	}
+	require.Equal(t, inconclusive(resolver.ReasonCanceled), Check(ctx, dnstest.NewResolver(z), "mailto"+zoneSuffix), "Result differs")
 }

@@ -1,8 +1,9 @@
 package tlsrpt
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func FuzzParse(f *testing.F) {
@@ -27,13 +28,12 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(r.RUA) == 0 || r.RUAFieldCount() == 0 || !IsRecord(r.String()) {
-			t.Fatalf("Parse(%q) accepted %#v", s, r)
-		}
+		require.NotEmpty(t, r.RUA, "Parse(%q) accepted %#v", s, r)
+		require.NotZero(t, r.RUAFieldCount(), "Parse(%q) accepted %#v", s, r)
+		require.True(t, IsRecord(r.String()), "Parse(%q) accepted %#v", s, r)
 		again, err := Parse(r.String())
-		if err != nil || !reflect.DeepEqual(again, r) {
-			t.Fatalf("round trip of %q via %q: %#v, %v", s, r.String(), again, err)
-		}
+		require.NoError(t, err, "round trip of %q via %q", s, r.String())
+		require.Equal(t, r, again, "round trip of %q via %q", s, r.String())
 	})
 }
 
@@ -43,8 +43,6 @@ func FuzzClassify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		k := Classify(s)
-		if k.Valid() != (k.code() == "") {
-			t.Fatalf("Classify(%q) = %s: Valid and code disagree", s, k)
-		}
+		require.Equal(t, k.code() == "", k.Valid(), "Classify(%q) = %s: Valid and code disagree", s, k)
 	})
 }

@@ -1,9 +1,10 @@
 package tlsrpt
 
 import (
-	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParse(t *testing.T) {
@@ -44,21 +45,16 @@ func TestParse(t *testing.T) {
 			got, err := Parse(tc.in)
 			if tc.code != "" {
 				var se *SyntaxError
-				if !errors.As(err, &se) || se.Code != tc.code || !errors.Is(err, ErrSyntax) {
-					t.Fatalf("Parse(%q) error = %v, want code %s", tc.in, err, tc.code)
-				}
+				require.ErrorAs(t, err, &se, "Parse(%q) error = %v, want code %s", tc.in, err, tc.code)
+				require.Equal(t, tc.code, se.Code, "Parse(%q) error = %v", tc.in, err)
+				require.ErrorIs(t, err, ErrSyntax, "Parse(%q)", tc.in)
 				return
 			}
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tc.in, err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("Parse(%q) = %#v, want %#v", tc.in, got, tc.want)
-			}
+			require.NoError(t, err, "Parse(%q)", tc.in)
+			require.Equal(t, tc.want, got, "Parse(%q)", tc.in)
 			again, err := Parse(got.String())
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("round trip via %q: %#v, %v", got.String(), again, err)
-			}
+			require.NoError(t, err, "round trip via %q", got.String())
+			require.Equal(t, got, again, "round trip via %q", got.String())
 		})
 	}
 }
@@ -67,9 +63,7 @@ func TestSelect(t *testing.T) {
 	t.Parallel()
 	in := []string{"v=TLSRPTv1; rua=a", "v=TLSRPTv1 ;rua=b", "v=TLSRPTv1", "v=tlsrptv1; rua=c", "V=TLSRPTv1; rua=d", "v=TLSRPTv10; rua=e", "v=spf1 -all"}
 	want := []string{"v=TLSRPTv1; rua=a", "v=TLSRPTv1 ;rua=b", "v=TLSRPTv1"}
-	if got := Select(in); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Select = %q, want %q", got, want)
-	}
+	require.Equal(t, want, Select(in), "Select")
 }
 
 func TestClassify(t *testing.T) {
@@ -120,8 +114,6 @@ func TestClassify(t *testing.T) {
 		{"https://localhost/", KindBadHTTPS},
 	}
 	for _, tc := range tests {
-		if got := Classify(tc.uri); got != tc.want {
-			t.Errorf("Classify(%q) = %s, want %s", tc.uri, got, tc.want)
-		}
+		assert.Equal(t, tc.want, Classify(tc.uri), "Classify(%q)", tc.uri)
 	}
 }

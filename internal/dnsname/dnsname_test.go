@@ -3,6 +3,8 @@ package dnsname
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestIsLDHLabel(t *testing.T) {
@@ -12,9 +14,7 @@ func TestIsLDHLabel(t *testing.T) {
 		strings.Repeat("a", MaxLabelLength): true, strings.Repeat("a", MaxLabelLength+1): false,
 		"": false, "-a": false, "a-": false, "-": false, "a_b": false, "a.b": false, "a b": false, "é": false,
 	} {
-		if got := IsLDHLabel(label); got != want {
-			t.Errorf("IsLDHLabel(%q) = %v, want %v", label, got, want)
-		}
+		assert.Equal(t, want, IsLDHLabel(label), "IsLDHLabel(%q)", label)
 	}
 }
 
@@ -27,8 +27,6 @@ func TestIsLDHName(t *testing.T) {
 		longest + "b": false, "": false, ".": false, "example.com.": false, ".example.com": false,
 		"a..b": false, "a_b.example": false, "-a.example": false, "*.example.com": false,
 	} {
-		if got := IsLDHName(name); got != want {
-			t.Errorf("IsLDHName(%q) = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, want, IsLDHName(name), "IsLDHName(%q)", name)
 	}
 }

@@ -1,8 +1,9 @@
 package findings
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 type code string
@@ -26,12 +27,8 @@ func TestNormalize(t *testing.T) {
 			if tc.in != nil {
 				before = append([]code{}, tc.in...)
 			}
-			if got := Normalize(tc.in); !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("Normalize(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-			if !reflect.DeepEqual(tc.in, before) {
-				t.Fatalf("Normalize modified its input: %q, was %q", tc.in, before)
-			}
+			require.Equal(t, tc.want, Normalize(tc.in), "Normalize(%q)", tc.in)
+			require.Equal(t, before, tc.in, "Normalize modified its input")
 		})
 	}
 }
@@ -40,14 +37,10 @@ func TestSetInOrder(t *testing.T) {
 	t.Parallel()
 	order := []code{"z", "a", "m"}
 	var empty Set[code]
-	if got := empty.InOrder(order); got != nil {
-		t.Fatalf("empty set: InOrder = %q, want nil", got)
-	}
+	require.Nil(t, empty.InOrder(order), "empty set: InOrder, want nil")
 	var s Set[code]
 	for _, c := range []code{"m", "z", "m", "unlisted"} {
 		s.Add(c)
 	}
-	if got, want := s.InOrder(order), []code{"z", "m"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("InOrder = %q, want %q", got, want)
-	}
+	require.Equal(t, []code{"z", "m"}, s.InOrder(order), "InOrder")
 }

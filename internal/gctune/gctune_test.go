@@ -3,6 +3,8 @@ package gctune
 import (
 	"runtime/debug"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestApply: without GOGC and GOMEMLIMIT the service's settings take
@@ -20,17 +22,15 @@ func TestApply(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	s := Apply(0)
-	if s.GCPercent != ServiceGCPercent || s.MemoryLimit != ServiceMemoryLimit || s.FromEnv {
-		t.Fatalf("without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
-	}
+	require.Equal(t, ServiceGCPercent, s.GCPercent, "without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
+	require.Equal(t, int64(ServiceMemoryLimit), s.MemoryLimit, "without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
+	require.False(t, s.FromEnv, "without environment: %+v, want GOGC %d, limit %d", s, ServiceGCPercent, ServiceMemoryLimit)
 	// A DNS cache shared across scans larger than the allowance raises
 	// the limit by the excess.
-	if s = Apply(CacheAllowance); s.MemoryLimit != ServiceMemoryLimit {
-		t.Fatalf("with the default cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit)
-	}
-	if s = Apply(1 << 30); s.MemoryLimit != ServiceMemoryLimit+1<<30-CacheAllowance {
-		t.Fatalf("with a 1 GiB cache: limit %d, want %d", s.MemoryLimit, ServiceMemoryLimit+1<<30-CacheAllowance)
-	}
+	s = Apply(CacheAllowance)
+	require.Equal(t, int64(ServiceMemoryLimit), s.MemoryLimit, "with the default cache: limit")
+	s = Apply(1 << 30)
+	require.Equal(t, int64(ServiceMemoryLimit+1<<30-CacheAllowance), s.MemoryLimit, "with a 1 GiB cache: limit")
 
 	// The runtime reads GOGC and GOMEMLIMIT only at start-up; set what it
 	// would have set, as an operator's environment does.
@@ -39,7 +39,7 @@ func TestApply(t *testing.T) {
 	t.Setenv("GOGC", "150")
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	s = Apply(1 << 30)
-	if s.GCPercent != 150 || s.MemoryLimit != 1<<30 || !s.FromEnv {
-		t.Fatalf("with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
-	}
+	require.Equal(t, 150, s.GCPercent, "with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
+	require.Equal(t, int64(1<<30), s.MemoryLimit, "with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
+	require.True(t, s.FromEnv, "with environment: %+v, want GOGC 150 and limit 1 GiB kept", s)
 }

@@ -3,6 +3,9 @@ package ipclass
 import (
 	"net/netip"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestClassify(t *testing.T) {
@@ -68,24 +71,15 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got := Classify(netip.MustParseAddr(tc.in))
-			if got != tc.want {
-				t.Fatalf("Classify(%s) = %s, want %s", tc.in, got, tc.want)
-			}
-			if IsPublic(netip.MustParseAddr(tc.in)) != (tc.want == Public) {
-				t.Fatalf("IsPublic(%s) disagrees with Classify", tc.in)
-			}
+			require.Equal(t, tc.want, Classify(netip.MustParseAddr(tc.in)), "Classify(%s)", tc.in)
+			require.Equal(t, tc.want == Public, IsPublic(netip.MustParseAddr(tc.in)), "IsPublic(%s) disagrees with Classify", tc.in)
 		})
 	}
-	if Classify(netip.Addr{}) != Invalid {
-		t.Fatal("zero Addr must be Invalid")
-	}
+	require.Equal(t, Invalid, Classify(netip.Addr{}), "zero Addr must be Invalid")
 }
 
 func TestIsLoopback(t *testing.T) {
 	for in, want := range map[string]bool{"127.0.0.1": true, "127.1.2.3": true, "::1": true, "::ffff:127.0.0.1": true, "10.0.0.1": false, "::2": false} {
-		if got := IsLoopback(netip.MustParseAddr(in)); got != want {
-			t.Errorf("IsLoopback(%s) = %v, want %v", in, got, want)
-		}
+		assert.Equal(t, want, IsLoopback(netip.MustParseAddr(in)), "IsLoopback(%s)", in)
 	}
 }

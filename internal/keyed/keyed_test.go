@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestHexIsHMAC: Hex is the RFC 2104 HMAC-SHA-256 of purpose NUL value,
@@ -13,9 +15,7 @@ func TestHexIsHMAC(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(PurposeDomain + "\x00example.com"))
-	if got, want := Hex(secret, PurposeDomain, "example.com"), hex.EncodeToString(m.Sum(nil)); got != want {
-		t.Errorf("Hex = %s, want %s", got, want)
-	}
+	assert.Equal(t, hex.EncodeToString(m.Sum(nil)), Hex(secret, PurposeDomain, "example.com"), "Hex")
 	plain := sha256.Sum256([]byte("example.com"))
 	seen := map[string]bool{hex.EncodeToString(plain[:]): true}
 	for _, h := range []string{
@@ -24,9 +24,8 @@ func TestHexIsHMAC(t *testing.T) {
 		Hex(secret, PurposeVisitor, "example.com"),
 		Hex(secret, PurposeRateLimit, "example.com"),
 	} {
-		if seen[h] || len(h) != 64 {
-			t.Errorf("hash %s repeats or is not 32 bytes", h)
-		}
+		assert.False(t, seen[h], "hash %s repeats or is not 32 bytes", h)
+		assert.Len(t, h, 64, "hash %s repeats or is not 32 bytes", h)
 		seen[h] = true
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStart: a cluster comes up on loopback and a new database answers.
@@ -12,12 +14,11 @@ func TestStart(t *testing.T) {
 	c := Start(t)
 	url := c.NewDatabase(t, "probe")
 	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close(context.Background())
 	var db, addr string
-	if err := conn.QueryRow(context.Background(), "SELECT current_database(), host(inet_server_addr())").Scan(&db, &addr); err != nil || db != "probe" || addr != "127.0.0.1" {
-		t.Errorf("database %q on %q: %v", db, addr, err)
-	}
+	err = conn.QueryRow(context.Background(), "SELECT current_database(), host(inet_server_addr())").Scan(&db, &addr)
+	assert.NoError(t, err, "database %q on %q", db, addr)
+	assert.Equal(t, "probe", db, "database %q on %q: %v", db, addr, err)
+	assert.Equal(t, "127.0.0.1", addr, "database %q on %q: %v", db, addr, err)
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestConcurrentWrites: every write from many goroutines lands whole (run
@@ -17,14 +19,12 @@ func TestConcurrentWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if n, err := b.Write([]byte("ab\n")); n != 3 || err != nil {
-					t.Errorf("Write = %d, %v", n, err)
-				}
+				n, err := b.Write([]byte("ab\n"))
+				assert.Equal(t, 3, n, "Write = %d, %v", n, err)
+				assert.NoError(t, err, "Write = %d, %v", n, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if got := strings.Count(b.String(), "ab\n"); got != writers*each {
-		t.Errorf("%d whole writes, want %d", got, writers*each)
-	}
+	assert.Equal(t, writers*each, strings.Count(b.String(), "ab\n"), "whole writes")
 }

@@ -1,9 +1,11 @@
 package tagrec
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestIsRecord(t *testing.T) {
@@ -23,9 +25,7 @@ func TestIsRecord(t *testing.T) {
 		{"", false},
 	}
 	for _, tc := range tests {
-		if got := IsRecord(tc.txt, "v=STSv1"); got != tc.want {
-			t.Errorf("IsRecord(%q) = %v, want %v", tc.txt, got, tc.want)
-		}
+		assert.Equal(t, tc.want, IsRecord(tc.txt, "v=STSv1"), "IsRecord(%q)", tc.txt)
 	}
 }
 
@@ -33,12 +33,8 @@ func TestSelect(t *testing.T) {
 	t.Parallel()
 	in := []string{"v=TLSRPTv1; rua=x", "other", "v=TLSRPTv1", "v=TLSRPTv2;"}
 	want := []string{"v=TLSRPTv1; rua=x", "v=TLSRPTv1"}
-	if got := Select(in, "v=TLSRPTv1"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("Select = %q, want %q", got, want)
-	}
-	if got := Select([]string{"other"}, "v=TLSRPTv1"); got != nil {
-		t.Fatalf("Select without records = %q, want nil", got)
-	}
+	require.Equal(t, want, Select(in, "v=TLSRPTv1"), "Select")
+	require.Nil(t, Select([]string{"other"}, "v=TLSRPTv1"), "Select without records, want nil")
 }
 
 type testField struct {
@@ -48,13 +44,9 @@ type testField struct {
 
 func TestRender(t *testing.T) {
 	t.Parallel()
-	if got := Render[testField]("v=STSv1", nil); got != "v=STSv1" {
-		t.Fatalf("Render(no fields) = %q", got)
-	}
+	require.Equal(t, "v=STSv1", Render[testField]("v=STSv1", nil), "Render(no fields)")
 	fields := []testField{{"id", "1"}, {"ext", "a.b"}}
-	if got, want := Render("v=STSv1", fields), "v=STSv1; id=1; ext=a.b"; got != want {
-		t.Fatalf("Render = %q, want %q", got, want)
-	}
+	require.Equal(t, "v=STSv1; id=1; ext=a.b", Render("v=STSv1", fields), "Render")
 }
 
 func TestValidExtensionName(t *testing.T) {
@@ -64,9 +56,7 @@ func TestValidExtensionName(t *testing.T) {
 		"a": true, "9x": true, "a_b-c.d": true, longest: true, longest + "x": false,
 		"": false, "_a": false, "-a": false, ".a": false, "a b": false, "a=b": false, "é": false,
 	} {
-		if got := ValidExtensionName(s); got != want {
-			t.Errorf("ValidExtensionName(%q) = %v, want %v", s, got, want)
-		}
+		assert.Equal(t, want, ValidExtensionName(s), "ValidExtensionName(%q)", s)
 	}
 }
 
@@ -76,8 +66,6 @@ func TestValidExtensionValue(t *testing.T) {
 		"x": true, "!~": true, "a:b/c": true,
 		"": false, "a;b": false, "a=b": false, "a b": false, "a\tb": false, "\x7f": false, "é": false,
 	} {
-		if got := ValidExtensionValue(s); got != want {
-			t.Errorf("ValidExtensionValue(%q) = %v, want %v", s, got, want)
-		}
+		assert.Equal(t, want, ValidExtensionValue(s), "ValidExtensionValue(%q)", s)
 	}
 }

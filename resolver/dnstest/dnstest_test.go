@@ -2,14 +2,14 @@ package dnstest_test
 
 import (
 	"context"
-	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -42,9 +42,7 @@ func exchange(t *testing.T, srv *dnstest.Server, network, name string, qtype uin
 	}
 	c := &dns.Client{Net: network, Timeout: 2 * time.Second}
 	m, _, err := c.Exchange(q, srv.Addr())
-	if err != nil {
-		t.Fatalf("%s %s: %v", network, name, err)
-	}
+	require.NoError(t, err, "%s %s", network, name)
 	return m
 }
 
@@ -76,12 +74,16 @@ func TestServerMessages(t *testing.T) {
 			if len(m.Ns) == 1 && m.Ns[0].Header().Rrtype == dns.TypeSOA {
 				soa = m.Ns[0].Header().Name
 			}
-			if m.Rcode != tc.rcode || len(m.Answer) != tc.answers || soa != tc.soa ||
-				!m.Response || !m.Authoritative || !m.RecursionAvailable || m.IsEdns0() == nil {
-				t.Errorf("%s %s %s: rcode %d, %d answers, SOA %q, flags qr=%v aa=%v ra=%v edns=%v; want rcode %d, %d answers, SOA %q",
-					network, tc.name, dns.TypeToString[tc.qtype], m.Rcode, len(m.Answer), soa,
-					m.Response, m.Authoritative, m.RecursionAvailable, m.IsEdns0() != nil, tc.rcode, tc.answers, tc.soa)
-			}
+			msg := []any{"%s %s %s: rcode %d, %d answers, SOA %q, flags qr=%v aa=%v ra=%v edns=%v; want rcode %d, %d answers, SOA %q",
+				network, tc.name, dns.TypeToString[tc.qtype], m.Rcode, len(m.Answer), soa,
+				m.Response, m.Authoritative, m.RecursionAvailable, m.IsEdns0() != nil, tc.rcode, tc.answers, tc.soa}
+			assert.Equal(t, tc.rcode, m.Rcode, msg...)
+			assert.Len(t, m.Answer, tc.answers, msg...)
+			assert.Equal(t, tc.soa, soa, msg...)
+			assert.True(t, m.Response, msg...)
+			assert.True(t, m.Authoritative, msg...)
+			assert.True(t, m.RecursionAvailable, msg...)
+			assert.NotNil(t, m.IsEdns0(), msg...)
 		}
 	}
 }
@@ -97,16 +99,16 @@ func TestServerTruncatesLargeUDP(t *testing.T) {
 	}
 	srv := dnstest.Start(t, dnstest.MustParse(t, b.String()))
 	udp := exchange(t, srv, "udp", "many.big.test", dns.TypeTXT, false)
-	if !udp.Truncated || len(udp.Answer) >= 40 {
-		t.Errorf("udp: tc=%v with %d answers, want tc and fewer than 40", udp.Truncated, len(udp.Answer))
-	}
+	assert.True(t, udp.Truncated, "udp: tc=%v with %d answers, want tc and fewer than 40", udp.Truncated, len(udp.Answer))
+	assert.Less(t, len(udp.Answer), 40, "udp: tc=%v with %d answers, want tc and fewer than 40", udp.Truncated, len(udp.Answer))
 	tcp := exchange(t, srv, "tcp", "many.big.test", dns.TypeTXT, false)
-	if tcp.Truncated || len(tcp.Answer) != 40 {
-		t.Errorf("tcp: tc=%v with %d answers, want 40", tcp.Truncated, len(tcp.Answer))
-	}
+	assert.False(t, tcp.Truncated, "tcp: tc=%v with %d answers, want 40", tcp.Truncated, len(tcp.Answer))
+	assert.Len(t, tcp.Answer, 40, "tcp: tc=%v with %d answers, want 40", tcp.Truncated, len(tcp.Answer))
 	q := srv.Queries()
-	if len(q) != 2 || q[0].Net != "udp" || q[1].Net != "tcp" || q[0].UDPSize != 0 {
-		t.Errorf("Queries() = %+v", q)
+	if assert.Len(t, q, 2, "Queries() = %+v", q) {
+		assert.Equal(t, "udp", q[0].Net, "Queries() = %+v", q)
+		assert.Equal(t, "tcp", q[1].Net, "Queries() = %+v", q)
+		assert.Equal(t, uint16(0), q[0].UDPSize, "Queries() = %+v", q)
 	}
 }
 
@@ -117,12 +119,8 @@ func TestServerFormErr(t *testing.T) {
 	q.Id = dns.Id()
 	c := &dns.Client{Timeout: 2 * time.Second}
 	m, _, err := c.Exchange(q, srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Rcode != dns.RcodeFormatError {
-		t.Errorf("rcode %d, want FORMERR", m.Rcode)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, dns.RcodeFormatError, m.Rcode, "rcode, want FORMERR")
 }
 
 // TestServerCountAndQueries: Count is case-insensitive and per type;
@@ -132,16 +130,10 @@ func TestServerCountAndQueries(t *testing.T) {
 	srv := dnstest.Start(t, testZones(t))
 	exchange(t, srv, "udp", "HOST.dnstest.test", dns.TypeA, true)
 	exchange(t, srv, "tcp", "host.dnstest.test", dns.TypeTXT, false)
-	if n := srv.Count("Host.DNStest.test.", dnstest.AnyType); n != 2 {
-		t.Errorf("Count(any) = %d, want 2", n)
-	}
-	if n := srv.Count("host.dnstest.test", resolver.TypeTXT); n != 1 {
-		t.Errorf("Count(TXT) = %d, want 1", n)
-	}
+	assert.Equal(t, 2, srv.Count("Host.DNStest.test.", dnstest.AnyType), "Count(any)")
+	assert.Equal(t, 1, srv.Count("host.dnstest.test", resolver.TypeTXT), "Count(TXT)")
 	q := srv.Queries()
-	if len(q) != 2 {
-		t.Fatalf("Queries() = %+v", q)
-	}
+	require.Len(t, q, 2, "Queries()")
 	got := []dnstest.Received{q[0], q[1]}
 	for i := range got {
 		got[i].Time = time.Time{}
@@ -150,9 +142,7 @@ func TestServerCountAndQueries(t *testing.T) {
 		{Name: "host.dnstest.test", Type: resolver.TypeA, Net: "udp", UDPSize: 1232},
 		{Name: "host.dnstest.test", Type: resolver.TypeTXT, Net: "tcp"},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Queries() = %+v, want %+v", got, want)
-	}
+	assert.Equal(t, want, got, "Queries()")
 }
 
 // TestResolverFaults: the in-memory faults behave as documented.
@@ -198,12 +188,9 @@ func TestResolverFaults(t *testing.T) {
 			r.SetFault(tc.fname, tc.ftype, tc.fault)
 			start := time.Now()
 			got := r.Lookup(t.Context(), tc.qname, tc.qtype)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-			if elapsed := time.Since(start); elapsed > time.Second {
-				t.Errorf("took %v: the in-memory resolver must not wait", elapsed)
-			}
+			assert.Equal(t, tc.want, got)
+			elapsed := time.Since(start)
+			assert.LessOrEqual(t, elapsed, time.Second, "took %v: the in-memory resolver must not wait", elapsed)
 		})
 	}
 }
@@ -216,18 +203,15 @@ func TestResolverDelay(t *testing.T) {
 	r.SetFault(name, dnstest.AnyType, dnstest.Delay(100*time.Millisecond))
 	r.SetFault(name, resolver.TypeA, dnstest.Delay(50*time.Millisecond))
 	start := time.Now()
-	if got := r.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
-		t.Errorf("got %+v", got)
-	}
-	if elapsed := time.Since(start); elapsed < 150*time.Millisecond {
-		t.Errorf("took %v, want the delays added up (150ms)", elapsed)
-	}
+	got := r.Lookup(t.Context(), name, resolver.TypeA)
+	assert.Equal(t, resolver.Found, got.Outcome, "got %+v", got)
+	elapsed := time.Since(start)
+	assert.GreaterOrEqual(t, elapsed, 150*time.Millisecond, "took %v, want the delays added up (150ms)", elapsed)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	r.SetFault(name, dnstest.AnyType, dnstest.Delay(time.Minute))
-	if got := r.Lookup(ctx, name, resolver.TypeTXT); got.Reason != resolver.ReasonCanceled {
-		t.Errorf("delayed past the deadline: %+v", got)
-	}
+	got = r.Lookup(ctx, name, resolver.TypeTXT)
+	assert.Equal(t, resolver.ReasonCanceled, got.Reason, "delayed past the deadline: %+v", got)
 }
 
 func TestResolverLog(t *testing.T) {
@@ -236,16 +220,15 @@ func TestResolverLog(t *testing.T) {
 	r.Lookup(t.Context(), "Host.dnstest.test.", resolver.TypeA)
 	r.Lookup(t.Context(), "host.dnstest.test", resolver.TypeTXT)
 	r.Lookup(t.Context(), "bad..name", resolver.TypeTXT)
-	if n := r.Count("host.dnstest.test", dnstest.AnyType); n != 2 {
-		t.Errorf("Count = %d, want 2", n)
-	}
+	assert.Equal(t, 2, r.Count("host.dnstest.test", dnstest.AnyType), "Count")
 	q := r.Queries()
-	if len(q) != 2 || q[0].Net != "mem" || q[0].Name != "host.dnstest.test" || q[1].Type != resolver.TypeTXT {
-		t.Errorf("Queries() = %+v", q)
+	if assert.Len(t, q, 2, "Queries() = %+v", q) {
+		assert.Equal(t, "mem", q[0].Net, "Queries() = %+v", q)
+		assert.Equal(t, "host.dnstest.test", q[0].Name, "Queries() = %+v", q)
+		assert.Equal(t, resolver.TypeTXT, q[1].Type, "Queries() = %+v", q)
 	}
-	if got := r.Lookup(t.Context(), "bad..name", resolver.TypeA); got.Reason != resolver.ReasonInvalidName {
-		t.Errorf("invalid name: %+v", got)
-	}
+	got := r.Lookup(t.Context(), "bad..name", resolver.TypeA)
+	assert.Equal(t, resolver.ReasonInvalidName, got.Reason, "invalid name: %+v", got)
 }
 
 func TestZones(t *testing.T) {
@@ -253,16 +236,13 @@ func TestZones(t *testing.T) {
 	z := testZones(t)
 	names := z.Names()
 	want := []string{"*.wild.dnstest.test", "a.b.c.dnstest.test", "alias.dnstest.test", "dnstest.test", "host.dnstest.test", "name.nosoa.test"}
-	if !slices.Equal(names, want) {
-		t.Errorf("Names() = %q, want %q", names, want)
-	}
+	assert.Equal(t, want, names, "Names()")
 	recs := z.Records("HOST.dnstest.test.")
-	if len(recs) != 2 || !strings.Contains(recs[0], "192.0.2.1") || !strings.Contains(recs[1], `"text"`) {
-		t.Errorf("Records() = %q", recs)
+	if assert.Len(t, recs, 2, "Records() = %q", recs) {
+		assert.Contains(t, recs[0], "192.0.2.1", "Records() = %q", recs)
+		assert.Contains(t, recs[1], `"text"`, "Records() = %q", recs)
 	}
-	if z.Records("missing.test") != nil {
-		t.Error("Records of a missing name is not nil")
-	}
+	assert.Nil(t, z.Records("missing.test"), "Records of a missing name is not nil")
 }
 
 func TestZoneErrors(t *testing.T) {
@@ -273,25 +253,24 @@ func TestZoneErrors(t *testing.T) {
 		{"relative-without-origin", "host A 192.0.2.1\n", ""},
 	}
 	for _, tc := range bad {
-		if _, err := dnstest.Parse(tc.text, tc.origin); err == nil {
-			t.Errorf("%s: no error", tc.name)
-		}
+		_, err := dnstest.Parse(tc.text, tc.origin)
+		assert.Error(t, err, "%s: no error", tc.name)
 	}
-	if z, err := dnstest.Parse("host A 192.0.2.1\n", "x.test"); err != nil || len(z.Names()) != 1 || z.Names()[0] != "host.x.test" {
-		t.Errorf("origin argument: %v %v", z, err)
+	z, err := dnstest.Parse("host A 192.0.2.1\n", "x.test")
+	if assert.NoError(t, err, "origin argument") {
+		assert.Equal(t, []string{"host.x.test"}, z.Names(), "origin argument: %v", z)
 	}
-	if _, err := dnstest.Load("testdata/does-not-exist.zone"); err == nil {
-		t.Error("Load of a missing file: no error")
-	}
+	_, err = dnstest.Load("testdata/does-not-exist.zone")
+	assert.Error(t, err, "Load of a missing file: no error")
 }
 
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, "../testdata/resolver.zone")
 	r := dnstest.NewResolver(z)
-	if got := r.Lookup(t.Context(), "a.resolver.test", resolver.TypeA); got.Outcome != resolver.Found || len(got.Records) != 2 {
-		t.Errorf("got %+v", got)
-	}
+	got := r.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+	assert.Equal(t, resolver.Found, got.Outcome, "got %+v", got)
+	assert.Len(t, got.Records, 2, "got %+v", got)
 }
 
 // TestServerClient: the convenience Client asks this server only, once,
@@ -300,12 +279,10 @@ func TestServerClient(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.Start(t, testZones(t))
 	c := srv.Client(150 * time.Millisecond)
-	if !slices.Equal(c.Servers, []string{srv.Addr()}) || c.Attempts != 1 || c.Timeout != 150*time.Millisecond {
-		t.Errorf("Client = %+v", c)
-	}
-	if !strings.HasPrefix(srv.Addr(), "127.0.0.1:") {
-		t.Errorf("Addr() = %q, want loopback", srv.Addr())
-	}
+	assert.Equal(t, []string{srv.Addr()}, c.Servers, "Client = %+v", c)
+	assert.Equal(t, 1, c.Attempts, "Client = %+v", c)
+	assert.Equal(t, 150*time.Millisecond, c.Timeout, "Client = %+v", c)
+	assert.True(t, strings.HasPrefix(srv.Addr(), "127.0.0.1:"), "Addr() = %q, want loopback", srv.Addr())
 }
 
 // TestNoGoroutineLeak: servers started and closed, with TCP connections
@@ -316,9 +293,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	z := testZones(t)
 	for i := 0; i < 5; i++ {
 		srv, err := dnstest.Listen(z)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		srv.SetFault("alias.dnstest.test", dnstest.AnyType, dnstest.Delay(time.Minute))
 		exchange(t, srv, "udp", "host.dnstest.test", dns.TypeA, true)
 		exchange(t, srv, "tcp", "host.dnstest.test", dns.TypeA, true)
@@ -331,7 +306,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	for runtime.NumGoroutine() > baseline {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
-			t.Fatalf("goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+			require.FailNow(t, "goroutines above the baseline", "goroutines: %d, baseline %d\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -17,9 +20,8 @@ func TestResolverApply(t *testing.T) {
 	const name = "host.dnstest.test"
 	r := dnstest.NewResolver(testZones(t))
 	r.Apply() // nothing to inject
-	if got := r.Lookup(t.Context(), name, resolver.TypeA); got.Outcome != resolver.Found {
-		t.Fatalf("without faults: %+v", got)
-	}
+	got := r.Lookup(t.Context(), name, resolver.TypeA)
+	require.Equal(t, resolver.Found, got.Outcome, "without faults: %+v", got)
 	r.Apply(
 		dnstest.FaultAt{name, resolver.TypeA, dnstest.Drop},
 		dnstest.FaultAt{Name: name, Type: resolver.TypeTXT, Fault: dnstest.Garbage},
@@ -33,9 +35,7 @@ func TestResolverApply(t *testing.T) {
 		{resolver.TypeTXT, resolver.ReasonServFail},
 		{resolver.TypeMX, resolver.ReasonNone},
 	} {
-		if got := r.Lookup(t.Context(), name, tc.qtype); got.Reason != tc.want {
-			t.Errorf("%s: reason %q, want %q", tc.qtype, got.Reason, tc.want)
-		}
+		assert.Equal(t, tc.want, r.Lookup(t.Context(), name, tc.qtype).Reason, "%s: reason", tc.qtype)
 	}
 }
 
@@ -49,15 +49,11 @@ func TestServerApply(t *testing.T) {
 		dnstest.FaultAt{name, resolver.TypeA, dnstest.Refused},
 	)
 	c := srv.Client(time.Second)
-	if got := c.Lookup(t.Context(), name, resolver.TypeTXT); got.Outcome != resolver.Found {
-		t.Errorf("truncated TXT: %+v, want the full answer over TCP", got)
-	}
-	if n := srv.Count(name, resolver.TypeTXT); n != 2 {
-		t.Errorf("truncated TXT: %d questions, want 2 (UDP then TCP)", n)
-	}
-	if got := c.Lookup(t.Context(), name, resolver.TypeA); got.Reason != resolver.ReasonRefused {
-		t.Errorf("refused A: %+v", got)
-	}
+	got := c.Lookup(t.Context(), name, resolver.TypeTXT)
+	assert.Equal(t, resolver.Found, got.Outcome, "truncated TXT: %+v, want the full answer over TCP", got)
+	assert.Equal(t, 2, srv.Count(name, resolver.TypeTXT), "truncated TXT: questions, want 2 (UDP then TCP)")
+	got = c.Lookup(t.Context(), name, resolver.TypeA)
+	assert.Equal(t, resolver.ReasonRefused, got.Reason, "refused A: %+v", got)
 }
 
 type inner struct {
@@ -107,12 +103,8 @@ func TestDiff(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := dnstest.Diff(tc.got, tc.want)
-			if got != tc.diff {
-				t.Errorf("Diff:\n got %q\nwant %q", got, tc.diff)
-			}
-			if (got == "") != reflect.DeepEqual(tc.got, tc.want) {
-				t.Errorf("Diff is %q but DeepEqual is %v", got, reflect.DeepEqual(tc.got, tc.want))
-			}
+			assert.Equal(t, tc.diff, got, "Diff")
+			assert.Equal(t, reflect.DeepEqual(tc.got, tc.want), got == "", "Diff is %q but DeepEqual is %v", got, reflect.DeepEqual(tc.got, tc.want))
 		})
 	}
 }
@@ -123,16 +115,13 @@ func TestServerCountOver(t *testing.T) {
 	z := dnstest.MustParse(t, "$ORIGIN count.test.\n@ TXT \"x\"\n")
 	srv := dnstest.Start(t, z)
 	srv.SetFault("count.test", dnstest.AnyType, dnstest.Truncate)
-	if a := srv.Client(time.Second).Lookup(t.Context(), "count.test", resolver.TypeTXT); a.Outcome != resolver.Found {
-		t.Fatalf("lookup = %+v", a)
-	}
+	a := srv.Client(time.Second).Lookup(t.Context(), "count.test", resolver.TypeTXT)
+	require.Equal(t, resolver.Found, a.Outcome, "lookup = %+v", a)
 	for _, tc := range []struct {
 		name, network string
 		want          int
 	}{{"count.test", "udp", 1}, {"count.test", "tcp", 1}, {"count.test", "", 2}, {"", "tcp", 1}, {"other.test", "tcp", 0}} {
-		if got := srv.CountOver(tc.name, dnstest.AnyType, tc.network); got != tc.want {
-			t.Errorf("CountOver(%q, %q) = %d, want %d", tc.name, tc.network, got, tc.want)
-		}
+		assert.Equal(t, tc.want, srv.CountOver(tc.name, dnstest.AnyType, tc.network), "CountOver(%q, %q)", tc.name, tc.network)
 	}
 }
 
@@ -144,16 +133,13 @@ func TestServerDelayAllAndKeepLog(t *testing.T) {
 	srv.DelayAll(30 * time.Millisecond)
 	c := srv.Client(time.Second)
 	start := time.Now()
-	if a := c.Lookup(context.Background(), "absent.d.test", resolver.TypeA); a.Outcome != resolver.NXDomain {
-		t.Fatalf("got %v", a.Outcome)
-	}
-	if el := time.Since(start); el < 30*time.Millisecond {
-		t.Fatalf("answered after %v: the delay applies to absent names too", el)
-	}
+	a := c.Lookup(context.Background(), "absent.d.test", resolver.TypeA)
+	require.Equal(t, resolver.NXDomain, a.Outcome)
+	el := time.Since(start)
+	require.GreaterOrEqual(t, el, 30*time.Millisecond, "answered after %v: the delay applies to absent names too", el)
 	srv.DelayAll(0)
 	srv.KeepLog(false)
 	c.Lookup(context.Background(), "host.d.test", resolver.TypeA)
-	if srv.Received() != 2 || srv.Count("", dnstest.AnyType) != 1 {
-		t.Fatalf("received %d, logged %d: want 2 and 1", srv.Received(), srv.Count("", dnstest.AnyType))
-	}
+	require.Equal(t, 2, srv.Received(), "received %d, logged %d: want 2 and 1", srv.Received(), srv.Count("", dnstest.AnyType))
+	require.Equal(t, 1, srv.Count("", dnstest.AnyType), "received %d, logged %d: want 2 and 1", srv.Received(), srv.Count("", dnstest.AnyType))
 }
