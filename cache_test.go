@@ -2,9 +2,11 @@ package mailauth
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
@@ -23,24 +25,21 @@ func TestScannerSharedCache(t *testing.T) {
 		})
 		req := ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}
 		first, err := s.Scan(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sent := len(lab.DNS.Queries())
 		second, err := s.Scan(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(first, second) {
-			t.Errorf("size %d: the second scan differs from the first", size)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, first, second, "size %d: the second scan differs from the first", size)
 		again := len(lab.DNS.Queries()) - sent
 		st := s.DNSCacheStats()
 		switch {
-		case size == 0 && (again != sent || st != (resolver.CacheStats{})):
-			t.Errorf("no cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
-		case size > 0 && (again != 0 || st.Hits != uint64(sent) || st.Misses != uint64(sent)):
-			t.Errorf("cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+		case size == 0:
+			assert.Equal(t, sent, again, "no cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+			assert.Equal(t, resolver.CacheStats{}, st, "no cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+		case size > 0:
+			assert.Equal(t, 0, again, "cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+			assert.Equal(t, uint64(sent), st.Hits, "cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
+			assert.Equal(t, uint64(sent), st.Misses, "cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
 		}
 	}
 }

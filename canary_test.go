@@ -2,10 +2,12 @@ package mailauth
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
@@ -32,32 +34,22 @@ func TestCanariesNeverReachOutput(t *testing.T) {
 		{Domain: "leak.example.com", SendingIP: "2001:4860:4860::8888"},
 	} {
 		got, err := s.Scan(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		body := marshal(t, got)
-		if strings.Contains(strings.ToLower(string(body)), "kanari") {
-			t.Fatalf("a canary reached the output:\n%s", body)
-		}
+		require.NotContains(t, strings.ToLower(string(body)), "kanari", "a canary reached the output:\n%s", body)
 		noZoneData(t, body, "testdata/zones/canary.zone", nil, req)
 		// The scan must actually have read the canaries: every check
 		// evaluated something (no check is inconclusive).
 		for _, c := range got.Checks {
-			if c.Summary == txtInconclusive.format() || c.Summary == txtInternal.format() {
-				t.Errorf("%s was not evaluated (%s); the canaries were not exercised", c.ID, c.Summary.EN)
-			}
+			assert.NotEqual(t, txtInconclusive.format(), c.Summary, "%s was not evaluated (%s); the canaries were not exercised", c.ID, c.Summary.EN)
+			assert.NotEqual(t, txtInternal.format(), c.Summary, "%s was not evaluated (%s); the canaries were not exercised", c.ID, c.Summary.EN)
 		}
 	}
 	ip, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body := marshal(t, ip); strings.Contains(strings.ToLower(string(body)), "kanari") {
-		t.Fatalf("a canary reached the ptr-check output:\n%s", body)
-	}
-	if leaks != 0 {
-		t.Fatalf("the redaction guard replaced %d texts: a text carries wire data", leaks)
-	}
+	require.NoError(t, err)
+	body := marshal(t, ip)
+	require.NotContains(t, strings.ToLower(string(body)), "kanari", "a canary reached the ptr-check output:\n%s", body)
+	require.Equal(t, 0, leaks, "the redaction guard replaced %d texts: a text carries wire data", leaks)
 }
 
 // TestProtocolWordsInRecordsAreNotLeaks: TXT records that consist of words
@@ -76,20 +68,14 @@ _dmarc    TXT "v=DMARC1; p=reject"
 	leaks := 0
 	s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "words.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range got.Checks {
-		if c.Summary == txtInternal.format() {
-			t.Errorf("%s was replaced by the guard", c.ID)
-		}
-		if c.ID == CheckMTASTS && c.Status != StatusFail {
-			t.Errorf("mta-sts with two announcements = %s, want fail", c.Status)
+		assert.NotEqual(t, txtInternal.format(), c.Summary, "%s was replaced by the guard", c.ID)
+		if c.ID == CheckMTASTS {
+			assert.Equal(t, StatusFail, c.Status, "mta-sts with two announcements = %s, want fail", c.Status)
 		}
 	}
-	if leaks != 0 {
-		t.Fatalf("guard raised %d leak alarms for protocol words", leaks)
-	}
+	require.Equal(t, 0, leaks, "guard raised %d leak alarms for protocol words", leaks)
 }
 
 // TestVerifyWithholdsALeakingResult: a wire value anywhere in a finished
@@ -100,13 +86,11 @@ func TestVerifyWithholdsALeakingResult(t *testing.T) {
 	r := s.newRun()
 	r.guard.AddText("v=spf1 include:kanari-verify.example.net -all")
 	sum := ScanSummary{Domain: "x.example.com", Summary: LocalizedText{EN: "fine", ZH: "好"}}
-	if err := r.verifyOnly(sum); err != nil {
-		t.Fatalf("clean result withheld: %v", err)
-	}
+	require.NoError(t, r.verifyOnly(sum), "clean result withheld")
 	sum.Checks = []CheckSummary{{Diagnostics: &DMARCDiagnostics{PolicyDomain: strPtr("kanari-verify.example.net")}}}
-	if err := r.verifyOnly(sum); !errors.Is(err, ErrLeakBlocked) || leaks != 1 {
-		t.Fatalf("verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
-	}
+	err := r.verifyOnly(sum)
+	require.ErrorIs(t, err, ErrLeakBlocked, "verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
+	require.Equal(t, 1, leaks, "verify = %v with %d alarms, want ErrLeakBlocked and 1", err, leaks)
 }
 
 // TestPanicAndLeakFallBack: a check that panics, and a check whose texts
@@ -121,17 +105,19 @@ func TestPanicAndLeakFallBack(t *testing.T) {
 	got := r.runChecks(t.Context(), map[CheckID]checkFunc{
 		CheckSPF: func(context.Context) verdict { panic("a bug") },
 	})
-	if len(got) != 1 || got[0].Summary != txtInternal.format() || len(panicked) != 1 || panicked[0] != CheckSPF {
-		t.Fatalf("a panicking check gave %+v (hook saw %v), want the internal-error fallback", got, panicked)
-	}
+	msg := "a panicking check gave %+v (hook saw %v), want the internal-error fallback"
+	require.Len(t, got, 1, msg, got, panicked)
+	require.Equal(t, txtInternal.format(), got[0].Summary, msg, got, panicked)
+	require.Len(t, panicked, 1, msg, got, panicked)
+	require.Equal(t, CheckSPF, panicked[0], msg, got, panicked)
 	r.guard.AddText("kanari-scrub.example.net")
 	checks := []CheckSummary{
 		{ID: CheckMX, Status: StatusPass, Summary: LocalizedText{EN: "fine", ZH: "好"}},
 		{ID: CheckDMARC, Status: StatusPass, Summary: LocalizedText{EN: "fine", ZH: "好"}, Details: LocalizedText{EN: "see kanari-scrub.example.net", ZH: "好"}},
 	}
 	r.scrub(checks)
-	if checks[0].Summary.EN != "fine" || checks[1].Summary != txtInternal.format() || leaks != 1 {
-		t.Errorf("scrub gave %q and %q with %d alarms, want the clean one kept, the leaking one replaced, 1 alarm",
-			checks[0].Summary.EN, checks[1].Summary.EN, leaks)
-	}
+	msg = "scrub gave %q and %q with %d alarms, want the clean one kept, the leaking one replaced, 1 alarm"
+	assert.Equal(t, "fine", checks[0].Summary.EN, msg, checks[0].Summary.EN, checks[1].Summary.EN, leaks)
+	assert.Equal(t, txtInternal.format(), checks[1].Summary, msg, checks[0].Summary.EN, checks[1].Summary.EN, leaks)
+	assert.Equal(t, 1, leaks, msg, checks[0].Summary.EN, checks[1].Summary.EN, leaks)
 }

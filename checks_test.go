@@ -1,6 +1,11 @@
 package mailauth
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestCheckTable: every row of the checks table is complete and its id
 // is unique, and CheckOrder hands out a copy the caller cannot use to
@@ -8,23 +13,19 @@ import "testing"
 func TestCheckTable(t *testing.T) {
 	seen := map[CheckID]bool{}
 	for _, c := range checkTable {
-		if c.id == "" || seen[c.id] {
-			t.Errorf("row %q: empty or repeated id", c.id)
-		}
+		assert.NotEmpty(t, c.id, "row %q: empty or repeated id", c.id)
+		assert.False(t, seen[c.id], "row %q: empty or repeated id", c.id)
 		seen[c.id] = true
-		if c.title.en == "" || c.title.zh == "" || c.weight < 0 || c.check == nil || c.unknown == nil || c.rules == nil {
-			t.Errorf("row %q is incomplete", c.id)
-		}
-		if len(c.rules()) == 0 {
-			t.Errorf("row %q has no rules", c.id)
-		}
+		assert.NotEmpty(t, c.title.en, "row %q is incomplete", c.id)
+		assert.NotEmpty(t, c.title.zh, "row %q is incomplete", c.id)
+		assert.GreaterOrEqual(t, c.weight, 0, "row %q is incomplete", c.id)
+		assert.NotNil(t, c.check, "row %q is incomplete", c.id)
+		assert.NotNil(t, c.unknown, "row %q is incomplete", c.id)
+		assert.NotNil(t, c.rules, "row %q is incomplete", c.id)
+		assert.NotEmpty(t, c.rules(), "row %q has no rules", c.id)
 	}
 	order := CheckOrder()
-	if len(order) != len(checkTable) {
-		t.Fatalf("CheckOrder has %d ids, the table %d rows", len(order), len(checkTable))
-	}
+	require.Len(t, order, len(checkTable), "CheckOrder has %d ids, the table %d rows", len(order), len(checkTable))
 	order[0] = "changed"
-	if CheckOrder()[0] != checkTable[0].id {
-		t.Error("a caller changed the order through the slice CheckOrder returned")
-	}
+	assert.Equal(t, checkTable[0].id, CheckOrder()[0], "a caller changed the order through the slice CheckOrder returned")
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -49,12 +52,8 @@ func TestScanConcurrency(t *testing.T) {
 		AllowLoopbackTargets: true, Now: func() time.Time { return fixedNow },
 	})
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Grade != GradeA {
-		t.Fatalf("grade %s: the delayed scan should still see a correct domain", got.Grade)
-	}
+	require.NoError(t, err)
+	require.Equal(t, GradeA, got.Grade, "grade %s: the delayed scan should still see a correct domain", got.Grade)
 	wire.mu.Lock()
 	defer wire.mu.Unlock()
 	distinct := map[[2]any]int{}
@@ -62,18 +61,13 @@ func TestScanConcurrency(t *testing.T) {
 		distinct[[2]any{e.name, e.qtype}]++
 	}
 	for q, n := range distinct {
-		if n > 1 {
-			t.Errorf("question %v went to the wire %d times", q, n)
-		}
+		assert.LessOrEqual(t, n, 1, "question %v went to the wire %d times", q, n)
 	}
-	if len(wire.entries) != len(distinct) {
-		t.Errorf("%d questions on the wire for %d distinct questions", len(wire.entries), len(distinct))
-	}
+	assert.Len(t, wire.entries, len(distinct), "%d questions on the wire for %d distinct questions", len(wire.entries), len(distinct))
 	// The first wave: the eight checks start at once, so at least the
 	// questions that need no earlier answer overlap.
-	if peak := peakInFlight(wire.entries); peak < 6 {
-		t.Errorf("at most %d questions were in flight at once; independent checks must overlap", peak)
-	}
+	peak := peakInFlight(wire.entries)
+	assert.GreaterOrEqual(t, peak, 6, "at most %d questions were in flight at once; independent checks must overlap", peak)
 	t.Logf("%d distinct questions, peak %d in flight", len(distinct), peakInFlight(wire.entries))
 }
 

@@ -24,8 +24,7 @@ import (
 // only "No further details.".
 func explained(t *testing.T, name string, v verdict) {
 	t.Helper()
-	if len(v.details) == 0 {
-		t.Errorf("%s: %q has no details", name, v.summary.EN)
+	if !assert.NotEmpty(t, v.details, "%s: %q has no details", name, v.summary.EN) {
 		return
 	}
 	d := joinTexts(v.details)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -28,15 +30,11 @@ func TestGeneratedValuesAreNotLeaks(t *testing.T) {
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, zone.String())), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
 	// A check text replaced by the guard, or a result withheld, is
 	// reported through OnLeak: leaks counts both.
-	if _, err := s.Scan(context.Background(), ScanRequest{Domain: "gen.example.com"}); err != nil {
-		t.Fatalf("scan withheld: %v", err)
-	}
-	if _, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8")); err != nil {
-		t.Fatalf("ptr-check withheld: %v", err)
-	}
-	if leaks != 0 {
-		t.Fatalf("guard raised %d leak alarms for values the service generated", leaks)
-	}
+	_, err := s.Scan(context.Background(), ScanRequest{Domain: "gen.example.com"})
+	require.NoError(t, err, "scan withheld")
+	_, err = s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8"))
+	require.NoError(t, err, "ptr-check withheld")
+	require.Equal(t, 0, leaks, "guard raised %d leak alarms for values the service generated", leaks)
 }
 
 // TestGeneratedValuesStillGuarded: a real wire value is still caught next
@@ -47,7 +45,5 @@ func TestGeneratedValuesStillGuarded(t *testing.T) {
 	r.guard.AddText("v=spf1 include:kanari-gen.example.net -all")
 	r.markGenerated(fixedNow, LocalizedText{EN: "3 of 5 evaluated checks pass.", ZH: "3"})
 	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: LocalizedText{EN: "3 of 5 evaluated checks pass. kanari-gen.example.net", ZH: "好"}}
-	if err := r.verifyOnly(sum); err == nil {
-		t.Fatal("a wire value next to generated numbers was not caught")
-	}
+	require.Error(t, r.verifyOnly(sum), "a wire value next to generated numbers was not caught")
 }

@@ -1,10 +1,11 @@
 package mailauth
 
 import (
-	"errors"
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/ipclass"
 )
@@ -22,48 +23,45 @@ func FuzzNormalizeDomain(f *testing.F) {
 		d, err := NormalizeDomain(input)
 		if err != nil {
 			var ie *InputError
-			if !errors.As(err, &ie) || ie.Field != FieldDomain || ie.Rule == "" {
-				t.Fatalf("NormalizeDomain(%q) error %v (%T) is not a domain *InputError", input, err, err)
-			}
+			msg := "NormalizeDomain(%q) error %v (%T) is not a domain *InputError"
+			require.ErrorAs(t, err, &ie, msg, input, err, err)
+			require.Equal(t, FieldDomain, ie.Field, msg, input, err, err)
+			require.NotEmpty(t, ie.Rule, msg, input, err, err)
 			return
 		}
 		checkDomainShape(t, input, d)
 		again, err := NormalizeDomain(d.ASCII)
 		// A normalized name is a bare name: it normalizes to itself, and
 		// no www. is dropped from it twice.
-		if err != nil || again.ASCII != d.ASCII || again.Unicode != d.Unicode || again.WWWDropped {
-			t.Fatalf("NormalizeDomain(%q) = %+v; again on ASCII = %+v, %v", input, d, again, err)
-		}
+		msg := "NormalizeDomain(%q) = %+v; again on ASCII = %+v, %v"
+		require.NoError(t, err, msg, input, d, again, err)
+		require.Equal(t, d.ASCII, again.ASCII, msg, input, d, again, err)
+		require.Equal(t, d.Unicode, again.Unicode, msg, input, d, again, err)
+		require.False(t, again.WWWDropped, msg, input, d, again, err)
 		fromUnicode, err := NormalizeDomain(d.Unicode)
-		if err != nil || fromUnicode.ASCII != d.ASCII {
-			t.Fatalf("NormalizeDomain(%q) = %+v; again on Unicode = %+v, %v", input, d, fromUnicode, err)
-		}
+		msg = "NormalizeDomain(%q) = %+v; again on Unicode = %+v, %v"
+		require.NoError(t, err, msg, input, d, fromUnicode, err)
+		require.Equal(t, d.ASCII, fromUnicode.ASCII, msg, input, d, fromUnicode, err)
 	})
 }
 
 func checkDomainShape(t *testing.T, input string, d Domain) {
 	t.Helper()
 	a := d.ASCII
-	if n := len(a); n < MinDomainLen || n > MaxDomainLen {
-		t.Fatalf("NormalizeDomain(%q).ASCII = %q: %d octets", input, a, n)
-	}
+	n := len(a)
+	require.GreaterOrEqual(t, n, MinDomainLen, "NormalizeDomain(%q).ASCII = %q: %d octets", input, a, n)
+	require.LessOrEqual(t, n, MaxDomainLen, "NormalizeDomain(%q).ASCII = %q: %d octets", input, a, n)
 	for i := 0; i < len(a); i++ {
-		if c := a[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			t.Fatalf("NormalizeDomain(%q).ASCII = %q: byte %q is not lower-case LDH", input, a, c)
-		}
+		c := a[i]
+		require.True(t, c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.', "NormalizeDomain(%q).ASCII = %q: byte %q is not lower-case LDH", input, a, c)
 	}
 	labels := strings.Split(a, ".")
-	if len(labels) < 2 {
-		t.Fatalf("NormalizeDomain(%q).ASCII = %q: single label", input, a)
-	}
+	require.GreaterOrEqual(t, len(labels), 2, "NormalizeDomain(%q).ASCII = %q: single label", input, a)
 	for _, l := range labels {
-		if len(l) == 0 || len(l) > maxLabelLen {
-			t.Fatalf("NormalizeDomain(%q).ASCII = %q: label of %d octets", input, a, len(l))
-		}
+		require.NotEmpty(t, l, "NormalizeDomain(%q).ASCII = %q: label of %d octets", input, a, len(l))
+		require.LessOrEqual(t, len(l), maxLabelLen, "NormalizeDomain(%q).ASCII = %q: label of %d octets", input, a, len(l))
 	}
-	if d.Unicode == "" {
-		t.Fatalf("NormalizeDomain(%q).Unicode is empty", input)
-	}
+	require.NotEmpty(t, d.Unicode, "NormalizeDomain(%q).Unicode is empty", input)
 }
 
 // FuzzNormalizeSendingIP checks that NormalizeSendingIP never panics,
@@ -82,21 +80,23 @@ func FuzzNormalizeSendingIP(f *testing.F) {
 		addr, err := member.Normalize(input)
 		if err != nil {
 			var ie *InputError
-			if !errors.As(err, &ie) || ie.Field != FieldSendingIP || ie.Rule == "" {
-				t.Fatalf("NormalizeSendingIP(%q) error %v (%T) is not a sendingIp *InputError", input, err, err)
-			}
+			msg := "NormalizeSendingIP(%q) error %v (%T) is not a sendingIp *InputError"
+			require.ErrorAs(t, err, &ie, msg, input, err, err)
+			require.Equal(t, FieldSendingIP, ie.Field, msg, input, err, err)
+			require.NotEmpty(t, ie.Rule, msg, input, err, err)
 			return
 		}
-		if !ipclass.IsPublic(addr) || addr.Is4In6() || addr.Zone() != "" {
-			t.Fatalf("NormalizeSendingIP(%q) = %v: not a public unmapped address", input, addr)
-		}
+		msg := "NormalizeSendingIP(%q) = %v: not a public unmapped address"
+		require.True(t, ipclass.IsPublic(addr), msg, input, addr)
+		require.False(t, addr.Is4In6(), msg, input, addr)
+		require.Empty(t, addr.Zone(), msg, input, addr)
 		back, err := netip.ParseAddr(addr.String())
-		if err != nil || back != addr {
-			t.Fatalf("NormalizeSendingIP(%q) = %v; String re-parses to %v, %v", input, addr, back, err)
-		}
+		msg = "NormalizeSendingIP(%q) = %v; String re-parses to %v, %v"
+		require.NoError(t, err, msg, input, addr, back, err)
+		require.Equal(t, addr, back, msg, input, addr, back, err)
 		again, err := member.Normalize(addr.String())
-		if err != nil || again != addr {
-			t.Fatalf("NormalizeSendingIP(%q) = %v; again = %v, %v", input, addr, again, err)
-		}
+		msg = "NormalizeSendingIP(%q) = %v; again = %v, %v"
+		require.NoError(t, err, msg, input, addr, again, err)
+		require.Equal(t, addr, again, msg, input, addr, again, err)
 	})
 }

@@ -1,11 +1,13 @@
 package mailauth
 
 import (
-	"errors"
 	"net/netip"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // domainCase is one NormalizeDomain case: either ascii (and unicode, when
@@ -222,18 +224,15 @@ func TestNormalizeDomain(t *testing.T) {
 			got, err := NormalizeDomain(tc.input)
 			if tc.rule != "" {
 				assertInputError(t, err, FieldDomain, tc.rule)
-				if got != (Domain{}) {
-					t.Errorf("got %+v with an error, want the zero Domain", got)
-				}
+				assert.Equal(t, Domain{}, got, "got %+v with an error, want the zero Domain", got)
 				return
 			}
 			want := Domain{ASCII: tc.ascii, Unicode: tc.unicode}
 			if want.Unicode == "" {
 				want.Unicode = want.ASCII
 			}
-			if err != nil || got != want {
-				t.Fatalf("NormalizeDomain(%q) = %+v, %v; want %+v", tc.input, got, err, want)
-			}
+			require.NoError(t, err, "NormalizeDomain(%q) = %+v, %v; want %+v", tc.input, got, err, want)
+			require.Equal(t, want, got, "NormalizeDomain(%q) = %+v, %v; want %+v", tc.input, got, err, want)
 		})
 	}
 }
@@ -243,15 +242,12 @@ func TestNormalizeDomain(t *testing.T) {
 func assertInputError(t *testing.T, err error, field InputField, rule InputRule) {
 	t.Helper()
 	var ie *InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("error = %v (%T), want *InputError{%s, %s}", err, err, field, rule)
-	}
-	if ie.Field != field || ie.Rule != rule {
-		t.Fatalf("error = {%s, %s}, want {%s, %s}", ie.Field, ie.Rule, field, rule)
-	}
-	if msg := ie.Error(); !strings.HasPrefix(msg, string(field)+": ") || strings.HasSuffix(msg, "invalid value") {
-		t.Errorf("message %q has no field prefix or no specific text", msg)
-	}
+	require.ErrorAs(t, err, &ie, "error = %v (%T), want *InputError{%s, %s}", err, err, field, rule)
+	require.Equal(t, field, ie.Field, "error = {%s, %s}, want {%s, %s}", ie.Field, ie.Rule, field, rule)
+	require.Equal(t, rule, ie.Rule, "error = {%s, %s}, want {%s, %s}", ie.Field, ie.Rule, field, rule)
+	msg := ie.Error()
+	assert.True(t, strings.HasPrefix(msg, string(field)+": "), "message %q has no field prefix or no specific text", msg)
+	assert.False(t, strings.HasSuffix(msg, "invalid value"), "message %q has no field prefix or no specific text", msg)
 }
 
 // TestDomainRulesCovered makes sure every domain rule has at least one
@@ -271,13 +267,9 @@ func TestDomainRulesCovered(t *testing.T) {
 		RuleCredentialedURL, RuleEmptyHost, RuleEmptyLocalPart, RuleAddressLiteral, RuleIPTarget,
 		RuleAmbiguousNumeric, RuleEmptyLabel, RuleLabelTooLong, RuleSingleLabel, RuleIDNA, RuleSpecialUse,
 	} {
-		if !seen[rule] {
-			t.Errorf("no case for rule %s", rule)
-		}
+		assert.True(t, seen[rule], "no case for rule %s", rule)
 	}
-	if valid < 30 {
-		t.Errorf("only %d valid cases", valid)
-	}
+	assert.GreaterOrEqual(t, valid, 30, "only %d valid cases", valid)
 }
 
 func TestInputErrorNeverEchoes(t *testing.T) {
@@ -287,8 +279,8 @@ func TestInputErrorNeverEchoes(t *testing.T) {
 			continue // short inputs can occur in any English text
 		}
 		_, err := NormalizeDomain(tc.input)
-		if err != nil && strings.Contains(err.Error(), strings.TrimSpace(tc.input)) {
-			t.Errorf("%s: message %q echoes the input", tc.name, err)
+		if err != nil {
+			assert.NotContains(t, err.Error(), strings.TrimSpace(tc.input), "%s: message %q echoes the input", tc.name, err)
 		}
 	}
 }
@@ -305,9 +297,8 @@ func TestInputErrorMessages(t *testing.T) {
 		{InputError{FieldUTMSource, "no_such_rule"}, "utm_source: invalid value"},
 	}
 	for _, tc := range tests {
-		if got := tc.err.Error(); got != tc.want {
-			t.Errorf("%+v.Error() = %q, want %q", tc.err, got, tc.want)
-		}
+		got := tc.err.Error()
+		assert.Equal(t, tc.want, got, "%+v.Error() = %q, want %q", tc.err, got, tc.want)
 	}
 }
 
@@ -423,14 +414,13 @@ func TestNormalizeSendingIP(t *testing.T) {
 			got, err := member.Normalize(tc.input)
 			if tc.rule != "" {
 				assertInputError(t, err, FieldSendingIP, tc.rule)
-				if got.IsValid() {
-					t.Errorf("got %v with an error, want the zero Addr", got)
-				}
+				assert.False(t, got.IsValid(), "got %v with an error, want the zero Addr", got)
 				return
 			}
-			if err != nil || got != netip.MustParseAddr(tc.want) || got.String() != tc.want {
-				t.Fatalf("NormalizeSendingIP(%q, %d) = %v, %v; want %s", tc.input, maxLen, got, err, tc.want)
-			}
+			msg := "NormalizeSendingIP(%q, %d) = %v, %v; want %s"
+			require.NoError(t, err, msg, tc.input, maxLen, got, err, tc.want)
+			require.Equal(t, netip.MustParseAddr(tc.want), got, msg, tc.input, maxLen, got, err, tc.want)
+			require.Equal(t, tc.want, got.String(), msg, tc.input, maxLen, got, err, tc.want)
 		})
 	}
 }
@@ -456,13 +446,9 @@ func TestValidateSelector(t *testing.T) {
 		t.Run(tc.input, func(t *testing.T) {
 			t.Parallel()
 			err := ValidateSelector(tc.input)
-			if (err == nil) != contract.MatchString(tc.input) {
-				t.Errorf("ValidateSelector(%q) = %v, contract pattern says %v", tc.input, err, contract.MatchString(tc.input))
-			}
+			assert.Equal(t, contract.MatchString(tc.input), err == nil, "ValidateSelector(%q) = %v, contract pattern says %v", tc.input, err, contract.MatchString(tc.input))
 			if tc.rule == "" {
-				if err != nil {
-					t.Errorf("ValidateSelector(%q) = %v, want nil", tc.input, err)
-				}
+				assert.NoError(t, err, "ValidateSelector(%q) = %v, want nil", tc.input, err)
 				return
 			}
 			assertInputError(t, err, FieldDKIMSelector, tc.rule)
@@ -482,13 +468,9 @@ func TestValidateUTMSource(t *testing.T) {
 		t.Run(tc.input, func(t *testing.T) {
 			t.Parallel()
 			err := ValidateUTMSource(tc.input)
-			if (err == nil) != contract.MatchString(tc.input) {
-				t.Errorf("ValidateUTMSource(%q) = %v, contract pattern says %v", tc.input, err, contract.MatchString(tc.input))
-			}
+			assert.Equal(t, contract.MatchString(tc.input), err == nil, "ValidateUTMSource(%q) = %v, contract pattern says %v", tc.input, err, contract.MatchString(tc.input))
 			if tc.rule == "" {
-				if err != nil {
-					t.Errorf("ValidateUTMSource(%q) = %v, want nil", tc.input, err)
-				}
+				assert.NoError(t, err, "ValidateUTMSource(%q) = %v, want nil", tc.input, err)
 				return
 			}
 			assertInputError(t, err, FieldUTMSource, tc.rule)
@@ -505,9 +487,8 @@ func BenchmarkNormalizeDomain(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := NormalizeDomain(bc.input); err != nil {
-					b.Fatal(err)
-				}
+				_, err := NormalizeDomain(bc.input)
+				require.NoError(b, err)
 			}
 		})
 	}
@@ -526,9 +507,9 @@ func TestSendingIPMemberBounds(t *testing.T) {
 	assertInputError(t, err, FieldSendingIP, RuleNotAnIP)
 	_, err = PTRCheckSendingIP.Normalize(long + "xx")
 	assertInputError(t, err, FieldSendingIP, RuleTooLong)
-	if got, err := NormalizeSendingIP("::ffff:8.8.8.8"); err != nil || got.String() != "8.8.8.8" {
-		t.Errorf("NormalizeSendingIP(::ffff:8.8.8.8) = %v, %v", got, err)
-	}
+	got, err := NormalizeSendingIP("::ffff:8.8.8.8")
+	assert.NoError(t, err, "NormalizeSendingIP(::ffff:8.8.8.8) = %v, %v", got, err)
+	assert.Equal(t, "8.8.8.8", got.String(), "NormalizeSendingIP(::ffff:8.8.8.8) = %v, %v", got, err)
 	_, err = NormalizeSendingIP("")
 	assertInputError(t, err, FieldSendingIP, RuleNotAnIP)
 }

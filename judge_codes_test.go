@@ -3,6 +3,8 @@ package mailauth
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
@@ -24,29 +26,20 @@ func judgedCodes[C ~string](t *testing.T, name string, codes []C, rules map[C]ru
 		_, r := rules[c]
 		_, n := notes[c]
 		why, i := ignored[c]
-		switch {
-		case !r && !n && !i:
-			t.Errorf("%s finding %q has no judgement rule, no note and no ignored-because entry", name, c)
-		case r && n, r && i, n && i:
-			t.Errorf("%s finding %q is in more than one of rules, notes and ignored", name, c)
-		case i && why == "":
-			t.Errorf("%s finding %q is ignored without a reason", name, c)
+		assert.True(t, r || n || i, "%s finding %q has no judgement rule, no note and no ignored-because entry", name, c)
+		assert.False(t, r && n || r && i || n && i, "%s finding %q is in more than one of rules, notes and ignored", name, c)
+		if i {
+			assert.NotEmpty(t, why, "%s finding %q is ignored without a reason", name, c)
 		}
 	}
 	for c := range rules {
-		if !known[c] {
-			t.Errorf("%s rule for %q, which Codes() does not list", name, c)
-		}
+		assert.True(t, known[c], "%s rule for %q, which Codes() does not list", name, c)
 	}
 	for c := range notes {
-		if !known[c] {
-			t.Errorf("%s note for %q, which Codes() does not list", name, c)
-		}
+		assert.True(t, known[c], "%s note for %q, which Codes() does not list", name, c)
 	}
 	for c := range ignored {
-		if !known[c] {
-			t.Errorf("%s ignores %q, which Codes() does not list", name, c)
-		}
+		assert.True(t, known[c], "%s ignores %q, which Codes() does not list", name, c)
 	}
 }
 

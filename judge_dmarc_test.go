@@ -71,13 +71,11 @@ func TestJudgeDMARCTagCase(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := judgeDMARC(tc.res)
-			if v.status != tc.status || v.summary != tc.summary.format() {
-				t.Fatalf("verdict %s %q, want %s %q", v.status, v.summary.EN, tc.status, tc.summary.en)
-			}
+			require.Equal(t, tc.status, v.status, "verdict %s %q, want %s %q", v.status, v.summary.EN, tc.status, tc.summary.en)
+			require.Equal(t, tc.summary.format(), v.summary, "verdict %s %q, want %s %q", v.status, v.summary.EN, tc.status, tc.summary.en)
 			d := joinTexts(v.details)
-			if !strings.Contains(d.EN, caseText.en) || !strings.Contains(d.ZH, caseText.zh) {
-				t.Fatalf("details %q do not name the case", d.EN)
-			}
+			require.Contains(t, d.EN, caseText.en, "details %q do not name the case", d.EN)
+			require.Contains(t, d.ZH, caseText.zh, "details %q do not name the case", d.EN)
 		})
 	}
 }
@@ -89,13 +87,12 @@ func TestJudgeDMARCEmptyMailto(t *testing.T) {
 	res := dmarcFound(dmarc.PolicyNone, dmarc.CodeMissingP, dmarc.CodeURINoAddress)
 	res.UsesNoneFallback = true
 	v := judgeDMARC(res)
-	if v.status != StatusWarn || v.summary != dmarcFallback.say.format() {
-		t.Fatalf("verdict %s %q, want the none fallback", v.status, v.summary.EN)
-	}
+	require.Equal(t, StatusWarn, v.status, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
+	require.Equal(t, dmarcFallback.say.format(), v.summary, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
 	note := dmarcNotes[dmarc.CodeURINoAddress]
-	if d := joinTexts(v.details); !strings.Contains(d.EN, note.en) || !strings.Contains(d.ZH, note.zh) {
-		t.Fatalf("details %q do not say the address names no mailbox", d.EN)
-	}
+	d := joinTexts(v.details)
+	require.Contains(t, d.EN, note.en, "details %q do not say the address names no mailbox", d.EN)
+	require.Contains(t, d.ZH, note.zh, "details %q do not say the address names no mailbox", d.EN)
 }
 
 // TestJudgeDMARCNotes: every note is said in the details without changing
@@ -104,12 +101,11 @@ func TestJudgeDMARCNotes(t *testing.T) {
 	for code, note := range dmarcNotes {
 		t.Run(string(code), func(t *testing.T) {
 			v := judgeDMARC(dmarcFound(dmarc.PolicyReject, code))
-			if v.status != StatusPass || v.summary != dmarcPassReject.say.format() {
-				t.Fatalf("verdict %s %q, want pass: a note does not judge", v.status, v.summary.EN)
-			}
-			if d := joinTexts(v.details); !strings.Contains(d.EN, note.en) || !strings.Contains(d.ZH, note.zh) {
-				t.Fatalf("details %q lack the note %q", d.EN, note.en)
-			}
+			require.Equal(t, StatusPass, v.status, "verdict %s %q, want pass: a note does not judge", v.status, v.summary.EN)
+			require.Equal(t, dmarcPassReject.say.format(), v.summary, "verdict %s %q, want pass: a note does not judge", v.status, v.summary.EN)
+			d := joinTexts(v.details)
+			require.Contains(t, d.EN, note.en, "details %q lack the note %q", d.EN, note.en)
+			require.Contains(t, d.ZH, note.zh, "details %q lack the note %q", d.EN, note.en)
 		})
 	}
 }
@@ -122,25 +118,20 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 		TreeWalkQueries: 2, DomainExistence: dmarc.Exists, Findings: []dmarc.Code{dmarc.CodeMissingSeparator}}
 	v := judgeDMARC(notFound)
 	d := joinTexts(v.details)
-	if v.status != StatusFail || !strings.Contains(d.EN, dmarcNotes[dmarc.CodeMissingSeparator].en) {
-		t.Fatalf("missing separator: %s, details %q", v.status, d.EN)
-	}
-	if strings.Contains(d.EN, dmarcNotes[dmarc.CodeIgnoredRecord].en) {
-		t.Fatalf("missing separator reported as a record without the version: %q", d.EN)
-	}
+	require.Equal(t, StatusFail, v.status, "missing separator: %s, details %q", v.status, d.EN)
+	require.Contains(t, d.EN, dmarcNotes[dmarc.CodeMissingSeparator].en, "missing separator: %s, details %q", v.status, d.EN)
+	require.NotContains(t, d.EN, dmarcNotes[dmarc.CodeIgnoredRecord].en, "missing separator reported as a record without the version: %q", d.EN)
 	bad := dmarcFound(dmarc.PolicyReject, dmarc.CodeInvalidADKIM)
 	bad.BadTag = 3
 	v = judgeDMARC(bad)
-	if want := dmarcFactBadTag.format(3); !strings.Contains(joinTexts(v.details).EN, want.EN) || !strings.Contains(joinTexts(v.details).ZH, want.ZH) {
-		t.Fatalf("details %q do not name tag 3", joinTexts(v.details).EN)
-	}
+	want := dmarcFactBadTag.format(3)
+	require.Contains(t, joinTexts(v.details).EN, want.EN, "details %q do not name tag 3", joinTexts(v.details).EN)
+	require.Contains(t, joinTexts(v.details).ZH, want.ZH, "details %q do not name tag 3", joinTexts(v.details).EN)
 	v = judgeDMARC(dmarcFound(dmarc.PolicyReject, dmarc.CodeSubdomainPolicyNone))
-	if v.status != StatusWarn || v.summary != dmarcRules[dmarc.CodeSubdomainPolicyNone].say.format() {
-		t.Fatalf("sp=none under p=reject: %s %q, want a warning", v.status, v.summary.EN)
-	}
-	if d := joinTexts(v.details); !strings.Contains(d.EN, dmarcPassReject.say.en) {
-		t.Fatalf("details %q lack the applied policy", d.EN)
-	}
+	require.Equal(t, StatusWarn, v.status, "sp=none under p=reject: %s %q, want a warning", v.status, v.summary.EN)
+	require.Equal(t, dmarcRules[dmarc.CodeSubdomainPolicyNone].say.format(), v.summary, "sp=none under p=reject: %s %q, want a warning", v.status, v.summary.EN)
+	d = joinTexts(v.details)
+	require.Contains(t, d.EN, dmarcPassReject.say.en, "details %q lack the applied policy", d.EN)
 }
 
 // TestDMARCNameTooLong: for a domain so long that "_dmarc." + domain is
@@ -162,5 +153,5 @@ func TestDMARCNameTooLong(t *testing.T) {
 		assert.NotContains(t, c.Details.EN, "authoritative servers")
 		return
 	}
-	t.Fatal("no DMARC check")
+	require.Fail(t, "no DMARC check")
 }

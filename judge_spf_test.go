@@ -2,8 +2,10 @@ package mailauth
 
 import (
 	"context"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/spf"
@@ -90,13 +92,10 @@ func spfArgsFor(code spf.Code) []int {
 func TestJudgeSPFPassesEveryone(t *testing.T) {
 	for _, code := range []spf.Code{spf.CodeIncludePassAll, spf.CodeRangePassAll, spf.CodeExistsPassAll} {
 		v := judgeSPF(spfValid(1, spf.QualifierSoftFail, code))
-		if v.status != StatusFail || v.summary != spfRules[code].say.format() {
-			t.Errorf("%s: %s %q", code, v.status, v.summary.EN)
-		}
+		assert.Equal(t, StatusFail, v.status, "%s: %s %q", code, v.status, v.summary.EN)
+		assert.Equal(t, spfRules[code].say.format(), v.summary, "%s: %s %q", code, v.status, v.summary.EN)
 		for _, d := range v.details {
-			if d == spfFactSoftfail.format() {
-				t.Errorf("%s: details still promise a soft fail for unlisted servers", code)
-			}
+			assert.NotEqual(t, spfFactSoftfail.format(), d, "%s: details still promise a soft fail for unlisted servers", code)
 		}
 	}
 }
@@ -140,27 +139,21 @@ func TestJudgeSPFPrecise(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := spfPrecise(tc.res, codeSet(tc.res.Findings))
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d sentences %v, want %v", len(got), got, tc.want)
-			}
+			require.Len(t, got, len(tc.want), "got %d sentences %v, want %v", len(got), got, tc.want)
 			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("sentence %d = %q, want %q", i, got[i].EN, tc.want[i].EN)
-				}
+				assert.Equal(t, tc.want[i], got[i], "sentence %d = %q, want %q", i, got[i].EN, tc.want[i].EN)
 			}
 			v := judgeSPF(tc.res)
 			details := joinTexts(v.details)
 			for _, w := range tc.want {
-				if !strings.Contains(details.EN, w.EN) || !strings.Contains(details.ZH, w.ZH) {
-					t.Errorf("details %q lack %q", details.EN, w.EN)
-				}
+				assert.Contains(t, details.EN, w.EN, "details %q lack %q", details.EN, w.EN)
+				assert.Contains(t, details.ZH, w.ZH, "details %q lack %q", details.EN, w.EN)
 			}
 		})
 	}
-	if got := spfFactIncludeCost.format(2, 4, 7, 15); got.EN != "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups." ||
-		got.ZH != "开销最大的是第 2 个 include（共 4 个）：它占了全部 15 次查询中的 7 次。" {
-		t.Errorf("include cost renders %q / %q", got.EN, got.ZH)
-	}
+	got := spfFactIncludeCost.format(2, 4, 7, 15)
+	assert.Equal(t, "The costliest is include number 2 (of 4): it takes 7 of the 15 lookups.", got.EN, "include cost renders %q / %q", got.EN, got.ZH)
+	assert.Equal(t, "开销最大的是第 2 个 include（共 4 个）：它占了全部 15 次查询中的 7 次。", got.ZH, "include cost renders %q / %q", got.EN, got.ZH)
 }
 
 // TestScanPassEveryoneAndDMARCSeparator runs whole scans of records that
@@ -180,24 +173,19 @@ func TestScanPassEveryoneAndDMARCSeparator(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := s.Scan(context.Background(), ScanRequest{Domain: tc.domain})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, c := range got.Checks {
 			switch c.ID {
 			case CheckSPF:
-				if c.Status != StatusFail || c.Summary != tc.spf.format() {
-					t.Errorf("%s spf: %s %q, want fail %q", tc.domain, c.Status, c.Summary.EN, tc.spf.en)
-				}
+				assert.Equal(t, StatusFail, c.Status, "%s spf: %s %q, want fail %q", tc.domain, c.Status, c.Summary.EN, tc.spf.en)
+				assert.Equal(t, tc.spf.format(), c.Summary, "%s spf: %s %q, want fail %q", tc.domain, c.Status, c.Summary.EN, tc.spf.en)
 				for _, d := range tc.spfDetails {
-					if !sentencePattern(d.en).MatchString(c.Details.EN) || !sentencePattern(d.zh).MatchString(c.Details.ZH) {
-						t.Errorf("%s spf details %q lack %q", tc.domain, c.Details.EN, d.en)
-					}
+					assert.Regexp(t, sentencePattern(d.en), c.Details.EN, "%s spf details %q lack %q", tc.domain, c.Details.EN, d.en)
+					assert.Regexp(t, sentencePattern(d.zh), c.Details.ZH, "%s spf details %q lack %q", tc.domain, c.Details.EN, d.en)
 				}
 			case CheckDMARC:
-				if c.Status != tc.dmarcStatus || c.Summary != tc.dmarc.format() {
-					t.Errorf("%s dmarc: %s %q, want %s %q", tc.domain, c.Status, c.Summary.EN, tc.dmarcStatus, tc.dmarc.en)
-				}
+				assert.Equal(t, tc.dmarcStatus, c.Status, "%s dmarc: %s %q, want %s %q", tc.domain, c.Status, c.Summary.EN, tc.dmarcStatus, tc.dmarc.en)
+				assert.Equal(t, tc.dmarc.format(), c.Summary, "%s dmarc: %s %q, want %s %q", tc.domain, c.Status, c.Summary.EN, tc.dmarcStatus, tc.dmarc.en)
 			}
 		}
 	}

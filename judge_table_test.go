@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
@@ -35,20 +38,15 @@ type verdictRow struct {
 func (row verdictRow) check(t *testing.T) {
 	t.Helper()
 	v := row.v
-	if v.status != row.status || v.severity != row.severity {
-		t.Errorf("%s: verdict %s/%s, want %s/%s (%q)", row.name, v.status, v.severity, row.status, row.severity, v.summary.EN)
-	}
-	if want := row.summary.format(row.args...); v.summary != want {
-		t.Errorf("%s: summary %q, want %q", row.name, v.summary.EN, want.EN)
-	}
-	if len(v.details) == 0 {
-		t.Errorf("%s: no details: the card would say only %q", row.name, txtNoDetails.en)
-	}
+	assert.Equal(t, row.status, v.status, "%s: verdict %s/%s, want %s/%s (%q)", row.name, v.status, v.severity, row.status, row.severity, v.summary.EN)
+	assert.Equal(t, row.severity, v.severity, "%s: verdict %s/%s, want %s/%s (%q)", row.name, v.status, v.severity, row.status, row.severity, v.summary.EN)
+	want := row.summary.format(row.args...)
+	assert.Equal(t, want, v.summary, "%s: summary %q, want %q", row.name, v.summary.EN, want.EN)
+	assert.NotEmpty(t, v.details, "%s: no details: the card would say only %q", row.name, txtNoDetails.en)
 	d := joinTexts(v.details)
 	for _, x := range row.details {
-		if !sentencePattern(x.en).MatchString(d.EN) || !sentencePattern(x.zh).MatchString(d.ZH) {
-			t.Errorf("%s: details %q lack %q", row.name, d.EN, x.en)
-		}
+		assert.Regexp(t, sentencePattern(x.en), d.EN, "%s: details %q lack %q", row.name, d.EN, x.en)
+		assert.Regexp(t, sentencePattern(x.zh), d.ZH, "%s: details %q lack %q", row.name, d.EN, x.en)
 	}
 }
 
@@ -77,17 +75,14 @@ func pinnedRows[C ~string](t *testing.T, rules map[C]rule, pins map[C]pin, judge
 	var rows []verdictRow
 	for code, p := range pins {
 		r, ok := rules[code]
-		if !ok {
-			t.Errorf("%s is pinned but has no rule", code)
+		if !assert.True(t, ok, "%s is pinned but has no rule", code) {
 			continue
 		}
 		v, args := judge(code)
 		rows = append(rows, verdictRow{name: string(code), v: v, status: p.status, severity: p.severity, summary: r.say, args: args})
 	}
 	for code := range rules {
-		if _, ok := pins[code]; !ok {
-			t.Errorf("the rule for %s is not pinned", code)
-		}
+		assert.Contains(t, pins, code, "the rule for %s is not pinned", code)
 	}
 	return rows
 }
@@ -148,9 +143,8 @@ func TestJudgeDKIMTable(t *testing.T) {
 		verdictRow{name: "inconclusive", v: judgeDKIM(dkim.Result{Outcome: resolver.Inconclusive}), status: StatusWarn, severity: SeverityMedium, summary: txtInconclusive},
 	)
 	runRows(t, rows)
-	if d := joinTexts(judgeDKIM(dkimKey()).details); !strings.Contains(d.EN, "2048 bits") {
-		t.Errorf("RSA fact %q lacks the key length", d.EN)
-	}
+	d := joinTexts(judgeDKIM(dkimKey()).details)
+	assert.Contains(t, d.EN, "2048 bits", "RSA fact %q lacks the key length", d.EN)
 }
 
 // --- MX ---
@@ -448,7 +442,6 @@ func TestJudgeSPFStates(t *testing.T) {
 
 // TestOverallNone: a scan with no evaluated check says so.
 func TestOverallNone(t *testing.T) {
-	if got := overallSummary(GradeF, StatusCounts{Info: 8}, 0); got != txtOverallNone.format() {
-		t.Fatalf("summary %q", got.EN)
-	}
+	got := overallSummary(GradeF, StatusCounts{Info: 8}, 0)
+	require.Equal(t, txtOverallNone.format(), got, "summary %q", got.EN)
 }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStatusRulesComplete: every rule written in the package's sources
@@ -21,9 +24,7 @@ func TestStatusRulesComplete(t *testing.T) {
 		listed[anyNumber(r.Text.EN)] = true
 	}
 	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	found := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") || f == "rules.go" {
@@ -31,14 +32,10 @@ func TestStatusRulesComplete(t *testing.T) {
 		}
 		for _, en := range ruleTexts(t, f) {
 			found++
-			if !listed[anyNumber(strings.ReplaceAll(en, "%%", "%"))] {
-				t.Errorf("%s: rule %q is not listed by StatusRules", f, en)
-			}
+			assert.True(t, listed[anyNumber(strings.ReplaceAll(en, "%%", "%"))], "%s: rule %q is not listed by StatusRules", f, en)
 		}
 	}
-	if found < 50 {
-		t.Errorf("found only %d rules in the sources; the parser no longer recognises them", found)
-	}
+	assert.GreaterOrEqual(t, found, 50, "found only %d rules in the sources; the parser no longer recognises them", found)
 }
 
 // anyNumber writes every count verb and every number of a sentence N: a
@@ -55,9 +52,7 @@ func ruleTexts(t *testing.T, file string) []string {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -135,35 +130,28 @@ func TestScoreTables(t *testing.T) {
 	sum := 0
 	for _, w := range ScoreWeights() {
 		sum += w.Weight
-		if w.Weight != weights[w.Check] || w.Title.EN == "" {
-			t.Errorf("%+v", w)
-		}
+		assert.Equal(t, weights[w.Check], w.Weight, "%+v", w)
+		assert.NotEmpty(t, w.Title.EN, "%+v", w)
 	}
-	if sum != 100 {
-		t.Errorf("weights sum to %d, want 100", sum)
-	}
+	assert.Equal(t, 100, sum, "weights sum to %d, want 100", sum)
 	for _, f := range GradeFloors() {
-		if gradeFor(f.MinScore) != f.Grade || (f.MinScore > 0 && gradeFor(f.MinScore-1) == f.Grade) {
-			t.Errorf("grade floor %+v does not match gradeFor", f)
+		assert.Equal(t, f.Grade, gradeFor(f.MinScore), "grade floor %+v does not match gradeFor", f)
+		if f.MinScore > 0 {
+			assert.NotEqual(t, f.Grade, gradeFor(f.MinScore-1), "grade floor %+v does not match gradeFor", f)
 		}
 	}
-	if CheckTitle("nope") != (LocalizedText{}) || CheckTitle(CheckMX).EN == "" {
-		t.Error("CheckTitle")
-	}
+	assert.Equal(t, LocalizedText{}, CheckTitle("nope"), "CheckTitle")
+	assert.NotEmpty(t, CheckTitle(CheckMX).EN, "CheckTitle")
 }
 
 // TestStatusRulesShape: every listed rule has a known status and
 // severity and both texts, and no count verb survives.
 func TestStatusRulesShape(t *testing.T) {
 	for _, r := range StatusRules() {
-		if _, ok := statusRank[r.Status]; !ok {
-			t.Errorf("%+v: status", r)
-		}
-		if _, ok := severityRank[r.Severity]; !ok {
-			t.Errorf("%+v: severity", r)
-		}
-		if r.Text.EN == "" || r.Text.ZH == "" || strings.Contains(r.Text.EN, "%") && !strings.Contains(r.Text.EN, "%{p}") {
-			t.Errorf("%+v: text", r)
-		}
+		assert.Contains(t, statusRank, r.Status, "%+v: status", r)
+		assert.Contains(t, severityRank, r.Severity, "%+v: severity", r)
+		assert.NotEmpty(t, r.Text.EN, "%+v: text", r)
+		assert.NotEmpty(t, r.Text.ZH, "%+v: text", r)
+		assert.False(t, strings.Contains(r.Text.EN, "%") && !strings.Contains(r.Text.EN, "%{p}"), "%+v: text", r)
 	}
 }

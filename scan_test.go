@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/internal/report/reporttest"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/redact"
@@ -76,17 +79,15 @@ func TestScanEndToEnd(t *testing.T) {
 				lab.DNS.SetFault(name, qtype, dnstest.ServFail)
 			}
 			got, err := s.Scan(context.Background(), tc.req)
-			if err != nil {
-				t.Fatalf("Scan: %v", err)
-			}
+			require.NoError(t, err, "Scan")
 			body := marshal(t, got)
 			reporttest.Validate(t, "ScanSummary", body)
 			checkInvariants(t, got)
-			if tc.grade != "" && got.Grade != tc.grade {
-				t.Errorf("grade = %s, want %s", got.Grade, tc.grade)
+			if tc.grade != "" {
+				assert.Equal(t, tc.grade, got.Grade, "grade = %s, want %s", got.Grade, tc.grade)
 			}
-			if tc.grade == GradeA && got.Score != tc.score {
-				t.Errorf("score = %d, want %d", got.Score, tc.score)
+			if tc.grade == GradeA {
+				assert.Equal(t, tc.score, got.Score, "score = %d, want %d", got.Score, tc.score)
 			}
 			noZoneData(t, body, scanZone, policies, tc.req)
 			golden(t, "scan-"+tc.name+".json", body)
@@ -100,14 +101,11 @@ func TestCheckIPEndToEnd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := mustAddr(t, tc.ip)
 			got, err := s.CheckIP(context.Background(), addr)
-			if err != nil {
-				t.Fatalf("CheckIP: %v", err)
-			}
+			require.NoError(t, err, "CheckIP")
 			body := marshal(t, got)
 			reporttest.Validate(t, "PtrCheckSummary", body)
-			if got.Check.ID != CheckPTR || got.Check.Diagnostics == nil {
-				t.Fatalf("check = %+v", got.Check)
-			}
+			require.Equal(t, CheckPTR, got.Check.ID, "check = %+v", got.Check)
+			require.NotNil(t, got.Check.Diagnostics, "check = %+v", got.Check)
 			golden(t, "ptr-"+tc.name+".json", body)
 		})
 	}
@@ -116,21 +114,14 @@ func TestCheckIPEndToEnd(t *testing.T) {
 // checkInvariants asserts what every ScanSummary must satisfy.
 func checkInvariants(t *testing.T, s ScanSummary) {
 	t.Helper()
-	if len(s.Checks) != len(CheckOrder()) {
-		t.Fatalf("%d checks, want %d", len(s.Checks), len(CheckOrder()))
-	}
+	require.Len(t, s.Checks, len(CheckOrder()), "%d checks, want %d", len(s.Checks), len(CheckOrder()))
 	for i, c := range s.Checks {
-		if c.ID != CheckOrder()[i] {
-			t.Errorf("check %d is %s, want %s", i, c.ID, CheckOrder()[i])
-		}
+		assert.Equal(t, CheckOrder()[i], c.ID, "check %d is %s, want %s", i, c.ID, CheckOrder()[i])
 	}
 	c := s.Counts
-	if c.Pass+c.Warn+c.Fail+c.Info != len(CheckOrder()) {
-		t.Errorf("counts %+v do not sum to the number of checks", c)
-	}
-	if s.Score != score(s.Checks) || s.Grade != gradeFor(s.Score) {
-		t.Errorf("score %d grade %s disagree with the checks", s.Score, s.Grade)
-	}
+	assert.Equal(t, len(CheckOrder()), c.Pass+c.Warn+c.Fail+c.Info, "counts %+v do not sum to the number of checks", c)
+	assert.Equal(t, score(s.Checks), s.Score, "score %d grade %s disagree with the checks", s.Score, s.Grade)
+	assert.Equal(t, gradeFor(s.Score), s.Grade, "score %d grade %s disagree with the checks", s.Score, s.Grade)
 }
 
 // noZoneData proves that no value from the zone file or the policies,
@@ -153,16 +144,12 @@ func noZoneData(t *testing.T, body []byte, zoneFile string, pol map[string]strin
 		set.AddText(p)
 	}
 	d, err := NormalizeDomain(req.Domain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	set.Allow(d.ASCII, d.Unicode, req.DKIMSelector, req.SendingIP)
 	for p := parentOf(d.ASCII); p != ""; p = parentOf(p) {
 		set.Allow(p)
 	}
-	if err := set.Verify(body); err != nil {
-		t.Fatalf("output carries zone data: %v\n%s", err, body)
-	}
+	require.NoError(t, set.Verify(body), "output carries zone data:\n%s", body)
 }
 
 func marshal(t *testing.T, v any) []byte {
@@ -171,9 +158,7 @@ func marshal(t *testing.T, v any) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, enc.Encode(v))
 	return buf.Bytes()
 }
 
@@ -181,25 +166,17 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, got, 0o644))
 		return
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update after reviewing):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	require.NoError(t, err, "run go test -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), string(got), "output differs from %s (run with -update after reviewing)", path)
 }
 
 func mustAddr(t *testing.T, s string) netip.Addr {
 	t.Helper()
 	a, err := netip.ParseAddr(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return a
 }

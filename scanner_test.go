@@ -2,7 +2,6 @@ package mailauth
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -42,14 +41,12 @@ func TestScanRejectsInvalidInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.Scan(context.Background(), tc.req)
 			var ie *InputError
-			if !errors.As(err, &ie) || ie.Field != tc.field {
-				t.Fatalf("err = %v, want an InputError on %s", err, tc.field)
-			}
+			require.ErrorAs(t, err, &ie, "err = %v, want an InputError on %s", err, tc.field)
+			require.Equal(t, tc.field, ie.Field, "err = %v, want an InputError on %s", err, tc.field)
 		})
 	}
-	if _, err := s.CheckIP(context.Background(), mustAddr(t, "192.168.1.1")); err == nil {
-		t.Fatal("CheckIP accepted a private address")
-	}
+	_, err := s.CheckIP(context.Background(), mustAddr(t, "192.168.1.1"))
+	require.Error(t, err, "CheckIP accepted a private address")
 }
 
 // TestScanResolverUnavailable: when no DNS server answers at all, the scan
@@ -58,12 +55,10 @@ func TestScanResolverUnavailable(t *testing.T) {
 	for _, reason := range []resolver.Reason{resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused} {
 		dead := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer { return resolver.Fail(reason) })
 		s := New(Config{Resolver: dead})
-		if _, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"}); !errors.Is(err, ErrResolverUnavailable) {
-			t.Errorf("%s: Scan err = %v, want ErrResolverUnavailable", reason, err)
-		}
-		if _, err := s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8")); !errors.Is(err, ErrResolverUnavailable) {
-			t.Errorf("%s: CheckIP err = %v, want ErrResolverUnavailable", reason, err)
-		}
+		_, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		assert.ErrorIs(t, err, ErrResolverUnavailable, "%s: Scan err = %v, want ErrResolverUnavailable", reason, err)
+		_, err = s.CheckIP(context.Background(), mustAddr(t, "8.8.8.8"))
+		assert.ErrorIs(t, err, ErrResolverUnavailable, "%s: CheckIP err = %v, want ErrResolverUnavailable", reason, err)
 	}
 	// A resolver that SERVFAILs everything, the control question too (a
 	// broken trust anchor, a wrong clock), is the service's fault: no
@@ -93,23 +88,18 @@ func TestScanDeadline(t *testing.T) {
 	}, Config{ScanTimeout: 200 * time.Millisecond})
 	start := time.Now()
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Fatalf("scan took %v: the deadline was not enforced", elapsed)
-	}
+	require.NoError(t, err)
+	elapsed := time.Since(start)
+	require.LessOrEqual(t, elapsed, 10*time.Second, "scan took %v: the deadline was not enforced", elapsed)
 	byID := map[CheckID]CheckSummary{}
 	for _, c := range got.Checks {
 		byID[c.ID] = c
 	}
-	if c := byID[CheckDMARC]; c.Status != StatusWarn || c.Diagnostics == nil {
-		t.Errorf("dmarc = %s with diagnostics %v, want warn with diagnostics", c.Status, c.Diagnostics)
-	}
+	c := byID[CheckDMARC]
+	assert.Equal(t, StatusWarn, c.Status, "dmarc = %s with diagnostics %v, want warn with diagnostics", c.Status, c.Diagnostics)
+	assert.NotNil(t, c.Diagnostics, "dmarc = %s with diagnostics %v, want warn with diagnostics", c.Status, c.Diagnostics)
 	for _, id := range []CheckID{CheckMX, CheckSPF, CheckTLSRPT} {
-		if byID[id].Status != StatusPass {
-			t.Errorf("%s = %s, want pass: it must keep its result", id, byID[id].Status)
-		}
+		assert.Equal(t, StatusPass, byID[id].Status, "%s = %s, want pass: it must keep its result", id, byID[id].Status)
 	}
 }
 
@@ -125,9 +115,7 @@ func TestScannerConcurrentUse(t *testing.T) {
 		}()
 	}
 	for i := 0; i < cap(errs); i++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, <-errs)
 	}
 }
 
@@ -144,20 +132,16 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 	s := New(Config{Resolver: stubborn, ScanTimeout: 200 * time.Millisecond, Now: func() time.Time { return fixedNow }})
 	start := time.Now()
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// A correctness bound, not a performance threshold: the stubborn
 	// lookups take 3 s each; the scan must not wait for them.
-	if elapsed := time.Since(start); elapsed >= 2*time.Second {
-		t.Fatalf("scan took %v; late checks held it past its deadline", elapsed)
-	}
+	elapsed := time.Since(start)
+	require.Less(t, elapsed, 2*time.Second, "scan took %v; late checks held it past its deadline", elapsed)
 	for _, c := range got.Checks {
 		switch c.ID {
 		case CheckDMARC, CheckMTASTS, CheckTLSRPT:
-			if c.Status != StatusWarn || c.Summary != txtTimedOut.format() {
-				t.Errorf("%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
-			}
+			assert.Equal(t, StatusWarn, c.Status, "%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
+			assert.Equal(t, txtTimedOut.format(), c.Summary, "%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
 		}
 	}
 }
@@ -168,15 +152,14 @@ func TestMTASTSCoverageUnknown(t *testing.T) {
 	s, lab := newLabScanner(t, scanZone)
 	lab.DNS.SetFault("good.example.com", resolver.TypeMX, dnstest.ServFail)
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range got.Checks {
-		if c.ID == CheckMTASTS && (c.Status != StatusWarn || c.Summary != stsMXUnknown.say.format()) {
-			t.Fatalf("mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
+		if c.ID == CheckMTASTS {
+			require.Equal(t, StatusWarn, c.Status, "mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
+			require.Equal(t, stsMXUnknown.say.format(), c.Summary, "mta-sts = %s %q, want warn: coverage unknown", c.Status, c.Summary.EN)
 		}
-		if c.ID == CheckMX && c.Status == StatusPass {
-			t.Fatal("mx passed on SERVFAIL")
+		if c.ID == CheckMX {
+			require.NotEqual(t, StatusPass, c.Status, "mx passed on SERVFAIL")
 		}
 	}
 }
@@ -210,16 +193,14 @@ func TestScanIncomplete(t *testing.T) {
 			return resolver.Fail(resolver.ReasonMalformed)
 		})
 		got, err := New(Config{Resolver: malformed}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() {
-			t.Fatalf("score %d grade %s incomplete %v, want 0 F incomplete", got.Score, got.Grade, got.Incomplete())
-		}
+		require.NoError(t, err)
+		msg := "score %d grade %s incomplete %v, want 0 F incomplete"
+		require.Equal(t, 0, got.Score, msg, got.Score, got.Grade, got.Incomplete())
+		require.Equal(t, GradeF, got.Grade, msg, got.Score, got.Grade, got.Incomplete())
+		require.True(t, got.Incomplete(), msg, got.Score, got.Grade, got.Incomplete())
 		n := undetermined(got.Checks)
-		if want := txtOverallIncomplete.format(n, n); got.Summary != want {
-			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
-		}
+		want := txtOverallIncomplete.format(n, n)
+		require.Equal(t, want, got.Summary, "summary = %q, want %q", got.Summary.EN, want.EN)
 	})
 	t.Run("answers too late", func(t *testing.T) {
 		// Every answer about the domain arrives after the scan deadline;
@@ -233,13 +214,13 @@ func TestScanIncomplete(t *testing.T) {
 		})
 		got, err := New(Config{Resolver: late, ScanTimeout: 100 * time.Millisecond, Now: func() time.Time { return fixedNow }}).
 			Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		n := undetermined(got.Checks)
-		if got.Score != 0 || got.Grade != GradeF || !got.Incomplete() || got.Summary != txtOverallIncomplete.format(n, n) {
-			t.Fatalf("score %d grade %s summary %q, want 0 F and the incomplete summary", got.Score, got.Grade, got.Summary.EN)
-		}
+		msg := "score %d grade %s summary %q, want 0 F and the incomplete summary"
+		require.Equal(t, 0, got.Score, msg, got.Score, got.Grade, got.Summary.EN)
+		require.Equal(t, GradeF, got.Grade, msg, got.Score, got.Grade, got.Summary.EN)
+		require.True(t, got.Incomplete(), msg, got.Score, got.Grade, got.Summary.EN)
+		require.Equal(t, txtOverallIncomplete.format(n, n), got.Summary, msg, got.Score, got.Grade, got.Summary.EN)
 	})
 	t.Run("most inconclusive", func(t *testing.T) {
 		// mx and caa answer; spf, dmarc, mta-sts and tls-rpt cannot.
@@ -250,34 +231,29 @@ func TestScanIncomplete(t *testing.T) {
 			}
 		}, Config{})
 		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		checkInvariants(t, got)
-		if n := undetermined(got.Checks); n != 4 || !got.Incomplete() {
-			t.Fatalf("%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
-		}
-		if got.Score != 100 || got.Summary != txtOverallIncomplete.format(4, 6) {
-			t.Fatalf("score %d summary %q; want 100 (mx and caa pass) and the incomplete summary", got.Score, got.Summary.EN)
-		}
+		n := undetermined(got.Checks)
+		require.Equal(t, 4, n, "%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
+		require.True(t, got.Incomplete(), "%d undetermined, incomplete %v; want 4, true", n, got.Incomplete())
+		msg := "score %d summary %q; want 100 (mx and caa pass) and the incomplete summary"
+		require.Equal(t, 100, got.Score, msg, got.Score, got.Summary.EN)
+		require.Equal(t, txtOverallIncomplete.format(4, 6), got.Summary, msg, got.Score, got.Summary.EN)
 	})
 	t.Run("one inconclusive", func(t *testing.T) {
 		s := memScanner(t, func(r *dnstest.Resolver) {
 			r.SetFault("_smtp._tls.good.example.com", dnstest.AnyType, dnstest.Garbage)
 		}, Config{})
 		got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// mx 15 + spf 20 + dmarc 25 + caa 5 pass, mta-sts 10 fails (no
 		// HTTPS server in memory): 65/75 = 86.7; tls-rpt is left out.
-		if got.Incomplete() || got.Score != 87 || got.Grade != GradeB {
-			t.Fatalf("incomplete %v score %d grade %s; want a complete B 87", got.Incomplete(), got.Score, got.Grade)
-		}
+		msg := "incomplete %v score %d grade %s; want a complete B 87"
+		require.False(t, got.Incomplete(), msg, got.Incomplete(), got.Score, got.Grade)
+		require.Equal(t, 87, got.Score, msg, got.Incomplete(), got.Score, got.Grade)
+		require.Equal(t, GradeB, got.Grade, msg, got.Incomplete(), got.Score, got.Grade)
 		want := joinTexts([]LocalizedText{txtOverallB.format(4, 6), txtOverallUndetermined.format(1)})
-		if got.Summary != want {
-			t.Fatalf("summary = %q, want %q", got.Summary.EN, want.EN)
-		}
+		require.Equal(t, want, got.Summary, "summary = %q, want %q", got.Summary.EN, want.EN)
 	})
 }
 

@@ -1,6 +1,11 @@
 package mailauth
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func checksWith(statuses map[CheckID]Status) []CheckSummary {
 	var out []CheckSummary
@@ -18,14 +23,11 @@ func TestWeightsSumTo100(t *testing.T) {
 	sum := 0
 	for _, id := range CheckOrder() {
 		w, ok := weights[id]
-		if !ok {
-			t.Fatalf("no weight for %s", id)
-		}
+		require.True(t, ok, "no weight for %s", id)
 		sum += w
 	}
-	if sum != 100 || len(weights) != len(CheckOrder()) {
-		t.Fatalf("weights sum to %d over %d checks, want 100 over %d", sum, len(weights), len(CheckOrder()))
-	}
+	require.Equal(t, 100, sum, "weights sum to %d over %d checks, want 100 over %d", sum, len(weights), len(CheckOrder()))
+	require.Len(t, weights, len(CheckOrder()), "weights sum to %d over %d checks, want 100 over %d", sum, len(weights), len(CheckOrder()))
 }
 
 func TestScore(t *testing.T) {
@@ -65,25 +67,19 @@ func TestScore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checks := checksWith(tc.statuses)
 			got := score(checks)
-			if got != tc.want {
-				t.Fatalf("score = %d, want %d", got, tc.want)
-			}
-			if g := gradeFor(got); g != tc.grade {
-				t.Fatalf("grade(%d) = %s, want %s", got, g, tc.grade)
-			}
+			require.Equal(t, tc.want, got, "score = %d, want %d", got, tc.want)
+			g := gradeFor(got)
+			require.Equal(t, tc.grade, g, "grade(%d) = %s, want %s", got, g, tc.grade)
 			c := countStatuses(checks)
-			if c.Pass+c.Warn+c.Fail+c.Info != len(CheckOrder()) {
-				t.Fatalf("counts %+v do not sum to the number of checks", c)
-			}
+			require.Equal(t, len(CheckOrder()), c.Pass+c.Warn+c.Fail+c.Info, "counts %+v do not sum to the number of checks", c)
 		})
 	}
 }
 
 func TestGradeBoundaries(t *testing.T) {
 	for s, want := range map[int]Grade{100: GradeA, 90: GradeA, 89: GradeB, 80: GradeB, 79: GradeC, 65: GradeC, 64: GradeD, 50: GradeD, 49: GradeF, 0: GradeF} {
-		if got := gradeFor(s); got != want {
-			t.Errorf("gradeFor(%d) = %s, want %s", s, got, want)
-		}
+		got := gradeFor(s)
+		assert.Equal(t, want, got, "gradeFor(%d) = %s, want %s", s, got, want)
 	}
 }
 
@@ -135,19 +131,15 @@ func TestScoreUndetermined(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := score(tc.checks); got != tc.score || gradeFor(got) != tc.grade {
-				t.Fatalf("score = %d grade %s, want %d %s", got, gradeFor(got), tc.score, tc.grade)
-			}
+			got := score(tc.checks)
+			require.Equal(t, tc.score, got, "score = %d grade %s, want %d %s", got, gradeFor(got), tc.score, tc.grade)
+			require.Equal(t, tc.grade, gradeFor(got), "score = %d grade %s, want %d %s", got, gradeFor(got), tc.score, tc.grade)
 			s := ScanSummary{Checks: tc.checks}
-			if s.Incomplete() != tc.incomplete {
-				t.Fatalf("Incomplete() = %v, want %v", s.Incomplete(), tc.incomplete)
-			}
+			require.Equal(t, tc.incomplete, s.Incomplete(), "Incomplete() = %v, want %v", s.Incomplete(), tc.incomplete)
 			c := countStatuses(tc.checks)
 			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks))
 			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
-			if isIncomplete != tc.incomplete {
-				t.Fatalf("summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
-			}
+			require.Equal(t, tc.incomplete, isIncomplete, "summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
 		})
 	}
 }

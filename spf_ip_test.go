@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 	"github.com/mailauth/mailauth/spf"
@@ -37,9 +40,7 @@ func TestSPFSendingIP(t *testing.T) {
 		mem.SetFault("flaky.example.com", resolver.TypeA, dnstest.ServFail)
 		s := New(Config{Resolver: mem, Now: func() time.Time { return fixedNow }})
 		sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain, SendingIP: ip})
-		if err != nil {
-			t.Fatalf("Scan(%s, %s): %v", domain, ip, err)
-		}
+		require.NoError(t, err, "Scan(%s, %s)", domain, ip)
 		return sum.Checks[1]
 	}
 	for _, tc := range []struct {
@@ -57,25 +58,21 @@ func TestSPFSendingIP(t *testing.T) {
 		t.Run(string(tc.want), func(t *testing.T) {
 			t.Parallel()
 			with, without := scan(tc.domain, "8.8.8.8"), scan(tc.domain, "")
-			if with.ID != CheckSPF {
-				t.Fatalf("check 1 is %s", with.ID)
-			}
+			require.Equal(t, CheckSPF, with.ID, "check 1 is %s", with.ID)
 			want := spfIPTexts[tc.want].format()
-			if !strings.HasSuffix(with.Details.EN, want.EN) || !strings.HasSuffix(with.Details.ZH, want.ZH) {
-				t.Errorf("details %q do not end with %q", with.Details.EN, want.EN)
-			}
+			assert.True(t, strings.HasSuffix(with.Details.EN, want.EN), "details %q do not end with %q", with.Details.EN, want.EN)
+			assert.True(t, strings.HasSuffix(with.Details.ZH, want.ZH), "details %q do not end with %q", with.Details.EN, want.EN)
 			for v, other := range spfIPTexts {
-				if v != tc.want && strings.Contains(with.Details.EN, other.en) {
-					t.Errorf("details also say %s: %q", v, with.Details.EN)
+				if v != tc.want {
+					assert.NotContains(t, with.Details.EN, other.en, "details also say %s: %q", v, with.Details.EN)
 				}
-				if strings.Contains(without.Details.EN, other.en) {
-					t.Errorf("without a sending IP the details say %s: %q", v, without.Details.EN)
-				}
+				assert.NotContains(t, without.Details.EN, other.en, "without a sending IP the details say %s: %q", v, without.Details.EN)
 			}
-			if with.Status != without.Status || with.Severity != without.Severity || with.Summary != without.Summary {
-				t.Errorf("the sending IP changed the verdict: %s/%s/%q, without %s/%s/%q",
-					with.Status, with.Severity, with.Summary.EN, without.Status, without.Severity, without.Summary.EN)
-			}
+			msg := "the sending IP changed the verdict: %s/%s/%q, without %s/%s/%q"
+			args := []any{with.Status, with.Severity, with.Summary.EN, without.Status, without.Severity, without.Summary.EN}
+			assert.Equal(t, without.Status, with.Status, append([]any{msg}, args...)...)
+			assert.Equal(t, without.Severity, with.Severity, append([]any{msg}, args...)...)
+			assert.Equal(t, without.Summary, with.Summary, append([]any{msg}, args...)...)
 		})
 	}
 }
@@ -85,9 +82,7 @@ func TestSPFIPTextsComplete(t *testing.T) {
 	t.Parallel()
 	for _, v := range []spf.Verdict{spf.VerdictNone, spf.VerdictNeutral, spf.VerdictPass, spf.VerdictFail,
 		spf.VerdictSoftFail, spf.VerdictTempError, spf.VerdictPermError} {
-		if _, ok := spfIPTexts[v]; !ok {
-			t.Errorf("no sentence for %s", v)
-		}
+		assert.Contains(t, spfIPTexts, v, "no sentence for %s", v)
 	}
 }
 
@@ -116,16 +111,13 @@ h.budget A 1.1.1.1
 	} {
 		s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, QueryBudget: tc.budget})
 		sum, err := s.Scan(context.Background(), ScanRequest{Domain: "budget.example.com", SendingIP: "2606:4700::1111"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d := sum.Checks[1].Details
 		want := tc.want.format()
-		if !strings.HasSuffix(d.EN, want.EN) || !strings.HasSuffix(d.ZH, want.ZH) {
-			t.Errorf("budget %d: details %q do not end with %q", tc.budget, d.EN, want.EN)
-		}
-		if tc.want != spfIPTexts[spf.VerdictTempError] && strings.Contains(d.EN, spfIPTexts[spf.VerdictTempError].en) {
-			t.Errorf("budget %d: details claim a DNS failure: %q", tc.budget, d.EN)
+		assert.True(t, strings.HasSuffix(d.EN, want.EN), "budget %d: details %q do not end with %q", tc.budget, d.EN, want.EN)
+		assert.True(t, strings.HasSuffix(d.ZH, want.ZH), "budget %d: details %q do not end with %q", tc.budget, d.EN, want.EN)
+		if tc.want != spfIPTexts[spf.VerdictTempError] {
+			assert.NotContains(t, d.EN, spfIPTexts[spf.VerdictTempError].en, "budget %d: details claim a DNS failure: %q", tc.budget, d.EN)
 		}
 	}
 }

@@ -2,9 +2,11 @@ package mailauth
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/seqscan"
 	"github.com/mailauth/mailauth/internal/testlab"
@@ -29,28 +31,21 @@ func TestScanStats(t *testing.T) {
 	})
 	req := ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}
 	concurrent, err := s.Scan(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sequential, err := s.Scan(seqscan.With(context.Background()), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(concurrent, sequential) {
-		t.Errorf("the sequential scan differs from the concurrent one:\n%+v\n%+v", sequential, concurrent)
-	}
-	if len(got) != 2 {
-		t.Fatalf("OnStats called %d times for 2 scans", len(got))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, concurrent, sequential, "the sequential scan differs from the concurrent one")
+	require.Len(t, got, 2, "OnStats called %d times for 2 scans", len(got))
 	for i, st := range got {
-		if st.Questions < 10 || st.Bound <= 0 || st.Bound > st.Wall || st.Hops < 2 || st.Hops > st.Questions {
-			t.Errorf("scan %d: %+v: want at least 10 questions, 0 < bound <= wall, 2 <= hops <= questions", i, st)
-		}
+		msg := "scan %d: %+v: want at least 10 questions, 0 < bound <= wall, 2 <= hops <= questions"
+		assert.GreaterOrEqual(t, st.Questions, 10, msg, i, st)
+		assert.Positive(t, st.Bound, msg, i, st)
+		assert.LessOrEqual(t, st.Bound, st.Wall, msg, i, st)
+		assert.GreaterOrEqual(t, st.Hops, 2, msg, i, st)
+		assert.LessOrEqual(t, st.Hops, st.Questions, msg, i, st)
 	}
 	// Every question of the fixture's deepest chain (MX, then the
 	// exchange's addresses, then the MTA-STS fetch) has 5 ms added, so
 	// the bound holds at least two answers.
-	if got[0].Bound < 10*time.Millisecond {
-		t.Errorf("bound %v: the scan waited on at least two dependent answers of 5 ms", got[0].Bound)
-	}
+	assert.GreaterOrEqual(t, got[0].Bound, 10*time.Millisecond, "bound %v: the scan waited on at least two dependent answers of 5 ms", got[0].Bound)
 }

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMain runs the tests and then, when the whole package ran (no -run
@@ -51,13 +54,9 @@ func wholeRun() bool {
 func TestWithMarksShown(t *testing.T) {
 	x := text{zh: "一。", en: "One.", shown: new(atomic.Bool)}
 	x.format()
-	if x.shown.Load() {
-		t.Error("format marked the text shown")
-	}
+	assert.False(t, x.shown.Load(), "format marked the text shown")
 	x.with()
-	if !x.shown.Load() {
-		t.Error("with did not mark the text shown")
-	}
+	assert.True(t, x.shown.Load(), "with did not mark the text shown")
 	text{zh: "二。", en: "Two."}.with() // a text not made by msg renders too
 }
 
@@ -67,23 +66,20 @@ func TestWithMarksShown(t *testing.T) {
 // TestMain for a text the code never renders.
 func TestExpectedTextsUseFormat(t *testing.T) {
 	files, err := filepath.Glob("*_test.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test files: %v", err)
-	}
+	require.NoError(t, err, "no test files")
+	require.NotEmpty(t, files, "no test files")
 	fset := token.NewFileSet()
 	for _, name := range files {
 		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, d := range f.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "TestWithMarksShown" {
 				continue // tests with itself
 			}
 			ast.Inspect(d, func(n ast.Node) bool {
 				if call, ok := n.(*ast.CallExpr); ok {
-					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "with" {
-						t.Errorf("%s: a test renders a text with with; use format", fset.Position(call.Pos()))
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+						assert.NotEqual(t, "with", sel.Sel.Name, "%s: a test renders a text with with; use format", fset.Position(call.Pos()))
 					}
 				}
 				return true

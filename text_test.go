@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var verb = regexp.MustCompile(`%(\[\d+\])?[a-z]`)
@@ -14,40 +17,27 @@ var verb = regexp.MustCompile(`%(\[\d+\])?[a-z]`)
 // parameters in both, and nothing but %d parameters (so no record-derived
 // string can ever be worded into a text).
 func TestCatalogue(t *testing.T) {
-	if len(catalogue) < 20 {
-		t.Fatalf("catalogue has %d texts; the checks have not registered theirs", len(catalogue))
-	}
+	require.GreaterOrEqual(t, len(catalogue), 20, "catalogue has %d texts; the checks have not registered theirs", len(catalogue))
 	for i, m := range catalogue {
-		if strings.TrimSpace(m.zh) == "" || strings.TrimSpace(m.en) == "" {
-			t.Errorf("text %d: a language is missing: %q / %q", i, m.zh, m.en)
+		zhOK := assert.NotEmpty(t, strings.TrimSpace(m.zh), "text %d: a language is missing: %q / %q", i, m.zh, m.en)
+		enOK := assert.NotEmpty(t, strings.TrimSpace(m.en), "text %d: a language is missing: %q / %q", i, m.zh, m.en)
+		if !zhOK || !enOK {
 			continue
 		}
-		if !hasHan(m.zh) {
-			t.Errorf("text %d: Chinese text has no Chinese: %q", i, m.zh)
-		}
-		if hasHan(m.en) {
-			t.Errorf("text %d: English text has Chinese: %q", i, m.en)
-		}
+		assert.True(t, hasHan(m.zh), "text %d: Chinese text has no Chinese: %q", i, m.zh)
+		assert.False(t, hasHan(m.en), "text %d: English text has Chinese: %q", i, m.en)
 		zv, ev := verbs(m.zh), verbs(m.en)
-		if zv != ev {
-			t.Errorf("text %d: %d parameters in Chinese, %d in English: %q / %q", i, zv, ev, m.zh, m.en)
-		}
+		assert.Equal(t, zv, ev, "text %d: %d parameters in Chinese, %d in English: %q / %q", i, zv, ev, m.zh, m.en)
 		for _, v := range verb.FindAllString(m.zh+m.en, -1) {
-			if !strings.HasSuffix(v, "d") {
-				t.Errorf("text %d: parameter %s is not an integer", i, v)
-			}
+			assert.True(t, strings.HasSuffix(v, "d"), "text %d: parameter %s is not an integer", i, v)
 		}
 		args := make([]int, ev)
 		for j := range args {
 			args[j] = j + 2
 		}
 		out := m.format(args...)
-		if strings.Contains(out.ZH+out.EN, "%!") {
-			t.Errorf("text %d renders badly: %q / %q", i, out.ZH, out.EN)
-		}
-		if !strings.HasSuffix(m.en, ".") && !strings.HasSuffix(m.en, ")") && len(m.en) > 40 {
-			t.Errorf("text %d: English sentence should end with a full stop: %q", i, m.en)
-		}
+		assert.NotContains(t, out.ZH+out.EN, "%!", "text %d renders badly: %q / %q", i, out.ZH, out.EN)
+		assert.False(t, !strings.HasSuffix(m.en, ".") && !strings.HasSuffix(m.en, ")") && len(m.en) > 40, "text %d: English sentence should end with a full stop: %q", i, m.en)
 	}
 }
 
@@ -78,15 +68,12 @@ func verbs(s string) int {
 
 func TestTitlesForEveryCheck(t *testing.T) {
 	for _, id := range CheckOrder() {
-		if _, ok := titles[id]; !ok {
-			t.Errorf("no title for %s", id)
-		}
+		assert.Contains(t, titles, id, "no title for %s", id)
 	}
 }
 
 func TestJoinTexts(t *testing.T) {
 	got := joinTexts([]LocalizedText{{ZH: "甲。", EN: "One."}, {ZH: "乙。", EN: "Two."}})
-	if got.ZH != "甲。乙。" || got.EN != "One. Two." {
-		t.Fatalf("joinTexts = %+v", got)
-	}
+	require.Equal(t, "甲。乙。", got.ZH, "joinTexts = %+v", got)
+	require.Equal(t, "One. Two.", got.EN, "joinTexts = %+v", got)
 }
