@@ -119,8 +119,10 @@ func testMount(t *testing.T, bin string, args []string) {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	lines := bufio.NewScanner(stdout)
-	require.True(t, lines.Scan(), "first line %q; stderr %s", lines.Text(), stderr.String())
-	require.True(t, strings.HasPrefix(lines.Text(), "listening on http://127.0.0.1:"), "first line %q; stderr %s", lines.Text(), stderr.String())
+	// stderr is read only on failure: the child's copier writes it meanwhile.
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "listening on http://127.0.0.1:") {
+		require.Failf(t, "no listening line", "first line %q; stderr %s", lines.Text(), stderr.String())
+	}
 	base := strings.TrimSuffix(strings.TrimPrefix(lines.Text(), "listening on "), "/")
 	c := &http.Client{Timeout: 30 * time.Second}
 	get := func(path string) (int, string) {
