@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkHasherRow is the cost Record adds to a request: two keyed
@@ -21,9 +23,7 @@ func BenchmarkHasherRow(b *testing.B) {
 // SQLite file (WAL, synchronous=FULL); rows/s is the writer's ceiling.
 func BenchmarkSQLiteInsert(b *testing.B) {
 	s, err := OpenSQLite(context.Background(), b.TempDir()+"/bench.db")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer s.Close()
 	h, _ := NewHasher(testSecret, DefaultSourceLabels)
 	batch := make([]Row, DefaultBatchSize)
@@ -31,9 +31,7 @@ func BenchmarkSQLiteInsert(b *testing.B) {
 		batch[i] = h.Row(scanEvent(time.Now(), fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
 	}
 	for b.Loop() {
-		if err := s.Insert(context.Background(), batch); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, s.Insert(context.Background(), batch))
 	}
 	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "rows/s")
 }

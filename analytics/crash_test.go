@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 )
@@ -95,12 +98,8 @@ func TestCrash(t *testing.T) {
 	child := exec.Command(os.Args[0])
 	child.Env = append(os.Environ(), crashChildEnv+"="+path)
 	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, child.Start())
 	lines := bufio.NewScanner(out)
 	addr := ""
 	for addr == "" && lines.Scan() {
@@ -108,8 +107,8 @@ func TestCrash(t *testing.T) {
 	}
 	if addr == "" {
 		_ = child.Process.Kill()
-		t.Fatalf("child did not listen: %v", lines.Err())
 	}
+	require.NotEmpty(t, addr, "child did not listen: %v", lines.Err())
 	var sent atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -134,9 +133,7 @@ func TestCrash(t *testing.T) {
 	_ = child.Wait()
 	close(stop)
 	wg.Wait()
-	if acked < crashAckAfter {
-		t.Fatalf("only %d rows acknowledged before the child ended", acked)
-	}
+	require.GreaterOrEqual(t, acked, int64(crashAckAfter), "only %d rows acknowledged before the child ended", acked)
 	checkAfterCrash(t, path, acked, sent.Load())
 }
 
@@ -162,14 +159,12 @@ func burst(addr string, g int, sent *atomic.Int64, stop chan struct{}) {
 func checkAfterCrash(t *testing.T, path string, acked, sent int64) {
 	t.Helper()
 	s, err := OpenSQLite(context.Background(), path)
-	if err != nil {
-		t.Fatalf("reopen after the crash: %v", err)
-	}
+	require.NoError(t, err, "reopen after the crash")
 	defer s.Close()
 	var check string
-	if err := s.db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check %q %v", check, err)
-	}
+	err = s.db.QueryRow("PRAGMA integrity_check").Scan(&check)
+	require.NoError(t, err, "integrity_check")
+	require.Equal(t, "ok", check, "integrity_check")
 	sentHashes := map[string]bool{}
 	h := testHasher(t)
 	for g := range 4 {
@@ -178,28 +173,19 @@ func checkAfterCrash(t *testing.T, path string, acked, sent int64) {
 		}
 	}
 	rows, err := s.db.Query("SELECT domain_hash FROM events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rows.Close()
 	var n int64
 	for rows.Next() {
 		var d string
-		if err := rows.Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		if !sentHashes[d] {
-			t.Fatalf("row %d holds a hash of no domain sent", n)
-		}
+		require.NoError(t, rows.Scan(&d))
+		require.True(t, sentHashes[d], "row %d holds a hash of no domain sent", n)
 		n++
 	}
-	if n < acked || n > sent {
-		t.Errorf("%d rows after the crash; %d acknowledged, %d requests sent", n, acked, sent)
-	}
+	assert.GreaterOrEqual(t, n, acked, "%d rows after the crash; %d acknowledged, %d requests sent", n, acked, sent)
+	assert.LessOrEqual(t, n, sent, "%d rows after the crash; %d acknowledged, %d requests sent", n, acked, sent)
 	t.Logf("%d rows acknowledged, %d stored, %d requests sent", acked, n, sent)
-	if err := s.Rollup(context.Background(), Day(timeNow())); err != nil {
-		t.Errorf("roll-up after the crash: %v", err)
-	}
+	assert.NoError(t, s.Rollup(context.Background(), Day(timeNow())), "roll-up after the crash")
 }
 
 // timeNow is the clock the child dated its rows by.

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/syncbuf"
@@ -23,50 +26,37 @@ func TestHealthWhenStoreDown(t *testing.T) {
 	t.Parallel()
 	cluster := pgtest.Start(t)
 	store, err := OpenPostgres(t.Context(), cluster.NewDatabase(t, "health"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer store.Close()
 	var log syncbuf.Buffer
 	w := NewWriter(store, testHasher(t), WriterOptions{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	srv := httptest.NewServer(httpapi.New(quickService{}, httpapi.Options{Storage: store, Recorder: w}))
 	defer srv.Close()
-	if s := storageState(t, srv.URL); s != "ready" {
-		t.Fatalf("storage %q, want ready", s)
-	}
+	require.Equal(t, "ready", storageState(t, srv.URL), "storage")
 	scan := func() int {
 		resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"`+healthCanary+`"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if code := scan(); code != 200 {
-		t.Fatalf("scan: %d", code)
-	}
-	if err := w.Flush(t.Context()); err != nil || w.Committed() != 1 {
-		t.Fatalf("committed %d %v", w.Committed(), err)
-	}
+	require.Equal(t, 200, scan(), "scan")
+	require.NoError(t, w.Flush(t.Context()))
+	require.Equal(t, int64(1), w.Committed(), "committed")
 	cluster.Stop()
-	if s := storageState(t, srv.URL); s != "unavailable" {
-		t.Errorf("storage %q, want unavailable", s)
-	}
+	assert.Equal(t, "unavailable", storageState(t, srv.URL), "storage")
 	t0 := time.Now()
 	for range 3 {
-		if code := scan(); code != 200 {
-			t.Errorf("scan with the store down: %d", code)
-		}
+		assert.Equal(t, 200, scan(), "scan with the store down")
 	}
 	t.Logf("3 scans with the store down took %v", time.Since(t0))
-	if err := w.Flush(t.Context()); err != nil || w.Failed() != 3 || w.Committed() != 1 {
-		t.Errorf("failed %d committed %d %v", w.Failed(), w.Committed(), err)
-	}
+	assert.NoError(t, w.Flush(t.Context()))
+	assert.Equal(t, int64(3), w.Failed(), "failed")
+	assert.Equal(t, int64(1), w.Committed(), "committed")
 	_ = w.Close(t.Context())
-	if l := log.String(); !strings.Contains(l, "batch not stored") || strings.Contains(l, healthCanary) {
-		t.Errorf("the writer's log lacks the failure or names the domain:\n%s", l)
-	}
+	l := log.String()
+	assert.Contains(t, l, "batch not stored", "the writer's log lacks the failure")
+	assert.NotContains(t, l, healthCanary, "the writer's log names the domain")
 }
 
 // healthCanary is the domain TestHealthWhenStoreDown scans; it must not
@@ -77,13 +67,9 @@ const healthCanary = "health-canary-5e1d.example.com"
 func storageState(t *testing.T, base string) string {
 	t.Helper()
 	resp, err := http.Get(base + "/api/health")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var h struct{ Storage string }
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 	return h.Storage
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/pgtest"
@@ -26,9 +27,7 @@ func stores(t *testing.T) map[string]opener {
 		return func(t *testing.T) Store {
 			t.Helper()
 			s, err := Open(context.Background(), setting)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		}
@@ -41,9 +40,7 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 func testHasher(t *testing.T) *Hasher {
 	t.Helper()
 	h, err := NewHasher(testSecret, DefaultSourceLabels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return h
 }
 
@@ -67,16 +64,13 @@ func TestStores(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			a, b := open(t), open(t) // two instances (or a restart)
-			if err := a.Ping(ctx); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, a.Ping(ctx))
 			sa, err := a.Secret(ctx)
-			if err != nil || len(sa) != generatedSecretBytes {
-				t.Fatalf("secret %x %v", sa, err)
-			}
-			if sb, err := b.Secret(ctx); err != nil || string(sb) != string(sa) {
-				t.Errorf("second instance's secret %x %v, want %x", sb, err, sa)
-			}
+			require.NoError(t, err, "secret")
+			require.Len(t, sa, generatedSecretBytes, "secret")
+			sb, err := b.Secret(ctx)
+			assert.NoError(t, err, "second instance's secret")
+			assert.Equal(t, string(sa), string(sb), "second instance's secret")
 			h := testHasher(t)
 			d1 := time.Date(2026, 11, 20, 23, 59, 0, 0, time.UTC)
 			d2 := d1.Add(2 * time.Minute) // the next UTC day
@@ -87,21 +81,13 @@ func TestStores(t *testing.T) {
 				h.Row(ptrEvent(d1, "2001:db8:1:2::/64", "warn")),
 				h.Row(scanEvent(d2, "example.com", "192.0.2.1", "cli", "F", "fail")),
 			}
-			if err := a.Insert(ctx, rows[:3]); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Insert(ctx, rows[3:]); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, a.Insert(ctx, rows[:3]))
+			require.NoError(t, b.Insert(ctx, rows[3:]))
 			for range 2 {
-				if err := a.Rollup(ctx, Day(d2)); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, a.Rollup(ctx, Day(d2)))
 			}
 			got, err := b.Report(ctx, Day(d1), Day(d2))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want := Report{From: "2026-11-20", To: "2026-11-21",
 				Days: []DayTotals{
 					{Day: "2026-11-20", Scans: 3, PtrChecks: 1, Domains: 2, Visitors: 3},
@@ -112,24 +98,14 @@ func TestStores(t *testing.T) {
 				// Largest first, equal counts in label order.
 				Sources: []Count{{"direct", 2}, {"cli", 1}, {"other", 1}, {"web", 1}},
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("report\n got %+v\nwant %+v", got, want)
-			}
-			if err := a.Prune(ctx, Day(d2)); err != nil {
-				t.Fatal(err)
-			}
-			if n := countRows(t, a, "events"); n != 1 {
-				t.Errorf("%d raw rows after pruning the first day, want 1", n)
-			}
-			if err := a.Rollup(ctx, Day(d2.AddDate(0, 0, 5))); err != nil {
-				t.Fatal(err)
-			}
-			if again, err := a.Report(ctx, Day(d1), Day(d2)); err != nil || !reflect.DeepEqual(again, want) {
-				t.Errorf("aggregates changed after pruning and a later roll-up: %+v %v", again, err)
-			}
-			if v, want := countRows(t, b, "schema_migrations"), len(migrationsFor("")); v != want {
-				t.Errorf("%d migrations recorded, want %d", v, want)
-			}
+			assert.Equal(t, want, got, "report")
+			require.NoError(t, a.Prune(ctx, Day(d2)))
+			assert.Equal(t, 1, countRows(t, a, "events"), "raw rows after pruning the first day")
+			require.NoError(t, a.Rollup(ctx, Day(d2.AddDate(0, 0, 5))))
+			again, err := a.Report(ctx, Day(d1), Day(d2))
+			assert.NoError(t, err, "report after pruning and a later roll-up")
+			assert.Equal(t, want, again, "aggregates changed after pruning and a later roll-up")
+			assert.Equal(t, len(migrationsFor("")), countRows(t, b, "schema_migrations"), "migrations recorded")
 		})
 	}
 }
@@ -138,9 +114,7 @@ func TestStores(t *testing.T) {
 func countRows(t *testing.T, s Store, table string) int {
 	t.Helper()
 	var n int
-	if err := s.(interface{ database() *sqlStore }).database().db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.(interface{ database() *sqlStore }).database().db.QueryRow("SELECT COUNT(*) FROM "+table).Scan(&n))
 	return n
 }
 
@@ -150,15 +124,12 @@ func TestOpenRefuses(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"", "sqlite:", "mysql://x", "sqlite:/tmp/a?b.db", "postgres://u:hunter2@[::1/db"} {
 		st, err := Open(context.Background(), s)
-		if err == nil || st != nil {
-			t.Errorf("%q: opened", s)
+		if !assert.Error(t, err, "%q: opened", s) || !assert.Nil(t, st, "%q: opened", s) {
 			continue
 		}
-		if got := fmt.Sprint(err); strings.Contains(got, "hunter2") {
-			t.Errorf("%q: error %q", s, got)
-		}
+		assert.NotContains(t, fmt.Sprint(err), "hunter2", "%q: error", s)
 	}
-	if st, err := Open(context.Background(), "none"); st != nil || err != nil {
-		t.Errorf("none: %v %v", st, err)
-	}
+	st, err := Open(context.Background(), "none")
+	assert.Nil(t, st, "none")
+	assert.NoError(t, err, "none")
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/httpapi"
 )
 
@@ -27,9 +30,7 @@ func (b *blockingStore) Insert(ctx context.Context, rows []Row) error {
 func openTestSQLite(t *testing.T) *SQLite {
 	t.Helper()
 	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
@@ -47,9 +48,8 @@ func TestWriterNeverBlocks(t *testing.T) {
 	for i := range 10 {
 		w.Record(scanEvent(day, fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
 	}
-	if w.Dropped() != 6 || w.Committed() != 0 {
-		t.Fatalf("dropped %d committed %d, want 6 and 0", w.Dropped(), w.Committed())
-	}
+	require.Equal(t, int64(6), w.Dropped(), "dropped")
+	require.Equal(t, int64(0), w.Committed(), "committed")
 	go func() {
 		for range 5 {
 			store.release <- struct{}{}
@@ -57,19 +57,11 @@ func TestWriterNeverBlocks(t *testing.T) {
 		}
 		store.release <- struct{}{}
 	}()
-	if err := w.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if w.Committed() != 5 {
-		t.Errorf("committed %d, want the 5 rows held", w.Committed())
-	}
+	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, int64(5), w.Committed(), "committed, want the 5 rows held")
 	w.Record(scanEvent(day, "late.example", "192.0.2.1", "", "A", "pass"))
-	if w.Dropped() != 7 {
-		t.Errorf("a row after Close is not counted as dropped: %d", w.Dropped())
-	}
-	if n := countRows(t, store.Store, "daily_totals"); n != 1 {
-		t.Errorf("Close did not roll up: %d daily rows", n)
-	}
+	assert.Equal(t, int64(7), w.Dropped(), "a row after Close is not counted as dropped")
+	assert.Equal(t, 1, countRows(t, store.Store, "daily_totals"), "Close did not roll up: daily rows")
 }
 
 // TestWriterStoreDown: a store that fails loses its batches (counted),
@@ -82,18 +74,11 @@ func TestWriterStoreDown(t *testing.T) {
 	for i := range 3 {
 		w.Record(ptrEvent(time.Now(), fmt.Sprintf("192.0.2.%d", i), "pass"))
 	}
-	if err := w.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if w.Failed() != 3 || w.Committed() != 0 {
-		t.Errorf("failed %d committed %d", w.Failed(), w.Committed())
-	}
-	if err := w.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(context.Background()); err != errClosed {
-		t.Errorf("Flush after Close: %v", err)
-	}
+	require.NoError(t, w.Flush(context.Background()))
+	assert.Equal(t, int64(3), w.Failed(), "failed")
+	assert.Equal(t, int64(0), w.Committed(), "committed")
+	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, errClosed, w.Flush(context.Background()), "Flush after Close")
 }
 
 // TestHasherRow: the row holds hashes and labels only; the visitor hash
@@ -105,18 +90,18 @@ func TestHasherRow(t *testing.T) {
 	d1 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	a := h.Row(scanEvent(d1, "Example.COM", "192.0.2.1", "newsletter", "B", "warn"))
 	b := h.Row(scanEvent(d1.Add(24*time.Hour), "example.com", "192.0.2.1", "x-campaign", "B", "warn"))
-	if a.DomainHash != b.DomainHash || a.Visitor == b.Visitor || a.Source != "newsletter" || b.Source != SourceOther || a.Day != "2026-11-20" {
-		t.Errorf("rows %+v %+v", a, b)
-	}
-	if _, err := NewHasher([]byte("short"), nil); err != ErrShortSecret {
-		t.Errorf("short secret: %v", err)
-	}
-	if _, err := NewHasher(testSecret, []string{"Web"}); err == nil {
-		t.Error("invalid label accepted")
-	}
-	if r := h.Row(httpapi.Event{Time: d1, Endpoint: httpapi.EndpointPtrCheck, Client: "::1/64"}); r.DomainHash != "" || r.Source != SourceDirect {
-		t.Errorf("ptr row %+v", r)
-	}
+	assert.Equal(t, a.DomainHash, b.DomainHash, "rows %+v %+v", a, b)
+	assert.NotEqual(t, a.Visitor, b.Visitor, "rows %+v %+v", a, b)
+	assert.Equal(t, "newsletter", a.Source, "rows %+v %+v", a, b)
+	assert.Equal(t, SourceOther, b.Source, "rows %+v %+v", a, b)
+	assert.Equal(t, "2026-11-20", a.Day, "rows %+v %+v", a, b)
+	_, err := NewHasher([]byte("short"), nil)
+	assert.Equal(t, ErrShortSecret, err, "short secret")
+	_, err = NewHasher(testSecret, []string{"Web"})
+	assert.Error(t, err, "invalid label accepted")
+	r := h.Row(httpapi.Event{Time: d1, Endpoint: httpapi.EndpointPtrCheck, Client: "::1/64"})
+	assert.Empty(t, r.DomainHash, "ptr row %+v", r)
+	assert.Equal(t, SourceDirect, r.Source, "ptr row %+v", r)
 }
 
 // TestWriterRetention: the writer's roll-up keeps the aggregates of every
@@ -129,14 +114,9 @@ func TestWriterRetention(t *testing.T) {
 	for _, age := range []int{5, 3, 1, 0} {
 		w.Record(scanEvent(now.AddDate(0, 0, -age), "example.com", "192.0.2.1", "", "A", "pass"))
 	}
-	if err := w.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if n := countRows(t, s, "events"); n != 2 {
-		t.Errorf("%d raw rows, want the 2 of the last 2 days", n)
-	}
+	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, 2, countRows(t, s, "events"), "raw rows, want the 2 of the last 2 days")
 	rep, err := s.Report(context.Background(), Day(now.AddDate(0, 0, -5)), Day(now))
-	if err != nil || len(rep.Days) != 4 {
-		t.Errorf("aggregates %+v %v, want 4 days", rep.Days, err)
-	}
+	assert.NoError(t, err, "aggregates")
+	assert.Len(t, rep.Days, 4, "aggregates, want 4 days")
 }

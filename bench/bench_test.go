@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -27,50 +30,53 @@ func TestMain(m *testing.M) {
 // printed tables carry every figure.
 func TestBenchSmoke(t *testing.T) {
 	l, err := startLab(12)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer l.close()
 
 	r := l.runScans(scanPhase{delay: time.Millisecond, concurrency: 4, cacheBytes: 1 << 20})
-	if r.scans != 12 || r.failed != 0 || r.undeterminedPct != 0 {
-		t.Fatalf("concurrent phase: %+v: want 12 scans, none failed, every check determined", r)
-	}
-	if r.ratioMedian < 1 || r.questions < 15 || r.hitRate <= 0 || r.wire >= r.questions {
-		t.Errorf("concurrent phase: %+v: want wall >= bound, >= 15 questions per scan, cache hits, fewer wire queries than questions", r)
-	}
+	require.Equal(t, 12, r.scans, "concurrent phase: %+v: want 12 scans, none failed, every check determined", r)
+	require.Equal(t, 0, r.failed, "concurrent phase: %+v: want 12 scans, none failed, every check determined", r)
+	require.Equal(t, 0.0, r.undeterminedPct, "concurrent phase: %+v: want 12 scans, none failed, every check determined", r)
+	assert.GreaterOrEqual(t, r.ratioMedian, 1.0, "concurrent phase: %+v: want wall >= bound", r)
+	assert.GreaterOrEqual(t, r.questions, 15.0, "concurrent phase: %+v: want >= 15 questions per scan", r)
+	assert.Greater(t, r.hitRate, 0.0, "concurrent phase: %+v: want cache hits", r)
+	assert.Less(t, r.wire, r.questions, "concurrent phase: %+v: want fewer wire queries than questions", r)
 	seq := l.runScans(scanPhase{delay: time.Millisecond, concurrency: 4, sequential: true})
-	if seq.scans != 12 || seq.failed != 0 || seq.undeterminedPct != 0 || seq.wire != seq.questions {
-		t.Fatalf("sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
-	}
+	require.Equal(t, 12, seq.scans, "sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
+	require.Equal(t, 0, seq.failed, "sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
+	require.Equal(t, 0.0, seq.undeterminedPct, "sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
+	require.Equal(t, seq.questions, seq.wire, "sequential phase without cache: %+v: want 12 scans, all determined, one wire query per question", seq)
 
 	dir := t.TempDir()
 	heap := filepath.Join(dir, "heap.prof")
 	cpu := filepath.Join(dir, "cpu.prof")
 	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap, analytics: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lr.ok == 0 || lr.failed != 0 || lr.serviceCPU <= 0 || lr.labCPU <= 0 {
-		t.Fatalf("load phase: %+v: want answered scans, no errors, the CPU of both processes measured", lr)
-	}
-	if lr.service.Committed < int64(lr.ok) {
-		t.Errorf("load phase: %d analytics rows committed for %d answered scans: the SQLite store must record every scan", lr.service.Committed, lr.ok)
-	}
-	if lr.startRSS <= 0 || lr.peakRSS < lr.startRSS {
-		t.Errorf("load phase: service RSS at start %d, peak %d: want both, peak >= start", lr.startRSS, lr.peakRSS)
-	}
-	if lr.service.HitRate <= 0 || lr.service.Cache.Misses == 0 || lr.service.GCPercent == 0 || lr.service.MemoryLimit <= 0 {
-		t.Errorf("load phase: service figures %+v: want the shared cache's hits and misses and the collector's settings", lr.service)
-	}
-	if lr.heap == nil || lr.heap.HeapInuse == 0 || lr.heap.StackInuse == 0 || lr.heap.Goroutines == 0 || lr.heap.Sys < lr.heap.HeapInuse {
-		t.Errorf("load phase: heap snapshot %+v: want the service's heap, stacks and goroutines", lr.heap)
+	require.NoError(t, err)
+	const loadWant = "load phase: %+v: want answered scans, no errors, the CPU of both processes measured"
+	require.NotZero(t, lr.ok, loadWant, lr)
+	require.Zero(t, lr.failed, loadWant, lr)
+	require.Greater(t, lr.serviceCPU, 0.0, loadWant, lr)
+	require.Greater(t, lr.labCPU, 0.0, loadWant, lr)
+	assert.GreaterOrEqual(t, lr.service.Committed, int64(lr.ok), "load phase: %d analytics rows committed for %d answered scans: the SQLite store must record every scan", lr.service.Committed, lr.ok)
+	assert.Greater(t, lr.startRSS, int64(0), "load phase: service RSS at start %d, peak %d: want both, peak >= start", lr.startRSS, lr.peakRSS)
+	assert.GreaterOrEqual(t, lr.peakRSS, lr.startRSS, "load phase: service RSS at start %d, peak %d: want both, peak >= start", lr.startRSS, lr.peakRSS)
+	const serviceWant = "load phase: service figures %+v: want the shared cache's hits and misses and the collector's settings"
+	assert.Greater(t, lr.service.HitRate, 0.0, serviceWant, lr.service)
+	assert.NotZero(t, lr.service.Cache.Misses, serviceWant, lr.service)
+	assert.NotZero(t, lr.service.GCPercent, serviceWant, lr.service)
+	assert.Greater(t, lr.service.MemoryLimit, int64(0), serviceWant, lr.service)
+	const heapWant = "load phase: heap snapshot %+v: want the service's heap, stacks and goroutines"
+	if assert.NotNil(t, lr.heap, heapWant, lr.heap) {
+		assert.NotZero(t, lr.heap.HeapInuse, heapWant, lr.heap)
+		assert.NotZero(t, lr.heap.StackInuse, heapWant, lr.heap)
+		assert.NotZero(t, lr.heap.Goroutines, heapWant, lr.heap)
+		assert.GreaterOrEqual(t, lr.heap.Sys, lr.heap.HeapInuse, heapWant, lr.heap)
 	}
 	for _, f := range []string{heap, cpu} {
 		b, err := os.ReadFile(f)
-		if err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) { // pprof files are gzipped
-			t.Errorf("%s: %d bytes, %v: want a gzipped profile", filepath.Base(f), len(b), err)
-		}
+		assert.NoError(t, err, "%s: want a gzipped profile", filepath.Base(f))
+		// pprof files are gzipped
+		assert.True(t, bytes.HasPrefix(b, []byte{0x1f, 0x8b}), "%s: %d bytes: want a gzipped profile", filepath.Base(f), len(b))
 	}
 }
 
@@ -78,32 +84,29 @@ func TestBenchSmoke(t *testing.T) {
 // the checks alone, and the SPF deep tree's round trips are counted.
 func TestFloorPhase(t *testing.T) {
 	l, err := startLab(12)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer l.close()
 	f, err := l.runFloor(12)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.parts.Exchange <= 0 || f.parts.TLS <= 0 || f.http <= 0 || f.parts.Failed != 0 || f.answerSize < 1000 {
-		t.Errorf("floor %+v: want every part measured, nothing failed, a real answer's size", f)
-	}
-	if f.spf.CPU <= 0 || f.dmarc.CPU <= 0 || f.dmarc.Wire < 1 {
-		t.Errorf("checks alone: SPF %+v, DMARC %+v: want their CPU and DMARC's wire queries", f.spf, f.dmarc)
-	}
+	require.NoError(t, err)
+	const floorWant = "floor %+v: want every part measured, nothing failed, a real answer's size"
+	assert.Greater(t, f.parts.Exchange, time.Duration(0), floorWant, f)
+	assert.Greater(t, f.parts.TLS, time.Duration(0), floorWant, f)
+	assert.Greater(t, f.http, time.Duration(0), floorWant, f)
+	assert.Zero(t, f.parts.Failed, floorWant, f)
+	assert.GreaterOrEqual(t, f.answerSize, int64(1000), floorWant, f)
+	const aloneWant = "checks alone: SPF %+v, DMARC %+v: want their CPU and DMARC's wire queries"
+	assert.Greater(t, f.spf.CPU, time.Duration(0), aloneWant, f.spf, f.dmarc)
+	assert.Greater(t, f.dmarc.CPU, time.Duration(0), aloneWant, f.spf, f.dmarc)
+	assert.GreaterOrEqual(t, f.dmarc.Wire, 1.0, aloneWant, f.spf, f.dmarc)
 	trips, _, lookups, err := l.spfRoundTrips(time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The walk stops at spf.MaxExpandTerms (40) counted terms: the domain's
 	// own record and at least 40 targets are fetched. The waves are read
 	// from the clock, so a busy machine can only add some (a lookup
 	// starting late): the exact count, 4, is spf's synctest unit test's
 	// to prove; here the tree must at least take its depth.
-	if trips < deepTreeDepth || lookups < spf.MaxExpandTerms+1 {
-		t.Errorf("SPF deep tree: %d round trips, %d lookups: want at least %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
-	}
+	assert.GreaterOrEqual(t, trips, deepTreeDepth, "SPF deep tree: %d round trips, %d lookups: want at least %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
+	assert.GreaterOrEqual(t, lookups, spf.MaxExpandTerms+1, "SPF deep tree: %d round trips, %d lookups: want at least %d and at least %d", trips, lookups, deepTreeDepth, spf.MaxExpandTerms+1)
 }
 
 // TestServiceRefuses: the service process refuses a configuration that
@@ -122,9 +125,11 @@ func TestServiceRefuses(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if code := serviceMain(strings.NewReader(line), &out, &errOut); code == 0 || out.Len() != 0 || errOut.Len() == 0 {
-				t.Errorf("exit %d, stdout %q, stderr %q: want a failure on stderr and nothing on stdout", code, out.String(), errOut.String())
-			}
+			code := serviceMain(strings.NewReader(line), &out, &errOut)
+			const want = "exit %d, stdout %q, stderr %q: want a failure on stderr and nothing on stdout"
+			assert.NotZero(t, code, want, code, out.String(), errOut.String())
+			assert.Zero(t, out.Len(), want, code, out.String(), errOut.String())
+			assert.NotZero(t, errOut.Len(), want, code, out.String(), errOut.String())
 		})
 	}
 }
@@ -134,36 +139,34 @@ func TestServiceRefuses(t *testing.T) {
 func TestBenchOutput(t *testing.T) {
 	o, err := parseFlags([]string{"-quick", "-n", "6", "-delays", "1ms", "-concurrency", "3", "-clients", "2",
 		"-load-delays", "0", "-load-dur", "200ms", "-rss=false", "-solo", "2", "-spf-delay", "1ms"}, &strings.Builder{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out strings.Builder
-	if err := run(o, &out); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(o, &out))
 	for _, want := range []string{"wall/bound p50", "seq/conc wall", "wire queries/scan", "cache hit rate",
 		"D=1ms concurrent, cache", "D=1ms sequential checks, cache", "D=1ms one scan at a time, concurrent checks", "D=1ms one scan at a time, concurrent checks, warm cache", "service peak RSS MiB", "scans/s", "service CPU ms/scan", "lab+load CPU ms/scan", "D=0s, 2 clients", "service process: GOGC=",
 		"Headline", "floor: CPU ms per scan", "service CPU / floor, D=0s, 2 clients", "SPF deep tree", "round trips", "DMARC alone: CPU / floor", "SPF alone: CPU / floor", "analytics on"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
+		assert.Contains(t, out.String(), want, "output lacks %q", want)
 	}
 }
 
 // TestBenchFlags: defaults of the full and quick runs, and bad values.
 func TestBenchFlags(t *testing.T) {
 	full, err := parseFlags(nil, &strings.Builder{})
-	if err != nil || full.n != 10000 || full.scanN != 3000 || full.runs != 5 || full.loadDur != 5*time.Second || len(full.clients) != 4 {
-		t.Fatalf("full defaults %+v, %v", full, err)
-	}
+	require.NoError(t, err, "full defaults")
+	require.Equal(t, 10000, full.n, "full defaults %+v", full)
+	require.Equal(t, 3000, full.scanN, "full defaults %+v", full)
+	require.Equal(t, 5, full.runs, "full defaults %+v", full)
+	require.Equal(t, 5*time.Second, full.loadDur, "full defaults %+v", full)
+	require.Len(t, full.clients, 4, "full defaults %+v", full)
 	quick, err := parseFlags([]string{"-quick"}, &strings.Builder{})
-	if err != nil || quick.n != 2000 || quick.scanN != 600 || quick.runs != 1 || quick.loadDur != 2*time.Second {
-		t.Fatalf("quick defaults %+v, %v", quick, err)
-	}
+	require.NoError(t, err, "quick defaults")
+	require.Equal(t, 2000, quick.n, "quick defaults %+v", quick)
+	require.Equal(t, 600, quick.scanN, "quick defaults %+v", quick)
+	require.Equal(t, 1, quick.runs, "quick defaults %+v", quick)
+	require.Equal(t, 2*time.Second, quick.loadDur, "quick defaults %+v", quick)
 	for _, bad := range [][]string{{"-delays", "x"}, {"-clients", "0"}, {"-n", "-1"}, {"-scan-n", "-3"}, {"-load-delays", "-5ms"}, {"-rss=false", "-service-memprofile", "m.prof"}} {
-		if _, err := parseFlags(bad, &strings.Builder{}); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
+		_, err := parseFlags(bad, &strings.Builder{})
+		assert.Error(t, err, "%v accepted", bad)
 	}
 }
 
@@ -171,30 +174,26 @@ func TestBenchFlags(t *testing.T) {
 // its own, and the heap profile is taken once, in the memory phase.
 func TestPlannedLoadPhases(t *testing.T) {
 	o, err := parseFlags([]string{"-clients", "1,500", "-load-delays", "0,20ms", "-service-cpuprofile", "/tmp/x/cpu.prof", "-service-memprofile", "m.prof"}, &strings.Builder{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for run, wantSuffix := range []string{"", "-run2"} {
 		phases := plannedLoadPhases(o, run)
-		if len(phases) != 5 {
-			t.Fatalf("run %d: %d phases, want 4 and the memory phase", run, len(phases))
-		}
+		require.Len(t, phases, 5, "run %d: want 4 and the memory phase", run)
 		files := map[string]bool{}
 		for _, p := range phases {
 			files[p.cpuProfile] = true
 		}
-		if !files["/tmp/x/cpu-D0s-500c"+wantSuffix+".prof"] || !files["/tmp/x/cpu-D100ms-500c"+wantSuffix+".prof"] || len(files) != 5 {
-			t.Errorf("run %d: CPU profile files %v", run, files)
-		}
+		assert.True(t, files["/tmp/x/cpu-D0s-500c"+wantSuffix+".prof"], "run %d: CPU profile files %v", run, files)
+		assert.True(t, files["/tmp/x/cpu-D100ms-500c"+wantSuffix+".prof"], "run %d: CPU profile files %v", run, files)
+		assert.Len(t, files, 5, "run %d: CPU profile files %v", run, files)
 		mem := phases[4]
 		wantHeap := map[int]string{0: "m.prof", 1: ""}[run]
-		if mem.clients != 500 || mem.delay != 100*time.Millisecond || mem.maxInFlight < 500 || mem.heapProfile != wantHeap {
-			t.Errorf("run %d: memory phase %+v, want 500 clients at 100ms with heap profile %q", run, mem, wantHeap)
-		}
+		const memWant = "run %d: memory phase %+v, want 500 clients at 100ms with heap profile %q"
+		assert.Equal(t, 500, mem.clients, memWant, run, mem, wantHeap)
+		assert.Equal(t, 100*time.Millisecond, mem.delay, memWant, run, mem, wantHeap)
+		assert.GreaterOrEqual(t, mem.maxInFlight, 500, memWant, run, mem, wantHeap)
+		assert.Equal(t, wantHeap, mem.heapProfile, memWant, run, mem, wantHeap)
 		for _, p := range phases[:4] {
-			if p.heapProfile != "" {
-				t.Errorf("run %d: heap profile in %+v", run, p)
-			}
+			assert.Empty(t, p.heapProfile, "run %d: heap profile in %+v", run, p)
 		}
 	}
 }
@@ -205,15 +204,12 @@ func TestPlannedLoadPhases(t *testing.T) {
 // domains' own records must still go to the wire.
 func TestWarmSkipsMeasuredDomains(t *testing.T) {
 	l, err := startLab(6)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer l.close()
 	r := l.runScans(scanPhase{concurrency: 1, limit: 2, cacheBytes: 1 << 20, warm: soloWarm})
-	if r.scans != 2 || r.failed != 0 {
-		t.Fatalf("warm phase: %+v: want 2 scans, none failed", r)
-	}
-	if r.wire == 0 || r.hitRate >= 1 {
-		t.Errorf("warm phase: %+v: the measured domains were answered from the warm-up's cache (%.1f wire queries per scan, hit rate %.2f)", r, r.wire, r.hitRate)
-	}
+	require.Equal(t, 2, r.scans, "warm phase: %+v: want 2 scans, none failed", r)
+	require.Equal(t, 0, r.failed, "warm phase: %+v: want 2 scans, none failed", r)
+	const warmWant = "warm phase: %+v: the measured domains were answered from the warm-up's cache (%.1f wire queries per scan, hit rate %.2f)"
+	assert.NotZero(t, r.wire, warmWant, r, r.wire, r.hitRate)
+	assert.Less(t, r.hitRate, 1.0, warmWant, r, r.wire, r.hitRate)
 }

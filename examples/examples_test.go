@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/internal/testlab"
 )
 
@@ -34,13 +37,10 @@ func build(t *testing.T) string {
 		args = append(args, "./"+p)
 	}
 	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is not on PATH: %v", err)
-	}
+	require.NoError(t, err, "the go command is not on PATH")
 	cmd := exec.Command(goBin, args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
 	return dir
 }
 
@@ -50,9 +50,7 @@ func lab(t *testing.T) (dns string, labFlags []string) {
 	t.Helper()
 	l := testlab.Start(t, []string{"../testdata/zones/scan.zone"}, labPolicies)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, l.CAPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(ca, l.CAPEM, 0o600))
 	return l.DNS.Addr(), []string{"-https-port", strconv.Itoa(l.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets"}
 }
 
@@ -63,9 +61,8 @@ func run(t *testing.T, bin string, args ...string) string {
 	var out, errb bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %q: %v\n%s%s", filepath.Base(bin), args, err, out.String(), errb.String())
-	}
+	err := cmd.Run()
+	require.NoError(t, err, "%s %q:\n%s%s", filepath.Base(bin), args, out.String(), errb.String())
 	return out.String()
 }
 
@@ -78,36 +75,32 @@ func TestExamples(t *testing.T) {
 		args := append([]string{"-dns", dns, "-selector", "s1", "-ip", "8.8.8.8"}, labFlags...)
 		out := run(t, filepath.Join(bin, "scan"), append(args, "good.example.com")...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 10 || lines[0] != "good.example.com: grade A, score 100" {
-			t.Fatalf("output:\n%s", out)
-		}
+		require.Len(t, lines, 10, "output:\n%s", out)
+		require.Equal(t, "good.example.com: grade A, score 100", lines[0], "output:\n%s", out)
 		for _, l := range lines[2:] {
-			if f := strings.Fields(l); len(f) < 3 || f[1] != "pass" {
-				t.Errorf("check line %q", l)
+			f := strings.Fields(l)
+			if assert.GreaterOrEqual(t, len(f), 3, "check line %q", l) {
+				assert.Equal(t, "pass", f[1], "check line %q", l)
 			}
 		}
 		out = run(t, filepath.Join(bin, "scan"), append([]string{"-dns", dns}, "weak.example.com")...)
-		if !strings.Contains(out, "dmarc    warn") || !strings.Contains(out, "mta-sts  fail") {
-			t.Errorf("weak:\n%s", out)
-		}
+		assert.Contains(t, out, "dmarc    warn", "weak:\n%s", out)
+		assert.Contains(t, out, "mta-sts  fail", "weak:\n%s", out)
 	})
 
 	t.Run("checkip", func(t *testing.T) {
 		out := run(t, filepath.Join(bin, "checkip"), "-dns", dns, "8.8.8.8")
-		if !strings.HasPrefix(out, "8.8.8.8: pass (info)\n") || !strings.Contains(out, "forward-confirmed: yes") {
-			t.Errorf("output:\n%s", out)
-		}
+		assert.True(t, strings.HasPrefix(out, "8.8.8.8: pass (info)\n"), "output:\n%s", out)
+		assert.Contains(t, out, "forward-confirmed: yes", "output:\n%s", out)
 		cmd := exec.Command(filepath.Join(bin, "checkip"), "-dns", dns, "10.0.0.1")
-		if err := cmd.Run(); err == nil {
-			t.Error("a private address was accepted")
-		}
+		assert.Error(t, cmd.Run(), "a private address was accepted")
 	})
 
 	t.Run("resolver", func(t *testing.T) {
 		out := run(t, filepath.Join(bin, "resolver"), "-dns", dns, "weak.example.com")
-		if !strings.HasPrefix(out, "weak.example.com: grade ") || !strings.Contains(out, "TXT ") || !strings.Contains(out, "MX ") {
-			t.Errorf("output:\n%s", out)
-		}
+		assert.True(t, strings.HasPrefix(out, "weak.example.com: grade "), "output:\n%s", out)
+		assert.Contains(t, out, "TXT ", "output:\n%s", out)
+		assert.Contains(t, out, "MX ", "output:\n%s", out)
 	})
 
 	t.Run("mount", func(t *testing.T) {
@@ -120,52 +113,40 @@ func TestExamples(t *testing.T) {
 func testMount(t *testing.T, bin string, args []string) {
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	lines := bufio.NewScanner(stdout)
+	// stderr is read only on failure: the child's copier writes it meanwhile.
 	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "listening on http://127.0.0.1:") {
-		t.Fatalf("first line %q; stderr %s", lines.Text(), stderr.String())
+		require.Failf(t, "no listening line", "first line %q; stderr %s", lines.Text(), stderr.String())
 	}
 	base := strings.TrimSuffix(strings.TrimPrefix(lines.Text(), "listening on "), "/")
 	c := &http.Client{Timeout: 30 * time.Second}
 	get := func(path string) (int, string) {
 		resp, err := c.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, body := get("/hello"); code != 200 || !strings.HasPrefix(body, "hello; 1 requests") {
-		t.Errorf("/hello: %d %q", code, body)
-	}
-	if code, body := get("/"); code != 200 || !strings.Contains(body, "<html") {
-		t.Errorf("/: %d", code)
-	}
-	if code, body := get("/api/health"); code != 200 || !strings.Contains(body, `"status":"ok"`) {
-		t.Errorf("/api/health: %d %s", code, body)
-	}
+	code, body := get("/hello")
+	assert.Equal(t, 200, code, "/hello: %q", body)
+	assert.True(t, strings.HasPrefix(body, "hello; 1 requests"), "/hello: %d %q", code, body)
+	code, body = get("/")
+	assert.Equal(t, 200, code, "/")
+	assert.Contains(t, body, "<html", "/: %d", code)
+	code, body = get("/api/health")
+	assert.Equal(t, 200, code, "/api/health: %s", body)
+	assert.Contains(t, body, `"status":"ok"`, "/api/health: %d %s", code, body)
 	resp, err := c.Post(base+"/api/scan", "application/json", strings.NewReader(`{"domain":"good.example.com"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `"grade":"A"`) {
-		t.Errorf("/api/scan: %d %s", resp.StatusCode, b)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("exit: %v; stderr %s", err, stderr.String())
-	}
+	assert.Equal(t, 200, resp.StatusCode, "/api/scan: %s", b)
+	assert.Contains(t, string(b), `"grade":"A"`, "/api/scan: %d %s", resp.StatusCode, b)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	assert.NoError(t, cmd.Wait(), "exit; stderr %s", stderr.String())
 }

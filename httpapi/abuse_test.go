@@ -5,6 +5,9 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMappedTrustedProxy: a trusted proxy written in IPv4-mapped form
@@ -20,9 +23,8 @@ func TestMappedTrustedProxy(t *testing.T) {
 			return ts.Do(t, req)
 		}
 		send("203.0.113.1")
-		if r := send("203.0.113.2"); r.Header.Get("X-RateLimit-Remaining") != "29" {
-			t.Errorf("proxy %s: second forwarded client counted with the first: remaining %q", proxy, r.Header.Get("X-RateLimit-Remaining"))
-		}
+		r := send("203.0.113.2")
+		assert.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "proxy %s: second forwarded client counted with the first", proxy)
 	}
 }
 
@@ -40,8 +42,7 @@ func TestNormalizeProxies(t *testing.T) {
 	want := []string{"192.0.2.1/32", "192.0.2.0/24", "0.0.0.0/0", "10.0.0.0/8", "2001:db8::/48"}
 	got := normalizeProxies(in)
 	for i := range want {
-		if i >= len(got) || got[i].String() != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
-		}
+		require.Less(t, i, len(got), "got %v, want %v", got, want)
+		require.Equal(t, want[i], got[i].String(), "got %v, want %v", got, want)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 )
@@ -58,54 +60,37 @@ func TestAccessLogHasNoInputs(t *testing.T) {
 	}
 	log := ts.Log.String()
 	for _, c := range canaries {
-		if strings.Contains(log, c) {
-			t.Errorf("access log contains %q", c)
-		}
+		assert.NotContains(t, log, c, "access log contains %q", c)
 	}
 	lines := strings.Split(strings.TrimSpace(log), "\n")
-	if len(lines) != sent {
-		t.Fatalf("%d log records for %d requests", len(lines), sent)
-	}
+	require.Len(t, lines, sent, "log records for %d requests", sent)
 	allowed := []string{"time", "level", "msg", "method", "path", "status", "duration", "request_id", "error"}
 	statuses := map[float64]bool{}
 	for _, l := range lines {
 		var rec map[string]any
-		if err := json.Unmarshal([]byte(l), &rec); err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(l), &rec), "%q", l)
 		for k := range rec {
-			if !slices.Contains(allowed, k) {
-				t.Errorf("unexpected log field %q in %s", k, l)
-			}
+			assert.Contains(t, allowed, k, "unexpected log field %q in %s", k, l)
 		}
 		for _, k := range allowed[3:8] {
-			if _, ok := rec[k]; !ok {
-				t.Errorf("missing log field %q in %s", k, l)
-			}
+			assert.Contains(t, rec, k, "missing log field %q in %s", k, l)
 		}
 		statuses[rec["status"].(float64)] = true
 	}
 	for _, s := range []float64{200, 400, 404, 405, 413, 415, 429, 500} {
-		if !statuses[s] {
-			t.Errorf("no request ended with %v; the test does not cover it", s)
-		}
+		assert.True(t, statuses[s], "no request ended with %v; the test does not cover it", s)
 	}
-	if !strings.Contains(log, `"path":"other"`) || !strings.Contains(log, `"error":"resolver_unavailable"`) {
-		t.Errorf("log lacks the unknown-path or error class record:\n%s", log)
-	}
+	assert.Contains(t, log, `"path":"other"`, "log lacks the unknown-path record")
+	assert.Contains(t, log, `"error":"resolver_unavailable"`, "log lacks the error class record")
 }
 
 // TestLogRouteAndMethod: only known paths and methods are logged as such.
 func TestLogRouteAndMethod(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"/api/scan": "/api/scan", "/openapi.json": "/openapi.json", "/x/example.com": "other", "": "other"} {
-		if got := logRoute(in); got != want {
-			t.Errorf("logRoute(%q) = %q", in, got)
-		}
+		assert.Equal(t, want, logRoute(in), "logRoute(%q)", in)
 	}
 	for in, want := range map[string]string{http.MethodPost: "POST", "EXAMPLE.COM": "OTHER"} {
-		if got := logMethod(in); got != want {
-			t.Errorf("logMethod(%q) = %q", in, got)
-		}
+		assert.Equal(t, want, logMethod(in), "logMethod(%q)", in)
 	}
 }

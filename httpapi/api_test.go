@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/report"
 )
@@ -134,27 +137,20 @@ var invalidCases = []invalidCase{
 // called, and the response valid against openapi.json.
 func TestInvalidInputs(t *testing.T) {
 	t.Parallel()
-	if len(invalidCases) < 40 {
-		t.Fatalf("only %d invalid inputs", len(invalidCases))
-	}
+	require.GreaterOrEqual(t, len(invalidCases), 40, "only %d invalid inputs", len(invalidCases))
 	svc := &FakeService{}
 	ts := NewTestServer(t, svc, Options{Limiter: bigLimiter()})
 	for _, tc := range invalidCases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ts.PostJSON(t, tc.path, tc.body)
-			if r.StatusCode != http.StatusBadRequest {
-				t.Fatalf("status %d, want 400 (body %s)", r.StatusCode, r.Body)
-			}
+			require.Equal(t, http.StatusBadRequest, r.StatusCode, "body %s", r.Body)
 			msg := ErrorMessage(t, r)
-			if !strings.HasPrefix(msg, tc.field) {
-				t.Errorf("message %q does not start with %q", msg, tc.field)
-			}
+			assert.True(t, strings.HasPrefix(msg, tc.field), "message %q does not start with %q", msg, tc.field)
 			assertNoEcho(t, msg, tc.body)
 		})
 	}
-	if scans, ips := svc.Calls(); len(scans)+len(ips) != 0 {
-		t.Errorf("service called for invalid input: %v %v", scans, ips)
-	}
+	scans, ips := svc.Calls()
+	assert.Zero(t, len(scans)+len(ips), "service called for invalid input: %v %v", scans, ips)
 }
 
 // assertNoEcho fails when the message contains a quoted string value of
@@ -163,8 +159,8 @@ func assertNoEcho(t *testing.T, msg, body string) {
 	t.Helper()
 	parts := strings.Split(body, `"`)
 	for i := 3; i < len(parts); i += 4 { // values sit at positions 3, 7, ...
-		if v := parts[i]; len(v) >= 4 && strings.Contains(msg, v) {
-			t.Errorf("message %q echoes input %q", msg, v)
+		if v := parts[i]; len(v) >= 4 {
+			assert.NotContains(t, msg, v, "message %q echoes input %q", msg, v)
 		}
 	}
 }
@@ -185,21 +181,15 @@ func TestValidInputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := ts.Do(t, ts.Request(t, http.MethodPost, c.path, c.ct, strings.NewReader(c.body)))
-		if r.StatusCode != http.StatusOK {
-			t.Errorf("POST %s %s: status %d (%s)", c.path, c.body, r.StatusCode, r.Body)
-		}
+		assert.Equal(t, http.StatusOK, r.StatusCode, "POST %s %s: (%s)", c.path, c.body, r.Body)
 	}
 	scans, ips := svc.Calls()
-	if len(scans) != 5 || scans[4] != (mailauth.ScanRequest{Domain: "example.com", DKIMSelector: "s1._x-y", SendingIP: "2606:4700:4700::1111"}) {
-		t.Errorf("scans = %+v", scans)
+	if assert.Len(t, scans, 5, "scans = %+v", scans) {
+		assert.Equal(t, mailauth.ScanRequest{Domain: "example.com", DKIMSelector: "s1._x-y", SendingIP: "2606:4700:4700::1111"}, scans[4], "scans = %+v", scans)
 	}
-	if scans[1].Domain != "https://example.com/path?q=1" {
-		t.Errorf("domain should reach the service as sent (it normalizes): %q", scans[1].Domain)
-	}
+	assert.Equal(t, "https://example.com/path?q=1", scans[1].Domain, "domain should reach the service as sent (it normalizes)")
 	want := []netip.Addr{netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("2606:4700:4700::1111")}
-	if len(ips) != 2 || ips[0] != want[0] || ips[1] != want[1] {
-		t.Errorf("ips = %v, want %v (normalized, unmapped)", ips, want)
-	}
+	assert.Equal(t, want, ips, "ips (normalized, unmapped)")
 }
 
 // TestMediaType: 415 for everything but application/json.
@@ -211,27 +201,20 @@ func TestMediaType(t *testing.T) {
 		"application/x-www-form-urlencoded", "application/ld+json", "*/*"} {
 		for _, path := range []string{"/api/scan", "/api/ptr-check"} {
 			r := ts.Do(t, ts.Request(t, http.MethodPost, path, ct, strings.NewReader(scanBody("example.com"))))
-			if r.StatusCode != http.StatusUnsupportedMediaType {
-				t.Errorf("%s with Content-Type %q: status %d, want 415", path, ct, r.StatusCode)
-			}
-			if msg := ErrorMessage(t, r); msg != errMediaType.msg {
-				t.Errorf("message %q", msg)
-			}
+			assert.Equal(t, http.StatusUnsupportedMediaType, r.StatusCode, "%s with Content-Type %q", path, ct)
+			assert.Equal(t, errMediaType.msg, ErrorMessage(t, r), "message")
 		}
 	}
 	req := ts.Request(t, http.MethodPost, "/api/scan", "application/json", strings.NewReader(scanBody("example.com")))
 	req.Header.Add("Content-Type", "application/json")
-	if r := ts.Do(t, req); r.StatusCode != http.StatusUnsupportedMediaType {
-		t.Errorf("two Content-Type fields: status %d, want 415", r.StatusCode)
-	}
+	r := ts.Do(t, req)
+	assert.Equal(t, http.StatusUnsupportedMediaType, r.StatusCode, "two Content-Type fields")
 }
 
 // paddedScan returns a valid scan body of exactly n bytes.
 func paddedScan(t *testing.T, n int) []byte {
 	base := scanBody("example.com")
-	if n < len(base) {
-		t.Fatal("n too small")
-	}
+	require.GreaterOrEqual(t, n, len(base), "n too small")
 	return []byte(base + strings.Repeat(" ", n-len(base)))
 }
 
@@ -250,22 +233,18 @@ func TestBodySize(t *testing.T) {
 				body = io.MultiReader(body) // no length known: chunked encoding
 			}
 			req := ts.Request(t, http.MethodPost, "/api/scan", "application/json", body)
-			if chunked && req.ContentLength != 0 {
-				t.Fatalf("length known (%d): the request would not be chunked", req.ContentLength)
+			if chunked {
+				require.Zero(t, req.ContentLength, "length known: the request would not be chunked")
 			}
 			r := ts.Do(t, req)
-			if r.StatusCode != tc.want {
-				t.Errorf("chunked=%v %d bytes: status %d, want %d", chunked, tc.n, r.StatusCode, tc.want)
-			}
-			if tc.want == 413 && ErrorMessage(t, r) != errTooLarge.msg {
-				t.Errorf("413 message %q", r.Body)
+			assert.Equal(t, tc.want, r.StatusCode, "chunked=%v %d bytes", chunked, tc.n)
+			if tc.want == 413 {
+				assert.Equal(t, errTooLarge.msg, ErrorMessage(t, r), "413 message %q", r.Body)
 			}
 		}
 	}
 	r := ts.Do(t, ts.Request(t, http.MethodPost, "/api/ptr-check", "application/json", bytes.NewReader(make([]byte, MaxBodyBytes+1))))
-	if r.StatusCode != 413 {
-		t.Errorf("ptr-check 8193 bytes: status %d", r.StatusCode)
-	}
+	assert.Equal(t, 413, r.StatusCode, "ptr-check 8193 bytes")
 }
 
 // TestMethodNotAllowed: every other method on every route is 405 with
@@ -290,19 +269,14 @@ func TestMethodNotAllowed(t *testing.T) {
 			req.Header.Set("Access-Control-Request-Method", "POST")
 			req.Header.Set("Access-Control-Request-Headers", "content-type")
 			r := ts.Do(t, req)
-			if r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") != allow {
-				t.Errorf("%s %s: status %d Allow %q, want 405 %q", m, path, r.StatusCode, r.Header.Get("Allow"), allow)
-			}
-			if r.Header.Get("X-RateLimit-Remaining") != "" {
-				t.Errorf("%s %s: a 405 must not be counted", m, path)
-			}
+			assert.Equal(t, http.StatusMethodNotAllowed, r.StatusCode, "%s %s: Allow %q", m, path, r.Header.Get("Allow"))
+			assert.Equal(t, allow, r.Header.Get("Allow"), "%s %s: status %d", m, path, r.StatusCode)
+			assert.Empty(t, r.Header.Get("X-RateLimit-Remaining"), "%s %s: a 405 must not be counted", m, path)
 		}
 	}
 	r := rawRequest(t, ts, "OPTIONS * HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\nConnection: close\r\n\r\n")
 	CheckCommonHeaders(t, r)
-	if r.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("OPTIONS *: status %d, want 405", r.StatusCode)
-	}
+	assert.Equal(t, http.StatusMethodNotAllowed, r.StatusCode, "OPTIONS *")
 }
 
 // TestNotFound: unknown paths are JSON 404s.
@@ -311,8 +285,8 @@ func TestNotFound(t *testing.T) {
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	for _, p := range []string{"/index.html", "/static/", "/developers/", "/api", "/api/scan/", "/api/scans", "/API/SCAN", "/openapi.yaml", "/api/health/x"} {
 		r := ts.Get(t, p)
-		if r.StatusCode != http.StatusNotFound || ErrorMessage(t, r) != "not found" {
-			t.Errorf("GET %s: status %d body %s", p, r.StatusCode, r.Body)
+		if assert.Equal(t, http.StatusNotFound, r.StatusCode, "GET %s: body %s", p, r.Body) {
+			assert.Equal(t, "not found", ErrorMessage(t, r), "GET %s: status %d body %s", p, r.StatusCode, r.Body)
 		}
 	}
 }
@@ -325,14 +299,13 @@ func TestUncleanPaths(t *testing.T) {
 	for _, target := range []string{"/api/../api/health", "//api/health", "/api/health/.", "/api//scan"} {
 		r := rawRequest(t, ts, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		CheckCommonHeaders(t, r)
-		if r.StatusCode != http.StatusNotFound || r.Header.Get("Location") != "" || ErrorMessage(t, r) != "not found" {
-			t.Errorf("GET %s: %d Location %q body %s", target, r.StatusCode, r.Header.Get("Location"), r.Body)
+		if assert.Equal(t, http.StatusNotFound, r.StatusCode, "GET %s: Location %q body %s", target, r.Header.Get("Location"), r.Body) &&
+			assert.Empty(t, r.Header.Get("Location"), "GET %s: %d body %s", target, r.StatusCode, r.Body) {
+			assert.Equal(t, "not found", ErrorMessage(t, r), "GET %s: %d Location %q body %s", target, r.StatusCode, r.Header.Get("Location"), r.Body)
 		}
 	}
 	r := rawRequest(t, ts, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
-	if r.StatusCode != http.StatusNotFound {
-		t.Errorf("CONNECT: %d %s", r.StatusCode, r.Body)
-	}
+	assert.Equal(t, http.StatusNotFound, r.StatusCode, "CONNECT: %s", r.Body)
 }
 
 // TestNoCORS: a cross-origin POST succeeds as a plain request, without any
@@ -347,9 +320,8 @@ func TestNoCORS(t *testing.T) {
 		}
 		req := ts.Request(t, m, path, "application/json", strings.NewReader(scanBody("example.com")))
 		req.Header.Set("Origin", "https://evil.example")
-		if r := ts.Do(t, req); r.StatusCode != http.StatusOK {
-			t.Errorf("%s %s: %d", m, path, r.StatusCode)
-		}
+		r := ts.Do(t, req)
+		assert.Equal(t, http.StatusOK, r.StatusCode, "%s %s", m, path)
 	}
 }
 
@@ -359,29 +331,19 @@ func TestScanOK(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	r := ts.PostJSON(t, "/api/scan", `{"domain":"example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
-	if r.StatusCode != 200 {
-		t.Fatalf("status %d: %s", r.StatusCode, r.Body)
-	}
-	if got := r.Header.Get("Link"); got != `</openapi.json>; rel="service-desc"` {
-		t.Errorf("Link = %q", got)
-	}
-	if got := r.Header.Get("X-RateLimit-Remaining"); got != "29" {
-		t.Errorf("X-RateLimit-Remaining = %q, want 29", got)
-	}
-	if !bytes.Contains(r.Body, []byte("<well> & aligned")) {
-		t.Errorf("HTML escaping is on: %s", r.Body)
-	}
+	require.Equal(t, 200, r.StatusCode, "body %s", r.Body)
+	assert.Equal(t, `</openapi.json>; rel="service-desc"`, r.Header.Get("Link"), "Link")
+	assert.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "X-RateLimit-Remaining")
+	assert.True(t, bytes.Contains(r.Body, []byte("<well> & aligned")), "HTML escaping is on: %s", r.Body)
 	want, _ := Encode(SampleScanSummary())
-	if !bytes.Equal(r.Body, want) {
-		t.Errorf("body differs from Encode(summary):\n%s\n%s", r.Body, want)
-	}
-	if id := r.Header.Get("X-Request-Id"); len(id) != 16 {
-		t.Errorf("X-Request-Id = %q", id)
-	}
+	assert.Equal(t, string(want), string(r.Body), "body differs from Encode(summary)")
+	id := r.Header.Get("X-Request-Id")
+	assert.Len(t, id, 16, "X-Request-Id = %q", id)
 	r = ts.PostJSON(t, "/api/ptr-check", ptrBody("8.8.8.8"))
-	if r.StatusCode != 200 || r.Header.Get("Link") != "" || r.Header.Get("X-RateLimit-Remaining") != "28" {
-		t.Errorf("ptr-check: status %d Link %q remaining %q", r.StatusCode, r.Header.Get("Link"), r.Header.Get("X-RateLimit-Remaining"))
-	}
+	const ptrMsg = "ptr-check: status %d Link %q remaining %q"
+	assert.Equal(t, 200, r.StatusCode, ptrMsg, r.StatusCode, r.Header.Get("Link"), r.Header.Get("X-RateLimit-Remaining"))
+	assert.Empty(t, r.Header.Get("Link"), ptrMsg, r.StatusCode, r.Header.Get("Link"), r.Header.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "28", r.Header.Get("X-RateLimit-Remaining"), ptrMsg, r.StatusCode, r.Header.Get("Link"), r.Header.Get("X-RateLimit-Remaining"))
 }
 
 // TestRateLimit: remaining counts 29..0 across both endpoints, the 31st
@@ -395,36 +357,26 @@ func TestRateLimit(t *testing.T) {
 			path, body = "/api/ptr-check", ptrBody("8.8.8.8")
 		}
 		r := ts.PostJSON(t, path, body)
-		if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(29-i) {
-			t.Fatalf("request %d: status %d remaining %q, want 200 %d", i+1, r.StatusCode, r.Header.Get("X-RateLimit-Remaining"), 29-i)
-		}
+		require.Equal(t, 200, r.StatusCode, "request %d: remaining %q", i+1, r.Header.Get("X-RateLimit-Remaining"))
+		require.Equal(t, strconv.Itoa(29-i), r.Header.Get("X-RateLimit-Remaining"), "request %d: status %d", i+1, r.StatusCode)
 		ts.Clock.Advance(time.Second)
 	}
 	for _, path := range []string{"/api/scan", "/api/ptr-check"} {
 		r := ts.PostJSON(t, path, scanBody("example.com"))
-		if r.StatusCode != http.StatusTooManyRequests {
-			t.Fatalf("31st request to %s: status %d", path, r.StatusCode)
-		}
-		if ra := r.Header.Get("Retry-After"); ra != "30" {
-			t.Errorf("Retry-After = %q, want 30 (60 s window opened 30 s ago)", ra)
-		}
-		if ErrorMessage(t, r) != errRateLimited.msg {
-			t.Errorf("429 body %s", r.Body)
-		}
+		require.Equal(t, http.StatusTooManyRequests, r.StatusCode, "31st request to %s", path)
+		assert.Equal(t, "30", r.Header.Get("Retry-After"), "Retry-After, want 30 (60 s window opened 30 s ago)")
+		assert.Equal(t, errRateLimited.msg, ErrorMessage(t, r), "429 body %s", r.Body)
 	}
-	if r := ts.Get(t, "/api/health"); r.StatusCode != 200 {
-		t.Errorf("health is limited: %d", r.StatusCode)
-	}
+	health := ts.Get(t, "/api/health")
+	assert.Equal(t, 200, health.StatusCode, "health is limited")
 	ts.Clock.Advance(29*time.Second + 500*time.Millisecond)
 	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
-	if r.StatusCode != 429 || r.Header.Get("Retry-After") != "1" {
-		t.Errorf("0.5 s before the end: status %d Retry-After %q, want 429 1", r.StatusCode, r.Header.Get("Retry-After"))
-	}
+	assert.Equal(t, 429, r.StatusCode, "0.5 s before the end: Retry-After %q", r.Header.Get("Retry-After"))
+	assert.Equal(t, "1", r.Header.Get("Retry-After"), "0.5 s before the end: status %d", r.StatusCode)
 	ts.Clock.Advance(500 * time.Millisecond)
 	r = ts.PostJSON(t, "/api/scan", scanBody("example.com"))
-	if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Errorf("after the window: status %d remaining %q", r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
-	}
+	assert.Equal(t, 200, r.StatusCode, "after the window: remaining %q", r.Header.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "after the window: status %d", r.StatusCode)
 }
 
 // TestRateLimitCountsInvalid: invalid requests (400, 413, 415) count too.
@@ -441,13 +393,10 @@ func TestRateLimitCountsInvalid(t *testing.T) {
 		default:
 			r = ts.Do(t, ts.Request(t, http.MethodPost, "/api/ptr-check", "application/json", bytes.NewReader(make([]byte, MaxBodyBytes+1))))
 		}
-		if r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(29-i) {
-			t.Fatalf("request %d (%d): remaining %q", i+1, r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
-		}
+		require.Equal(t, strconv.Itoa(29-i), r.Header.Get("X-RateLimit-Remaining"), "request %d (%d): remaining", i+1, r.StatusCode)
 	}
-	if r := ts.PostJSON(t, "/api/scan", scanBody("example.com")); r.StatusCode != 429 {
-		t.Errorf("valid 31st request: %d, want 429", r.StatusCode)
-	}
+	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+	assert.Equal(t, 429, r.StatusCode, "valid 31st request")
 }
 
 // TestRateLimitPerSource: X-Forwarded-For separates clients only behind
@@ -464,17 +413,15 @@ func TestRateLimitPerSource(t *testing.T) {
 		send(trusted, "203.0.113.7")
 		_ = i
 	}
-	if r := send(trusted, "203.0.113.7"); r.StatusCode != 429 {
-		t.Errorf("same forwarded client: %d, want 429", r.StatusCode)
-	}
-	if r := send(trusted, "198.51.100.9, 203.0.113.8"); r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Errorf("other forwarded client: %d %q", r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
-	}
+	r := send(trusted, "203.0.113.7")
+	assert.Equal(t, 429, r.StatusCode, "same forwarded client")
+	r = send(trusted, "198.51.100.9, 203.0.113.8")
+	assert.Equal(t, 200, r.StatusCode, "other forwarded client: %q", r.Header.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "other forwarded client: %d", r.StatusCode)
 	untrusted := NewTestServer(t, &FakeService{}, Options{})
 	send(untrusted, "203.0.113.1")
-	if r := send(untrusted, "203.0.113.2"); r.Header.Get("X-RateLimit-Remaining") != "28" {
-		t.Errorf("X-Forwarded-For from an untrusted peer must be ignored: remaining %q", r.Header.Get("X-RateLimit-Remaining"))
-	}
+	r = send(untrusted, "203.0.113.2")
+	assert.Equal(t, "28", r.Header.Get("X-RateLimit-Remaining"), "X-Forwarded-For from an untrusted peer must be ignored")
 }
 
 // TestRateLimitIPv6Per64: two IPv6 clients in one /64 share one count
@@ -488,21 +435,12 @@ func TestRateLimitIPv6Per64(t *testing.T) {
 		req.Header.Set("X-Forwarded-For", xff)
 		return ts.Do(t, req)
 	}
-	if r := send("2001:db8:1:2::a"); r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Fatalf("first: %d %q", r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
-	}
-	if r := send("2001:db8:1:2:ffff:1:2:3"); r.Header.Get("X-RateLimit-Remaining") != "28" {
-		t.Errorf("same /64 not counted together: remaining %q, want 28", r.Header.Get("X-RateLimit-Remaining"))
-	}
-	if r := send("2001:db8:1:3::a"); r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Errorf("other /64 shares the count: remaining %q, want 29", r.Header.Get("X-RateLimit-Remaining"))
-	}
-	if r := send("::ffff:203.0.113.7"); r.Header.Get("X-RateLimit-Remaining") != "29" {
-		t.Errorf("mapped IPv4: remaining %q, want 29", r.Header.Get("X-RateLimit-Remaining"))
-	}
-	if r := send("203.0.113.7"); r.Header.Get("X-RateLimit-Remaining") != "28" {
-		t.Errorf("IPv4 and its mapped form counted apart: remaining %q, want 28", r.Header.Get("X-RateLimit-Remaining"))
-	}
+	r := send("2001:db8:1:2::a")
+	require.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "first: %d", r.StatusCode)
+	assert.Equal(t, "28", send("2001:db8:1:2:ffff:1:2:3").Header.Get("X-RateLimit-Remaining"), "same /64 not counted together")
+	assert.Equal(t, "29", send("2001:db8:1:3::a").Header.Get("X-RateLimit-Remaining"), "other /64 shares the count")
+	assert.Equal(t, "29", send("::ffff:203.0.113.7").Header.Get("X-RateLimit-Remaining"), "mapped IPv4")
+	assert.Equal(t, "28", send("203.0.113.7").Header.Get("X-RateLimit-Remaining"), "IPv4 and its mapped form counted apart")
 }
 
 // failingLimiter is a limiter whose store is down.
@@ -519,15 +457,13 @@ func TestLimiterDown(t *testing.T) {
 	svc := &FakeService{}
 	ts := NewTestServer(t, svc, Options{Limiter: failingLimiter{}})
 	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
-	if r.StatusCode != 500 || ErrorMessage(t, r) != errLimiterDown.msg {
-		t.Errorf("status %d body %s", r.StatusCode, r.Body)
+	if assert.Equal(t, 500, r.StatusCode, "body %s", r.Body) {
+		assert.Equal(t, errLimiterDown.msg, ErrorMessage(t, r), "status %d body %s", r.StatusCode, r.Body)
 	}
-	if scans, _ := svc.Calls(); len(scans) != 0 {
-		t.Error("request let through without counting")
-	}
-	if r := ts.Get(t, "/api/health"); r.StatusCode != 200 {
-		t.Errorf("health: %d", r.StatusCode)
-	}
+	scans, _ := svc.Calls()
+	assert.Empty(t, scans, "request let through without counting")
+	r = ts.Get(t, "/api/health")
+	assert.Equal(t, 200, r.StatusCode, "health")
 }
 
 // TestServiceErrors maps the Service's errors: input errors are 400 with
@@ -560,12 +496,11 @@ func TestServiceErrors(t *testing.T) {
 		ts := NewTestServer(t, svc, Options{})
 		for _, req := range []struct{ path, body string }{{"/api/scan", scanBody("example.com")}, {"/api/ptr-check", ptrBody("8.8.8.8")}} {
 			r := ts.PostJSON(t, req.path, req.body)
-			if r.StatusCode != tc.status || ErrorMessage(t, r) != tc.msg {
-				t.Errorf("%v on %s: %d %s, want %d %q", tc.err, req.path, r.StatusCode, r.Body, tc.status, tc.msg)
+			if assert.Equal(t, tc.status, r.StatusCode, "%v on %s: %s", tc.err, req.path, r.Body) {
+				assert.Equal(t, tc.msg, ErrorMessage(t, r), "%v on %s: %d %s", tc.err, req.path, r.StatusCode, r.Body)
 			}
-			if strings.Contains(string(r.Body), "secret") || strings.Contains(ts.Log.String(), "secret") {
-				t.Errorf("error text leaked: body %s log %s", r.Body, ts.Log.String())
-			}
+			assert.NotContains(t, string(r.Body), "secret", "error text leaked: body %s", r.Body)
+			assert.NotContains(t, ts.Log.String(), "secret", "error text leaked: log %s", ts.Log.String())
 		}
 	}
 }
@@ -578,12 +513,11 @@ func TestPanicIs500(t *testing.T) {
 	}}
 	ts := NewTestServer(t, svc, Options{})
 	r := ts.PostJSON(t, "/api/scan", scanBody("example.com"))
-	if r.StatusCode != 500 || ErrorMessage(t, r) != "internal error" {
-		t.Errorf("status %d body %s", r.StatusCode, r.Body)
+	if assert.Equal(t, 500, r.StatusCode, "body %s", r.Body) {
+		assert.Equal(t, "internal error", ErrorMessage(t, r), "status %d body %s", r.StatusCode, r.Body)
 	}
-	if !strings.Contains(ts.Log.String(), `"error":"panic"`) || strings.Contains(ts.Log.String(), "secret") {
-		t.Errorf("log: %s", ts.Log.String())
-	}
+	assert.Contains(t, ts.Log.String(), `"error":"panic"`, "log")
+	assert.NotContains(t, ts.Log.String(), "secret", "log")
 }
 
 // TestConcurrencyBound: beyond MaxInFlight a request waits QueueWait,
@@ -603,24 +537,20 @@ func TestConcurrencyBound(t *testing.T) {
 	<-started
 	t0 := time.Now()
 	r := ts.PostJSON(t, "/api/ptr-check", ptrBody("8.8.8.8"))
-	if r.StatusCode != 500 || ErrorMessage(t, r) != errBusy.msg {
-		t.Errorf("second request: %d %s, want 500 busy", r.StatusCode, r.Body)
+	if assert.Equal(t, 500, r.StatusCode, "second request: %s, want 500 busy", r.Body) {
+		assert.Equal(t, errBusy.msg, ErrorMessage(t, r), "second request: %d %s, want 500 busy", r.StatusCode, r.Body)
 	}
-	if d := time.Since(t0); d < 100*time.Millisecond {
-		t.Errorf("refused after %v, before QueueWait", d)
-	}
+	assert.GreaterOrEqual(t, time.Since(t0), 100*time.Millisecond, "refused before QueueWait")
 	second := make(chan Response, 1)
 	go func() { second <- ts.PostJSON(t, "/api/scan", scanBody("example.org")) }()
 	time.Sleep(20 * time.Millisecond)
 	release <- struct{}{} // first finishes, its slot goes to the waiting one
-	if r := <-first; r.StatusCode != 200 {
-		t.Errorf("first: %d", r.StatusCode)
-	}
+	r = <-first
+	assert.Equal(t, 200, r.StatusCode, "first")
 	<-started
 	close(release)
-	if r := <-second; r.StatusCode != 200 {
-		t.Errorf("queued request: %d %s", r.StatusCode, r.Body)
-	}
+	r = <-second
+	assert.Equal(t, 200, r.StatusCode, "queued request: %s", r.Body)
 }
 
 type pingFunc func(context.Context) error
@@ -645,28 +575,21 @@ func TestHealth(t *testing.T) {
 		}
 		r := ts.Get(t, "/api/health")
 		var h report.Health
-		if err := jsonDecoder(r.Body).Decode(&h); err != nil || r.StatusCode != 200 {
-			t.Fatalf("status %d body %s: %v", r.StatusCode, r.Body, err)
-		}
+		err := jsonDecoder(r.Body).Decode(&h)
+		require.NoError(t, err, "status %d body %s", r.StatusCode, r.Body)
+		require.Equal(t, 200, r.StatusCode, "body %s", r.Body)
 		want := report.Health{Status: "ok", Version: "devel", Runtime: "worker", Storage: tc.want, Commerce: "disabled", Timestamp: ts.Clock.Now()}
-		if h != want {
-			t.Errorf("health = %+v, want %+v", h, want)
-		}
-		if r.Header.Get("X-RateLimit-Remaining") != "" {
-			t.Error("health carries a rate-limit header")
-		}
+		assert.Equal(t, want, h, "health")
+		assert.Empty(t, r.Header.Get("X-RateLimit-Remaining"), "health carries a rate-limit header")
 		head := ts.Do(t, ts.Request(t, http.MethodHead, "/api/health", "", nil))
-		if head.StatusCode != 200 || len(head.Body) != 0 {
-			t.Errorf("HEAD: %d, %d bytes", head.StatusCode, len(head.Body))
-		}
-		if r := ts.PostJSON(t, "/api/scan", scanBody("example.com")); r.Header.Get("X-RateLimit-Remaining") != "29" {
-			t.Errorf("health requests were counted: remaining %q", r.Header.Get("X-RateLimit-Remaining"))
-		}
+		assert.Equal(t, 200, head.StatusCode, "HEAD: %d bytes", len(head.Body))
+		assert.Empty(t, head.Body, "HEAD: %d, %d bytes", head.StatusCode, len(head.Body))
+		r = ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+		assert.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "health requests were counted")
 	}
 	ts := NewTestServer(t, &FakeService{}, Options{Version: "v1.2.3"})
-	if r := ts.Get(t, "/api/health"); !bytes.Contains(r.Body, []byte(`"version":"v1.2.3"`)) {
-		t.Errorf("version option ignored: %s", r.Body)
-	}
+	r := ts.Get(t, "/api/health")
+	assert.True(t, bytes.Contains(r.Body, []byte(`"version":"v1.2.3"`)), "version option ignored: %s", r.Body)
 }
 
 // TestOpenAPIServed: GET returns the embedded bytes as application/json,
@@ -675,14 +598,10 @@ func TestOpenAPIServed(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	r := ts.Get(t, "/openapi.json")
-	if r.StatusCode != 200 || !bytes.Equal(r.Body, openAPIDocument) {
-		t.Errorf("status %d, body equal %v", r.StatusCode, bytes.Equal(r.Body, openAPIDocument))
-	}
+	assert.Equal(t, 200, r.StatusCode, "status")
+	assert.True(t, bytes.Equal(r.Body, openAPIDocument), "body equal %v", bytes.Equal(r.Body, openAPIDocument))
 	head := ts.Do(t, ts.Request(t, http.MethodHead, "/openapi.json", "", nil))
-	if head.ContentLength != int64(len(openAPIDocument)) || len(head.Body) != 0 {
-		t.Errorf("HEAD: length %d, body %d bytes", head.ContentLength, len(head.Body))
-	}
-	if !bytes.Equal(OpenAPIDocument(), openAPIDocument) {
-		t.Error("OpenAPIDocument differs")
-	}
+	assert.Equal(t, int64(len(openAPIDocument)), head.ContentLength, "HEAD: length")
+	assert.Empty(t, head.Body, "HEAD: body %d bytes", len(head.Body))
+	assert.True(t, bytes.Equal(OpenAPIDocument(), openAPIDocument), "OpenAPIDocument differs")
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/browsertest"
 )
@@ -49,14 +52,10 @@ func TestBrowserErrors(t *testing.T) {
 	)
 	loading := browsertest.Eval[string](b, `document.getElementById("status").textContent + "|" +
 		document.querySelector("#scan-form button[type=submit]").disabled + "|" + document.getElementById("results").getAttribute("aria-busy")`)
-	if loading != "Checking…|true|true" {
-		t.Errorf("loading state: %q", loading)
-	}
+	assert.Equal(t, "Checking…|true|true", loading, "loading state")
 	release()
 	b.Do("the 500 arrives with a retry", chromedp.WaitVisible(chromedp.ID("retry")))
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, errResolverDown.msg) {
-		t.Errorf("500 message: %q", msg)
-	}
+	assert.Contains(t, browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), errResolverDown.msg, "500 message")
 	b.Screenshot("error-500.png")
 	b.NoProblems("500")
 	b.ClearExpected()
@@ -65,9 +64,7 @@ func TestBrowserErrors(t *testing.T) {
 		chromedp.Click(chromedp.ID("retry")),
 		chromedp.WaitVisible(chromedp.ID("check-caa")),
 	)
-	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden`) {
-		t.Error("the 500 message is still shown after a successful retry")
-	}
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("alert").hidden`), "the 500 message is still shown after a successful retry")
 	b.NoProblems("retry")
 
 	b.Expect("/api/scan", 429)
@@ -75,26 +72,16 @@ func TestBrowserErrors(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("alert")),
 	)
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Too many checks from your address. You can try again in 60 s." {
-		t.Errorf("429 message: %q", msg)
-	}
-	if !browsertest.Eval[bool](b, `document.querySelector("#scan-form button[type=submit]").disabled`) {
-		t.Error("the submit button is enabled during the countdown")
-	}
+	assert.Equal(t, "Too many checks from your address. You can try again in 60 s.", browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), "429 message")
+	assert.True(t, browsertest.Eval[bool](b, `document.querySelector("#scan-form button[type=submit]").disabled`), "the submit button is enabled during the countdown")
 	b.Do("the countdown ticks", browsertest.Discard(chromedp.Poll[bool](
 		`/^Time left: 5\d s$/.test(document.getElementById("countdown").textContent)`, chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))))
 	// The seconds tick outside the live region: the alert is announced
 	// once, at the start, not every second.
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Too many checks from your address. You can try again in 60 s." {
-		t.Errorf("the alert changed while counting down: %q", msg)
-	}
-	if browsertest.Eval[bool](b, `!!document.getElementById("countdown").closest("[aria-live], [role=alert], [role=status]")`) {
-		t.Error("the countdown is in a live region")
-	}
+	assert.Equal(t, "Too many checks from your address. You can try again in 60 s.", browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), "the alert changed while counting down")
+	assert.False(t, browsertest.Eval[bool](b, `!!document.getElementById("countdown").closest("[aria-live], [role=alert], [role=status]")`), "the countdown is in a live region")
 	b.Do("in Chinese too", chromedp.Click(chromedp.ID("lang-toggle")))
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); !strings.Contains(msg, "秒后重试") {
-		t.Errorf("429 message in Chinese: %q", msg)
-	}
+	assert.Contains(t, browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), "秒后重试", "429 message in Chinese")
 	b.Screenshot("error-429.png")
 	b.CheckAccessibility("429")
 	b.NoProblems("429")
@@ -114,28 +101,20 @@ func TestBrowserChineseDefault(t *testing.T) {
 	ts := NewTestServer(t, svc, Options{})
 	b.Do("open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("domain")))
 	got := browsertest.Eval[string](b, `document.documentElement.lang + "|" + document.querySelector("h1").textContent + "|" + document.getElementById("lang-toggle").textContent`)
-	if got != "zh-CN|检查域名的邮件认证配置|English" {
-		t.Errorf("page for a zh-CN browser: %q", got)
-	}
+	assert.Equal(t, "zh-CN|检查域名的邮件认证配置|English", got, "page for a zh-CN browser")
 	b.CheckAccessibility("empty page in Chinese")
 	b.Do("submit an empty domain", chromedp.SendKeys(chromedp.ID("domain"), "\r"), chromedp.WaitVisible(chromedp.ID("alert")))
 	empty := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent + "|" +
 		document.getElementById("domain").getAttribute("aria-invalid") + "|" + document.activeElement.id`)
-	if empty != "请输入要检查的域名。|true|domain" {
-		t.Errorf("empty domain: %q", empty)
-	}
-	if scans, _ := svc.Calls(); len(scans) != 0 {
-		t.Errorf("an empty domain was sent: %v", scans)
-	}
+	assert.Equal(t, "请输入要检查的域名。|true|domain", empty, "empty domain")
+	scans, _ := svc.Calls()
+	assert.Empty(t, scans, "an empty domain was sent: %v", scans)
 	b.Do("scan", chromedp.SendKeys(chromedp.ID("domain"), "example.com\r"), chromedp.WaitVisible(chromedp.ID("check-caa")))
-	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden && !document.getElementById("domain").hasAttribute("aria-invalid")`) {
-		t.Error("the empty-domain message outlived a good scan")
-	}
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("alert").hidden && !document.getElementById("domain").hasAttribute("aria-invalid")`), "the empty-domain message outlived a good scan")
 	cells := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-spf td, #check-dmarc td")].map(c => c.textContent)`)
 	joined := strings.Join(cells, "|")
-	if !strings.Contains(joined, "至少 7") || strings.Count(joined, "无法确定") != 13 {
-		t.Errorf("diagnostics cells: %q (want the lower bound and 13 undetermined DMARC facts)", cells)
-	}
+	assert.Contains(t, joined, "至少 7", "diagnostics cells: %q (want the lower bound and 13 undetermined DMARC facts)", cells)
+	assert.Equal(t, 13, strings.Count(joined, "无法确定"), "diagnostics cells: %q (want the lower bound and 13 undetermined DMARC facts)", cells)
 	b.NoProblems("zh default")
 }
 
@@ -151,15 +130,11 @@ func TestBrowserHomographAndFragment(t *testing.T) {
 	}}
 	ts := NewTestServer(t, svc, Options{})
 	b.Do("open a shared link", chromedp.Navigate(ts.URL+"/#domain=xn--pple-43d.com"), chromedp.WaitVisible(chromedp.ID("domain")))
-	if d := browsertest.Eval[string](b, `document.getElementById("domain").value`); d != "xn--pple-43d.com" {
-		t.Errorf("domain from the fragment: %q", d)
-	}
-	if scans, _ := svc.Calls(); len(scans) != 0 || !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
-		t.Fatalf("the link ran a check before Check was pressed: %v", scans)
-	}
+	assert.Equal(t, "xn--pple-43d.com", browsertest.Eval[string](b, `document.getElementById("domain").value`), "domain from the fragment")
+	scans, _ := svc.Calls()
+	require.Empty(t, scans, "the link ran a check before Check was pressed: %v", scans)
+	require.True(t, browsertest.Eval[bool](b, `document.getElementById("results").hidden`), "the link ran a check before Check was pressed: %v", scans)
 	b.Do("press Check", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
-	if h := browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`); h != "Results for аpple.com (xn--pple-43d.com)" {
-		t.Errorf("heading %q: the A-label must stand beside the Unicode name", h)
-	}
+	assert.Equal(t, "Results for аpple.com (xn--pple-43d.com)", browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`), "heading: the A-label must stand beside the Unicode name")
 	b.NoProblems("homograph")
 }

@@ -5,9 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -17,9 +18,7 @@ import (
 func catalogueMessages(t *testing.T) map[string]string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := map[string]string{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)
@@ -32,20 +31,15 @@ func catalogueMessages(t *testing.T) map[string]string {
 				continue
 			}
 			s, ok := lit.Elts[1].(*ast.BasicLit)
-			if !ok || s.Kind != token.STRING {
-				t.Fatalf("%s: message is not a string literal", vs.Names[i].Name)
-			}
+			require.True(t, ok, "%s: message is not a string literal", vs.Names[i].Name)
+			require.Equal(t, token.STRING, s.Kind, "%s: message is not a string literal", vs.Names[i].Name)
 			msg, err := strconv.Unquote(s.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			out[vs.Names[i].Name] = msg
 		}
 		return true
 	})
-	if len(out) < 10 {
-		t.Fatalf("found only %d catalogue entries in errors.go", len(out))
-	}
+	require.GreaterOrEqual(t, len(out), 10, "found only %d catalogue entries in errors.go", len(out))
 	return out
 }
 
@@ -54,14 +48,10 @@ func catalogueMessages(t *testing.T) map[string]string {
 func TestDeveloperErrorsCoverCatalogue(t *testing.T) {
 	t.Parallel()
 	ps, err := pages()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	page := html.UnescapeString(string(mustAsset(t, ps, "/developers/api/")))
 	for name, msg := range catalogueMessages(t) {
-		if !strings.Contains(page, msg) {
-			t.Errorf("%s (%q) is not on the API page", name, msg)
-		}
+		assert.Contains(t, page, msg, "%s (%q) is not on the API page", name, msg)
 	}
 }
 
@@ -70,8 +60,7 @@ func TestDeveloperErrorsCoverCatalogue(t *testing.T) {
 func TestDocSchemasMalformed(t *testing.T) {
 	t.Parallel()
 	for _, doc := range []string{`{"components":{"schemas":{"ScanRequest":{"properties":[1]}}}}`, `{"components":{"schemas":{"ScanRequest":{"properties":{"a":1}}}}}`} {
-		if _, err := docSchemas([]byte(doc)); err == nil {
-			t.Errorf("%s: no error", doc)
-		}
+		_, err := docSchemas([]byte(doc))
+		assert.Error(t, err, "%s: no error", doc)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
@@ -46,22 +49,21 @@ func TestRealScannerOverHTTP(t *testing.T) {
 		`{"domain":"nxdomain.example.com","sendingIp":"2001:4860:4860::8888"}`,
 	} {
 		r := ts.PostJSON(t, "/api/scan", body)
-		if r.StatusCode != http.StatusOK || r.Header.Get("Link") == "" || r.Header.Get("X-RateLimit-Remaining") == "" {
-			t.Errorf("%s: %d %s", body, r.StatusCode, r.Body)
-		}
+		assert.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", body, r.Body)
+		assert.NotEmpty(t, r.Header.Get("Link"), "%s: %d %s", body, r.StatusCode, r.Body)
+		assert.NotEmpty(t, r.Header.Get("X-RateLimit-Remaining"), "%s: %d %s", body, r.StatusCode, r.Body)
 	}
 	r := ts.PostJSON(t, "/api/scan", `{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
 	var sum struct {
 		Score int
 		Grade string
 	}
-	if err := json.Unmarshal(r.Body, &sum); err != nil || sum.Grade != "A" || sum.Score != 100 {
-		t.Errorf("good: %+v %v", sum, err)
-	}
+	assert.NoError(t, json.Unmarshal(r.Body, &sum), "good")
+	assert.Equal(t, "A", sum.Grade, "good: %+v", sum)
+	assert.Equal(t, 100, sum.Score, "good: %+v", sum)
 	for _, ip := range []string{"8.8.8.8", "::ffff:8.8.8.8", "2001:4860:4860::8888"} {
-		if r := ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"`+ip+`"}`); r.StatusCode != http.StatusOK {
-			t.Errorf("ptr-check %s: %d %s", ip, r.StatusCode, r.Body)
-		}
+		r := ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"`+ip+`"}`)
+		assert.Equal(t, http.StatusOK, r.StatusCode, "ptr-check %s: %s", ip, r.Body)
 	}
 }
 
@@ -79,8 +81,8 @@ func TestRealScannerResolverDown(t *testing.T) {
 	ts := NewTestServer(t, scanner, Options{})
 	for _, req := range []struct{ path, body string }{{"/api/scan", scanBody("good.example.com")}, {"/api/ptr-check", ptrBody("8.8.8.8")}} {
 		r := ts.PostJSON(t, req.path, req.body)
-		if r.StatusCode != 500 || ErrorMessage(t, r) != errResolverDown.msg {
-			t.Errorf("%s: %d %s", req.path, r.StatusCode, r.Body)
+		if assert.Equal(t, 500, r.StatusCode, "%s: %s", req.path, r.Body) {
+			assert.Equal(t, errResolverDown.msg, ErrorMessage(t, r), "%s: %d %s", req.path, r.StatusCode, r.Body)
 		}
 	}
 }
@@ -101,15 +103,11 @@ func TestRealScannerGolden(t *testing.T) {
 	})
 	ts := NewTestServer(t, scanner, Options{})
 	r := ts.PostJSON(t, "/api/scan", `{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
-	if r.StatusCode != http.StatusOK {
-		t.Fatalf("scan: %d %s", r.StatusCode, r.Body)
-	}
+	require.Equal(t, http.StatusOK, r.StatusCode, "scan: %s", r.Body)
 	checkGolden(t, "scan-real.json", r.Body)
 	checkSample(t, "web/developers/sample-scan.json", r.Body)
 	r = ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"::ffff:8.8.8.8"}`)
-	if r.StatusCode != http.StatusOK {
-		t.Fatalf("ptr-check: %d %s", r.StatusCode, r.Body)
-	}
+	require.Equal(t, http.StatusOK, r.StatusCode, "ptr-check: %s", r.Body)
 	checkGolden(t, "ptr-check-real.json", r.Body)
 	checkSample(t, "web/developers/sample-ptr-check.json", r.Body)
 }

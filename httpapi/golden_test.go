@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the live responses")
@@ -17,17 +20,11 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the live response:\n got %s\nwant %s", path, got, want)
-	}
+	require.NoError(t, err, "run with -update to create it")
+	assert.Equal(t, string(want), string(got), "%s differs from the live response", path)
 }
 
 // checkSample compares a developer page's sample (web/developers/*.json)
@@ -36,21 +33,13 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func checkSample(t *testing.T, path string, got []byte) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := json.Indent(&b, got, "", "  "); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Indent(&b, got, "", "  "))
 	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("%s differs from the live response (run with -update after reviewing):\n got %s\nwant %s", path, b.Bytes(), want)
-	}
+	require.NoError(t, err, "run with -update to create it")
+	assert.Equal(t, string(want), b.String(), "%s differs from the live response (run with -update after reviewing)", path)
 }
 
 // TestGoldenResponses pins the exact bytes of a scan and a ptr-check 200
@@ -60,13 +49,9 @@ func TestGoldenResponses(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	scan := ts.PostJSON(t, "/api/scan", `{"domain":"中国.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`)
-	if scan.StatusCode != 200 {
-		t.Fatalf("scan: %d %s", scan.StatusCode, scan.Body)
-	}
+	require.Equal(t, 200, scan.StatusCode, "scan: %s", scan.Body)
 	checkGolden(t, "scan.json", scan.Body)
 	ptrCheck := ts.PostJSON(t, "/api/ptr-check", `{"sendingIp":"::ffff:8.8.8.8"}`)
-	if ptrCheck.StatusCode != 200 {
-		t.Fatalf("ptr-check: %d %s", ptrCheck.StatusCode, ptrCheck.Body)
-	}
+	require.Equal(t, 200, ptrCheck.StatusCode, "ptr-check: %s", ptrCheck.Body)
 	checkGolden(t, "ptr-check.json", ptrCheck.Body)
 }

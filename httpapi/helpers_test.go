@@ -27,6 +27,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/syncbuf"
 )
@@ -81,14 +84,10 @@ type Response struct {
 func (ts *TestServer) Do(t testing.TB, req *http.Request) Response {
 	t.Helper()
 	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
+	require.NoError(t, err, "%s %s", req.Method, req.URL)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL, err)
-	}
+	require.NoError(t, err, "%s %s: reading body", req.Method, req.URL)
 	r := Response{Response: resp, Body: body}
 	CheckCommonHeaders(t, r)
 	ts.Spec.ValidateResponse(t, req.Method, req.URL.Path, r)
@@ -99,9 +98,7 @@ func (ts *TestServer) Do(t testing.TB, req *http.Request) Response {
 func (ts *TestServer) Request(t testing.TB, method, path, contentType string, body io.Reader) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.URL+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -130,14 +127,10 @@ func CheckCommonHeaders(t testing.TB, r Response) {
 		"Content-Type":           "application/json",
 	}
 	for k, v := range want {
-		if got := r.Header.Get(k); got != v {
-			t.Errorf("%s %s: %s = %q, want %q", r.Request.Method, r.Request.URL.Path, k, got, v)
-		}
+		assert.Equal(t, v, r.Header.Get(k), "%s %s: %s", r.Request.Method, r.Request.URL.Path, k)
 	}
 	for k := range r.Header {
-		if strings.HasPrefix(strings.ToLower(k), "access-control-") {
-			t.Errorf("%s %s: CORS header %s sent", r.Request.Method, r.Request.URL.Path, k)
-		}
+		assert.False(t, strings.HasPrefix(strings.ToLower(k), "access-control-"), "%s %s: CORS header %s sent", r.Request.Method, r.Request.URL.Path, k)
 	}
 }
 
@@ -149,9 +142,8 @@ func ErrorMessage(t testing.TB, r Response) string {
 		Error string `json:"error"`
 	}
 	dec := jsonDecoder(r.Body)
-	if err := dec.Decode(&e); err != nil || e.Error == "" {
-		t.Fatalf("status %d: body %q is not an error object (%v)", r.StatusCode, r.Body, err)
-	}
+	require.NoError(t, dec.Decode(&e), "status %d: body %q is not an error object", r.StatusCode, r.Body)
+	require.NotEmpty(t, e.Error, "status %d: body %q is not an error object", r.StatusCode, r.Body)
 	return e.Error
 }
 
@@ -238,19 +230,14 @@ func (f *FakeService) Calls() ([]mailauth.ScanRequest, []netip.Addr) {
 func rawRequest(t testing.TB, ts *TestServer, raw string) Response {
 	t.Helper()
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
-	}
+	_, err = io.WriteString(conn, raw)
+	require.NoError(t, err)
 	req, _ := http.NewRequest(http.MethodOptions, ts.URL, nil)
 	resp, err := http.ReadResponse(bufioReader(conn), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return Response{Response: resp, Body: body}

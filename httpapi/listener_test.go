@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // startLimited serves New(FakeService) on a LimitListener over 127.0.0.1
@@ -19,9 +22,7 @@ import (
 func startLimited(t *testing.T, o ListenerOptions) (*Listener, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l := LimitListener(ln, o)
 	srv := &http.Server{
 		Handler:           New(&FakeService{}, Options{}),
@@ -43,7 +44,7 @@ func dialFrom(t *testing.T, src, addr string) net.Conn {
 	c, err := d.Dial("tcp", addr)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("cannot dial from %s: CI runs on Linux, where all of 127.0.0.0/8 is loopback: %v", src, err)
+			require.NoError(t, err, "cannot dial from %s: CI runs on Linux, where all of 127.0.0.0/8 is loopback", src)
 		}
 		t.Skipf("cannot dial from %s (needs the whole 127.0.0.0/8 on loopback, as on Linux): %v", src, err)
 	}
@@ -76,25 +77,15 @@ func TestListenerPerSourceCap(t *testing.T) {
 	var held []net.Conn
 	for range 4 {
 		c := dialFrom(t, "127.0.0.1", addr)
-		if s := getHealth(c); s != 200 {
-			t.Fatalf("connection within the cap: %d", s)
-		}
+		require.Equal(t, 200, getHealth(c), "connection within the cap")
 		held = append(held, c)
 	}
-	if s := getHealth(dialFrom(t, "127.0.0.1", addr)); s != 0 {
-		t.Fatalf("5th connection of one source answered %d, want closed", s)
-	}
-	if s := getHealth(dialFrom(t, "127.0.0.2", addr)); s != 200 {
-		t.Errorf("another source: %d", s)
-	}
-	if l.Stats().Refused == 0 {
-		t.Error("no refusal counted")
-	}
+	require.Equal(t, 0, getHealth(dialFrom(t, "127.0.0.1", addr)), "5th connection of one source answered, want closed")
+	assert.Equal(t, 200, getHealth(dialFrom(t, "127.0.0.2", addr)), "another source")
+	assert.NotZero(t, l.Stats().Refused, "no refusal counted")
 	held[0].Close()
 	eventually(t, "the closed connection to be released", func() bool { return l.Stats().Open <= 4 })
-	if s := getHealth(dialFrom(t, "127.0.0.1", addr)); s != 200 {
-		t.Errorf("after one closed: %d", s)
-	}
+	assert.Equal(t, 200, getHealth(dialFrom(t, "127.0.0.1", addr)), "after one closed")
 }
 
 // TestListenerTotalCap: at MaxConns open connections a new one takes the
@@ -106,21 +97,15 @@ func TestListenerTotalCap(t *testing.T) {
 	var held []net.Conn
 	for i, src := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
 		c := dialFrom(t, src, addr)
-		if s := getHealth(c); s != 200 {
-			t.Fatalf("%s: %d", src, s)
-		}
+		require.Equal(t, 200, getHealth(c), "%s", src)
 		held = append(held, c)
 		eventually(t, "the connection to turn idle", func() bool { return l.Stats().Quiet == i+1 })
 	}
-	if s := getHealth(dialFrom(t, "127.0.0.4", addr)); s != 200 {
-		t.Fatalf("new client at the total cap: %d, want served", s)
-	}
-	if st := l.Stats(); st.Open > 3 || st.Shed != 1 {
-		t.Errorf("stats %+v, want at most 3 open and 1 shed", st)
-	}
-	if s := getHealth(held[0]); s != 0 {
-		t.Errorf("the longest-idle connection answered %d, want closed", s)
-	}
+	require.Equal(t, 200, getHealth(dialFrom(t, "127.0.0.4", addr)), "new client at the total cap, want served")
+	st := l.Stats()
+	assert.LessOrEqual(t, st.Open, 3, "stats %+v, want at most 3 open and 1 shed", st)
+	assert.Equal(t, 1, st.Shed, "stats %+v, want at most 3 open and 1 shed", st)
+	assert.Equal(t, 0, getHealth(held[0]), "the longest-idle connection answered, want closed")
 }
 
 // TestListenerIdleFreed: idle keep-alive connections and connections that
@@ -131,8 +116,8 @@ func TestListenerIdleFreed(t *testing.T) {
 	l, addr := startLimited(t, ListenerOptions{})
 	for i := range 6 {
 		c := dialFrom(t, "127.0.0.1", addr)
-		if i%2 == 0 && getHealth(c) != 200 {
-			t.Fatal("health failed")
+		if i%2 == 0 {
+			require.Equal(t, 200, getHealth(c), "health failed")
 		}
 	}
 	eventually(t, "6 connections to be counted", func() bool { return l.Stats().Open == 6 || l.Stats().Open == 0 })
@@ -160,22 +145,18 @@ func TestServerErrorsAreJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dialFrom(t, "127.0.0.1", addr)
 			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			if _, err := io.WriteString(c, tc.raw); err != nil {
-				t.Fatal(err)
-			}
+			_, err := io.WriteString(c, tc.raw)
+			require.NoError(t, err)
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" {
-				t.Fatalf("%d %q %q, want %d JSON", resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status)
-			}
+			require.Equal(t, tc.status, resp.StatusCode, "%q %q, want %d JSON", resp.Header.Get("Content-Type"), body, tc.status)
+			require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "%d %q, want %d JSON", resp.StatusCode, body, tc.status)
 			var e map[string]any
-			if err := json.Unmarshal(body, &e); err != nil || len(e) != 1 || e["error"] == nil {
-				t.Errorf("body %q is not {\"error\": ...}", body)
-			}
+			assert.NoError(t, json.Unmarshal(body, &e), "body %q is not {\"error\": ...}", body)
+			assert.Len(t, e, 1, "body %q is not {\"error\": ...}", body)
+			assert.NotNil(t, e["error"], "body %q is not {\"error\": ...}", body)
 		})
 	}
 }
@@ -191,9 +172,8 @@ func TestServerErrorStatus(t *testing.T) {
 		"HTTP/1.1 200 OK" + serverErrorHeaders + "fine":                                                             0,
 		"HTTP/1.1 400 Bad Request" + serverErrorHeaders + "two\r\nlines":                                            0,
 	} {
-		if got, _ := serverErrorStatus([]byte(raw)); got != want {
-			t.Errorf("%q: %d, want %d", raw[:30], got, want)
-		}
+		got, _ := serverErrorStatus([]byte(raw))
+		assert.Equal(t, want, got, "%q", raw[:30])
 	}
 }
 
@@ -206,11 +186,11 @@ func FuzzServerErrorStatus(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 4"))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		status, ok := serverErrorStatus(p)
-		if ok && (status < 400 || status > 599 || !strings.HasPrefix(string(p), "HTTP/1.1 ")) {
-			t.Fatalf("recognised %q as status %d", p, status)
-		}
-		if ok && len(jsonServerError(status)) == 0 {
-			t.Fatal("empty replacement")
+		if ok {
+			require.GreaterOrEqual(t, status, 400, "recognised %q as status %d", p, status)
+			require.LessOrEqual(t, status, 599, "recognised %q as status %d", p, status)
+			require.True(t, strings.HasPrefix(string(p), "HTTP/1.1 "), "recognised %q as status %d", p, status)
+			require.NotEmpty(t, jsonServerError(status), "empty replacement")
 		}
 	})
 }
@@ -256,12 +236,8 @@ func TestListenerNetworkCaps(t *testing.T) {
 			n56++
 		}
 	}
-	if n56 != connsPer56Factor*per {
-		t.Fatalf("one /56 holds %d connections, want %d", n56, connsPer56Factor*per)
-	}
-	if admit("2001:db8:0:1ff::1") == nil {
-		t.Fatal("another /56 of the /48 was refused")
-	}
+	require.Equal(t, connsPer56Factor*per, n56, "connections one /56 holds")
+	require.NotNil(t, admit("2001:db8:0:1ff::1"), "another /56 of the /48 was refused")
 	// Fill the rest of the /48 from its other /56s.
 	n48 := n56 + 1
 	for i := 0x100; i <= 0xffff && n48 < 10*connsPer48Factor*per; i += 0x100 {
@@ -271,19 +247,14 @@ func TestListenerNetworkCaps(t *testing.T) {
 			}
 		}
 	}
-	if n48 != connsPer48Factor*per {
-		t.Fatalf("one /48 holds %d connections, want %d", n48, connsPer48Factor*per)
-	}
-	if admit("2001:db8:1::1") == nil || admit("192.0.2.1") == nil {
-		t.Fatal("another /48 or an IPv4 source was refused")
-	}
+	require.Equal(t, connsPer48Factor*per, n48, "connections one /48 holds")
+	require.NotNil(t, admit("2001:db8:1::1"), "another /48 was refused")
+	require.NotNil(t, admit("192.0.2.1"), "an IPv4 source was refused")
 	l.mu.Lock()
 	l.forget(first)
 	l.mu.Unlock()
-	if admit("2001:db8:0:ff::1") == nil {
-		t.Error("a closed connection did not free its place in its /56 and /48")
-	}
-	if st := l.Stats(); st.Open != n48+2 || st.Refused == 0 {
-		t.Errorf("stats %+v", st)
-	}
+	assert.NotNil(t, admit("2001:db8:0:ff::1"), "a closed connection did not free its place in its /56 and /48")
+	st := l.Stats()
+	assert.Equal(t, n48+2, st.Open, "stats %+v", st)
+	assert.NotZero(t, st.Refused, "stats %+v", st)
 }

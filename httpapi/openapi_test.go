@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 )
 
@@ -245,26 +248,20 @@ func TestOpenAPIStructure(t *testing.T) {
 	c := &oasChecker{spec: LoadSpec(t), ops: map[string]string{}}
 	c.root()
 	sort.Strings(c.errs)
-	for _, e := range c.errs {
-		t.Error(e)
-	}
+	assert.Empty(t, c.errs, "structural errors of openapi.json")
 	wantOps := map[string]string{
 		"scanMailDomain":           "POST /api/scan",
 		"checkSendingIpReverseDns": "POST /api/ptr-check",
 		"getServiceHealth":         "GET /api/health",
 		"getOpenApiDocument":       "GET /openapi.json",
 	}
-	if !maps.Equal(c.ops, wantOps) {
-		t.Errorf("operations = %v, want %v", c.ops, wantOps)
-	}
+	assert.Equal(t, wantOps, c.ops, "operations")
 }
 
 // TestOpenAPIStructureCatchesErrors proves the checker can fail.
 func TestOpenAPIStructureCatchesErrors(t *testing.T) {
 	var doc map[string]any
-	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(openAPIDocument, &doc))
 	doc["openapi"] = "3.0.3"
 	doc["paths"].(map[string]any)["/api/health"].(map[string]any)["get"].(map[string]any)["operationId"] = "scanMailDomain"
 	doc["paths"].(map[string]any)["/api/scan"].(map[string]any)["post"].(map[string]any)["responses"].(map[string]any)["400"] =
@@ -273,9 +270,7 @@ func TestOpenAPIStructureCatchesErrors(t *testing.T) {
 	c := &oasChecker{spec: &Spec{Doc: doc}, ops: map[string]string{}}
 	c.root()
 	for _, want := range []string{"openapi = 3.0.3", `operationId "scanMailDomain" also used`, "does not resolve", `field "name" is not allowed in a header`} {
-		if !slices.ContainsFunc(c.errs, func(e string) bool { return strings.Contains(e, want) }) {
-			t.Errorf("no error containing %q in %q", want, c.errs)
-		}
+		assert.True(t, slices.ContainsFunc(c.errs, func(e string) bool { return strings.Contains(e, want) }), "no error containing %q in %q", want, c.errs)
 	}
 }
 
@@ -289,9 +284,9 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 		case map[string]any:
 			if ref, ok := x["$ref"].(string); ok {
 				n++
-				if _, ok := s.Lookup(strings.TrimPrefix(ref, "#")); !strings.HasPrefix(ref, "#/") || !ok {
-					t.Errorf("%s: $ref %q does not resolve", ptr, ref)
-				}
+				_, found := s.Lookup(strings.TrimPrefix(ref, "#"))
+				assert.True(t, strings.HasPrefix(ref, "#/"), "%s: $ref %q does not resolve", ptr, ref)
+				assert.True(t, found, "%s: $ref %q does not resolve", ptr, ref)
 			}
 			for k, e := range x {
 				walk(ptr+"/"+escape(k), e)
@@ -303,9 +298,7 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 		}
 	}
 	walk("", s.Doc)
-	if n < 30 {
-		t.Errorf("only %d $refs found; the walk is broken", n)
-	}
+	assert.GreaterOrEqual(t, n, 30, "only %d $refs found; the walk is broken", n)
 }
 
 // TestOpenAPISchemasCompile compiles every schema of the document as JSON
@@ -314,13 +307,10 @@ func TestOpenAPISchemasCompile(t *testing.T) {
 	s := LoadSpec(t)
 	schemas, _ := s.Lookup("/components/schemas")
 	names := slices.Sorted(maps.Keys(schemas.(map[string]any)))
-	if len(names) != 15 {
-		t.Errorf("%d component schemas, want 15: %v", len(names), names)
-	}
+	assert.Len(t, names, 15, "component schemas: %v", names)
 	for _, n := range names {
-		if _, err := s.Schema("/components/schemas/" + n); err != nil {
-			t.Errorf("schema %s: %v", n, err)
-		}
+		_, err := s.Schema("/components/schemas/" + n)
+		assert.NoError(t, err, "schema %s", n)
 	}
 	for _, ptr := range []string{
 		"/components/parameters/UtmSource/schema",
@@ -329,9 +319,8 @@ func TestOpenAPISchemasCompile(t *testing.T) {
 		"/components/headers/Link/schema",
 		"/paths/~1openapi.json/get/responses/200/content/application~1json/schema",
 	} {
-		if _, err := s.Schema(ptr); err != nil {
-			t.Errorf("%s: %v", ptr, err)
-		}
+		_, err := s.Schema(ptr)
+		assert.NoError(t, err, "%s", ptr)
 	}
 }
 
@@ -342,16 +331,12 @@ func TestOpenAPIObjectsClosed(t *testing.T) {
 	schemas, _ := s.Lookup("/components/schemas")
 	for name, v := range schemas.(map[string]any) {
 		sch := v.(map[string]any)
-		if sch["type"] != "object" {
-			t.Errorf("%s: type %v, want object", name, sch["type"])
-		}
-		if sch["additionalProperties"] != false {
-			t.Errorf("%s: additionalProperties is not false", name)
-		}
+		assert.Equal(t, "object", sch["type"], "%s: type", name)
+		assert.Equal(t, false, sch["additionalProperties"], "%s: additionalProperties is not false", name)
 		props, _ := sch["properties"].(map[string]any)
 		req := asList(sch["required"])
-		if name != "ScanRequest" && name != "PtrCheckRequest" && name != "CheckSummary" && len(req) != len(props) {
-			t.Errorf("%s: %d required of %d properties; the contract requires all", name, len(req), len(props))
+		if name != "ScanRequest" && name != "PtrCheckRequest" && name != "CheckSummary" {
+			assert.Len(t, req, len(props), "%s: %d required of %d properties; the contract requires all", name, len(req), len(props))
 		}
 	}
 }
@@ -374,9 +359,7 @@ func TestOpenAPIRoutesMatch(t *testing.T) {
 	}
 	slices.Sort(inDoc)
 	slices.Sort(inCode)
-	if !slices.Equal(inDoc, inCode) {
-		t.Errorf("openapi.json operations %q\nroute table         %q", inDoc, inCode)
-	}
+	assert.Equal(t, inCode, inDoc, "openapi.json operations (actual) and route table (expected)")
 }
 
 // TestOpenAPIBounds ties the request and header bounds of the document
@@ -401,14 +384,11 @@ func TestOpenAPIBounds(t *testing.T) {
 	}
 	for ptr, w := range want {
 		got, ok := s.Lookup(ptr)
-		if !ok || fmt.Sprint(got) != fmt.Sprint(w) {
-			t.Errorf("%s = %v, want %v", ptr, got, w)
-		}
+		assert.True(t, ok, "%s = %v, want %v", ptr, got, w)
+		assert.Equal(t, fmt.Sprint(w), fmt.Sprint(got), "%s", ptr)
 	}
 	oneOf, _ := s.Lookup("/components/schemas/CheckSummary/properties/diagnostics/oneOf")
-	if len(asList(oneOf)) != 6 {
-		t.Errorf("diagnostics oneOf has %d entries, want 6", len(asList(oneOf)))
-	}
+	assert.Len(t, asList(oneOf), 6, "diagnostics oneOf entries")
 }
 
 // TestSchemasAcceptSamplesAndRejectViolations validates the fixtures and
@@ -418,9 +398,7 @@ func TestSchemasAcceptSamplesAndRejectViolations(t *testing.T) {
 	scan, _ := Encode(SampleScanSummary())
 	ptrSum, _ := Encode(SamplePtrCheckSummary())
 	for ptr, b := range map[string][]byte{"/components/schemas/ScanSummary": scan, "/components/schemas/PtrCheckSummary": ptrSum} {
-		if err := s.Validate(ptr, b); err != nil {
-			t.Errorf("%s rejects the sample: %v", ptr, err)
-		}
+		assert.NoError(t, s.Validate(ptr, b), "%s rejects the sample", ptr)
 	}
 	mutations := []struct {
 		name string
@@ -450,9 +428,7 @@ func TestSchemasAcceptSamplesAndRejectViolations(t *testing.T) {
 		_ = json.Unmarshal(scan, &m)
 		mu.edit(m)
 		b, _ := json.Marshal(m)
-		if err := s.Validate("/components/schemas/ScanSummary", b); err == nil {
-			t.Errorf("%s: accepted", mu.name)
-		}
+		assert.Error(t, s.Validate("/components/schemas/ScanSummary", b), "%s: accepted", mu.name)
 	}
 }
 

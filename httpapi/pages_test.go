@@ -9,27 +9,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailauth/mailauth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
+
+	"github.com/mailauth/mailauth"
 )
 
 // getPage fetches path from ts without the JSON checks of ts.Do.
 func getPage(t *testing.T, ts *TestServer, method, path string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return resp, b
 }
 
@@ -41,39 +38,31 @@ func TestPagesServed(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	ps, err := pages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ps) < 6 {
-		t.Fatalf("only %d pages", len(ps))
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(ps), 6, "only %d pages", len(ps))
 	for _, p := range ps {
 		resp, body := getPage(t, ts, http.MethodGet, p.path)
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != p.contentType || len(body) == 0 {
-			t.Errorf("GET %s: %d %s %d bytes", p.path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
-		}
-		if resp.Header.Get("Content-Security-Policy") != pageSecurityPolicy || resp.Header.Get("X-Frame-Options") != "DENY" ||
-			resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
-			t.Errorf("GET %s: security headers %v", p.path, resp.Header)
-		}
-		if resp, body := getPage(t, ts, http.MethodHead, p.path); resp.StatusCode != 200 || len(body) != 0 {
-			t.Errorf("HEAD %s: %d, %d bytes", p.path, resp.StatusCode, len(body))
-		}
+		assert.Equal(t, 200, resp.StatusCode, "GET %s", p.path)
+		assert.Equal(t, p.contentType, resp.Header.Get("Content-Type"), "GET %s", p.path)
+		assert.NotEmpty(t, body, "GET %s", p.path)
+		assert.Equal(t, pageSecurityPolicy, resp.Header.Get("Content-Security-Policy"), "GET %s: security headers %v", p.path, resp.Header)
+		assert.Equal(t, "DENY", resp.Header.Get("X-Frame-Options"), "GET %s: security headers %v", p.path, resp.Header)
+		assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), "GET %s: security headers %v", p.path, resp.Header)
+		assert.Equal(t, "no-referrer", resp.Header.Get("Referrer-Policy"), "GET %s: security headers %v", p.path, resp.Header)
+		headResp, headBody := getPage(t, ts, http.MethodHead, p.path)
+		assert.Equal(t, 200, headResp.StatusCode, "HEAD %s", p.path)
+		assert.Empty(t, headBody, "HEAD %s", p.path)
 		resp, body = getPage(t, ts, http.MethodPost, p.path)
-		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(body), `"error"`) {
-			t.Errorf("POST %s: %d %q %s", p.path, resp.StatusCode, resp.Header.Get("Allow"), body)
-		}
-		if logRoute(p.path) != p.path {
-			t.Errorf("access log does not name %s", p.path)
-		}
+		assert.Equal(t, 405, resp.StatusCode, "POST %s: %q %s", p.path, resp.Header.Get("Allow"), body)
+		assert.Equal(t, "GET, HEAD", resp.Header.Get("Allow"), "POST %s: %d %s", p.path, resp.StatusCode, body)
+		assert.Contains(t, string(body), `"error"`, "POST %s: %d %q", p.path, resp.StatusCode, resp.Header.Get("Allow"))
+		assert.Equal(t, p.path, logRoute(p.path), "access log does not name %s", p.path)
 	}
 	resp, body := getPage(t, ts, http.MethodGet, "/developers/api?domain=secret.example")
-	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != "/developers/api/" || len(body) != 0 {
-		t.Errorf("bare developer path: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	if logRoute("/static/other.js") != "other" {
-		t.Error("an unknown asset path is logged")
-	}
+	assert.Equal(t, http.StatusPermanentRedirect, resp.StatusCode, "bare developer path: %q", resp.Header.Get("Location"))
+	assert.Equal(t, "/developers/api/", resp.Header.Get("Location"), "bare developer path: %d", resp.StatusCode)
+	assert.Empty(t, body, "bare developer path: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	assert.Equal(t, "other", logRoute("/static/other.js"), "an unknown asset path is logged")
 }
 
 // TestPagesStrictCSP: the HTML loads only same-origin files, and has no
@@ -82,41 +71,33 @@ func TestPagesServed(t *testing.T) {
 func TestPagesStrictCSP(t *testing.T) {
 	t.Parallel()
 	ps, err := pages()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range ps {
 		if !strings.HasPrefix(p.contentType, "text/html") {
 			continue
 		}
 		doc, err := html.Parse(strings.NewReader(string(p.body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		walk(doc, func(n *html.Node) {
 			switch n.Data {
 			case "style":
-				t.Errorf("%s: inline <style>", p.path)
+				assert.Failf(t, "inline <style>", "%s: inline <style>", p.path)
 			case "script":
-				if attr(n, "src") == "" {
-					t.Errorf("%s: inline <script>", p.path)
-				}
+				assert.NotEmpty(t, attr(n, "src"), "%s: inline <script>", p.path)
 			}
 			for _, a := range n.Attr {
 				switch {
 				case a.Key == "style" || strings.HasPrefix(a.Key, "on"):
-					t.Errorf("%s: <%s %s=...>", p.path, n.Data, a.Key)
+					assert.Failf(t, "style or event-handler attribute", "%s: <%s %s=...>", p.path, n.Data, a.Key)
 				case (a.Key == "src" || a.Key == "href") && !strings.HasPrefix(a.Val, "/") && !strings.HasPrefix(a.Val, "#"):
-					t.Errorf("%s: <%s %s=%q> is not same-origin", p.path, n.Data, a.Key, a.Val)
+					assert.Failf(t, "not same-origin", "%s: <%s %s=%q> is not same-origin", p.path, n.Data, a.Key, a.Val)
 				}
 			}
 		})
 	}
 	js := string(mustAsset(t, ps, "/static/app.js"))
 	for _, bad := range []string{"innerHTML", "eval(", "new Function", "document.write", ".style.", "XMLHttpRequest"} {
-		if strings.Contains(js, bad) {
-			t.Errorf("app.js uses %q", bad)
-		}
+		assert.NotContains(t, js, bad, "app.js uses %q", bad)
 	}
 }
 
@@ -127,7 +108,7 @@ func mustAsset(t *testing.T, ps []page, path string) []byte {
 			return p.body
 		}
 	}
-	t.Fatalf("no page %s", path)
+	require.Failf(t, "no page", "no page %s", path)
 	return nil
 }
 
@@ -137,17 +118,13 @@ func TestDeveloperPagesLinks(t *testing.T) {
 	t.Parallel()
 	ts := NewTestServer(t, &FakeService{}, Options{})
 	ps, err := pages()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ids := map[string]map[string]bool{}
 	docs := map[string]*html.Node{}
 	for _, p := range ps {
 		if strings.HasPrefix(p.contentType, "text/html") {
 			doc, err := html.Parse(strings.NewReader(string(p.body)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			docs[p.path], ids[p.path] = doc, map[string]bool{}
 			walk(doc, func(n *html.Node) {
 				if id := attr(n, "id"); id != "" {
@@ -165,8 +142,7 @@ func TestDeveloperPagesLinks(t *testing.T) {
 			}
 			links++
 			u, err := url.Parse(href)
-			if err != nil || u.Host != "" {
-				t.Errorf("%s: link %q", from, href)
+			if !assert.NoError(t, err, "%s: link %q", from, href) || !assert.Empty(t, u.Host, "%s: link %q", from, href) {
 				return
 			}
 			target := u.Path
@@ -174,17 +150,13 @@ func TestDeveloperPagesLinks(t *testing.T) {
 				target = from
 			}
 			resp, _ := getPage(t, ts, http.MethodGet, target)
-			if resp.StatusCode != 200 {
-				t.Errorf("%s: link %q answers %d", from, href, resp.StatusCode)
-			}
-			if u.Fragment != "" && !ids[target][u.Fragment] {
-				t.Errorf("%s: link %q: no id %q on %s", from, href, u.Fragment, target)
+			assert.Equal(t, 200, resp.StatusCode, "%s: link %q answers", from, href)
+			if u.Fragment != "" {
+				assert.True(t, ids[target][u.Fragment], "%s: link %q: no id %q on %s", from, href, u.Fragment, target)
 			}
 		})
 	}
-	if links < 40 {
-		t.Errorf("only %d links checked", links)
-	}
+	assert.GreaterOrEqual(t, links, 40, "only %d links checked", links)
 }
 
 // TestDeveloperScoreTable: the weights and grade floors printed on
@@ -195,9 +167,7 @@ func TestDeveloperScoreTable(t *testing.T) {
 	ts, _ := NewLabServer(t, Options{})
 	_, body := getPage(t, ts, http.MethodGet, "/developers/api/")
 	doc, err := html.Parse(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	weights := map[string]int{}
 	for _, row := range tableRows(doc, "score-weights") {
 		weights[strings.Trim(row[1], "`")] = atoi(t, row[2])
@@ -208,18 +178,13 @@ func TestDeveloperScoreTable(t *testing.T) {
 		floors[row[0]] = atoi(t, row[1])
 		gradeOrder = append(gradeOrder, row[0])
 	}
-	if len(weights) != len(mailauth.CheckOrder()) || len(floors) != len(mailauth.GradeFloors()) {
-		t.Fatalf("page tables: weights %v floors %v", weights, floors)
-	}
+	require.Len(t, weights, len(mailauth.CheckOrder()), "page tables: weights %v floors %v", weights, floors)
+	require.Len(t, floors, len(mailauth.GradeFloors()), "page tables: weights %v floors %v", weights, floors)
 	for _, w := range mailauth.ScoreWeights() {
-		if weights[string(w.Check)] != w.Weight {
-			t.Errorf("%s: page says %d, code %d", w.Check, weights[string(w.Check)], w.Weight)
-		}
+		assert.Equal(t, w.Weight, weights[string(w.Check)], "%s: page (actual) and code (expected)", w.Check)
 	}
 	for _, f := range mailauth.GradeFloors() {
-		if floors[string(f.Grade)] != f.MinScore {
-			t.Errorf("grade %s: page says %d, code %d", f.Grade, floors[string(f.Grade)], f.MinScore)
-		}
+		assert.Equal(t, f.MinScore, floors[string(f.Grade)], "grade %s: page (actual) and code (expected)", f.Grade)
 	}
 	for _, domain := range []string{"good.example.com", "bare.example.com", "weak.example.com", "parked.example.com", "nxdomain.example.com"} {
 		var sum struct {
@@ -227,9 +192,7 @@ func TestDeveloperScoreTable(t *testing.T) {
 			Grade  mailauth.Grade
 			Checks []labCheck
 		}
-		if err := json.Unmarshal(ts.PostJSON(t, "/api/scan", scanBody(domain)).Body, &sum); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(ts.PostJSON(t, "/api/scan", scanBody(domain)).Body, &sum))
 		score := documentedScore(weights, sum.Checks)
 		grade := ""
 		for _, g := range gradeOrder {
@@ -238,9 +201,8 @@ func TestDeveloperScoreTable(t *testing.T) {
 				break
 			}
 		}
-		if score != sum.Score || grade != string(sum.Grade) {
-			t.Errorf("%s: the page's rule gives %d %s, the scan says %d %s", domain, score, grade, sum.Score, sum.Grade)
-		}
+		assert.Equal(t, sum.Score, score, "%s: the page's rule gives %d %s, the scan says %d %s", domain, score, grade, sum.Score, sum.Grade)
+		assert.Equal(t, string(sum.Grade), grade, "%s: the page's rule gives %d %s, the scan says %d %s", domain, score, grade, sum.Score, sum.Grade)
 	}
 }
 
@@ -273,9 +235,8 @@ func TestDeveloperErrorExample(t *testing.T) {
 	r := ts.PostJSON(t, "/api/scan", `{"domain": "10.0.0.1"}`)
 	_, page := getPage(t, ts, http.MethodGet, "/developers/api/")
 	want := strings.TrimSpace(string(r.Body))
-	if r.StatusCode != 400 || !strings.Contains(html.UnescapeString(string(page)), want) {
-		t.Errorf("the page does not show the answer %d %s", r.StatusCode, want)
-	}
+	assert.Equal(t, 400, r.StatusCode, "the page does not show the answer %s", want)
+	assert.Contains(t, html.UnescapeString(string(page)), want, "the page does not show the answer %d %s", r.StatusCode, want)
 }
 
 // labCheck is the part of a CheckSummary the score needs.
@@ -289,13 +250,9 @@ type labCheck struct {
 func TestDeveloperStatusRules(t *testing.T) {
 	t.Parallel()
 	ps, err := pages()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	doc, err := html.Parse(strings.NewReader(string(mustAsset(t, ps, "/developers/api/"))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	onPage := map[string]bool{}
 	walk(doc, func(n *html.Node) {
 		if n.Data == "tr" {
@@ -304,9 +261,7 @@ func TestDeveloperStatusRules(t *testing.T) {
 	})
 	for _, r := range mailauth.StatusRules() {
 		row := string(r.Status) + "|" + string(r.Severity) + "|" + r.Text.EN + r.Text.ZH
-		if !onPage[row] {
-			t.Errorf("rule not on the page: %s", row)
-		}
+		assert.True(t, onPage[row], "rule not on the page: %s", row)
 	}
 }
 
@@ -321,26 +276,16 @@ func TestDeveloperSamples(t *testing.T) {
 		"web/developers/sample-health.json":    "/components/schemas/Health",
 	} {
 		b, err := webFiles.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Validate(schema, b); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
+		require.NoError(t, err)
+		assert.NoError(t, s.Validate(schema, b), "%s", name)
 	}
 	schemas, err := docSchemas(openAPIDocument)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	all, _ := s.Lookup("/components/schemas")
-	if len(schemas) != len(all.(map[string]any)) {
-		t.Errorf("the page lists %d schemas, the document has %d", len(schemas), len(all.(map[string]any)))
-	}
+	assert.Len(t, schemas, len(all.(map[string]any)), "the page lists %d schemas, the document has %d", len(schemas), len(all.(map[string]any)))
 	for _, sc := range schemas {
 		props, _ := s.Lookup("/components/schemas/" + sc.Name + "/properties")
-		if len(sc.Fields) != len(props.(map[string]any)) {
-			t.Errorf("%s: %d fields listed, %d in the document", sc.Name, len(sc.Fields), len(props.(map[string]any)))
-		}
+		assert.Len(t, sc.Fields, len(props.(map[string]any)), "%s: %d fields listed, %d in the document", sc.Name, len(sc.Fields), len(props.(map[string]any)))
 	}
 }
 
@@ -409,8 +354,6 @@ func tableRows(doc *html.Node, id string) [][]string {
 func atoi(t *testing.T, s string) int {
 	t.Helper()
 	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%q: %v", s, err)
-	}
+	require.NoError(t, err, "%q", s)
 	return n
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"net/netip"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMemoryLimiterWindow: a fixed window opened by the first request,
@@ -29,18 +31,16 @@ func TestMemoryLimiterWindow(t *testing.T) {
 	}
 	for i, w := range want {
 		d, err := l.Allow(ctx, "198.51.100.1")
-		if err != nil || d != w {
-			t.Errorf("request %d: %+v %v, want %+v", i+1, d, err, w)
-		}
+		assert.NoError(t, err, "request %d", i+1)
+		assert.Equal(t, w, d, "request %d", i+1)
 		clock.Advance(time.Second)
 	}
-	if d, _ := l.Allow(ctx, "198.51.100.2"); !d.Allowed || d.Remaining != 2 {
-		t.Errorf("another key shares the count: %+v", d)
-	}
+	d, _ := l.Allow(ctx, "198.51.100.2")
+	assert.True(t, d.Allowed, "another key shares the count: %+v", d)
+	assert.Equal(t, 2, d.Remaining, "another key shares the count: %+v", d)
 	clock.Advance(5 * time.Second) // 10 s after the first request
-	if d, _ := l.Allow(ctx, "198.51.100.1"); d != (Decision{true, 2, 10 * time.Second}) {
-		t.Errorf("new window: %+v", d)
-	}
+	d, _ = l.Allow(ctx, "198.51.100.1")
+	assert.Equal(t, Decision{true, 2, 10 * time.Second}, d, "new window")
 }
 
 // TestMemoryLimiterManyAddresses: 100k distinct addresses are tracked,
@@ -53,20 +53,16 @@ func TestMemoryLimiterManyAddresses(t *testing.T) {
 	const n = 100_000
 	for i := range n {
 		a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
-		if d, err := l.Allow(ctx, a.String()); err != nil || !d.Allowed || d.Remaining != DefaultRateLimit-1 {
-			t.Fatalf("address %d: %+v %v", i, d, err)
-		}
+		d, err := l.Allow(ctx, a.String())
+		require.NoError(t, err, "address %d", i)
+		require.True(t, d.Allowed, "address %d: %+v", i, d)
+		require.Equal(t, DefaultRateLimit-1, d.Remaining, "address %d: %+v", i, d)
 	}
-	if l.Len() != n {
-		t.Fatalf("tracking %d addresses, want %d", l.Len(), n)
-	}
+	require.Equal(t, n, l.Len(), "addresses tracked")
 	clock.Advance(DefaultRateWindow)
-	if _, err := l.Allow(ctx, "2001:db8::1"); err != nil {
-		t.Fatal(err)
-	}
-	if l.Len() != 1 {
-		t.Errorf("after the window: %d addresses tracked, want 1 (expired ones evicted)", l.Len())
-	}
+	_, err := l.Allow(ctx, "2001:db8::1")
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.Len(), "after the window: addresses tracked, want 1 (expired ones evicted)")
 }
 
 // TestMemoryLimiterFull: with MaxKeys open windows a new address is
@@ -79,31 +75,27 @@ func TestMemoryLimiterFull(t *testing.T) {
 	l := NewMemoryLimiter(MemoryLimiterOptions{MaxKeys: 10, Window: time.Minute, Now: clock.Now})
 	ctx := context.Background()
 	for i := range 10 {
-		if _, err := l.Allow(ctx, fmt.Sprint("k", i)); err != nil {
-			t.Fatal(err)
-		}
+		_, err := l.Allow(ctx, fmt.Sprint("k", i))
+		require.NoError(t, err)
 		clock.Advance(time.Second)
 	}
-	if d, err := l.Allow(ctx, "new"); err != nil || !d.Allowed || d.Remaining != DefaultRateLimit-1 {
-		t.Errorf("11th address: %+v %v, want allowed with a fresh window", d, err)
-	}
-	if l.Len() != 10 || l.Evicted() != 1 {
-		t.Errorf("len %d evicted %d, want 10 and 1", l.Len(), l.Evicted())
-	}
-	if d, err := l.Allow(ctx, "k3"); err != nil || d.Remaining != DefaultRateLimit-2 {
-		t.Errorf("known address while full: %+v %v", d, err)
-	}
-	if d, _ := l.Allow(ctx, "k0"); d.Remaining != DefaultRateLimit-1 {
-		t.Errorf("k0 (oldest) should have been evicted and start a new window: %+v", d)
-	}
+	d, err := l.Allow(ctx, "new")
+	assert.NoError(t, err, "11th address")
+	assert.True(t, d.Allowed, "11th address: %+v, want allowed with a fresh window", d)
+	assert.Equal(t, DefaultRateLimit-1, d.Remaining, "11th address: %+v, want allowed with a fresh window", d)
+	assert.Equal(t, 10, l.Len(), "len")
+	assert.Equal(t, 1, l.Evicted(), "evicted")
+	d, err = l.Allow(ctx, "k3")
+	assert.NoError(t, err, "known address while full")
+	assert.Equal(t, DefaultRateLimit-2, d.Remaining, "known address while full: %+v", d)
+	d, _ = l.Allow(ctx, "k0")
+	assert.Equal(t, DefaultRateLimit-1, d.Remaining, "k0 (oldest) should have been evicted and start a new window: %+v", d)
 	for i := range 1000 { // a flood of fresh addresses: each is served
-		if d, err := l.Allow(ctx, fmt.Sprint("flood", i)); err != nil || !d.Allowed {
-			t.Fatalf("flood address %d: %+v %v", i, d, err)
-		}
+		d, err := l.Allow(ctx, fmt.Sprint("flood", i))
+		require.NoError(t, err, "flood address %d", i)
+		require.True(t, d.Allowed, "flood address %d: %+v", i, d)
 	}
-	if l.Len() != 10 {
-		t.Errorf("len %d after the flood, want 10", l.Len())
-	}
+	assert.Equal(t, 10, l.Len(), "len after the flood")
 }
 
 // TestLimiterFullServesNewClients: a server whose limiter table is full
@@ -116,9 +108,9 @@ func TestLimiterFullServesNewClients(t *testing.T) {
 	for i := range 20 {
 		req := ts.Request(t, "POST", "/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
 		req.Header.Set("X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i+1))
-		if r := ts.Do(t, req); r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") != "29" {
-			t.Fatalf("client %d: %d %q", i+1, r.StatusCode, r.Header.Get("X-RateLimit-Remaining"))
-		}
+		r := ts.Do(t, req)
+		require.Equal(t, 200, r.StatusCode, "client %d: %q", i+1, r.Header.Get("X-RateLimit-Remaining"))
+		require.Equal(t, "29", r.Header.Get("X-RateLimit-Remaining"), "client %d: %d", i+1, r.StatusCode)
 	}
 }
 
@@ -143,9 +135,7 @@ func TestMemoryLimiterConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if want := min(50, 4*runtime.GOMAXPROCS(0)*10); allowed != want {
-		t.Errorf("allowed %d, want %d", allowed, want)
-	}
+	assert.Equal(t, min(50, 4*runtime.GOMAXPROCS(0)*10), allowed, "allowed")
 }
 
 // TestRetryAfterSeconds rounds up, at least 1.
@@ -155,9 +145,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 		time.Millisecond: 1, 999 * time.Millisecond: 1, time.Second: 1,
 		1001 * time.Millisecond: 2, 60 * time.Second: 60, 0: 1, -time.Second: 1,
 	} {
-		if got := retryAfterSeconds(d); got != want {
-			t.Errorf("%v: %d, want %d", d, got, want)
-		}
+		assert.Equal(t, want, retryAfterSeconds(d), "%v", d)
 	}
 }
 
@@ -200,9 +188,7 @@ func TestSourceAddr(t *testing.T) {
 			for _, v := range tc.xff {
 				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := sourceAddr(r, tc.proxies); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
+			assert.Equal(t, tc.want, sourceAddr(r, tc.proxies))
 		})
 	}
 }
@@ -218,20 +204,15 @@ func TestLimitKey(t *testing.T) {
 		"2001:db8:1:3::1":               "2001:db8:1:3::/64",
 		"::1":                           "::/64",
 	} {
-		if got := limitKey(netip.MustParseAddr(in)); got != want {
-			t.Errorf("%s: %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, limitKey(netip.MustParseAddr(in)), "%s", in)
 	}
-	if got := limitKey(netip.Addr{}); got != unknownSource {
-		t.Errorf("zero Addr: %q", got)
-	}
+	assert.Equal(t, unknownSource, limitKey(netip.Addr{}), "zero Addr")
 }
 
 // TestOpenRedisLimiterHidesURL: a URL the parser rejects is not repeated
 // in the error, since it may carry a password.
 func TestOpenRedisLimiterHidesURL(t *testing.T) {
 	_, err := OpenRedisLimiter("redis://user:hunter2@[bad", RedisLimiterOptions{})
-	if !errors.Is(err, ErrInvalidRedisURL) || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("err = %v", err)
-	}
+	require.ErrorIs(t, err, ErrInvalidRedisURL)
+	require.NotContains(t, err.Error(), "hunter2", "err = %v", err)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // specURL is the location under which the OpenAPI document is registered
@@ -36,9 +38,7 @@ var (
 func LoadSpec(t testing.TB) *Spec {
 	t.Helper()
 	specOnce.Do(func() { sharedSpec, specErr = newSpec() })
-	if specErr != nil {
-		t.Fatalf("openapi.json: %v", specErr)
-	}
+	require.NoError(t, specErr, "openapi.json")
 	return sharedSpec
 }
 
@@ -138,26 +138,19 @@ func (s *Spec) Deref(ptr string) (string, map[string]any, bool) {
 func (s *Spec) ValidateResponse(t testing.TB, method, path string, r Response) {
 	t.Helper()
 	if method == http.MethodHead {
-		if len(r.Body) != 0 {
-			t.Errorf("HEAD %s: body of %d bytes", path, len(r.Body))
-		}
+		assert.Empty(t, r.Body, "HEAD %s: body of %d bytes", path, len(r.Body))
 		return
 	}
 	opPtr := "/paths/" + escape(path) + "/" + strings.ToLower(method)
 	if _, ok := s.Lookup(opPtr); !ok {
-		if err := s.Validate("/components/schemas/Error", r.Body); err != nil {
-			t.Errorf("%s %s (no operation): status %d body %s: %v", method, path, r.StatusCode, r.Body, err)
-		}
+		assert.NoError(t, s.Validate("/components/schemas/Error", r.Body), "%s %s (no operation): status %d body %s", method, path, r.StatusCode, r.Body)
 		return
 	}
 	respPtr, resp, ok := s.Deref(opPtr + "/responses/" + strconv.Itoa(r.StatusCode))
-	if !ok {
-		t.Errorf("%s %s: status %d is not declared in openapi.json (body %s)", method, path, r.StatusCode, r.Body)
+	if !assert.True(t, ok, "%s %s: status %d is not declared in openapi.json (body %s)", method, path, r.StatusCode, r.Body) {
 		return
 	}
-	if err := s.Validate(respPtr+"/content/application~1json/schema", r.Body); err != nil {
-		t.Errorf("%s %s: status %d body does not match the schema: %v\nbody: %s", method, path, r.StatusCode, err, r.Body)
-	}
+	assert.NoError(t, s.Validate(respPtr+"/content/application~1json/schema", r.Body), "%s %s: status %d body does not match the schema\nbody: %s", method, path, r.StatusCode, r.Body)
 	headers, _ := resp["headers"].(map[string]any)
 	for name := range headers {
 		s.validateHeader(t, respPtr+"/headers/"+escape(name), name, r)
@@ -168,15 +161,13 @@ func (s *Spec) ValidateResponse(t testing.TB, method, path string, r Response) {
 func (s *Spec) validateHeader(t testing.TB, ptr, name string, r Response) {
 	t.Helper()
 	hPtr, h, ok := s.Deref(ptr)
-	if !ok {
-		t.Errorf("header %s: unresolvable", name)
+	if !assert.True(t, ok, "header %s: unresolvable", name) {
 		return
 	}
 	vals := r.Header.Values(name)
 	if len(vals) == 0 {
-		if req, _ := h["required"].(bool); req {
-			t.Errorf("%s %s: status %d lacks required header %s", r.Request.Method, r.Request.URL.Path, r.StatusCode, name)
-		}
+		req, _ := h["required"].(bool)
+		assert.False(t, req, "%s %s: status %d lacks required header %s", r.Request.Method, r.Request.URL.Path, r.StatusCode, name)
 		return
 	}
 	typ, _ := s.Lookup(hPtr + "/schema/type")
@@ -184,7 +175,5 @@ func (s *Spec) validateHeader(t testing.TB, ptr, name string, r Response) {
 	if typ == "string" {
 		text = strconv.Quote(text)
 	}
-	if err := s.Validate(hPtr+"/schema", []byte(text)); err != nil {
-		t.Errorf("%s %s: header %s = %q: %v", r.Request.Method, r.Request.URL.Path, name, vals[0], err)
-	}
+	assert.NoError(t, s.Validate(hPtr+"/schema", []byte(text)), "%s %s: header %s = %q", r.Request.Method, r.Request.URL.Path, name, vals[0])
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/analytics"
 	"github.com/mailauth/mailauth/httpapi"
@@ -32,7 +35,7 @@ func startServe(t *testing.T, args []string, e map[string]string, hooks serveHoo
 		base = "http://" + a
 	case code := <-done:
 		cancel()
-		t.Fatalf("serve exited %d: %s", code, log.String())
+		require.Failf(t, "serve exited", "serve exited %d: %s", code, log.String())
 	}
 	code := -1
 	stop = func() int {
@@ -50,14 +53,10 @@ func startServe(t *testing.T, args []string, e map[string]string, hooks serveHoo
 func healthStorage(t *testing.T, base string) string {
 	t.Helper()
 	resp, err := http.Get(base + "/api/health")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var h struct{ Storage string }
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 	return h.Storage
 }
 
@@ -70,9 +69,7 @@ func postJSON(t *testing.T, base, path, body string, header map[string]string) i
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
@@ -86,30 +83,23 @@ func TestServeDefaultSQLite(t *testing.T) {
 	home := t.TempDir()
 	base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0"}, map[string]string{"HOME": home},
 		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
-	if s := healthStorage(t, base); s != "ready" {
-		t.Errorf("health storage %q, want ready", s)
-	}
+	assert.Equal(t, "ready", healthStorage(t, base), "health storage")
 	for _, r := range []struct{ path, body string }{{"/api/scan", `{"domain":"example.com"}`}, {"/api/ptr-check", `{"sendingIp":"8.8.8.8"}`}, {"/api/scan?utm_source=cli", `{"domain":"example.org"}`}} {
-		if code := postJSON(t, base, r.path, r.body, nil); code != 200 {
-			t.Fatalf("%s: %d", r.path, code)
-		}
+		require.Equal(t, 200, postJSON(t, base, r.path, r.body, nil), "%s", r.path)
 	}
-	if code := stop(); code != exitOK {
-		t.Fatalf("exit %d: %s", code, log.String())
-	}
+	require.Equal(t, exitOK, stop(), "exit: %s", log.String())
 	path := filepath.Join(home, ".local", "state", "mailauth", "analytics.db")
-	if !strings.Contains(log.String(), `"storage":"sqlite:`+path+`"`) {
-		t.Errorf("start-up log does not name the SQLite file:\n%s", log.String())
-	}
+	assert.Contains(t, log.String(), `"storage":"sqlite:`+path+`"`, "start-up log does not name the SQLite file")
 	s, err := analytics.OpenSQLite(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer s.Close()
 	day := analytics.Day(timeNow())
 	rep, err := s.Report(t.Context(), day, day)
-	if err != nil || len(rep.Days) != 1 || rep.Days[0].Scans != 2 || rep.Days[0].PtrChecks != 1 || rep.Days[0].Domains != 2 {
-		t.Errorf("report %+v %v", rep, err)
+	assert.NoError(t, err, "report")
+	if assert.Len(t, rep.Days, 1, "report %+v", rep) {
+		assert.Equal(t, int64(2), rep.Days[0].Scans, "report %+v", rep)
+		assert.Equal(t, int64(1), rep.Days[0].PtrChecks, "report %+v", rep)
+		assert.Equal(t, int64(2), rep.Days[0].Domains, "report %+v", rep)
 	}
 	checkStatsCommand(t, map[string]string{"HOME": home}, day)
 }
@@ -121,22 +111,22 @@ func checkStatsCommand(t *testing.T, e map[string]string, day string) {
 	t.Helper()
 	code, out, errOut := runCLI(t, e, "stats", "-json", "-days", "2")
 	var rep analytics.Report
-	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil {
-		t.Fatalf("stats -json: exit %d %v %s", code, err, errOut)
+	err := json.Unmarshal([]byte(out), &rep)
+	require.Equal(t, exitOK, code, "stats -json: %v %s", err, errOut)
+	require.NoError(t, err, "stats -json: exit %d %s", code, errOut)
+	assert.Equal(t, day, rep.To, "stats -json: %+v", rep)
+	if assert.Len(t, rep.Days, 1, "stats -json: %+v", rep) {
+		assert.Equal(t, int64(1), rep.Days[0].Visitors, "stats -json: %+v", rep)
 	}
-	if rep.To != day || len(rep.Days) != 1 || rep.Days[0].Visitors != 1 || len(rep.Sources) != 2 ||
-		rep.Sources[0] != (analytics.Count{Label: "direct", N: 2}) || rep.Sources[1] != (analytics.Count{Label: "cli", N: 1}) {
-		t.Errorf("stats -json: %+v", rep)
-	}
+	assert.Equal(t, []analytics.Count{{Label: "direct", N: 2}, {Label: "cli", N: 1}}, rep.Sources, "stats -json: %+v", rep)
 	code, out, _ = runCLI(t, e, "stats")
 	for _, want := range []string{"Analytics ", day, "ptr-checks", "fail rate", "direct", "66.7%"} {
-		if code != exitOK || !strings.Contains(out, want) {
-			t.Errorf("stats table lacks %q (exit %d):\n%s", want, code, out)
-		}
+		assert.Equal(t, exitOK, code, "stats table lacks %q:\n%s", want, out)
+		assert.Contains(t, out, want, "stats table lacks %q (exit %d)", want, code)
 	}
-	if code, _, errOut := runCLI(t, map[string]string{"HOME": t.TempDir()}, "stats"); code != exitUnavailable || !strings.Contains(errOut, "no analytics store") {
-		t.Errorf("stats without a store: exit %d %q", code, errOut)
-	}
+	code, _, errOut = runCLI(t, map[string]string{"HOME": t.TempDir()}, "stats")
+	assert.Equal(t, exitUnavailable, code, "stats without a store: %q", errOut)
+	assert.Contains(t, errOut, "no analytics store", "stats without a store: exit %d", code)
 }
 
 // timeNow is the clock the service's records were dated by.

@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/browsertest"
@@ -26,9 +27,7 @@ func serveLab(t *testing.T) string {
 		"mta-sts.good.example.com": "version: STSv1\nmode: enforce\nmx: mx1.good.example.com\nmax_age: 604800\n",
 	})
 	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, lab.CAPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(ca, lab.CAPEM, 0o600))
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan int, 1)
@@ -41,16 +40,14 @@ func serveLab(t *testing.T) string {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exit %d: %s", code, errOut.String())
-		}
+		assert.Equal(t, exitOK, <-done, "serve exit: %s", errOut.String())
 	})
 	select {
 	case a := <-addrc:
 		return "http://" + a
 	case code := <-done:
 		done <- code
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
+		require.Failf(t, "serve exited", "serve exited %d: %s", code, errOut.String())
 	}
 	return ""
 }
@@ -69,9 +66,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
-	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "en" {
-		t.Errorf("default language for en-US: %q", lang)
-	}
+	assert.Equal(t, "en", browsertest.Eval[string](b, `document.documentElement.lang`), "default language for en-US")
 	b.CheckAccessibility("empty page")
 
 	b.Do("scan a domain",
@@ -80,21 +75,11 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("sending-ip"), "8.8.8.8\r"), // Enter submits: the keyboard is enough
 		chromedp.WaitVisible(chromedp.ID("check-caa")),
 	)
-	if id := browsertest.Eval[string](b, `document.activeElement.id`); id != "results-heading" {
-		t.Errorf("focus after the scan is on %q, want the results' heading", id)
-	}
-	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != len(mailauth.CheckOrder()) {
-		t.Errorf("cards: %d, want %d", n, len(mailauth.CheckOrder()))
-	}
-	if g := browsertest.Eval[string](b, `document.querySelector(".grade-letter").textContent`); g != "A" {
-		t.Errorf("grade %q, want A", g)
-	}
-	if s := browsertest.Eval[string](b, `document.querySelector(".score-num").textContent`); s != "100" {
-		t.Errorf("score %q, want 100", s)
-	}
-	if loc := browsertest.Eval[string](b, `location.search + "|" + location.hash`); loc != "|#domain=good.example.com&selector=s1&sendingIp=8.8.8.8" {
-		t.Errorf("location: %q (the domain belongs in the fragment, never the query)", loc)
-	}
+	assert.Equal(t, "results-heading", browsertest.Eval[string](b, `document.activeElement.id`), "focus after the scan, want the results' heading")
+	assert.Equal(t, len(mailauth.CheckOrder()), browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`), "cards")
+	assert.Equal(t, "A", browsertest.Eval[string](b, `document.querySelector(".grade-letter").textContent`), "grade")
+	assert.Equal(t, "100", browsertest.Eval[string](b, `document.querySelector(".score-num").textContent`), "score")
+	assert.Equal(t, "|#domain=good.example.com&selector=s1&sendingIp=8.8.8.8", browsertest.Eval[string](b, `location.search + "|" + location.hash`), "location (the domain belongs in the fragment, never the query)")
 
 	b.Do("expand a card with the keyboard",
 		chromedp.Focus(chromedp.CSS("#check-dmarc summary")),
@@ -102,13 +87,11 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#check-dmarc table.diag")),
 	)
 	rows := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#check-dmarc details[open] table.diag tbody tr")].map(r => r.textContent)`)
-	if len(rows) != 15 {
-		t.Errorf("dmarc diagnostics rows: %d, want the contract's 15: %q", len(rows), rows)
-	}
+	assert.Len(t, rows, 15, "dmarc diagnostics rows, want the contract's 15: %q", rows)
 	for _, r := range rows {
-		if strings.Contains(r, "null") || strings.Contains(r, "true") || strings.Contains(r, "false") {
-			t.Errorf("raw JSON value in the table: %q", r)
-		}
+		assert.NotContains(t, r, "null", "raw JSON value in the table")
+		assert.NotContains(t, r, "true", "raw JSON value in the table")
+		assert.NotContains(t, r, "false", "raw JSON value in the table")
 	}
 	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
 	b.CheckAccessibility("results, expanded")
@@ -116,13 +99,9 @@ func TestBrowser(t *testing.T) {
 	b.NoProblems("scan")
 
 	b.Do("switch to Chinese", chromedp.Click(chromedp.ID("lang-toggle")))
-	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
-		t.Errorf("after the toggle: lang %q", lang)
-	}
+	assert.Equal(t, "zh-CN", browsertest.Eval[string](b, `document.documentElement.lang`), "after the toggle: lang")
 	zh := browsertest.Eval[string](b, `document.querySelector("h1").textContent + "|" + document.querySelector("#check-dmarc .card-title span:last-child").textContent + "|" + document.querySelector("#check-dmarc summary").textContent`)
-	if zh != "检查域名的邮件认证配置| DMARC 策略|详情：DMARC 策略" {
-		t.Errorf("Chinese texts: %q", zh)
-	}
+	assert.Equal(t, "检查域名的邮件认证配置| DMARC 策略|详情：DMARC 策略", zh, "Chinese texts")
 	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
 	b.CheckAccessibility("results in Chinese")
 	b.Screenshot("desktop-results-zh.png")
@@ -131,13 +110,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
-	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
-		t.Error("a reload ran the check in the fragment before Check was pressed")
-	}
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("results").hidden`), "a reload ran the check in the fragment before Check was pressed")
 	b.Do("Check rescans", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
-	if lang := browsertest.Eval[string](b, `document.documentElement.lang`); lang != "zh-CN" {
-		t.Errorf("after reload: lang %q, want the remembered zh-CN", lang)
-	}
+	assert.Equal(t, "zh-CN", browsertest.Eval[string](b, `document.documentElement.lang`), "after reload: lang, want the remembered zh-CN")
 	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
 	b.NoProblems("language")
 
@@ -149,15 +124,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("alert")),
 	)
-	if msg := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`); msg != "Please check your input: Sending IP: not a public address (private range)" {
-		t.Errorf("400 message: %q", msg)
-	}
-	if browsertest.Eval[string](b, `document.getElementById("ptr-ip").getAttribute("aria-invalid")`) != "true" {
-		t.Error("a 400 for sendingIp does not mark the field invalid")
-	}
-	if browsertest.Eval[bool](b, `!document.getElementById("retry").hidden`) {
-		t.Error("a 400 offers a retry")
-	}
+	assert.Equal(t, "Please check your input: Sending IP: not a public address (private range)", browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), "400 message")
+	assert.Equal(t, "true", browsertest.Eval[string](b, `document.getElementById("ptr-ip").getAttribute("aria-invalid")`), "a 400 for sendingIp does not mark the field invalid")
+	assert.False(t, browsertest.Eval[bool](b, `!document.getElementById("retry").hidden`), "a 400 offers a retry")
 	b.NoProblems("400")
 	b.ClearExpected()
 
@@ -167,18 +136,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
 		browsertest.Discard(chromedp.Poll[bool](`document.querySelectorAll("#cards > li.card").length === 1 && !!document.getElementById("check-ptr")`, chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
-	if n := browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`); n != 1 {
-		t.Errorf("ptr-check cards: %d, want 1", n)
-	}
-	if st := browsertest.Eval[string](b, `document.querySelector("#check-ptr .status-tag").textContent`); st != "Pass" {
-		t.Errorf("ptr status %q", st)
-	}
-	if !browsertest.Eval[bool](b, `document.getElementById("alert").hidden`) {
-		t.Error("the 400 message is still shown after a good check")
-	}
-	if h := browsertest.Eval[string](b, `location.hash`); h != "#ip=8.8.8.8" {
-		t.Errorf("fragment %q", h)
-	}
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`), "ptr-check cards")
+	assert.Equal(t, "Pass", browsertest.Eval[string](b, `document.querySelector("#check-ptr .status-tag").textContent`), "ptr status")
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("alert").hidden`), "the 400 message is still shown after a good check")
+	assert.Equal(t, "#ip=8.8.8.8", browsertest.Eval[string](b, `location.hash`), "fragment")
 	b.CheckAccessibility("ptr-check")
 	b.Screenshot("desktop-ptr-check.png")
 	b.NoProblems("ptr-check")
@@ -189,28 +150,19 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("scoring")),
 	)
 	b.CheckAccessibility("phone /developers/api/")
-	if !browsertest.Eval[bool](b, `[...document.querySelectorAll(".zh")].every(e => getComputedStyle(e).display === "none")`) {
-		t.Error("/developers/api/ in English shows Chinese paragraphs: the toggle should show one language")
-	}
-	if !browsertest.Eval[bool](b, `[...document.querySelectorAll("pre code")].some(c => c.textContent.includes("curl -sS -X POST " + location.origin + "/api/scan"))`) {
-		t.Error("/developers/api/: the curl examples do not name the page's own base URL")
-	}
+	assert.True(t, browsertest.Eval[bool](b, `[...document.querySelectorAll(".zh")].every(e => getComputedStyle(e).display === "none")`), "/developers/api/ in English shows Chinese paragraphs: the toggle should show one language")
+	assert.True(t, browsertest.Eval[bool](b, `[...document.querySelectorAll("pre code")].some(c => c.textContent.includes("curl -sS -X POST " + location.origin + "/api/scan"))`), "/developers/api/: the curl examples do not name the page's own base URL")
 	t.Logf("/developers/api/ at phone width: %d px tall", browsertest.Eval[int](b, `document.documentElement.scrollHeight`))
 	b.Screenshot("phone-developers-api.png")
 	b.Do("phone: a shared link fills the form with the domain in its fragment",
 		chromedp.Navigate(base+"/#domain=weak.example.com"),
 		chromedp.WaitVisible(chromedp.ID("domain")),
 	)
-	if !browsertest.Eval[bool](b, `document.getElementById("results").hidden`) {
-		t.Error("a shared link ran the check before Check was pressed")
-	}
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("results").hidden`), "a shared link ran the check before Check was pressed")
 	b.Do("phone: Check runs it", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
-	if w := browsertest.Eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
-		t.Errorf("phone width: the page is %dpx wide in a %dpx viewport", w[0], w[1])
-	}
-	if d := browsertest.Eval[string](b, `document.getElementById("domain").value`); d != "weak.example.com" {
-		t.Errorf("domain from the fragment: %q", d)
-	}
+	w := browsertest.Eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`)
+	assert.LessOrEqual(t, w[0], w[1], "phone width: the page is %dpx wide in a %dpx viewport", w[0], w[1])
+	assert.Equal(t, "weak.example.com", browsertest.Eval[string](b, `document.getElementById("domain").value`), "domain from the fragment")
 	b.Screenshot("phone-results.png")
 	b.Do("phone: a name that does not exist",
 		chromedp.Navigate(base+"/"),
@@ -219,12 +171,10 @@ func TestBrowser(t *testing.T) {
 		browsertest.Discard(chromedp.Poll[bool](`document.getElementById("results-heading").textContent.startsWith("nxdomain.")`,
 			chromedp.WithPollingTimeout(browsertest.Budget(browsertest.StepTimeout)))),
 	)
-	if h := browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`); h != "nxdomain.example.com does not exist in the DNS — check the spelling" {
-		t.Errorf("headline of a name that does not exist: %q", h)
-	}
-	if top := browsertest.Eval[float64](b, `document.getElementById("results-heading").getBoundingClientRect().top`); top < -2 || top > 2 {
-		t.Errorf("phone: the results heading is at %v px, want the top of the view", top)
-	}
+	assert.Equal(t, "nxdomain.example.com does not exist in the DNS — check the spelling", browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`), "headline of a name that does not exist")
+	top := browsertest.Eval[float64](b, `document.getElementById("results-heading").getBoundingClientRect().top`)
+	assert.GreaterOrEqual(t, top, -2.0, "phone: the results heading is at %v px, want the top of the view", top)
+	assert.LessOrEqual(t, top, 2.0, "phone: the results heading is at %v px, want the top of the view", top)
 	b.Screenshot("phone-nxdomain.png")
 	browsertest.Eval[chromedp.Void](b, `document.querySelectorAll("details").forEach(d => d.open = true)`)
 	b.CheckAccessibility("phone results")

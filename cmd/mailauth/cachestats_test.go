@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestServeDNSCacheFlag: -dns-cache-mb sizes the shared DNS cache, with
@@ -29,17 +31,14 @@ func TestServeDNSCacheFlag(t *testing.T) {
 		}
 		c, err := parseServe(tc.args, mapEnv(env), &strings.Builder{})
 		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("%v %v: error %v, want one naming %s", tc.args, tc.env, err, tc.wantErr)
+			if assert.Error(t, err, "%v %v: want one naming %s", tc.args, tc.env, tc.wantErr) {
+				assert.Contains(t, err.Error(), tc.wantErr, "%v %v: error %v, want one naming %s", tc.args, tc.env, err, tc.wantErr)
 			}
 			continue
 		}
-		if err != nil {
-			t.Errorf("%v %v: %v", tc.args, tc.env, err)
+		if !assert.NoError(t, err, "%v %v", tc.args, tc.env) {
 			continue
 		}
-		if c.scan.DNSCacheBytes != tc.want {
-			t.Errorf("%v %v: DNSCacheBytes %d, want %d", tc.args, tc.env, c.scan.DNSCacheBytes, tc.want)
-		}
+		assert.Equal(t, tc.want, c.scan.DNSCacheBytes, "%v %v: DNSCacheBytes", tc.args, tc.env)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
@@ -45,14 +47,13 @@ func TestRemoteNoRedirect(t *testing.T) {
 			{"ptr", "-json", "-server", redirector.URL, "8.8.8.8"},
 		} {
 			code, out, errOut := runCLI(t, nil, args...)
-			if code != exitUnavailable || out != "" || !strings.Contains(errOut, "redirect not followed") {
-				t.Errorf("%d %q: exit %d stdout %q stderr %q", status, args, code, out, errOut)
-			}
+			const msg = "%d %q: exit %d stdout %q stderr %q"
+			assert.Equal(t, exitUnavailable, code, msg, status, args, code, out, errOut)
+			assert.Empty(t, out, msg, status, args, code, out, errOut)
+			assert.Contains(t, errOut, "redirect not followed", msg, status, args, code, out, errOut)
 		}
 	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("the redirect target was requested %d times", n)
-	}
+	assert.Zero(t, hits.Load(), "the redirect target was requested")
 }
 
 // hostile is a summary whose remote texts try to drive the terminal: ESC
@@ -83,28 +84,21 @@ func TestRemoteControlCharacters(t *testing.T) {
 	t.Parallel()
 	want := hostileScan()
 	body, err := httpapi.Encode(want)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := fixedAnswer(t, http.StatusOK, body)
 	code, out, errOut := runCLI(t, nil, "scan", "-v", "-server", srv.URL, "example.com")
-	if code != exitFail || errOut != "" {
-		t.Fatalf("exit %d stderr %q", code, errOut)
-	}
-	if hasControl(out) {
-		t.Errorf("report carries control characters:\n%q", out)
-	}
+	require.Equal(t, exitFail, code, "stderr %q", errOut)
+	require.Empty(t, errOut, "exit %d", code)
+	assert.False(t, hasControl(out), "report carries control characters:\n%q", out)
 	for _, s := range []string{"Overall \uFFFD[31mred", "        second \uFFFD line\n", "SPF\uFFFD: Soft fail"} {
-		if !strings.Contains(out, s) {
-			t.Errorf("report lacks %q:\n%s", s, out)
-		}
+		assert.Contains(t, out, s, "report lacks %q", s)
 	}
 	_, out, _ = runCLI(t, nil, "scan", "-json", "-server", srv.URL, "example.com")
-	if hasControl(out) || !json.Valid([]byte(out)) {
-		t.Errorf("-json output carries control characters or is not JSON:\n%q", out)
-	}
-	if got, err := decodeScanSummary([]byte(out)); err != nil || !reflect.DeepEqual(got.Checks[0].Summary, want.Checks[0].Summary) {
-		t.Errorf("-json escapes changed the meaning: %v %q", err, got.Checks[0].Summary.EN)
+	assert.False(t, hasControl(out), "-json output carries control characters:\n%q", out)
+	assert.True(t, json.Valid([]byte(out)), "-json output is not JSON:\n%q", out)
+	got, err := decodeScanSummary([]byte(out))
+	if assert.NoError(t, err, "-json escapes changed the meaning") {
+		assert.Equal(t, want.Checks[0].Summary, got.Checks[0].Summary, "-json escapes changed the meaning")
 	}
 	for status, args := range map[int][]string{
 		http.StatusBadRequest:          {"scan", "-server", "", "example.com"},
@@ -113,9 +107,8 @@ func TestRemoteControlCharacters(t *testing.T) {
 		bad := fixedAnswer(t, status, []byte(`{"error":"bad \u001b[2J\u001b]0;x\u0007 \u009b31m input"}`))
 		args[2] = bad.URL
 		_, _, errOut := runCLI(t, nil, args...)
-		if hasControl(errOut) || !strings.Contains(errOut, "bad \uFFFD[2J") {
-			t.Errorf("%d: error message %q", status, errOut)
-		}
+		assert.False(t, hasControl(errOut), "%d: error message %q", status, errOut)
+		assert.Contains(t, errOut, "bad \uFFFD[2J", "%d: error message", status)
 	}
 }
 
@@ -133,9 +126,7 @@ func TestCleanText(t *testing.T) {
 		"raw \x9b byte":  "raw \uFFFD byte",
 		"":               "",
 	} {
-		if got := cleanText(in); got != want {
-			t.Errorf("cleanText(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, cleanText(in), "cleanText(%q)", in)
 	}
 }
 
@@ -149,8 +140,6 @@ func TestEscapeJSONControls(t *testing.T) {
 		"{\"a\":\"\x9b\"}":          `{"a":"\ufffd"}`,
 		"{\"a\":\"\\u001b\"}":       "{\"a\":\"\\u001b\"}",
 	} {
-		if got := string(escapeJSONControls([]byte(in))); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, string(escapeJSONControls([]byte(in))), "%q", in)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/httpapi"
 )
@@ -16,17 +18,12 @@ func TestCLIPageNamesEveryServeFlag(t *testing.T) {
 	srv := httptest.NewServer(httpapi.New(&fakeService{}, httpapi.Options{}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/developers/cli/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /developers/cli/: %d %v", resp.StatusCode, err)
-	}
+	require.NoError(t, err, "GET /developers/cli/")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET /developers/cli/")
 	for _, name := range serveFlagNames {
-		if !strings.Contains(string(body), "<code>-"+name+"</code>") {
-			t.Errorf("/developers/cli/ does not name the serve flag -%s", name)
-		}
+		assert.Contains(t, string(body), "<code>-"+name+"</code>", "/developers/cli/ does not name the serve flag -%s", name)
 	}
 }

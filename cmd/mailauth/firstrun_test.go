@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/syncbuf"
@@ -18,9 +21,11 @@ func TestVersion(t *testing.T) {
 	t.Parallel()
 	for _, arg := range []string{"-version", "--version", "version"} {
 		code, out, errOut := runCLI(t, nil, arg)
-		if code != exitOK || !strings.HasPrefix(out, "mailauth ") || !strings.Contains(out, runtime.Version()) || errOut != "" {
-			t.Errorf("%s: exit %d stdout %q stderr %q", arg, code, out, errOut)
-		}
+		const msg = "%s: exit %d stdout %q stderr %q"
+		assert.Equal(t, exitOK, code, msg, arg, code, out, errOut)
+		assert.True(t, strings.HasPrefix(out, "mailauth "), msg, arg, code, out, errOut)
+		assert.Contains(t, out, runtime.Version(), msg, arg, code, out, errOut)
+		assert.Empty(t, errOut, msg, arg, code, out, errOut)
 	}
 }
 
@@ -33,9 +38,7 @@ func TestPageURL(t *testing.T) {
 		"[::1]:8080":     "http://[::1]:8080/",
 		"example.com:80": "http://example.com:80/",
 	} {
-		if got := pageURL(in); got != want {
-			t.Errorf("pageURL(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, pageURL(in), "pageURL(%q)", in)
 	}
 }
 
@@ -56,23 +59,18 @@ func TestServeLogsPageAndDNS(t *testing.T) {
 	select {
 	case addr = <-addrc:
 	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
+		require.Failf(t, "serve exited", "serve exited %d: %s", code, errOut.String())
 	}
 	resp, err := http.Get("http://" + addr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(b), "<html") {
-		t.Errorf("GET /: %d", resp.StatusCode)
-	}
+	assert.Equal(t, 200, resp.StatusCode, "GET /")
+	assert.Contains(t, string(b), "<html", "GET /: %d", resp.StatusCode)
 	cancel()
 	<-done
 	log := errOut.String()
 	for _, want := range []string{`"open":"http://` + addr + `/"`, `"msg":"DNS servers","servers":["127.0.0.1:5353","[::1]:53"],"from":"-dns"`} {
-		if !strings.Contains(log, want) {
-			t.Errorf("log lacks %s:\n%s", want, log)
-		}
+		assert.Contains(t, log, want, "log lacks %s", want)
 	}
 }

@@ -7,17 +7,18 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"flag"
 	"maps"
 	"math/big"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func mapEnv(m map[string]string) env { return func(k string) string { return m[k] } }
@@ -25,24 +26,24 @@ func mapEnv(m map[string]string) env { return func(k string) string { return m[k
 func TestServeDefaults(t *testing.T) {
 	t.Parallel()
 	c, err := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u"}), &strings.Builder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.storage != "sqlite:/home/u/.local/state/mailauth/analytics.db" || int(c.analytics.retention) != 30 ||
-		strings.Join(c.analytics.labels, ",") != "web,cli,api,docs,github,newsletter" {
-		t.Errorf("analytics defaults: %+v", c)
-	}
-	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/st"}), &strings.Builder{}); c.storage != "sqlite:/st/mailauth/analytics.db" {
-		t.Errorf("XDG_STATE_HOME: storage %q", c.storage)
-	}
-	if c, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "STATE_DIRECTORY": "/var/lib/mailauth:/var/lib/other"}), &strings.Builder{}); c.storage != "sqlite:/var/lib/mailauth/analytics.db" {
-		t.Errorf("STATE_DIRECTORY: storage %q", c.storage)
-	}
-	if c.listen != "127.0.0.1:8080" || c.rateLimit != "memory" || c.rateLimitMax != 30 ||
-		c.maxInFlight != 64 || c.scanner.httpsPort != 443 || c.scan.HTTPSPort != 443 || c.scanner.allowLoopback ||
-		len(c.proxies) != 0 || c.scan.DNSServers != nil || c.scan.RootCAs != nil {
-		t.Errorf("defaults: %+v", c)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "sqlite:/home/u/.local/state/mailauth/analytics.db", c.storage, "analytics defaults: %+v", c)
+	assert.Equal(t, 30, int(c.analytics.retention), "analytics defaults: %+v", c)
+	assert.Equal(t, "web,cli,api,docs,github,newsletter", strings.Join(c.analytics.labels, ","), "analytics defaults: %+v", c)
+	xdg, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/st"}), &strings.Builder{})
+	assert.Equal(t, "sqlite:/st/mailauth/analytics.db", xdg.storage, "XDG_STATE_HOME: storage")
+	sd, _ := parseServe(nil, mapEnv(map[string]string{"HOME": "/home/u", "STATE_DIRECTORY": "/var/lib/mailauth:/var/lib/other"}), &strings.Builder{})
+	assert.Equal(t, "sqlite:/var/lib/mailauth/analytics.db", sd.storage, "STATE_DIRECTORY: storage")
+	assert.Equal(t, "127.0.0.1:8080", c.listen, "defaults: %+v", c)
+	assert.Equal(t, "memory", c.rateLimit, "defaults: %+v", c)
+	assert.Equal(t, 30, c.rateLimitMax, "defaults: %+v", c)
+	assert.Equal(t, 64, c.maxInFlight, "defaults: %+v", c)
+	assert.Equal(t, 443, c.scanner.httpsPort, "defaults: %+v", c)
+	assert.Equal(t, 443, c.scan.HTTPSPort, "defaults: %+v", c)
+	assert.False(t, c.scanner.allowLoopback, "defaults: %+v", c)
+	assert.Empty(t, c.proxies, "defaults: %+v", c)
+	assert.Nil(t, c.scan.DNSServers, "defaults: %+v", c)
+	assert.Nil(t, c.scan.RootCAs, "defaults: %+v", c)
 }
 
 func TestServeEnvAndFlags(t *testing.T) {
@@ -60,24 +61,18 @@ func TestServeEnvAndFlags(t *testing.T) {
 		"MAILAUTH_STORAGE":                "none",
 	})
 	c, err := parseServe([]string{"-rate-limit-max", "7", "-listen=127.0.0.1:9100"}, e, &strings.Builder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.listen != "127.0.0.1:9100" || c.rateLimitMax != 7 {
-		t.Errorf("flags must win over env: listen %q max %d", c.listen, c.rateLimitMax)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:9100", c.listen, "flags must win over env: listen")
+	assert.Equal(t, 7, c.rateLimitMax, "flags must win over env: max")
 	wantDNS := []string{"1.1.1.1:53", "[2606:4700:4700::1111]:5353", "9.9.9.9:53"}
-	if !reflect.DeepEqual(c.scan.DNSServers, wantDNS) {
-		t.Errorf("dns %q", c.scan.DNSServers)
-	}
+	assert.Equal(t, wantDNS, c.scan.DNSServers, "dns")
 	wantProxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("198.51.100.1/32")}
-	if !reflect.DeepEqual(c.proxies, wantProxies) {
-		t.Errorf("proxies %v", c.proxies)
-	}
-	if c.rateLimit != "redis://127.0.0.1:6379/2" || c.analyticsSecret != "s3cret-s3cret-s3cret" || c.scan.HTTPSPort != 8443 ||
-		!c.scan.AllowLoopbackTargets || c.maxInFlight != 8 {
-		t.Errorf("env not applied: %+v", c)
-	}
+	assert.Equal(t, wantProxies, c.proxies, "proxies")
+	assert.Equal(t, "redis://127.0.0.1:6379/2", c.rateLimit, "env not applied: %+v", c)
+	assert.Equal(t, "s3cret-s3cret-s3cret", c.analyticsSecret, "env not applied: %+v", c)
+	assert.Equal(t, 8443, c.scan.HTTPSPort, "env not applied: %+v", c)
+	assert.True(t, c.scan.AllowLoopbackTargets, "env not applied: %+v", c)
+	assert.Equal(t, 8, c.maxInFlight, "env not applied: %+v", c)
 }
 
 func TestServeInvalid(t *testing.T) {
@@ -112,13 +107,12 @@ func TestServeInvalid(t *testing.T) {
 		e := map[string]string{"HOME": "/home/u"}
 		maps.Copy(e, tc.env)
 		_, err := parseServe(tc.args, mapEnv(e), &strings.Builder{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: error %v, want it to contain %q", tc.args, tc.env, err, tc.want)
+		if assert.Error(t, err, "%v %v: want an error containing %q", tc.args, tc.env, tc.want) {
+			assert.Contains(t, err.Error(), tc.want, "%v %v", tc.args, tc.env)
 		}
 	}
-	if _, err := parseServe([]string{"-nope"}, mapEnv(nil), &strings.Builder{}); !errors.Is(err, errUsage) {
-		t.Errorf("unknown flag: %v", err)
-	}
+	_, err := parseServe([]string{"-nope"}, mapEnv(nil), &strings.Builder{})
+	assert.ErrorIs(t, err, errUsage, "unknown flag")
 }
 
 // TestHelpDocumentsFlagsAndEnv: -h exits 0 and lists every flag with its
@@ -133,28 +127,20 @@ func TestHelpDocumentsFlagsAndEnv(t *testing.T) {
 		var out, errOut strings.Builder
 		code := run(t.Context(), []string{cmd, "-h"}, mapEnv(nil), stdio{out: &out, err: &errOut})
 		help := out.String() // asked-for help goes to standard output
-		if errOut.Len() != 0 {
-			t.Errorf("%s -h wrote to stderr: %q", cmd, errOut.String())
-		}
-		if code != exitOK {
-			t.Errorf("%s -h: exit %d", cmd, code)
-		}
+		assert.Zero(t, errOut.Len(), "%s -h wrote to stderr: %q", cmd, errOut.String())
+		assert.Equal(t, exitOK, code, "%s -h: exit", cmd)
 		for _, f := range flags {
-			if !strings.Contains(help, "-"+f) {
-				t.Errorf("%s -h lacks -%s", cmd, f)
-			}
+			assert.Contains(t, help, "-"+f, "%s -h lacks -%s", cmd, f)
 		}
 		envs := clientEnvNames
 		if cmd == "serve" {
 			envs = serveFlagNames
 		}
 		for _, f := range envs {
-			if !strings.Contains(help, envName(f)) {
-				t.Errorf("%s -h lacks %s", cmd, envName(f))
-			}
+			assert.Contains(t, help, envName(f), "%s -h lacks %s", cmd, envName(f))
 		}
-		if cmd == "serve" && !strings.Contains(help, "~/.local/state") {
-			t.Errorf("serve -h must say where the default SQLite file lives:\n%s", help)
+		if cmd == "serve" {
+			assert.Contains(t, help, "~/.local/state", "serve -h must say where the default SQLite file lives")
 		}
 	}
 }
@@ -162,26 +148,30 @@ func TestHelpDocumentsFlagsAndEnv(t *testing.T) {
 func TestScanArgs(t *testing.T) {
 	t.Parallel()
 	c, err := parseScan([]string{"example.com", "-json", "-selector", "s1", "-ip=8.8.8.8", "-v"}, mapEnv(nil), &strings.Builder{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.domains) != 1 || c.domains[0] != "example.com" || !c.json || c.format != formatJSON || c.selector != "s1" || c.ip != "8.8.8.8" || !c.verbose || c.lang != "en" {
-		t.Errorf("%+v", c)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"example.com"}, c.domains, "%+v", c)
+	assert.True(t, c.json, "%+v", c)
+	assert.Equal(t, formatJSON, c.format, "%+v", c)
+	assert.Equal(t, "s1", c.selector, "%+v", c)
+	assert.Equal(t, "8.8.8.8", c.ip, "%+v", c)
+	assert.True(t, c.verbose, "%+v", c)
+	assert.Equal(t, "en", c.lang, "%+v", c)
 	c, err = parseScan([]string{"-server", "http://127.0.0.1:8080/", "--", "-weird.example"}, mapEnv(nil), &strings.Builder{})
-	if err != nil || len(c.domains) != 1 || c.domains[0] != "-weird.example" || c.server != "http://127.0.0.1:8080/" {
-		t.Errorf("after --: %+v %v", c, err)
+	if assert.NoError(t, err, "after --") {
+		assert.Equal(t, []string{"-weird.example"}, c.domains, "after --: %+v", c)
+		assert.Equal(t, "http://127.0.0.1:8080/", c.server, "after --: %+v", c)
 	}
 	for _, args := range [][]string{nil, {"-lang", "fr", "a.example"}, {"-format", "xml", "a.example"}, {"-json", "-format", "csv", "a.example"},
 		{"-records", "-server", "http://127.0.0.1:8080", "a.example"}, {"-records", "-format", "json", "a.example"}, {"-timeout", "-1s", "a.example"},
 		{"-server", "ftp://x", "a.example"}, {"-server", "http://u:p@x", "a.example"}, {"-server", "http://x?q", "a.example"}} {
-		if _, err := parseScan(args, mapEnv(nil), &strings.Builder{}); err == nil {
-			t.Errorf("%q accepted", args)
-		}
+		_, err := parseScan(args, mapEnv(nil), &strings.Builder{})
+		assert.Error(t, err, "%q accepted", args)
 	}
 	p, err := parsePtr([]string{"-json", "8.8.8.8"}, mapEnv(map[string]string{"MAILAUTH_SERVER": "https://mailauth.example"}), &strings.Builder{})
-	if err != nil || p.ip != "8.8.8.8" || p.server != "https://mailauth.example" || !p.json {
-		t.Errorf("ptr: %+v %v", p, err)
+	if assert.NoError(t, err, "ptr") {
+		assert.Equal(t, "8.8.8.8", p.ip, "ptr: %+v", p)
+		assert.Equal(t, "https://mailauth.example", p.server, "ptr: %+v", p)
+		assert.True(t, p.json, "ptr: %+v", p)
 	}
 }
 
@@ -203,8 +193,8 @@ func TestLang(t *testing.T) {
 	}
 	for _, tc := range cases {
 		c, err := parseScan(append(tc.args, "example.com"), mapEnv(tc.env), &strings.Builder{})
-		if err != nil || c.lang != tc.want {
-			t.Errorf("%v %v: %q %v, want %q", tc.env, tc.args, c.lang, err, tc.want)
+		if assert.NoError(t, err, "%v %v", tc.env, tc.args) {
+			assert.Equal(t, tc.want, c.lang, "%v %v", tc.env, tc.args)
 		}
 	}
 }
@@ -217,37 +207,28 @@ func TestCAFile(t *testing.T) {
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
 		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	good := filepath.Join(dir, "ca.pem")
 	bad := filepath.Join(dir, "bad.pem")
 	_ = os.WriteFile(good, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	_ = os.WriteFile(bad, []byte("not pem"), 0o600)
 	f := scannerFlags{httpsPort: 443, caFile: good}
 	cfg, err := f.config()
-	if err != nil || cfg.RootCAs == nil {
-		t.Fatalf("good CA: %v", err)
-	}
+	require.NoError(t, err, "good CA")
+	require.NotNil(t, cfg.RootCAs, "good CA")
 	cert, _ := x509.ParseCertificate(der)
-	if _, err := cert.Verify(x509.VerifyOptions{Roots: cfg.RootCAs}); err != nil {
-		t.Errorf("the CA is not trusted by the pool: %v", err)
-	}
+	_, err = cert.Verify(x509.VerifyOptions{Roots: cfg.RootCAs})
+	assert.NoError(t, err, "the CA is not trusted by the pool")
 	f.caFile = bad
-	if _, err := f.config(); err == nil {
-		t.Error("file without certificates accepted")
-	}
+	_, err = f.config()
+	assert.Error(t, err, "file without certificates accepted")
 }
 
 func TestEnvName(t *testing.T) {
 	t.Parallel()
-	if got := envName("allow-loopback-targets"); got != "MAILAUTH_ALLOW_LOOPBACK_TARGETS" {
-		t.Error(got)
-	}
+	assert.Equal(t, "MAILAUTH_ALLOW_LOOPBACK_TARGETS", envName("allow-loopback-targets"))
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	if err := bindEnv(fs, mapEnv(nil), "missing"); err == nil {
-		t.Error("binding an undefined flag succeeded")
-	}
+	assert.Error(t, bindEnv(fs, mapEnv(nil), "missing"), "binding an undefined flag succeeded")
 }
 
 // FuzzRetention: the -retention parser never panics, and accepts only

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/analytics"
 	"github.com/mailauth/mailauth/httpapi"
@@ -37,32 +40,26 @@ func TestManyInstances(t *testing.T) {
 			want[path]++
 		}
 	}
-	if statuses[200] != 30 || statuses[429] != 1 || len(statuses) != 2 {
-		t.Errorf("statuses %v, want 30×200 and 1×429", statuses)
-	}
+	assert.Equal(t, map[int]int{200: 30, 429: 1}, statuses, "statuses, want 30×200 and 1×429")
 	for _, s := range []string{healthStorage(t, baseA), healthStorage(t, baseB)} {
-		if s != "ready" {
-			t.Errorf("health storage %q", s)
-		}
+		assert.Equal(t, "ready", s, "health storage")
 	}
-	if a, b := stopA(), stopB(); a != exitOK || b != exitOK {
-		t.Fatalf("exits %d %d:\n%s\n%s", a, b, logA.String(), logB.String())
-	}
+	a, b := stopA(), stopB()
+	require.Equal(t, exitOK, a, "exits %d %d:\n%s\n%s", a, b, logA.String(), logB.String())
+	require.Equal(t, exitOK, b, "exits %d %d:\n%s\n%s", a, b, logA.String(), logB.String())
 	store, err := analytics.OpenPostgres(t.Context(), pg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer store.Close()
 	now := timeNow()
-	if err := store.Rollup(t.Context(), analytics.Day(now)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, store.Rollup(t.Context(), analytics.Day(now)))
 	rep, err := store.Report(t.Context(), analytics.Day(now.AddDate(0, 0, -1)), analytics.Day(now)) // the test may cross midnight
-	if err != nil || len(rep.Days) != 1 {
-		t.Fatalf("report %+v %v", rep, err)
-	}
+	require.NoError(t, err, "report %+v", rep)
+	require.Len(t, rep.Days, 1, "report %+v", rep)
 	d := rep.Days[0]
-	if d.Scans != want["/api/scan"] || d.PtrChecks != want["/api/ptr-check"] || d.Scans+d.PtrChecks != 30 || d.Domains != 1 || d.Visitors != 1 {
-		t.Errorf("aggregates %+v, want %v requests answered by one visitor", d, want)
-	}
+	const msg = "aggregates %+v, want %v requests answered by one visitor"
+	assert.Equal(t, want["/api/scan"], d.Scans, msg, d, want)
+	assert.Equal(t, want["/api/ptr-check"], d.PtrChecks, msg, d, want)
+	assert.Equal(t, int64(30), d.Scans+d.PtrChecks, msg, d, want)
+	assert.Equal(t, int64(1), d.Domains, msg, d, want)
+	assert.Equal(t, int64(1), d.Visitors, msg, d, want)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/redistest"
@@ -113,32 +115,20 @@ func TestPrivacyCanaries(t *testing.T) {
 				nil, serveHooks{admin: func(a string) { admin <- a }})
 			sendCanaries(t, base, canaries)
 			metrics := scrape(t, "http://"+<-admin+"/metrics")
-			if !strings.Contains(metrics, `mailauth_checks_total{check="spf"`) {
-				t.Fatalf("the metrics lack the checks:\n%.2000s", metrics)
-			}
-			if code := stop(); code != exitOK {
-				t.Fatalf("exit %d:\n%s", code, log.String())
-			}
+			require.True(t, strings.Contains(metrics, `mailauth_checks_total{check="spf"`), "the metrics lack the checks:\n%.2000s", metrics)
+			code := stop()
+			require.Equal(t, exitOK, code, "exit:\n%s", log.String())
 			dump, events := dumpStore(t, storage)
 			keys := redisKeys(t, rd)
-			if n := perSourceKeys(keys); n != privacyRequests { // one counter per client
-				t.Errorf("%d per-source Redis keys, want %d", n, privacyRequests)
-			}
-			dump += strings.Join(keys, "\n") + metrics // the metrics are held to the same rule
-			if events != 2*privacyRequests {
-				t.Errorf("%d rows stored, want %d", events, 2*privacyRequests)
-			}
-			if !strings.Contains(dump, "other") || !strings.Contains(log.String(), `"path":"/api/scan"`) {
-				t.Fatalf("the dump or the log is not what was written:\n%.2000s", dump)
-			}
+			assert.Equal(t, privacyRequests, perSourceKeys(keys), "per-source Redis keys") // one counter per client
+			dump += strings.Join(keys, "\n") + metrics                                     // the metrics are held to the same rule
+			assert.Equal(t, 2*privacyRequests, events, "rows stored")
+			require.True(t, strings.Contains(dump, "other"), "the dump is not what was written:\n%.2000s", dump)
+			require.True(t, strings.Contains(log.String(), `"path":"/api/scan"`), "the log is not what was written:\n%.2000s", dump)
 			for _, c := range canaries {
 				for _, f := range c.forms() {
-					if strings.Contains(dump, f) {
-						t.Fatalf("store %s, Redis or the metrics hold canary %q", name, f)
-					}
-					if strings.Contains(log.String(), f) {
-						t.Fatalf("log holds canary %q", f)
-					}
+					require.False(t, strings.Contains(dump, f), "store %s, Redis or the metrics hold canary %q", name, f)
+					require.False(t, strings.Contains(log.String(), f), "log holds canary %q", f)
 				}
 			}
 		})
@@ -149,15 +139,11 @@ func TestPrivacyCanaries(t *testing.T) {
 func redisKeys(t *testing.T, url string) []string {
 	t.Helper()
 	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := redis.NewClient(opt)
 	defer c.Close()
 	keys, err := c.Keys(t.Context(), "*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return keys
 }
 
@@ -172,12 +158,8 @@ func sendCanaries(t *testing.T, base string, canaries []canary) {
 			for c := range work {
 				h := map[string]string{"X-Forwarded-For": c.client}
 				scan := fmt.Sprintf(`{"domain":%q,"dkimSelector":%q,"sendingIp":%q}`, c.domain, c.selector, c.sendingIP)
-				if code := postJSON(t, base, "/api/scan?utm_source="+c.utm, scan, h); code != 200 {
-					t.Errorf("scan: %d", code)
-				}
-				if code := postJSON(t, base, "/api/ptr-check?utm_source="+c.utm, fmt.Sprintf(`{"sendingIp":%q}`, c.sendingIP), h); code != 200 {
-					t.Errorf("ptr-check: %d", code)
-				}
+				assert.Equal(t, 200, postJSON(t, base, "/api/scan?utm_source="+c.utm, scan, h), "scan")
+				assert.Equal(t, 200, postJSON(t, base, "/api/ptr-check?utm_source="+c.utm, fmt.Sprintf(`{"sendingIp":%q}`, c.sendingIP), h), "ptr-check")
 			}
 		})
 	}
@@ -202,14 +184,10 @@ func dumpStore(t *testing.T, storage string) (string, int) {
 		}
 	}
 	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	names := queryStrings(t, db, tables)
-	if len(names) < 6 {
-		t.Fatalf("only tables %q", names)
-	}
+	require.GreaterOrEqual(t, len(names), 6, "only tables %q", names)
 	events := 0
 	for _, n := range names {
 		rows := queryStrings(t, db, "SELECT * FROM "+n)
@@ -225,9 +203,7 @@ func dumpStore(t *testing.T, storage string) (string, int) {
 func queryStrings(t *testing.T, db *sql.DB, query string) []string {
 	t.Helper()
 	rows, err := db.Query(query)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rows.Close()
 	cols, _ := rows.Columns()
 	var out []string
@@ -237,9 +213,7 @@ func queryStrings(t *testing.T, db *sql.DB, query string) []string {
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rows.Scan(ptrs...))
 		parts := make([]string, len(vals))
 		for i, v := range vals {
 			if bs, ok := v.([]byte); ok {
@@ -249,9 +223,7 @@ func queryStrings(t *testing.T, db *sql.DB, query string) []string {
 		}
 		out = append(out, strings.Join(parts, "|"))
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rows.Err())
 	return out
 }
 

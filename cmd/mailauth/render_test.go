@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/mailauth/mailauth"
 )
 
@@ -58,9 +60,7 @@ Needs work.
 
 For information only.
 `
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
+	assert.Equal(t, want, b.String())
 }
 
 func TestRenderScanChineseVerbose(t *testing.T) {
@@ -83,9 +83,7 @@ func TestRenderScanChineseVerbose(t *testing.T) {
 
 仅供参考。
 `
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
+	assert.Equal(t, want, b.String())
 }
 
 func TestRenderColor(t *testing.T) {
@@ -93,19 +91,13 @@ func TestRenderColor(t *testing.T) {
 	var plain, colored strings.Builder
 	renderScan(&plain, sampleScan(), renderOptions{lang: "en"})
 	renderScan(&colored, sampleScan(), renderOptions{lang: "en", color: true})
-	if strings.Contains(plain.String(), "\x1b[") {
-		t.Error("escape codes without colour")
-	}
+	assert.NotContains(t, plain.String(), "\x1b[", "escape codes without colour")
 	for _, want := range []string{ansiGreen + "PASS" + ansiReset, ansiYellow + "WARN" + ansiReset, ansiRed + "FAIL" + ansiReset,
 		ansiCyan + "INFO" + ansiReset, ansiBold + ansiYellow + "C" + ansiReset} {
-		if !strings.Contains(colored.String(), want) {
-			t.Errorf("coloured output lacks %q", want)
-		}
+		assert.Contains(t, colored.String(), want, "coloured output lacks %q", want)
 	}
 	stripped := strings.NewReplacer(ansiReset, "", ansiBold, "", ansiDim, "", ansiRed, "", ansiGreen, "", ansiYellow, "", ansiCyan, "").Replace(colored.String())
-	if stripped != plain.String() {
-		t.Errorf("colour changes the text:\n%s\n%s", stripped, plain.String())
-	}
+	assert.Equal(t, plain.String(), stripped, "colour changes the text")
 }
 
 func TestRenderPtr(t *testing.T) {
@@ -120,9 +112,7 @@ func TestRenderPtr(t *testing.T) {
 
 For information only.
 `
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
+	assert.Equal(t, want, b.String())
 }
 
 func TestUseColor(t *testing.T) {
@@ -139,8 +129,6 @@ func TestUseColor(t *testing.T) {
 		{true, map[string]string{"NO_COLOR": ""}, true},
 	}
 	for _, c := range cases {
-		if got := useColor(c.tty, mapEnv(c.env)); got != c.want {
-			t.Errorf("tty=%v env=%v: %v", c.tty, c.env, got)
-		}
+		assert.Equal(t, c.want, useColor(c.tty, mapEnv(c.env)), "tty=%v env=%v", c.tty, c.env)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
@@ -69,16 +71,13 @@ func TestRemoteScan(t *testing.T) {
 	svc := &fakeService{}
 	srv := service(t, svc, httpapi.Options{})
 	code, out, errOut := runCLI(t, nil, "scan", "-server", srv.URL, "example.com", "-selector", "s1")
-	if code != exitFail || errOut != "" {
-		t.Errorf("exit %d, stderr %q", code, errOut)
-	}
-	if !strings.HasPrefix(out, "Mail authentication report for example.com\n") || !strings.Contains(out, "  FAIL  DMARC: No policy\n") {
-		t.Errorf("report:\n%s", out)
-	}
+	assert.Equal(t, exitFail, code, "exit, stderr %q", errOut)
+	assert.Empty(t, errOut, "exit %d, stderr", code)
+	assert.True(t, strings.HasPrefix(out, "Mail authentication report for example.com\n"), "report:\n%s", out)
+	assert.Contains(t, out, "  FAIL  DMARC: No policy\n", "report")
 	code, out, _ = runCLI(t, map[string]string{"MAILAUTH_SERVER": srv.URL, "LANG": "zh_CN.UTF-8"}, "scan", "example.com")
-	if code != exitFail || !strings.Contains(out, "邮件认证检查报告") {
-		t.Errorf("zh via env: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitFail, code, "zh via env:\n%s", out)
+	assert.Contains(t, out, "邮件认证检查报告", "zh via env: exit %d", code)
 }
 
 // TestRemoteJSON: -json prints exactly the service's body, and the body
@@ -88,36 +87,25 @@ func TestRemoteJSON(t *testing.T) {
 	srv := service(t, &fakeService{}, httpapi.Options{})
 	_, out, _ := runCLI(t, nil, "scan", "-json", "-server", srv.URL, "example.com")
 	resp, err := http.Post(srv.URL+"/api/scan", "application/json", strings.NewReader(`{"domain":"example.com"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(raw) {
-		t.Errorf("-json output differs from the API body:\n%s\n%s", out, raw)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, string(raw), out, "-json output differs from the API body")
 	sum, err := decodeScanSummary(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, _ := (&fakeService{}).Scan(t.Context(), mailauth.ScanRequest{Domain: "example.com"})
 	want.DKIMSelector, want.SendingIP = sum.DKIMSelector, sum.SendingIP // the fake leaves them set
-	if !reflect.DeepEqual(sum, want) {
-		t.Errorf("decoded summary differs:\n%+v\n%+v", sum, want)
-	}
-	if d, ok := sum.Checks[3].Diagnostics.(*mailauth.DKIMDiagnostics); !ok || *d.KeyType != "ed25519" {
-		t.Errorf("dkim diagnostics: %#v", sum.Checks[3].Diagnostics)
+	assert.Equal(t, want, sum, "decoded summary differs")
+	d, ok := sum.Checks[3].Diagnostics.(*mailauth.DKIMDiagnostics)
+	if assert.True(t, ok, "dkim diagnostics: %#v", sum.Checks[3].Diagnostics) {
+		assert.EqualValues(t, "ed25519", *d.KeyType, "dkim diagnostics: %#v", sum.Checks[3].Diagnostics)
 	}
 	local, _ := httpapi.Encode(want)
 	var a, b any
 	_ = json.Unmarshal(local, &a)
 	_ = json.Unmarshal(raw, &b)
-	if !reflect.DeepEqual(a, b) {
-		t.Error("local -json encoding differs from the service's")
-	}
+	assert.Equal(t, b, a, "local -json encoding differs from the service's")
 }
 
 // TestRemotePtr: ptr -server, exit 0 for a passing check.
@@ -125,12 +113,15 @@ func TestRemotePtr(t *testing.T) {
 	t.Parallel()
 	srv := service(t, &fakeService{}, httpapi.Options{})
 	code, out, errOut := runCLI(t, nil, "ptr", "-server", srv.URL, "-v", "::ffff:8.8.8.8")
-	if code != exitOK || errOut != "" || !strings.Contains(out, "Sending IP check for 8.8.8.8") || !strings.Contains(out, "  PASS  PTR: Not confirmed\n        No forward match.\n") {
-		t.Errorf("exit %d stderr %q\n%s", code, errOut, out)
-	}
+	const msg = "exit %d stderr %q\n%s"
+	assert.Equal(t, exitOK, code, msg, code, errOut, out)
+	assert.Empty(t, errOut, msg, code, errOut, out)
+	assert.Contains(t, out, "Sending IP check for 8.8.8.8", msg, code, errOut, out)
+	assert.Contains(t, out, "  PASS  PTR: Not confirmed\n        No forward match.\n", msg, code, errOut, out)
 	code, out, _ = runCLI(t, nil, "ptr", "-json", "-server", srv.URL, "8.8.8.8")
-	if sum, err := decodePtrCheckSummary([]byte(out)); code != exitOK || err != nil || sum.Check.Diagnostics.(*mailauth.PTRDiagnostics).IPVersion != 4 {
-		t.Errorf("exit %d %v", code, err)
+	sum, err := decodePtrCheckSummary([]byte(out))
+	if assert.Equal(t, exitOK, code, "exit") && assert.NoError(t, err) {
+		assert.Equal(t, 4, sum.Check.Diagnostics.(*mailauth.PTRDiagnostics).IPVersion, "exit %d %v", code, err)
 	}
 }
 
@@ -167,13 +158,10 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, _, errOut := runCLI(t, nil, tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.msg) {
-			t.Errorf("%q: exit %d stderr %q, want %d containing %q", tc.args, code, errOut, tc.code, tc.msg)
-		}
+		assert.Equal(t, tc.code, code, "%q: stderr %q", tc.args, errOut)
+		assert.Contains(t, errOut, tc.msg, "%q: exit %d", tc.args, code)
 	}
-	if n := svc.calls.Load(); n != 0 {
-		t.Errorf("invalid input reached the service %d times", n)
-	}
+	assert.Zero(t, svc.calls.Load(), "invalid input reached the service")
 }
 
 // deadDNS returns a loopback UDP address where nothing answers (ICMP port
@@ -181,9 +169,7 @@ func TestExitCodes(t *testing.T) {
 func deadDNS(t *testing.T) string {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addr := pc.LocalAddr().String()
 	pc.Close()
 	return addr
@@ -198,13 +184,12 @@ func TestLocalScanUnavailable(t *testing.T) {
 	defer cancel()
 	var out, errOut strings.Builder
 	code := run(ctx, []string{"scan", "-dns", addr, "example.com"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-	if code != exitUnavailable || out.Len() != 0 || !strings.Contains(errOut.String(), "-dns 9.9.9.9") {
-		t.Errorf("exit %d stdout %q stderr %q (want a hint about -dns)", code, out.String(), errOut.String())
-	}
+	const msg = "exit %d stdout %q stderr %q (want a hint about -dns)"
+	assert.Equal(t, exitUnavailable, code, msg, code, out.String(), errOut.String())
+	assert.Zero(t, out.Len(), msg, code, out.String(), errOut.String())
+	assert.Contains(t, errOut.String(), "-dns 9.9.9.9", msg, code, out.String(), errOut.String())
 	code = run(ctx, []string{"ptr", "-dns", addr, "8.8.8.8"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-	if code != exitUnavailable {
-		t.Errorf("ptr: exit %d stderr %q", code, errOut.String())
-	}
+	assert.Equal(t, exitUnavailable, code, "ptr: stderr %q", errOut.String())
 }
 
 // TestLocalScanLab runs scan and ptr in-process against the loopback lab's
@@ -213,17 +198,20 @@ func TestLocalScanLab(t *testing.T) {
 	t.Parallel()
 	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
 	code, out, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "-v", "postmaster@weak.example.com")
-	if code != exitFail || errOut != "" || !strings.HasPrefix(out, "Mail authentication report for weak.example.com\n") {
-		t.Errorf("scan weak: exit %d stderr %q\n%s", code, errOut, out)
-	}
+	assert.Equal(t, exitFail, code, "scan weak: stderr %q\n%s", errOut, out)
+	assert.Empty(t, errOut, "scan weak: exit %d\n%s", code, out)
+	assert.True(t, strings.HasPrefix(out, "Mail authentication report for weak.example.com\n"), "scan weak: exit %d stderr %q\n%s", code, errOut, out)
 	code, out, errOut = runCLI(t, nil, "scan", "-json", "-dns", lab.DNS.Addr(), "-selector", "s1", "good.example.com")
-	if sum, err := decodeScanSummary([]byte(out)); code > exitFail || errOut != "" || err != nil || len(sum.Checks) != len(mailauth.CheckOrder()) {
-		t.Errorf("scan good -json: exit %d stderr %q err %v\n%s", code, errOut, err, out)
+	sum, err := decodeScanSummary([]byte(out))
+	assert.LessOrEqual(t, code, exitFail, "scan good -json: stderr %q err %v\n%s", errOut, err, out)
+	assert.Empty(t, errOut, "scan good -json: exit %d err %v\n%s", code, err, out)
+	if assert.NoError(t, err, "scan good -json: exit %d stderr %q\n%s", code, errOut, out) {
+		assert.Len(t, sum.Checks, len(mailauth.CheckOrder()), "scan good -json: exit %d stderr %q\n%s", code, errOut, out)
 	}
 	code, out, errOut = runCLI(t, map[string]string{"MAILAUTH_DNS": lab.DNS.Addr(), "LANG": "zh_CN.UTF-8"}, "ptr", "8.8.8.8")
-	if code != exitOK || errOut != "" || !strings.HasPrefix(out, "发信 IP 检查：8.8.8.8\n") {
-		t.Errorf("ptr: exit %d stderr %q\n%s", code, errOut, out)
-	}
+	assert.Equal(t, exitOK, code, "ptr: stderr %q\n%s", errOut, out)
+	assert.Empty(t, errOut, "ptr: exit %d\n%s", code, out)
+	assert.True(t, strings.HasPrefix(out, "发信 IP 检查：8.8.8.8\n"), "ptr: exit %d stderr %q\n%s", code, errOut, out)
 }
 
 // TestIncompleteScanExit: a scan where most checks could not be
@@ -247,12 +235,10 @@ func TestIncompleteScanExit(t *testing.T) {
 	for _, args := range cases {
 		code, out, errOut := runCLI(t, nil, args...)
 		remote := args[0] == "scan" && slices.Contains(args, "-server") // the service answers 500: no report
-		if code != exitUnavailable || !strings.Contains(errOut, "incomplete") || (out == "") != remote {
-			t.Errorf("%q: exit %d stderr %q\n%s", args, code, errOut, out)
-		}
+		assert.Equal(t, exitUnavailable, code, "%q: stderr %q\n%s", args, errOut, out)
+		assert.Contains(t, errOut, "incomplete", "%q: exit %d\n%s", args, code, out)
+		assert.Equal(t, remote, out == "", "%q: a report unless the service answered 500: exit %d stderr %q\n%s", args, code, errOut, out)
 	}
 	code, out, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "weak.example.com")
-	if code != exitFail {
-		t.Errorf("weak, complete: exit %d stderr %q\n%s", code, errOut, out)
-	}
+	assert.Equal(t, exitFail, code, "weak, complete: stderr %q\n%s", errOut, out)
 }

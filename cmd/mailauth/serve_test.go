@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/syncbuf"
@@ -44,12 +47,11 @@ func TestServeGracefulShutdown(t *testing.T) {
 	case a := <-addrc:
 		base = "http://" + a
 	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
+		require.Failf(t, "serve exited", "serve exited %d: %s", code, errOut.String())
 	}
 	resp, err := http.Get(base + "/api/health")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("health: %v %v", resp, err)
-	}
+	require.NoError(t, err, "health")
+	require.Equal(t, 200, resp.StatusCode, "health: %v", resp)
 	resp.Body.Close()
 	scanDone := make(chan int, 1)
 	go func() {
@@ -65,24 +67,15 @@ func TestServeGracefulShutdown(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	if code := <-scanDone; code != 200 {
-		t.Errorf("scan in flight during shutdown: %d", code)
-	}
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exit %d: %s", code, errOut.String())
-	}
-	if _, err := http.Get(base + "/api/health"); err == nil {
-		t.Error("still serving after shutdown")
-	}
+	assert.Equal(t, 200, <-scanDone, "scan in flight during shutdown")
+	assert.Equal(t, exitOK, <-done, "serve exit: %s", errOut.String())
+	_, err = http.Get(base + "/api/health")
+	assert.Error(t, err, "still serving after shutdown")
 	log := errOut.String()
 	for _, want := range []string{`"msg":"listening"`, `"msg":"shutting down"`, `"msg":"stopped"`, `"path":"/api/scan","status":200`} {
-		if !strings.Contains(log, want) {
-			t.Errorf("log lacks %s:\n%s", want, log)
-		}
+		assert.Contains(t, log, want, "log lacks %s", want)
 	}
-	if strings.Contains(log, "example.com") {
-		t.Errorf("log names the domain:\n%s", log)
-	}
+	assert.NotContains(t, log, "example.com", "log names the domain")
 }
 
 // TestServeStartupErrors: configuration errors exit 2 with a clear
@@ -102,9 +95,9 @@ func TestServeStartupErrors(t *testing.T) {
 	} {
 		var errOut syncbuf.Buffer
 		code := runServe(t.Context(), tc.args, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
-		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) || strings.Contains(errOut.String(), "hunter2") {
-			t.Errorf("%q: exit %d, stderr %q", tc.args, code, errOut.String())
-		}
+		assert.Equal(t, tc.code, code, "%q: stderr %q", tc.args, errOut.String())
+		assert.Contains(t, errOut.String(), tc.msg, "%q: exit %d", tc.args, code)
+		assert.NotContains(t, errOut.String(), "hunter2", "%q: exit %d", tc.args, code)
 	}
 }
 
@@ -118,13 +111,11 @@ func TestScannerAlarmsLogCountsOnly(t *testing.T) {
 	onLeak(1)
 	onPanic(mailauth.CheckSPF)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], `"checks":2`) || !strings.Contains(lines[1], `"check":"spf"`) {
-		t.Fatalf("log = %q", buf.String())
-	}
+	require.Len(t, lines, 2, "log = %q", buf.String())
+	require.Contains(t, lines[0], `"checks":2`, "log = %q", buf.String())
+	require.Contains(t, lines[1], `"check":"spf"`, "log = %q", buf.String())
 	for _, l := range lines {
-		if !strings.Contains(l, `"level":"ERROR"`) {
-			t.Errorf("not an error record: %s", l)
-		}
+		assert.Contains(t, l, `"level":"ERROR"`, "not an error record")
 	}
 }
 
@@ -148,19 +139,13 @@ func serveOnce(t *testing.T, args []string, e map[string]string) (int, string) {
 func writeTestCA(t *testing.T) string {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "lab CA"},
 		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "lab-ca.pem")
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
 	return path
 }
 
@@ -196,18 +181,10 @@ func TestServeWarnsLabFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			code, log := serveOnce(t, tc.args, tc.env)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, log)
-			}
-			if n := len(warnLines(log, "loopback")); n != tc.loopback {
-				t.Errorf("%d loopback warnings, want %d:\n%s", n, tc.loopback, log)
-			}
-			if n := len(warnLines(log, "-ca-file")); n != tc.caWarn {
-				t.Errorf("%d -ca-file warnings, want %d:\n%s", n, tc.caWarn, log)
-			}
-			if strings.Contains(log, ca) {
-				t.Errorf("log names the CA file:\n%s", log)
-			}
+			require.Equal(t, exitOK, code, "exit: %s", log)
+			assert.Len(t, warnLines(log, "loopback"), tc.loopback, "loopback warnings:\n%s", log)
+			assert.Len(t, warnLines(log, "-ca-file"), tc.caWarn, "-ca-file warnings:\n%s", log)
+			assert.NotContains(t, log, ca, "log names the CA file")
 		})
 	}
 }
@@ -220,11 +197,10 @@ func TestServeRedisURLNotEchoed(t *testing.T) {
 		var errOut syncbuf.Buffer
 		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-storage", "none", "-analytics-secret", "0123456789abcdef", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		out := errOut.String()
-		if code != exitUsage || !strings.Contains(out, "-ratelimit") {
-			t.Errorf("%s: exit %d, stderr %q", u, code, out)
-		}
-		if strings.Contains(out, "hunter2") || strings.Contains(out, "cache.example") || strings.Contains(out, "%zz") {
-			t.Errorf("stderr echoes the URL: %q", out)
-		}
+		assert.Equal(t, exitUsage, code, "%s: stderr %q", u, out)
+		assert.Contains(t, out, "-ratelimit", "%s: exit %d", u, code)
+		assert.NotContains(t, out, "hunter2", "stderr echoes the URL")
+		assert.NotContains(t, out, "cache.example", "stderr echoes the URL")
+		assert.NotContains(t, out, "%zz", "stderr echoes the URL")
 	}
 }

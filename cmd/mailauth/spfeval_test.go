@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver/dnstest"
 	"github.com/mailauth/mailauth/spf"
@@ -36,33 +38,32 @@ func TestSPFEval(t *testing.T) {
 		"Reason: A mechanism matched the client; its qualifier gives the result. (mechanism_matched)\n" +
 		"Matched: term 1 (ip4) of the record at depth 0 (0 is the domain's own record)\n" +
 		"DNS lookups: 0 (limit 10); void lookups: 0 (limit 2)\n"
-	if code != exitOK || errOut != "" || out != want {
-		t.Errorf("pass: exit %d stderr %q\n%s", code, errOut, out)
-	}
+	assert.Equal(t, exitOK, code, "pass: stderr %q", errOut)
+	assert.Empty(t, errOut, "pass: exit %d", code)
+	assert.Equal(t, want, out, "pass")
 
 	// neither ip4 nor the included a matches: -all, after include (1) and a (2).
 	code, out, errOut = runCLI(t, map[string]string{"MAILAUTH_DNS": dnsAddr}, "spf-eval", "-json", "-ip", "192.0.2.1", "-sender", "ev.test")
 	var got spfEvalOutput
-	if err := json.Unmarshal([]byte(out), &got); code != exitOK || errOut != "" || err != nil {
-		t.Fatalf("json: exit %d stderr %q err %v\n%s", code, errOut, err, out)
-	}
+	err := json.Unmarshal([]byte(out), &got)
+	require.Equal(t, exitOK, code, "json: stderr %q err %v\n%s", errOut, err, out)
+	require.Empty(t, errOut, "json: exit %d err %v\n%s", code, err, out)
+	require.NoError(t, err, "json: exit %d stderr %q\n%s", code, errOut, out)
 	wantJSON := spfEvalOutput{Domain: "ev.test", Identity: "mailfrom", Result: "fail", Reason: "mechanism_matched",
 		Mechanism: new("all"), Term: new(3), Depth: new(0), Lookups: 2, LookupLimit: 10, VoidLookups: 0, VoidLimit: 2}
-	if !reflect.DeepEqual(got, wantJSON) {
-		t.Errorf("json:\n%s", dnstest.Diff(got, wantJSON))
-	}
+	assert.Equal(t, wantJSON, got, "json")
 
 	// the HELO identity, in Chinese.
 	code, out, _ = runCLI(t, map[string]string{"LANG": "zh_CN.UTF-8"}, "spf-eval", "-dns", dnsAddr, "-ip", "198.51.100.9", "-helo", "helo.ev.test")
-	if code != exitOK || !strings.HasPrefix(out, "helo.ev.test 的 SPF 评估结果（helo 身份）：pass\n") {
-		t.Errorf("helo: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitOK, code, "helo:\n%s", out)
+	assert.True(t, strings.HasPrefix(out, "helo.ev.test 的 SPF 评估结果（helo 身份）：pass\n"), "helo: exit %d\n%s", code, out)
 
 	// a syntax error: permerror with its code; the record text never appears.
 	code, out, _ = runCLI(t, nil, "spf-eval", "-dns", dnsAddr, "-ip", "203.0.113.7", "-sender", "x@bad.ev.test")
-	if code != exitOK || !strings.Contains(out, ": permerror\n") || !strings.Contains(out, "syntax_bad_cidr") || strings.Contains(out, "203.0.113.0") {
-		t.Errorf("syntax: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitOK, code, "syntax:\n%s", out)
+	assert.Contains(t, out, ": permerror\n", "syntax: exit %d", code)
+	assert.Contains(t, out, "syntax_bad_cidr", "syntax: exit %d", code)
+	assert.NotContains(t, out, "203.0.113.0", "syntax: exit %d", code)
 }
 
 func TestSPFEvalUsage(t *testing.T) {
@@ -83,13 +84,13 @@ func TestSPFEvalUsage(t *testing.T) {
 		{[]string{"-bogus"}, ""},
 	} {
 		code, out, errOut := runCLI(t, nil, append([]string{"spf-eval"}, tc.args...)...)
-		if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d stdout %q stderr %q", tc.args, code, out, errOut)
-		}
+		const msg = "%v: exit %d stdout %q stderr %q"
+		assert.Equal(t, exitUsage, code, msg, tc.args, code, out, errOut)
+		assert.Empty(t, out, msg, tc.args, code, out, errOut)
+		assert.Contains(t, errOut, tc.want, msg, tc.args, code, out, errOut)
 	}
-	if code, _, _ := runCLI(t, nil, "spf-eval", "-h"); code != exitOK {
-		t.Errorf("-h: exit %d", code)
-	}
+	code, _, _ := runCLI(t, nil, "spf-eval", "-h")
+	assert.Equal(t, exitOK, code, "-h: exit")
 }
 
 // TestSPFEvalUnavailable: the only resolver does not answer: exit 3.
@@ -100,12 +101,11 @@ func TestSPFEvalUnavailable(t *testing.T) {
 	defer cancel()
 	var out, errOut strings.Builder
 	code := run(ctx, []string{"spf-eval", "-dns", addr, "-ip", "192.0.2.1", "-sender", "a@ev.test"}, mapEnv(nil), stdio{out: &out, err: &errOut})
-	if code != exitUnavailable || out.Len() != 0 || !strings.Contains(errOut.String(), "DNS unavailable") {
-		t.Errorf("exit %d stdout %q stderr %q", code, out.String(), errOut.String())
-	}
-	if !strings.Contains(errOut.String(), "name a reachable recursive resolver with -dns") {
-		t.Errorf("stderr %q does not suggest -dns like scan does", errOut.String())
-	}
+	const msg = "exit %d stdout %q stderr %q"
+	assert.Equal(t, exitUnavailable, code, msg, code, out.String(), errOut.String())
+	assert.Zero(t, out.Len(), msg, code, out.String(), errOut.String())
+	assert.Contains(t, errOut.String(), "DNS unavailable", msg, code, out.String(), errOut.String())
+	assert.Contains(t, errOut.String(), "name a reachable recursive resolver with -dns", "stderr does not suggest -dns like scan does")
 }
 
 // TestSPFReasonTexts: every reason spf.Evaluate can give has a sentence in
@@ -113,10 +113,9 @@ func TestSPFEvalUnavailable(t *testing.T) {
 func TestSPFReasonTexts(t *testing.T) {
 	t.Parallel()
 	for _, r := range spf.EvalReasons() {
-		if tx, ok := spfReasonText[r]; !ok || tx[0] == "" || tx[1] == "" {
-			t.Errorf("no sentence for %s", r)
-		} else if strings.Contains(tx[0]+tx[1], "%") {
-			t.Errorf("%s: unformatted verb in %q", r, tx)
+		tx, ok := spfReasonText[r]
+		if assert.True(t, ok, "no sentence for %s", r) && assert.NotEmpty(t, tx[0], "no sentence for %s", r) && assert.NotEmpty(t, tx[1], "no sentence for %s", r) {
+			assert.NotContains(t, tx[0]+tx[1], "%", "%s: unformatted verb in %q", r, tx)
 		}
 	}
 	// the limits come from the spf package's constants, in both languages.
@@ -126,11 +125,9 @@ func TestSPFReasonTexts(t *testing.T) {
 		spf.ReasonMXLimit:     spf.MaxMXNames,
 	} {
 		n := fmt.Sprintf(" %d ", limit)
-		if tx := spfReasonText[r]; !strings.Contains(tx[0], n) || !strings.Contains(tx[1], n) {
-			t.Errorf("%s: %q does not name the limit %d", r, tx, limit)
-		}
+		tx := spfReasonText[r]
+		assert.Contains(t, tx[0], n, "%s: %q does not name the limit %d", r, tx, limit)
+		assert.Contains(t, tx[1], n, "%s: %q does not name the limit %d", r, tx, limit)
 	}
-	if len(spfReasonText) != len(spf.EvalReasons()) {
-		t.Errorf("%d sentences for %d reasons", len(spfReasonText), len(spf.EvalReasons()))
-	}
+	assert.Len(t, spfReasonText, len(spf.EvalReasons()), "%d sentences for %d reasons", len(spfReasonText), len(spf.EvalReasons()))
 }
