@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mailauth/mailauth/internal/report"
 	"github.com/mailauth/mailauth/redact"
 )
 
@@ -66,38 +67,18 @@ func composedText(t LocalizedText) bool {
 	return v.Composes(strings.ToLower(templateForm(t.ZH))) && v.Composes(strings.ToLower(templateForm(t.EN)))
 }
 
-// enumWords are the values of the contract's enums, from the constants
-// that produce them.
-func enumWords() []string {
-	out := words(StatusPass, StatusWarn, StatusFail, StatusInfo)
-	out = append(out, words(SeverityCritical, SeverityHigh, SeverityMedium, SeverityLow, SeverityInfo)...)
-	out = append(out, words(CheckOrder()...)...)
-	out = append(out, words(DKIMKeyRSA, DKIMKeyEd25519, DKIMKeyUnknown)...)
-	out = append(out, words(DMARCTagP, DMARCTagSP, DMARCTagNP)...)
-	out = append(out, words(DMARCPolicyNone, DMARCPolicyQuarantine, DMARCPolicyReject)...)
-	out = append(out, words(DMARCAlignmentRelaxed, DMARCAlignmentStrict, DMARCAlignmentUnknown)...)
-	out = append(out, words(DomainExists, DomainNonexistent, DomainUnknown)...)
-	out = append(out, words(FetchNotAnnounced, FetchNotAttempted, FetchFetched, FetchUnreachable, FetchInconclusive)...)
-	out = append(out, words(MTASTSEnforce, MTASTSTesting, MTASTSNone)...)
-	return append(out, words(ForwardA, ForwardAAAA)...)
-}
-
-// words returns the values of string constants.
-func words[S ~string](vs ...S) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
+// enumWords are the values of the contract's enums: every string
+// constant of internal/report (contractWords, generated with the aliases).
+func enumWords() []string { return contractWords }
 
 // fieldNames returns a JSON document holding every field name of the
-// response types.
+// response types: a summary with every check's diagnostics type
+// (report.NewDiagnostics), and a PTR check summary.
 func fieldNames() string {
-	sample := ScanSummary{Checks: []CheckSummary{
-		{Diagnostics: &SPFDiagnostics{}}, {Diagnostics: &DMARCDiagnostics{}}, {Diagnostics: &DKIMDiagnostics{}},
-		{Diagnostics: &MTASTSDiagnostics{}}, {Diagnostics: &TLSRPTDiagnostics{}}, {Diagnostics: &PTRDiagnostics{}},
-	}}
+	var sample ScanSummary
+	for _, id := range CheckOrder() {
+		sample.Checks = append(sample.Checks, CheckSummary{ID: id, Diagnostics: report.NewDiagnostics(id)})
+	}
 	a, _ := json.Marshal(sample)
 	b, _ := json.Marshal(PTRCheckSummary{})
 	return string(a) + string(b)

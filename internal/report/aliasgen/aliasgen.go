@@ -26,7 +26,7 @@ func Generate(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aliasgen: parse report.go: %w", err)
 	}
-	var types, consts []string
+	var types, consts, words []string
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok {
@@ -40,9 +40,12 @@ func Generate(src []byte) ([]byte, error) {
 				}
 			case *ast.ValueSpec:
 				if g.Tok == token.CONST && !serviceOnly[typeName(s)] {
-					for _, n := range s.Names {
+					for i, n := range s.Names {
 						if n.IsExported() {
 							consts = append(consts, n.Name)
+							if isString(s, i) {
+								words = append(words, n.Name)
+							}
 						}
 					}
 				}
@@ -59,8 +62,22 @@ func Generate(src []byte) ([]byte, error) {
 	for _, n := range consts {
 		fmt.Fprintf(&b, "\t%s = report.%s\n", n, n)
 	}
-	b.WriteString(")\n")
+	b.WriteString(")\n\n// contractWords are the values of the contract's string constants: the\n// enum values a response may carry.\nvar contractWords = []string{\n")
+	for _, n := range words {
+		fmt.Fprintf(&b, "\tstring(report.%s),\n", n)
+	}
+	b.WriteString("}\n")
 	return format.Source(b.Bytes())
+}
+
+// isString reports whether the i-th value of a constant spec is a
+// string literal.
+func isString(s *ast.ValueSpec, i int) bool {
+	if i >= len(s.Values) {
+		return false
+	}
+	lit, ok := s.Values[i].(*ast.BasicLit)
+	return ok && lit.Kind == token.STRING
 }
 
 // typeName is the declared type of a constant spec, "" when implicit.
