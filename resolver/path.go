@@ -27,7 +27,16 @@ import (
 // the network.
 //
 // A Path is carried in the context (see [WithPath]); a [Scan] advances the
-// Path of every caller it answers. It is safe for concurrent use; the
+// Path of every caller it answers.
+//
+// Why it lives here, in the lowest layer: only the resolver knows what a
+// strand really waited on. Which caller's question went to the wire,
+// which was shared with another strand's flight (the Scan's dedupe, the
+// Cache's singleflight), and when its answer came back, are facts of
+// [Scan] and [Cache]; measured from above, a deduplicated question would
+// look like a round trip of its own and the bound would be wrong. The
+// measure costs one mutex and two clock reads per question, and nothing
+// when no Path is in the context. It is safe for concurrent use; the
 // zero value is a Path at 0.
 //
 // Alongside, a Path counts the same chains in round trips ([Path.Hops]):
