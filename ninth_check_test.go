@@ -36,7 +36,7 @@ func TestNinthCheck(t *testing.T) {
 	goCmd(t, dir, goBin, "generate", "./...")
 	goCmd(t, dir, goBin, "test", "-count=1", "-run", "Golden|Scan", ".", "./httpapi", "-update")
 	goCmd(t, dir, goBin, "vet", "./...")
-	goCmd(t, dir, goBin, "test", "-count=1", "-skip", "TestNinthCheck", ".", "./internal/report/...", "./analytics", "./httpapi", "./cmd/mailauth", "./bench")
+	goCmd(t, dir, goBin, "test", "-count=1", "-skip", "TestNinthCheck", ".", "./internal/report/...", "./analytics", "./httpapi", "./cmd/mailauth", "./internal/cmd/bench")
 }
 
 // ninthCheckSteps are the documented steps of adding a check (checks.go),

@@ -1,6 +1,6 @@
 // Package seqscan marks a scan's context so that the scanner runs its
 // checks one after another instead of all at once. It exists for the
-// bench (go run ./bench), which measures the sequential baseline the
+// bench (go run ./internal/cmd/bench), which measures the sequential baseline the
 // concurrent scanner is compared with; it is internal so that it can
 // never become a product option.
 package seqscan

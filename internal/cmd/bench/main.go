@@ -1,8 +1,8 @@
 // Command bench measures mailauth against the physical limit of its DNS
 // and HTTPS round trips, entirely on loopback:
 //
-//	go run ./bench -quick    # about a minute: every figure once, small N
-//	go run ./bench           # the full run BENCHMARKS.md reports (5 runs)
+//	go run ./internal/cmd/bench -quick    # about a minute: every figure once, small N
+//	go run ./internal/cmd/bench           # the full run BENCHMARKS.md reports (5 runs)
 //
 // It generates N distinct domains that share mail providers (big SPF
 // include trees, MX hosts, report receivers), serves them from a
