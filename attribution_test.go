@@ -100,6 +100,14 @@ func TestAttributionForeignName(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, faultRules[faultDNSSEC][0].say.format(), checkOf(t, got, CheckSPF).Summary, "the domain's own TXT")
 
+	for _, f := range []fault{faultDNSSEC, faultNoAnswer, faultAlias} {
+		for i, own := range []bool{true, false} {
+			v := faultVerdict(f, own, inconclusiveVerdict(nil))
+			assert.Equal(t, faultRules[f][i].say.format(), v.summary, "fault %d own %v", f, own)
+			assert.Equal(t, StatusFail, v.status)
+		}
+	}
+
 	l := &faultLog{domain: "good.example.com"}
 	l.reasons = []lookupFault{{reason: resolver.ReasonDNSSEC, own: false}}
 	f, isOwn := l.attribute(func() bool { return true })

@@ -53,8 +53,11 @@ const (
 	// Retry-After) until its window ends.
 	minBudgetLeft = time.Second
 	// firstDeadline is the deadline of a fresh diagnostic (one whose
-	// source and networks had nothing in flight): the scan's own.
-	firstDeadline = mailauth.DefaultScanTimeout
+	// source and networks had nothing in flight): the scan's own, and a
+	// second for the scan to report what its deadline cut (checks that
+	// did not finish, lookups the domain left unanswered) rather than
+	// being canceled from outside at the same instant.
+	firstDeadline = mailauth.DefaultScanTimeout + time.Second
 	// laterDeadline is the deadline of a source's second and third
 	// concurrent diagnostics: a scan of a domain that answers takes well
 	// under a second, so this only cuts scans of domains made to answer
