@@ -70,7 +70,22 @@ type fetcher struct {
 	mu      sync.Mutex
 	targets int // target lookups the fetcher may still start ahead
 	terms   int // a, mx and exists lookups it may still start ahead
+
+	running sync.WaitGroup // the lookups it started; wait ends the walk
 }
+
+// startTerm starts the lookups of an a, mx or exists term in the
+// background, tracked so that wait can end them with the walk.
+func (p *fetcher) startTerm(kind Kind, name string) <-chan termResult {
+	ch := make(chan termResult, 1)
+	p.running.Go(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
+	return ch
+}
+
+// wait returns once every lookup the fetcher started has returned. The
+// walk's context is canceled first, so the lookups it never reached end
+// at once: no lookup of a walk outlives the Check that started it.
+func (p *fetcher) wait() { p.running.Wait() }
 
 // newFetcher returns a fetcher for one walk; ahead false makes it start
 // nothing ahead (the walk fetches as it goes: the sequential reference).
@@ -113,7 +128,7 @@ func (p *fetcher) expand(n *node, rec Record) {
 		case KindA, KindMX, KindExists:
 			if p.terms > 0 && pos <= MaxLookups {
 				p.terms--
-				s.look = startTerm(p.ctx, p.r, s.term.Kind, asked(name))
+				s.look = p.startTerm(s.term.Kind, asked(name))
 			}
 		}
 		pos += p.below(s) // a known subtree counts its terms
@@ -130,7 +145,7 @@ func (n *node) descends(name string) bool {
 func (p *fetcher) fetch(n *node, i int, name string) *target {
 	t := &target{done: make(chan struct{})}
 	n.steps[i].next = t
-	go func() {
+	p.running.Go(func() {
 		defer close(t.done)
 		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
 		rec, ok := recordOf(t.ans)
@@ -142,7 +157,7 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 		defer p.mu.Unlock()
 		t.next = next
 		p.expand(next, rec)
-	}()
+	})
 	return t
 }
 

@@ -56,6 +56,9 @@ func roundTrips(t *testing.T, z *dnstest.Zones, domain string, ahead bool) (res 
 		start := time.Now()
 		res = check(t.Context(), w, domain, ahead)
 		elapsed := time.Since(start)
+		w.mu.Lock()
+		assert.Zero(t, w.inFlight, "no lookup outlives the Check that started it")
+		w.mu.Unlock()
 		require.Zero(t, elapsed%rtt, "fake time moves in whole round trips")
 		trips, peak = int(elapsed/rtt), w.peak
 	})

@@ -83,8 +83,9 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	res.All, _ = rec.All()
 	_, res.HasRedirect = rec.Redirect()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // abandon lookups started for terms never reached
 	p := newFetcher(ctx, r, domain, ahead)
+	defer p.wait()
+	defer cancel() // abandon lookups started for terms never reached (before p.wait)
 	w := &walker{r: r, p: p, sender: domain, complete: true, f: f}
 	o := w.visit(ctx, p.root(domain, rec), rec)
 	res.LookupCount = new(w.count)

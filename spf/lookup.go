@@ -16,13 +16,6 @@ type termResult struct {
 	found        bool // an address was found: the a or exists name, or an exchange of mx
 }
 
-// startTerm starts the lookups of an a, mx or exists term.
-func startTerm(ctx context.Context, r resolver.Resolver, kind Kind, name string) <-chan termResult {
-	ch := make(chan termResult, 1)
-	go func() { ch <- lookupTerm(ctx, r, kind, name) }()
-	return ch
-}
-
 // awaitTerm returns the result of started term lookups, or runs them now
 // when none were started.
 func awaitTerm(ctx context.Context, r resolver.Resolver, ch <-chan termResult, kind Kind, name string) termResult {

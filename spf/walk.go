@@ -215,7 +215,7 @@ func (w *walker) prefetch(n *node) {
 			}
 		case KindA, KindMX, KindExists:
 			if s.look == nil && pos <= MaxLookups {
-				s.look = startTerm(w.p.ctx, w.r, s.term.Kind, asked(name))
+				s.look = w.p.startTerm(s.term.Kind, asked(name))
 			}
 		}
 	}
