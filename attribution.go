@@ -40,6 +40,11 @@ const (
 type faultLog struct {
 	next   resolver.Resolver
 	domain string // the scanned domain, canonical
+	// early is called on the first inconclusive answer: it starts the
+	// control question at once, so that its answer is there when the
+	// check is judged (a check that waited out the scan's deadline has
+	// only the grace period left).
+	early func()
 
 	mu        sync.Mutex
 	reasons   []lookupFault
@@ -62,6 +67,9 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
 		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own})
+		if l.early != nil {
+			l.early()
+		}
 	}
 	if qtype == resolver.TypeMX && canon == l.domain && a.Outcome == resolver.Found && a.Authentic {
 		l.validated = true
@@ -185,7 +193,7 @@ func (r *run) faultLog(id CheckID) *faultLog {
 	if r.domain.ASCII != "" {
 		domain = resolver.CanonicalName(r.domain.ASCII)
 	}
-	return &faultLog{next: r.dnsFor(id), domain: domain}
+	return &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly}
 }
 
 // attributed turns the verdict of a check left undetermined by its
@@ -199,7 +207,13 @@ func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
 		}
 		return v
 	}
-	switch f, own := log.attribute(r.resolverWorks); f {
+	f, own := log.attribute(r.resolverWorks)
+	if f == faultNone && r.mxLog != nil && log != r.mxLog {
+		// Undetermined for want of the MX facts (mta-sts, tls-rpt): the
+		// MX lookup's fault is this check's too.
+		f, own = r.mxLog.attribute(r.resolverWorks)
+	}
+	switch f {
 	case faultNone:
 		return v
 	case faultService:
@@ -221,6 +235,11 @@ func (r *run) resolverWorks() bool {
 		r.probeOK = r.cfg.Resolver.Lookup(ctx, r.controlName(), resolver.TypeSOA).Conclusive()
 	})
 	return r.probeOK
+}
+
+// probeEarly starts resolverWorks in the background, once per scan.
+func (r *run) probeEarly() {
+	r.probeStart.Do(func() { go r.resolverWorks() })
 }
 
 // controlName is Config.ControlName, probeName when empty.

@@ -159,8 +159,11 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if !ok {
 			continue
 		}
+		log := r.faultLog(id)
+		if id == CheckMX {
+			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
+		}
 		out[id] = func(ctx context.Context) verdict {
-			log := r.faultLog(id)
 			return r.attributed(id, c.check(r, ctx, log), log)
 		}
 	}

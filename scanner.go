@@ -45,9 +45,11 @@ type run struct {
 
 	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
 
+	probeStart   sync.Once // probeEarly
 	probeOnce    sync.Once
 	probeOK      bool        // the resolver answered the control question (resolverWorks)
 	serviceFault atomic.Bool // a check's lookups failed for the service's resolver
+	mxLog        *faultLog   // the MX check's inconclusive answers (checkFuncs)
 }
 
 func (s *Scanner) newRun() *run {

@@ -147,11 +147,22 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 }
 
 // TestMTASTSCoverageUnknown: when the MX lookup is inconclusive, an
-// enforce policy cannot pass, since its coverage was not checked.
+// enforce policy cannot pass, since its coverage was not checked: it is
+// undetermined when the failure has no attributable cause, and a fail
+// naming the domain's name servers when they fail (the MX lookup's fault
+// is the MTA-STS check's too).
 func TestMTASTSCoverageUnknown(t *testing.T) {
 	s, lab := newLabScanner(t, scanZone)
 	lab.DNS.SetFault("good.example.com", resolver.TypeMX, dnstest.ServFail)
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	require.NoError(t, err)
+	sts := checkOf(t, got, CheckMTASTS)
+	assert.Equal(t, StatusFail, sts.Status)
+	assert.Equal(t, faultRules[faultNoAnswer][0].say.format(), sts.Summary)
+
+	s, lab = newLabScanner(t, scanZone)
+	lab.DNS.SetFault("good.example.com", resolver.TypeMX, dnstest.Garbage)
+	got, err = s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 	require.NoError(t, err)
 	for _, c := range got.Checks {
 		if c.ID == CheckMTASTS {
