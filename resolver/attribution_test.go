@@ -247,3 +247,63 @@ func TestScanKeepsDeadlineReason(t *testing.T) {
 }
 
 var _ resolver.Prober = (*resolver.Client)(nil)
+
+// TestAttributionHiddenChain: a recursive resolver that meets a CNAME
+// loop or a chain longer than it follows answers SERVFAIL and shows no
+// part of the chain (Unbound 1.17); the client asks the chain's links as
+// CNAME questions and names the cause. A SERVFAIL that the chain does
+// not explain stays a SERVFAIL.
+func TestAttributionHiddenChain(t *testing.T) {
+	t.Parallel()
+	// links maps a name to its alias target; "end" answers A.
+	links := map[string]string{
+		"loop-a.test.": "loop-b.test.", "loop-b.test.": "loop-c.test.", "loop-c.test.": "loop-a.test.",
+		"short.test.": "lame.test.",
+	}
+	for i := range 12 {
+		links[fmt.Sprintf("long%d.test.", i)] = fmt.Sprintf("long%d.test.", i+1)
+	}
+	for i := range resolver.MaxCNAMEChain + 1 {
+		links[fmt.Sprintf("huge%d.test.", i)] = fmt.Sprintf("huge%d.test.", i+1)
+	}
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
+		qn, qt := q.Question[0].Name, q.Question[0].Qtype
+		mu.Lock()
+		asked[dns.TypeToString[qt]]++
+		mu.Unlock()
+		m := new(dns.Msg)
+		m.SetReply(q)
+		switch target, alias := links[qn]; {
+		case qt == dns.TypeCNAME && alias:
+			m.Answer = []dns.RR{&dns.CNAME{Hdr: dns.RR_Header{Name: qn, Rrtype: dns.TypeCNAME, Class: dns.ClassINET, Ttl: 60}, Target: target}}
+		case qt == dns.TypeCNAME:
+			// no alias here: NODATA
+		case qn == "long12.test." || qn == "huge17.test.":
+			m = answerA(q, "192.0.2.1") // the chain's end answers directly
+		default:
+			m.Rcode = dns.RcodeServerFailure // the resolver gave up
+		}
+		s.send(t, m, from)
+	})
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: faultTimeout, Attempts: 1}
+	for _, tc := range []struct {
+		name string
+		want resolver.Reason
+	}{
+		{"loop-a.test", resolver.ReasonCNAMELoop},
+		{"long0.test", resolver.ReasonCNAMEChain}, // 12 links: the resolver gave up, the end answers
+		{"huge0.test", resolver.ReasonCNAMEChain}, // past MaxCNAMEChain: not followed to the end
+		{"short.test", resolver.ReasonServFail},   // one link to a name that fails too
+		{"plain.test", resolver.ReasonServFail},   // no alias at all
+		{"long11.test", resolver.ReasonServFail},  // one link whose end answers: not the chain's length
+	} {
+		a := c.Lookup(t.Context(), tc.name, resolver.TypeA)
+		require.Equal(t, resolver.Inconclusive, a.Outcome, "%s: %s", tc.name, show(a))
+		assert.Equal(t, tc.want, a.Reason, tc.name)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.LessOrEqual(t, asked["CNAME"], 3+13+resolver.MaxCNAMEChain+1+2+1+2, "CNAME questions: at most one per link")
+}

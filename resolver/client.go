@@ -241,9 +241,88 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 	servers := c.servers()
 	res := c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
 	if res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx) {
-		res = c.cdTest(ctx, servers[res.server], name, qtype, res)
+		server := servers[res.server]
+		res = c.cdTest(ctx, server, name, qtype, res)
+		if res.a.Reason == ReasonServFail && name != "" && qtype != TypeCNAME && !ended(ctx) {
+			res.a.Reason = c.chainTest(ctx, server, name, qtype)
+		}
 	}
 	return res.a, res.next, res.ttl
+}
+
+// chainTest explains a SERVFAIL that neither an EDE nor the CD test
+// explains, by the CNAME chain that starts at name. A recursive resolver
+// that meets a CNAME loop, or a chain longer than it follows (Unbound
+// 1.17: 11 links), answers SERVFAIL and shows no part of the chain. The
+// chain's links are asked one by one as CNAME questions, which the
+// resolver answers without following them (RFC 1034 §3.6.2): a name
+// seen twice is [ReasonCNAMELoop]; a chain longer than [MaxCNAMEChain],
+// or one of more than [followedChain] links whose end answers the
+// question that failed through the chain, is [ReasonCNAMEChain] (the
+// resolver gave up on its length). Anything else (no alias at name, a
+// link that does not answer, a short chain, an end that fails too)
+// leaves [ReasonServFail]. It asks at most MaxCNAMEChain+2 questions of
+// server, one attempt each.
+func (c *Client) chainTest(ctx context.Context, server, name string, qtype Type) Reason {
+	once := Schedule{First: c.timeout(), Max: c.timeout(), Attempts: 1}
+	one := []string{server}
+	seen := map[string]bool{name: true}
+	cur := name
+	for links := 0; ; links++ {
+		if ended(ctx) {
+			return ReasonServFail
+		}
+		res := c.attempts(ctx, one, cur, TypeCNAME, c.query(cur, TypeCNAME, false), once)
+		target := cnameTarget(res.a, cur)
+		switch {
+		case target == "" && links == 0:
+			return ReasonServFail // name is no alias: the chain is not the cause
+		case target == "" && links <= followedChain:
+			return ReasonServFail // every common resolver follows a chain this short
+		case target == "":
+			return c.chainEnd(ctx, one, cur, qtype, once)
+		case seen[target]:
+			return ReasonCNAMELoop
+		case links+1 > MaxCNAMEChain:
+			return ReasonCNAMEChain
+		}
+		seen[target] = true
+		cur = target
+	}
+}
+
+// followedChain is the longest CNAME chain every common recursive
+// resolver follows (Unbound 1.17 gives up after 11 links, BIND after 16):
+// a SERVFAIL through a chain this short is not blamed on its length.
+const followedChain = 8
+
+// chainEnd asks the question that failed through a CNAME chain of the
+// chain's last name directly: an answer there means the resolver gave up
+// on the chain's length ([ReasonCNAMEChain]); anything else leaves
+// [ReasonServFail].
+func (c *Client) chainEnd(ctx context.Context, servers []string, end string, qtype Type, once Schedule) Reason {
+	if ended(ctx) {
+		return ReasonServFail
+	}
+	res := c.attempts(ctx, servers, end, qtype, c.query(end, qtype, false), once)
+	if res.a.Conclusive() {
+		return ReasonCNAMEChain
+	}
+	return ReasonServFail
+}
+
+// cnameTarget returns the alias target a's CNAME records give owner, or
+// "" when a holds none.
+func cnameTarget(a Answer, owner string) string {
+	if a.Outcome != Found {
+		return ""
+	}
+	for _, r := range a.Records {
+		if r.Type == TypeCNAME && r.Name == owner {
+			return r.Target
+		}
+	}
+	return ""
 }
 
 // cdTest puts a question its server answered SERVFAIL (res) to it again
