@@ -41,6 +41,14 @@ type verdict struct {
 	status int      // HTTP status of POST /api/scan
 	grade  string   // the grade of a 200 ("" not asserted: it depends on the weights); none for a 500
 	fail   []string // checks that must be fail (a domain-side fault names its cause)
+	says   string   // words every failing check's summary must hold: the cause named
+	pass   []string // checks that must pass
+	// error is what a 500 must say (the service's error message): which
+	// fault it is, not only that there was one.
+	error string
+	// dnssec: the MX check's details say the records are DNSSEC-validated
+	// (issue 20 item 4); every other 200 must not say so.
+	dnssec bool
 }
 
 // scenario is one row of the table: a domain, the resolver it is scanned
@@ -50,10 +58,21 @@ type scenario struct {
 	name     string
 	domain   string
 	resolver string
+	ip       string // a sending IP to scan with, or none
 	want     verdict
 	ready    bool
 	doc      string
 }
+
+// The causes a domain-side fault names, in the English summaries
+// (attribution.go's faultRules).
+const (
+	saysDNSSEC  = "DNSSEC signatures do not validate"
+	saysNoReply = "name servers do not answer"
+	saysAlias   = "alias (CNAME) chain"
+	// The service's 500s (httpapi/errors.go).
+	resolverDown = "DNS resolution temporarily unavailable"
+)
 
 // domainFault are the checks a scan of a domain whose own DNS fails
 // judges: every check that reads the domain's records (dkim without a
@@ -64,19 +83,22 @@ var domainFault = []string{"mx", "spf", "dmarc", "mta-sts", "tls-rpt", "caa"}
 // attribution and the retry schedule landed.
 var scenarios = []scenario{
 	{name: "good signed domain", domain: realdns.Signed, resolver: validating, ready: true,
-		want: verdict{exit: 0, status: 200, grade: "A"},
-		doc:  "complete, grade A, no check undetermined (the MX details will also say the records are DNSSEC-validated, item 4)"},
+		want: verdict{exit: 0, status: 200, grade: "A", dnssec: true},
+		doc:  "complete, grade A, no check undetermined; the MX details say the records are DNSSEC-validated (item 4)"},
 	{name: "bogus (expired signatures)", domain: realdns.Bogus, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault},
+		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault, says: saysDNSSEC},
 		doc:  "200; the domain's checks fail naming DNSSEC (signatures do not validate; validating receivers see none of its records), scored like any fail"},
+	{name: "bogus, with a sending IP whose reverse DNS checks out", domain: realdns.Bogus, ip: realdns.MXAddress, resolver: validating, ready: true,
+		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault, says: saysDNSSEC, pass: []string{"ptr"}},
+		doc:  "200, grade F (it was a green A 100/100 beside 'the scan is incomplete'): the PTR check passes, the domain's checks fail naming DNSSEC"},
 	{name: "lame (dead port)", domain: realdns.Lame, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault},
+		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault, says: saysNoReply},
 		doc:  "200; the domain's checks fail: its name servers do not answer"},
 	{name: "refused", domain: realdns.Refused, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault},
+		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault, says: saysNoReply},
 		doc:  "200; the domain's checks fail: its name servers refuse"},
 	{name: "blackholed", domain: realdns.Blackhole, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault},
+		want: verdict{exit: 1, status: 200, grade: "F", fail: domainFault, says: saysNoReply},
 		doc:  "200; the domain's checks fail: its name servers do not answer"},
 	{name: "1 s name servers", domain: realdns.Slow1, resolver: validating, ready: true,
 		want: verdict{exit: 0, status: 200, grade: "A"},
@@ -85,22 +107,22 @@ var scenarios = []scenario{
 		want: verdict{exit: 0, status: 200, grade: "A"},
 		doc:  "complete, grade A on the first scan: every answer comes well inside the 15 s deadline"},
 	{name: "CNAME loop", domain: realdns.Loop, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}},
-		doc:  "200; the checks that read the domain's own name fail: a CNAME loop"},
+		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}, says: saysAlias},
+		doc:  "200; the checks that read the domain's own name fail: a CNAME loop (Unbound answers SERVFAIL and shows no chain; the client asks the links as CNAME questions)"},
 	{name: "12-name (11-link) CNAME chain", domain: realdns.Chain, resolver: validating, ready: true,
 		want: verdict{exit: 0, status: 200, grade: "A"},
 		doc:  "the resolver follows it: complete, grade A, judged on the records at the chain's end"},
 	{name: "12-link CNAME chain", domain: realdns.LongChain, resolver: validating, ready: true,
-		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}},
+		want: verdict{exit: 1, status: 200, fail: []string{"mx", "spf", "caa"}, says: saysAlias},
 		doc:  "Unbound 1.17 gives up after 11 links (SERVFAIL): the checks that read the domain's own name fail, an over-long CNAME chain"},
 	{name: "resolver answers in 2.2 s", domain: realdns.Signed, resolver: slow, ready: true,
-		want: verdict{exit: 0, status: 200, grade: "A"},
+		want: verdict{exit: 0, status: 200, grade: "A", dnssec: true},
 		doc:  "complete, grade A on the first scan: an answer to an earlier attempt that arrives late is still taken (issue 20 item 1)"},
 	{name: "resolver SERVFAILs everything", domain: realdns.Signed, resolver: servfail, ready: true,
-		want: verdict{exit: 3, status: 500},
+		want: verdict{exit: 3, status: 500, error: resolverDown},
 		doc:  "the service's own resolver fails a control question: 500 \"A DNS … dependency is temporarily unavailable\"; the CLI exits 3"},
 	{name: "resolver down", domain: realdns.Signed, resolver: down, ready: true,
-		want: verdict{exit: 3, status: 500},
+		want: verdict{exit: 3, status: 500, error: resolverDown},
 		doc:  "the service's own resolver is down: 500; the CLI exits 3"},
 }
 
@@ -150,7 +172,11 @@ func TestScenarios(t *testing.T) {
 			t.Parallel()
 			t.Run("cli", func(t *testing.T) {
 				t.Parallel()
-				exit, res := cliScan(t, bin, append(append([]string{"-dns", cliDNS[sc.resolver]}, lab...), sc.domain))
+				args := append([]string{"-dns", cliDNS[sc.resolver]}, lab...)
+				if sc.ip != "" {
+					args = append(args, "-ip", sc.ip)
+				}
+				exit, res := cliScan(t, bin, append(args, sc.domain))
 				assert.Equal(t, sc.want.exit, exit, "exit status")
 				if sc.want.status == http.StatusOK {
 					checkResult(t, sc.want, res)
@@ -158,10 +184,13 @@ func TestScenarios(t *testing.T) {
 			})
 			t.Run("service", func(t *testing.T) {
 				t.Parallel()
-				status, res := serviceScan(t, svc[sc.resolver], sc.domain)
+				status, res, body := serviceScan(t, svc[sc.resolver], sc.domain, sc.ip)
 				assert.Equal(t, sc.want.status, status, "HTTP status")
 				if sc.want.status == http.StatusOK && status == http.StatusOK {
 					checkResult(t, sc.want, res)
+				}
+				if sc.want.error != "" {
+					assert.Contains(t, body, sc.want.error, "the 500 names the service's resolver")
 				}
 			})
 		})
@@ -176,6 +205,7 @@ type result struct {
 		ID      string                 `json:"id"`
 		Status  string                 `json:"status"`
 		Summary mailauth.LocalizedText `json:"summary"`
+		Details mailauth.LocalizedText `json:"details"`
 	} `json:"checks"`
 }
 
@@ -193,10 +223,18 @@ func checkResult(t *testing.T, want verdict, res result) {
 		read := []mailauth.CheckSummary{{Summary: c.Summary}}
 		mailauth.RestoreDetermination(read)
 		assert.False(t, read[0].Undetermined(), "%s is undetermined: %s", c.ID, c.Summary.EN)
-		if slices.Contains(want.fail, c.ID) {
+		switch {
+		case slices.Contains(want.fail, c.ID):
 			assert.Equal(t, "fail", c.Status, "%s: %s", c.ID, c.Summary.EN)
-		} else if want.grade == "A" {
+			assert.Contains(t, c.Summary.EN, want.says, "%s names the cause", c.ID)
+		case slices.Contains(want.pass, c.ID):
+			assert.Equal(t, "pass", c.Status, "%s: %s", c.ID, c.Summary.EN)
+		case want.grade == "A":
 			assert.NotEqual(t, "fail", c.Status, "%s: %s", c.ID, c.Summary.EN)
+		}
+		if c.ID == "mx" {
+			said := strings.Contains(c.Details.EN, "DNSSEC-signed and validated")
+			assert.Equal(t, want.dnssec, said, "the MX details say the records are DNSSEC-validated: %s", c.Details.EN)
 		}
 	}
 }
@@ -285,9 +323,13 @@ func serve(t *testing.T, bin string, args []string) string {
 // sourceSeq numbers the service scans' source addresses.
 var sourceSeq atomic.Uint32
 
-func serviceScan(t *testing.T, base, domain string) (int, result) {
+func serviceScan(t *testing.T, base, domain, ip string) (int, result, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"domain": domain})
+	req := map[string]string{"domain": domain}
+	if ip != "" {
+		req["sendingIp"] = ip
+	}
+	body, _ := json.Marshal(req)
 	// Each scan comes from its own loopback address (all of 127.0.0.0/8
 	// is local on Linux): the service gives a source's second and third
 	// concurrent diagnostics a shorter deadline, and the rows run in
@@ -306,5 +348,5 @@ func serviceScan(t *testing.T, base, domain string) (int, result) {
 		require.NoError(t, json.Unmarshal(raw, &res), "body: %s", raw)
 	}
 	t.Logf("service: %d, grade %q, score %d", resp.StatusCode, res.Grade, res.Score)
-	return resp.StatusCode, res
+	return resp.StatusCode, res, string(raw)
 }

@@ -40,6 +40,7 @@ func Start(tb testing.TB) *World {
 		{"example.com", zoneFile(tb, w.dir, "example.com", soa)},
 		{Slow1, zoneFile(tb, w.dir, Slow1, configured(Slow1))},
 		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
+		{reverseZone, zoneFile(tb, w.dir, reverseZone, reverseRecords())},
 	}
 	good := sign(tb, w.dir, Signed, zoneFile(tb, w.dir, Signed, configured(Signed)), false)
 	bogus := sign(tb, w.dir, Bogus, zoneFile(tb, w.dir, Bogus, configured(Bogus)), true)
@@ -51,7 +52,7 @@ func Start(tb testing.TB) *World {
 	w.Lame, w.Blackhole = deadAddr(tb), startBlackhole(tb)
 	w.stubs = []stub{
 		{".", w.Knot}, {"example.com", w.Knot},
-		{Signed, w.Knot}, {Bogus, w.Knot},
+		{Signed, w.Knot}, {Bogus, w.Knot}, {reverseZone, w.Knot},
 		{Slow1, startDelay(tb, w.Knot, time.Second)},
 		{Slow3, startDelay(tb, w.Knot, 3*time.Second)},
 		{cnameZone, w.NSD},
@@ -59,7 +60,7 @@ func Start(tb testing.TB) *World {
 		{Lame, w.Lame},
 		{Blackhole, w.Blackhole},
 	}
-	w.insecure = []string{Slow1, Slow3, cnameZone, Refused, Lame, Blackhole}
+	w.insecure = []string{Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
 	w.startPolicies(tb)
 	return w
 }

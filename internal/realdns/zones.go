@@ -48,6 +48,17 @@ const (
 	MXAddress = "8.8.8.8"
 )
 
+// reverseZone holds the reverse name of MXAddress, served by Knot
+// (unsigned), so that a scan with MXAddress as its sending IP finds a
+// PTR record whose name resolves back to it (mx1 of every configured
+// domain; Signed's is named).
+const reverseZone = "8.8.8.in-addr.arpa"
+
+// reverseRecords returns the reverse zone: MXAddress's PTR.
+func reverseRecords() string {
+	return soa + "8 PTR mx1." + Signed + ".\n"
+}
+
 // cnameZone is the zone of Loop and Chain, served by NSD.
 const cnameZone = "cname.example.com"
 
