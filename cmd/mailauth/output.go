@@ -95,8 +95,12 @@ func localized(t mailauth.LocalizedText, lang string) string {
 // scanCSVRows are the CSV rows of a scan: one per check.
 func scanCSVRows(s mailauth.ScanSummary, lang string) [][]string {
 	rows := make([][]string, 0, len(s.Checks))
+	grade, score := cleanText(string(s.Grade)), strconv.Itoa(s.Score)
+	if s.Incomplete() {
+		grade, score = "", "" // no grade to trust (the service answers 500)
+	}
 	for _, c := range s.Checks {
-		rows = append(rows, []string{cleanText(s.Domain), cleanText(string(s.Grade)), strconv.Itoa(s.Score), cleanText(string(c.ID)),
+		rows = append(rows, []string{cleanText(s.Domain), grade, score, cleanText(string(c.ID)),
 			cleanText(string(c.Status)), cleanText(string(c.Severity)), localized(c.Summary, lang), localized(c.Details, lang)})
 	}
 	return rows

@@ -34,6 +34,8 @@ var labels = map[string]map[string]string{
 		"scanHead": "Mail authentication report for %s",
 		"ptrHead":  "Sending IP check for %s",
 		"grade":    "Grade %s, score %d/100",
+		"noGrade":  "No grade: %d of the %d evaluated checks could not be determined",
+		"covers":   "The score covers %d of the %d evaluated checks (the others could not be determined)",
 		"counts":   "%d pass, %d warn, %d fail, %d info",
 		"selector": "DKIM selector: %s",
 		"ip":       "Sending IP: %s",
@@ -44,6 +46,8 @@ var labels = map[string]map[string]string{
 		"scanHead": "邮件认证检查报告：%s",
 		"ptrHead":  "发信 IP 检查：%s",
 		"grade":    "等级 %s，得分 %d/100",
+		"noGrade":  "无法评级：参与评估的 %[2]d 项检查中，有 %[1]d 项无法确定",
+		"covers":   "得分只涵盖参与评估的 %[2]d 项检查中的 %[1]d 项（其余无法确定）",
 		"counts":   "通过 %d，警告 %d，失败 %d，信息 %d",
 		"selector": "DKIM 选择器：%s",
 		"ip":       "发信 IP：%s",
@@ -128,8 +132,7 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	if s.SendingIP != nil {
 		p.line(p.word("ip"), cleanText(*s.SendingIP))
 	}
-	grade := p.style(cleanText(string(s.Grade)), ansiBold+gradeColor(s.Grade))
-	p.line(p.word("grade"), grade, s.Score)
+	p.grade(s)
 	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
 	p.line("%s", p.text(s.Summary))
 	p.line("")
@@ -138,6 +141,38 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	}
 	p.line("")
 	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+}
+
+// grade prints the grade and score, and how many checks the score
+// covers when some could not be determined. An incomplete result gets no
+// grade at all: its own summary says the grade would mean nothing (the
+// service answers it 500).
+func (p printer) grade(s mailauth.ScanSummary) {
+	evaluated, undetermined := determinedCounts(s)
+	if s.Incomplete() {
+		p.line(p.word("noGrade"), undetermined, evaluated)
+		return
+	}
+	grade := p.style(cleanText(string(s.Grade)), ansiBold+gradeColor(s.Grade))
+	p.line(p.word("grade"), grade, s.Score)
+	if undetermined > 0 {
+		p.line(p.word("covers"), evaluated-undetermined, evaluated)
+	}
+}
+
+// determinedCounts returns how many checks of s were evaluated (not
+// info) and how many of those could not be determined.
+func determinedCounts(s mailauth.ScanSummary) (evaluated, undetermined int) {
+	for _, c := range s.Checks {
+		if c.Status == mailauth.StatusInfo {
+			continue
+		}
+		evaluated++
+		if c.Undetermined() {
+			undetermined++
+		}
+	}
+	return evaluated, undetermined
 }
 
 // renderPtr prints a sending-IP report.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 )
@@ -130,5 +131,34 @@ func TestUseColor(t *testing.T) {
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, useColor(c.tty, mapEnv(c.env)), "tty=%v env=%v", c.tty, c.env)
+	}
+}
+
+// TestRenderUndetermined: a score that leaves undetermined checks out
+// says how many it covers; an incomplete result shows no grade at all,
+// in both languages, and neither does its CSV.
+func TestRenderUndetermined(t *testing.T) {
+	t.Parallel()
+	some := sampleScan()
+	some.Checks[1].Determination = mailauth.UndeterminedLookup
+	var b strings.Builder
+	renderScan(&b, some, renderOptions{lang: "en"})
+	assert.Contains(t, b.String(), "Grade C, score 72/100\nThe score covers 6 of the 7 evaluated checks")
+
+	most := sampleScan()
+	for i := range 4 {
+		most.Checks[i].Determination = mailauth.UndeterminedLookup
+	}
+	require.True(t, most.Incomplete())
+	b.Reset()
+	renderScan(&b, most, renderOptions{lang: "en"})
+	assert.NotContains(t, b.String(), "Grade")
+	assert.Contains(t, b.String(), "No grade: 4 of the 7 evaluated checks could not be determined")
+	b.Reset()
+	renderScan(&b, most, renderOptions{lang: "zh"})
+	assert.NotContains(t, b.String(), "等级")
+	assert.Contains(t, b.String(), "无法评级：参与评估的 7 项检查中，有 4 项无法确定")
+	for _, row := range scanCSVRows(most, "en") {
+		assert.Equal(t, []string{"", ""}, row[1:3], "grade and score of an incomplete result")
 	}
 }

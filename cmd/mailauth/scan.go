@@ -415,7 +415,7 @@ type outcome struct {
 func exitCode(errOut io.Writer, o outcome) int {
 	switch {
 	case o.incomplete:
-		fmt.Fprintln(errOut, "mailauth: incomplete result: most DNS lookups gave no conclusive answer; repeat later")
+		fmt.Fprintln(errOut, "mailauth: incomplete result: DNS answers were unusable for most checks, so no grade can be given; retry later")
 		return exitUnavailable
 	case o.failed:
 		return exitFail
