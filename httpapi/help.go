@@ -41,7 +41,11 @@ type helpPage struct {
 	Weight   int
 	Help     checkHelp
 	Findings []helpFinding
-	Shared   []helpFinding
+	// Shared are the verdicts of a check that could not be determined
+	// (greyed, left out of the score); Faults those of a check whose
+	// lookups failed for a fault of the domain's own DNS (a fail, scored).
+	Shared []helpFinding
+	Faults []helpFinding
 }
 
 // noFixYet is the fix shown for a verdict findingFixes lacks, so that the
@@ -62,7 +66,7 @@ func helpPagesFrom(fixes map[string]mailauth.LocalizedText) (pages []helpPage, m
 	for _, w := range mailauth.ScoreWeights() {
 		weights[w.Check] = w.Weight
 	}
-	var shared []helpFinding
+	var shared, faults []helpFinding
 	byCheck := map[mailauth.CheckID][]helpFinding{}
 	for _, r := range mailauth.StatusRules() {
 		fix, ok := fixes[r.Text.EN]
@@ -72,8 +76,12 @@ func helpPagesFrom(fixes map[string]mailauth.LocalizedText) (pages []helpPage, m
 		}
 		f := helpFinding{Status: r.Status, Severity: r.Severity, Text: r.Text, Fix: fix,
 			StatusWord: statusWords[r.Status], SeverityWord: severityWords[r.Severity]}
-		if r.Check == "" {
-			shared = append(shared, f)
+		switch {
+		case r.Check == "" && r.Status == mailauth.StatusFail:
+			faults = append(faults, f) // the domain's DNS fails: scored
+			continue
+		case r.Check == "":
+			shared = append(shared, f) // could not be determined: unscored
 			continue
 		}
 		byCheck[r.Check] = append(byCheck[r.Check], f)
@@ -86,7 +94,7 @@ func helpPagesFrom(fixes map[string]mailauth.LocalizedText) (pages []helpPage, m
 		}
 		out = append(out, helpPage{
 			ID: id, Path: helpPath(id), Title: mailauth.CheckTitle(id), Weight: weights[id],
-			Help: h, Findings: byCheck[id], Shared: shared,
+			Help: h, Findings: byCheck[id], Shared: shared, Faults: faults,
 		})
 	}
 	return out, missing, nil

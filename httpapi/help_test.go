@@ -258,3 +258,36 @@ func TestPagesDescribeThemselves(t *testing.T) {
 		assert.Contains(t, noscript, want)
 	}
 }
+
+// TestHelpPagesSeparateFaults: a fault of the domain's own DNS is a
+// scored fail, so its verdicts stand under their own heading, never
+// under "could not be determined" (greyed, left out of the score).
+func TestHelpPagesSeparateFaults(t *testing.T) {
+	t.Parallel()
+	ps, err := pages()
+	require.NoError(t, err)
+	var faults, undetermined []string
+	for _, r := range mailauth.StatusRules() {
+		switch {
+		case r.Check != "":
+		case r.Status == mailauth.StatusFail:
+			faults = append(faults, html.EscapeString(r.Text.EN))
+		default:
+			undetermined = append(undetermined, html.EscapeString(r.Text.EN))
+		}
+	}
+	require.NotEmpty(t, faults, "the domain-side DNS faults are rules")
+	require.NotEmpty(t, undetermined, "the undetermined verdicts are rules")
+	for _, id := range mailauth.CheckOrder() {
+		page := string(mustAsset(t, ps, helpPath(id)))
+		start, mid := strings.Index(page, `id="dns-faults"`), strings.Index(page, `id="undetermined"`)
+		require.True(t, start > 0 && mid > start, "%s: both sections, faults first", id)
+		for _, f := range faults {
+			assert.Contains(t, page[start:mid], f, "%s: a DNS fault under its own heading", id)
+			assert.NotContains(t, page[mid:], f, "%s: a DNS fault is no undetermined verdict", id)
+		}
+		for _, u := range undetermined {
+			assert.Contains(t, page[mid:], u, "%s: an undetermined verdict under its heading", id)
+		}
+	}
+}
