@@ -87,8 +87,8 @@ var (
 		"无法确定：DNS 查询未得到明确结果。",
 		"Could not be determined: a DNS lookup gave no conclusive answer.")
 	txtInconclusiveDetails = msg(
-		"DNS 查询失败（服务器错误、超时或无法使用的应答），因此无法判断记录是否存在。这通常是暂时的，也可能说明该域名的权威服务器有问题。",
-		"The DNS lookup failed (a server failure, a timeout or an unusable answer), so it cannot be determined whether the record exists. This is often temporary, but it can also point to a problem with the domain's authoritative servers.")
+		"DNS 查询没有得到可用的应答（错误应答没有说明原因、应答无法使用，或本次扫描的查询次数已用尽），因此无法判断记录是否存在。这类问题既不能确定出在该域名上，也不能确定出在本服务上，重新扫描通常可以解决。",
+		"The DNS lookup gave no usable answer (an error reply that names no cause, a reply that could not be used, or the scan's query budget ran out), so it cannot be determined whether the record exists. The cause can be pinned neither on the domain nor on this service; scanning again usually helps.")
 	txtTimedOut = msg(
 		"无法确定：检查未能在扫描时限内完成。",
 		"Could not be determined: the check did not finish within the scan deadline.")
@@ -103,10 +103,10 @@ var (
 	txtOverallC            = msg("配置存在明显不足：已评估的 %[2]d 项检查中有 %[1]d 项通过。", "The configuration has notable gaps: %d of %d evaluated checks pass.")
 	txtOverallD            = msg("配置薄弱，容易被冒用或投递受影响：已评估的 %[2]d 项检查中有 %[1]d 项通过。", "The configuration is weak; spoofing and delivery problems are likely: %d of %d evaluated checks pass.")
 	txtOverallF            = msg("邮件认证配置严重缺失：已评估的 %[2]d 项检查中有 %[1]d 项通过。", "Email authentication is largely missing: %d of %d evaluated checks pass.")
-	txtOverallUndetermined = msg("其中 %d 项因 DNS 查询失败或超时而无法确定。", "Of these, %d could not be determined because DNS lookups failed or timed out.")
+	txtOverallUndetermined = msg("其中 %d 项无法确定（DNS 应答无法使用，或检查未能及时完成），不计入得分。", "Of these, %d could not be determined (DNS answers could not be used, or the check did not finish in time) and are left out of the score.")
 	txtOverallIncomplete   = msg(
-		"扫描不完整：已评估的 %[2]d 项检查中有 %[1]d 项因 DNS 查询失败或超时而无法确定，评分和等级不能反映实际配置。请稍后重新扫描。",
-		"The scan is incomplete: %d of %d evaluated checks could not be determined because DNS lookups failed or timed out, so the score and grade do not reflect the configuration. Repeat the scan later.")
+		"扫描不完整：已评估的 %[2]d 项检查中有 %[1]d 项无法确定（DNS 应答无法使用，或检查未能及时完成），无法给出评分和等级。请稍后重新扫描。",
+		"The scan is incomplete: %d of %d evaluated checks could not be determined (DNS answers could not be used, or the checks did not finish in time), so no score or grade can be given. Repeat the scan later.")
 	txtOverallNone = msg("没有可评估的检查项。", "No check could be evaluated.")
 
 	txtPTRNotEvaluated        = msg("未评估：没有提供发件 IP。", "Not evaluated: no sending IP was supplied.")

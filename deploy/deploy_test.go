@@ -156,7 +156,7 @@ func TestDeployment(t *testing.T) {
 	l.build()
 	l.startDNS()
 	l.startUnbound(unboundBin)
-	l.startRedis(redisBin, freePortOn(t, "127.0.0.1"))
+	l.startRedis(redisBin, freePortOn(t, redisHost))
 	cluster := pgtest.Start(t)
 	l.pgURL = cluster.URL
 	l.port = freePortOn(t, "127.0.1.1", "127.0.1.2", "127.0.1.3")
@@ -247,12 +247,20 @@ stub-zone:
 }
 
 // startRedis starts (or restarts) redis-server on port.
+// redisHost is the loopback address of the lab's Redis: one no other
+// test binds, so that the free port picked for it cannot be taken by
+// another package's Redis starting at the same moment (its own would then
+// fail to bind, and the lab would talk to the other one: killing "its"
+// Redis would stop nothing).
+const redisHost = "127.0.5.1"
+
 func (l *lab) startRedis(bin string, port int) {
-	l.redis = start(l.t, bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+	l.redis = start(l.t, bin, "--port", strconv.Itoa(port), "--bind", redisHost, "--save", "",
 		"--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
-	l.redisURL = fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+	l.redisURL = fmt.Sprintf("redis://%s:%d/0", redisHost, port)
 	waitFor(l.t, 10*time.Second, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		require.False(l.t, l.redis.exited(), "redis-server exited: %s", l.redis.out.String())
+		c, err := net.Dial("tcp", net.JoinHostPort(redisHost, strconv.Itoa(port)))
 		if err == nil {
 			c.Close()
 		}
@@ -469,8 +477,10 @@ func (l *lab) killDuringScans(t *testing.T) {
 }
 
 func (l *lab) redisOutage(t *testing.T) {
-	redisBin, port := l.redis.cmd.Path, strings.TrimPrefix(strings.TrimSuffix(l.redisURL, "/0"), "redis://127.0.0.1:")
+	redisBin, port := l.redis.cmd.Path, strings.TrimPrefix(strings.TrimSuffix(l.redisURL, "/0"), "redis://"+redisHost+":")
 	l.redis.kill()
+	_, err := net.DialTimeout("tcp", net.JoinHostPort(redisHost, port), time.Second)
+	require.Error(t, err, "nothing answers on the killed Redis's port")
 	// Per-instance limits: both instances count rateLimit each.
 	allowed := l.countAllowed(t, "127.0.2.30", 2*rateLimit+3)
 	t.Logf("Redis down: %d scans of one source allowed before the first 429 (limit %d per instance)", allowed, rateLimit)

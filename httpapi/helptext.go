@@ -86,7 +86,7 @@ var checkHelps = map[mailauth.CheckID]checkHelp{
 // sentence as mailauth.StatusRules gives it (counts written N).
 var findingFixes = map[string]mailauth.LocalizedText{
 	// Every check.
-	"Could not be determined: a DNS lookup gave no conclusive answer.":            bi("稍后重新检查。如果反复出现，请检查域名的权威 DNS 服务器：它们是否都在线、是否对所有记录类型都给出应答。", "Scan again later. If it keeps happening, check the domain's authoritative DNS servers: are all of them up, and do they answer every record type?"),
+	"Could not be determined: a DNS lookup gave no conclusive answer.":            bi("重新扫描。如果反复出现，可能是该域名的记录需要的 DNS 查询次数超出了一次扫描的上限（例如 SPF 引用链过长），或者它的服务器返回了无法使用的应答（可以用 dig 检查）；这两种情况都值得修复。", "Scan again. If it keeps happening, the domain's records may need more DNS lookups than one scan allows (a very long SPF include chain, say), or its servers send replies that cannot be used (check them with dig): both are worth fixing."),
 	"Could not be determined: the check did not finish within the scan deadline.": bi("稍后重新检查。DNS 服务器响应很慢或引用链很长时会出现这种情况。", "Scan again later. Slow DNS servers or very long include chains cause this."),
 	"Could not be determined: the check hit an internal error.":                   bi("稍后重新检查；如果反复出现，请向本服务报告。", "Scan again later; if it keeps happening, report it to the service."),
 
