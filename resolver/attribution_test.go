@@ -185,31 +185,6 @@ func TestAttributionUnreachable(t *testing.T) {
 	a := c.Lookup(ctx, "a.example.test", resolver.TypeA)
 	assert.Equal(t, resolver.ReasonNetwork, a.Reason, show(a))
 	assert.Equal(t, resolver.SideService, a.Reason.Side())
-	err = c.Probe(ctx)
-	assert.ErrorIs(t, err, resolver.ErrProbe)
-}
-
-// TestProbe: the control question passes against a working resolver and
-// fails against one that SERVFAILs everything or has no root.
-func TestProbe(t *testing.T) {
-	t.Parallel()
-	root := dnstest.MustParse(t, ". 300 IN NS a.root-servers.test.\na.root-servers.test. 300 IN A 127.0.0.1\n")
-	good := dnstest.Start(t, root)
-	require.NoError(t, good.Client(faultTimeout).Probe(t.Context()))
-	assert.Equal(t, 1, good.Count(".", resolver.TypeNS))
-
-	broken := dnstest.Start(t, root)
-	broken.SetFault(".", dnstest.AnyType, dnstest.ServFail)
-	err := broken.Client(faultTimeout).Probe(t.Context())
-	require.ErrorIs(t, err, resolver.ErrProbe)
-	assert.Contains(t, err.Error(), string(resolver.ReasonServFail))
-
-	rootless := dnstest.Start(t, zones(t))
-	assert.ErrorIs(t, rootless.Client(faultTimeout).Probe(t.Context()), resolver.ErrProbe)
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	assert.ErrorIs(t, good.Client(faultTimeout).Probe(ctx), resolver.ErrProbe)
 }
 
 // TestNewFieldsPassThrough: the Cache and the Scan hand EDE and the AD
@@ -245,8 +220,6 @@ func TestScanKeepsDeadlineReason(t *testing.T) {
 		checkAnswer(t, a, inconclusive(resolver.ReasonTimeout, -1))
 	}
 }
-
-var _ resolver.Prober = (*resolver.Client)(nil)
 
 // TestAttributionHiddenChain: a recursive resolver that meets a CNAME
 // loop or a chain longer than it follows answers SERVFAIL and shows no

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net"
@@ -202,33 +201,6 @@ func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, DefaultLookupTimeout)
-}
-
-// ErrProbe is the error of a failed [Client.Probe].
-var ErrProbe = errors.New("resolver: the control question failed")
-
-// Probe asks the control question ". NS", the root's name servers, which
-// every working recursive resolver answers (it cannot resolve anything
-// without them; RFC 8109 priming). It returns nil when a server answered
-// with records, and an error wrapping ErrProbe, naming the outcome or
-// Reason, otherwise. A scan uses it to tell "the service's resolver is
-// broken" (Probe fails: attribute inconclusive answers to the service)
-// from "the domain is broken" (Probe passes). Like Lookup it takes the
-// time ctx gives it, DefaultLookupTimeout without a deadline.
-func (c *Client) Probe(ctx context.Context) error {
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
-	if ended(ctx) {
-		return fmt.Errorf("%w: %s", ErrProbe, ReasonCanceled)
-	}
-	a, _, _ := c.ask(ctx, "", TypeNS)
-	switch {
-	case a.Outcome == Found:
-		return nil
-	case a.Outcome == Inconclusive:
-		return fmt.Errorf("%w: %s", ErrProbe, a.Reason)
-	}
-	return fmt.Errorf("%w: %s", ErrProbe, a.Outcome)
 }
 
 // ask asks one question ("" is the root) and returns its decoded reply

@@ -112,16 +112,22 @@
 //     blocked or filtered the answer, is not ready, does not serve us, or
 //     is not recursive);
 //   - SideUnknown for the rest ([ReasonServFail] without EDE,
-//     [ReasonTimeout], [ReasonMalformed], …). [Client.Probe] asks the
-//     control question ". NS", which any working resolver answers: when it
-//     fails, these are the service's; when it passes, a timeout is the
-//     domain's (slower than the deadline), a SERVFAIL most likely the
-//     domain's (see [SideUnknown]), and the rest stays undetermined.
+//     [ReasonTimeout], [ReasonMalformed], …). The root package then asks
+//     a control question any working resolver answers (the SOA of a
+//     name the resolver is known to serve): when it fails, these are the
+//     service's; when it passes, a timeout is the domain's (slower than
+//     the deadline), a SERVFAIL most likely the domain's (see
+//     [SideUnknown]), and the rest stays undetermined.
 //
-// The CD test: a SERVFAIL that no EDE explains is asked once more with the
-// CD bit (checking disabled, RFC 4035 §3.2.2). When that is answered, the
-// question is asked once more without CD: SERVFAIL again makes it
-// [ReasonDNSSEC]; an answer means the SERVFAIL was passing, and is taken.
+// A SERVFAIL that no EDE explains goes through two tests before it is
+// reported. The CD test asks once more with the CD bit (checking
+// disabled, RFC 4035 §3.2.2): an answer then, and SERVFAIL again without
+// it, is [ReasonDNSSEC]; an answer without CD means the SERVFAIL was
+// passing, and that answer is taken. The chain test asks the CNAME chain that starts
+// at the name, one CNAME question per link (a resolver answers those
+// without following them): a name seen twice is [ReasonCNAMELoop], a
+// chain longer than the resolver follows [ReasonCNAMEChain]. Unbound
+// answers both a loop and an over-long chain with a bare SERVFAIL.
 //
 // [Answer.EDE] carries the Extended DNS Error info-code of the final reply
 // (RFC 8914; the Client sends EDNS0, and Unbound needs "ede: yes"), and

@@ -1,8 +1,6 @@
 package resolver
 
 import (
-	"context"
-
 	"github.com/miekg/dns"
 )
 
@@ -11,13 +9,15 @@ type Side uint8
 
 // The sides of an inconclusive answer.
 const (
-	// SideUnknown: the answer alone does not say. A failing
-	// [Client.Probe] means the service's resolver. A passing one makes
+	// SideUnknown: the answer alone does not say. A resolver that fails
+	// a control question any working resolver answers (the root package
+	// asks one) makes it the service's; one that passes makes
 	// ReasonTimeout the domain's (slower than the deadline) and
 	// ReasonServFail most likely the domain's too (its name servers
 	// refuse or are lame: Unbound 1.17 answers SERVFAIL without an EDE
-	// when a zone's servers answer REFUSED; the CD test has already ruled
-	// DNSSEC out); the rest stays undetermined.
+	// when a zone's servers answer REFUSED; the CD and chain tests have
+	// already ruled DNSSEC and the CNAME chain out); the rest stays
+	// undetermined.
 	SideUnknown Side = iota
 	// SideDomain: the domain's own DNS is at fault (its name servers do
 	// not answer, refuse or are lame, its DNSSEC signatures do not
@@ -51,13 +51,6 @@ func (r Reason) Side() Side {
 		return SideService
 	}
 	return SideUnknown
-}
-
-// Prober is a Resolver that can tell whether the resolver itself works
-// ([Client.Probe]). The root package type-asserts its configured
-// Resolver to it.
-type Prober interface {
-	Probe(ctx context.Context) error
 }
 
 // Extended DNS Error info-codes (RFC 8914 §4, IANA registry) this package
