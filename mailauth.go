@@ -144,10 +144,11 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 	return s.cache.Stats()
 }
 
-// Scan runs every check of CheckOrder for req. The error is an *InputError for an
-// invalid request, ErrResolverUnavailable when no DNS server answered, or
-// the context's error when ctx ended before the scan could start (also
-// while it waited for a slot, Config.MaxConcurrentScans).
+// Scan runs every check of CheckOrder for req. The error is an
+// *InputError for an invalid request, ErrResolverUnavailable when the
+// service's own resolver failed (see its doc), or the context's error
+// when ctx ended before the scan could start (also while it waited for a
+// slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
 	out, _, err := s.ScanEncoded(ctx, req)
 	return out, err
@@ -214,7 +215,8 @@ func (s *Scanner) ScansRunning() (running, bound int) {
 
 // CheckIP checks the PTR records of one public sending IP and their
 // forward confirmation. The error is an *InputError for a non-public
-// address or ErrResolverUnavailable when no DNS server answered.
+// address or ErrResolverUnavailable when the service's own resolver
+// failed (see its doc).
 func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
 	out, _, err := s.CheckIPEncoded(ctx, ip)
 	return out, err

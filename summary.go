@@ -15,7 +15,10 @@ type ScanRequest struct {
 	SendingIP string
 }
 
-// ErrResolverUnavailable means no DNS server answered at all during a
-// scan: the result would say nothing about the domain, so none is given.
-// The HTTP service answers 500.
+// ErrResolverUnavailable means the service's own resolver failed the
+// scan: no DNS server answered at all, or the resolver answered the
+// scan's questions inconclusively and failed the control question any
+// working resolver answers (Config.ControlName), or said the fault was
+// its own (refused us, filtered). The result would say nothing about the
+// domain, so none is given. The HTTP service answers 500.
 var ErrResolverUnavailable = errors.New("mailauth: DNS resolver unavailable")

@@ -442,7 +442,7 @@ func failureExit(err error, w io.Writer) int {
 		fmt.Fprintf(w, "mailauth: invalid input: %s\n", se.msg)
 		return exitUsage
 	case errors.Is(err, mailauth.ErrResolverUnavailable):
-		fmt.Fprintln(w, "mailauth: DNS unavailable: no resolver answered; "+dnsHint)
+		fmt.Fprintln(w, "mailauth: DNS unavailable: the resolver did not answer, or failed a control question any working resolver answers; "+dnsHint)
 		return exitUnavailable
 	}
 	fmt.Fprintf(w, "mailauth: %s\n", cleanText(err.Error())) // may quote the service's answer

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/resolver"
@@ -45,7 +44,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: resolver [-dns SERVERS] DOMAIN")
 		os.Exit(2)
 	}
-	client := &resolver.Client{Timeout: 2 * time.Second}
+	// The default schedule (800 ms for the first attempt, retries until
+	// the scan's deadline) suits a recursive resolver; see resolver's
+	// package doc, "Retries".
+	client := &resolver.Client{}
 	if *dns != "" {
 		client.Servers = strings.Split(*dns, ",")
 	}
@@ -55,7 +57,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "resolver:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s: grade %s, score %d\n", sum.Domain, sum.Grade, sum.Score)
+	if sum.Incomplete() {
+		fmt.Printf("%s: no grade, most checks could not be determined\n", sum.Domain)
+	} else {
+		fmt.Printf("%s: grade %s, score %d\n", sum.Domain, sum.Grade, sum.Score)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	types := make([]resolver.Type, 0, len(r.n))
