@@ -33,12 +33,20 @@ type Count struct {
 	N     int64  `json:"count"`
 }
 
+// StatusUndetermined is the status recorded for a check that reached no
+// conclusion (httpapi.StatusUndetermined; it is reported as warn on the
+// wire): counted apart, never as a warning or a fail.
+const StatusUndetermined = "undetermined"
+
 // CheckRate is one check's outcomes over the range.
 type CheckRate struct {
-	Check    string  `json:"check"`
-	Total    int64   `json:"total"`    // diagnostics that reported the check
-	Failed   int64   `json:"failed"`   // of which status fail
-	FailRate float64 `json:"failRate"` // Failed / Total, 0 when Total is 0
+	Check        string `json:"check"`
+	Total        int64  `json:"total"`        // diagnostics that reported the check
+	Failed       int64  `json:"failed"`       // of which status fail
+	Undetermined int64  `json:"undetermined"` // of which could not be determined
+	// FailRate is Failed / (Total − Undetermined): an undetermined check
+	// is neither a pass nor a fail; 0 when nothing was determined.
+	FailRate float64 `json:"failRate"`
 }
 
 // Report implements Store.
@@ -111,14 +119,19 @@ func (s *sqlStore) checkRates(ctx context.Context, from, to string) ([]CheckRate
 			byID[id] = c
 		}
 		c.Total += n
-		if status == "fail" {
+		switch status {
+		case "fail":
 			c.Failed += n
+		case StatusUndetermined:
+			c.Undetermined += n
 		}
 	}
 	out := []CheckRate{}
 	for _, id := range Checks {
 		if c := byID[id]; c != nil {
-			c.FailRate = float64(c.Failed) / float64(c.Total)
+			if determined := c.Total - c.Undetermined; determined > 0 {
+				c.FailRate = float64(c.Failed) / float64(determined)
+			}
 			out = append(out, *c)
 		}
 	}

@@ -60,6 +60,7 @@ func ptrEvent(day time.Time, client, status string) httpapi.Event {
 // (and instances), and turn rows into the aggregates Report reads; Rollup
 // is idempotent and Prune deletes only old raw rows.
 func TestStores(t *testing.T) {
+	require.Equal(t, httpapi.StatusUndetermined, StatusUndetermined, "the status httpapi records is the one Report counts")
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -80,6 +81,9 @@ func TestStores(t *testing.T) {
 				h.Row(scanEvent(d1, "example.org", "192.0.2.2", "spam-campaign", "C", "fail")),
 				h.Row(ptrEvent(d1, "2001:db8:1:2::/64", "warn")),
 				h.Row(scanEvent(d2, "example.com", "192.0.2.1", "cli", "F", "fail")),
+				// An spf check that could not be determined: neither a
+				// pass nor a fail, left out of the fail rate.
+				h.Row(scanEvent(d2, "example.com", "192.0.2.1", "", "B", httpapi.StatusUndetermined)),
 			}
 			require.NoError(t, a.Insert(ctx, rows[:3]))
 			require.NoError(t, b.Insert(ctx, rows[3:]))
@@ -91,16 +95,16 @@ func TestStores(t *testing.T) {
 			want := Report{From: "2026-11-20", To: "2026-11-21",
 				Days: []DayTotals{
 					{Day: "2026-11-20", Scans: 3, PtrChecks: 1, Domains: 2, Visitors: 3},
-					{Day: "2026-11-21", Scans: 1, PtrChecks: 0, Domains: 1, Visitors: 1},
+					{Day: "2026-11-21", Scans: 2, PtrChecks: 0, Domains: 1, Visitors: 1},
 				},
-				Grades: []Count{{"C", 2}, {"A", 1}, {"F", 1}},
-				Checks: []CheckRate{{"mx", 4, 0, 0}, {"spf", 4, 3, 0.75}, {"ptr", 1, 0, 0}},
+				Grades: []Count{{"C", 2}, {"A", 1}, {"B", 1}, {"F", 1}},
+				Checks: []CheckRate{{"mx", 5, 0, 0, 0}, {"spf", 5, 3, 1, 0.75}, {"ptr", 1, 0, 0, 0}},
 				// Largest first, equal counts in label order.
-				Sources: []Count{{"direct", 2}, {"cli", 1}, {"other", 1}, {"web", 1}},
+				Sources: []Count{{"direct", 3}, {"cli", 1}, {"other", 1}, {"web", 1}},
 			}
 			assert.Equal(t, want, got, "report")
 			require.NoError(t, a.Prune(ctx, Day(d2)))
-			assert.Equal(t, 1, countRows(t, a, "events"), "raw rows after pruning the first day")
+			assert.Equal(t, 2, countRows(t, a, "events"), "raw rows after pruning the first day (the second day's two)")
 			require.NoError(t, a.Rollup(ctx, Day(d2.AddDate(0, 0, 5))))
 			again, err := a.Report(ctx, Day(d1), Day(d2))
 			assert.NoError(t, err, "report after pruning and a later roll-up")

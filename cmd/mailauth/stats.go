@@ -123,11 +123,12 @@ func writeReport(w io.Writer, rep analytics.Report) {
 	writeCounts(w, "grade", rep.Grades)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "check\treported\tfailed\tfail rate\t")
+	fmt.Fprintln(tw, "check\treported\tundetermined\tfailed\tfail rate\t")
 	for _, c := range rep.Checks {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\t\n", c.Check, c.Total, c.Failed, 100*c.FailRate)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f%%\t\n", c.Check, c.Total, c.Undetermined, c.Failed, 100*c.FailRate)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(w, "\n(the fail rate is of the determined checks: an undetermined one is neither a pass nor a fail)")
 	writeCounts(w, "source", rep.Sources)
 }
 
