@@ -524,33 +524,58 @@ func TestPanicIs500(t *testing.T) {
 // then gets 500; a slot freed in time lets it run.
 func TestConcurrencyBound(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	started := make(chan struct{}, 4)
-	svc := &FakeService{ScanFunc: func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
-		started <- struct{}{}
-		<-release
-		return SampleScanSummary(), nil
-	}}
-	ts := NewTestServer(t, svc, Options{MaxInFlight: 1, QueueWait: 100 * time.Millisecond})
-	first := make(chan Response, 1)
-	go func() { first <- ts.PostJSON(t, "/api/scan", scanBody("example.com")) }()
-	<-started
-	t0 := time.Now()
-	r := ts.PostJSON(t, "/api/ptr-check", ptrBody("8.8.8.8"))
-	if assert.Equal(t, 500, r.StatusCode, "second request: %s, want 500 busy", r.Body) {
-		assert.Equal(t, errBusy.msg, ErrorMessage(t, r), "second request: %d %s, want 500 busy", r.StatusCode, r.Body)
+	// blocking is a service whose scans hold their slot until released.
+	blocking := func() (*FakeService, chan struct{}, chan struct{}) {
+		release := make(chan struct{})
+		started := make(chan struct{}, 4)
+		return &FakeService{ScanFunc: func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return SampleScanSummary(), nil
+		}}, release, started
 	}
-	assert.GreaterOrEqual(t, time.Since(t0), 100*time.Millisecond, "refused before QueueWait")
-	second := make(chan Response, 1)
-	go func() { second <- ts.PostJSON(t, "/api/scan", scanBody("example.org")) }()
-	time.Sleep(20 * time.Millisecond)
-	release <- struct{}{} // first finishes, its slot goes to the waiting one
-	r = <-first
-	assert.Equal(t, 200, r.StatusCode, "first")
-	<-started
-	close(release)
-	r = <-second
-	assert.Equal(t, 200, r.StatusCode, "queued request: %s", r.Body)
+	t.Run("refused after QueueWait", func(t *testing.T) {
+		t.Parallel()
+		svc, release, started := blocking()
+		ts := NewTestServer(t, svc, Options{MaxInFlight: 1, QueueWait: 100 * time.Millisecond})
+		first := make(chan Response, 1)
+		go func() { first <- ts.PostJSON(t, "/api/scan", scanBody("example.com")) }()
+		<-started
+		t0 := time.Now()
+		r := ts.PostJSON(t, "/api/ptr-check", ptrBody("8.8.8.8"))
+		if assert.Equal(t, 500, r.StatusCode, "second request: %s, want 500 busy", r.Body) {
+			assert.Equal(t, errBusy.msg, ErrorMessage(t, r), "second request: %d %s, want 500 busy", r.StatusCode, r.Body)
+		}
+		assert.GreaterOrEqual(t, time.Since(t0), 100*time.Millisecond, "refused before QueueWait")
+		close(release)
+		assert.Equal(t, 200, (<-first).StatusCode, "first")
+	})
+	t.Run("a freed slot goes to the waiting request", func(t *testing.T) {
+		t.Parallel()
+		// A queue wait no loaded machine outlasts: the waiting request
+		// must get the slot the first one frees, whenever that is.
+		svc, release, started := blocking()
+		ts := NewTestServer(t, svc, Options{MaxInFlight: 1, QueueWait: time.Minute})
+		first := make(chan Response, 1)
+		go func() { first <- ts.PostJSON(t, "/api/scan", scanBody("example.com")) }()
+		<-started
+		second := make(chan Response, 1)
+		go func() { second <- ts.PostJSON(t, "/api/scan", scanBody("example.org")) }()
+		time.Sleep(20 * time.Millisecond) // usually queued by then; either way it must run
+		release <- struct{}{}             // first finishes, its slot goes to the waiting one
+		assert.Equal(t, 200, (<-first).StatusCode, "first")
+		select {
+		case <-started:
+		case r := <-second:
+			require.Failf(t, "the waiting request never ran", "%d %s", r.StatusCode, r.Body)
+		}
+		close(release)
+		r := <-second
+		assert.Equal(t, 200, r.StatusCode, "queued request: %s", r.Body)
+	})
 }
 
 type pingFunc func(context.Context) error
