@@ -3,7 +3,6 @@ package mailauth
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"strings"
 	"sync"
 
@@ -105,22 +104,13 @@ const (
 // are those of the SPF check: the top level is spf.Check's Includes for
 // the domain, each lower level spf.Check's for the include's target.
 // It is meant for the CLI; see [Records] for what may be done with it.
+// req is checked by [ScanRequest.Validate], as a scan's is.
 func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
-	d, err := NormalizeDomain(req.Domain)
+	in, err := req.Validate()
 	if err != nil {
 		return Records{}, err
 	}
-	var ip netip.Addr
-	if req.SendingIP != "" {
-		if ip, err = ScanSendingIP.Normalize(req.SendingIP); err != nil {
-			return Records{}, err
-		}
-	}
-	if req.DKIMSelector != "" {
-		if err := ValidateSelector(req.DKIMSelector); err != nil {
-			return Records{}, err
-		}
-	}
+	d, ip := in.Domain, in.SendingIP
 	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)
@@ -133,8 +123,8 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 		}
 	}
 	c.out.TLSRPT = tlsrptSelect(c.txt(ctx, "_smtp._tls."+d.ASCII))
-	if req.DKIMSelector != "" {
-		c.out.DKIMAt = dkim.Name(req.DKIMSelector, d.ASCII)
+	if in.Selector != "" {
+		c.out.DKIMAt = dkim.Name(in.Selector, d.ASCII)
 		for _, t := range c.txt(ctx, c.out.DKIMAt) {
 			c.out.DKIM = append(c.out.DKIM, ElideDKIMKey(t))
 		}

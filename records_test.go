@@ -59,13 +59,17 @@ func TestRecords(t *testing.T) {
 	assert.Equal(t, []CAARecord{{0, "issue", "letsencrypt.org"}, {0, "iodef", "mailto:caa@example.org"}}, got.CAA)
 }
 
-// TestRecordsRejectsInput: Records validates its request like Scan.
+// TestRecordsRejectsInput: Records validates its request like Scan, by
+// ScanRequest.Validate (the same error, in the same order of fields).
 func TestRecordsRejectsInput(t *testing.T) {
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustLoad(t, recordsZone))})
-	for _, req := range []ScanRequest{{Domain: "localhost"}, {Domain: "tree.example.org", DKIMSelector: "-x"}, {Domain: "tree.example.org", SendingIP: "10.0.0.1"}} {
+	for _, req := range []ScanRequest{{Domain: "localhost"}, {Domain: "tree.example.org", DKIMSelector: "-x"}, {Domain: "tree.example.org", SendingIP: "10.0.0.1"},
+		{Domain: "tree.example.org", DKIMSelector: "-x", SendingIP: "10.0.0.1"}} {
 		_, err := s.Records(context.Background(), req)
 		var ie *InputError
 		assert.ErrorAs(t, err, &ie, req)
+		_, want := req.Validate()
+		assert.Equal(t, want, err, req)
 	}
 }
 

@@ -29,7 +29,10 @@ func (s *Scanner) upstream() resolver.Resolver {
 	return s.cfg.Resolver
 }
 
-// run is the state of one scan or IP check.
+// run is the state of one scan or IP check. Its steps, in the order a
+// scan takes them (ScanEncoded) and the order they are written in:
+// parseRequest, runChecks (run.go), finish, summary, encode, stats
+// (stats.go).
 type run struct {
 	cfg    *Config
 	dns    *resolver.Scan
@@ -62,29 +65,6 @@ func (s *Scanner) newRun() *run {
 		sessions: s.sessions,
 		mxDone:   make(chan struct{}),
 	}
-}
-
-// ErrLeakBlocked means the redaction guard found a recorded wire value in
-// a finished result outside the texts it can replace. The result is
-// withheld; the HTTP service answers 500. It indicates a bug, never a
-// property of the scanned domain.
-var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
-
-// encode encodes the result once, as the service sends it
-// (report.Encode), and proves those bytes carry no recorded wire value
-// (doc/privacy.md: checked before anything is written).
-func (r *run) encode(v any) ([]byte, error) {
-	body, err := report.Encode(v)
-	if err != nil {
-		return nil, fmt.Errorf("mailauth: encode result: %w", err)
-	}
-	if err := r.guard.Verify(body); err != nil {
-		if r.cfg.OnLeak != nil {
-			r.cfg.OnLeak(1)
-		}
-		return nil, ErrLeakBlocked
-	}
-	return body, nil
 }
 
 // parseRequest normalizes and validates a scan request and fills the
@@ -246,3 +226,26 @@ func (r *run) scrub(checks []CheckSummary) {
 }
 
 func (r *run) leaks(t LocalizedText) bool { return r.guard.Contains(t.ZH) || r.guard.Contains(t.EN) }
+
+// ErrLeakBlocked means the redaction guard found a recorded wire value in
+// a finished result outside the texts it can replace. The result is
+// withheld; the HTTP service answers 500. It indicates a bug, never a
+// property of the scanned domain.
+var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
+
+// encode encodes the result once, as the service sends it
+// (report.Encode), and proves those bytes carry no recorded wire value
+// (doc/privacy.md: checked before anything is written).
+func (r *run) encode(v any) ([]byte, error) {
+	body, err := report.Encode(v)
+	if err != nil {
+		return nil, fmt.Errorf("mailauth: encode result: %w", err)
+	}
+	if err := r.guard.Verify(body); err != nil {
+		if r.cfg.OnLeak != nil {
+			r.cfg.OnLeak(1)
+		}
+		return nil, ErrLeakBlocked
+	}
+	return body, nil
+}

@@ -65,7 +65,10 @@
 // It does not scan: the Service does. It keeps no analytics itself:
 // Options.Recorder receives an [Event] per answered diagnostic (package
 // analytics hashes and stores it). It does not trust X-Forwarded-For unless the TCP peer is in
-// Options.TrustedProxies.
+// Options.TrustedProxies. It does not count in Redis itself: package
+// [github.com/mailauth/mailauth/httpapi/redislimit] provides a
+// [SharedLimiter] that does, so a program that mounts the handler with
+// the in-memory limiter links no Redis client.
 //
 // # Limits
 //

@@ -223,25 +223,6 @@ func TestNetworkRateLimit(t *testing.T) {
 	checkNetworkLimit(t, NewTestServer(t, &FakeService{}, Options{TrustedProxies: loopbackProxy, Limiter: lim, NetworkLimits: MemoryNetworkLimits(2)}))
 }
 
-// TestRedisNetworkRateLimit: the aggregate limits of a Redis limiter live
-// in Redis too (New's default), so instances share them.
-func TestRedisNetworkRateLimit(t *testing.T) {
-	url := startRedis(t)
-	lim, err := OpenRedisLimiter(url, RedisLimiterOptions{Limit: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = lim.Close() })
-	a := NewTestServer(t, &FakeService{}, Options{TrustedProxies: loopbackProxy, Limiter: lim})
-	checkNetworkLimit(t, a)
-	b := NewTestServer(t, &FakeService{}, Options{TrustedProxies: loopbackProxy, Limiter: lim})
-	req := b.Request(t, http.MethodPost, "/api/scan", "application/json", strings.NewReader(scanBody("example.com")))
-	req.Header.Set("X-Forwarded-For", "2001:db8:0:1fe::1")
-	if r := b.Do(t, req); r.StatusCode != 429 || ErrorMessage(t, r) != errNetworkLimited.msg {
-		t.Errorf("second instance, same /56: %d %s", r.StatusCode, r.Body)
-	}
-}
-
 // checkNetworkLimit sends from four /64s of one /56 (per-source limit 2,
 // aggregate 8) and checks the fifth /64 is refused.
 func checkNetworkLimit(t *testing.T, ts *TestServer) {

@@ -29,11 +29,11 @@ type FallbackOptions struct {
 	// answers again; nil means none.
 	Logger *slog.Logger
 	// Probe asks the store whether it answers; nil means the primary's
-	// Ping (RedisLimiter.Ping).
+	// Ping.
 	Probe func(context.Context) error
 }
 
-// FallbackLimiter counts in a shared store (Redis) while it answers and
+// FallbackLimiter counts in a shared store (a [SharedLimiter]) while it answers and
 // in this instance's memory while it does not: an unreachable store
 // turns the shared limits into per-instance ones instead of failing every
 // diagnostic. The first failed call switches to memory (logged once);
@@ -64,7 +64,7 @@ type fallbackState struct {
 
 // NewFallbackLimiter returns a limiter over primary with an in-memory
 // fallback of o.Limit requests per DefaultRateWindow.
-func NewFallbackLimiter(primary *RedisLimiter, o FallbackOptions) *FallbackLimiter {
+func NewFallbackLimiter(primary SharedLimiter, o FallbackOptions) *FallbackLimiter {
 	st := &fallbackState{probe: o.Probe, interval: o.ProbeInterval, logger: o.Logger, stop: make(chan struct{})}
 	if st.probe == nil {
 		st.probe = primary.Ping
@@ -114,11 +114,11 @@ func (f *FallbackLimiter) Outages() int64 { return f.st.switches.Load() }
 // NetworkLimits returns the aggregate limits of NetworkLimits beside the
 // store, each with its in-memory fallback, sharing this limiter's state.
 func (f *FallbackLimiter) NetworkLimits(perSource int) []NetworkLimit {
-	rl, ok := f.primary.(*RedisLimiter)
+	sl, ok := f.primary.(SharedLimiter)
 	if !ok {
 		return MemoryNetworkLimits(perSource)
 	}
-	shared, mem := rl.NetworkLimits(), MemoryNetworkLimits(perSource)
+	shared, mem := sl.NetworkLimits(), MemoryNetworkLimits(perSource)
 	for i := range shared {
 		shared[i].Limiter = newFallbackPair(shared[i].Limiter, mem[i].Limiter, f.st)
 	}

@@ -87,8 +87,9 @@ type Options struct {
 	// budget.
 	SourceBudget time.Duration
 	// NetworkLimits are the aggregate rate limits per IPv6 prefix; nil
-	// means the defaults (a /56 and a /48, in Redis when Limiter is a
-	// *RedisLimiter, else in memory), an empty non-nil slice means none.
+	// means the defaults (a /56 and a /48, in the shared store when
+	// Limiter is a SharedLimiter, else in memory), an empty non-nil slice
+	// means none.
 	NetworkLimits []NetworkLimit
 	// Observer receives requests, rate-limit decisions, admissions and
 	// diagnostics for metrics; nil means none.

@@ -70,7 +70,7 @@ func (l *MemoryLimiter) Allow(_ context.Context, key string) (Decision, error) {
 	if w.count <= l.limit { // stop counting past the limit: no overflow
 		w.count++
 	}
-	return decide(w.count, l.limit, w.end.Sub(now)), nil
+	return Decide(w.count, l.limit, w.end.Sub(now)), nil
 }
 
 // Len returns the number of tracked addresses.

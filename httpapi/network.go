@@ -31,36 +31,31 @@ const (
 // per-source limit of perSource requests per DefaultRateWindow (0 means
 // DefaultRateLimit), counted in memory.
 func MemoryNetworkLimits(perSource int) []NetworkLimit {
+	return NewNetworkLimits(perSource, func(_, limit int) Limiter {
+		return NewMemoryLimiter(MemoryLimiterOptions{Limit: limit})
+	})
+}
+
+// NewNetworkLimits returns the default aggregate limits for a per-source
+// limit of perSource requests per window (0 means DefaultRateLimit): a
+// /56 and a /48, each counted by the Limiter that newLimiter returns for
+// its prefix length and its limit (a multiple of perSource). A
+// [SharedLimiter] builds its NetworkLimits with it.
+func NewNetworkLimits(perSource int, newLimiter func(bits, limit int) Limiter) []NetworkLimit {
 	if perSource <= 0 {
 		perSource = DefaultRateLimit
 	}
 	return []NetworkLimit{
-		{Bits: 56, Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: network56Factor * perSource})},
-		{Bits: 48, Limiter: NewMemoryLimiter(MemoryLimiterOptions{Limit: network48Factor * perSource})},
+		{Bits: 56, Limiter: newLimiter(56, network56Factor*perSource)},
+		{Bits: 48, Limiter: newLimiter(48, network48Factor*perSource)},
 	}
-}
-
-// NetworkLimits returns the default aggregate limits counted in the same
-// Redis server as l (shared by every instance), under their own key
-// prefixes. Each is a copy of l, so it keys its counters exactly as l
-// does (same client, window and key derivation); only the limit and the
-// prefix differ, and closing it does not close the client.
-func (l *RedisLimiter) NetworkLimits() []NetworkLimit {
-	mk := func(bits, factor int) NetworkLimit {
-		c := *l
-		c.closer = nil
-		c.limit = factor * l.limit
-		c.prefix = l.prefix + "net" + strconv.Itoa(bits) + ":"
-		return NetworkLimit{Bits: bits, Limiter: &c}
-	}
-	return []NetworkLimit{mk(56, network56Factor), mk(48, network48Factor)}
 }
 
 // defaultNetworkLimits picks the aggregate limits New uses when Options
-// leaves them nil: in Redis beside a RedisLimiter, else in memory.
+// leaves them nil: in the store beside a SharedLimiter, else in memory.
 func defaultNetworkLimits(l Limiter) []NetworkLimit {
-	if rl, ok := l.(*RedisLimiter); ok {
-		return rl.NetworkLimits()
+	if sl, ok := l.(SharedLimiter); ok {
+		return sl.NetworkLimits()
 	}
 	if ml, ok := l.(*MemoryLimiter); ok {
 		return MemoryNetworkLimits(ml.limit)

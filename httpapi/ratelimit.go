@@ -27,6 +27,19 @@ type Limiter interface {
 	Allow(ctx context.Context, key string) (Decision, error)
 }
 
+// SharedLimiter is a Limiter whose counters live in a store that several
+// instances of the service share (package redislimit's Limiter is one).
+// The handler counts its default aggregate limits beside it, and a
+// [FallbackLimiter] counts in memory while the store does not answer.
+type SharedLimiter interface {
+	Limiter
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+	// NetworkLimits returns the default aggregate limits (see
+	// [NewNetworkLimits]) counted in the same store.
+	NetworkLimits() []NetworkLimit
+}
+
 // Decision is a Limiter's answer for one request.
 type Decision struct {
 	// Allowed is false once the window holds more requests than the limit.
@@ -38,8 +51,10 @@ type Decision struct {
 	Reset time.Duration
 }
 
-// decide turns the count of a window into a Decision.
-func decide(count, limit int, reset time.Duration) Decision {
+// Decide turns the count of a fixed window into a Decision: count
+// requests so far (this one included) against limit, reset until the
+// window ends. Limiters of other packages answer with it too.
+func Decide(count, limit int, reset time.Duration) Decision {
 	return Decision{
 		Allowed:   count <= limit,
 		Remaining: max(limit-count, 0),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/httpapi/redislimit"
 	"github.com/mailauth/mailauth/internal/ops"
 	"github.com/redis/go-redis/v9"
 )
@@ -50,7 +51,7 @@ func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog
 		return &serveLimiter{limiter: httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), close: func() {}}, nil
 	}
 	redis.SetLogger(redisLog{logger})
-	rl, err := httpapi.OpenRedisLimiter(c.rateLimit, httpapi.RedisLimiterOptions{Limit: c.rateLimitMax, Secret: secret})
+	rl, err := redislimit.Open(c.rateLimit, redislimit.Options{Limit: c.rateLimitMax, Secret: secret})
 	if err != nil {
 		// The parser's error quotes the URL, which may carry the Redis
 		// password: only a fixed message names the flag.
@@ -80,7 +81,7 @@ func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog
 }
 
 // pingLoop keeps storeOK current for a limiter without fallback.
-func (l *serveLimiter) pingLoop(ctx context.Context, rl *httpapi.RedisLimiter) {
+func (l *serveLimiter) pingLoop(ctx context.Context, rl *redislimit.Limiter) {
 	t := time.NewTicker(failClosedPingInterval)
 	defer t.Stop()
 	for {

@@ -214,6 +214,25 @@ func TestLocalScanLab(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "发信 IP 检查：8.8.8.8\n"), "ptr: exit %d stderr %q\n%s", code, errOut, out)
 }
 
+// TestLocalJSONIsScannersOwn: a local scan and ptr print the scanner's
+// JSON, the bytes its leak guard verified, and those bytes are what the
+// service's encoding of the summary gives (the output did not change).
+func TestLocalJSONIsScannersOwn(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	cfg := mailauth.Config{DNSServers: []string{lab.DNS.Addr()}}
+	sum, raw, err := localScan(t.Context(), cfg, mailauth.ScanRequest{Domain: "good.example.com", DKIMSelector: "s1"})
+	require.NoError(t, err)
+	want, err := httpapi.Encode(sum)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(raw), "scan")
+	ptrSum, raw, err := localPtr(t.Context(), cfg, netip.MustParseAddr("8.8.8.8"))
+	require.NoError(t, err)
+	want, err = httpapi.Encode(ptrSum)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(raw), "ptr")
+}
+
 // TestIncompleteScanExit: a scan where most checks could not be
 // determined (replies that cannot be used: no attributable cause) is
 // exit 3, not a grade, locally and through -server (whose service

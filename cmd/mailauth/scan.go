@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
-	"github.com/mailauth/mailauth/httpapi"
 )
 
 // scanUsageHead is scanHead with the checks named from the checks table.
@@ -383,24 +382,17 @@ func validateScan(req mailauth.ScanRequest) (mailauth.Domain, error) {
 	return in.Domain, err
 }
 
-// localScan runs the scan in this process.
+// localScan runs the scan in this process. The JSON is the scanner's own,
+// encoded once and verified by its leak guard: the bytes printed are the
+// bytes the guard checked, as the service's are.
 func localScan(ctx context.Context, cfg mailauth.Config, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error) {
-	sum, err := mailauth.New(cfg).Scan(ctx, req)
-	if err != nil {
-		return sum, nil, err
-	}
-	raw, err := httpapi.Encode(sum)
-	return sum, raw, err
+	return mailauth.New(cfg).ScanEncoded(ctx, req)
 }
 
-// localPtr checks the IP in this process.
+// localPtr checks the IP in this process, with the scanner's verified
+// JSON (see localScan).
 func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error) {
-	sum, err := mailauth.New(cfg).CheckIP(ctx, ip)
-	if err != nil {
-		return sum, nil, err
-	}
-	raw, err := httpapi.Encode(sum)
-	return sum, raw, err
+	return mailauth.New(cfg).CheckIPEncoded(ctx, ip)
 }
 
 // outcome is what a printed result means for the exit code.

@@ -9,8 +9,16 @@
 // types and the OpenAPI document disagree on a field's name, whether it is
 // required or nullable, its bounds or its enumeration.
 //
-// The root package re-exports every name here by alias, so importers keep
-// writing mailauth.ScanSummary.
+// The root package re-exports by alias every type and constant declared
+// in report.go (contract.go, written by internal/cmd/genalias; a root
+// test fails when it is out of date), so importers keep writing
+// mailauth.ScanSummary. It leaves out two kinds of name. The service's
+// own objects, Health and Error with StorageState and CommerceState, are
+// answered only by httpapi, which takes them from here; a scanner never
+// returns them. The functions and variables (OpenAPI, Encode,
+// NewDiagnostics, TooIncomplete) are the means of the packages that build
+// and serve the contract: httpapi offers OpenAPIDocument and Encode to
+// its users, and the root uses the other two inside.
 package report
 
 import (
@@ -135,7 +143,7 @@ type CheckSummary struct {
 	// not, why. It is not on the wire (the contract has no such field):
 	// the scanner sets it from the rule that decided the verdict, and a
 	// client reading the JSON restores it (see the root's
-	// MarkUndetermined).
+	// RestoreDetermination).
 	Determination Determination `json:"-"`
 }
 
