@@ -62,9 +62,11 @@ type Config struct {
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// OnLeak, when set, is called with the number of checks whose texts
-	// the redaction guard had to replace in one result. It never receives
-	// the values.
-	OnLeak func(n int)
+	// the redaction guard had to replace in one result, and the source
+	// tag of the scan's context ([WithSource]; "" when none), so that a
+	// program can limit its alarms per source. It never receives the
+	// values.
+	OnLeak func(source string, n int)
 	// OnPanic, when set, is called with the id of a check that panicked
 	// (and was reported as not determined).
 	OnPanic func(CheckID)
@@ -160,6 +162,7 @@ func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary
 	start := s.cfg.Now()
 	wallStart := time.Now()
 	r := s.newRun()
+	r.source = Source(ctx)
 	if err := r.parseRequest(req); err != nil {
 		return ScanSummary{}, nil, err
 	}
@@ -225,6 +228,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSummary, []byte, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
+	r.source = Source(ctx)
 	addr, err := NormalizeSendingIP(ip.String())
 	if err != nil {
 		return PTRCheckSummary{}, nil, err
