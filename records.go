@@ -101,10 +101,13 @@ const (
 
 // Records looks up the raw records of req's domain (and of its selector
 // and sending IP, when given) through the Scanner's resolver, without the
-// scan's budget, guard or deadline (ctx bounds it). The include costs
-// are those of the SPF check: the top level is spf.Check's Includes for
-// the domain, each lower level spf.Check's for the include's target.
-// It is meant for the CLI; see [Records] for what may be done with it.
+// scan's budget, guard or deadline (ctx bounds it). It takes a slot
+// among the scans running at once, as a scan does
+// (Config.MaxConcurrentScans): it asks as many questions as a scan, and
+// may fetch the MTA-STS policy. The include costs are those of the SPF
+// check: the top level is spf.Check's Includes for the domain, each
+// lower level spf.Check's for the include's target. It is meant for the
+// CLI; see [Records] for what may be done with it.
 func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
 	d, err := NormalizeDomain(req.Domain)
 	if err != nil {
@@ -121,6 +124,11 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 			return Records{}, err
 		}
 	}
+	release, err := s.admit(ctx)
+	if err != nil {
+		return Records{}, err
+	}
+	defer release()
 	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)
