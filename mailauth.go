@@ -82,9 +82,12 @@ type Config struct {
 	// against ScanTimeout: ScanTimeout starts when the scan gets its
 	// slot, so a scan that waited still gets its whole time. A program
 	// that bounds total time bounds its context. The bound protects the
-	// process: 2,000 scans at once on two cores finish fewer scans, and
-	// later, than a few hundred (BENCHMARKS.md), and each scan in flight
-	// holds about 250 KiB.
+	// process's memory: each scan in flight holds about 250 KiB (issue
+	// 24's profile of the service), so 2,000 at once would hold about
+	// half a gigabyte. Issue 24 also saw 2,000 scans at once through the
+	// service's DNS client finish half as many scans per second as 500;
+	// BenchmarkConcurrentScans, with the in-memory resolver, did not show
+	// that collapse (BENCHMARKS.md, "Whole scans").
 	MaxConcurrentScans int
 }
 
