@@ -346,8 +346,8 @@ func TestClientUnreachable(t *testing.T) {
 		assert.Equal(t, inconclusive(resolver.ReasonNetwork, -1), c.Lookup(t.Context(), "a.example.test", resolver.TypeA), "answer mismatch")
 	}
 	// With the default schedule and a long deadline, the lookup still
-	// ends at the second refusal (the query is sent again from a fresh
-	// port once), not at its next attempt or its deadline.
+	// ends at the second refusal (the query is sent again from another
+	// socket once), not at its next attempt or its deadline.
 	c := &resolver.Client{Servers: []string{free}}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

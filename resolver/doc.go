@@ -51,7 +51,7 @@
 // attempt that comes late is taken: a resolver that answers every
 // question in 2.2 s gives complete answers. A server that replies with an
 // error (SERVFAIL, REFUSED, another error RCODE, an undecodable message,
-// an ICMP "port unreachable" to the question sent again from a fresh
+// an ICMP "port unreachable" to the question sent again from another
 // socket; see "Sockets and spoofing") is not asked that question again,
 // and the next attempt goes out at once; the lookup ends when an answer comes,
 // when every server has replied with an error (the most telling error is
@@ -101,13 +101,14 @@
 // So it is not taken as the server's reply. The socket is retired at once
 // (it takes no new question, still delivers the answers to the queries in
 // flight on it, and closes after the last), and each of those queries is
-// sent again, at once, from another socket, whose port is fresh and
-// random. Only when that one is refused too does the question fail, with
+// sent again, at once, from another of the server's sockets (a new one
+// when fewer than four are usable), on its own random port. Only when
+// that one is refused too does the question fail, with
 // ReasonNetwork, as from a server whose port is really closed, which
 // therefore ends a lookup after two round trips. A forger who guesses one
 // of our ports (about 4 / 28,232 per datagram) thus costs each query in
 // flight on it one more datagram to our resolver; to fail a question it
-// must then guess the fresh port too, within that query's round trip.
+// must then guess that other port too, within that query's round trip.
 //
 // # Attribution
 //

@@ -357,8 +357,9 @@ func (s *socket) handle(b []byte) {
 // names no query ID, and it reaches every query in flight on s. So the
 // error is not taken as the server's reply: s is retired (it takes no new
 // query, and still delivers the replies to the queries in flight on it),
-// and each of these queries is sent again on another socket, which has a
-// fresh random port. A query refused on that one as well fails with
+// and each of these queries is sent again on another of the server's
+// sockets (see pool.socket), on its own random port. A query refused on
+// that one as well fails with
 // ReasonNetwork: the server's port is really closed, and the lookup ends
 // after two round trips. Only the first error of s counts.
 func (s *socket) unreachable() {
