@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,5 +69,61 @@ func BenchmarkGuardRecord(b *testing.B) {
 		for _, t := range texts {
 			s.AddText(t)
 		}
+	}
+}
+
+// concurrentScans is how many scans BenchmarkConcurrentScans starts at
+// once (issue 24: 2,000 at once collapsed the library without a bound).
+const concurrentScans = 2000
+
+// BenchmarkConcurrentScans starts concurrentScans scans at once per
+// iteration, with the default Config.MaxConcurrentScans and without a
+// bound (-1): DNS from the in-memory resolver with 20 ms added to every
+// answer (a scan waits on the network, as in service), the MTA-STS
+// policy over loopback HTTPS, the default ScanTimeout. It reports the
+// scans finished per second of wall time, the share that came back
+// incomplete or failed (past their deadline, mostly), and the wall time
+// of the slowest scan.
+//
+//	go test -run XXX -bench BenchmarkConcurrentScans -benchtime 3x .
+func BenchmarkConcurrentScans(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		bound int
+	}{{"default", 0}, {"unbounded", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			lab := testlab.Start(b, []string{scanZone}, policies)
+			r := dnstest.NewResolver(dnstest.MustLoad(b, scanZone))
+			for _, n := range dnstest.MustLoad(b, scanZone).Names() {
+				r.SetFault(n, dnstest.AnyType, dnstest.Delay(20*time.Millisecond))
+			}
+			s := New(Config{Resolver: r, HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
+				AllowLoopbackTargets: true, MaxConcurrentScans: bc.bound})
+			req := ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}
+			var total, failed int
+			var slowest time.Duration
+			for b.Loop() {
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				for range concurrentScans {
+					wg.Go(func() {
+						start := time.Now()
+						sum, err := s.Scan(context.Background(), req)
+						took := time.Since(start)
+						mu.Lock()
+						defer mu.Unlock()
+						total++
+						if err != nil || sum.Incomplete() {
+							failed++
+						}
+						slowest = max(slowest, took)
+					})
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "scans/s")
+			b.ReportMetric(100*float64(failed)/float64(max(total, 1)), "%failed")
+			b.ReportMetric(slowest.Seconds(), "s-slowest")
+		})
 	}
 }

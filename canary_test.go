@@ -27,7 +27,7 @@ func TestCanariesNeverReachOutput(t *testing.T) {
 		Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: time.Second, Attempts: 1},
 		HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
 		Now:    func() time.Time { return fixedNow },
-		OnLeak: func(n int) { leaks += n },
+		OnLeak: func(_ string, n int) { leaks += n },
 	})
 	for _, req := range []ScanRequest{
 		{Domain: "leak.example.com", DKIMSelector: "sel", SendingIP: "8.8.8.8"},
@@ -66,7 +66,7 @@ _mta-sts  TXT "v=STSv1; id=2024"
 _dmarc    TXT "v=DMARC1; p=reject"
 `)
 	leaks := 0
-	s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
+	s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, OnLeak: func(_ string, n int) { leaks += n }})
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "words.example.com"})
 	require.NoError(t, err)
 	for _, c := range got.Checks {
@@ -82,7 +82,7 @@ _dmarc    TXT "v=DMARC1; p=reject"
 // result withholds it.
 func TestVerifyWithholdsALeakingResult(t *testing.T) {
 	leaks := 0
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")), OnLeak: func(n int) { leaks += n }})
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")), OnLeak: func(_ string, n int) { leaks += n }})
 	r := s.newRun()
 	r.guard.AddText("v=spf1 include:kanari-verify.example.net -all")
 	sum := ScanSummary{Domain: "x.example.com", Summary: LocalizedText{EN: "fine", ZH: "好"}}
@@ -100,7 +100,7 @@ func TestPanicAndLeakFallBack(t *testing.T) {
 	var panicked []CheckID
 	leaks := 0
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")),
-		OnPanic: func(id CheckID) { panicked = append(panicked, id) }, OnLeak: func(n int) { leaks += n }})
+		OnPanic: func(id CheckID) { panicked = append(panicked, id) }, OnLeak: func(_ string, n int) { leaks += n }})
 	r := s.newRun()
 	got := r.runChecks(t.Context(), map[CheckID]checkFunc{
 		CheckSPF: func(context.Context) verdict { panic("a bug") },

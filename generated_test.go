@@ -27,7 +27,7 @@ func TestGeneratedValuesAreNotLeaks(t *testing.T) {
 	}
 	zone.WriteString("_dmarc TXT \"v=DMARC1; p=reject\"\n")
 	leaks := 0
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, zone.String())), Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, zone.String())), Now: func() time.Time { return fixedNow }, OnLeak: func(_ string, n int) { leaks += n }})
 	// A check text replaced by the guard, or a result withheld, is
 	// reported through OnLeak: leaks counts both.
 	_, err := s.Scan(context.Background(), ScanRequest{Domain: "gen.example.com"})

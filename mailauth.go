@@ -62,26 +62,32 @@ type Config struct {
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// OnLeak, when set, is called with the number of checks whose texts
-	// the redaction guard had to replace in one result. It never receives
-	// the values.
-	OnLeak func(n int)
+	// the redaction guard had to replace in one result, and the source
+	// tag of the scan's context ([WithSource]; "" when none), so that a
+	// program can limit its alarms per source. It never receives the
+	// values.
+	OnLeak func(source string, n int)
 	// OnPanic, when set, is called with the id of a check that panicked
 	// (and was reported as not determined).
 	OnPanic func(CheckID)
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)
-	// MaxConcurrentScans bounds the scans and IP checks that run at the
-	// same time; more wait, in arrival order, for one to finish. 0 means
+	// MaxConcurrentScans bounds the scans, IP checks and Records calls
+	// that run at the same time; more wait, in arrival order, for one to
+	// finish. 0 means
 	// DefaultMaxConcurrentScans; a negative value means no bound. The
 	// wait counts against the caller's context (a scan whose context ends
 	// while it waits returns the context's error and costs nothing), not
 	// against ScanTimeout: ScanTimeout starts when the scan gets its
 	// slot, so a scan that waited still gets its whole time. A program
 	// that bounds total time bounds its context. The bound protects the
-	// process: 2,000 scans at once on two cores finish fewer scans, and
-	// later, than a few hundred (BENCHMARKS.md), and each scan in flight
-	// holds about 250 KiB.
+	// process's memory: each scan in flight holds about 250 KiB (issue
+	// 24's profile of the service), so 2,000 at once would hold about
+	// half a gigabyte. Issue 24 also saw 2,000 scans at once through the
+	// service's DNS client finish half as many scans per second as 500;
+	// BenchmarkConcurrentScans, with the in-memory resolver, did not show
+	// that collapse (BENCHMARKS.md, "Whole scans").
 	MaxConcurrentScans int
 }
 
@@ -161,6 +167,7 @@ func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary
 	start := s.cfg.Now()
 	wallStart := time.Now()
 	r := s.newRun()
+	r.source = Source(ctx)
 	if err := r.parseRequest(req); err != nil {
 		return ScanSummary{}, nil, err
 	}
@@ -227,6 +234,7 @@ func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, 
 func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSummary, []byte, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
+	r.source = Source(ctx)
 	addr, err := NormalizeSendingIP(ip.String())
 	if err != nil {
 		return PTRCheckSummary{}, nil, err

@@ -100,17 +100,25 @@ const (
 
 // Records looks up the raw records of req's domain (and of its selector
 // and sending IP, when given) through the Scanner's resolver, without the
-// scan's budget, guard or deadline (ctx bounds it). The include costs
-// are those of the SPF check: the top level is spf.Check's Includes for
-// the domain, each lower level spf.Check's for the include's target.
-// It is meant for the CLI; see [Records] for what may be done with it.
-// req is checked by [ScanRequest.Validate], as a scan's is.
+// scan's budget, guard or deadline (ctx bounds it). It takes a slot
+// among the scans running at once, as a scan does
+// (Config.MaxConcurrentScans): it asks as many questions as a scan, and
+// may fetch the MTA-STS policy. The include costs are those of the SPF
+// check: the top level is spf.Check's Includes for the domain, each
+// lower level spf.Check's for the include's target. It is meant for the
+// CLI; see [Records] for what may be done with it. req is checked by
+// [ScanRequest.Validate], as a scan's is.
 func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
 	in, err := req.Validate()
 	if err != nil {
 		return Records{}, err
 	}
 	d, ip := in.Domain, in.SendingIP
+	release, err := s.admit(ctx)
+	if err != nil {
+		return Records{}, err
+	}
+	defer release()
 	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)

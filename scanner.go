@@ -40,6 +40,7 @@ type run struct {
 	domain Domain
 	sel    string
 	ip     netip.Addr // invalid when no sending IP was supplied
+	source string     // the scan context's source tag (WithSource), for OnLeak
 
 	mxOnce   sync.Once
 	sessions *mtasts.SessionCache
@@ -221,7 +222,7 @@ func (r *run) scrub(checks []CheckSummary) {
 		}
 	}
 	if n > 0 && r.cfg.OnLeak != nil {
-		r.cfg.OnLeak(n)
+		r.cfg.OnLeak(r.source, n)
 	}
 }
 
@@ -243,7 +244,7 @@ func (r *run) encode(v any) ([]byte, error) {
 	}
 	if err := r.guard.Verify(body); err != nil {
 		if r.cfg.OnLeak != nil {
-			r.cfg.OnLeak(1)
+			r.cfg.OnLeak(r.source, 1)
 		}
 		return nil, ErrLeakBlocked
 	}

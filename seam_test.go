@@ -69,7 +69,7 @@ func TestSeamTokensAreNotLeaks(t *testing.T) {
 	scan := func(extra []string) (ScanSummary, int) {
 		leaks := 0
 		s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, seamZone(extra))),
-			Now: func() time.Time { return fixedNow }, OnLeak: func(n int) { leaks += n }})
+			Now: func() time.Time { return fixedNow }, OnLeak: func(_ string, n int) { leaks += n }})
 		sum, err := s.Scan(context.Background(), ScanRequest{Domain: "seam.example.com"})
 		require.NoError(t, err, "the result was withheld")
 		return sum, leaks

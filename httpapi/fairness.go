@@ -346,9 +346,10 @@ func newFairness(slots int, opts Options) fairness {
 // waits its turn for a global slot, at most QueueWait. The returned
 // context carries the diagnostic's deadline (firstDeadline for a fresh
 // request, laterDeadline otherwise, at most the budget left), which is
-// charged to the budgets at once; the returned func refunds what was not
-// used and gives the slot back. A spent budget is errSourceBudget, with
-// the wait until it renews in retry.
+// charged to the budgets at once, and the source's key as the scan's
+// source tag (mailauth.WithSource); the returned func refunds what was
+// not used and gives the slot back. A spent budget is errSourceBudget,
+// with the wait until it renews in retry.
 func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retry time.Duration, e *apiError) {
 	ad := admissionFor(sourceIP(r, h.proxies), h.perSource)
 	if wait := h.budgets.spent(ad.groups, h.perSource); wait > 0 {
@@ -371,7 +372,9 @@ func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retr
 	if c.granted > 0 {
 		deadline = c.granted
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), deadline)
+	// The source tag lets the scanner's alarms be limited per source
+	// (mailauth.WithSource).
+	ctx, cancel := context.WithTimeout(mailauth.WithSource(r.Context(), ad.source), deadline)
 	start := time.Now()
 	return ctx, func() {
 		cancel()

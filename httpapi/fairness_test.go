@@ -253,3 +253,34 @@ func checkNetworkLimit(t *testing.T, ts *TestServer) {
 		t.Errorf("IPv4 client: %d", r.StatusCode)
 	}
 }
+
+// TestDiagnosticCarriesSource: the context a diagnostic runs with carries
+// the client's fairness key as its source tag (mailauth.WithSource), so
+// that the scanner's alarms can be limited per source.
+func TestDiagnosticCarriesSource(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	svc := &FakeService{
+		ScanFunc: func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+			mu.Lock()
+			got = append(got, mailauth.Source(ctx))
+			mu.Unlock()
+			return SampleScanSummary(), nil
+		},
+		CheckIPFunc: func(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error) {
+			mu.Lock()
+			got = append(got, mailauth.Source(ctx))
+			mu.Unlock()
+			s := SamplePtrCheckSummary()
+			s.SendingIP = ip.String()
+			return s, nil
+		},
+	}
+	ts := NewTestServer(t, svc, Options{})
+	assert.Equal(t, 200, ts.PostJSON(t, "/api/scan", scanBody("example.com")).StatusCode)
+	assert.Equal(t, 200, ts.PostJSON(t, "/api/ptr-check", ptrBody("8.8.8.8")).StatusCode)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"127.0.0.1", "127.0.0.1"}, got)
+}

@@ -37,9 +37,11 @@ const (
 	// capped.
 	connsPer56Factor = network56Factor
 	connsPer48Factor = network48Factor
-	// fewConns is what a source holds at most to count as holding few
-	// connections: a browser opens up to 6 per host, an interactive client
-	// one or two.
+	// fewConns bounds "holding few connections": a source (and its /56
+	// and /48) holding fewer than fewConns counts as holding few, so it
+	// may take a reserved place while it holds up to 3 and reach 4
+	// through the reserve. A browser opens up to 6 per host, an
+	// interactive client one or two.
 	fewConns = 4
 	// stallAfter is how long a connection may be blocked writing a
 	// response (its reader does not read) before the listener may shed it

@@ -347,6 +347,15 @@ func TestClientUnreachable(t *testing.T) {
 		c := &resolver.Client{Servers: []string{server}, Timeout: time.Second, Attempts: 1}
 		assert.Equal(t, inconclusive(resolver.ReasonNetwork, -1), c.Lookup(t.Context(), "a.example.test", resolver.TypeA), "answer mismatch")
 	}
+	// With the default schedule and a long deadline, the lookup still
+	// ends at the second refusal (the query is sent again from another
+	// socket once), not at its next attempt or its deadline.
+	c := &resolver.Client{Servers: []string{free}}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	assert.Equal(t, inconclusive(resolver.ReasonNetwork, -1), c.Lookup(ctx, "b.example.test", resolver.TypeA), "answer mismatch")
+	assert.Less(t, time.Since(start), resolver.DefaultTimeout, "ended before a second attempt was due")
 }
 
 // TestClientRequery: when a recursive resolver stops at an alias without

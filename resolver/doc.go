@@ -51,8 +51,9 @@
 // attempt that comes late is taken: a resolver that answers every
 // question in 2.2 s gives complete answers. A server that replies with an
 // error (SERVFAIL, REFUSED, another error RCODE, an undecodable message,
-// an ICMP "port unreachable") is not asked that question again, and the
-// next attempt goes out at once; the lookup ends when an answer comes,
+// an ICMP "port unreachable" to the question sent again from another
+// socket; see "Sockets and spoofing") is not asked that question again,
+// and the next attempt goes out at once; the lookup ends when an answer comes,
 // when every server has replied with an error (the most telling error is
 // reported), or at the deadline: then it is [ReasonSlow] when the servers
 // answered other questions meanwhile and [ReasonTimeout] when they
@@ -93,6 +94,21 @@
 // useful to it. A datagram that carries a query's ID but is not a DNS
 // message counts as that server's error reply (ReasonMalformed): a forger
 // who guesses port and ID can at most make a lookup inconclusive.
+//
+// An ICMP error (port, host or network unreachable) is the one reply that
+// needs no ID: the kernel reports it to the socket whose port and server
+// it quotes, and it concerns every query in flight there, up to 1,024.
+// So it is not taken as the server's reply. The socket is retired at once
+// (it takes no new question, still delivers the answers to the queries in
+// flight on it, and closes after the last), and each of those queries is
+// sent again, at once, from another of the server's sockets (a new one
+// when fewer than four are usable), on its own random port. Only when
+// that one is refused too does the question fail, with
+// ReasonNetwork, as from a server whose port is really closed, which
+// therefore ends a lookup after two round trips. A forger who guesses one
+// of our ports (about 4 / 28,232 per datagram) thus costs each query in
+// flight on it one more datagram to our resolver; to fail a question it
+// must then guess that other port too, within that query's round trip.
 //
 // # Attribution
 //

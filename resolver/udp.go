@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,12 @@ type entry struct {
 	q      dns.Question
 	w      *waiter
 	server int
+	wire   []byte // the packed query; its first two bytes take the ID of each send
+	// resent marks a query sent again after its first socket was refused
+	// (see unreachable): a second refusal is the server's.
+	resent bool
+	// moved is where the query was sent again, released with it.
+	moved *ticket
 }
 
 // socket is one connected UDP socket to one server, on a port the kernel
@@ -89,6 +96,7 @@ type socket struct {
 	pending map[uint16]entry
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
+	refused bool // got an ICMP error (see unreachable)
 	closed  bool
 	idle    *time.Timer
 }
@@ -110,29 +118,61 @@ type ticket struct {
 // send registers q under a fresh random ID on one of server's sockets and
 // sends it. The ID stays registered until release.
 func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter) (ticket, error) {
+	m := *q
+	m.Id = 0
+	b, err := m.Pack()
+	if err != nil {
+		return ticket{}, fmt.Errorf("resolver: pack query: %w", err)
+	}
+	return p.transmit(server, entry{q: q.Question[0], w: w, server: idx, wire: b})
+}
+
+// transmit registers e on one of server's sockets and sends its query. A
+// socket whose send reports an ICMP error is retired (see unreachable) and
+// another one is tried.
+func (p *pool) transmit(server string, e entry) (ticket, error) {
 	for try := 0; try < 3; try++ {
 		s, err := p.socket(server)
 		if err != nil {
 			return ticket{}, err
 		}
-		id, ok := s.register(entry{q: q.Question[0], w: w, server: idx})
-		if !ok {
+		t, err := s.transmit(e)
+		switch {
+		case err == nil:
+			return t, nil
+		case errors.Is(err, errRetired):
 			continue // the socket retired or closed meanwhile
+		case icmpError(err):
+			s.unreachable()
+			continue
 		}
-		m := *q
-		m.Id = id
-		b, err := m.Pack()
-		if err != nil {
-			s.release(id)
-			return ticket{}, fmt.Errorf("resolver: pack query: %w", err)
-		}
-		if _, err := s.conn.Write(b); err != nil {
-			s.release(id)
-			return ticket{}, fmt.Errorf("resolver: send query: %w", err)
-		}
-		return ticket{s, id}, nil
+		return ticket{}, fmt.Errorf("resolver: send query: %w", err)
 	}
 	return ticket{}, errors.New("resolver: no usable socket")
+}
+
+// errRetired is the error of a send on a socket that takes no new query.
+var errRetired = errors.New("resolver: socket retired")
+
+// transmit registers e on s under a fresh random ID and sends its query.
+func (s *socket) transmit(e entry) (ticket, error) {
+	id, ok := s.register(e)
+	if !ok {
+		return ticket{}, errRetired
+	}
+	b := slices.Clone(e.wire)
+	binary.BigEndian.PutUint16(b, id)
+	if _, err := s.conn.Write(b); err != nil {
+		s.release(id)
+		return ticket{}, err
+	}
+	return ticket{s, id}, nil
+}
+
+// icmpError reports whether err is how a connected UDP socket reports an
+// ICMP error: port, host or network unreachable.
+func icmpError(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
 }
 
 // socket returns a socket to server: one of its open ones at random, or a
@@ -213,10 +253,21 @@ func (s *socket) register(e entry) (uint16, bool) {
 	}
 }
 
-// release forgets the query with id: later replies to it are dropped.
+// release forgets the query with id, and where it was sent again: later
+// replies to it are dropped.
 func (s *socket) release(id uint16) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	moved := s.pending[id].moved
+	s.forgetLocked(id)
+	s.mu.Unlock()
+	if moved != nil {
+		moved.s.release(moved.id)
+	}
+}
+
+// forgetLocked deletes the query with id and closes s, or arms its idle
+// timer, when it was the last one. The caller holds s.mu.
+func (s *socket) forgetLocked(id uint16) {
 	delete(s.pending, id)
 	if len(s.pending) > 0 || s.closed {
 		return
@@ -260,9 +311,8 @@ func (s *socket) closeLocked() {
 	_ = s.conn.Close()
 }
 
-// read receives datagrams until the socket is closed. An ICMP error (the
-// server's port is closed) fails every query in flight on s, since they
-// all went to that server.
+// read receives datagrams until the socket is closed. An error is an
+// ICMP error (see unreachable).
 func (s *socket) read() {
 	buf := make([]byte, maxDatagram)
 	for {
@@ -271,8 +321,8 @@ func (s *socket) read() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.failAll(ReasonNetwork)
-			if !errors.Is(err, syscall.ECONNREFUSED) {
+			s.unreachable()
+			if !icmpError(err) {
 				time.Sleep(10 * time.Millisecond) // an unexpected error: do not spin
 			}
 			continue
@@ -302,12 +352,67 @@ func (s *socket) handle(b []byte) {
 	}
 }
 
-// failAll tells every query in flight on s that the server is unreachable.
-func (s *socket) failAll(r Reason) {
+// unreachable handles an ICMP error on s ("port unreachable", or host or
+// network unreachable). Anyone who knows the port of s can forge one: it
+// names no query ID, and it reaches every query in flight on s. So the
+// error is not taken as the server's reply: s is retired (it takes no new
+// query, and still delivers the replies to the queries in flight on it),
+// and each of these queries is sent again on another of the server's
+// sockets (see pool.socket), on its own random port. A query refused on
+// that one as well fails with
+// ReasonNetwork: the server's port is really closed, and the lookup ends
+// after two round trips. Only the first error of s counts.
+func (s *socket) unreachable() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, e := range s.pending {
-		e.w.deliver(reply{server: e.server, reason: r})
+	if s.refused || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.refused, s.retired = true, true
+	var again []uint16
+	for id, e := range s.pending {
+		switch {
+		case e.resent:
+			e.w.deliver(reply{server: e.server, reason: ReasonNetwork})
+		case e.moved == nil:
+			again = append(again, id)
+		}
+	}
+	if len(s.pending) == 0 {
+		s.closeLocked()
+	}
+	s.mu.Unlock()
+	for _, id := range again {
+		s.resend(id)
+	}
+}
+
+// resend sends the query with id, in flight on s, again on another socket
+// of the same server, and links the two, so that releasing the query
+// releases both.
+func (s *socket) resend(id uint16) {
+	s.mu.Lock()
+	e, ok := s.pending[id]
+	s.mu.Unlock()
+	if !ok {
+		return // its lookup ended meanwhile
+	}
+	again := e
+	again.resent, again.moved = true, nil
+	t, err := s.pool.transmit(s.key, again)
+	if err != nil {
+		e.w.deliver(reply{server: e.server, reason: ReasonNetwork})
+		return
+	}
+	s.mu.Lock()
+	cur, ok := s.pending[id]
+	if ok {
+		cur.moved = &t
+		s.pending[id] = cur
+	}
+	s.mu.Unlock()
+	if !ok {
+		t.s.release(t.id) // its lookup ended meanwhile
 	}
 }
 

@@ -202,9 +202,9 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	if c.scan.Resolver == nil { // one resolver for the scans and the canary
 		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers}
 	}
-	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
-	onLeak := c.scan.OnLeak
-	c.scan.OnLeak = func(n int) { metrics.Leak(n); onLeak(n) }
+	onLeak, onPanic := scannerAlarms(logger, time.Now)
+	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
+	c.scan.OnPanic = onPanic
 	c.scan.MaxConcurrentScans = c.maxInFlight // httpapi's fair queue admits; the library's bound must not queue again
 	scanner := mailauth.New(c.scan)
 	defer logCacheStats(logger, scanner)
@@ -283,32 +283,78 @@ func warnWideProxies(proxies []netip.Prefix, logger *slog.Logger) {
 	}
 }
 
-// leakAlarmEvery spaces the redaction guard's alarms: a zone built to
-// trip it could otherwise fill the log (issue 25: 398 alarms from one
-// source in a soak).
-const leakAlarmEvery = time.Minute
+// Limits of the redaction guard's alarms: a zone built to trip it could
+// otherwise fill the log (issue 25: 398 alarms from one source in a
+// soak), and a limit shared by every source would let that zone hide
+// another source's alarm.
+const (
+	// leakAlarmEvery spaces the alarms of one source.
+	leakAlarmEvery = time.Minute
+	// leakAlarmSources bounds the sources whose latest alarm is
+	// remembered; past it, an alarm from a source not remembered is held
+	// back until the sweep (every leakAlarmEvery) frees room.
+	leakAlarmSources = 256
+)
 
 // scannerAlarms logs what the scanner reports as internal faults: texts
-// the redaction guard replaced that could be a leak (at most one record
-// per leakAlarmEvery, counting the alarms suppressed since the last), and
+// the redaction guard replaced that could be a leak (see leakAlarms), and
 // checks that panicked. Only counts and check ids are logged, never a
-// value.
-func scannerAlarms(logger *slog.Logger) (onLeak func(int), onPanic func(mailauth.CheckID)) {
-	var mu sync.Mutex
-	var last time.Time
-	suppressed := 0
-	onLeak = func(n int) { // at most one record per leakAlarmEvery, with the count of the others
-		mu.Lock()
-		defer mu.Unlock()
-		if now := time.Now(); last.IsZero() || now.Sub(last) >= leakAlarmEvery {
-			logger.Error("redaction guard replaced check texts", slog.Int("checks", n), slog.Int("suppressed", suppressed))
-			last, suppressed = now, 0
-			return
-		}
-		suppressed++
-	}
+// value, a domain or a client address.
+func scannerAlarms(logger *slog.Logger, now func() time.Time) (onLeak func(string, int), onPanic func(mailauth.CheckID)) {
 	onPanic = func(id mailauth.CheckID) { logger.Error("check panicked", slog.String("check", string(id))) }
-	return onLeak, onPanic
+	return newLeakAlarms(logger, now).alarm, onPanic
+}
+
+func newLeakAlarms(logger *slog.Logger, now func() time.Time) *leakAlarms {
+	return &leakAlarms{logger: logger, now: now, last: map[string]time.Time{}}
+}
+
+// leakAlarms limits the guard's ERROR alarms per source (the scan's
+// source tag, mailauth.WithSource: httpapi's fairness key, an IPv4
+// address or an IPv6 /64; "" for a scan without one): at most one record
+// per source per leakAlarmEvery, for at most leakAlarmSources sources at
+// once. Each record carries how many alarms, from any source, were held
+// back since the previous one. The source itself is never logged.
+type leakAlarms struct {
+	logger *slog.Logger
+	now    func() time.Time
+
+	mu         sync.Mutex
+	last       map[string]time.Time // source → its latest logged alarm
+	swept      time.Time
+	suppressed int // alarms held back since the latest record
+}
+
+func (a *leakAlarms) alarm(source string, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	a.sweep(now)
+	t, seen := a.last[source]
+	if (seen && now.Sub(t) < leakAlarmEvery) || (!seen && len(a.last) >= leakAlarmSources) {
+		a.suppressed++
+		return
+	}
+	a.last[source] = now
+	a.logger.Error("redaction guard replaced check texts", slog.Int("checks", n), slog.Int("suppressed", a.suppressed))
+	a.suppressed = 0
+}
+
+// sweep forgets the sources whose latest alarm is leakAlarmEvery old, at
+// most once per leakAlarmEvery unless the map is full. The map is built
+// anew, so that the memory of a burst of sources comes back.
+func (a *leakAlarms) sweep(now time.Time) {
+	if now.Sub(a.swept) < leakAlarmEvery && len(a.last) < leakAlarmSources {
+		return
+	}
+	a.swept = now
+	kept := make(map[string]time.Time)
+	for s, t := range a.last {
+		if now.Sub(t) < leakAlarmEvery {
+			kept[s] = t
+		}
+	}
+	a.last = kept
 }
 
 // usageExit prints a configuration error (the flag package has printed

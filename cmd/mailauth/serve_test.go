@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
@@ -105,10 +106,10 @@ func TestServeStartupErrors(t *testing.T) {
 // one error record each, with a count or a check id and nothing else.
 func TestScannerAlarmsLogCountsOnly(t *testing.T) {
 	var buf bytes.Buffer
-	onLeak, onPanic := scannerAlarms(slog.New(slog.NewJSONHandler(&buf, nil)))
-	onLeak(2)
-	onLeak(1) // within leakAlarmEvery: counted, not logged
-	onLeak(1)
+	onLeak, onPanic := scannerAlarms(slog.New(slog.NewJSONHandler(&buf, nil)), time.Now)
+	onLeak("192.0.2.7", 2)
+	onLeak("192.0.2.7", 1) // within leakAlarmEvery: counted, not logged
+	onLeak("192.0.2.7", 1)
 	onPanic(mailauth.CheckSPF)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2, "log = %q", buf.String())
@@ -116,6 +117,56 @@ func TestScannerAlarmsLogCountsOnly(t *testing.T) {
 	require.Contains(t, lines[1], `"check":"spf"`, "log = %q", buf.String())
 	for _, l := range lines {
 		assert.Contains(t, l, `"level":"ERROR"`, "not an error record")
+	}
+	assert.NotContains(t, buf.String(), "192.0.2", "a source in the log")
+}
+
+// TestLeakAlarmsPerSource: a source that raises alarms all the time does
+// not hold back another source's first alarm; the records carry the
+// count of the alarms held back, from any source, and never a source;
+// the sources remembered are bounded and swept.
+func TestLeakAlarmsPerSource(t *testing.T) {
+	var buf bytes.Buffer
+	clock := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	a := newLeakAlarms(slog.New(slog.NewJSONHandler(&buf, nil)), func() time.Time { return clock })
+	records := func() []string {
+		s := strings.TrimSpace(buf.String())
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, "\n")
+	}
+	for range 50 {
+		a.alarm("2001:db8:bad::/64", 1) // the hostile zone's source
+	}
+	require.Len(t, records(), 1, "one record a minute for one source")
+	a.alarm("192.0.2.7", 3) // a genuine alarm from another source
+	got := records()
+	require.Len(t, got, 2, "the other source's alarm is logged at once")
+	assert.Contains(t, got[1], `"checks":3`)
+	assert.Contains(t, got[1], `"suppressed":49`, "the aggregate count of held-back alarms")
+
+	clock = clock.Add(leakAlarmEvery)
+	a.alarm("2001:db8:bad::/64", 1)
+	got = records()
+	require.Len(t, got, 3, "a minute later the hostile source is logged again")
+	assert.Contains(t, got[2], `"suppressed":0`)
+
+	// Bounded: past leakAlarmSources remembered sources, a new source is
+	// held back until the sweep frees room.
+	for i := range leakAlarmSources {
+		a.alarm(fmt.Sprintf("198.51.%d.%d", i/256, i%256), 1)
+	}
+	assert.Len(t, a.last, leakAlarmSources)
+	n := len(records())
+	a.alarm("203.0.113.1", 1)
+	assert.Len(t, records(), n, "a new source past the bound is held back")
+	clock = clock.Add(leakAlarmEvery)
+	a.alarm("203.0.113.1", 1)
+	assert.Len(t, records(), n+1, "logged once the sweep freed room")
+	assert.Len(t, a.last, 1, "the sweep forgot the sources a minute old")
+	for _, ip := range []string{"2001:db8", "192.0.2", "198.51", "203.0.113"} {
+		assert.NotContains(t, buf.String(), ip, "a source in the log")
 	}
 }
 

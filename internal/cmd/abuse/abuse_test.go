@@ -11,9 +11,10 @@ import (
 )
 
 // TestSmoke builds the abuse harness and runs its attack mode briefly on
-// loopback (2 hostile sources, 1 s unloaded, 2 s under attack): it must
-// exit 0, report the well-behaved client's figures, every hostile kind
-// it ran and the server's resources. Its thresholds are not asserted
+// loopback (2 hostile sources, 1 s unloaded, 2 s under attack), then its
+// first siege (2 s, 2 s of recovery watch): it must exit 0, report the
+// well-behaved client's figures, every hostile kind it ran, the server's
+// resources and its RSS after the siege. Its thresholds are not asserted
 // here (they are measured on a quiet machine, RELIABILITY.md); that the
 // harness runs and reports is.
 func TestSmoke(t *testing.T) {
@@ -34,4 +35,14 @@ func TestSmoke(t *testing.T) {
 	assert.Contains(t, report, "success under attack")
 	assert.Contains(t, report, "== server resources (attack)")
 	assert.Regexp(t, regexp.MustCompile(`(?m)^\s+slow\s+\d+\s+\d{3}`), report, "the slow sources' answers")
+
+	// One siege, briefly, with a short recovery watch: the server's RSS
+	// after it is reported against the baseline.
+	run = exec.Command(bin, "-mode", "siege", "-skip", "slow-ipv6,non-reading", "-unloaded", "1s", "-attack", "2s", "-recover", "2s", "-sample", "1s")
+	run.Dir = filepath.Join("..", "..", "..")
+	out, err = run.CombinedOutput()
+	require.NoError(t, err, "abuse siege: %s", out)
+	report = string(out)
+	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: 30 addresses x 3 slow scans\s+n\s+[1-9]\d*\s+success`), report, "figures under the siege")
+	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: [^\n]*, 2s later \d+ KB: \d+\.\d\d x baseline`), report, "RSS after the siege")
 }

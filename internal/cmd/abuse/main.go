@@ -7,7 +7,9 @@
 // runs in a third process, as a real resolver would.
 //
 //	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
-//	abuse -mode soak [-soak 10m] [-sample 10s]
+//	abuse -mode siege [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip slow-ipv4,slow-ipv6,non-reading]
+//	abuse -mode spray [-recover 2m]
+//	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
 //
 // Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
@@ -45,6 +47,7 @@ type options struct {
 	zone     string
 	base     string
 	delay    time.Duration
+	recover  time.Duration
 	skip     string
 }
 
@@ -56,6 +59,7 @@ func main() {
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
 	flag.DurationVar(&o.soak, "soak", 10*time.Minute, "length of the soak")
 	flag.DurationVar(&o.sample, "sample", 10*time.Second, "sampling interval of the soak")
+	flag.DurationVar(&o.recover, "recover", recoverAfter, "how long the server's RSS is watched, without forcing a collection, after each siege, the spray and the soak")
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
@@ -91,7 +95,7 @@ func load(o options) int {
 	case "memory":
 		v = runMemory(o.base)
 	case "siege":
-		v = runSiege(o.base, o.unloaded, o.attack, skipSet(o.skip))
+		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "spray":
 		v = runSpray(o.base)
 	default:
@@ -131,14 +135,20 @@ func serve(o options, out io.Writer) error {
 	}
 	cpu := cpuTicks() - cpu0
 	if o.mode == "spray" {
-		return sprayReport(out, l, start, res, baseline, samples)
+		return sprayReport(out, o, l, start, res, baseline, samples)
+	}
+	var recovered *sample
+	if o.mode == "soak" {
+		fmt.Fprintf(out, "== server after the soak, every %s for %s\n", recoverEvery(o.recover), o.recover)
+		s := watchRecovery(l, start, out, o.recover)
+		recovered = &s
 	}
 	after := settle(l, start, baseline)
 	runtime.GC()
 	debug.FreeOSMemory()
 	freed := l.readSample(start)
 	fmt.Fprintf(out, "server CPU during the load: %d ms\n", cpu*10)
-	return report(out, o, res, baseline, samples, after, freed)
+	return report(out, o, res, baseline, samples, after, freed, recovered)
 }
 
 // runLoad starts the load process and samples the server every
@@ -149,7 +159,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		return nil, nil, err
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
-		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-skip", o.skip}
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer
@@ -201,7 +211,7 @@ func settle(l *lab, start time.Time, baseline sample) sample {
 
 // sprayReport watches the server's recovery after a key spray and prints
 // the figures.
-func sprayReport(out io.Writer, l *lab, start time.Time, raw []byte, baseline sample, samples []sample) error {
+func sprayReport(out io.Writer, o options, l *lab, start time.Time, raw []byte, baseline sample, samples []sample) error {
 	var r sprayResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("load result: %w", err)
@@ -210,9 +220,9 @@ func sprayReport(out io.Writer, l *lab, start time.Time, raw []byte, baseline sa
 	for _, s := range samples {
 		peak.RSSKB = max(peak.RSSKB, s.RSSKB)
 	}
-	fmt.Fprintf(out, "== server after the spray, every 10 s for %s\n", recoverAfter)
-	recovered := watchRecovery(l, start, out)
-	reportSpray(out, r, baseline, peak, recovered)
+	fmt.Fprintf(out, "== server after the spray, every %s for %s\n", recoverEvery(o.recover), o.recover)
+	recovered := watchRecovery(l, start, out, o.recover)
+	reportSpray(out, o, r, baseline, peak, recovered)
 	return nil
 }
 

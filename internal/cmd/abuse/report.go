@@ -12,8 +12,9 @@ import (
 
 // report prints the run's figures.
 // after is read once the server has settled; freed right after it, past
-// a GC and a return of free memory to the system.
-func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after, freed sample) error {
+// a GC and a return of free memory to the system; recovered (the soak's)
+// at the end of the -recover watch, before either, when not nil.
+func report(out io.Writer, o options, raw []byte, baseline sample, samples []sample, after, freed sample, recovered *sample) error {
 	peak := baseline
 	for _, s := range samples {
 		peak.RSSKB, peak.HeapKB, peak.LiveKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB), max(peak.LiveKB, s.LiveKB)
@@ -26,6 +27,11 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 	fmt.Fprintf(out, "== server resources (%s)\n", o.mode)
 	row("baseline", baseline)
 	row("peak", peak)
+	if recovered != nil {
+		row("recovered", *recovered)
+		fmt.Fprintf(out, "RSS %s after the %s: %.2f x baseline (target <= 2 after 2m0s, no forced collection)\n",
+			o.recover, o.mode, rssRatio(recovered.RSSKB, baseline.RSSKB))
+	}
 	row("after", after)
 	row("freed", freed)
 	switch o.mode {
@@ -127,6 +133,16 @@ func printSiege(out io.Writer, r siegeResult) {
 		}
 		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2): %s  [CPU: client %d ms, attack %d ms; load average %s]\n",
 			p.Name, p.Good.Success, ratio, verdict, p.LoadCPU, p.AttackCPU, p.LoadAvg)
+	}
+	fmt.Fprintf(out, "== server RSS after each siege, no forced collection (target <= 2 x baseline after 2m0s)\n")
+	for _, p := range r.Phases {
+		m := p.Memory
+		if m.RecoveredKB == 0 {
+			fmt.Fprintf(out, "%s: not measured (%s)\n", p.Name, m.Note)
+			continue
+		}
+		fmt.Fprintf(out, "%s: baseline %d KB, before %d KB, at the end %d KB, %s later %d KB: %.2f x baseline\n",
+			p.Name, r.BaselineKB, m.BeforeKB, m.EndKB, m.After, m.RecoveredKB, rssRatio(m.RecoveredKB, r.BaselineKB))
 	}
 	fmt.Fprintf(out, "== hostile requests by siege and status (0 = transport event)\n")
 	for _, p := range r.Phases {

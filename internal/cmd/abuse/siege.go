@@ -27,7 +27,7 @@ const (
 	siegeNonReaders  = 80 // IPv4 addresses pipelining page requests without reading
 	nonReaderConns   = 32 // connections each non-reader keeps trying to hold (the per-source cap)
 	nonReaderBatch   = 200
-	siegeWarmup      = 8 * time.Second
+	siegeWarmup      = 8 * time.Second // at most -attack
 	siegeCooldown    = 5 * time.Second
 	nonReaderRcvBuf  = 4096
 	nonReaderRedial  = 200 * time.Millisecond
@@ -36,18 +36,30 @@ const (
 
 // siegeResult is what the load process reports for -mode siege.
 type siegeResult struct {
-	Unloaded latencies          `json:"unloaded"`
-	Phases   []siegePhaseResult `json:"phases"`
+	Unloaded   latencies          `json:"unloaded"`
+	Phases     []siegePhaseResult `json:"phases"`
+	BaselineKB int                `json:"baselineKB"` // the server's RSS before any load (0: not readable)
+}
+
+// siegeMemory is the server's RSS around one siege: before the attack,
+// when it ends, and After later (0 KB: not readable, Note says why).
+type siegeMemory struct {
+	BeforeKB    int           `json:"beforeKB"`
+	EndKB       int           `json:"endKB"`
+	After       time.Duration `json:"after"`
+	RecoveredKB int           `json:"recoveredKB"`
+	Note        string        `json:"note,omitempty"`
 }
 
 // siegePhaseResult is one attack's figures.
 type siegePhaseResult struct {
-	Name      string    `json:"name"`
-	Good      latencies `json:"good"`
-	Hostile   outcomes  `json:"hostile"`
-	LoadCPU   int       `json:"loadCPUms"`   // CPU the good client's process used during the phase
-	AttackCPU int       `json:"attackCPUms"` // CPU the attacking process used
-	LoadAvg   string    `json:"loadavg"`     // the machine's load average at the end of the phase
+	Name      string      `json:"name"`
+	Good      latencies   `json:"good"`
+	Hostile   outcomes    `json:"hostile"`
+	LoadCPU   int         `json:"loadCPUms"`   // CPU the good client's process used during the phase
+	AttackCPU int         `json:"attackCPUms"` // CPU the attacking process used
+	LoadAvg   string      `json:"loadavg"`     // the machine's load average at the end of the phase
+	Memory    siegeMemory `json:"memory"`
 }
 
 // siegePhase is one attack: it runs until ctx ends.
@@ -62,10 +74,13 @@ var siegePhases = []siegePhase{
 	{"non-reading: 80 addresses pipelining page requests", nonReaders},
 }
 
-// runSiege measures the good client unloaded, then under each attack.
-func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool) siegeResult {
+// runSiege measures the good client unloaded, then under each attack,
+// and watches the server's RSS for recover after each (instead of the
+// cooldown, when longer).
+func runSiege(base string, unloaded, attack, recover time.Duration, skip map[string]bool) siegeResult {
 	var res siegeResult
 	var rec recorder
+	res.BaselineKB, _ = serverRSSKB()
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
 	runGood(ctx, base, &rec)
 	cancel()
@@ -74,23 +89,76 @@ func runSiege(base string, unloaded, attack time.Duration, skip map[string]bool)
 		if skip[strings.SplitN(p.name, ":", 2)[0]] {
 			continue
 		}
+		var mem siegeMemory
+		mem.BeforeKB, _ = serverRSSKB()
 		cpu0 := cpuTicks()
 		attacker, err := startAttacker(i, base)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "abuse: siege attacker:", err)
 			continue
 		}
-		time.Sleep(siegeWarmup)
+		time.Sleep(min(siegeWarmup, attack))
 		var good recorder
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
 		runGood(gctx, base, &good)
 		gcancel()
 		hostile, attackCPU := attacker.stop()
-		res.Phases = append(res.Phases, siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
-			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: loadAvg()})
-		time.Sleep(siegeCooldown)
+		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
+			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: loadAvg()}
+		r.Memory = watchServer(p.name, mem, recover)
+		res.Phases = append(res.Phases, r)
+		time.Sleep(siegeCooldown - min(recover, siegeCooldown))
 	}
 	return res
+}
+
+// watchServer reads the server's RSS as a siege ends, then every
+// recoverEvery(recover) for recover (printed to stderr as it goes), and
+// returns mem with the figures.
+func watchServer(name string, mem siegeMemory, recover time.Duration) siegeMemory {
+	var err error
+	if mem.EndKB, err = serverRSSKB(); err != nil {
+		mem.Note = err.Error()
+		time.Sleep(recover)
+		return mem
+	}
+	start := time.Now()
+	for {
+		time.Sleep(min(recoverEvery(recover), recover-time.Since(start)))
+		rss, err := serverRSSKB()
+		if err != nil {
+			mem.Note = err.Error()
+			return mem
+		}
+		fmt.Fprintf(os.Stderr, "after %s: %6s rss %6d KB\n", name[:strings.IndexByte(name, ':')], time.Since(start).Round(time.Second), rss)
+		if time.Since(start) >= recover {
+			mem.After, mem.RecoveredKB = recover, rss
+			return mem
+		}
+	}
+}
+
+// serverRSSKB reads the lab server's RSS: the load process's parent,
+// checked to be this same program.
+func serverRSSKB() (int, error) {
+	ppid := os.Getppid()
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	if parent, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", ppid)); err != nil || parent != self {
+		return 0, fmt.Errorf("the parent process is not the lab server")
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", ppid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			return strconv.Atoi(f[1])
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", ppid)
 }
 
 // slowIPv4 keeps siegeSlowEach slow scans running from each of
