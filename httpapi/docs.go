@@ -29,11 +29,23 @@ type docPage struct {
 
 var docPages = []docPage{
 	{"/developers/api/", "api.html", "mailauth API",
-		"The mailauth JSON API: scan a domain's MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA, or check one sending IP. Every field, the score, errors and limits."},
+		"The mailauth JSON API: scan a domain's " + checkNames() + ", or check one sending IP. Every field, the score, errors and limits."},
 	{"/developers/cli/", "cli.html", "mailauth command line",
 		"The mailauth command: scan a domain or a sending IP from a terminal, run the service, read its statistics."},
 	{"/help/", "help-index.html", "mailauth help: the checks",
 		"What each of mailauth's checks looks at, what a good record looks like, and how each finding is usually fixed."},
+}
+
+// checkNames lists the checks in order, in upper case, for prose: "MX,
+// SPF, …, PTR and CAA".
+func checkNames() string {
+	ids := mailauth.CheckOrder()
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strings.ToUpper(string(id))
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " and " + names[last]
 }
 
 // docSchemaOrder lists the contract's objects in the order the API page
