@@ -143,7 +143,7 @@ func checkOf(t *testing.T, s ScanSummary, id CheckID) CheckSummary {
 			return c
 		}
 	}
-	t.Fatalf("no %s check", id)
+	require.FailNow(t, "no such check", "no %s check", id)
 	return CheckSummary{}
 }
 

@@ -43,23 +43,19 @@ func TestSPFFanOutDoesNotStarveOthers(t *testing.T) {
 	for run := 0; run < 5; run++ {
 		s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }})
 		got, err := s.Scan(context.Background(), ScanRequest{Domain: "fan.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, c := range got.Checks {
 			switch c.ID {
 			case CheckDMARC, CheckMX:
-				if c.Status != StatusPass {
-					t.Fatalf("run %d: %s = %s %q, want pass", run, c.ID, c.Status, c.Summary.EN)
-				}
+				require.Equal(t, StatusPass, c.Status, "run %d: %s %q", run, c.ID, c.Summary.EN)
 			case CheckSPF:
 				// The ten mx terms are counted exactly; the exchanges past
 				// SPF's share could not be looked up, which receivers would
 				// meet as a temporary error.
 				d := c.Diagnostics.(*SPFDiagnostics)
-				if c.Status != StatusWarn || d.DNSLookupCount == nil || *d.DNSLookupCount != 10 {
-					t.Fatalf("run %d: spf = %s with %+v, want warn and 10 lookups", run, c.Status, d)
-				}
+				require.Equal(t, StatusWarn, c.Status, "run %d: spf with %+v", run, d)
+				require.NotNil(t, d.DNSLookupCount, "run %d: spf with %+v", run, d)
+				require.Equal(t, 10, *d.DNSLookupCount, "run %d: spf lookups", run)
 			}
 		}
 	}

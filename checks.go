@@ -61,10 +61,13 @@ type checkSpec struct {
 //  7. Regenerate the goldens and the developer samples (go test . ./httpapi
 //     -run 'Golden|Scan' -update) and the Example outputs that print
 //     every check (example_test.go).
+//  8. Add it to the hand-written lists of the checks in README.md, doc/
+//     and the static pages; TestProseListsTheChecks names each one
+//     (proseLists in prose_test.go).
 //
 // Nothing else lists or counts the checks: the order, weights, budgets,
-// titles, analytics columns, the developer pages' tables and the web
-// page's cards derive from this table.
+// titles, analytics columns, the developer pages' tables, the CLI's usage
+// and the web page's cards derive from this table.
 var checkTable = []checkSpec{
 	{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,

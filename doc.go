@@ -1,15 +1,15 @@
 // Package mailauth diagnoses the public email-authentication and
-// transport-security configuration of a domain — MX, SPF, DMARC (RFC 9989),
-// DKIM for a supplied selector, MTA-STS (RFC 8461, with a real HTTPS policy
-// fetch), TLS-RPT, PTR with forward confirmation for a supplied sending IP,
-// and CAA — or of one sending IP alone.
+// transport-security configuration of a domain, or of one sending IP
+// alone. [CheckOrder] lists the checks, one per protocol package, from
+// one table (checks.go): among them DMARC (RFC 9989), DKIM for a supplied
+// selector, MTA-STS (RFC 8461, with a real HTTPS policy fetch) and PTR
+// with forward confirmation for a supplied sending IP.
 //
-// A [Scanner] runs the checks of the protocol packages (spf, dmarc,
-// dkim, mtasts, tlsrpt, ptr, caa, mx) concurrently over one per-scan
-// resolver, judges their facts into a status and severity per check, a
-// score and a grade, and words the result in Chinese and English. The
-// result never carries raw records, hostnames, addresses, URIs, policy text
-// or key material: only counts, states and the caller's own inputs.
+// A [Scanner] runs the checks concurrently over one per-scan resolver,
+// judges their facts into a status and severity per check, a score and a
+// grade, and words the result in Chinese and English. The result never
+// carries raw records, hostnames, addresses, URIs, policy text or key
+// material: only counts, states and the caller's own inputs.
 //
 // The one exception is [Scanner.Records], a separate call for a person
 // scanning their own domain on their own machine (the CLI's scan

@@ -15,7 +15,7 @@ import (
 // TestNinthCheck adds a ninth check to a copy of the module, following
 // exactly the steps checks.go documents (a protocol package, the
 // contract's id and bounds, a judge, one table row, an analytics
-// migration, the goldens regenerated), and runs the suites of every
+// migration, the goldens regenerated, the prose lists), and runs the suites of every
 // package that lists, counts, scores, stores, encodes or shows the
 // checks. It fails, printing what broke, when any of them needs a step
 // the documentation does not name: a hand copy of the check list, a
@@ -66,6 +66,9 @@ var ninthCheckSteps = []editStep{
 	}},
 	{"analytics/migrate.go (a migration adding the status column)", func(t *testing.T, dir string) {
 		replace(t, dir, "analytics/migrate.go", "var migrations = []string{\n", "var migrations = []string{\n\t\"ALTER TABLE events ADD COLUMN st_ninth TEXT\",\n")
+	}},
+	{"README.md, doc/ and the static pages (the prose lists of proseLists)", func(t *testing.T, dir string) {
+		rewriteProseLists(t, dir, append(ScoreWeights(), ScoreWeight{Check: "ninth", Weight: 0}))
 	}},
 }
 

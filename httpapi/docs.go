@@ -10,6 +10,10 @@ import (
 	"strings"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
+	ptrcheck "github.com/mailauth/mailauth/ptr" // ptr is the tests' pointer helper
+	"github.com/mailauth/mailauth/spf"
 )
 
 // The developer pages, rendered once from templates and from what the code
@@ -25,11 +29,23 @@ type docPage struct {
 
 var docPages = []docPage{
 	{"/developers/api/", "api.html", "mailauth API",
-		"The mailauth JSON API: scan a domain's MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA, or check one sending IP. Every field, the score, errors and limits."},
+		"The mailauth JSON API: scan a domain's " + checkNames() + ", or check one sending IP. Every field, the score, errors and limits."},
 	{"/developers/cli/", "cli.html", "mailauth command line",
 		"The mailauth command: scan a domain or a sending IP from a terminal, run the service, read its statistics."},
 	{"/help/", "help-index.html", "mailauth help: the checks",
 		"What each of mailauth's checks looks at, what a good record looks like, and how each finding is usually fixed."},
+}
+
+// checkNames lists the checks in order, in upper case, for prose: "MX,
+// SPF, …, PTR and CAA".
+func checkNames() string {
+	ids := mailauth.CheckOrder()
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strings.ToUpper(string(id))
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " and " + names[last]
 }
 
 // docSchemaOrder lists the contract's objects in the order the API page
@@ -235,6 +251,7 @@ func docErrors() []docError {
 // docLimits is the limits table, from the constants that enforce it.
 func docLimits() []docLimit {
 	n := func(v int) string { return fmt.Sprint(v) }
+	checks := len(mailauth.CheckOrder())
 	return []docLimit{
 		{"Request body size", n(MaxBodyBytes) + " bytes (8 KiB)", "scan, ptr-check"},
 		{"Request rate", fmt.Sprintf("%d requests per %d-second window per source address (IPv4 address or IPv6 /64), shared by both endpoints", DefaultRateLimit, int(DefaultRateWindow.Seconds())), "scan, ptr-check"},
@@ -249,13 +266,13 @@ func docLimits() []docLimit {
 		{"dkimSelector length", "1.." + n(mailauth.MaxSelectorLen), "scan"},
 		{"sendingIp length", n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenScan) + " (scan), " + n(mailauth.MinSendingIPLen) + ".." + n(mailauth.MaxSendingIPLenPtr) + " (ptr-check)", "scan, ptr-check"},
 		{"utm_source", "pattern ^[a-z0-9][a-z0-9._-]{0,63}$", "scan, ptr-check"},
-		{"SPF DNS lookup limit", "10 (RFC 7208 §4.6.4)", "spf diagnostics"},
-		{"DMARC tree-walk queries", "1..8 (RFC 9989)", "dmarc diagnostics"},
-		{"PTR forward lookups", "0..8 hostnames", "ptr diagnostics"},
-		{"MTA-STS maxAge", "0..31557600 seconds (RFC 8461)", "mta-sts diagnostics"},
-		{"Checks per scan", "exactly 8", "scan"},
+		{"SPF DNS lookup limit", n(spf.MaxLookups) + " (RFC 7208 §4.6.4)", "spf diagnostics"},
+		{"DMARC tree-walk queries", "1.." + n(dmarc.MaxTreeWalk) + " (RFC 9989)", "dmarc diagnostics"},
+		{"PTR forward lookups", "0.." + n(ptrcheck.MaxForward) + " hostnames", "ptr diagnostics"},
+		{"MTA-STS maxAge", "0.." + n(mtasts.MaxMaxAge) + " seconds (RFC 8461)", "mta-sts diagnostics"},
+		{"Checks per scan", "exactly " + n(checks), "scan"},
 		{"Score", "0..100", "scan"},
-		{"Each status count", "0..8", "scan"},
+		{"Each status count", "0.." + n(checks), "scan"},
 	}
 }
 

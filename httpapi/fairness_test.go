@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
 )
@@ -52,13 +53,7 @@ func (b *blockingService) Entered() []string {
 // bound (a liveness check, not a timing threshold).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	require.Eventually(t, cond, 10*time.Second, 5*time.Millisecond, "timed out waiting for %s", what)
 }
 
 // postFrom sends a scan of domain as the forwarded client xff and
@@ -97,15 +92,13 @@ func TestSourceInFlightCap(t *testing.T) {
 	eventually(t, "3 hostile scans to start", func() bool { return len(svc.Entered()) == DefaultSourceInFlight })
 	good := postFrom(ts, "198.51.100.7", "good.example.com")
 	eventually(t, "the good scan to start", func() bool { return len(svc.Entered()) == DefaultSourceInFlight+1 })
-	if e := svc.Entered(); e[len(e)-1] != "good.example.com" || len(e) != 4 {
-		t.Fatalf("entered %q: the hostile source ran more than %d scans at once", e, DefaultSourceInFlight)
-	}
+	e := svc.Entered()
+	require.Len(t, e, 4, "entered %q: the hostile source ran more than %d scans at once", e, DefaultSourceInFlight)
+	require.Equal(t, "good.example.com", e[len(e)-1], "entered %q: the hostile source ran more than %d scans at once", e, DefaultSourceInFlight)
 	for range 11 {
 		svc.release <- struct{}{}
 	}
-	if s := <-good; s != 200 {
-		t.Errorf("good client: %d", s)
-	}
+	assert.Equal(t, 200, <-good, "good client")
 	for _, c := range hostile {
 		<-c
 	}
@@ -123,9 +116,7 @@ func TestFairQueueing(t *testing.T) {
 	var releases []func()
 	for range 2 {
 		rel, _, e := s.acquire(context.Background(), hostile, time.Minute)
-		if e != nil {
-			t.Fatal(e.msg)
-		}
+		require.Nil(t, e, "acquire")
 		releases = append(releases, rel)
 	}
 	order := make(chan string, 10)
@@ -150,9 +141,7 @@ func TestFairQueueing(t *testing.T) {
 	eventually(t, "the good request to queue", func() bool { return s.waiting() == 7 })
 	releases[0]() // one slot: the hostile source's turn (it queued first); it finishes at once
 	got := []string{<-order, <-order}
-	if got[0] != "hostile0" || got[1] != "good" {
-		t.Fatalf("grant order %q, want hostile0 then good (round-robin), not the backlog first", got)
-	}
+	require.Equal(t, []string{"hostile0", "good"}, got, "grant order: want hostile0 then good (round-robin), not the backlog first")
 	releases[1]()
 	wg.Wait()
 }
@@ -172,9 +161,8 @@ func TestNetworkInFlightCap(t *testing.T) {
 	eventually(t, "the /56 to reach its cap", func() bool { return len(svc.Entered()) == networkInFlight56 })
 	good := postFrom(ts, "2001:db8:1::1", "good.example.com") // another /48
 	eventually(t, "the good scan to start", func() bool { return len(svc.Entered()) == networkInFlight56+1 })
-	if e := svc.Entered(); e[len(e)-1] != "good.example.com" {
-		t.Fatalf("entered %q: the /56 ran more than %d scans", e, networkInFlight56)
-	}
+	e := svc.Entered()
+	require.Equal(t, "good.example.com", e[len(e)-1], "entered %q: the /56 ran more than %d scans", e, networkInFlight56)
 	for range len(all) + 1 {
 		svc.release <- struct{}{}
 	}
@@ -192,9 +180,7 @@ func TestSourceBudget(t *testing.T) {
 	t.Parallel()
 	svc := newBlockingService()
 	ts := NewTestServer(t, svc, Options{TrustedProxies: loopbackProxy, SourceBudget: 1500 * time.Millisecond})
-	if s := <-postFrom(ts, "203.0.113.66", "slow.example.com"); s != 500 {
-		t.Fatalf("scan past the budget: %d, want 500 (deadline from the budget)", s)
-	}
+	require.Equal(t, 500, <-postFrom(ts, "203.0.113.66", "slow.example.com"), "scan past the budget (deadline from the budget)")
 	req := ts.Request(t, http.MethodPost, "/api/scan", "application/json", strings.NewReader(scanBody("again.example.com")))
 	req.Header.Set("X-Forwarded-For", "203.0.113.66")
 	r := ts.Do(t, req)
@@ -205,13 +191,9 @@ func TestSourceBudget(t *testing.T) {
 		assert.GreaterOrEqual(t, secs, 1)
 		assert.LessOrEqual(t, secs, int(DefaultRateWindow.Seconds()))
 	}
-	if n := len(svc.Entered()); n != 1 {
-		t.Errorf("the service ran %d scans, want 1", n)
-	}
+	assert.Len(t, svc.Entered(), 1, "the service ran more than one scan")
 	svc.release <- struct{}{}
-	if s := <-postFrom(ts, "198.51.100.7", "good.example.com"); s != 200 {
-		t.Errorf("other source: %d", s)
-	}
+	assert.Equal(t, 200, <-postFrom(ts, "198.51.100.7", "good.example.com"), "other source")
 }
 
 // TestNetworkRateLimit: the /64s of one /56 share an aggregate limit; a
@@ -234,24 +216,16 @@ func checkNetworkLimit(t *testing.T, ts *TestServer) {
 	}
 	for i := range network56Factor { // 4 /64s × 2 requests = the /56's 8
 		for range 2 {
-			if r := send(fmt.Sprintf("2001:db8:0:1%02x::1", i)); r.StatusCode != 200 {
-				t.Fatalf("/64 %d: %d", i, r.StatusCode)
-			}
+			require.Equal(t, 200, send(fmt.Sprintf("2001:db8:0:1%02x::1", i)).StatusCode, "/64 %d", i)
 		}
 	}
 	r := send("2001:db8:0:1ff::1")
-	if r.StatusCode != 429 || ErrorMessage(t, r) != errNetworkLimited.msg || r.Header.Get("Retry-After") == "" {
-		t.Fatalf("5th /64 of the /56: %d %s Retry-After %q", r.StatusCode, r.Body, r.Header.Get("Retry-After"))
-	}
-	if got := r.Header.Get("X-RateLimit-Remaining"); got != "1" {
-		t.Errorf("X-RateLimit-Remaining %q, want the per-source 1", got)
-	}
-	if r := send("2001:db8:0:200::1"); r.StatusCode != 200 {
-		t.Errorf("another /56: %d", r.StatusCode)
-	}
-	if r := send("203.0.113.9"); r.StatusCode != 200 {
-		t.Errorf("IPv4 client: %d", r.StatusCode)
-	}
+	require.Equal(t, 429, r.StatusCode, "5th /64 of the /56: %s", r.Body)
+	require.Equal(t, errNetworkLimited.msg, ErrorMessage(t, r), "5th /64 of the /56")
+	require.NotEmpty(t, r.Header.Get("Retry-After"), "5th /64 of the /56: Retry-After")
+	assert.Equal(t, "1", r.Header.Get("X-RateLimit-Remaining"), "X-RateLimit-Remaining: want the per-source 1")
+	assert.Equal(t, 200, send("2001:db8:0:200::1").StatusCode, "another /56")
+	assert.Equal(t, 200, send("203.0.113.9").StatusCode, "IPv4 client")
 }
 
 // TestDiagnosticCarriesSource: the context a diagnostic runs with carries

@@ -225,13 +225,9 @@ func FuzzRequestID(f *testing.F) {
 		if !validRequestID(v) {
 			return
 		}
-		if len(v) < 16 || len(v) > 64 || strings.ContainsAny(v, ".:/@ ") {
-			t.Fatalf("accepted %q", v)
-		}
+		require.False(t, len(v) < 16 || len(v) > 64 || strings.ContainsAny(v, ".:/@ "), "accepted %q", v)
 		for _, c := range v {
-			if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-				t.Fatalf("accepted %q", v)
-			}
+			require.True(t, c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z', "accepted %q", v)
 		}
 	})
 }

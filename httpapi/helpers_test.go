@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/report"
 	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
@@ -138,9 +139,7 @@ func CheckCommonHeaders(t testing.TB, r Response) {
 // when the body is not exactly {"error": "..."}.
 func ErrorMessage(t testing.TB, r Response) string {
 	t.Helper()
-	var e struct {
-		Error string `json:"error"`
-	}
+	var e report.Error
 	dec := jsonDecoder(r.Body)
 	require.NoError(t, dec.Decode(&e), "status %d: body %q is not an error object", r.StatusCode, r.Body)
 	require.NotEmpty(t, e.Error, "status %d: body %q is not an error object", r.StatusCode, r.Body)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -356,4 +357,41 @@ func atoi(t *testing.T, s string) int {
 	n, err := strconv.Atoi(s)
 	require.NoError(t, err, "%q", s)
 	return n
+}
+
+// TestDeveloperScoreExample: the worked example under the score table
+// (three passes, a warn, two fails, two info checks) adds up with the
+// code's weights, grade floors and the score rule the page states.
+func TestDeveloperScoreExample(t *testing.T) {
+	t.Parallel()
+	ps, err := pages()
+	require.NoError(t, err)
+	page := html.UnescapeString(string(mustAsset(t, ps, "/developers/api/")))
+	w := map[string]int{}
+	for _, sw := range mailauth.ScoreWeights() {
+		w[string(sw.Check)] = sw.Weight
+	}
+	checks := []labCheck{
+		{mailauth.CheckMX, mailauth.StatusPass}, {mailauth.CheckSPF, mailauth.StatusPass},
+		{mailauth.CheckDMARC, mailauth.StatusPass}, {mailauth.CheckDKIM, mailauth.StatusInfo},
+		{mailauth.CheckMTASTS, mailauth.StatusWarn}, {mailauth.CheckTLSRPT, mailauth.StatusFail},
+		{mailauth.CheckPTR, mailauth.StatusInfo}, {mailauth.CheckCAA, mailauth.StatusFail},
+	}
+	score := documentedScore(w, checks)
+	grade := ""
+	for _, f := range mailauth.GradeFloors() {
+		if score >= f.MinScore {
+			grade = string(f.Grade)
+			break
+		}
+	}
+	warn := float64(w["mta-sts"]) / 2
+	points := float64(w["mx"]+w["spf"]+w["dmarc"]) + warn
+	total := w["mx"] + w["spf"] + w["dmarc"] + w["mta-sts"] + w["tls-rpt"] + w["caa"]
+	en := fmt.Sprintf("Example: MX, SPF and DMARC pass (%d + %d + %d), MTA-STS warns (%d / 2 = %g), TLS-RPT and CAA fail, DKIM and PTR are info (no selector, no IP). Points %g of a total %d + %d + %d + %d + %d + %d = %d: score %d, grade %s.",
+		w["mx"], w["spf"], w["dmarc"], w["mta-sts"], warn, points, w["mx"], w["spf"], w["dmarc"], w["mta-sts"], w["tls-rpt"], w["caa"], total, score, grade)
+	zh := fmt.Sprintf("例：MX、SPF 和 DMARC 通过（%d + %d + %d），MTA-STS 为 warn（%d / 2 = %g），TLS-RPT 和 CAA 未通过，DKIM 和 PTR 为 info（没有选择器和 IP）。所得 %g 分，总分 %d + %d + %d + %d + %d + %d = %d：得分 %d，等级 %s。",
+		w["mx"], w["spf"], w["dmarc"], w["mta-sts"], warn, points, w["mx"], w["spf"], w["dmarc"], w["mta-sts"], w["tls-rpt"], w["caa"], total, score, grade)
+	assert.Contains(t, page, en, "the English example on /developers/api/ does not add up with the code's weights")
+	assert.Contains(t, page, zh, "the Chinese example on /developers/api/ does not add up with the code's weights")
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"reflect"
 	"sync"
 	"testing"
 
@@ -42,22 +41,22 @@ func TestRecorder(t *testing.T) {
 		{"/api/scan", `{"domain":"-bad-"}`, http.StatusBadRequest},
 		{"/api/scan?utm_source=BAD", scanBody("example.com"), http.StatusBadRequest},
 	} {
-		if resp := ts.PostJSON(t, r.path, r.body); resp.StatusCode != r.status {
-			t.Fatalf("%s: %d", r.path, resp.StatusCode)
-		}
+		require.Equal(t, r.status, ts.PostJSON(t, r.path, r.body).StatusCode, r.path)
 	}
-	if len(rec.events) != 2 {
-		t.Fatalf("%d events, want 2: %+v", len(rec.events), rec.events)
-	}
+	require.Len(t, rec.events, 2, "events")
 	scan, ptr := rec.events[0], rec.events[1]
-	if scan.Endpoint != EndpointScan || scan.Domain != sum.Domain || scan.Grade != string(sum.Grade) || scan.UTMSource != "web" ||
-		scan.Client != "127.0.0.1" || len(scan.Checks) != len(mailauth.CheckOrder()) || scan.Checks[0] != (CheckStatus{string(sum.Checks[0].ID), string(sum.Checks[0].Status)}) ||
-		!scan.Time.Equal(ts.Clock.Now()) {
-		t.Errorf("scan event %+v", scan)
+	assert.Equal(t, EndpointScan, scan.Endpoint, "scan event %+v", scan)
+	assert.Equal(t, sum.Domain, scan.Domain, "scan event %+v", scan)
+	assert.Equal(t, string(sum.Grade), scan.Grade, "scan event %+v", scan)
+	assert.Equal(t, "web", scan.UTMSource, "scan event %+v", scan)
+	assert.Equal(t, "127.0.0.1", scan.Client, "scan event %+v", scan)
+	assert.True(t, scan.Time.Equal(ts.Clock.Now()), "scan event %+v", scan)
+	if assert.Len(t, scan.Checks, len(mailauth.CheckOrder()), "scan event %+v", scan) {
+		assert.Equal(t, CheckStatus{string(sum.Checks[0].ID), string(sum.Checks[0].Status)}, scan.Checks[0], "scan event %+v", scan)
 	}
-	want := Event{Time: ptr.Time, Endpoint: EndpointPtrCheck, Client: "127.0.0.1", Checks: ptr.Checks}
-	if !reflect.DeepEqual(ptr, want) || len(ptr.Checks) != 1 || ptr.Checks[0].ID != "ptr" {
-		t.Errorf("ptr-check event %+v", ptr)
+	assert.Equal(t, Event{Time: ptr.Time, Endpoint: EndpointPtrCheck, Client: "127.0.0.1", Checks: ptr.Checks}, ptr, "ptr-check event")
+	if assert.Len(t, ptr.Checks, 1, "ptr-check event %+v", ptr) {
+		assert.Equal(t, "ptr", ptr.Checks[0].ID, "ptr-check event %+v", ptr)
 	}
 }
 

@@ -21,34 +21,28 @@ func TestSessionCache(t *testing.T) {
 	c.now = func() time.Time { return now }
 	cs := &tls.ClientSessionState{}
 	c.Put("a", cs)
-	if got, ok := c.Get("a"); !ok || got != cs {
-		t.Fatal("a fresh session must be returned")
-	}
+	got, ok := c.Get("a")
+	require.True(t, ok, "a fresh session must be returned")
+	require.Same(t, cs, got, "a fresh session must be returned")
 	now = now.Add(MaxSessionAge - time.Second)
-	if _, ok := c.Get("a"); !ok {
-		t.Fatal("a session younger than MaxSessionAge must be returned")
-	}
+	_, ok = c.Get("a")
+	require.True(t, ok, "a session younger than MaxSessionAge must be returned")
 	now = now.Add(time.Second)
-	if _, ok := c.Get("a"); ok {
-		t.Fatal("a session of MaxSessionAge must not be resumed")
-	}
+	_, ok = c.Get("a")
+	require.False(t, ok, "a session of MaxSessionAge must not be resumed")
 	c.Put("b", cs)
 	c.Put("b", nil)
-	if _, ok := c.Get("b"); ok {
-		t.Fatal("a session removed by Put(nil) was returned")
-	}
+	_, ok = c.Get("b")
+	require.False(t, ok, "a session removed by Put(nil) was returned")
 	for i := range 100 {
 		c.Put(fmt.Sprint("k", i), cs)
-		if n, _ := c.Len(); n > c.capacity {
-			t.Fatalf("%d sessions kept for capacity %d", n, c.capacity)
-		}
+		n, _ := c.Len()
+		require.LessOrEqual(t, n, c.capacity, "sessions kept for capacity %d", c.capacity)
 	}
-	if _, ok := c.Get("k99"); !ok {
-		t.Fatal("the most recent session must be returned")
-	}
-	if _, ok := c.Get("k0"); ok {
-		t.Fatal("the oldest of 100 sessions must be gone from a cache of 4")
-	}
+	_, ok = c.Get("k99")
+	require.True(t, ok, "the most recent session must be returned")
+	_, ok = c.Get("k0")
+	require.False(t, ok, "the oldest of 100 sessions must be gone from a cache of 4")
 }
 
 // TestFetchUsesSessions: a fetch with Options.Sessions stores the policy
@@ -58,14 +52,11 @@ func TestFetchUsesSessions(t *testing.T) {
 	r := dnstest.NewResolver(e.zones)
 	opts := Options{Port: e.srv.Port, RootCAs: e.srv.CA.pool, AllowLoopback: true, Timeout: 5 * time.Second, Sessions: NewSessionCache(8)}
 	for i := range 2 {
-		if res := Check(context.Background(), r, "pass"+zoneSuffix, opts); res.FetchState != Fetched {
-			t.Fatalf("fetch %d: state %s", i+1, res.FetchState)
-		}
+		res := Check(context.Background(), r, "pass"+zoneSuffix, opts)
+		require.Equal(t, Fetched, res.FetchState, "fetch %d: state", i+1)
 		n, bytes := opts.Sessions.Len()
 		assert.Greater(t, bytes, 2*sessionOverhead, "a real session is counted with its certificates")
-		if n != 1 {
-			t.Fatalf("after fetch %d: %d sessions stored, want the host's one", i+1, n)
-		}
+		require.Equal(t, 1, n, "after fetch %d: sessions stored, want the host's one", i+1)
 	}
 }
 

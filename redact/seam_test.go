@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // seamSentences is a small catalogue joined as the service joins it.
@@ -63,12 +64,8 @@ func FuzzJoinedVocabulary(f *testing.F) {
 		if len(piece) < 4 || !utf8Valid(piece) {
 			return
 		}
-		if !v.contains(piece) {
-			t.Fatalf("%q, a piece of %q, is not in the vocabulary", piece, joined)
-		}
-		if !v.Composes(joined) {
-			t.Fatalf("%q is not composed of the sentences", joined)
-		}
+		require.True(t, v.contains(piece), "%q, a piece of %q, is not in the vocabulary", piece, joined)
+		require.True(t, v.Composes(joined), "%q is not composed of the sentences", joined)
 	})
 }
 

@@ -83,17 +83,14 @@ func FuzzDemux(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, m, err := demux(b, demuxPending)
 		if err != nil {
-			if m != nil {
-				t.Fatalf("error %v with a message", err)
-			}
+			require.Nil(t, m, "error %v with a message", err)
 			return
 		}
 		q, ok := demuxPending(id)
-		if !ok || m == nil || m.Id != id || !m.Response || len(m.Question) != 1 {
-			t.Fatalf("matched a datagram that answers no query in flight: id %#x, %v", id, m)
-		}
-		if got := m.Question[0]; got.Qtype != q.Qtype || got.Qclass != q.Qclass || !strings.EqualFold(got.Name, q.Name) {
-			t.Fatalf("matched question %v, want %v", got, q)
-		}
+		require.True(t, ok && m != nil && m.Id == id && m.Response && len(m.Question) == 1,
+			"matched a datagram that answers no query in flight: id %#x, %v", id, m)
+		got := m.Question[0]
+		require.True(t, got.Qtype == q.Qtype && got.Qclass == q.Qclass && strings.EqualFold(got.Name, q.Name),
+			"matched question %v, want %v", got, q)
 	})
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver"
@@ -88,14 +87,6 @@ func nxDomain(cnames ...string) resolver.Answer {
 
 func inconclusive(r resolver.Reason, rcode int, cnames ...string) resolver.Answer {
 	return resolver.Answer{Outcome: resolver.Inconclusive, Reason: r, Rcode: rcode, CNAMEs: cnames}
-}
-
-// checkAnswer fails t unless got equals want, with a readable diff.
-// The converted tests call assert.Equal directly; it stays for
-// attribution_test.go, which already used testify and is left as it is.
-func checkAnswer(t *testing.T, got, want resolver.Answer) {
-	t.Helper()
-	assert.Equal(t, want, got, "answer mismatch\n got: %s\nwant: %s", show(got), show(want))
 }
 
 func show(a resolver.Answer) string {

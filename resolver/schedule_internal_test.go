@@ -47,7 +47,7 @@ func sendTimes(t *testing.T, r *retry) (at []time.Duration, servers []int) {
 		require.True(t, act.until.After(now), "an attempt waits a while")
 		now = act.until // the attempt times out
 	}
-	t.Fatal("the retry never stopped")
+	require.FailNow(t, "the retry never stopped")
 	return nil, nil
 }
 

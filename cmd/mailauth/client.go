@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/report"
 )
 
 // Remote client limits (product choices).
@@ -161,9 +162,7 @@ func post(ctx context.Context, base, path string, body map[string]string) ([]byt
 // they can reach a terminal. A redirect is never followed (see
 // remoteClient) and is reported as such.
 func newServerError(resp *http.Response, raw []byte) *serverError {
-	var eb struct {
-		Error string `json:"error"`
-	}
+	var eb report.Error
 	e := &serverError{status: resp.StatusCode, msg: "no error message"}
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:

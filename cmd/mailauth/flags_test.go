@@ -242,9 +242,11 @@ func FuzzRetention(f *testing.F) {
 		if err := d.Set(s); err != nil {
 			return
 		}
+		assert.GreaterOrEqual(t, d, days(1), "%q", s)
+		assert.LessOrEqual(t, d, days(maxRetentionDays), "%q", s)
 		var again days
-		if d < 1 || d > maxRetentionDays || again.Set(d.String()) != nil || again != d {
-			t.Errorf("%q: %d (%s)", s, d, d.String())
+		if assert.NoError(t, again.Set(d.String()), "%q: %d (%s)", s, d, d.String()) {
+			assert.Equal(t, d, again, "%q: %d (%s) read back", s, d, d.String())
 		}
 	})
 }

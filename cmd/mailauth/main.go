@@ -1,6 +1,6 @@
 // Command mailauth diagnoses a domain's email authentication and transport
-// configuration (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA) or one
-// sending IP, from the command line or as an HTTP service.
+// configuration (every check of mailauth.CheckOrder) or one sending IP,
+// from the command line or as an HTTP service.
 //
 //	mailauth serve [flags]                  run the HTTP service
 //	mailauth scan [flags] DOMAIN...         scan domains (-f FILE, -records)
@@ -25,7 +25,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/mailauth/mailauth"
 )
 
 // Exit codes.
@@ -59,11 +62,13 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-const topUsage = `mailauth diagnoses a domain's email authentication and transport configuration.
+// topUsage is the command's usage; the list of checks is the scanner's
+// table (mailauth.CheckOrder).
+var topUsage = fmt.Sprintf(`mailauth diagnoses a domain's email authentication and transport configuration.
 
 Usage:
   mailauth serve [flags]            run the HTTP service
-  mailauth scan [flags] DOMAIN...   scan domains (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
+  mailauth scan [flags] DOMAIN...   scan domains (%s)
   mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
                                     evaluate SPF for a client IP as a receiver would
@@ -76,7 +81,18 @@ can also be set through a MAILAUTH_* environment variable; a flag wins.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
 2 usage or input error, 3 service or DNS unavailable or the scan incomplete.
-`
+`, checkNames())
+
+// checkNames lists the scanner's checks in order, in upper case, for
+// prose: "MX, SPF, …, CAA".
+func checkNames() string {
+	ids := mailauth.CheckOrder()
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strings.ToUpper(string(id))
+	}
+	return strings.Join(names, ", ")
+}
 
 // run dispatches a command and returns the exit code.
 func run(ctx context.Context, args []string, getenv env, std stdio) int {

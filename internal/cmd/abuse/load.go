@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	contract "github.com/mailauth/mailauth/internal/report" // report is this program's own
 )
 
 // Sources of the lab's clients (all of 127.0.0.0/8 is local on Linux).
@@ -56,9 +58,7 @@ func postMsg(ctx context.Context, c *http.Client, base, body, xff string) (int, 
 		return 0, "", time.Since(t0)
 	}
 	defer resp.Body.Close()
-	var e struct {
-		Error string `json:"error"`
-	}
+	var e contract.Error
 	if resp.StatusCode != 200 {
 		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&e)
 	}
