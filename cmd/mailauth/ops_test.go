@@ -25,6 +25,8 @@ import (
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // scrape returns the body of a GET.
@@ -92,6 +94,29 @@ func TestAdminReadiness(t *testing.T) {
 	assert.Equal(t, "disabled", healthStorage(t, base), "the public health keeps the contract's shape")
 	code, _, _ = runCLI(t, nil, "healthcheck", "-admin", "http://127.0.0.1:1")
 	assert.Equal(t, exitFail, code, "no answer is not ready")
+}
+
+// TestMetricsDNSFaults: a scan of a lab domain whose DMARC name servers
+// do not answer (SERVFAIL with EDE 22, No Reachable Authority) counts the
+// inconclusive answers by reason and side, and the DMARC fail by the
+// fault it was attributed to.
+func TestMetricsDNSFaults(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	lab.DNS.SetFault("_dmarc.good.example.com", resolver.TypeTXT, dnstest.ServFail.WithEDE(22))
+	adminc := make(chan string, 1)
+	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0", "-storage", "none",
+		"-dns", lab.DNS.Addr(), "-canary-name", "example.com"}, nil, serveHooks{admin: func(a string) { adminc <- a }})
+	admin := "http://" + <-adminc
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"good.example.com"}`, nil), log.String())
+	metrics := scrape(t, admin+"/metrics")
+	for _, series := range []string{
+		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} `,
+		`mailauth_checks_total{check="dmarc",determination="determined",dns_fault="no_answer",status="fail"} 1`,
+		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
+	} {
+		assert.Contains(t, metrics, series)
+	}
 }
 
 // TestAdminNotOnPublicListener: the operator's endpoints are not served

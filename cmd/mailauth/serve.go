@@ -205,6 +205,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	c.scan.OnLeak, c.scan.OnPanic = scannerAlarms(logger)
 	onLeak := c.scan.OnLeak
 	c.scan.OnLeak = func(n int) { metrics.Leak(n); onLeak(n) }
+	c.scan.OnInconclusive = metrics.Inconclusive
 	c.scan.MaxConcurrentScans = c.maxInFlight // httpapi's fair queue admits; the library's bound must not queue again
 	scanner := mailauth.New(c.scan)
 	defer logCacheStats(logger, scanner)

@@ -107,13 +107,14 @@ func TestCanaryRun(t *testing.T) {
 // metricNames are the series the service exports (doc/operations.md).
 var metricNames = []string{
 	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
-	"mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
+	"mailauth_dns_inconclusive_total", "mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
 	"mailauth_leak_guard_replacements_total", "mailauth_analytics_batch_seconds", "mailauth_build_info",
 	"mailauth_ready", "mailauth_test_figure_total",
 }
 
 // TestMetricNames: every metric is served by the admin handler with its
-// labels, fed through the Observer; undetermined checks are apart.
+// labels, fed through the Observer; undetermined checks and domain-side
+// DNS faults are apart; a reason outside resolver's set is "other".
 func TestMetricNames(t *testing.T) {
 	m := NewMetrics("v1.2.3")
 	var st atomic.Value
@@ -127,8 +128,12 @@ func TestMetricNames(t *testing.T) {
 	obs.Admission("busy", 2*time.Second)
 	obs.Diagnostic("scan", time.Second, []httpapi.CheckOutcome{
 		{ID: mailauth.CheckSPF, Status: mailauth.StatusPass},
-		{ID: mailauth.CheckDMARC, Status: mailauth.StatusWarn, Undetermined: true},
+		{ID: mailauth.CheckDMARC, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedLookup},
+		{ID: mailauth.CheckTLSRPT, Status: mailauth.StatusFail, DNSFault: mailauth.DNSFaultNoAnswer},
 	})
+	m.Inconclusive(resolver.ReasonNoReachableAuthority)
+	m.Inconclusive(resolver.ReasonServFail)
+	m.Inconclusive(resolver.Reason("made-up"))
 	m.Leak(2)
 	m.Batch(3, time.Millisecond, nil)
 	srv := httptest.NewServer(AdminHandler(r, m))
@@ -139,8 +144,12 @@ func TestMetricNames(t *testing.T) {
 	}
 	for _, series := range []string{
 		`mailauth_http_requests_total{code="200",route="/api/scan"} 1`,
-		`mailauth_checks_total{check="dmarc",status="warn",undetermined="true"} 1`,
-		`mailauth_checks_total{check="spf",status="pass",undetermined="false"} 1`,
+		`mailauth_checks_total{check="dmarc",determination="undetermined_lookup",dns_fault="none",status="warn"} 1`,
+		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
+		`mailauth_checks_total{check="tls-rpt",determination="determined",dns_fault="no_answer",status="fail"} 1`,
+		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} 1`,
+		`mailauth_dns_inconclusive_total{reason="servfail",side="unknown"} 1`,
+		`mailauth_dns_inconclusive_total{reason="other",side="unknown"} 1`,
 		`mailauth_admissions_total{outcome="busy"} 1`,
 		`mailauth_leak_guard_replacements_total 2`,
 		`mailauth_ready{component="ratelimit"} 0.5`,
