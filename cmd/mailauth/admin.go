@@ -101,7 +101,8 @@ func (a *serveAnalytics) registerMetrics(m *ops.Metrics) {
 	}
 	m.GaugeFunc("mailauth_analytics_queue_depth", "Analytics rows waiting for the writer.", writer(func(w writerStats) float64 { return float64(w.QueueLen()) }))
 	m.CounterFunc("mailauth_analytics_rows_committed_total", "Analytics rows stored.", writer(func(w writerStats) float64 { return float64(w.Committed()) }))
-	m.CounterFunc("mailauth_analytics_rows_failed_total", "Analytics rows lost to failed inserts (after one retry).", writer(func(w writerStats) float64 { return float64(w.Failed()) }))
+	m.GaugeFunc("mailauth_analytics_rows_held", "Analytics rows of failed inserts waiting for a retry.", writer(func(w writerStats) float64 { return float64(w.Held()) }))
+	m.CounterFunc("mailauth_analytics_rows_failed_total", "Analytics rows lost to failed inserts: dropped from a full retry buffer, or still held at shutdown.", writer(func(w writerStats) float64 { return float64(w.Failed()) }))
 	m.CounterFunc("mailauth_analytics_rows_dropped_total", "Analytics rows dropped: queue full, or the store not open yet.", func() float64 {
 		if a.keeper == nil {
 			return 0
@@ -118,6 +119,7 @@ type writerStats interface {
 	QueueLen() int
 	Committed() int64
 	Failed() int64
+	Held() int64
 }
 
 // connectionMetrics adds the listener's connection-cap counters.

@@ -262,7 +262,7 @@ func TestLimiterReadiness(t *testing.T) {
 
 // TestServeHealthWhileSQLiteInsertsFail: the store answers its ping (a
 // read) but refuses every insert (a trigger stands in for a full disk or
-// another writer): health turns "unavailable" once a batch failed twice,
+// another writer): health turns "unavailable" once an insert failed,
 // and scans keep answering 200.
 func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
 	t.Parallel()
