@@ -132,21 +132,27 @@ func connectionMetrics(m *ops.Metrics) func(*httpapi.Listener) {
 }
 
 // handleHangup catches SIGHUP (sent by terminal hang-ups and log
-// rotation), which would otherwise kill the process, until ctx ends: each
-// is logged and the service keeps serving; there is nothing to reopen
-// (logs go to standard error) or reload.
-func handleHangup(ctx context.Context, logger *slog.Logger) {
+// rotation), which would otherwise kill the process, until the returned
+// function is called: each is logged and the service keeps serving; there
+// is nothing to reopen (logs go to standard error) or reload. serve
+// installs it first and stops it last, after the final analytics flush,
+// so that no window of its life dies of a SIGHUP.
+func handleHangup(logger *slog.Logger) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
-	go logHangups(ctx, ch, logger)
+	done := make(chan struct{})
+	go logHangups(done, ch, logger)
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
-// logHangups logs each signal on ch until ctx ends.
-func logHangups(ctx context.Context, ch chan os.Signal, logger *slog.Logger) {
-	defer signal.Stop(ch)
+// logHangups logs each signal on ch until done is closed.
+func logHangups(done <-chan struct{}, ch chan os.Signal, logger *slog.Logger) {
 	for {
 		select {
-		case <-ctx.Done():
+		case <-done:
 			return
 		case <-ch:
 			logger.Info("SIGHUP received: nothing to reload, still serving (SIGTERM stops gracefully)")

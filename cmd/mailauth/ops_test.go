@@ -213,6 +213,31 @@ func TestServeSIGHUP(t *testing.T) {
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 }
 
+// TestServeSIGHUPAtStart: a SIGHUP while serve still waits for Redis at
+// start (a server that accepts and never answers: the 2 s ping) is
+// logged, not fatal; serve then starts and answers. Before, the handler
+// was installed after that wait and the signal killed the process (and
+// this test binary).
+func TestServeSIGHUPAtStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept() // the Redis ping has dialled: serve is starting
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		_, _ = io.Copy(io.Discard, c) // never answer
+	}()
+	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-admin-listen", "none",
+		"-ratelimit", "redis://" + ln.Addr().String() + "/0", "-analytics-secret", "0123456789abcdef"}, nil,
+		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+}
+
 // TestSDNotify: READY=1 reaches the socket of $NOTIFY_SOCKET once serve
 // listens.
 func TestSDNotify(t *testing.T) {
