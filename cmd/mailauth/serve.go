@@ -217,6 +217,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		svc = hooks.service(c.scan)
 	}
 	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
+	canary.Logger = logger
 	// The admin listener and the canary last through the graceful
 	// shutdown, until runServe returns.
 	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))

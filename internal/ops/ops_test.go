@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -71,24 +73,63 @@ func (s *switchResolver) Lookup(_ context.Context, name string, qtype resolver.T
 	return resolver.Answer{Outcome: resolver.NoData}
 }
 
-// TestCanary: down before the first answer, ok after a conclusive one,
-// down after a SERVFAIL; State never asks the resolver itself.
+// TestCanary: down before the first answer, ok after a conclusive one;
+// one SERVFAIL keeps it ok, the second in a row makes it down; the change
+// is logged once each way; State never asks the resolver itself.
 func TestCanary(t *testing.T) {
 	res := &switchResolver{}
+	var log syncbuf.Buffer
 	c := NewCanary(res, "example.com", time.Hour, time.Second)
+	c.Logger = slog.New(slog.NewJSONHandler(&log, nil))
 	assert.Equal(t, StateDown, c.State(), "no answer yet")
 	c.ask(t.Context())
 	assert.Equal(t, StateOK, c.State())
 	assert.Equal(t, "example.com/NS", res.name.Load())
 	res.fail.Store(true)
 	c.ask(t.Context())
-	assert.Equal(t, StateDown, c.State())
-	assert.Equal(t, int64(1), c.Failures())
+	assert.Equal(t, StateOK, c.State(), "one failure is a hiccup")
+	c.ask(t.Context())
+	assert.Equal(t, StateDown, c.State(), "two in a row are an outage")
+	c.ask(t.Context())
+	assert.Equal(t, int64(3), c.Failures())
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), log.String())
+	assert.Contains(t, log.String(), `"reason":"servfail"`)
 	before := res.asked.Load()
 	for range 10 {
 		c.State()
 	}
 	assert.Equal(t, before, res.asked.Load(), "State answers from the cache")
+
+	res.fail.Store(false)
+	c.ask(t.Context())
+	c.ask(t.Context())
+	assert.Equal(t, StateOK, c.State())
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary answers again"), log.String())
+	assert.NotContains(t, log.String(), "example.com", "the log names no name")
+
+	res.fail.Store(true)
+	c.ask(t.Context())
+	res.fail.Store(false)
+	c.ask(t.Context())
+	res.fail.Store(true)
+	c.ask(t.Context())
+	assert.Equal(t, StateOK, c.State(), "failures apart are not in a row")
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), "and not logged")
+}
+
+// TestCanaryDownAtStart: a resolver failing from the start is down, and
+// logged once.
+func TestCanaryDownAtStart(t *testing.T) {
+	res := &switchResolver{}
+	res.fail.Store(true)
+	var log syncbuf.Buffer
+	c := NewCanary(res, "", time.Hour, time.Second)
+	c.Logger = slog.New(slog.NewJSONHandler(&log, nil))
+	for range 3 {
+		c.ask(t.Context())
+		assert.Equal(t, StateDown, c.State())
+	}
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), log.String())
 }
 
 // TestCanaryRun: Run asks at once and stops with its context.
