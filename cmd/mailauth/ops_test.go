@@ -96,27 +96,117 @@ func TestAdminReadiness(t *testing.T) {
 	assert.Equal(t, exitFail, code, "no answer is not ready")
 }
 
-// TestMetricsDNSFaults: a scan of a lab domain whose DMARC name servers
-// do not answer (SERVFAIL with EDE 22, No Reachable Authority) counts the
-// inconclusive answers by reason and side, and the DMARC fail by the
-// fault it was attributed to.
-func TestMetricsDNSFaults(t *testing.T) {
+// serveMetricNames are every series family serve registers
+// (doc/operations.md, "Metrics"), besides go_* and process_*.
+var serveMetricNames = []string{
+	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
+	"mailauth_dns_inconclusive_total",
+	"mailauth_ratelimit_decisions_total", "mailauth_ratelimit_degraded",
+	"mailauth_ratelimit_fallback_decisions_total", "mailauth_ratelimit_store_outages_total",
+	"mailauth_admissions_total", "mailauth_admission_wait_seconds",
+	"mailauth_connections_open", "mailauth_connections_refused_total", "mailauth_connections_shed_total",
+	"mailauth_analytics_queue_depth", "mailauth_analytics_rows_held", "mailauth_analytics_rows_committed_total",
+	"mailauth_analytics_rows_failed_total", "mailauth_analytics_rows_dropped_total", "mailauth_analytics_ready",
+	"mailauth_analytics_batch_seconds",
+	"mailauth_leak_guard_replacements_total",
+	"mailauth_dns_cache_hits_total", "mailauth_dns_cache_shared_total", "mailauth_dns_cache_misses_total",
+	"mailauth_dns_cache_evictions_total", "mailauth_dns_cache_entries", "mailauth_dns_cache_bytes",
+	"mailauth_resolver_canary_failures_total", "mailauth_ready", "mailauth_build_info",
+}
+
+// TestServeMetrics: after a scan of a lab domain whose DMARC name servers
+// do not answer (SERVFAIL with EDE 22, No Reachable Authority), /metrics
+// serves exactly the documented families (a new one must be added to the
+// list and to doc/operations.md); the inconclusive answers are counted
+// by reason and side, and the DMARC fail by the fault it was attributed
+// to.
+func TestServeMetrics(t *testing.T) {
 	t.Parallel()
 	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
 	lab.DNS.SetFault("_dmarc.good.example.com", resolver.TypeTXT, dnstest.ServFail.WithEDE(22))
 	adminc := make(chan string, 1)
-	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0", "-storage", "none",
+	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0",
+		"-storage", "sqlite:" + filepath.Join(t.TempDir(), "a.db"),
 		"-dns", lab.DNS.Addr(), "-canary-name", "example.com"}, nil, serveHooks{admin: func(a string) { adminc <- a }})
 	admin := "http://" + <-adminc
 	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"good.example.com"}`, nil), log.String())
-	metrics := scrape(t, admin+"/metrics")
+	var metrics string
+	require.Eventually(t, func() bool { // the analytics row is written in the background
+		metrics = scrape(t, admin+"/metrics")
+		return strings.Contains(metrics, "mailauth_analytics_rows_committed_total 1")
+	}, 20*time.Second, 20*time.Millisecond)
+	var served []string
+	for _, m := range regexp.MustCompile(`(?m)^# TYPE (mailauth_[a-z_]+) `).FindAllStringSubmatch(metrics, -1) {
+		served = append(served, m[1])
+	}
+	assert.ElementsMatch(t, serveMetricNames, served)
 	for _, series := range []string{
 		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} `,
 		`mailauth_checks_total{check="dmarc",determination="determined",dns_fault="no_answer",status="fail"} 1`,
 		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
+		`mailauth_http_requests_total{code="200",route="/api/scan"} 1`,
+		`mailauth_ratelimit_decisions_total{decision="allowed"} 1`,
+		`mailauth_admissions_total{outcome="admitted"} 1`,
+		`mailauth_analytics_batch_seconds_count{result="ok"} 1`,
+		`mailauth_ready{component="resolver"}`,
+		`mailauth_ready{component="ratelimit"} 1`,
+		`mailauth_ready{component="analytics"} 1`,
+		`mailauth_ratelimit_degraded 0`,
+		`mailauth_connections_open `,
+		`mailauth_dns_cache_misses_total `,
 	} {
 		assert.Contains(t, metrics, series)
 	}
+}
+
+// TestAnalyticsRequiredReadiness: with -analytics-required, a store that
+// cannot be opened makes readiness down (503; degraded without the flag,
+// TestServeStoreFaultsAtStart) while scans still answer 200.
+func TestAnalyticsRequiredReadiness(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a.db")
+	require.NoError(t, os.Mkdir(dir, 0o700)) // a directory: never opens
+	base, admin, log := startOps(t, "-storage", "sqlite:"+dir, "-analytics-secret", "0123456789abcdef", "-analytics-required")
+	code, body := readyz(t, admin)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "down", body["status"])
+	assert.Equal(t, "down", body["components"].(map[string]any)["analytics"])
+	code, _, errOut := runCLI(t, nil, "healthcheck", "-admin", admin)
+	assert.Equal(t, exitFail, code, errOut)
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil), log.String())
+	assert.Equal(t, "unavailable", healthStorage(t, base))
+}
+
+// TestRateLimitFailClosed: with -ratelimit-fail-closed and Redis
+// unreachable, diagnostics answer the contract's JSON 500 ("rate limiter
+// temporarily unavailable") and readiness is down; the public health
+// still answers.
+func TestRateLimitFailClosed(t *testing.T) {
+	t.Parallel()
+	base, admin, log := startOps(t, "-storage", "none", "-ratelimit", "redis://127.0.0.1:1/0",
+		"-analytics-secret", "0123456789abcdef", "-ratelimit-fail-closed")
+	for _, path := range []string{"/api/scan", "/api/ptr-check"} {
+		body := `{"domain":"example.com"}`
+		if path == "/api/ptr-check" {
+			body = `{"sendingIp":"192.0.2.1"}`
+		}
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", path, log.String())
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), path)
+		assert.JSONEq(t, `{"error":"rate limiter temporarily unavailable"}`, string(b), path)
+	}
+	code, body := readyz(t, admin)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "down", body["components"].(map[string]any)["ratelimit"])
+	assert.Equal(t, "disabled", healthStorage(t, base))
+	assert.Regexp(t, `mailauth_ratelimit_decisions_total\{decision="error"\} 2`, scrape(t, admin+"/metrics"))
 }
 
 // TestAdminNotOnPublicListener: the operator's endpoints are not served
