@@ -96,6 +96,18 @@ func TestAdminReadiness(t *testing.T) {
 	assert.Equal(t, exitFail, code, "no answer is not ready")
 }
 
+// TestHealthcheckUsageExit: a usage error exits 1, never 2 (Docker
+// reserves a health check's exit status 2); -h still exits 0.
+func TestHealthcheckUsageExit(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-no-such-flag"}, {"extra-argument"}} {
+		code, _, errOut := runCLI(t, nil, append([]string{"healthcheck"}, args...)...)
+		assert.Equal(t, exitFail, code, "%v: %s", args, errOut)
+	}
+	code, _, _ := runCLI(t, nil, "healthcheck", "-h")
+	assert.Equal(t, exitOK, code)
+}
+
 // serveMetricNames are every series family serve registers
 // (doc/operations.md, "Metrics"), besides go_* and process_*.
 var serveMetricNames = []string{
