@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -338,6 +339,30 @@ func TestServeSIGHUPAtStart(t *testing.T) {
 		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+}
+
+// TestServeSIGHUPAtShutdown: a SIGHUP while serve, stopped, still
+// flushes its analytics (the writer is held in its commit) is logged, not
+// fatal. Before, the handler was removed before that flush and the signal
+// killed the process (and this test binary).
+func TestServeSIGHUPAtShutdown(t *testing.T) {
+	release := make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before startServe's stop, should a check below fail
+	var once sync.Once
+	base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "none",
+		"-storage", "sqlite:" + filepath.Join(t.TempDir(), "a.db")}, nil,
+		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
+			commits: func(int64) { once.Do(func() { <-release }) }})
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	done := make(chan int, 1)
+	go func() { done <- stop() }()
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), `"msg":"stopped"`) }, 30*time.Second, 10*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // serve is in its final flush, held by the commit hook
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	free()
+	assert.Equal(t, exitOK, <-done)
 }
 
 // TestSDNotify: READY=1 reaches the socket of $NOTIFY_SOCKET once serve
