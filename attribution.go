@@ -45,6 +45,8 @@ type faultLog struct {
 	// check is judged (a check that waited out the scan's deadline has
 	// only the grace period left).
 	early func()
+	// inconclusive is Config.OnInconclusive (nil: not set).
+	inconclusive func(resolver.Reason)
 
 	mu        sync.Mutex
 	reasons   []lookupFault
@@ -61,6 +63,9 @@ type lookupFault struct {
 // Lookup implements resolver.Resolver.
 func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
 	a := l.next.Lookup(ctx, name, qtype)
+	if !a.Conclusive() && l.inconclusive != nil {
+		l.inconclusive(a.Reason)
+	}
 	canon := resolver.CanonicalName(name)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -128,6 +133,20 @@ func faultOf(reason resolver.Reason) fault {
 	return faultNone
 }
 
+// public is the fault as CheckSummary.DNSFault (faultService never
+// reaches a summary: the scan fails).
+func (f fault) public() DNSFault {
+	switch f {
+	case faultDNSSEC:
+		return DNSFaultDNSSEC
+	case faultNoAnswer:
+		return DNSFaultNoAnswer
+	case faultAlias:
+		return DNSFaultAlias
+	}
+	return NoDNSFault
+}
+
 // The domain-side faults, as findings. The first of each pair is said
 // when every failing name is the domain or one of its subdomains, the
 // second when a name the domain's records point to (an include target, a
@@ -173,7 +192,9 @@ func faultVerdict(f fault, own bool, v verdict) verdict {
 			details = append(details, t)
 		}
 	}
-	return judge(r, nil, details, v.diagnostics)
+	out := judge(r, nil, details, v.diagnostics)
+	out.dnsFault = f.public()
+	return out
 }
 
 // attributionRules are the domain-side fault rules, for the rule
@@ -193,7 +214,7 @@ func (r *run) faultLog(id CheckID) *faultLog {
 	if r.domain.ASCII != "" {
 		domain = resolver.CanonicalName(r.domain.ASCII)
 	}
-	return &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly}
+	return &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly, inconclusive: r.cfg.OnInconclusive}
 }
 
 // attributed turns the verdict of a check left undetermined by its

@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,23 +18,22 @@ import (
 // domain's own name, or a name its records point to), a service-side
 // fault fails the scan, an unattributed one stays undetermined.
 func TestAttribution(t *testing.T) {
-	own := func(f fault) LocalizedText { return faultRules[f][0].say.format() }
 	cases := []struct {
 		name   string
 		reason resolver.Reason
 		qname  string // the name whose TXT lookups fail
 		check  CheckID
-		want   LocalizedText // the check's summary; zero = undetermined
+		want   fault // faultNone = undetermined
 	}{
-		{"dnssec", resolver.ReasonDNSSEC, "_dmarc.good.example.com", CheckDMARC, own(faultDNSSEC)},
-		{"no reachable authority", resolver.ReasonNoReachableAuthority, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultNoAnswer)},
-		{"slow", resolver.ReasonSlow, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultNoAnswer)},
-		{"servfail, resolver works", resolver.ReasonServFail, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultNoAnswer)},
-		{"timeout, resolver works", resolver.ReasonTimeout, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultNoAnswer)},
-		{"cname loop", resolver.ReasonCNAMELoop, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultAlias)},
-		{"cname chain", resolver.ReasonCNAMEChain, "_smtp._tls.good.example.com", CheckTLSRPT, own(faultAlias)},
-		{"malformed", resolver.ReasonMalformed, "_smtp._tls.good.example.com", CheckTLSRPT, LocalizedText{}},
-		{"budget", resolver.ReasonBudgetExhausted, "_smtp._tls.good.example.com", CheckTLSRPT, LocalizedText{}},
+		{"dnssec", resolver.ReasonDNSSEC, "_dmarc.good.example.com", CheckDMARC, faultDNSSEC},
+		{"no reachable authority", resolver.ReasonNoReachableAuthority, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
+		{"slow", resolver.ReasonSlow, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
+		{"servfail, resolver works", resolver.ReasonServFail, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
+		{"timeout, resolver works", resolver.ReasonTimeout, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
+		{"cname loop", resolver.ReasonCNAMELoop, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias},
+		{"cname chain", resolver.ReasonCNAMEChain, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias},
+		{"malformed", resolver.ReasonMalformed, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone},
+		{"budget", resolver.ReasonBudgetExhausted, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,17 +44,25 @@ func TestAttribution(t *testing.T) {
 				}
 				return mem.Lookup(ctx, name, qtype)
 			})
-			got, err := New(Config{Resolver: failing}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+			var mu sync.Mutex
+			var reasons []resolver.Reason
+			onInconclusive := func(r resolver.Reason) { mu.Lock(); reasons = append(reasons, r); mu.Unlock() }
+			got, err := New(Config{Resolver: failing, OnInconclusive: onInconclusive}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 			require.NoError(t, err)
+			mu.Lock()
+			assert.Contains(t, reasons, tc.reason, "Config.OnInconclusive hears the reason")
+			mu.Unlock()
 			c := checkOf(t, got, tc.check)
-			if tc.want == (LocalizedText{}) {
+			if tc.want == faultNone {
 				assert.True(t, c.Undetermined(), "%+v", c)
 				assert.Equal(t, StatusWarn, c.Status)
+				assert.Equal(t, NoDNSFault, c.DNSFault)
 				return
 			}
 			assert.False(t, c.Undetermined())
 			assert.Equal(t, StatusFail, c.Status)
-			assert.Equal(t, tc.want, c.Summary)
+			assert.Equal(t, faultRules[tc.want][0].say.format(), c.Summary)
+			assert.Equal(t, tc.want.public(), c.DNSFault, "CheckSummary.DNSFault names the cause")
 			assert.Contains(t, c.Details.EN, faultDetails.en)
 		})
 	}

@@ -21,6 +21,7 @@ type (
 	PTRCheckSummary   = report.PTRCheckSummary
 	CheckSummary      = report.CheckSummary
 	Determination     = report.Determination
+	DNSFault          = report.DNSFault
 	Diagnostics       = report.Diagnostics
 	SPFDiagnostics    = report.SPFDiagnostics
 	DKIMDiagnostics   = report.DKIMDiagnostics
@@ -66,6 +67,10 @@ const (
 	UndeterminedLookup    = report.UndeterminedLookup
 	UndeterminedTimeout   = report.UndeterminedTimeout
 	UndeterminedInternal  = report.UndeterminedInternal
+	NoDNSFault            = report.NoDNSFault
+	DNSFaultDNSSEC        = report.DNSFaultDNSSEC
+	DNSFaultNoAnswer      = report.DNSFaultNoAnswer
+	DNSFaultAlias         = report.DNSFaultAlias
 	DKIMKeyRSA            = report.DKIMKeyRSA
 	DKIMKeyEd25519        = report.DKIMKeyEd25519
 	DKIMKeyUnknown        = report.DKIMKeyUnknown

@@ -70,6 +70,12 @@ type Config struct {
 	// OnPanic, when set, is called with the id of a check that panicked
 	// (and was reported as not determined).
 	OnPanic func(CheckID)
+	// OnInconclusive, when set, is called with the reason of every
+	// inconclusive answer a check received (resolver.Reason, a closed
+	// set; its Side says whose DNS it is attributed to), as it arrives:
+	// the same question asked by two checks counts twice. It must return
+	// at once. It never receives the name asked.
+	OnInconclusive func(resolver.Reason)
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)

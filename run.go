@@ -21,6 +21,9 @@ type verdict struct {
 	// determination is Determined unless the check reached no
 	// conclusion; it is carried to CheckSummary.Determination.
 	determination Determination
+	// dnsFault is the domain-side DNS fault the verdict was attributed
+	// to; it is carried to CheckSummary.DNSFault.
+	dnsFault DNSFault
 }
 
 // runChecks starts every check at once, each in its own goroutine with a
@@ -104,6 +107,7 @@ func (v verdict) toSummary(id CheckID) CheckSummary {
 		Diagnostics: v.diagnostics,
 		// Set from the rule that led the verdict, never from its text.
 		Determination: v.determination,
+		DNSFault:      v.dnsFault,
 	}
 }
 

@@ -2,6 +2,8 @@ package mailauth
 
 import (
 	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +80,41 @@ func TestScanResolverUnavailable(t *testing.T) {
 	for _, c := range got.Checks {
 		assert.NotContains(t, []Status{StatusPass, StatusFail}, c.Status, "%s on malformed replies; unattributed must never pass or fail", c.ID)
 	}
+}
+
+// TestScanFrozenResolver: a resolver that takes every question and never
+// answers (UDP read and dropped, TCP accepted and held) fails the scan
+// with ErrResolverUnavailable at the deadline (the service's 500), never
+// a 200 with undetermined checks or one that blames the domain.
+func TestScanFrozenResolver(t *testing.T) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer tcp.Close()
+	udp, err := net.ListenPacket("udp", tcp.Addr().String())
+	require.NoError(t, err)
+	defer udp.Close()
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	client := &resolver.Client{Servers: []string{tcp.Addr().String()}}
+	start := time.Now()
+	_, err = New(Config{Resolver: client, ScanTimeout: 2 * time.Second}).Scan(t.Context(), ScanRequest{Domain: "good.example.com"})
+	require.ErrorIs(t, err, ErrResolverUnavailable)
+	assert.Less(t, time.Since(start), 10*time.Second, "the deadline and the control question bound it")
 }
 
 // TestScanDeadline: a check whose DNS hangs past the scan deadline is

@@ -9,8 +9,11 @@
 // visitor cannot be linked across days), queues the row without blocking,
 // and one goroutine writes the queue in batches. A full queue drops rows
 // and counts them; a failing store never slows or fails a diagnostic. A
-// failed batch is tried once more after [DefaultRetryPause], then dropped
-// and counted; failures are logged at most once per 10 s.
+// failed batch is held in a retry buffer as large as the queue and
+// retried, oldest first, after [DefaultRetryPause] and then with a pause
+// that doubles up to [DefaultMaxRetryPause]: an outage loses no row while
+// the buffer has room; a full buffer drops its oldest rows and counts
+// them. Failures are logged at most once per 10 s.
 //
 // A [Keeper] opens the store for a service and keeps it: a store that
 // cannot be opened (PostgreSQL down; a SQLite path that is a directory,

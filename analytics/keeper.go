@@ -59,9 +59,9 @@ type KeeperOptions struct {
 // the background (a malformed SQLite file is first moved aside); until it
 // succeeds, rows are dropped and counted and the storage state is
 // unavailable. Once open, the state follows the writer (the last batch
-// failed, or the queue is full) and a background ping; Ping answers from
-// that cached state at once. It implements httpapi.Recorder and
-// httpapi.Storage.
+// failed and its rows wait for a retry, or the queue is full) and a
+// background ping; Ping answers from that cached state at once. It
+// implements httpapi.Recorder and httpapi.Storage.
 type Keeper struct {
 	setting string
 	o       KeeperOptions

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -20,10 +21,12 @@ import (
 	"github.com/mailauth/mailauth/internal/syncbuf"
 )
 
-// flakyStore fails its next fail inserts, then works.
+// flakyStore fails its next fail inserts, and every insert while down;
+// otherwise it works.
 type flakyStore struct {
 	Store
 	fail    atomic.Int64
+	down    atomic.Bool
 	inserts atomic.Int64
 }
 
@@ -31,47 +34,78 @@ var errFlaky = errors.New("insert failed (test)")
 
 func (f *flakyStore) Insert(ctx context.Context, rows []Row) error {
 	f.inserts.Add(1)
-	if f.fail.Add(-1) >= 0 {
+	if f.down.Load() || f.fail.Add(-1) >= 0 {
 		return errFlaky
 	}
 	return f.Store.Insert(ctx, rows)
 }
 
-// TestWriterRetriesOnce: a batch that fails once is stored by the retry
-// (nothing lost, health stays ready); one that fails twice is counted as
-// failed and makes the writer unhealthy until a batch is stored again.
-func TestWriterRetriesOnce(t *testing.T) {
+// TestWriterOutageLosesNothing: while the store refuses every insert,
+// the rows are held for a retry (the writer is unhealthy, one ERROR
+// record, no row counted as failed); once it answers again every row is
+// stored, in order, and the writer is healthy again.
+func TestWriterOutageLosesNothing(t *testing.T) {
 	t.Parallel()
 	store := &flakyStore{Store: openTestSQLite(t)}
 	var log syncbuf.Buffer
-	w := NewWriter(store, testHasher(t), WriterOptions{RetryPause: time.Millisecond, Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	w := NewWriter(store, testHasher(t), WriterOptions{QueueSize: 64, BatchSize: 4, RetryPause: time.Millisecond,
+		MaxRetryPause: 20 * time.Millisecond, Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	defer w.Close(t.Context())
 	day := time.Now()
 
-	store.fail.Store(1)
-	w.Record(scanEvent(day, "a.example", "192.0.2.1", "", "A", "pass"))
-	require.NoError(t, w.Flush(t.Context()))
-	assert.Equal(t, int64(1), w.Committed(), "the retry stored the batch")
+	store.down.Store(true)
+	for i := range 40 {
+		w.Record(scanEvent(day, fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
+		if i%8 == 0 {
+			time.Sleep(5 * time.Millisecond) // rows arrive during the outage, between retries
+		}
+	}
+	require.Eventually(t, func() bool { return w.Held() == 40 }, 10*time.Second, time.Millisecond, "every row is held")
+	require.Eventually(t, func() bool { return store.inserts.Load() > 5 }, 10*time.Second, time.Millisecond, "retried with backoff")
+	assert.False(t, w.Healthy(), "unhealthy during the outage")
+	assert.Equal(t, int64(0), w.Committed())
+	assert.Equal(t, int64(0), w.Failed(), "nothing lost while the buffer has room")
+	assert.Equal(t, int64(0), w.Dropped())
+
+	store.down.Store(false)
+	require.Eventually(t, func() bool { return w.Committed() == 40 }, 10*time.Second, time.Millisecond, "the retries store every row")
+	assert.Equal(t, int64(0), w.Held())
 	assert.Equal(t, int64(0), w.Failed())
-	assert.Equal(t, int64(2), store.inserts.Load())
-	assert.True(t, w.Healthy())
-
-	store.fail.Store(2)
-	w.Record(scanEvent(day, "b.example", "192.0.2.1", "", "A", "pass"))
-	require.NoError(t, w.Flush(t.Context()))
-	assert.Equal(t, int64(1), w.Failed(), "two failures drop the batch")
-	assert.False(t, w.Healthy(), "the last batch failed")
-	assert.Contains(t, log.String(), "batch not stored")
-
-	w.Record(scanEvent(day, "c.example", "192.0.2.1", "", "A", "pass"))
-	require.NoError(t, w.Flush(t.Context()))
-	assert.Equal(t, int64(2), w.Committed())
-	assert.True(t, w.Healthy(), "a stored batch makes the writer healthy again")
+	assert.True(t, w.Healthy(), "healthy once the held rows are stored")
+	assert.Equal(t, 40, countRows(t, store.Store, "events"))
+	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record per outage, not one per retry: %s", log.String())
 	assert.Contains(t, log.String(), "batches stored again")
 }
 
-// TestWriterFailureLogRateLimited: many failing batches in a row give one
-// ERROR record, not one per batch; the rows are all counted.
+// TestWriterRetryBufferFull: an outage longer than the retry buffer
+// holds drops the oldest rows (counted as failed); the newest are stored
+// once the store answers; rows still held at Close are counted as failed.
+func TestWriterRetryBufferFull(t *testing.T) {
+	t.Parallel()
+	store := &flakyStore{Store: openTestSQLite(t)}
+	w := NewWriter(store, testHasher(t), WriterOptions{QueueSize: 4, BatchSize: 2, RetryPause: time.Hour})
+	day := time.Now()
+	store.down.Store(true)
+	for i := range 10 {
+		w.Record(scanEvent(day, fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
+		require.NoError(t, w.Flush(t.Context()))
+	}
+	assert.Equal(t, int64(4), w.Held(), "the buffer holds QueueSize rows")
+	assert.Equal(t, int64(6), w.Failed(), "the oldest rows are dropped")
+	store.down.Store(false)
+	require.NoError(t, w.Flush(t.Context()))
+	assert.Equal(t, int64(4), w.Committed())
+	assert.Equal(t, int64(0), w.Held())
+
+	store.down.Store(true)
+	w.Record(scanEvent(day, "late.example", "192.0.2.1", "", "A", "pass"))
+	require.NoError(t, w.Close(t.Context()))
+	assert.Equal(t, int64(7), w.Failed(), "a row still held at Close is lost and counted")
+	assert.Equal(t, int64(0), w.Held())
+}
+
+// TestWriterFailureLogRateLimited: many failing inserts in a row give one
+// ERROR record, not one per batch; the rows are all held.
 func TestWriterFailureLogRateLimited(t *testing.T) {
 	t.Parallel()
 	store := &flakyStore{Store: openTestSQLite(t)}
@@ -83,7 +117,7 @@ func TestWriterFailureLogRateLimited(t *testing.T) {
 		w.Record(scanEvent(time.Now(), "a.example", "192.0.2.1", "", "A", "pass"))
 		require.NoError(t, w.Flush(t.Context()))
 	}
-	assert.Equal(t, int64(50), w.Failed())
+	assert.Equal(t, int64(50), w.Held(), "every row held for a retry")
 	assert.Equal(t, 1, strings.Count(log.String(), `"level":"ERROR"`), log.String())
 }
 

@@ -27,9 +27,13 @@ const (
 	// dropLogInterval spaces the log records about dropped rows and
 	// about failed batches.
 	dropLogInterval = 10 * time.Second
-	// DefaultRetryPause is the pause before a failed batch is tried a
-	// second (and last) time.
+	// DefaultRetryPause is the pause before the first retry of a failed
+	// batch; each retry that fails doubles it, up to
+	// DefaultMaxRetryPause.
 	DefaultRetryPause = time.Second
+	// DefaultMaxRetryPause bounds the pause between retries: once the
+	// store answers again, the held rows are written within this time.
+	DefaultMaxRetryPause = 10 * time.Second
 )
 
 // WriterOptions configures a Writer; zero fields take the defaults.
@@ -46,9 +50,12 @@ type WriterOptions struct {
 	OnCommit func(total int64)
 	// Now is the clock of roll-ups and pruning; nil means time.Now.
 	Now func() time.Time
-	// RetryPause is the pause before a failed batch is tried once more
-	// (then dropped and counted); 0 means DefaultRetryPause.
-	RetryPause time.Duration
+	// RetryPause is the pause before the first retry of a failed batch;
+	// 0 means DefaultRetryPause. Each failed retry doubles it up to
+	// MaxRetryPause (0 means DefaultMaxRetryPause, never less than
+	// RetryPause).
+	RetryPause    time.Duration
+	MaxRetryPause time.Duration
 	// OnBatch, when set, is called by the writer goroutine after each
 	// insert attempt with the rows, the time it took and its error (the
 	// metrics' batch latency).
@@ -57,6 +64,13 @@ type WriterOptions struct {
 
 // Writer records events into a Store without ever blocking the caller:
 // rows wait in a bounded queue that one goroutine writes in batches.
+//
+// A batch the store refuses is held, with the rows that arrive after it,
+// in a retry buffer of QueueSize rows, and retried oldest first with a
+// pause that doubles from RetryPause to MaxRetryPause: an outage loses no
+// row while the buffer has room. When it is full the oldest rows are
+// dropped and counted as failed, and so are the rows still held when the
+// writer closes with the store down.
 type Writer struct {
 	store     Store
 	hasher    *Hasher
@@ -69,16 +83,24 @@ type Writer struct {
 	dropped   atomic.Int64
 	committed atomic.Int64
 	failed    atomic.Int64
-	// lastFailed is set while the last batch failed both attempts.
+	// lastFailed is set while the last insert attempt failed.
 	lastFailed atomic.Bool
 	lastDrops  int64
 	lastLog    time.Time
 	fails      failureLog
+
+	// The retry buffer, used by the writer goroutine only: the rows of
+	// failed batches and those queued after them, oldest first, at most
+	// QueueSize; held mirrors its length for Held.
+	pending []Row
+	held    atomic.Int64
+	backoff time.Duration // the pause before the next retry
+	retry   *time.Timer   // fires when the held rows are due; stopped while none are
 }
 
-// failureLog rate-limits the log records of failed batches like the drop
+// failureLog rate-limits the log records of failed inserts like the drop
 // count: the first failure at once, then one record per dropLogInterval
-// with the rows lost since the last record, and one when writes succeed
+// with the rows held and lost, and one when every held row is stored
 // again. Only the writer goroutine uses it.
 type failureLog struct {
 	rows    int64 // rows lost since the last record
@@ -112,8 +134,14 @@ func NewWriter(store Store, h *Hasher, o WriterOptions) *Writer {
 	if o.RetryPause <= 0 {
 		o.RetryPause = DefaultRetryPause
 	}
+	if o.MaxRetryPause <= 0 {
+		o.MaxRetryPause = DefaultMaxRetryPause
+	}
+	o.MaxRetryPause = max(o.MaxRetryPause, o.RetryPause)
 	w := &Writer{store: store, hasher: h, o: o, queue: make(chan Row, o.QueueSize),
-		flush: make(chan chan struct{}), stop: make(chan struct{}), stopped: make(chan struct{})}
+		flush: make(chan chan struct{}), stop: make(chan struct{}), stopped: make(chan struct{}),
+		backoff: o.RetryPause, retry: time.NewTimer(time.Hour)}
+	w.retry.Stop()
 	go w.run()
 	return w
 }
@@ -138,8 +166,12 @@ func (w *Writer) Dropped() int64 { return w.dropped.Load() }
 // Committed is the number of rows committed so far.
 func (w *Writer) Committed() int64 { return w.committed.Load() }
 
-// Failed is the number of rows lost to failed inserts so far.
+// Failed is the number of rows lost to failed inserts so far: dropped
+// from a full retry buffer, or still held when the writer closed.
 func (w *Writer) Failed() int64 { return w.failed.Load() }
+
+// Held is the number of rows of failed inserts waiting for a retry.
+func (w *Writer) Held() int64 { return w.held.Load() }
 
 // QueueLen is the number of rows waiting for the writer.
 func (w *Writer) QueueLen() int { return len(w.queue) }
@@ -147,15 +179,16 @@ func (w *Writer) QueueLen() int { return len(w.queue) }
 // QueueCap is the queue's capacity (WriterOptions.QueueSize).
 func (w *Writer) QueueCap() int { return cap(w.queue) }
 
-// Healthy reports whether the writer keeps up: the last batch was stored
-// and the queue is not full. It never waits (GET /api/health's storage
+// Healthy reports whether the writer keeps up: the last insert attempt
+// succeeded and the queue is not full. It never waits (GET /api/health's storage
 // state).
 func (w *Writer) Healthy() bool {
 	return !w.lastFailed.Load() && len(w.queue) < cap(w.queue)
 }
 
-// Flush returns once every row queued before the call is written (or
-// failed), or when ctx ends.
+// Flush returns once every row queued before the call is written, or
+// held after a failed insert (the held rows are retried at once, oldest
+// first, until one batch fails), or when ctx ends.
 func (w *Writer) Flush(ctx context.Context) error {
 	done := make(chan struct{})
 	select {
@@ -193,19 +226,25 @@ func (w *Writer) Close(ctx context.Context) error {
 // run is the writer goroutine.
 func (w *Writer) run() {
 	defer close(w.stopped)
+	defer w.retry.Stop()
 	tick := time.NewTicker(w.o.RollupInterval)
 	defer tick.Stop()
 	for {
 		select {
 		case r := <-w.queue:
 			w.commit(append(make([]Row, 0, w.o.BatchSize), r))
+		case <-w.retry.C:
+			w.retryHeld()
 		case done := <-w.flush:
 			w.drain()
+			w.retryHeld()
 			close(done)
 		case <-tick.C:
 			w.maintain()
 		case <-w.stop:
 			w.drain()
+			w.retryHeld()
+			w.abandonHeld()
 			w.maintain()
 			w.logDrops(true)
 			return
@@ -225,7 +264,10 @@ func (w *Writer) drain() {
 	}
 }
 
-// commit fills batch from the queue up to BatchSize and inserts it.
+// commit fills batch from the queue up to BatchSize and inserts it. While
+// rows are held for a retry, the batch joins them instead, so that rows
+// are stored in order and an outage costs one attempt per retry, not one
+// per batch.
 func (w *Writer) commit(batch []Row) {
 fill:
 	for len(batch) < w.o.BatchSize {
@@ -236,24 +278,82 @@ fill:
 			break fill
 		}
 	}
-	err := w.insert(batch)
-	if err != nil {
-		w.pause()
-		err = w.insert(batch)
-	}
-	if err != nil {
-		w.failed.Add(int64(len(batch)))
-		w.lastFailed.Store(true)
-		w.logFailure(len(batch), err)
+	if len(w.pending) > 0 {
+		w.hold(batch)
 		return
 	}
+	if err := w.insert(batch); err != nil {
+		w.hold(batch)
+		w.attemptFailed(err)
+		return
+	}
+	w.stored(len(batch))
+}
+
+// retryHeld writes the held rows, oldest first and batch by batch, until
+// one batch fails (the next retry is then due after a doubled pause) or
+// none is left.
+func (w *Writer) retryHeld() {
+	for len(w.pending) > 0 {
+		n := min(len(w.pending), w.o.BatchSize)
+		if err := w.insert(w.pending[:n]); err != nil {
+			w.backoff = min(2*w.backoff, w.o.MaxRetryPause)
+			w.attemptFailed(err)
+			return
+		}
+		w.pending = w.pending[n:]
+		w.held.Store(int64(len(w.pending)))
+		w.stored(n)
+	}
+	w.pending = nil
+	w.backoff = w.o.RetryPause
+	w.retry.Stop() // Flush may have written them before the retry was due
+}
+
+// hold adds rows to the retry buffer, dropping (and counting as failed)
+// the oldest beyond QueueSize rows.
+func (w *Writer) hold(rows []Row) {
+	w.pending = append(w.pending, rows...)
+	if over := len(w.pending) - w.o.QueueSize; over > 0 {
+		w.failed.Add(int64(over))
+		w.fails.rows += int64(over)
+		w.pending = append([]Row(nil), w.pending[over:]...)
+	}
+	w.held.Store(int64(len(w.pending)))
+}
+
+// attemptFailed records a failed insert: the writer is unhealthy, the
+// failure is logged (rate-limited) and the held rows are due after the
+// current pause.
+func (w *Writer) attemptFailed(err error) {
+	w.lastFailed.Store(true)
+	w.logFailure(err)
+	w.retry.Reset(w.backoff)
+}
+
+// stored records n rows committed.
+func (w *Writer) stored(n int) {
 	w.lastFailed.Store(false)
 	w.logRecovery()
-	total := w.committed.Add(int64(len(batch)))
+	total := w.committed.Add(int64(n))
 	if w.o.OnCommit != nil {
 		w.o.OnCommit(total)
 	}
 	w.logDrops(false)
+}
+
+// abandonHeld counts the rows still held at Close (the store is still
+// down) as failed, and logs them.
+func (w *Writer) abandonHeld() {
+	if len(w.pending) == 0 {
+		return
+	}
+	n := int64(len(w.pending))
+	w.failed.Add(n)
+	w.pending = nil
+	w.held.Store(0)
+	w.o.Logger.Error("analytics: rows held for a retry lost at shutdown", slog.Int64("rows", n),
+		slog.Int64("failedTotal", w.failed.Load()))
 }
 
 // insert writes batch once, bounded by writeTimeout, and reports it to
@@ -269,36 +369,25 @@ func (w *Writer) insert(batch []Row) error {
 	return err
 }
 
-// pause waits RetryPause before a retry, or less when the writer is
-// closing (the retry then follows at once).
-func (w *Writer) pause() {
-	t := time.NewTimer(w.o.RetryPause)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-w.stop:
-	}
-}
-
-// logFailure records a lost batch: logged at once after a success, else
-// at most once per dropLogInterval with the rows lost since.
-func (w *Writer) logFailure(rows int, err error) {
+// logFailure records a failed insert: logged at once after a success,
+// else at most once per dropLogInterval, with the rows held for a retry
+// and those lost (retry buffer full) since the last record.
+func (w *Writer) logFailure(err error) {
 	f := &w.fails
-	f.rows += int64(rows)
 	f.lastErr = err.Error()
 	if f.failing && time.Since(f.last) < dropLogInterval {
 		return
 	}
-	w.o.Logger.Error("analytics: batch not stored", slog.Int64("rows", f.rows),
-		slog.Int64("failedTotal", w.failed.Load()), slog.String("error", f.lastErr))
+	w.o.Logger.Error("analytics: batch not stored; rows held for a retry", slog.Int64("held", w.held.Load()),
+		slog.Int64("lost", f.rows), slog.Int64("failedTotal", w.failed.Load()), slog.String("error", f.lastErr))
 	f.rows, f.last, f.failing = 0, time.Now(), true
 }
 
-// logRecovery logs, once, that a batch was stored again after failures,
-// with the rows lost since the last failure record.
+// logRecovery logs, once, that every held row was stored after
+// failures, with the rows lost since the last failure record.
 func (w *Writer) logRecovery() {
 	f := &w.fails
-	if !f.failing {
+	if !f.failing || len(w.pending) > 0 {
 		return
 	}
 	w.o.Logger.Info("analytics: batches stored again", slog.Int64("rowsLostSinceLastRecord", f.rows),

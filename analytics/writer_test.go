@@ -64,8 +64,9 @@ func TestWriterNeverBlocks(t *testing.T) {
 	assert.Equal(t, 1, countRows(t, store.Store, "daily_totals"), "Close did not roll up: daily rows")
 }
 
-// TestWriterStoreDown: a store that fails loses its batches (counted),
-// never the caller's time; Flush still returns.
+// TestWriterStoreDown: a store that fails holds its rows for a retry,
+// never the caller's time; Flush still returns; rows still held at Close
+// are lost (counted).
 func TestWriterStoreDown(t *testing.T) {
 	t.Parallel()
 	s := openTestSQLite(t)
@@ -75,9 +76,10 @@ func TestWriterStoreDown(t *testing.T) {
 		w.Record(ptrEvent(time.Now(), fmt.Sprintf("192.0.2.%d", i), "pass"))
 	}
 	require.NoError(t, w.Flush(context.Background()))
-	assert.Equal(t, int64(3), w.Failed(), "failed")
+	assert.Equal(t, int64(3), w.Held(), "held")
 	assert.Equal(t, int64(0), w.Committed(), "committed")
 	require.NoError(t, w.Close(context.Background()))
+	assert.Equal(t, int64(3), w.Failed(), "failed at Close")
 	assert.Equal(t, errClosed, w.Flush(context.Background()), "Flush after Close")
 }
 

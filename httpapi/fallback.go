@@ -84,12 +84,18 @@ func newFallbackPair(primary, fallback Limiter, st *fallbackState) *FallbackLimi
 }
 
 // Allow implements Limiter: in the store while it answers, else in
-// memory. It fails only when the fallback does (never, for memory).
+// memory. It fails when the fallback does (never, for memory), or with
+// ctx's error when the store's call failed because ctx ended: a client
+// that hangs up says nothing about the store, and must not switch the
+// instance to per-instance limits.
 func (f *FallbackLimiter) Allow(ctx context.Context, key string) (Decision, error) {
 	if !f.st.down.Load() {
 		d, err := f.primary.Allow(ctx, key)
 		if err == nil {
 			return d, nil
+		}
+		if ctx.Err() != nil {
+			return Decision{}, err
 		}
 		f.st.wentDown(err)
 	}

@@ -101,6 +101,44 @@ func TestFallbackLimiter(t *testing.T) {
 	assert.Contains(t, log.String(), "rate-limit store answers again")
 }
 
+// ctxLimiter fails with its context's error once the context ends, as a
+// Redis call does; it counts its calls.
+type ctxLimiter struct{ calls atomic.Int64 }
+
+func (c *ctxLimiter) Allow(ctx context.Context, _ string) (Decision, error) {
+	c.calls.Add(1)
+	<-ctx.Done()
+	return Decision{}, fmt.Errorf("redis: %w", ctx.Err())
+}
+
+// TestFallbackLimiterClientHangUp: a store call that fails because the
+// request's context ended (the client hung up) returns that error and
+// leaves the store up: no switch to memory, no log record, no outage.
+func TestFallbackLimiterClientHangUp(t *testing.T) {
+	t.Parallel()
+	store := &ctxLimiter{}
+	var log syncbuf.Buffer
+	f := &FallbackLimiter{primary: store, fallback: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2}),
+		st: &fallbackState{probe: func(context.Context) error { return nil }, interval: time.Millisecond,
+			logger: slog.New(slog.NewJSONHandler(&log, nil)), stop: make(chan struct{})}}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := f.Allow(ctx, "192.0.2.1")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.False(t, f.Degraded(), "a hang-up is not a store outage")
+	assert.Equal(t, int64(0), f.Outages())
+	assert.Equal(t, int64(0), f.FallbackDecisions())
+	assert.Empty(t, log.String())
+
+	ctx, cancel = context.WithTimeout(t.Context(), time.Millisecond)
+	defer cancel()
+	_, err = f.Allow(ctx, "192.0.2.1")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.False(t, f.Degraded(), "nor is the request's own deadline")
+	assert.Equal(t, int64(2), store.calls.Load(), "the store is still asked")
+}
+
 // TestFallbackLimiterServes: end to end, a handler whose shared store
 // does not answer answers 200, not 500, and its network limits fall back
 // too (package redislimit runs this with an unreachable Redis).

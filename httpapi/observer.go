@@ -32,9 +32,12 @@ type Observer interface {
 type CheckOutcome struct {
 	ID     mailauth.CheckID
 	Status mailauth.Status
-	// Undetermined is CheckSummary.Undetermined: the check reached no
-	// conclusion.
-	Undetermined bool
+	// Determination is CheckSummary.Determination: whether the check
+	// reached a conclusion, and if not, why.
+	Determination mailauth.Determination
+	// DNSFault is CheckSummary.DNSFault: the domain-side DNS fault a fail
+	// was attributed to.
+	DNSFault mailauth.DNSFault
 }
 
 // nopObserver is the Observer of a handler configured without one.
@@ -58,7 +61,7 @@ func checkOutcomes(sum any) (kind string, out []CheckOutcome) {
 	}
 	out = make([]CheckOutcome, len(checks))
 	for i, c := range checks {
-		out[i] = CheckOutcome{ID: c.ID, Status: c.Status, Undetermined: c.Undetermined()}
+		out[i] = CheckOutcome{ID: c.ID, Status: c.Status, Determination: c.Determination, DNSFault: c.DNSFault}
 	}
 	return kind, out
 }

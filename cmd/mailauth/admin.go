@@ -101,7 +101,8 @@ func (a *serveAnalytics) registerMetrics(m *ops.Metrics) {
 	}
 	m.GaugeFunc("mailauth_analytics_queue_depth", "Analytics rows waiting for the writer.", writer(func(w writerStats) float64 { return float64(w.QueueLen()) }))
 	m.CounterFunc("mailauth_analytics_rows_committed_total", "Analytics rows stored.", writer(func(w writerStats) float64 { return float64(w.Committed()) }))
-	m.CounterFunc("mailauth_analytics_rows_failed_total", "Analytics rows lost to failed inserts (after one retry).", writer(func(w writerStats) float64 { return float64(w.Failed()) }))
+	m.GaugeFunc("mailauth_analytics_rows_held", "Analytics rows of failed inserts waiting for a retry.", writer(func(w writerStats) float64 { return float64(w.Held()) }))
+	m.CounterFunc("mailauth_analytics_rows_failed_total", "Analytics rows lost to failed inserts: dropped from a full retry buffer, or still held at shutdown.", writer(func(w writerStats) float64 { return float64(w.Failed()) }))
 	m.CounterFunc("mailauth_analytics_rows_dropped_total", "Analytics rows dropped: queue full, or the store not open yet.", func() float64 {
 		if a.keeper == nil {
 			return 0
@@ -118,6 +119,7 @@ type writerStats interface {
 	QueueLen() int
 	Committed() int64
 	Failed() int64
+	Held() int64
 }
 
 // connectionMetrics adds the listener's connection-cap counters.
@@ -130,21 +132,27 @@ func connectionMetrics(m *ops.Metrics) func(*httpapi.Listener) {
 }
 
 // handleHangup catches SIGHUP (sent by terminal hang-ups and log
-// rotation), which would otherwise kill the process, until ctx ends: each
-// is logged and the service keeps serving; there is nothing to reopen
-// (logs go to standard error) or reload.
-func handleHangup(ctx context.Context, logger *slog.Logger) {
+// rotation), which would otherwise kill the process, until the returned
+// function is called: each is logged and the service keeps serving; there
+// is nothing to reopen (logs go to standard error) or reload. serve
+// installs it first and stops it last, after the final analytics flush,
+// so that no window of its life dies of a SIGHUP.
+func handleHangup(logger *slog.Logger) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
-	go logHangups(ctx, ch, logger)
+	done := make(chan struct{})
+	go logHangups(done, ch, logger)
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
-// logHangups logs each signal on ch until ctx ends.
-func logHangups(ctx context.Context, ch chan os.Signal, logger *slog.Logger) {
-	defer signal.Stop(ch)
+// logHangups logs each signal on ch until done is closed.
+func logHangups(done <-chan struct{}, ch chan os.Signal, logger *slog.Logger) {
 	for {
 		select {
-		case <-ctx.Done():
+		case <-done:
 			return
 		case <-ch:
 			logger.Info("SIGHUP received: nothing to reload, still serving (SIGTERM stops gracefully)")

@@ -17,9 +17,10 @@ const healthcheckHead = `Usage: mailauth healthcheck [-admin URL]
 
 Asks a running "mailauth serve" for its readiness (GET URL/readyz on the
 admin listener) and exits 0 when it is ready (ok or degraded), 1 when it
-is not or does not answer. For container health checks (the distroless
-image has no shell or curl) and systemd's ExecStartPost. Prints the
-readiness report.
+is not or does not answer, and 1 on a usage error too (Docker reserves
+exit status 2 of a health check). For container health checks (the
+distroless image has no shell or curl) and systemd's ExecStartPost.
+Prints the readiness report.
 `
 
 // runHealthcheck is `mailauth healthcheck`.
@@ -30,7 +31,10 @@ func runHealthcheck(ctx context.Context, args []string, getenv env, std stdio) i
 		if err == nil {
 			err = errors.New("healthcheck takes no arguments")
 		}
-		return usageExit(err, std.err)
+		if code := usageExit(err, std.err); code != exitUsage {
+			return code // -h
+		}
+		return exitFail // not exitUsage: Docker reserves 2
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthcheckTimeout)
 	defer cancel()

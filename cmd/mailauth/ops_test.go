@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +26,8 @@ import (
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // scrape returns the body of a GET.
@@ -92,6 +95,131 @@ func TestAdminReadiness(t *testing.T) {
 	assert.Equal(t, "disabled", healthStorage(t, base), "the public health keeps the contract's shape")
 	code, _, _ = runCLI(t, nil, "healthcheck", "-admin", "http://127.0.0.1:1")
 	assert.Equal(t, exitFail, code, "no answer is not ready")
+}
+
+// TestHealthcheckUsageExit: a usage error exits 1, never 2 (Docker
+// reserves a health check's exit status 2); -h still exits 0.
+func TestHealthcheckUsageExit(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-no-such-flag"}, {"extra-argument"}} {
+		code, _, errOut := runCLI(t, nil, append([]string{"healthcheck"}, args...)...)
+		assert.Equal(t, exitFail, code, "%v: %s", args, errOut)
+	}
+	code, _, _ := runCLI(t, nil, "healthcheck", "-h")
+	assert.Equal(t, exitOK, code)
+}
+
+// serveMetricNames are every series family serve registers
+// (doc/operations.md, "Metrics"), besides go_* and process_*.
+var serveMetricNames = []string{
+	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
+	"mailauth_dns_inconclusive_total",
+	"mailauth_ratelimit_decisions_total", "mailauth_ratelimit_degraded",
+	"mailauth_ratelimit_fallback_decisions_total", "mailauth_ratelimit_store_outages_total",
+	"mailauth_admissions_total", "mailauth_admission_wait_seconds",
+	"mailauth_connections_open", "mailauth_connections_refused_total", "mailauth_connections_shed_total",
+	"mailauth_analytics_queue_depth", "mailauth_analytics_rows_held", "mailauth_analytics_rows_committed_total",
+	"mailauth_analytics_rows_failed_total", "mailauth_analytics_rows_dropped_total", "mailauth_analytics_ready",
+	"mailauth_analytics_batch_seconds",
+	"mailauth_leak_guard_replacements_total",
+	"mailauth_dns_cache_hits_total", "mailauth_dns_cache_shared_total", "mailauth_dns_cache_misses_total",
+	"mailauth_dns_cache_evictions_total", "mailauth_dns_cache_entries", "mailauth_dns_cache_bytes",
+	"mailauth_resolver_canary_failures_total", "mailauth_ready", "mailauth_build_info",
+}
+
+// TestServeMetrics: after a scan of a lab domain whose DMARC name servers
+// do not answer (SERVFAIL with EDE 22, No Reachable Authority), /metrics
+// serves exactly the documented families (a new one must be added to the
+// list and to doc/operations.md); the inconclusive answers are counted
+// by reason and side, and the DMARC fail by the fault it was attributed
+// to.
+func TestServeMetrics(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	lab.DNS.SetFault("_dmarc.good.example.com", resolver.TypeTXT, dnstest.ServFail.WithEDE(22))
+	adminc := make(chan string, 1)
+	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0",
+		"-storage", "sqlite:" + filepath.Join(t.TempDir(), "a.db"),
+		"-dns", lab.DNS.Addr(), "-canary-name", "example.com"}, nil, serveHooks{admin: func(a string) { adminc <- a }})
+	admin := "http://" + <-adminc
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"good.example.com"}`, nil), log.String())
+	var metrics string
+	require.Eventually(t, func() bool { // the analytics row is written in the background
+		metrics = scrape(t, admin+"/metrics")
+		return strings.Contains(metrics, "mailauth_analytics_rows_committed_total 1")
+	}, 20*time.Second, 20*time.Millisecond)
+	var served []string
+	for _, m := range regexp.MustCompile(`(?m)^# TYPE (mailauth_[a-z_]+) `).FindAllStringSubmatch(metrics, -1) {
+		served = append(served, m[1])
+	}
+	assert.ElementsMatch(t, serveMetricNames, served)
+	for _, series := range []string{
+		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} `,
+		`mailauth_checks_total{check="dmarc",determination="determined",dns_fault="no_answer",status="fail"} 1`,
+		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
+		`mailauth_http_requests_total{code="200",route="/api/scan"} 1`,
+		`mailauth_ratelimit_decisions_total{decision="allowed"} 1`,
+		`mailauth_admissions_total{outcome="admitted"} 1`,
+		`mailauth_analytics_batch_seconds_count{result="ok"} 1`,
+		`mailauth_ready{component="resolver"}`,
+		`mailauth_ready{component="ratelimit"} 1`,
+		`mailauth_ready{component="analytics"} 1`,
+		`mailauth_ratelimit_degraded 0`,
+		`mailauth_connections_open `,
+		`mailauth_dns_cache_misses_total `,
+	} {
+		assert.Contains(t, metrics, series)
+	}
+}
+
+// TestAnalyticsRequiredReadiness: with -analytics-required, a store that
+// cannot be opened makes readiness down (503; degraded without the flag,
+// TestServeStoreFaultsAtStart) while scans still answer 200.
+func TestAnalyticsRequiredReadiness(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a.db")
+	require.NoError(t, os.Mkdir(dir, 0o700)) // a directory: never opens
+	base, admin, log := startOps(t, "-storage", "sqlite:"+dir, "-analytics-secret", "0123456789abcdef", "-analytics-required")
+	code, body := readyz(t, admin)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "down", body["status"])
+	assert.Equal(t, "down", body["components"].(map[string]any)["analytics"])
+	code, _, errOut := runCLI(t, nil, "healthcheck", "-admin", admin)
+	assert.Equal(t, exitFail, code, errOut)
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil), log.String())
+	assert.Equal(t, "unavailable", healthStorage(t, base))
+}
+
+// TestRateLimitFailClosed: with -ratelimit-fail-closed and Redis
+// unreachable, diagnostics answer the contract's JSON 500 ("rate limiter
+// temporarily unavailable") and readiness is down; the public health
+// still answers.
+func TestRateLimitFailClosed(t *testing.T) {
+	t.Parallel()
+	base, admin, log := startOps(t, "-storage", "none", "-ratelimit", "redis://127.0.0.1:1/0",
+		"-analytics-secret", "0123456789abcdef", "-ratelimit-fail-closed")
+	for _, path := range []string{"/api/scan", "/api/ptr-check"} {
+		body := `{"domain":"example.com"}`
+		if path == "/api/ptr-check" {
+			body = `{"sendingIp":"192.0.2.1"}`
+		}
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", path, log.String())
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), path)
+		assert.JSONEq(t, `{"error":"rate limiter temporarily unavailable"}`, string(b), path)
+	}
+	code, body := readyz(t, admin)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "down", body["components"].(map[string]any)["ratelimit"])
+	assert.Equal(t, "disabled", healthStorage(t, base))
+	assert.Regexp(t, `mailauth_ratelimit_decisions_total\{decision="error"\} 2`, scrape(t, admin+"/metrics"))
 }
 
 // TestAdminNotOnPublicListener: the operator's endpoints are not served
@@ -188,6 +316,55 @@ func TestServeSIGHUP(t *testing.T) {
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 }
 
+// TestServeSIGHUPAtStart: a SIGHUP while serve still waits for Redis at
+// start (a server that accepts and never answers: the 2 s ping) is
+// logged, not fatal; serve then starts and answers. Before, the handler
+// was installed after that wait and the signal killed the process (and
+// this test binary).
+func TestServeSIGHUPAtStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept() // the Redis ping has dialled: serve is starting
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		_, _ = io.Copy(io.Discard, c) // never answer
+	}()
+	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-admin-listen", "none",
+		"-ratelimit", "redis://" + ln.Addr().String() + "/0", "-analytics-secret", "0123456789abcdef"}, nil,
+		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+}
+
+// TestServeSIGHUPAtShutdown: a SIGHUP while serve, stopped, still
+// flushes its analytics (the writer is held in its commit) is logged, not
+// fatal. Before, the handler was removed before that flush and the signal
+// killed the process (and this test binary).
+func TestServeSIGHUPAtShutdown(t *testing.T) {
+	release := make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before startServe's stop, should a check below fail
+	var once sync.Once
+	base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "none",
+		"-storage", "sqlite:" + filepath.Join(t.TempDir(), "a.db")}, nil,
+		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
+			commits: func(int64) { once.Do(func() { <-release }) }})
+	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	done := make(chan int, 1)
+	go func() { done <- stop() }()
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), `"msg":"stopped"`) }, 30*time.Second, 10*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // serve is in its final flush, held by the commit hook
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	free()
+	assert.Equal(t, exitOK, <-done)
+}
+
 // TestSDNotify: READY=1 reaches the socket of $NOTIFY_SOCKET once serve
 // listens.
 func TestSDNotify(t *testing.T) {
@@ -237,7 +414,7 @@ func TestLimiterReadiness(t *testing.T) {
 
 // TestServeHealthWhileSQLiteInsertsFail: the store answers its ping (a
 // read) but refuses every insert (a trigger stands in for a full disk or
-// another writer): health turns "unavailable" once a batch failed twice,
+// another writer): health turns "unavailable" once an insert failed,
 // and scans keep answering 200.
 func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
 	t.Parallel()

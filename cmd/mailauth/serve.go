@@ -178,11 +178,14 @@ type serveHooks struct {
 
 // runServe is `mailauth serve`.
 func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks serveHooks) int {
+	logger := slog.New(slog.NewJSONHandler(std.err, nil))
+	// Caught from the start (the store's open and the Redis ping take
+	// time) to the end: this defer runs last, after the final flush.
+	defer handleHangup(logger)()
 	c, err := parseServe(args, getenv, helpOutput(std))
 	if err != nil {
 		return usageExit(err, std.err)
 	}
-	logger := slog.New(slog.NewJSONHandler(std.err, nil))
 	warnLabFlags(c.scanner, logger)
 	warnWideProxies(c.proxies, logger)
 	gctune.Apply(c.scan.DNSCacheBytes)
@@ -205,6 +208,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	onLeak, onPanic := scannerAlarms(logger, time.Now)
 	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
 	c.scan.OnPanic = onPanic
+	c.scan.OnInconclusive = metrics.Inconclusive
 	c.scan.MaxConcurrentScans = c.maxInFlight // httpapi's fair queue admits; the library's bound must not queue again
 	scanner := mailauth.New(c.scan)
 	defer logCacheStats(logger, scanner)
@@ -213,11 +217,11 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		svc = hooks.service(c.scan)
 	}
 	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
-	// The admin listener, the canary and the SIGHUP handler last through
-	// the graceful shutdown, until runServe returns.
+	canary.Logger = logger
+	// The admin listener and the canary last through the graceful
+	// shutdown, until runServe returns.
 	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdmin()
-	handleHangup(actx, logger)
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
 	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
 	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,

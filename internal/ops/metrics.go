@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // Metrics is the service's Prometheus registry and the httpapi.Observer
@@ -20,6 +21,7 @@ type Metrics struct {
 	requests   *prometheus.CounterVec
 	scans      *prometheus.HistogramVec
 	checks     *prometheus.CounterVec
+	lookups    *prometheus.CounterVec
 	rateLimit  *prometheus.CounterVec
 	admissions *prometheus.CounterVec
 	waits      prometheus.Histogram
@@ -41,8 +43,11 @@ func NewMetrics(version string) *Metrics {
 		Help:    "Time diagnostics answered 200 ran (after their slot was granted), by kind (scan, ptr-check).",
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 12, 15, 20}}, []string{"kind"})
 	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_checks_total",
-		Help: "Checks of the answered diagnostics, by check id and status; undetermined=\"true\" for checks that reached no conclusion."},
-		[]string{"check", "status", "undetermined"})
+		Help: "Checks of the answered diagnostics, by check id, status, determination (determined, undetermined_lookup, undetermined_timeout, undetermined_internal) and the domain-side DNS fault a fail was attributed to (none, dnssec, no_answer, alias)."},
+		[]string{"check", "status", "determination", "dns_fault"})
+	m.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_dns_inconclusive_total",
+		Help: "Inconclusive DNS answers the checks received, by reason (resolver.Reason) and the side it is attributed to (domain, service, unknown)."},
+		[]string{"reason", "side"})
 	m.rateLimit = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_ratelimit_decisions_total",
 		Help: "Rate-limit decisions on diagnostic requests: allowed, limited, network_limited, error."}, []string{"decision"})
 	m.admissions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_admissions_total",
@@ -57,7 +62,7 @@ func NewMetrics(version string) *Metrics {
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mailauth_build_info",
 		Help: "Always 1: the running build's version and Go version."}, []string{"version", "goversion"})
 	build.WithLabelValues(version, runtime.Version()).Set(1)
-	reg.MustRegister(m.requests, m.scans, m.checks, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
+	reg.MustRegister(m.requests, m.scans, m.checks, m.lookups, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -132,8 +137,29 @@ func (m *Metrics) Admission(outcome string, waited time.Duration) {
 func (m *Metrics) Diagnostic(kind string, took time.Duration, checks []httpapi.CheckOutcome) {
 	m.scans.WithLabelValues(kind).Observe(took.Seconds())
 	for _, c := range checks {
-		m.checks.WithLabelValues(string(c.ID), string(c.Status), strconv.FormatBool(c.Undetermined)).Inc()
+		m.checks.WithLabelValues(string(c.ID), string(c.Status), c.Determination.String(), c.DNSFault.String()).Inc()
 	}
+}
+
+// Inconclusive counts one inconclusive DNS answer a check received
+// (mailauth.Config.OnInconclusive). A reason outside resolver's set is
+// counted as "other", so the label stays a closed set.
+func (m *Metrics) Inconclusive(reason resolver.Reason) {
+	label := "other"
+	if knownReasons[reason] {
+		label = string(reason)
+	}
+	m.lookups.WithLabelValues(label, reason.Side().String()).Inc()
+}
+
+// knownReasons are the reasons resolver gives an inconclusive answer.
+var knownReasons = map[resolver.Reason]bool{
+	resolver.ReasonServFail: true, resolver.ReasonRefused: true, resolver.ReasonRcode: true,
+	resolver.ReasonTimeout: true, resolver.ReasonNetwork: true, resolver.ReasonTruncated: true,
+	resolver.ReasonBudgetExhausted: true, resolver.ReasonCanceled: true, resolver.ReasonMalformed: true,
+	resolver.ReasonCNAMELoop: true, resolver.ReasonInvalidName: true, resolver.ReasonCNAMEChain: true,
+	resolver.ReasonDNSSEC: true, resolver.ReasonNoReachableAuthority: true, resolver.ReasonResolverPolicy: true,
+	resolver.ReasonSlow: true,
 }
 
 // AdminHandler serves the operator's endpoints: GET /livez (the process

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/syncbuf"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -71,24 +73,63 @@ func (s *switchResolver) Lookup(_ context.Context, name string, qtype resolver.T
 	return resolver.Answer{Outcome: resolver.NoData}
 }
 
-// TestCanary: down before the first answer, ok after a conclusive one,
-// down after a SERVFAIL; State never asks the resolver itself.
+// TestCanary: down before the first answer, ok after a conclusive one;
+// one SERVFAIL keeps it ok, the second in a row makes it down; the change
+// is logged once each way; State never asks the resolver itself.
 func TestCanary(t *testing.T) {
 	res := &switchResolver{}
+	var log syncbuf.Buffer
 	c := NewCanary(res, "example.com", time.Hour, time.Second)
+	c.Logger = slog.New(slog.NewJSONHandler(&log, nil))
 	assert.Equal(t, StateDown, c.State(), "no answer yet")
 	c.ask(t.Context())
 	assert.Equal(t, StateOK, c.State())
 	assert.Equal(t, "example.com/NS", res.name.Load())
 	res.fail.Store(true)
 	c.ask(t.Context())
-	assert.Equal(t, StateDown, c.State())
-	assert.Equal(t, int64(1), c.Failures())
+	assert.Equal(t, StateOK, c.State(), "one failure is a hiccup")
+	c.ask(t.Context())
+	assert.Equal(t, StateDown, c.State(), "two in a row are an outage")
+	c.ask(t.Context())
+	assert.Equal(t, int64(3), c.Failures())
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), log.String())
+	assert.Contains(t, log.String(), `"reason":"servfail"`)
 	before := res.asked.Load()
 	for range 10 {
 		c.State()
 	}
 	assert.Equal(t, before, res.asked.Load(), "State answers from the cache")
+
+	res.fail.Store(false)
+	c.ask(t.Context())
+	c.ask(t.Context())
+	assert.Equal(t, StateOK, c.State())
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary answers again"), log.String())
+	assert.NotContains(t, log.String(), "example.com", "the log names no name")
+
+	res.fail.Store(true)
+	c.ask(t.Context())
+	res.fail.Store(false)
+	c.ask(t.Context())
+	res.fail.Store(true)
+	c.ask(t.Context())
+	assert.Equal(t, StateOK, c.State(), "failures apart are not in a row")
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), "and not logged")
+}
+
+// TestCanaryDownAtStart: a resolver failing from the start is down, and
+// logged once.
+func TestCanaryDownAtStart(t *testing.T) {
+	res := &switchResolver{}
+	res.fail.Store(true)
+	var log syncbuf.Buffer
+	c := NewCanary(res, "", time.Hour, time.Second)
+	c.Logger = slog.New(slog.NewJSONHandler(&log, nil))
+	for range 3 {
+		c.ask(t.Context())
+		assert.Equal(t, StateDown, c.State())
+	}
+	assert.Equal(t, 1, strings.Count(log.String(), "resolver canary failing"), log.String())
 }
 
 // TestCanaryRun: Run asks at once and stops with its context.
@@ -107,13 +148,14 @@ func TestCanaryRun(t *testing.T) {
 // metricNames are the series the service exports (doc/operations.md).
 var metricNames = []string{
 	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
-	"mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
+	"mailauth_dns_inconclusive_total", "mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
 	"mailauth_leak_guard_replacements_total", "mailauth_analytics_batch_seconds", "mailauth_build_info",
 	"mailauth_ready", "mailauth_test_figure_total",
 }
 
 // TestMetricNames: every metric is served by the admin handler with its
-// labels, fed through the Observer; undetermined checks are apart.
+// labels, fed through the Observer; undetermined checks and domain-side
+// DNS faults are apart; a reason outside resolver's set is "other".
 func TestMetricNames(t *testing.T) {
 	m := NewMetrics("v1.2.3")
 	var st atomic.Value
@@ -127,8 +169,12 @@ func TestMetricNames(t *testing.T) {
 	obs.Admission("busy", 2*time.Second)
 	obs.Diagnostic("scan", time.Second, []httpapi.CheckOutcome{
 		{ID: mailauth.CheckSPF, Status: mailauth.StatusPass},
-		{ID: mailauth.CheckDMARC, Status: mailauth.StatusWarn, Undetermined: true},
+		{ID: mailauth.CheckDMARC, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedLookup},
+		{ID: mailauth.CheckTLSRPT, Status: mailauth.StatusFail, DNSFault: mailauth.DNSFaultNoAnswer},
 	})
+	m.Inconclusive(resolver.ReasonNoReachableAuthority)
+	m.Inconclusive(resolver.ReasonServFail)
+	m.Inconclusive(resolver.Reason("made-up"))
 	m.Leak(2)
 	m.Batch(3, time.Millisecond, nil)
 	srv := httptest.NewServer(AdminHandler(r, m))
@@ -139,8 +185,12 @@ func TestMetricNames(t *testing.T) {
 	}
 	for _, series := range []string{
 		`mailauth_http_requests_total{code="200",route="/api/scan"} 1`,
-		`mailauth_checks_total{check="dmarc",status="warn",undetermined="true"} 1`,
-		`mailauth_checks_total{check="spf",status="pass",undetermined="false"} 1`,
+		`mailauth_checks_total{check="dmarc",determination="undetermined_lookup",dns_fault="none",status="warn"} 1`,
+		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
+		`mailauth_checks_total{check="tls-rpt",determination="determined",dns_fault="no_answer",status="fail"} 1`,
+		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} 1`,
+		`mailauth_dns_inconclusive_total{reason="servfail",side="unknown"} 1`,
+		`mailauth_dns_inconclusive_total{reason="other",side="unknown"} 1`,
 		`mailauth_admissions_total{outcome="busy"} 1`,
 		`mailauth_leak_guard_replacements_total 2`,
 		`mailauth_ready{component="ratelimit"} 0.5`,

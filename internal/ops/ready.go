@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -86,21 +87,37 @@ const (
 	DefaultCanaryInterval = 10 * time.Second
 	// DefaultCanaryTimeout bounds one canary question.
 	DefaultCanaryTimeout = 3 * time.Second
+	// CanaryDownAfter is how many canary questions in a row must fail
+	// before the resolver is down: the instances of a deployment share
+	// one resolver, and a single hiccup of it must not take every
+	// instance out of rotation at once. After one failure the next
+	// question follows after a fifth of the interval, so an outage is
+	// still seen within about an interval.
+	CanaryDownAfter = 2
 )
 
 // Canary asks the resolver one fixed question every interval in the
-// background and keeps the outcome: the resolver is ok when it gave a
-// conclusive answer (records, no data, or no such name), down when it
-// timed out, was unreachable, refused or failed (SERVFAIL). State never
-// waits; it is down until the first answer.
+// background and keeps the outcome: the resolver is ok after a
+// conclusive answer (records, no data, or no such name), down once
+// CanaryDownAfter questions in a row timed out, were unreachable,
+// refused or failed (SERVFAIL). State never waits; it is down until the
+// first conclusive answer.
 type Canary struct {
 	res      resolver.Resolver
 	name     string
 	interval time.Duration
 	timeout  time.Duration
-	ok       atomic.Bool
-	checked  atomic.Int64 // canary questions asked
-	failed   atomic.Int64 // of which failed
+	// Logger, when set before Run, receives one record when the resolver
+	// turns down and one when it answers again (never one per
+	// question); nil means none.
+	Logger  *slog.Logger
+	ok      atomic.Bool
+	checked atomic.Int64 // canary questions asked
+	failed  atomic.Int64 // of which failed
+
+	// Used by the goroutine that asks only.
+	streak  int  // questions failed in a row
+	failing bool // the last record said "failing"
 }
 
 // NewCanary returns a canary asking res for the NS records of name
@@ -118,12 +135,18 @@ func NewCanary(res resolver.Resolver, name string, interval, timeout time.Durati
 	return &Canary{res: res, name: name, interval: interval, timeout: timeout}
 }
 
-// Run asks the question at once, then every interval, until ctx ends.
+// Run asks the question at once, then every interval (a fifth of it
+// after a first failure), until ctx ends.
 func (c *Canary) Run(ctx context.Context) {
-	t := time.NewTicker(c.interval)
+	t := time.NewTimer(c.interval)
 	defer t.Stop()
 	for {
 		c.ask(ctx)
+		next := c.interval
+		if c.streak > 0 && c.streak < CanaryDownAfter {
+			next = c.interval / 5
+		}
+		t.Reset(next)
 		select {
 		case <-ctx.Done():
 			return
@@ -141,13 +164,37 @@ func (c *Canary) ask(ctx context.Context) {
 		return
 	}
 	c.checked.Add(1)
-	c.ok.Store(a.Conclusive())
-	if !a.Conclusive() {
-		c.failed.Add(1)
+	if a.Conclusive() {
+		c.streak = 0
+		c.ok.Store(true)
+		if c.failing {
+			c.failing = false
+			c.log(slog.LevelInfo, "resolver canary answers again: readiness resolver ok")
+		}
+		return
+	}
+	c.failed.Add(1)
+	c.streak++
+	if c.streak < CanaryDownAfter {
+		return
+	}
+	c.ok.Store(false)
+	if !c.failing {
+		c.failing = true
+		c.log(slog.LevelWarn, "resolver canary failing: readiness resolver down",
+			slog.Int("failedInARow", c.streak), slog.String("reason", string(a.Reason)))
 	}
 }
 
-// State is ok after a conclusive answer, else down.
+// log writes one record if a Logger is set.
+func (c *Canary) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	if c.Logger != nil {
+		c.Logger.LogAttrs(context.Background(), level, msg, attrs...)
+	}
+}
+
+// State is ok after a conclusive answer, until CanaryDownAfter questions
+// in a row fail; down before the first conclusive answer and after that.
 func (c *Canary) State() State {
 	if c.ok.Load() {
 		return StateOK

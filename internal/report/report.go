@@ -145,6 +145,11 @@ type CheckSummary struct {
 	// client reading the JSON restores it (see the root's
 	// RestoreDetermination).
 	Determination Determination `json:"-"`
+	// DNSFault names the domain-side DNS fault a fail was attributed to
+	// (its lookups were inconclusive because of the domain's own DNS, see
+	// the root's attribution), NoDNSFault otherwise. Like Determination
+	// it is not on the wire; metrics read it.
+	DNSFault DNSFault `json:"-"`
 }
 
 // Determination says whether a check reached a conclusion. The zero
@@ -174,6 +179,35 @@ func (d Determination) String() string {
 		return determinationNames[d]
 	}
 	return "undetermined"
+}
+
+// DNSFault names the domain-side DNS fault a check's verdict was
+// attributed to. The zero value, NoDNSFault, is a verdict that rests on
+// conclusive answers or stayed undetermined.
+type DNSFault uint8
+
+// Values of DNSFault.
+const (
+	// NoDNSFault: no domain-side DNS fault decided the verdict.
+	NoDNSFault DNSFault = iota
+	// DNSFaultDNSSEC: the DNSSEC signatures do not validate.
+	DNSFaultDNSSEC
+	// DNSFaultNoAnswer: the name servers refuse, do not answer, are
+	// lame or slower than the deadline.
+	DNSFaultNoAnswer
+	// DNSFaultAlias: a CNAME chain loops or is too long.
+	DNSFaultAlias
+)
+
+var dnsFaultNames = [...]string{"none", "dnssec", "no_answer", "alias"}
+
+// String names the fault ("none", "dnssec", "no_answer", "alias"), for
+// logs and metrics.
+func (f DNSFault) String() string {
+	if int(f) < len(dnsFaultNames) {
+		return dnsFaultNames[f]
+	}
+	return "other"
 }
 
 // Undetermined reports whether the check reached no conclusion. Such a
