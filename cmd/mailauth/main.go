@@ -42,15 +42,25 @@ type env func(string) string
 // stdio bundles the process's outputs and what is known about them.
 type stdio struct {
 	out, err io.Writer
-	in       io.Reader // standard input, for -f -; nil in tests that need none
-	tty      bool      // out is a terminal
+	in       io.Reader  // standard input, for -f -; nil in tests that need none
+	tty      bool       // out is a terminal
+	cols     func() int // the columns of the terminal out is; 0 or nil when unknown
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin, tty: isTerminal(os.Stdout)})
+	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin, tty: isTerminal(os.Stdout), cols: stdoutColumns()})
 	stop()
 	os.Exit(code)
+}
+
+// stdoutColumns asks the terminal standard output is for its width, or
+// reports 0 when standard output is not a terminal.
+func stdoutColumns() func() int {
+	if !isTerminal(os.Stdout) {
+		return func() int { return 0 }
+	}
+	return terminalColumns(os.Stdout)
 }
 
 // isTerminal reports whether f is a character device (a terminal).

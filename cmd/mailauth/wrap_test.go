@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
 // columns is the display width of s (wide characters take two).
@@ -61,14 +63,49 @@ func TestWrapLongWord(t *testing.T) {
 	assert.Empty(t, wrap("   ", 10, ""))
 }
 
-// TestTerminalWidth: -width wins, then COLUMNS, then 80; tiny widths are
-// raised to the minimum.
+// TestTerminalWidth: -width wins, then the terminal's size, then
+// COLUMNS, then 80; tiny widths are raised to the minimum.
 func TestTerminalWidth(t *testing.T) {
-	assert.Equal(t, 100, terminalWidth(100, mapEnv(map[string]string{"COLUMNS": "60"})))
-	assert.Equal(t, 60, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "60"})))
-	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "wide"})))
-	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(nil)))
-	assert.Equal(t, minWidth, terminalWidth(5, mapEnv(nil)))
+	cols := func(n int) func() int { return func() int { return n } }
+	columns60 := mapEnv(map[string]string{"COLUMNS": "60"})
+	assert.Equal(t, 100, terminalWidth(100, cols(120), columns60), "-width first")
+	assert.Equal(t, 120, terminalWidth(0, cols(120), columns60), "then the terminal")
+	assert.Equal(t, 60, terminalWidth(0, cols(0), columns60), "then COLUMNS (not a terminal)")
+	assert.Equal(t, 60, terminalWidth(0, nil, columns60), "then COLUMNS (no size function)")
+	assert.Equal(t, defaultWidth, terminalWidth(0, cols(0), mapEnv(map[string]string{"COLUMNS": "wide"})))
+	assert.Equal(t, defaultWidth, terminalWidth(0, nil, mapEnv(nil)))
+	assert.Equal(t, minWidth, terminalWidth(5, nil, mapEnv(nil)))
+	assert.Equal(t, minWidth, terminalWidth(0, cols(8), columns60), "a tiny terminal is raised too")
+}
+
+// TestScanWrapsAtTerminal: `scan -v` asks the terminal standard output is
+// for its width (the injected size function) before COLUMNS, and -width
+// beats both.
+func TestScanWrapsAtTerminal(t *testing.T) {
+	t.Parallel()
+	srv := service(t, &fakeService{}, httpapi.Options{})
+	scan := func(cols int, args ...string) string {
+		var out, errOut strings.Builder
+		args = append([]string{"scan", "-v", "-server", srv.URL}, append(args, "example.com")...)
+		code := run(t.Context(), args, mapEnv(map[string]string{"COLUMNS": "200"}),
+			stdio{out: &out, err: &errOut, tty: true, cols: func() int { return cols }})
+		require.Equal(t, exitFail, code, "stderr %q", errOut.String())
+		return out.String()
+	}
+	widest := func(report string) int {
+		w := 0
+		for _, l := range strings.Split(report, "\n") {
+			if strings.HasPrefix(l, detailsIndent) {
+				w = max(w, columns(l))
+			}
+		}
+		return w
+	}
+	unwrapped := widest(scan(0)) // not a terminal: COLUMNS=200
+	require.Greater(t, unwrapped, 26, "the sample's details are long enough to wrap")
+	assert.LessOrEqual(t, widest(scan(26)), 26, "the terminal's 26 columns")
+	assert.Greater(t, widest(scan(26)), 20, "the details fill the line")
+	assert.LessOrEqual(t, widest(scan(120, "-width", "22")), 22, "-width beats the terminal")
 }
 
 // TestRenderWrapsDetails: -v details wrap at the given width in both
