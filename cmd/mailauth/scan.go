@@ -111,14 +111,11 @@ func (c *clientFlags) parse(fs *flag.FlagSet, args []string, getenv env, arg str
 // arguments: it returns them all.
 func (c *clientFlags) parseAll(fs *flag.FlagSet, args []string, getenv env) ([]string, error) {
 	c.register(fs, getenv)
-	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
-		return nil, err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, src, err := bindEnv(fs, args, getenv, clientEnvNames...)
 	if err != nil {
 		return nil, err
 	}
-	return pos, c.check()
+	return pos, src.blame(c.check())
 }
 
 // check validates the flags.

@@ -199,6 +199,30 @@ func TestEnvErrorNamesForm(t *testing.T) {
 		assert.Equal(t, exitUsage, code, name)
 		assert.Contains(t, errOut, name+`="lots": not `+form, name)
 	}
+	// String flags: the flag's own check names the form; the error names
+	// the variable, not the flag.
+	stringFlags := []struct{ name, value, form string }{
+		{"MAILAUTH_DNS", "dns.example", "such as 9.9.9.9"},
+		{"MAILAUTH_FORMAT", "xml", "must be text, json or csv"},
+		{"MAILAUTH_LANG", "fr", "must be zh or en"},
+	}
+	for _, tc := range stringFlags {
+		code, _, errOut := runCLI(t, map[string]string{tc.name: tc.value}, "scan", "example.com")
+		assert.Equal(t, exitUsage, code, tc.name)
+		assert.Contains(t, errOut, tc.name+`="`+tc.value+`": `, tc.name)
+		assert.Contains(t, errOut, tc.form, tc.name)
+		assert.NotContains(t, errOut, "-"+strings.ToLower(tc.name[len("MAILAUTH_"):])+":", "%s: the flag is not blamed", tc.name)
+	}
+	// A flag on the command line wins over the variable, and its error
+	// names the flag.
+	code, _, errOut := runCLI(t, map[string]string{"MAILAUTH_LANG": "zh"}, "scan", "-lang", "fr", "example.com")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-lang: must be zh or en")
+	// A secret flag's value is never shown.
+	code, _, errOut = runCLI(t, map[string]string{"MAILAUTH_STORAGE": "mysql://u:hunter2@db"}, "stats")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "MAILAUTH_STORAGE (value not shown): must be none")
+	assert.NotContains(t, errOut, "hunter2")
 }
 
 // TestDNSServersDefaultPort: -dns takes addresses with or without a port;
