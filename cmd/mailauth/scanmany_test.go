@@ -18,6 +18,7 @@ import (
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -248,4 +249,59 @@ func TestPtrCSV(t *testing.T) {
 	assert.Equal(t, ptrCSVHeader, rows[0])
 	assert.Equal(t, []string{"8.8.8.8", "ptr", "pass", "info"}, rows[1][:4])
 	assert.Contains(t, rows[1][4], "正向确认通过", "the -lang side of the summary")
+}
+
+// TestScanRecordsRedirectLab: a redirect= an evaluation follows is the
+// last node of its level in the include tree, costing itself plus the
+// lookup count of its target, with the target's includes below it; the
+// tree's costs add up to the SPF check's count.
+func TestScanRecordsRedirectLab(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{recordsZoneFile}, nil)
+	code, out, errOut := runCLI(t, nil, "scan", "-records", "-dns", lab.DNS.Addr(), "redir.example.org")
+	require.LessOrEqual(t, code, exitFail, "stderr %q\n%s", errOut, out)
+	section := out[strings.Index(out, "Your records"):]
+
+	dns := &resolver.Client{Servers: []string{lab.DNS.Addr()}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	top := spf.Check(ctx, dns, "redir.example.org")
+	target := spf.Check(ctx, dns, "r.spf.tree.example.org")
+	require.NotNil(t, top.LookupCount)
+	require.NotNil(t, target.LookupCount)
+	require.Len(t, top.Includes, 1)
+	redirectCost := 1 + *target.LookupCount
+	assert.Equal(t, *top.LookupCount, top.Includes[0].Lookups+redirectCost, "the include and the redirect are the whole count")
+	assert.Contains(t, section, fmt.Sprintf("DNS lookups: %d of at most %d", *top.LookupCount, spf.MaxLookups))
+	assert.Contains(t, section, "      1. include:b.spf.tree.example.org — 1 lookup\n")
+	assert.Contains(t, section, fmt.Sprintf("      2. redirect=r.spf.tree.example.org — %d lookups\n         1. include:d.spf.tree.example.org — 1 lookup\n", redirectCost))
+}
+
+// TestScanRecordsInconclusiveLab: a lookup without a conclusive answer
+// says so ("lookup inconclusive"), never "(none)", and -timeout bounds
+// the -records lookups as it bounds the scan: resolvers that stay silent
+// cost the timeout, not a resolver timeout per lookup.
+func TestScanRecordsInconclusiveLab(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{recordsZoneFile}, nil)
+	for _, name := range []string{"_smtp._tls.tree.example.org", "_mta-sts.tree.example.org", "k1._domainkey.tree.example.org"} {
+		lab.DNS.SetFault(name, resolver.TypeTXT, dnstest.Fault{Drop: true})
+	}
+	lab.DNS.SetFault("tree.example.org", resolver.TypeCAA, dnstest.Fault{Drop: true})
+	lab.DNS.SetFault("tree.example.org", resolver.TypeMX, dnstest.ServFail)
+	start := time.Now()
+	code, out, errOut := runCLI(t, nil, "scan", "-records", "-timeout", "1s", "-selector", "k1", "-dns", lab.DNS.Addr(), "tree.example.org")
+	elapsed := time.Since(start)
+	require.Contains(t, out, "Your records", "exit %d, stderr %q\n%s", code, errOut, out)
+	section := out[strings.Index(out, "Your records"):]
+	// Unbounded, the four silent lookups would take resolver.DefaultLookupTimeout each.
+	assert.Less(t, elapsed, 2*resolver.DefaultLookupTimeout, "the scan and -records, each bounded by -timeout 1s")
+	unknown := "    (lookup inconclusive: no conclusive answer, so whether there is a record is unknown)\n"
+	for _, heading := range []string{"MTA-STS (TXT at _mta-sts.tree.example.org)\n", "TLS-RPT (TXT at _smtp._tls.tree.example.org)\n",
+		"DKIM (TXT at k1._domainkey.tree.example.org; the key p= is elided)\n", "MX\n"} {
+		assert.Contains(t, section, heading+unknown, heading)
+	}
+	assert.Contains(t, section, "CAA (lookup inconclusive: the relevant set is unknown)\n")
+	assert.NotContains(t, section, "(none)")
+	assert.Contains(t, section, "v=spf1 ip4:127.0.0.1", "what did answer is still shown")
 }
