@@ -2,8 +2,8 @@ package mailauth
 
 import (
 	"net/netip"
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
