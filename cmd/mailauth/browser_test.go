@@ -55,7 +55,7 @@ func serveLab(t *testing.T) string {
 // TestBrowser drives the web page in headless Chromium against `mailauth
 // serve` (in process, with the lab flags) over the loopback lab's DNS and
 // MTA-STS policy servers: a scan with a grade
-// and eight cards, one card expanded, Chinese, a 400 shown inline, an IP
+// and one card per check, one card expanded, Chinese, a 400 shown inline, an IP
 // checked alone, the page at phone width, and axe-core's accessibility
 // rules; no console error and no failed request throughout.
 func TestBrowser(t *testing.T) {

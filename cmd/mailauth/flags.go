@@ -186,9 +186,47 @@ func newFlagSet(name, head string, out io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), head)
 		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	return fs
+}
+
+// helpWidth is the width of -h output (product choice: a terminal's
+// traditional 80 columns, whatever the window).
+const helpWidth = 80
+
+// printFlags is fs.PrintDefaults with each usage text wrapped at
+// helpWidth columns, indented by eight spaces instead of a tab.
+func printFlags(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if kind != "" {
+			head += " " + kind
+		}
+		fmt.Fprintln(fs.Output(), head)
+		if def := defaultNote(f); def != "" {
+			usage += " " + def
+		}
+		for _, l := range wrap(usage, helpWidth, "        ") {
+			fmt.Fprintln(fs.Output(), l)
+		}
+	})
+}
+
+// defaultNote is "(default …)" as flag.PrintDefaults writes it, or ""
+// for a zero default.
+func defaultNote(f *flag.Flag) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s":
+		return ""
+	}
+	if g, ok := f.Value.(flag.Getter); ok {
+		if _, isString := g.Get().(string); isString {
+			return fmt.Sprintf("(default %q)", f.DefValue)
+		}
+	}
+	return "(default " + f.DefValue + ")"
 }
 
 // scannerFlags are the resolver and fetch flags shared by every command.

@@ -73,13 +73,18 @@ const topUsage = `mailauth diagnoses a domain's email authentication and transpo
 
 Usage:
   mailauth serve [flags]            run the HTTP service
-  mailauth scan [flags] DOMAIN...   scan domains (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT, PTR, CAA)
-  mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
+  mailauth scan [flags] DOMAIN...   scan domains (MX, SPF, DMARC, DKIM,
+                                    MTA-STS, TLS-RPT, PTR, CAA)
+  mailauth ptr [flags] IP           check one sending IP (PTR and forward
+                                    confirmation)
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
-                                    evaluate SPF for a client IP as a receiver would
+                                    evaluate SPF for a client IP as a
+                                    receiver would
   mailauth -version                 print the version
-  mailauth stats [flags]            show the service's privacy-preserving usage figures
-  mailauth healthcheck [-admin URL] exit 0 when a running service is ready, else 1
+  mailauth stats [flags]            show the service's privacy-preserving
+                                    usage figures
+  mailauth healthcheck [-admin URL] exit 0 when a running service is
+                                    ready, else 1
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.

@@ -30,8 +30,9 @@ const scanHead = `Usage: mailauth scan [flags] DOMAIN... [-f FILE]
 Scans each DOMAIN (a bare domain; an http(s) URL or a mailbox is reduced to
 its domain, and a URL's leading www. is dropped) with the checks
 CHECKS,
-locally or, with -server, on a running mailauth service. -f FILE adds the domains of FILE, one per
-line (blank lines and # comments are skipped; - reads standard input).
+locally or, with -server, on a running mailauth service. -f FILE adds the
+domains of FILE, one per line (blank lines and # comments are skipped;
+- reads standard input).
 DKIM is checked only with -selector, PTR forward confirmation only with -ip.
 
 -records (local scans only) also prints your own records as your resolver

@@ -172,6 +172,18 @@ func TestScanHelpToStdout(t *testing.T) {
 	}
 }
 
+// TestHelpFitsEightyColumns: no line of any command's -h, nor of the
+// top-level usage, is wider than 80 columns.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-h"}, {"scan", "-h"}, {"ptr", "-h"}, {"spf-eval", "-h"}, {"serve", "-h"}, {"stats", "-h"}, {"healthcheck", "-h"}} {
+		_, out, errOut := runCLI(t, nil, args...)
+		for _, l := range strings.Split(out+errOut, "\n") {
+			assert.LessOrEqual(t, columns(l), helpWidth, "%v: %q", args, l)
+		}
+	}
+}
+
 // TestScanTimeoutAndFormatFlags: -timeout bounds a local scan through the
 // scanner's configuration; -json is -format json.
 func TestScanTimeoutAndFormatFlags(t *testing.T) {

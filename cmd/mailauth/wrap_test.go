@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,5 +125,38 @@ func TestRenderWrapsDetails(t *testing.T) {
 			}
 		}
 		assert.Greater(t, n, len(s.Checks)+2, "%s: the long details take several lines", lang)
+	}
+}
+
+// TestRenderWrapsSummary: the overall summary wraps at the width like the
+// details, in both languages, and loses nothing.
+func TestRenderWrapsSummary(t *testing.T) {
+	s := sampleScan()
+	s.Summary = lt(strings.Repeat("这是一段很长的总体结论，没有空格。", 5), strings.Repeat("This is a long overall summary of the scan. ", 5))
+	for _, lang := range []string{"en", "zh"} {
+		render := func(width int) []string {
+			var b strings.Builder
+			renderScan(&b, s, renderOptions{lang: lang, width: width})
+			return strings.Split(b.String(), "\n")
+		}
+		wide, narrow := render(1000), render(40)
+		want := s.Summary.EN
+		if lang == "zh" {
+			want = s.Summary.ZH
+		}
+		at := slices.Index(wide, strings.TrimSpace(want))
+		require.GreaterOrEqual(t, at, 0, "%s: one summary line at width 1000:\n%s", lang, strings.Join(wide, "\n"))
+		end := at + slices.Index(narrow[at:], "")
+		summary := narrow[at:end]
+		assert.Greater(t, len(summary), 2, "%s: the summary takes several lines", lang)
+		for _, l := range summary {
+			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
+		}
+		sep := " "
+		if lang == "zh" {
+			sep = ""
+		}
+		assert.Equal(t, strings.Join(strings.Fields(want), sep), strings.Join(strings.Fields(strings.Join(summary, sep)), sep), "%s: nothing lost", lang)
+		assert.Equal(t, wide[at+1:], narrow[end:], "%s: the rest follows unchanged", lang)
 	}
 }
