@@ -24,6 +24,11 @@ func UndeterminedSummaries() []LocalizedText {
 	return out
 }
 
+// NXDomainSummary returns the MX check's summary for a domain that does
+// not exist in the DNS (NXDOMAIN), in both languages. The web page reads
+// a scan as "the domain does not exist" when the mx check says it.
+func NXDomainSummary() LocalizedText { return mxNXDomain.say.format() }
+
 // RestoreDetermination sets the Determination of every check of a
 // result decoded from the API's JSON, from its summary sentence.
 func RestoreDetermination(checks []CheckSummary) {

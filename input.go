@@ -3,6 +3,7 @@ package mailauth
 import (
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,6 +108,23 @@ var ruleMessages = map[InputRule]string{
 	RulePattern:           "does not match the required pattern",
 }
 
+// invalidValueMessage is the text of a rule code ruleMessages lacks.
+const invalidValueMessage = "invalid value"
+
+// InputRuleMessages returns every English rule text an InputError message
+// ends with ("domain: <text>"), sorted, except those of the
+// not_public_<class> rules, which read "not a public address (<class>
+// range)" with the class's underscores as spaces. The web page keeps a
+// Chinese text for each.
+func InputRuleMessages() []string {
+	out := []string{invalidValueMessage}
+	for _, m := range ruleMessages {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Domain is a normalized domain to scan.
 type Domain struct {
 	// ASCII is the lower-case A-label form without the trailing dot; it is
@@ -168,7 +186,7 @@ type InputError struct {
 func (e *InputError) Error() string {
 	msg, ok := ruleMessages[e.Rule]
 	if !ok {
-		msg = "invalid value"
+		msg = invalidValueMessage
 		if class, found := strings.CutPrefix(string(e.Rule), string(RuleNotPublicPrefix)); found {
 			msg = "not a public address (" + strings.ReplaceAll(class, "_", " ") + " range)"
 		}

@@ -29,7 +29,8 @@ type Records struct {
 	SPF []string
 	// SPFIncludes is the include tree of the domain's SPF record: its
 	// include mechanisms that an evaluation reaches, in record order,
-	// each with what it costs and the includes of its own target.
+	// then the redirect= it follows (if any), each with what it costs and
+	// the includes of its own target.
 	SPFIncludes []SPFInclude
 	// SPFLookups is the DNS lookup count of the whole policy, as the SPF
 	// check counts it (nil when it has no unique parsed record), and
@@ -61,14 +62,41 @@ type Records struct {
 	// domain or its closest ancestor with CAA records ("" when none).
 	CAA   []CAARecord
 	CAAAt string
+	// Inconclusive marks the sections whose lookup gave no conclusive
+	// answer (a timeout, SERVFAIL, the deadline…): their lists are empty
+	// because nothing could be learnt, not because there is no record.
+	Inconclusive RecordsInconclusive
 }
 
-// SPFInclude is one include mechanism of an SPF record.
+// RecordsInconclusive has one flag per section of [Records]: true when a
+// lookup that section depends on was inconclusive, so an empty list there
+// means "unknown", not "none".
+type RecordsInconclusive struct {
+	SPF    bool // the TXT lookup at the domain
+	DMARC  bool // policy discovery (dmarc.DiscoveryInconclusive)
+	MTASTS bool // the TXT lookup at _mta-sts (the policy fetch has its own "not fetched")
+	TLSRPT bool // the TXT lookup at _smtp._tls
+	DKIM   bool // the TXT lookup at the selector's name
+	MX     bool // the MX lookup
+	PTR    bool // the PTR lookup of the sending IP
+	CAA    bool // a CAA lookup on the way up before a set was found
+}
+
+// SPFInclude is one include mechanism of an SPF record, or its redirect=
+// modifier.
 type SPFInclude struct {
 	// Target is the include's domain-spec as written (macros unexpanded).
 	Target string
+	// Redirect is true for a redirect= modifier (RFC 7208 §6.1) that an
+	// evaluation follows (the record has no all), always the last node of
+	// its level; false for an include.
+	Redirect bool
+	// Inconclusive is true when the TXT lookup of the target gave no
+	// conclusive answer, so its own includes are unknown.
+	Inconclusive bool
 	// Lookups is what the include costs: the include itself and every
-	// counted term behind it (spf.Include.Lookups).
+	// counted term behind it (spf.Include.Lookups). For a redirect, the
+	// redirect itself plus the lookup count of the target's policy.
 	Lookups int
 	// Problem is the first error met behind it, as an spf finding code;
 	// "" when none.
@@ -100,13 +128,15 @@ const (
 
 // Records looks up the raw records of req's domain (and of its selector
 // and sending IP, when given) through the Scanner's resolver, without the
-// scan's budget, guard or deadline (ctx bounds it). It takes a slot
-// among the scans running at once, as a scan does
-// (Config.MaxConcurrentScans): it asks as many questions as a scan, and
-// may fetch the MTA-STS policy. The include costs are those of the SPF
-// check: the top level is spf.Check's Includes for the domain, each
-// lower level spf.Check's for the include's target. It is meant for the
-// CLI; see [Records] for what may be done with it. req is checked by
+// scan's budget or guard, within the scan timeout (Config.ScanTimeout)
+// and ctx. It takes a slot among the scans running at once, as a scan
+// does (Config.MaxConcurrentScans): it asks as many questions as a scan,
+// and may fetch the MTA-STS policy. A lookup that gives no conclusive
+// answer, the deadline's included, marks its section in
+// Records.Inconclusive. The include costs are those of the SPF check:
+// the top level is spf.Check's Includes for the domain, each lower level
+// spf.Check's for the include's target. It is meant for the CLI; see
+// [Records] for what may be done with it. req is checked by
 // [ScanRequest.Validate], as a scan's is.
 func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
 	in, err := req.Validate()
@@ -119,10 +149,13 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 		return Records{}, err
 	}
 	defer release()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
+	defer cancel()
 	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
+	inc := &c.out.Inconclusive
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)
-	c.out.MTASTS = mtasts.Select(c.txt(ctx, "_mta-sts."+d.ASCII))
+	c.out.MTASTS = mtasts.Select(c.txtAt(ctx, "_mta-sts."+d.ASCII, &inc.MTASTS))
 	if len(c.out.MTASTS) > 0 {
 		res := mtasts.Check(ctx, c.r, d.ASCII, mtasts.Options{Port: s.cfg.HTTPSPort, RootCAs: s.cfg.RootCAs,
 			AllowLoopback: s.cfg.AllowLoopbackTargets, Timeout: s.cfg.FetchTimeout})
@@ -130,14 +163,16 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 			c.out.MTASTSPolicy = &res.Policy
 		}
 	}
-	c.out.TLSRPT = tlsrptSelect(c.txt(ctx, "_smtp._tls."+d.ASCII))
+	c.out.TLSRPT = tlsrptSelect(c.txtAt(ctx, "_smtp._tls."+d.ASCII, &inc.TLSRPT))
 	if in.Selector != "" {
 		c.out.DKIMAt = dkim.Name(in.Selector, d.ASCII)
-		for _, t := range c.txt(ctx, c.out.DKIMAt) {
+		for _, t := range c.txtAt(ctx, c.out.DKIMAt, &inc.DKIM) {
 			c.out.DKIM = append(c.out.DKIM, ElideDKIMKey(t))
 		}
 	}
-	for _, rr := range c.r.Lookup(ctx, d.ASCII, resolver.TypeMX).Records {
+	mx := c.r.Lookup(ctx, d.ASCII, resolver.TypeMX)
+	inc.MX = !mx.Conclusive()
+	for _, rr := range mx.Records {
 		if rr.Type == resolver.TypeMX {
 			c.out.MX = append(c.out.MX, MXRecord{Preference: rr.Preference, Host: rr.Target})
 		}
@@ -149,7 +184,8 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 			return Records{}, fmt.Errorf("mailauth: reverse name: %w", err)
 		}
 		c.out.PTRFor = ip.String()
-		c.out.PTR = c.r.Lookup(ctx, strings.TrimSuffix(rev, "."), resolver.TypePTR).Targets()
+		ptr := c.r.Lookup(ctx, strings.TrimSuffix(rev, "."), resolver.TypePTR)
+		c.out.PTR, inc.PTR = ptr.Targets(), !ptr.Conclusive()
 	}
 	c.caa(ctx, d.ASCII)
 	return c.out, nil
@@ -168,9 +204,16 @@ func (c *collector) txt(ctx context.Context, name string) []string {
 	return c.r.Lookup(ctx, name, resolver.TypeTXT).TXTs()
 }
 
+// txtAt is txt that sets *inconclusive when the lookup was.
+func (c *collector) txtAt(ctx context.Context, name string, inconclusive *bool) []string {
+	a := c.r.Lookup(ctx, name, resolver.TypeTXT)
+	*inconclusive = !a.Conclusive()
+	return a.TXTs()
+}
+
 // spf fills the SPF record and its include tree.
 func (c *collector) spf(ctx context.Context, domain string) {
-	c.out.SPF = spf.Select(c.txt(ctx, domain))
+	c.out.SPF = spf.Select(c.txtAt(ctx, domain, &c.out.Inconclusive.SPF))
 	res := spf.Check(ctx, c.r, domain)
 	c.out.SPFLookups, c.out.SPFLookupLimit = res.LookupCount, res.LookupLimit
 	if len(c.out.SPF) == 1 {
@@ -179,7 +222,8 @@ func (c *collector) spf(ctx context.Context, domain string) {
 }
 
 // includes pairs the include terms an evaluation of record reaches with
-// their costs (spf.Result.Includes, in record order) and descends.
+// their costs (spf.Result.Includes, in record order) and descends; a
+// redirect an evaluation follows comes last.
 func (c *collector) includes(ctx context.Context, record string, costs []spf.Include, depth int) []SPFInclude {
 	rec, err := spf.Parse(record)
 	if err != nil {
@@ -195,20 +239,58 @@ func (c *collector) includes(ctx context.Context, record string, costs []spf.Inc
 		}
 		c.nodes++
 		inc := SPFInclude{Target: t.DomainSpec, Lookups: costs[len(out)].Lookups, Problem: costs[len(out)].Problem}
-		if depth+1 < maxIncludeDepth && !strings.Contains(t.DomainSpec, "%") {
-			target := strings.ToLower(strings.TrimSuffix(t.DomainSpec, "."))
-			if recs := spf.Select(c.txt(ctx, target)); len(recs) == 1 {
-				inc.Includes = c.includes(ctx, recs[0], spf.Check(ctx, c.r, target).Includes, depth+1)
-			}
-		}
+		c.expand(ctx, &inc, depth)
 		out = append(out, inc)
 	}
+	if r := c.redirect(ctx, rec, depth); r != nil {
+		out = append(out, *r)
+	}
 	return out
+}
+
+// redirect is the node of rec's redirect= modifier when an evaluation
+// follows it (rec has no all, RFC 7208 §6.1): it costs one lookup plus
+// the lookup count of the target's policy, and its problem is the error
+// the target's evaluation ends in. nil when there is none to show.
+func (c *collector) redirect(ctx context.Context, rec spf.Record, depth int) *SPFInclude {
+	if _, at := rec.All(); at >= 0 || c.nodes >= maxIncludeNodes {
+		return nil
+	}
+	for _, t := range rec.Terms {
+		if t.Kind != spf.KindRedirect {
+			continue
+		}
+		c.nodes++
+		node := &SPFInclude{Target: t.DomainSpec, Redirect: true, Lookups: 1}
+		if !strings.Contains(t.DomainSpec, "%") {
+			res := spf.Check(ctx, c.r, strings.ToLower(strings.TrimSuffix(t.DomainSpec, ".")))
+			if res.LookupCount != nil {
+				node.Lookups += *res.LookupCount
+			}
+			node.Problem = res.ErrorCause
+		}
+		c.expand(ctx, node, depth)
+		return node
+	}
+	return nil
+}
+
+// expand fills the includes of inc's target, below the display bound and
+// when its domain-spec has no macros.
+func (c *collector) expand(ctx context.Context, inc *SPFInclude, depth int) {
+	if depth+1 >= maxIncludeDepth || strings.Contains(inc.Target, "%") {
+		return
+	}
+	target := strings.ToLower(strings.TrimSuffix(inc.Target, "."))
+	if recs := spf.Select(c.txtAt(ctx, target, &inc.Inconclusive)); len(recs) == 1 {
+		inc.Includes = c.includes(ctx, recs[0], spf.Check(ctx, c.r, target).Includes, depth+1)
+	}
 }
 
 // dmarc fills the applicable DMARC record and where it was found.
 func (c *collector) dmarc(ctx context.Context, domain string) {
 	res := dmarc.Check(ctx, c.r, domain)
+	c.out.Inconclusive.DMARC = res.Discovery == dmarc.DiscoveryInconclusive
 	if res.Discovery != dmarc.DiscoveryFound || res.PolicyDomain == "" {
 		return
 	}
@@ -221,7 +303,12 @@ func (c *collector) dmarc(ctx context.Context, domain string) {
 func (c *collector) caa(ctx context.Context, domain string) {
 	for name := domain; strings.Contains(name, "."); name = parentOf(name) {
 		var set []CAARecord
-		for _, rr := range c.r.Lookup(ctx, name, resolver.TypeCAA).Records {
+		a := c.r.Lookup(ctx, name, resolver.TypeCAA)
+		if !a.Conclusive() {
+			c.out.Inconclusive.CAA = true // the relevant set is unknown
+			return
+		}
+		for _, rr := range a.Records {
 			if rr.Type == resolver.TypeCAA {
 				set = append(set, CAARecord{Flags: rr.CAAFlags, Tag: rr.CAATag, Value: rr.CAAValue})
 			}

@@ -57,6 +57,16 @@ func nxSummary(domain string) mailauth.ScanSummary {
 	return s
 }
 
+// nxByMXSummary is nxSummary where only the MX check says the name does
+// not exist (its summary is mailauth.NXDomainSummary, which the page gets
+// from the server), the DMARC walk being silent on it.
+func nxByMXSummary(domain string) mailauth.ScanSummary {
+	s := nxSummary(domain)
+	s.Checks[2].Diagnostics.(*mailauth.DMARCDiagnostics).DomainExistence = nil
+	s.Checks[0].Summary = mailauth.NXDomainSummary()
+	return s
+}
+
 // TestBrowserActionable: the results say what to do first. The fix-first
 // list orders the failing and warning checks by severity and links to
 // their cards; pass and info cards print no severity; a low fail is not
@@ -69,6 +79,9 @@ func nxSummary(domain string) mailauth.ScanSummary {
 func TestBrowserActionable(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		if strings.Contains(req.Domain, "alpah-mx") {
+			return nxByMXSummary("alpah-mx.com"), nil
+		}
 		if strings.Contains(req.Domain, "alpah") {
 			return nxSummary("alpah-mail.com"), nil
 		}
@@ -144,6 +157,14 @@ func TestBrowserActionable(t *testing.T) {
 	assert.Equal(t, "alpah-mail.com does not exist in the DNS — check the spelling",
 		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
 	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("fix-first").hidden`), "no fix-first list of eight red cards")
+	b.Do("a name only the MX check says does not exist",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "alpah-mx.com\r"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	assert.Equal(t, "alpah-mx.com does not exist in the DNS — check the spelling",
+		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
 	b.NoProblems("nxdomain")
 
 	b.Do("phone: scan",

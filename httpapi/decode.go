@@ -84,7 +84,7 @@ func decodeMember(dec *json.Decoder, known []string, out map[string]string) *api
 	}
 	s, ok := tok.(string)
 	if !ok {
-		e := fieldError(name, "must be a string")
+		e := fieldError(name, ruleNotString)
 		return &e
 	}
 	out[name] = s

@@ -27,7 +27,10 @@ func catalogueMessages(t *testing.T) map[string]string {
 		}
 		for i, v := range vs.Values {
 			lit, ok := v.(*ast.CompositeLit)
-			if id, isIdent := lit.Type.(*ast.Ident); !ok || !isIdent || id.Name != "apiError" || len(lit.Elts) != 3 {
+			if !ok { // a constant, not a catalogue entry
+				continue
+			}
+			if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "apiError" || len(lit.Elts) != 3 {
 				continue
 			}
 			s, ok := lit.Elts[1].(*ast.BasicLit)

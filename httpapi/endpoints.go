@@ -55,7 +55,7 @@ var errIncomplete = errors.New("httpapi: scan too incomplete to grade")
 func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[string]string) {
 	raw, ok := body["sendingIp"]
 	if !ok {
-		writeError(w, r, fieldError("sendingIp", "required"))
+		writeError(w, r, fieldError("sendingIp", ruleRequired))
 		return
 	}
 	ip, err := mailauth.PTRCheckSendingIP.Normalize(raw)
@@ -122,7 +122,7 @@ type encoded struct {
 func scanRequest(body map[string]string) (mailauth.ScanRequest, *apiError) {
 	domain, ok := body["domain"]
 	if !ok {
-		e := fieldError("domain", "required")
+		e := fieldError("domain", ruleRequired)
 		return mailauth.ScanRequest{}, &e
 	}
 	present := func(key string) *string {

@@ -48,6 +48,13 @@ var apiFields = map[mailauth.InputField]bool{
 	mailauth.FieldDomain: true, mailauth.FieldDKIMSelector: true, mailauth.FieldSendingIP: true, mailauth.FieldUTMSource: true,
 }
 
+// The rule texts of the 400s the HTTP layer itself gives about a field;
+// the root package's InputError gives the others (InputRuleMessages).
+const (
+	ruleRequired  = "required"
+	ruleNotString = "must be a string"
+)
+
 // fieldError is a 400 for a fixed field name and a fixed rule text.
 func fieldError(field, rule string) apiError {
 	return apiError{http.StatusBadRequest, field + ": " + rule, "invalid_" + field}

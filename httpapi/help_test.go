@@ -217,6 +217,29 @@ func TestIndexEmbedsUndetermined(t *testing.T) {
 	assert.Contains(t, string(p.body), `data-undetermined="[&#34;a \&#34;quoted\&#34; \u003ctext\u003e&#34;]"`)
 }
 
+// TestIndexEmbedsNXDomain: the web page carries the MX check's summary
+// for a domain that does not exist, taken from the library's rule, and
+// app.js reads it from there instead of spelling the sentence itself.
+func TestIndexEmbedsNXDomain(t *testing.T) {
+	t.Parallel()
+	want := mailauth.NXDomainSummary().EN
+	require.NotEmpty(t, want)
+	ps, err := pages()
+	require.NoError(t, err)
+	doc, err := html.Parse(bytes.NewReader(mustAsset(t, ps, "/")))
+	require.NoError(t, err)
+	embedded := ""
+	walk(doc, func(n *html.Node) {
+		if attr(n, "id") == "results" {
+			embedded = attr(n, "data-nxdomain")
+		}
+	})
+	assert.Equal(t, want, embedded)
+	js := string(mustAsset(t, ps, "/static/app.js"))
+	assert.Contains(t, js, `getAttribute("data-nxdomain")`)
+	assert.NotContains(t, js, want, "app.js spells the sentence itself")
+}
+
 // TestCardsLinkToHelp: every check id the page may show has a help page
 // at the path app.js links to.
 func TestCardsLinkToHelp(t *testing.T) {

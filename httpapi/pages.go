@@ -99,7 +99,8 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 		return page{}, err
 	}
 	var b bytes.Buffer
-	if err := tmpl.Execute(&b, struct{ Undetermined string }{und}); err != nil {
+	data := struct{ Undetermined, NXDomain string }{und, mailauth.NXDomainSummary().EN}
+	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}
 	return htmlPage("/", b.Bytes()), nil

@@ -55,7 +55,7 @@ func serveLab(t *testing.T) string {
 // TestBrowser drives the web page in headless Chromium against `mailauth
 // serve` (in process, with the lab flags) over the loopback lab's DNS and
 // MTA-STS policy servers: a scan with a grade
-// and eight cards, one card expanded, Chinese, a 400 shown inline, an IP
+// and one card per check, one card expanded, Chinese, a 400 shown inline, an IP
 // checked alone, the page at phone width, and axe-core's accessibility
 // rules; no console error and no failed request throughout.
 func TestBrowser(t *testing.T) {
@@ -79,6 +79,8 @@ func TestBrowser(t *testing.T) {
 	assert.Equal(t, len(mailauth.CheckOrder()), browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card").length`), "cards")
 	assert.Equal(t, "A", browsertest.Eval[string](b, `document.querySelector(".grade-letter").textContent`), "grade")
 	assert.Equal(t, "100", browsertest.Eval[string](b, `document.querySelector(".score-num").textContent`), "score")
+	assert.Positive(t, browsertest.Eval[int](b, `document.querySelectorAll("#cards > li.card.st-pass").length`), "pass cards")
+	assert.Zero(t, browsertest.Eval[int](b, `document.querySelectorAll("#cards .sev-tag").length`), "a pass (or info) card shows no severity tag")
 	assert.Equal(t, "|#domain=good.example.com&selector=s1&sendingIp=8.8.8.8", browsertest.Eval[string](b, `location.search + "|" + location.hash`), "location (the domain belongs in the fragment, never the query)")
 
 	b.Do("expand a card with the keyboard",

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/analytics"
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
@@ -107,11 +108,45 @@ func readmeBlocks(t *testing.T) []string {
 }
 
 // notRun are the subcommands whose examples the test does not run, and
-// why: they do not diagnose anything, so they cannot use a rejected
-// address.
+// why.
 var notRun = map[string]string{
-	"serve": "runs until stopped (its -h form is run)",
-	"stats": "reads an analytics store, not the DNS",
+	"serve": "runs until stopped (its -h form is run; the test's own serve answers the healthcheck examples)",
+}
+
+// docAdminURL is the admin listener the documentation's healthcheck
+// examples name (the default -admin-listen).
+const docAdminURL = "http://" + defaultAdminListen
+
+// opsArgs rewrites a documented healthcheck or stats command line to run
+// against what the test started: the documented admin URL becomes the
+// test's admin listener, and the -storage of stats (whatever store it
+// names, the PostgreSQL one too) becomes the test's SQLite store, which a
+// stats without -storage finds at its default path under HOME.
+func opsArgs(args []string, admin, store string) []string {
+	out := append([]string(nil), args...)
+	for i := range out {
+		out[i] = strings.ReplaceAll(out[i], docAdminURL, admin)
+		if len(out) > 0 && out[0] == "stats" && out[i] == "-storage" && i+1 < len(out) {
+			out[i+1] = "sqlite:" + store
+		}
+	}
+	return out
+}
+
+// startDocOps starts what the healthcheck and stats examples need: a
+// serve whose admin listener is ready (over the lab's DNS), and an empty
+// analytics store at the default path under home. It returns the admin
+// base URL and the store's path.
+func startDocOps(t *testing.T, dns, home string) (admin, store string) {
+	t.Helper()
+	_, admin, _ = startOps(t, "-storage", "none", "-dns", dns, "-canary-name", "example.com")
+	require.Eventually(t, func() bool { code, _ := readyz(t, admin); return code == http.StatusOK }, 20*time.Second, 20*time.Millisecond, "the test's admin listener gets ready")
+	store = filepath.Join(home, ".local", "state", "mailauth", "analytics.db")
+	require.NoError(t, os.MkdirAll(filepath.Dir(store), 0o700))
+	s, err := analytics.OpenSQLite(t.Context(), store)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	return admin, store
 }
 
 // labArgs rewrites a documented command line to run against the loopback
@@ -150,7 +185,9 @@ func labArgs(words []string, dns string, labFlags []string, service string) []st
 // loopback lab (the lab flags added, the documented base URL replaced by
 // an in-process service over the lab): each must not be refused as a
 // usage or input error (exit 2) or fail on the service or DNS (exit 3).
-// So no example uses an address the API rejects.
+// So no example uses an address the API rejects. The healthcheck examples
+// ask the admin listener of a serve the test starts, and the stats
+// examples read an empty SQLite store the test creates: both must exit 0.
 func TestDocumentedCommandLines(t *testing.T) {
 	examples := docCommandLines("/developers/cli/", cliPageBlocks(t))
 	examples = append(examples, docCommandLines("README.md", readmeBlocks(t))...)
@@ -168,6 +205,8 @@ func TestDocumentedCommandLines(t *testing.T) {
 	})
 	service := httptest.NewServer(httpapi.New(scanner, httpapi.Options{}))
 	t.Cleanup(service.Close)
+	home := t.TempDir()
+	admin, store := startDocOps(t, lab.DNS.Addr(), home)
 
 	bin := filepath.Join(t.TempDir(), "mailauth")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -175,6 +214,7 @@ func TestDocumentedCommandLines(t *testing.T) {
 	require.NoError(t, err, "go build: %s", out)
 
 	ran := 0
+	opsRun := map[string]int{}
 	for _, ex := range examples {
 		if len(ex.words) < 2 {
 			continue
@@ -183,10 +223,14 @@ func TestDocumentedCommandLines(t *testing.T) {
 			t.Logf("%s: not run (%s): %s", ex.where, why, strings.Join(ex.words, " "))
 			continue
 		}
-		args := labArgs(ex.words, lab.DNS.Addr(), labFlags, service.URL)
+		args := opsArgs(labArgs(ex.words, lab.DNS.Addr(), labFlags, service.URL), admin, store)
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = t.TempDir()
 		cmd.Env = []string{"HOME=" + cmd.Dir, "PATH=/usr/bin:/bin"}
+		mustSucceed := args[0] == "healthcheck" || args[0] == "stats"
+		if mustSucceed {
+			cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "MAILAUTH_ADMIN_LISTEN=" + strings.TrimPrefix(admin, "http://")}
+		}
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
@@ -198,10 +242,18 @@ func TestDocumentedCommandLines(t *testing.T) {
 			require.NoError(t, err)
 		}
 		ran++
+		if mustSucceed {
+			opsRun[args[0]]++
+			assert.Equal(t, exitOK, code, "%s: %s (run as %q) exits %d: %s%s", ex.where,
+				strings.Join(ex.words, " "), args, code, stderr.String(), truncate(stdout.String()))
+			continue
+		}
 		assert.Contains(t, []int{0, 1}, code, "%s: %s (run as %q) exits %d: %s%s", ex.where,
 			strings.Join(ex.words, " "), args, code, stderr.String(), truncate(stdout.String()))
 	}
 	assert.GreaterOrEqual(t, ran, 10, "command lines run")
+	assert.Positive(t, opsRun["healthcheck"], "healthcheck examples run")
+	assert.GreaterOrEqual(t, opsRun["stats"], 2, "stats examples run")
 }
 
 // truncate keeps the start of a long output for a failure message.

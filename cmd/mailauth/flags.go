@@ -26,25 +26,87 @@ func envName(flagName string) string {
 	return "MAILAUTH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// envSources records the flags whose value came from the environment:
+// flag name → the variable and its value.
+type envSources map[string]envSource
+
+// envSource is one environment variable applied to a flag.
+type envSource struct {
+	name, value string
+}
+
+// secretFlags are the flags whose value may hold a secret (a key, or a
+// URL with a password); an error never quotes their value.
+var secretFlags = map[string]bool{"analytics-secret": true, "storage": true, "ratelimit": true}
+
 // bindEnv documents the environment fallback of each named flag in its
-// usage text and applies the variables that are set (non-empty). Called
-// before fs.Parse, so a flag on the command line wins.
-func bindEnv(fs *flag.FlagSet, getenv env, names ...string) error {
+// usage text, parses args (flags may follow positional arguments), then
+// applies the variables that are set (non-empty) to the named flags the
+// command line left alone, so a flag on the command line wins. It returns
+// the positional arguments and the flags whose value came from the
+// environment.
+func bindEnv(fs *flag.FlagSet, args []string, getenv env, names ...string) ([]string, envSources, error) {
 	for _, name := range names {
 		f := fs.Lookup(name)
 		if f == nil {
-			return fmt.Errorf("internal error: no flag -%s to bind", name)
+			return nil, nil, fmt.Errorf("internal error: no flag -%s to bind", name)
 		}
-		ev := envName(name)
-		f.Usage += " (env " + ev + ")"
-		if v := getenv(ev); v != "" {
-			if err := fs.Set(name, v); err != nil {
-				return envError(ev, v, f, err)
-			}
-		}
+		f.Usage += " (env " + envName(name) + ")"
 	}
-	return nil
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	onCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+	src := envSources{}
+	for _, name := range names {
+		ev := envName(name)
+		v := getenv(ev)
+		if v == "" || onCommandLine[name] {
+			continue
+		}
+		f := fs.Lookup(name)
+		if err := fs.Set(name, v); err != nil {
+			return nil, nil, envError(ev, v, f, err)
+		}
+		src[name] = envSource{name: ev, value: v}
+	}
+	return pos, src, nil
 }
+
+// blame makes an error about a flag whose value came from the environment
+// name the variable instead: "-dns: …" becomes `MAILAUTH_DNS="…": …`. The
+// rest of the message says what form the value must take. The value of a
+// secret flag is not shown. Other errors pass unchanged.
+func (s envSources) blame(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for flagName, src := range s {
+		rest, ok := strings.CutPrefix(msg, "-"+flagName+":")
+		if !ok {
+			continue
+		}
+		prefix := fmt.Sprintf("%s=%q:", src.name, cleanText(src.value))
+		if secretFlags[flagName] {
+			prefix = src.name + " (value not shown):"
+		}
+		return &envBlameError{msg: prefix + rest, err: err}
+	}
+	return err
+}
+
+// envBlameError is an error that names the environment variable a flag's
+// value came from; it unwraps to the original error.
+type envBlameError struct {
+	msg string
+	err error
+}
+
+func (e *envBlameError) Error() string { return e.msg }
+func (e *envBlameError) Unwrap() error { return e.err }
 
 // envError explains an environment variable that does not parse: it
 // names the form the value must take. The value is quoted only for the
@@ -124,9 +186,47 @@ func newFlagSet(name, head string, out io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), head)
 		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	return fs
+}
+
+// helpWidth is the width of -h output (product choice: a terminal's
+// traditional 80 columns, whatever the window).
+const helpWidth = 80
+
+// printFlags is fs.PrintDefaults with each usage text wrapped at
+// helpWidth columns, indented by eight spaces instead of a tab.
+func printFlags(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if kind != "" {
+			head += " " + kind
+		}
+		fmt.Fprintln(fs.Output(), head)
+		if def := defaultNote(f); def != "" {
+			usage += " " + def
+		}
+		for _, l := range wrap(usage, helpWidth, "        ") {
+			fmt.Fprintln(fs.Output(), l)
+		}
+	})
+}
+
+// defaultNote is "(default …)" as flag.PrintDefaults writes it, or ""
+// for a zero default.
+func defaultNote(f *flag.Flag) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s":
+		return ""
+	}
+	if g, ok := f.Value.(flag.Getter); ok {
+		if _, isString := g.Get().(string); isString {
+			return fmt.Sprintf("(default %q)", f.DefValue)
+		}
+	}
+	return "(default " + f.DefValue + ")"
 }
 
 // scannerFlags are the resolver and fetch flags shared by every command.

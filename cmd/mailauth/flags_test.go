@@ -228,7 +228,8 @@ func TestEnvName(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "MAILAUTH_ALLOW_LOOPBACK_TARGETS", envName("allow-loopback-targets"))
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
-	assert.Error(t, bindEnv(fs, mapEnv(nil), "missing"), "binding an undefined flag succeeded")
+	_, _, err := bindEnv(fs, nil, mapEnv(nil), "missing")
+	assert.Error(t, err, "binding an undefined flag succeeded")
 }
 
 // FuzzRetention: the -retention parser never panics, and accepts only

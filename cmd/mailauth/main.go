@@ -45,15 +45,25 @@ type env func(string) string
 // stdio bundles the process's outputs and what is known about them.
 type stdio struct {
 	out, err io.Writer
-	in       io.Reader // standard input, for -f -; nil in tests that need none
-	tty      bool      // out is a terminal
+	in       io.Reader  // standard input, for -f -; nil in tests that need none
+	tty      bool       // out is a terminal
+	cols     func() int // the columns of the terminal out is; 0 or nil when unknown
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin, tty: isTerminal(os.Stdout)})
+	code := run(ctx, os.Args[1:], os.Getenv, stdio{out: os.Stdout, err: os.Stderr, in: os.Stdin, tty: isTerminal(os.Stdout), cols: stdoutColumns()})
 	stop()
 	os.Exit(code)
+}
+
+// stdoutColumns asks the terminal standard output is for its width, or
+// reports 0 when standard output is not a terminal.
+func stdoutColumns() func() int {
+	if !isTerminal(os.Stdout) {
+		return func() int { return 0 }
+	}
+	return terminalColumns(os.Stdout)
 }
 
 // isTerminal reports whether f is a character device (a terminal).
@@ -68,13 +78,19 @@ var topUsage = fmt.Sprintf(`mailauth diagnoses a domain's email authentication a
 
 Usage:
   mailauth serve [flags]            run the HTTP service
-  mailauth scan [flags] DOMAIN...   scan domains (%s)
-  mailauth ptr [flags] IP           check one sending IP (PTR and forward confirmation)
+  mailauth scan [flags] DOMAIN...   scan domains (every check below)
+  mailauth ptr [flags] IP           check one sending IP (PTR and forward
+                                    confirmation)
   mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
-                                    evaluate SPF for a client IP as a receiver would
+                                    evaluate SPF for a client IP as a
+                                    receiver would
   mailauth -version                 print the version
-  mailauth stats [flags]            show the service's privacy-preserving usage figures
-  mailauth healthcheck [-admin URL] exit 0 when a running service is ready, else 1
+  mailauth stats [flags]            show the service's privacy-preserving
+                                    usage figures
+  mailauth healthcheck [-admin URL] exit 0 when a running service is
+                                    ready, else 1
+
+Checks, in order: %s.
 
 Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.

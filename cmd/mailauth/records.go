@@ -15,9 +15,13 @@ var recordLabels = map[string]map[string]string{
 		"head":     "Your records, as your own resolver returns them",
 		"note":     "Raw data for you only: the mailauth service never returns records. Do not paste it where others can see it if it is private.",
 		"none":     "(none)",
+		"unknown":  "(lookup inconclusive: no conclusive answer, so whether there is a record is unknown)",
+		"dmarcUnk": "DMARC (policy discovery inconclusive: a lookup gave no conclusive answer)",
+		"caaUnk":   "CAA (lookup inconclusive: the relevant set is unknown)",
+		"nodeUnk":  "lookup inconclusive",
 		"spf":      "SPF (TXT at %s)",
 		"lookups":  "DNS lookups: %d of at most %d",
-		"tree":     "Include tree (lookups each include costs, itself and everything behind it):",
+		"tree":     "Include tree (lookups each include or redirect costs, itself and everything behind it):",
 		"cost":     "%d lookup",
 		"costs":    "%d lookups",
 		"problem":  "problem: %s",
@@ -39,9 +43,13 @@ var recordLabels = map[string]map[string]string{
 		"head":     "你的记录（来自你自己的解析器）",
 		"note":     "这些原始数据只显示给你：mailauth 服务从不返回记录。如涉及隐私，请勿粘贴到他人可见之处。",
 		"none":     "（无）",
+		"unknown":  "（查询没有明确结果，无法确定是否有记录）",
+		"dmarcUnk": "DMARC（查找策略时有查询没有得到明确应答，无法确定）",
+		"caaUnk":   "CAA（查询没有明确结果，无法确定适用的记录）",
+		"nodeUnk":  "查询没有明确结果",
 		"spf":      "SPF（%s 的 TXT 记录）",
 		"lookups":  "DNS 查询：%d 次（上限 %d 次）",
-		"tree":     "include 树（每个 include 占用的查询次数，含其本身及其后的全部内容）：",
+		"tree":     "include 树（每个 include 或 redirect 占用的查询次数，含其本身及其后的全部内容）：",
 		"cost":     "%d 次查询",
 		"costs":    "%d 次查询",
 		"problem":  "问题：%s",
@@ -81,9 +89,13 @@ func (p recordPrinter) heading(s string) {
 	p.line("  %s", p.style(s, ansiBold))
 }
 
-// values prints raw values, or (none).
-func (p recordPrinter) values(vs []string) {
-	if len(vs) == 0 {
+// values prints raw values, or (none), or, when the lookup was
+// inconclusive and gave nothing, says so: unknown is not absent.
+func (p recordPrinter) values(vs []string, inconclusive bool) {
+	switch {
+	case len(vs) == 0 && inconclusive:
+		p.line("    %s", p.label("unknown"))
+	case len(vs) == 0:
 		p.line("    %s", p.label("none"))
 	}
 	for _, v := range vs {
@@ -100,29 +112,36 @@ func renderRecords(w io.Writer, r mailauth.Records, o renderOptions) {
 	p.line("%s", p.style(p.label("head")+": "+name, ansiBold))
 	p.line("%s", p.style(p.label("note"), ansiDim))
 	p.spf(r)
-	if r.DMARCAt != "" {
+	unk := r.Inconclusive
+	switch {
+	case r.DMARCAt != "":
 		p.heading(p.label("dmarc", cleanText(r.DMARCAt)))
-		p.values(r.DMARC)
-	} else {
+		p.values(r.DMARC, false)
+	case unk.DMARC:
+		p.heading(p.label("dmarcUnk"))
+	default:
 		p.heading(p.label("dmarcNo"))
 	}
 	p.mtasts(r)
 	p.heading(p.label("tlsrpt", name))
-	p.values(r.TLSRPT)
+	p.values(r.TLSRPT, unk.TLSRPT)
 	if r.DKIMAt != "" {
 		p.heading(p.label("dkim", cleanText(r.DKIMAt)))
-		p.values(r.DKIM)
+		p.values(r.DKIM, unk.DKIM)
 	}
 	p.heading(p.label("mx"))
-	p.values(mxLines(r.MX, p.label("nullMX")))
+	p.values(mxLines(r.MX, p.label("nullMX")), unk.MX)
 	if r.PTRFor != "" {
 		p.heading(p.label("ptr", cleanText(r.PTRFor)))
-		p.values(r.PTR)
+		p.values(r.PTR, unk.PTR)
 	}
-	if r.CAAAt != "" {
+	switch {
+	case r.CAAAt != "":
 		p.heading(p.label("caa", cleanText(r.CAAAt)))
-		p.values(caaLines(r.CAA))
-	} else {
+		p.values(caaLines(r.CAA), false)
+	case unk.CAA:
+		p.heading(p.label("caaUnk"))
+	default:
 		p.heading(p.label("caaNo"))
 	}
 }
@@ -130,7 +149,7 @@ func renderRecords(w io.Writer, r mailauth.Records, o renderOptions) {
 // spf prints the SPF records, the lookup count and the include tree.
 func (p recordPrinter) spf(r mailauth.Records) {
 	p.heading(p.label("spf", cleanText(r.Domain)))
-	p.values(r.SPF)
+	p.values(r.SPF, r.Inconclusive.SPF)
 	if r.SPFLookups != nil {
 		p.line("    %s", p.label("lookups", *r.SPFLookups, r.SPFLookupLimit))
 	}
@@ -147,9 +166,16 @@ func (p recordPrinter) includes(incs []mailauth.SPFInclude, indent string) {
 		if inc.Lookups == 1 {
 			cost = p.label("cost", inc.Lookups)
 		}
-		line := fmt.Sprintf("%s%d. include:%s — %s", indent, i+1, cleanText(inc.Target), cost)
+		term := "include:"
+		if inc.Redirect {
+			term = "redirect="
+		}
+		line := fmt.Sprintf("%s%d. %s%s — %s", indent, i+1, term, cleanText(inc.Target), cost)
 		if inc.Problem != "" {
 			line += "; " + p.label("problem", cleanText(string(inc.Problem)))
+		}
+		if inc.Inconclusive {
+			line += "; " + p.label("nodeUnk")
 		}
 		p.line("%s", line)
 		p.includes(inc.Includes, indent+"   ")
@@ -159,7 +185,7 @@ func (p recordPrinter) includes(incs []mailauth.SPFInclude, indent string) {
 // mtasts prints the announcement records and the fetched policy.
 func (p recordPrinter) mtasts(r mailauth.Records) {
 	p.heading(p.label("mtasts", cleanText(r.Domain)))
-	p.values(r.MTASTS)
+	p.values(r.MTASTS, r.Inconclusive.MTASTS)
 	if len(r.MTASTS) == 0 {
 		return
 	}

@@ -134,7 +134,7 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	}
 	p.grade(s)
 	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
-	p.line("%s", p.text(s.Summary))
+	p.wrapped(p.raw(s.Summary), "")
 	p.line("")
 	for _, c := range s.Checks {
 		p.check(c)
@@ -193,12 +193,18 @@ func (p printer) check(c mailauth.CheckSummary) {
 	if !p.o.verbose {
 		return
 	}
+	p.wrapped(p.raw(c.Details), detailsIndent)
+}
+
+// wrapped prints text (raw, from the service or the scanner) wrapped at
+// the report's width, each line after indent, each "\n" a new paragraph.
+func (p printer) wrapped(text, indent string) {
 	width := p.o.width
 	if width <= 0 {
 		width = defaultWidth
 	}
-	for _, para := range strings.Split(p.raw(c.Details), "\n") {
-		for _, l := range wrap(cleanText(para), width, detailsIndent) {
+	for _, para := range strings.Split(text, "\n") {
+		for _, l := range wrap(cleanText(para), width, indent) {
 			p.line("%s", l)
 		}
 	}

@@ -29,8 +29,9 @@ const scanHead = `Usage: mailauth scan [flags] DOMAIN... [-f FILE]
 Scans each DOMAIN (a bare domain; an http(s) URL or a mailbox is reduced to
 its domain, and a URL's leading www. is dropped) with the checks
 CHECKS,
-locally or, with -server, on a running mailauth service. -f FILE adds the domains of FILE, one per
-line (blank lines and # comments are skipped; - reads standard input).
+locally or, with -server, on a running mailauth service. -f FILE adds the
+domains of FILE, one per line (blank lines and # comments are skipped;
+- reads standard input).
 DKIM is checked only with -selector, PTR forward confirmation only with -ip.
 
 -records (local scans only) also prints your own records as your resolver
@@ -83,7 +84,7 @@ func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report (the same as -format json)")
 	fs.StringVar(&c.format, "format", formatText, "output: text (the report), json (exactly the API's JSON; with several domains, a JSON array of them) or csv (a header, then one row per check)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "bound on each scan, such as 30s or 2m (0: 15s locally, 60s with -server)")
-	fs.IntVar(&c.width, "width", 0, "columns the -v details wrap at (0: the COLUMNS environment variable, else 80)")
+	fs.IntVar(&c.width, "width", 0, "columns the -v details wrap at (0: the terminal's width, else the COLUMNS environment variable, else 80)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's details too")
 	fs.StringVar(&c.lang, "lang", localeLang(getenv), "report language, zh or en; the default comes from LC_ALL, LC_MESSAGES or LANG (zh* gives zh, anything else en)")
 	fs.StringVar(&c.server, "server", "", "base URL of a running mailauth service (e.g. http://127.0.0.1:8080) to ask instead of scanning locally")
@@ -110,14 +111,11 @@ func (c *clientFlags) parse(fs *flag.FlagSet, args []string, getenv env, arg str
 // arguments: it returns them all.
 func (c *clientFlags) parseAll(fs *flag.FlagSet, args []string, getenv env) ([]string, error) {
 	c.register(fs, getenv)
-	if err := bindEnv(fs, getenv, clientEnvNames...); err != nil {
-		return nil, err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, src, err := bindEnv(fs, args, getenv, clientEnvNames...)
 	if err != nil {
 		return nil, err
 	}
-	return pos, c.check()
+	return pos, src.blame(c.check())
 }
 
 // check validates the flags.
@@ -225,7 +223,7 @@ func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
 		return usageExit(err, std.err)
 	}
 	c.color = useColor(std.tty, getenv)
-	c.width = terminalWidth(c.width, getenv)
+	c.width = terminalWidth(c.width, std.cols, getenv)
 	domains, err := scanTargets(c, std.in)
 	if err != nil {
 		return usageExit(err, std.err)
@@ -349,7 +347,7 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 		return usageExit(err, std.err)
 	}
 	c.color = useColor(std.tty, getenv)
-	c.width = terminalWidth(c.width, getenv)
+	c.width = terminalWidth(c.width, std.cols, getenv)
 	ip, err := mailauth.PTRCheckSendingIP.Normalize(c.ip)
 	if err != nil {
 		return inputExit(err, std.err)

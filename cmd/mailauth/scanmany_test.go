@@ -18,6 +18,7 @@ import (
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 	"github.com/mailauth/mailauth/spf"
 )
 
@@ -171,6 +172,18 @@ func TestScanHelpToStdout(t *testing.T) {
 	}
 }
 
+// TestHelpFitsEightyColumns: no line of any command's -h, nor of the
+// top-level usage, is wider than 80 columns.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-h"}, {"scan", "-h"}, {"ptr", "-h"}, {"spf-eval", "-h"}, {"serve", "-h"}, {"stats", "-h"}, {"healthcheck", "-h"}} {
+		_, out, errOut := runCLI(t, nil, args...)
+		for _, l := range strings.Split(out+errOut, "\n") {
+			assert.LessOrEqual(t, columns(l), helpWidth, "%v: %q", args, l)
+		}
+	}
+}
+
 // TestScanTimeoutAndFormatFlags: -timeout bounds a local scan through the
 // scanner's configuration; -json is -format json.
 func TestScanTimeoutAndFormatFlags(t *testing.T) {
@@ -199,6 +212,30 @@ func TestEnvErrorNamesForm(t *testing.T) {
 		assert.Equal(t, exitUsage, code, name)
 		assert.Contains(t, errOut, name+`="lots": not `+form, name)
 	}
+	// String flags: the flag's own check names the form; the error names
+	// the variable, not the flag.
+	stringFlags := []struct{ name, value, form string }{
+		{"MAILAUTH_DNS", "dns.example", "such as 9.9.9.9"},
+		{"MAILAUTH_FORMAT", "xml", "must be text, json or csv"},
+		{"MAILAUTH_LANG", "fr", "must be zh or en"},
+	}
+	for _, tc := range stringFlags {
+		code, _, errOut := runCLI(t, map[string]string{tc.name: tc.value}, "scan", "example.com")
+		assert.Equal(t, exitUsage, code, tc.name)
+		assert.Contains(t, errOut, tc.name+`="`+tc.value+`": `, tc.name)
+		assert.Contains(t, errOut, tc.form, tc.name)
+		assert.NotContains(t, errOut, "-"+strings.ToLower(tc.name[len("MAILAUTH_"):])+":", "%s: the flag is not blamed", tc.name)
+	}
+	// A flag on the command line wins over the variable, and its error
+	// names the flag.
+	code, _, errOut := runCLI(t, map[string]string{"MAILAUTH_LANG": "zh"}, "scan", "-lang", "fr", "example.com")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-lang: must be zh or en")
+	// A secret flag's value is never shown.
+	code, _, errOut = runCLI(t, map[string]string{"MAILAUTH_STORAGE": "mysql://u:hunter2@db"}, "stats")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "MAILAUTH_STORAGE (value not shown): must be none")
+	assert.NotContains(t, errOut, "hunter2")
 }
 
 // TestDNSServersDefaultPort: -dns takes addresses with or without a port;
@@ -224,4 +261,59 @@ func TestPtrCSV(t *testing.T) {
 	assert.Equal(t, ptrCSVHeader, rows[0])
 	assert.Equal(t, []string{"8.8.8.8", "ptr", "pass", "info"}, rows[1][:4])
 	assert.Contains(t, rows[1][4], "正向确认通过", "the -lang side of the summary")
+}
+
+// TestScanRecordsRedirectLab: a redirect= an evaluation follows is the
+// last node of its level in the include tree, costing itself plus the
+// lookup count of its target, with the target's includes below it; the
+// tree's costs add up to the SPF check's count.
+func TestScanRecordsRedirectLab(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{recordsZoneFile}, nil)
+	code, out, errOut := runCLI(t, nil, "scan", "-records", "-dns", lab.DNS.Addr(), "redir.example.org")
+	require.LessOrEqual(t, code, exitFail, "stderr %q\n%s", errOut, out)
+	section := out[strings.Index(out, "Your records"):]
+
+	dns := &resolver.Client{Servers: []string{lab.DNS.Addr()}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	top := spf.Check(ctx, dns, "redir.example.org")
+	target := spf.Check(ctx, dns, "r.spf.tree.example.org")
+	require.NotNil(t, top.LookupCount)
+	require.NotNil(t, target.LookupCount)
+	require.Len(t, top.Includes, 1)
+	redirectCost := 1 + *target.LookupCount
+	assert.Equal(t, *top.LookupCount, top.Includes[0].Lookups+redirectCost, "the include and the redirect are the whole count")
+	assert.Contains(t, section, fmt.Sprintf("DNS lookups: %d of at most %d", *top.LookupCount, spf.MaxLookups))
+	assert.Contains(t, section, "      1. include:b.spf.tree.example.org — 1 lookup\n")
+	assert.Contains(t, section, fmt.Sprintf("      2. redirect=r.spf.tree.example.org — %d lookups\n         1. include:d.spf.tree.example.org — 1 lookup\n", redirectCost))
+}
+
+// TestScanRecordsInconclusiveLab: a lookup without a conclusive answer
+// says so ("lookup inconclusive"), never "(none)", and -timeout bounds
+// the -records lookups as it bounds the scan: resolvers that stay silent
+// cost the timeout, not a resolver timeout per lookup.
+func TestScanRecordsInconclusiveLab(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{recordsZoneFile}, nil)
+	for _, name := range []string{"_smtp._tls.tree.example.org", "_mta-sts.tree.example.org", "k1._domainkey.tree.example.org"} {
+		lab.DNS.SetFault(name, resolver.TypeTXT, dnstest.Fault{Drop: true})
+	}
+	lab.DNS.SetFault("tree.example.org", resolver.TypeCAA, dnstest.Fault{Drop: true})
+	lab.DNS.SetFault("tree.example.org", resolver.TypeMX, dnstest.ServFail)
+	start := time.Now()
+	code, out, errOut := runCLI(t, nil, "scan", "-records", "-timeout", "1s", "-selector", "k1", "-dns", lab.DNS.Addr(), "tree.example.org")
+	elapsed := time.Since(start)
+	require.Contains(t, out, "Your records", "exit %d, stderr %q\n%s", code, errOut, out)
+	section := out[strings.Index(out, "Your records"):]
+	// Unbounded, the four silent lookups would take resolver.DefaultLookupTimeout each.
+	assert.Less(t, elapsed, 2*resolver.DefaultLookupTimeout, "the scan and -records, each bounded by -timeout 1s")
+	unknown := "    (lookup inconclusive: no conclusive answer, so whether there is a record is unknown)\n"
+	for _, heading := range []string{"MTA-STS (TXT at _mta-sts.tree.example.org)\n", "TLS-RPT (TXT at _smtp._tls.tree.example.org)\n",
+		"DKIM (TXT at k1._domainkey.tree.example.org; the key p= is elided)\n", "MX\n"} {
+		assert.Contains(t, section, heading+unknown, heading)
+	}
+	assert.Contains(t, section, "CAA (lookup inconclusive: the relevant set is unknown)\n")
+	assert.NotContains(t, section, "(none)")
+	assert.Contains(t, section, "v=spf1 ip4:127.0.0.1", "what did answer is still shown")
 }

@@ -101,17 +101,14 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.BoolVar(&c.storeRequired, "analytics-required", false, "readiness is down (not degraded) while the analytics store is unavailable")
 	c.scanner.register(fs)
 	c.analytics.register(fs)
-	if err := bindEnv(fs, getenv, serveFlagNames...); err != nil {
-		return c, err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, src, err := bindEnv(fs, args, getenv, serveFlagNames...)
 	if err != nil {
 		return c, err
 	}
 	if len(pos) > 0 {
 		return c, errors.New("serve takes no arguments")
 	}
-	return c, c.check()
+	return c, src.blame(c.check())
 }
 
 // check validates the parsed values and derives the typed ones.

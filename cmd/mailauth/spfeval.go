@@ -49,10 +49,7 @@ func parseSPFEval(args []string, getenv env, out io.Writer) (spfEvalConfig, erro
 	fs.StringVar(&c.dns, "dns", "", "comma-separated recursive resolvers, IP or IP:port (port 53 by default); empty means the nameservers of /etc/resolv.conf")
 	fs.StringVar(&c.lang, "lang", localeLang(getenv), "language of the sentence, zh or en")
 	fs.BoolVar(&c.json, "json", false, "print the evaluation as JSON")
-	if err := bindEnv(fs, getenv, "dns", "lang"); err != nil {
-		return c, err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, src, err := bindEnv(fs, args, getenv, "dns", "lang")
 	if err != nil {
 		return c, err
 	}
@@ -60,7 +57,7 @@ func parseSPFEval(args []string, getenv env, out io.Writer) (spfEvalConfig, erro
 		fs.Usage()
 		return c, fmt.Errorf("spf-eval takes no arguments, only flags (got %d)", len(pos))
 	}
-	return c, c.check()
+	return c, src.blame(c.check())
 }
 
 // check validates the flags.

@@ -43,10 +43,7 @@ func parseStats(args []string, getenv env, out io.Writer) (statsConfig, error) {
 	fs.StringVar(&c.storage, "storage", defaultStorage(getenv), "analytics store to read: sqlite:PATH or postgres://user:password@host/db, as given to serve")
 	fs.IntVar(&c.days, "days", 7, "number of UTC days to show, ending today")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
-	if err := bindEnv(fs, getenv, "storage"); err != nil {
-		return c, err
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, src, err := bindEnv(fs, args, getenv, "storage")
 	if err != nil {
 		return c, err
 	}
@@ -56,9 +53,9 @@ func parseStats(args []string, getenv env, out io.Writer) (statsConfig, error) {
 	case c.days < 1 || c.days > maxStatsDays:
 		return c, fmt.Errorf("-days: must be 1..%d", maxStatsDays)
 	case c.storage == analytics.StorageNone:
-		return c, errors.New("-storage: none keeps no analytics to show")
+		return c, src.blame(errors.New("-storage: none keeps no analytics to show"))
 	}
-	return c, checkStorage(c.storage)
+	return c, src.blame(checkStorage(c.storage))
 }
 
 // runStats is `mailauth stats`.

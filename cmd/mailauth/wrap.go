@@ -7,17 +7,23 @@ import (
 )
 
 // Terminal width (product choices): the details of -v wrap at the width
-// of -width, else of the COLUMNS variable, else defaultWidth; a width
-// below minWidth is raised to it so that the indented text keeps room.
+// of -width, else of the terminal standard output is (when it is one),
+// else of the COLUMNS variable, else defaultWidth; a width below minWidth
+// is raised to it so that the indented text keeps room.
 const (
 	defaultWidth = 80
 	minWidth     = 20
 )
 
-// terminalWidth is the wrapping width: flag (when positive), else
-// COLUMNS (when it is a positive integer), else defaultWidth.
-func terminalWidth(flag int, getenv env) int {
+// terminalWidth is the wrapping width: flag (when positive), else what
+// cols reports (the terminal's columns; 0 when standard output is not a
+// terminal, and cols may be nil), else COLUMNS (when it is a positive
+// integer), else defaultWidth.
+func terminalWidth(flag int, cols func() int, getenv env) int {
 	w := flag
+	if w <= 0 && cols != nil {
+		w = cols()
+	}
 	if w <= 0 {
 		if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
 			w = n

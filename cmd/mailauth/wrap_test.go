@@ -1,11 +1,14 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
 // columns is the display width of s (wide characters take two).
@@ -61,14 +64,49 @@ func TestWrapLongWord(t *testing.T) {
 	assert.Empty(t, wrap("   ", 10, ""))
 }
 
-// TestTerminalWidth: -width wins, then COLUMNS, then 80; tiny widths are
-// raised to the minimum.
+// TestTerminalWidth: -width wins, then the terminal's size, then
+// COLUMNS, then 80; tiny widths are raised to the minimum.
 func TestTerminalWidth(t *testing.T) {
-	assert.Equal(t, 100, terminalWidth(100, mapEnv(map[string]string{"COLUMNS": "60"})))
-	assert.Equal(t, 60, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "60"})))
-	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(map[string]string{"COLUMNS": "wide"})))
-	assert.Equal(t, defaultWidth, terminalWidth(0, mapEnv(nil)))
-	assert.Equal(t, minWidth, terminalWidth(5, mapEnv(nil)))
+	cols := func(n int) func() int { return func() int { return n } }
+	columns60 := mapEnv(map[string]string{"COLUMNS": "60"})
+	assert.Equal(t, 100, terminalWidth(100, cols(120), columns60), "-width first")
+	assert.Equal(t, 120, terminalWidth(0, cols(120), columns60), "then the terminal")
+	assert.Equal(t, 60, terminalWidth(0, cols(0), columns60), "then COLUMNS (not a terminal)")
+	assert.Equal(t, 60, terminalWidth(0, nil, columns60), "then COLUMNS (no size function)")
+	assert.Equal(t, defaultWidth, terminalWidth(0, cols(0), mapEnv(map[string]string{"COLUMNS": "wide"})))
+	assert.Equal(t, defaultWidth, terminalWidth(0, nil, mapEnv(nil)))
+	assert.Equal(t, minWidth, terminalWidth(5, nil, mapEnv(nil)))
+	assert.Equal(t, minWidth, terminalWidth(0, cols(8), columns60), "a tiny terminal is raised too")
+}
+
+// TestScanWrapsAtTerminal: `scan -v` asks the terminal standard output is
+// for its width (the injected size function) before COLUMNS, and -width
+// beats both.
+func TestScanWrapsAtTerminal(t *testing.T) {
+	t.Parallel()
+	srv := service(t, &fakeService{}, httpapi.Options{})
+	scan := func(cols int, args ...string) string {
+		var out, errOut strings.Builder
+		args = append([]string{"scan", "-v", "-server", srv.URL}, append(args, "example.com")...)
+		code := run(t.Context(), args, mapEnv(map[string]string{"COLUMNS": "200"}),
+			stdio{out: &out, err: &errOut, tty: true, cols: func() int { return cols }})
+		require.Equal(t, exitFail, code, "stderr %q", errOut.String())
+		return out.String()
+	}
+	widest := func(report string) int {
+		w := 0
+		for _, l := range strings.Split(report, "\n") {
+			if strings.HasPrefix(l, detailsIndent) {
+				w = max(w, columns(l))
+			}
+		}
+		return w
+	}
+	unwrapped := widest(scan(0)) // not a terminal: COLUMNS=200
+	require.Greater(t, unwrapped, 26, "the sample's details are long enough to wrap")
+	assert.LessOrEqual(t, widest(scan(26)), 26, "the terminal's 26 columns")
+	assert.Greater(t, widest(scan(26)), 20, "the details fill the line")
+	assert.LessOrEqual(t, widest(scan(120, "-width", "22")), 22, "-width beats the terminal")
 }
 
 // TestRenderWrapsDetails: -v details wrap at the given width in both
@@ -87,5 +125,38 @@ func TestRenderWrapsDetails(t *testing.T) {
 			}
 		}
 		assert.Greater(t, n, len(s.Checks)+2, "%s: the long details take several lines", lang)
+	}
+}
+
+// TestRenderWrapsSummary: the overall summary wraps at the width like the
+// details, in both languages, and loses nothing.
+func TestRenderWrapsSummary(t *testing.T) {
+	s := sampleScan()
+	s.Summary = lt(strings.Repeat("这是一段很长的总体结论，没有空格。", 5), strings.Repeat("This is a long overall summary of the scan. ", 5))
+	for _, lang := range []string{"en", "zh"} {
+		render := func(width int) []string {
+			var b strings.Builder
+			renderScan(&b, s, renderOptions{lang: lang, width: width})
+			return strings.Split(b.String(), "\n")
+		}
+		wide, narrow := render(1000), render(40)
+		want := s.Summary.EN
+		if lang == "zh" {
+			want = s.Summary.ZH
+		}
+		at := slices.Index(wide, strings.TrimSpace(want))
+		require.GreaterOrEqual(t, at, 0, "%s: one summary line at width 1000:\n%s", lang, strings.Join(wide, "\n"))
+		end := at + slices.Index(narrow[at:], "")
+		summary := narrow[at:end]
+		assert.Greater(t, len(summary), 2, "%s: the summary takes several lines", lang)
+		for _, l := range summary {
+			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
+		}
+		sep := " "
+		if lang == "zh" {
+			sep = ""
+		}
+		assert.Equal(t, strings.Join(strings.Fields(want), sep), strings.Join(strings.Fields(strings.Join(summary, sep)), sep), "%s: nothing lost", lang)
+		assert.Equal(t, wide[at+1:], narrow[end:], "%s: the rest follows unchanged", lang)
 	}
 }

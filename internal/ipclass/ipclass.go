@@ -10,7 +10,10 @@
 // is true for documentation, CGNAT, benchmarking and other ranges.
 package ipclass
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // Class names the range an address falls in.
 type Class string
@@ -87,6 +90,19 @@ var v6 = []entry{
 }
 
 var globalUnicast = netip.MustParsePrefix("2000::/3")
+
+// Refused returns every class but Public that Classify can return,
+// sorted: the ranges an error may name when a public address is required.
+func Refused() []Class {
+	out := []Class{Zoned, NotGlobal}
+	for _, e := range append(append([]entry(nil), v4...), v6...) {
+		if !slices.Contains(out, e.class) {
+			out = append(out, e.class)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Classify returns the class of addr. An IPv4-mapped IPv6 address is
 // classified as the IPv4 address it maps. The most specific listed range

@@ -647,11 +647,13 @@
   }
 
   // domainMissing reports whether the scanned name does not exist in the
-  // DNS: the DMARC tree walk saw NXDOMAIN (or the MX check says so).
+  // DNS: the DMARC tree walk saw NXDOMAIN, or the MX check's summary is
+  // the sentence the server embeds in the page (mailauth.NXDomainSummary).
   function domainMissing(b) {
+    var nx = $("results").getAttribute("data-nxdomain") || "";
     return (b.checks || []).some(function (c) {
       return (c.id === "dmarc" && c.diagnostics && c.diagnostics.domainExistence === "nonexistent") ||
-        (c.id === "mx" && c.summary && c.summary.en === "The domain does not exist in the DNS.");
+        (c.id === "mx" && !!nx && !!c.summary && c.summary.en === nx);
     });
   }
 
