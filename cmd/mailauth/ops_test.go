@@ -144,9 +144,13 @@ func TestServeMetrics(t *testing.T) {
 	admin := "http://" + <-adminc
 	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"good.example.com"}`, nil), log.String())
 	var metrics string
-	require.Eventually(t, func() bool { // the analytics row is written in the background
+	require.Eventually(t, func() bool {
+		// The analytics row is written in the background, and the
+		// batch's duration is observed a moment after its rows are
+		// counted: wait for both.
 		metrics = scrape(t, admin+"/metrics")
-		return strings.Contains(metrics, "mailauth_analytics_rows_committed_total 1")
+		return strings.Contains(metrics, "mailauth_analytics_rows_committed_total 1") &&
+			strings.Contains(metrics, `mailauth_analytics_batch_seconds_count{result="ok"} 1`)
 	}, 20*time.Second, 20*time.Millisecond)
 	var served []string
 	for _, m := range regexp.MustCompile(`(?m)^# TYPE (mailauth_[a-z_]+) `).FindAllStringSubmatch(metrics, -1) {
