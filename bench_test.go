@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkScan measures a whole scan of the fully configured domain:
-// eight checks, DNS from the in-memory resolver (so the figure is the
+// every check, DNS from the in-memory resolver (so the figure is the
 // scanner's own cost) and a real HTTPS policy fetch over loopback.
 func BenchmarkScan(b *testing.B) {
 	lab := testlab.Start(b, []string{scanZone}, policies)

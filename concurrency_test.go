@@ -64,7 +64,7 @@ func TestScanConcurrency(t *testing.T) {
 		assert.LessOrEqual(t, n, 1, "question %v went to the wire %d times", q, n)
 	}
 	assert.Len(t, wire.entries, len(distinct), "%d questions on the wire for %d distinct questions", len(wire.entries), len(distinct))
-	// The first wave: the eight checks start at once, so at least the
+	// The first wave: every check starts at once, so at least the
 	// questions that need no earlier answer overlap.
 	peak := peakInFlight(wire.entries)
 	assert.GreaterOrEqual(t, peak, 6, "at most %d questions were in flight at once; independent checks must overlap", peak)

@@ -172,7 +172,7 @@ func staticAssets() ([]page, error) {
 }
 
 // mustPages is pages for New: the embedded files are fixed at build time,
-// so an error can only be a broken build (TestPagesRender catches it).
+// so an error can only be a broken build (TestPagesServed catches it).
 func mustPages() []page {
 	ps, err := pages()
 	if err != nil {

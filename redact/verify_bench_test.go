@@ -10,7 +10,7 @@ import (
 	"github.com/mailauth/mailauth/redact"
 )
 
-// verifyBody is a document shaped like a scan result: eight checks with
+// verifyBody is a document shaped like a scan result: one check per id with
 // bilingual texts and diagnostics, about 6 KB of JSON.
 func verifyBody(tb testing.TB) []byte {
 	type text struct{ ZH, EN string }

@@ -16,7 +16,7 @@ import (
 // to open the page, which DNS servers answer, and what to try when none
 // does.
 
-// dnsHint ends the error of a scan that no resolver answered.
+// dnsHint ends the error of a scan whose resolver was unavailable.
 const dnsHint = "check the network, or name a reachable recursive resolver with -dns (for example -dns 9.9.9.9 or -dns 1.1.1.1,8.8.8.8)"
 
 // versionText is the output of `mailauth -version`: the module version

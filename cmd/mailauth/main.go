@@ -5,7 +5,7 @@
 //	mailauth serve [flags]                  run the HTTP service
 //	mailauth scan [flags] DOMAIN...         scan domains (-f FILE, -records)
 //	mailauth ptr [flags] IP                 check one sending IP
-//	mailauth spf-eval -ip IP -sender ADDR   evaluate SPF for a client IP
+//	mailauth spf-eval -ip IP (-sender A|-helo H) evaluate SPF for a client IP
 //	mailauth stats [flags]                  show the service's analytics
 //	mailauth healthcheck [-admin URL]       ask a running service whether it is ready
 //
@@ -15,8 +15,9 @@
 // COMMAND -h` lists the flags.
 //
 // Exit codes: 0 scanned (or clean shutdown), 1 scanned and at least one
-// check failed, 2 usage or input error, 3 service or DNS unavailable or
-// the scan incomplete (more than half of its checks undetermined).
+// check failed, 2 usage or input error (healthcheck: 1, as Docker
+// reserves 2), 3 service or DNS unavailable or the scan incomplete (more
+// than half of its checks undetermined).
 package main
 
 import (
@@ -81,7 +82,7 @@ Usage:
   mailauth scan [flags] DOMAIN...   scan domains (every check below)
   mailauth ptr [flags] IP           check one sending IP (PTR and forward
                                     confirmation)
-  mailauth spf-eval -ip IP -sender ADDRESS [-helo NAME] [flags]
+  mailauth spf-eval -ip IP (-sender ADDRESS | -helo NAME) [flags]
                                     evaluate SPF for a client IP as a
                                     receiver would
   mailauth -version                 print the version
@@ -96,7 +97,8 @@ Run "mailauth COMMAND -h" for the flags of a command. Every configuration flag
 can also be set through a MAILAUTH_* environment variable; a flag wins.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
-2 usage or input error, 3 service or DNS unavailable or the scan incomplete.
+2 usage or input error (healthcheck: 1), 3 service or DNS unavailable or
+the scan incomplete.
 `, checkNames())
 
 // checkNames lists the scanner's checks in order, in upper case, for

@@ -84,7 +84,7 @@ func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report (the same as -format json)")
 	fs.StringVar(&c.format, "format", formatText, "output: text (the report), json (exactly the API's JSON; with several domains, a JSON array of them) or csv (a header, then one row per check)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "bound on each scan, such as 30s or 2m (0: 15s locally, 60s with -server)")
-	fs.IntVar(&c.width, "width", 0, "columns the -v details wrap at (0: the terminal's width, else the COLUMNS environment variable, else 80)")
+	fs.IntVar(&c.width, "width", 0, "columns the summary and the -v details wrap at (0: the terminal's width, else the COLUMNS environment variable, else 80)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's details too")
 	fs.StringVar(&c.lang, "lang", localeLang(getenv), "report language, zh or en; the default comes from LC_ALL, LC_MESSAGES or LANG (zh* gives zh, anything else en)")
 	fs.StringVar(&c.server, "server", "", "base URL of a running mailauth service (e.g. http://127.0.0.1:8080) to ask instead of scanning locally")

@@ -98,7 +98,7 @@ func runSPFEval(ctx context.Context, args []string, getenv env, std stdio) int {
 		return inputExit(err, std.err)
 	}
 	if ev.Verdict == spf.VerdictTempError && dnsUnavailable(ctx, r) {
-		fmt.Fprintln(std.err, "mailauth: DNS unavailable: no resolver answered; "+dnsHint)
+		fmt.Fprintln(std.err, "mailauth: DNS unavailable: the resolver did not answer or refused; "+dnsHint)
 		return exitUnavailable
 	}
 	out := newSPFEvalOutput(c, ev)

@@ -41,7 +41,7 @@ func main() {
 	s := mailauth.New(mailauth.Config{DNSServers: servers})
 	sum, err := s.CheckIP(context.Background(), ip)
 	if err != nil {
-		fail(err) // a non-public address, or no resolver answered
+		fail(err) // a non-public address, or the resolver failed (ErrResolverUnavailable)
 	}
 	c := sum.Check
 	fmt.Printf("%s: %s (%s)\n%s\n", sum.SendingIP, c.Status, c.Severity, c.Summary.EN)
