@@ -276,3 +276,36 @@ func TestListenerNetworkCaps(t *testing.T) {
 	assert.Equal(t, n48+2, st.Open, "stats %+v", st)
 	assert.NotZero(t, st.Refused, "stats %+v", st)
 }
+
+// TestListenerReturnsMemory: when the connections open fall to an eighth
+// of a peak of returnConns or more (a flood drained), the listener asks
+// for the freed memory to go back to the system; below that peak it does
+// not.
+func TestListenerReturnsMemory(t *testing.T) {
+	t.Parallel()
+	requests := func() int {
+		memoryReturn.mu.Lock()
+		defer memoryReturn.mu.Unlock()
+		return memoryReturn.requests
+	}
+	l, addr := startLimited(t, ListenerOptions{MaxConnsPerSource: 100})
+	l.mu.Lock()
+	l.returnConns = 8
+	l.mu.Unlock()
+	before := requests()
+	var conns []net.Conn
+	for range 8 {
+		c := dialFrom(t, "127.0.0.1", addr)
+		require.Equal(t, 200, getHealth(c))
+		conns = append(conns, c)
+	}
+	eventually(t, "8 connections open", func() bool { return l.Stats().Open == 8 })
+	for _, c := range conns {
+		require.NoError(t, c.Close())
+	}
+	eventually(t, "the drained flood to ask for memory back", func() bool { return requests() > before })
+	assert.Equal(t, 0, l.Stats().Open)
+	l.mu.Lock()
+	assert.LessOrEqual(t, l.connPeak, 1, "the peak starts again from what was open then")
+	l.mu.Unlock()
+}

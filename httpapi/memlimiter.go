@@ -210,9 +210,10 @@ const (
 
 // memoryReturn is the state of the coalesced return of memory.
 var memoryReturn struct {
-	mu    sync.Mutex
-	armed bool
-	last  time.Time
+	mu       sync.Mutex
+	armed    bool
+	last     time.Time
+	requests int // calls of returnMemory, for tests
 }
 
 // returnMemory schedules a collection that returns the freed memory to
@@ -220,6 +221,7 @@ var memoryReturn struct {
 func returnMemory() {
 	memoryReturn.mu.Lock()
 	defer memoryReturn.mu.Unlock()
+	memoryReturn.requests++
 	if memoryReturn.armed {
 		return
 	}
