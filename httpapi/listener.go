@@ -108,20 +108,20 @@ type Listener struct {
 	proxies    []netip.Prefix
 	stallAfter time.Duration
 
-	mu      sync.Mutex
-	open    int
-	bySrc   map[string]int // by source and by IPv6 network (capKey.key)
-	peak    int            // most keys bySrc has held since it was last rebuilt
+	mu    sync.Mutex
+	open  int
+	bySrc map[string]int // by source and by IPv6 network (capKey.key)
+	peak  int            // most keys bySrc has held since it was last rebuilt
 	// connPeak is the most connections open since memory was last
 	// returned; returnConns the peak from which a fall to an eighth of it
 	// returns memory to the system (returnMemory).
 	connPeak    int
 	returnConns int
-	refused int
-	shed    int
-	stalled int
-	quiet   *list.List // of *limitedConn, longest quiet first
-	conns   *list.List // of *limitedConn, every open one
+	refused     int
+	shed        int
+	stalled     int
+	quiet       *list.List // of *limitedConn, longest quiet first
+	conns       *list.List // of *limitedConn, every open one
 }
 
 // LimitListener returns ln with connection caps.
