@@ -24,15 +24,19 @@ import (
 //   - no attributable cause (the query budget, a malformed reply, the
 //     caller giving up): the check stays undetermined and leaves the score.
 
-// fault is what a check's inconclusive lookups are attributed to.
-type fault uint8
+// fault is what a check's inconclusive lookups are attributed to: a
+// domain-side DNSFault, as CheckSummary.DNSFault carries it, or the
+// service's own resolver, which never reaches a summary (the scan
+// fails). Larger is worse (attribute keeps the worst).
+type fault = DNSFault
 
 const (
-	faultNone     fault = iota // nothing attributable
-	faultDNSSEC                // DNSSEC validation fails
-	faultNoAnswer              // name servers refuse, do not answer, are lame or too slow
-	faultAlias                 // a CNAME chain loops or is too long
-	faultService               // the service's own resolver
+	faultNone     = NoDNSFault       // nothing attributable
+	faultDNSSEC   = DNSFaultDNSSEC   // DNSSEC validation fails
+	faultNoAnswer = DNSFaultNoAnswer // name servers refuse, do not answer, are lame or too slow
+	faultAlias    = DNSFaultAlias    // a CNAME chain loops or is too long
+	// faultService is the service's own resolver: past every DNSFault.
+	faultService = DNSFaultAlias + 1
 )
 
 // faultLog is a Resolver that notes the inconclusive answers one check
@@ -133,20 +137,6 @@ func faultOf(reason resolver.Reason) fault {
 	return faultNone
 }
 
-// public is the fault as CheckSummary.DNSFault (faultService never
-// reaches a summary: the scan fails).
-func (f fault) public() DNSFault {
-	switch f {
-	case faultDNSSEC:
-		return DNSFaultDNSSEC
-	case faultNoAnswer:
-		return DNSFaultNoAnswer
-	case faultAlias:
-		return DNSFaultAlias
-	}
-	return NoDNSFault
-}
-
 // The domain-side faults, as findings. The first of each pair is said
 // when every failing name is the domain or one of its subdomains, the
 // second when a name the domain's records point to (an include target, a
@@ -193,7 +183,7 @@ func faultVerdict(f fault, own bool, v verdict) verdict {
 		}
 	}
 	out := judge(r, nil, details, v.diagnostics)
-	out.dnsFault = f.public()
+	out.dnsFault = f
 	return out
 }
 

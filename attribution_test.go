@@ -62,7 +62,7 @@ func TestAttribution(t *testing.T) {
 			assert.False(t, c.Undetermined())
 			assert.Equal(t, StatusFail, c.Status)
 			assert.Equal(t, faultRules[tc.want][0].say.format(), c.Summary)
-			assert.Equal(t, tc.want.public(), c.DNSFault, "CheckSummary.DNSFault names the cause")
+			assert.Equal(t, tc.want, c.DNSFault, "CheckSummary.DNSFault names the cause")
 			assert.Contains(t, c.Details.EN, faultDetails.en)
 		})
 	}
