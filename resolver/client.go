@@ -264,8 +264,9 @@ func (c *Client) chainTest(ctx context.Context, server, name string, qtype Type)
 }
 
 // followedChain is the longest CNAME chain every common recursive
-// resolver follows (Unbound 1.17 gives up after 11 links, BIND after 16):
-// a SERVFAIL through a chain this short is not blamed on its length.
+// resolver follows (Unbound 1.17 gives up after 11 links, BIND after 16;
+// RFC 1034 §3.6.2 asks resolvers to bound chains but sets no number): a
+// SERVFAIL through a chain this short is not blamed on its length.
 const followedChain = 8
 
 // chainEnd asks the question that failed through a CNAME chain of the
