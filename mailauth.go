@@ -73,8 +73,9 @@ type Config struct {
 	// OnInconclusive, when set, is called with the reason of every
 	// inconclusive answer a check received (resolver.Reason, a closed
 	// set; its Side says whose DNS it is attributed to), as it arrives:
-	// the same question asked by two checks counts twice. It must return
-	// at once. It never receives the name asked.
+	// the same question asked by two checks counts twice. It is called
+	// from the checks' goroutines, concurrently, and must return at once.
+	// It never receives the name asked.
 	OnInconclusive func(resolver.Reason)
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
