@@ -2,6 +2,9 @@ package mailauth
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,5 +128,70 @@ func BenchmarkConcurrentScans(b *testing.B) {
 			b.ReportMetric(100*float64(failed)/float64(max(total, 1)), "%failed")
 			b.ReportMetric(slowest.Seconds(), "s-slowest")
 		})
+	}
+}
+
+// hostileSPFZone is a zone whose domain tree.example.com publishes an
+// SPF tree of 50 includes (10 at the top, 4 more under each), every
+// record a long run of ip4 and ip6 mechanisms: the costliest SPF data a
+// hostile zone can make the guard record, within the 10-lookup limit
+// and beyond it.
+func hostileSPFZone() string {
+	var b strings.Builder
+	b.WriteString("$ORIGIN example.com.\n$TTL 300\n")
+	ips := func(n int) string {
+		var s strings.Builder
+		for k := range 20 {
+			fmt.Fprintf(&s, " ip4:198.51.%d.%d/32 ip6:2001:db8:%x::%x/128", n%250, k, n, k)
+		}
+		return s.String()
+	}
+	top := "v=spf1"
+	for i := range 10 {
+		top += fmt.Sprintf(" include:i%d.tree.example.com", i)
+		rec := "v=spf1" + ips(i)
+		for j := range 4 {
+			rec += fmt.Sprintf(" include:j%d.i%d.tree.example.com", j, i)
+			fmt.Fprintf(&b, "j%d.i%d.tree TXT %s\n", j, i, splitTXT("v=spf1"+ips(10+4*i+j)+" -all"))
+		}
+		fmt.Fprintf(&b, "i%d.tree TXT %s\n", i, splitTXT(rec+" -all"))
+	}
+	fmt.Fprintf(&b, "tree TXT %s\n", splitTXT(top+" -all"))
+	b.WriteString("tree MX 10 mx1.good.example.com.\n_dmarc.tree TXT \"v=DMARC1; p=reject\"\n")
+	return b.String()
+}
+
+// splitTXT writes s as a TXT record's character-strings of at most 255
+// bytes.
+func splitTXT(s string) string {
+	var parts []string
+	for len(s) > 255 {
+		parts = append(parts, `"`+s[:255]+`"`)
+		s = s[255:]
+	}
+	return strings.Join(append(parts, `"`+s+`"`), " ")
+}
+
+// BenchmarkScanHostileSPF is BenchmarkScan for a domain whose SPF tree
+// is hostileSPFZone's, with the in-memory resolver (no shared cache): its
+// CPU and allocation per scan against BenchmarkScan's are the price a
+// hostile zone can make a scan cost.
+//
+//	go test -run XXX -bench 'BenchmarkScan$|BenchmarkScanHostileSPF' -benchmem .
+func BenchmarkScanHostileSPF(b *testing.B) {
+	lab := testlab.Start(b, []string{scanZone}, policies)
+	base, err := os.ReadFile(scanZone)
+	require.NoError(b, err)
+	z, err := dnstest.Parse(string(base)+"\n"+hostileSPFZone(), "example.com.")
+	require.NoError(b, err)
+	s := New(Config{
+		Resolver: dnstest.NewResolver(z), HTTPSPort: lab.HTTPSPort,
+		RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
+	})
+	req := ScanRequest{Domain: "tree.example.com"}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := s.Scan(context.Background(), req)
+		require.NoError(b, err)
 	}
 }

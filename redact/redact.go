@@ -98,6 +98,8 @@ type joinGroup struct {
 	sep        string
 	start, end byte
 	last       map[rune]bool
+	lastASCII  [utf8.RuneSelf]bool // last, for the ASCII runes
+	longest    int                 // bytes of the group's longest sentence
 }
 
 // wordMark separates the plain texts of a Vocabulary; the groups' markers
@@ -132,7 +134,11 @@ func NewJoinedVocabulary(words []string, joined ...Joined) *Vocabulary {
 			t = strings.ToLower(t)
 			if r := lastRune(t); r != 0 {
 				g.last[r] = true
+				if r < utf8.RuneSelf {
+					g.lastASCII[r] = true
+				}
 			}
+			g.longest = max(g.longest, len(t))
 			b.WriteByte(g.start)
 			b.WriteString(t)
 			b.WriteByte(g.end)
@@ -160,38 +166,111 @@ func lastRune(s string) rune {
 
 // contains reports whether the lower-case value f occurs in the
 // vocabulary: inside one text, or across the seams of joined sentences.
-// Most wire values (host names, keys) fail the 4-gram test at once; the
-// others are looked up in the suffix array, in time that grows with the
-// length of f and the logarithm of the vocabulary's, not with the
-// vocabulary (a scan of the whole text for each token of each record was
-// 5 % of the service's CPU under load, BENCHMARKS.md).
+// Most wire values (host names, keys) hold a 4-byte window that occurs
+// nowhere in the vocabulary, and every piece of f that holds one is
+// rejected without a lookup; the pieces left are looked up in the suffix
+// array, in time that grows with their length and the logarithm of the
+// vocabulary's, not with the vocabulary. The work is linear in the
+// length of f plus a bounded number of lookups per sentence end in it.
 func (v *Vocabulary) contains(f string) bool {
 	if v == nil || len(f) < 4 || hasMarker(f) {
 		return false
 	}
-	if v.inside(f) {
+	m := v.missing(f)
+	if m.first == len(f) && v.has(f) {
 		return true
 	}
+	var kb [128]byte
+	key := kb[:0]
+	if len(f)+2 > len(kb) {
+		key = make([]byte, 0, len(f)+2)
+	}
 	for _, g := range v.groups {
-		if v.acrossSeams(f, g) {
+		var buf [maxSeamCuts + 2]int
+		cuts := g.candidateCuts(f, buf[:0])
+		if len(cuts) == 0 {
+			continue
+		}
+		if v.acrossSeams(f, g, cuts, m, key) {
 			return true
 		}
 	}
 	return false
 }
 
-// inside reports whether f occurs inside one text.
-func (v *Vocabulary) inside(f string) bool {
+// has reports whether the byte string x occurs in the indexed text.
+func (v *Vocabulary) has(x string) bool { return len(v.index.Lookup([]byte(x), 1)) > 0 }
+
+// hasKey reports whether the byte string key occurs in the indexed text.
+func (v *Vocabulary) hasKey(key []byte) bool { return len(v.index.Lookup(key, 1)) > 0 }
+
+// hasGram reports whether the 4 bytes a, b, c, d occur in this order in
+// the indexed text.
+func (v *Vocabulary) hasGram(a, b, c, d byte) bool {
+	_, ok := v.grams[uint32(a)<<24|uint32(b)<<16|uint32(c)<<8|uint32(d)]
+	return ok
+}
+
+// missingWindows locates, in a value f, the 4-byte windows that occur
+// nowhere in a vocabulary's text: a piece of f holding one is not in the
+// text. first is the start of the first such window, last of the last;
+// both are len(f) when there is none.
+type missingWindows struct {
+	v           *Vocabulary
+	f           string
+	first, last int
+}
+
+// missing returns the missingWindows of f: two scans that stop at the
+// first missing window from either end, so a wire value costs a few
+// lookups, not one per byte.
+func (v *Vocabulary) missing(f string) missingWindows {
+	m := missingWindows{v: v, f: f, first: len(f), last: len(f)}
 	for i := 0; i+4 <= len(f); i++ {
-		if _, ok := v.grams[gram(f[i:])]; !ok {
+		if !v.hasWindow(f[i:]) {
+			m.first = i
+			break
+		}
+	}
+	if m.first == len(f) {
+		return m
+	}
+	for i := len(f) - 4; i >= m.first; i-- {
+		if !v.hasWindow(f[i:]) {
+			m.last = i
+			break
+		}
+	}
+	return m
+}
+
+// hasWindow reports whether the first 4 bytes of s occur in the text.
+func (v *Vocabulary) hasWindow(s string) bool {
+	_, ok := v.grams[gram(s)]
+	return ok
+}
+
+// clean reports whether f[a:b] holds no window that occurs nowhere in the
+// vocabulary: false proves f[a:b] is not in the text. A prefix or a
+// suffix of f is answered at once; another piece is scanned.
+func (m missingWindows) clean(a, b int) bool {
+	switch {
+	case b-a < 4 || m.first == len(m.f):
+		return true
+	case a == 0:
+		return m.first > b-4
+	case b == len(m.f):
+		return m.last < a
+	case m.first > b-4 || m.last < a:
+		return true
+	}
+	for i := a; i+4 <= b; i++ {
+		if !m.v.hasWindow(m.f[i:]) {
 			return false
 		}
 	}
-	return v.has(f)
+	return true
 }
-
-// has reports whether the byte string x occurs in the indexed text.
-func (v *Vocabulary) has(x string) bool { return len(v.index.Lookup([]byte(x), 1)) > 0 }
 
 // hasMarker reports whether f holds a byte used as a marker.
 func hasMarker(f string) bool {
@@ -204,13 +283,18 @@ func hasMarker(f string) bool {
 }
 
 // seamCuts returns the positions in f right after a rune that ends a
-// sentence of g, the places where f may cross a seam; nil when there are
-// more than maxSeamCuts.
-func seamCuts(f string, g joinGroup) []int {
-	var cuts []int
-	for i, r := range f {
-		if g.last[r] {
-			if cuts = append(cuts, i+utf8.RuneLen(r)); len(cuts) > maxSeamCuts {
+// sentence of g, the places where f may cross a seam, appended to buf;
+// nil when there are more than maxSeamCuts.
+func seamCuts(f string, g joinGroup, buf []int) []int {
+	cuts := buf[:0]
+	for i := 0; i < len(f); {
+		r, n := rune(f[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(f[i:])
+		}
+		i += n
+		if r < utf8.RuneSelf && g.lastASCII[r] || r >= utf8.RuneSelf && g.last[r] {
+			if cuts = append(cuts, i); len(cuts) > maxSeamCuts {
 				return nil
 			}
 		}
@@ -218,27 +302,38 @@ func seamCuts(f string, g joinGroup) []int {
 	return cuts
 }
 
+// candidateCuts returns the places where f may cross a seam of g,
+// appended to buf: 0 when f starts with the separator, then the positions
+// right after a rune that ends a sentence of g (none past maxSeamCuts).
+func (g joinGroup) candidateCuts(f string, buf []int) []int {
+	cuts := buf[:0]
+	if g.sep != "" && strings.HasPrefix(f, g.sep) {
+		cuts = append(cuts, 0) // f starts at a seam, with the separator
+	}
+	if more := seamCuts(f, g, cuts[len(cuts):]); more != nil {
+		cuts = cuts[:len(cuts)+len(more)]
+	}
+	return cuts
+}
+
 // acrossSeams reports whether f is the end of a sentence of g, then zero
 // or more whole sentences, then the start of one, joined with g's
-// separator: a value the output can hold only where sentences meet.
-func (v *Vocabulary) acrossSeams(f string, g joinGroup) bool {
-	cuts := seamCuts(f, g)
-	if len(cuts) == 0 && (g.sep == "" || !strings.HasPrefix(f, g.sep)) {
-		return false
-	}
-	if g.sep != "" && strings.HasPrefix(f, g.sep) {
-		cuts = append([]int{0}, cuts...) // f starts at a seam, with the separator
-	}
+// separator: a value the output can hold only where sentences meet. cuts
+// are f's candidateCuts for g, m its missingWindows; key is scratch space
+// of capacity len(f)+2.
+func (v *Vocabulary) acrossSeams(f string, g joinGroup, cuts []int, m missingWindows, key []byte) bool {
+	var ends [maxSeamCuts + 2]bool
 	// ends[k]: f[:cuts[k]] is a sentence's end followed by whole
 	// sentences, each after the separator (or f starts at a seam).
-	ends := make([]bool, len(cuts))
 	for k, c := range cuts {
-		if c == 0 || v.has(f[:c]+string(g.end)) {
+		if c == 0 || v.sentenceEnd(f[:c], g, m, key) {
 			ends[k] = true
 			continue
 		}
-		for j := range k {
-			if ends[j] && v.wholeAfter(f[cuts[j]:c], g) {
+		// A whole sentence between two cuts is at most g.longest bytes
+		// after the separator: earlier cuts are too far to try.
+		for j := k - 1; j >= 0 && c-cuts[j] <= len(g.sep)+g.longest; j-- {
+			if ends[j] && v.wholeSentence(f, cuts[j], c, g, m, key) {
 				ends[k] = true
 				break
 			}
@@ -248,12 +343,46 @@ func (v *Vocabulary) acrossSeams(f string, g joinGroup) bool {
 		if !ends[k] {
 			continue
 		}
-		rest, ok := strings.CutPrefix(f[c:], g.sep)
-		if c == len(f) || ok && (rest == "" || v.has(string(g.start)+rest)) {
+		if c == len(f) {
+			return true
+		}
+		if !strings.HasPrefix(f[c:], g.sep) {
+			continue
+		}
+		if rest := c + len(g.sep); rest == len(f) || v.sentenceStart(f, rest, g, m, key) {
 			return true
 		}
 	}
 	return false
+}
+
+// sentenceEnd reports whether end is the end of a sentence of g.
+func (v *Vocabulary) sentenceEnd(end string, g joinGroup, m missingWindows, key []byte) bool {
+	n := len(end)
+	if !m.clean(0, n) || n >= 3 && !v.hasGram(end[n-3], end[n-2], end[n-1], g.end) {
+		return false
+	}
+	return v.hasKey(append(append(key[:0], end...), g.end))
+}
+
+// sentenceStart reports whether f[from:] is the start of a sentence of g.
+func (v *Vocabulary) sentenceStart(f string, from int, g joinGroup, m missingWindows, key []byte) bool {
+	s := f[from:]
+	if !m.clean(from, len(f)) || len(s) >= 3 && !v.hasGram(g.start, s[0], s[1], s[2]) {
+		return false
+	}
+	return v.hasKey(append(append(key[:0], g.start), s...))
+}
+
+// wholeSentence reports whether f[from:to] is g's separator and then one
+// whole sentence of g.
+func (v *Vocabulary) wholeSentence(f string, from, to int, g joinGroup, m missingWindows, key []byte) bool {
+	piece := f[from:to]
+	if !strings.HasPrefix(piece, g.sep) || len(piece) == len(g.sep) || !m.clean(from+len(g.sep), to) {
+		return false
+	}
+	key = append(append(append(key[:0], g.start), piece[len(g.sep):]...), g.end)
+	return v.hasKey(key)
 }
 
 // wholeAfter reports whether piece is g's separator and then one whole
@@ -274,7 +403,8 @@ func (v *Vocabulary) Composes(t string) bool {
 		if v.has(string(g.start) + t + string(g.end)) {
 			return true
 		}
-		cuts := seamCuts(t, g)
+		var buf [maxSeamCuts + 1]int
+		cuts := seamCuts(t, g, buf[:0])
 		if len(cuts) == 0 || cuts[len(cuts)-1] != len(t) {
 			continue
 		}
