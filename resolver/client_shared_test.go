@@ -75,6 +75,17 @@ func (s *rawServer) sources() (n, most int) {
 	return len(s.from), most
 }
 
+// queries returns how many queries the server received.
+func (s *rawServer) queries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.from {
+		n += q
+	}
+	return n
+}
+
 // send writes m to addr from the server's own socket.
 func (s *rawServer) send(t *testing.T, m *dns.Msg, to net.Addr) {
 	b, err := m.Pack()
