@@ -271,7 +271,7 @@ func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool, l
 		s.release(id)
 	}
 	e.icmp.Store(true)
-	return ticket{}, errICMPSend
+	return ticket{icmp: e.icmp}, errICMPSend
 }
 
 // entry builds the query q for u: a copy with its name in random case
