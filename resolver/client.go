@@ -507,12 +507,14 @@ func prefer(old, cur result) result {
 }
 
 // giveUp is the result of a lookup no answer ended: the caller's
-// cancellation; else the most telling error reply of a server; else, when
-// the deadline passed, ReasonSlow if the servers answered other questions
-// meanwhile; else ReasonNetwork when an ICMP error reached every attempt
-// (tickets), ReasonMalformed when a datagram with the ID of one of them
-// was no DNS message (w), and ReasonTimeout otherwise. These two are
-// hints, never the reason a lookup ends early: a forger can send either.
+// cancellation; else the most telling error reply of a server; else
+// ReasonMalformed when a datagram with the ID of an attempt was no DNS
+// message (w: the server replied, with garbage; a forger would have to
+// guess port and ID); else, when the deadline passed, ReasonSlow if the
+// servers answered other questions meanwhile; else ReasonNetwork when an
+// ICMP error reached every attempt (tickets), and ReasonTimeout
+// otherwise. Neither hint ever ends a lookup early: a forger can send
+// both.
 // When the deadline passed, giveUp waits for ctx to report it, so that
 // the layers above (Cache, Scan) see the lookup's end as its caller's.
 func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.Time, tickets []ticket, w *waiter) result {
@@ -531,12 +533,12 @@ func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.T
 		return last
 	case r.attempts() == 0:
 		return failure(ReasonCanceled, -1)
+	case w.undecodable.Load():
+		return failure(ReasonMalformed, -1)
 	case timedOut && c.pool.heard.Load() > start.UnixNano():
 		return failure(ReasonSlow, -1)
 	case allICMP(tickets):
 		return failure(ReasonNetwork, -1)
-	case w.undecodable.Load():
-		return failure(ReasonMalformed, -1)
 	}
 	return failure(ReasonTimeout, -1)
 }

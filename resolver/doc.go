@@ -56,10 +56,10 @@
 // question again, and the next attempt goes out at once. The lookup ends
 // when an answer comes, when every server has replied with an error (the
 // most telling error is reported), or at the deadline: then it is
-// [ReasonSlow] when the servers answered other questions meanwhile, and
-// otherwise [ReasonNetwork] when an ICMP error reached every attempt,
 // [ReasonMalformed] when a datagram carrying the ID of an attempt was no
-// DNS message, and [ReasonTimeout] when nothing came. An ICMP error or an
+// DNS message, [ReasonSlow] when the servers answered other questions
+// meanwhile, [ReasonNetwork] when an ICMP error reached every attempt,
+// and [ReasonTimeout] when nothing came. An ICMP error or an
 // undecodable datagram never ends an attempt early: anyone can forge
 // them. A truncated reply is asked again over TCP (RFC 7766).
 // A SERVFAIL that no Extended DNS Error explains goes through the CD test
