@@ -25,11 +25,6 @@ type checkCase struct {
 
 const zoneFile = "testdata/caa.zone"
 
-// The codes of the issuer-case and critical-optional-tag findings.
-const (
-	codeIssuerCase       Code = "issuer_not_lower_case"
-	codeCriticalOptional Code = "critical_optional_tag"
-)
 
 // restricted is a set found at the name itself whose issue properties
 // name the given number of CAs.
@@ -89,14 +84,14 @@ var checkCases = []checkCase{
 		want: same(with(restricted(2, 1), func(s *Set) { s.WildcardIssuerCount = 1 }))},
 	{name: "trailing-dot", want: same(restricted(1, 0, CodeIssueMalformed, CodeIssuerTrailingDot))},
 	{name: "case", want: same(restricted(1, 1))},
-	{name: "issuer-case", want: same(restricted(1, 1, codeIssuerCase))},
-	{name: "critical-contact", want: same(restricted(2, 1, codeCriticalOptional))},
-	{name: "critical-phone", want: same(restricted(2, 1, codeCriticalOptional))},
-	{name: "critical-issuemail", want: same(with(restricted(2, 1, codeCriticalOptional), func(s *Set) { s.MailIssuerCount = 1 }))},
+	{name: "issuer-case", want: same(restricted(1, 1, CodeIssuerCase))},
+	{name: "critical-contact", want: same(restricted(2, 1, CodeCriticalOptional))},
+	{name: "critical-phone", want: same(restricted(2, 1, CodeCriticalOptional))},
+	{name: "critical-issuemail", want: same(with(restricted(2, 1, CodeCriticalOptional), func(s *Set) { s.MailIssuerCount = 1 }))},
 	{name: "additive", want: same(restricted(2, 1))},
 	{name: "mta-sts-own", want: Result{Domain: restricted(1, 0), MTASTS: restricted(1, 1)}},
 	{name: "reserved-flags", want: same(restricted(1, 1, CodeReservedFlags))},
-	{name: "duplicate-issuers", want: same(restricted(4, 2, codeIssuerCase))},
+	{name: "duplicate-issuers", want: same(restricted(4, 2, CodeIssuerCase))},
 	{name: "unknown-tag", want: same(open(1, CodeUnknownTag))},
 	{name: "contact", want: same(restricted(3, 1))},
 	{name: "malformed-others", want: same(with(open(2, CodeIssueWildMalformed, CodeIssueMailMalformed),
