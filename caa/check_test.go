@@ -25,7 +25,6 @@ type checkCase struct {
 
 const zoneFile = "testdata/caa.zone"
 
-
 // restricted is a set found at the name itself whose issue properties
 // name the given number of CAs.
 func restricted(props, issuers int, codes ...Code) Set {
