@@ -16,7 +16,7 @@ var (
 	dmarcFallback       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("策略标签缺失或无效，由于记录带有有效的汇总报告地址，接收方按 none 处理。", "The policy tag is missing or invalid; because the record has a valid aggregate-report address, receivers treat it as none.")}
 	dmarcTestMode       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
 	dmarcRules          = map[dmarc.Code]rule{
-		dmarc.CodeLegacyPct:           warnLow("记录含有 RFC 9989 已删除的 pct 标签；仍遵循旧规范的接收方可能只对部分邮件执行策略。", "The record has the pct tag, removed by RFC 9989; receivers that follow the old specification may apply the policy to only part of the mail."),
+		dmarc.CodeLegacyPct:           warnLow("记录含有 pct=%d，这是 RFC 9989 已删除的标签：仍遵循旧规范的接收方对未通过 DMARC 的邮件，每 100 封只对其中 %d 封执行策略。请删除该标签，或把它设为 100。", "The record has pct=%d, a tag removed by RFC 9989: receivers that still follow the old specification apply the policy to only %d in 100 messages that fail DMARC. Remove the tag or set it to 100."),
 		dmarc.CodeDuplicateTag:        warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
 		dmarc.CodeTagNameCase:         {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写与规范不符（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it.")},
 		dmarc.CodeUppercaseVersionTag: warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
@@ -46,6 +46,7 @@ var (
 		dmarc.CodeURINoAddress:         msg("有报告地址只写了 mailto:，没有邮箱：它是合法的 URI（因此缺少有效策略时仍可按 none 处理），但报告无处可发。请在 mailto: 后面写上接收报告的邮箱。", "A report address is just mailto: with no mailbox: it is a valid URI (so it still supplies the none fallback when the policy is missing or invalid), but reports cannot go anywhere. Put the mailbox that receives reports after mailto:."),
 		dmarc.CodeSizeSuffix:           msg("报告地址带有已废弃的大小后缀（如 !10m），接收方会忽略它。", "A report address has an obsolete size suffix (such as !10m), which receivers ignore."),
 		dmarc.CodeUnsupportedScheme:    msg("部分报告地址使用了接收方不支持的协议方案。", "Some report addresses use a scheme receivers do not support."),
+		dmarc.CodeLegacyPctFull:        msg("记录含有 RFC 9989 已删除的 pct 标签，其值为 100（或无效，按 100 处理），即旧规范的默认值：对全部邮件执行策略，因此没有影响。", "The record has the pct tag, removed by RFC 9989, with the value 100 (or an invalid value, read as 100): the old default, the whole mail stream, so it changes nothing."),
 		dmarc.CodeUnknownTag:           msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),
 		dmarc.CodeTreeWalkShortcut:     msg("域名层级较深，查询时跳过了部分中间层级的记录。", "The name is deep, so policy discovery skipped some intermediate levels."),
 		dmarc.CodeExternalUnverified:   msg("部分汇总报告地址属于其他域名，无法确认对方是否授权接收报告。", "Some aggregate-report addresses belong to another domain whose authorization could not be confirmed."),
@@ -88,7 +89,7 @@ func judgeDMARC(res dmarc.Result) verdict {
 		facts := append([]LocalizedText{dmarcFactWalk.with(res.TreeWalkQueries)}, notes(res.Findings, dmarcNotes)...)
 		return judge(dmarcMissing, nil, facts, d)
 	}
-	findings := rulesFor(res.Findings, dmarcRules, nil)
+	findings := rulesFor(res.Findings, dmarcRules, map[dmarc.Code][]int{dmarc.CodeLegacyPct: {res.LegacyPct, res.LegacyPct}})
 	if res.TestMode && res.Policy != dmarc.PolicyNone && res.Policy != "" {
 		findings = append(findings, dmarcTestMode)
 	}

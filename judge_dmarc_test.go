@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,8 +47,38 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		dmarc.CodeExistenceUnknown:    {StatusWarn, SeverityMedium},
 	}
 	runRows(t, pinnedRows(t, dmarcRules, pins, func(c dmarc.Code) (verdict, []int) {
-		return judgeDMARC(dmarcFound(dmarc.PolicyReject, c)), nil
+		res := dmarcFound(dmarc.PolicyReject, c)
+		if c == dmarc.CodeLegacyPct {
+			res.LegacyPctPresent, res.LegacyPct = true, 30
+			return judgeDMARC(res), []int{30, 30}
+		}
+		return judgeDMARC(res), nil
 	}))
+}
+
+// TestJudgeDMARCPct: pct is judged by its value. pct=100, the form
+// providers' wizards write, is a details note under a pass; pct below 100
+// is the warning, with the number in both languages.
+func TestJudgeDMARCPct(t *testing.T) {
+	full := dmarcFound(dmarc.PolicyQuarantine, dmarc.CodeLegacyPctFull)
+	full.LegacyPctPresent, full.LegacyPct = true, 100
+	v := judgeDMARC(full)
+	assert.Equal(t, StatusPass, v.status, "pct=100: %s %q, want pass", v.status, v.summary.EN)
+	assert.Equal(t, dmarcPassQuarantine.say.format(), v.summary, "pct=100: summary")
+	d := joinTexts(v.details)
+	assert.Contains(t, d.EN, dmarcNotes[dmarc.CodeLegacyPctFull].en, "pct=100: details %q lack the note", d.EN)
+	assert.Contains(t, d.ZH, dmarcNotes[dmarc.CodeLegacyPctFull].zh, "pct=100: details %q lack the note", d.ZH)
+	for _, pct := range []int{0, 50, 99} {
+		part := dmarcFound(dmarc.PolicyQuarantine, dmarc.CodeLegacyPct)
+		part.LegacyPctPresent, part.LegacyPct = true, pct
+		v := judgeDMARC(part)
+		assert.Equal(t, StatusWarn, v.status, "pct=%d: %s %q, want warn", pct, v.status, v.summary.EN)
+		assert.Equal(t, SeverityLow, v.severity, "pct=%d: severity", pct)
+		assert.Contains(t, v.summary.EN, fmt.Sprintf("pct=%d", pct), "pct=%d: summary %q lacks the number", pct, v.summary.EN)
+		assert.Contains(t, v.summary.EN, fmt.Sprintf(" %d in 100 ", pct), "pct=%d: summary %q lacks the share", pct, v.summary.EN)
+		assert.Contains(t, v.summary.ZH, fmt.Sprintf("pct=%d", pct), "pct=%d: summary %q lacks the number", pct, v.summary.ZH)
+		assert.Contains(t, v.summary.ZH, fmt.Sprintf("只对其中 %d 封", pct), "pct=%d: summary %q lacks the share", pct, v.summary.ZH)
+	}
 }
 
 // TestJudgeDMARCTagCase: "v=DMARC1; P=reject" has no p tag (tag names

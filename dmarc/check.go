@@ -142,6 +142,7 @@ func (res *Result) apply(sel selection) []Code {
 	res.SPFAlignment = effective(rec.ASPF)
 	res.AggregateReporting = rec.HasValidRUA()
 	res.LegacyPctPresent = rec.HasPct
+	res.LegacyPct = rec.Pct
 	res.BadTag = rec.BadTag
 	if sel.psd {
 		codes = append(codes, CodePSDPolicy)
