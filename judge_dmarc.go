@@ -16,7 +16,7 @@ var (
 	dmarcFallback       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("策略标签缺失或无效，由于记录带有有效的汇总报告地址，接收方按 none 处理。", "The policy tag is missing or invalid; because the record has a valid aggregate-report address, receivers treat it as none.")}
 	dmarcTestMode       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
 	dmarcRules          = map[dmarc.Code]rule{
-		dmarc.CodeLegacyPct:           warnLow("记录含有 pct=%d，这是 RFC 9989 已删除的标签：仍遵循旧规范的接收方对未通过 DMARC 的邮件，每 100 封只对其中 %d 封执行策略。请删除该标签，或把它设为 100。", "The record has pct=%d, a tag removed by RFC 9989: receivers that still follow the old specification apply the policy to only %d in 100 messages that fail DMARC. Remove the tag or set it to 100."),
+		dmarc.CodeLegacyPct:           warnLow("记录含有 pct=%d，这是 RFC 9989 已删除的标签：仍遵循旧规范的接收方对未通过 DMARC 的邮件，每 100 封只对其中 %d 封执行策略。", "The record has pct=%d, a tag removed by RFC 9989: receivers that still follow the old specification apply the policy to only %d in 100 messages that fail DMARC."),
 		dmarc.CodeDuplicateTag:        warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
 		dmarc.CodeTagNameCase:         {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写与规范不符（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it.")},
 		dmarc.CodeUppercaseVersionTag: warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
