@@ -48,20 +48,17 @@ var (
 		dmarc.CodeUnsupportedScheme:    msg("部分报告地址使用了接收方不支持的协议方案。", "Some report addresses use a scheme receivers do not support."),
 		dmarc.CodeLegacyPctFull:        msg("记录含有 RFC 9989 已删除的 pct 标签，其值为 100（或无效，按 100 处理），即旧规范的默认值：对全部邮件执行策略，因此没有影响。", "The record has the pct tag, removed by RFC 9989, with the value 100 (or an invalid value, read as 100): the old default, the whole mail stream, so it changes nothing."),
 		dmarc.CodeUnknownTag:           msg("记录中有未知标签，已被忽略。", "The record has unknown tags, which are ignored."),
+		dmarc.CodeNameTooLong:          msg("该域名太长：“_dmarc.”加上域名超过了 DNS 名称 %d 个字符的上限，这个名称不可能存在，因此该域名自己无法发布 DMARC 记录；查找从它的上级域名继续，策略只能来自上级域名。", "The domain is too long for a record of its own: \"_dmarc.\" followed by the domain exceeds the %d-character limit of a DNS name, so that name cannot exist; discovery went on with the parent domains, and a policy can come only from one of them.", MaxDomainLen),
 		dmarc.CodeTreeWalkShortcut:     msg("域名层级较深，查询时跳过了部分中间层级的记录。", "The name is deep, so policy discovery skipped some intermediate levels."),
 		dmarc.CodeExternalUnverified:   msg("部分汇总报告地址属于其他域名，无法确认对方是否授权接收报告。", "Some aggregate-report addresses belong to another domain whose authorization could not be confirmed."),
 	}
-	dmarcOwnDiscarded   = rule{status: StatusWarn, severity: SeverityMedium, say: msg("该域名自己的 _dmarc 名称下有多条 DMARC 记录，全部被忽略，生效的是上级域名的策略。", "The domain's own _dmarc name has several DMARC records, which are all ignored, so a parent domain's policy applies instead.")}
-	dmarcFactDirect     = msg("策略记录发布在该域名自己的 _dmarc 名称下。", "The policy record is published at the domain's own _dmarc name.")
-	dmarcFactRUA        = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
-	dmarcFactWalk       = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")
-	dmarcFactInherited  = msg("策略继承自上级域名的记录。", "The policy is inherited from a parent domain's record.")
-	dmarcFactBadTag     = msg("记录中第一个有问题的是第 %d 个标签（从 v=DMARC1 之后算起）。", "The first tag with a problem is tag %d, counting from the one after v=DMARC1.")
-	dmarcTooLongDetails = msg(
-		"该域名太长：“_dmarc.”加上域名超过了 DNS 名称 %d 个字符的上限，DMARC 记录应在的名称不可能存在，因此查不到 DMARC 策略。这不是该域名服务器的问题。",
-		"The domain is too long for DMARC: \"_dmarc.\" followed by the domain exceeds the %d-character limit of a DNS name, so the name a DMARC record would be published at cannot exist and no policy can be looked up. This is not a fault of the domain's servers.",
-		MaxDomainLen)
-	dmarcFactNoRUA = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
+	dmarcOwnDiscarded  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("该域名自己的 _dmarc 名称下有多条 DMARC 记录，全部被忽略，生效的是上级域名的策略。", "The domain's own _dmarc name has several DMARC records, which are all ignored, so a parent domain's policy applies instead.")}
+	dmarcFactDirect    = msg("策略记录发布在该域名自己的 _dmarc 名称下。", "The policy record is published at the domain's own _dmarc name.")
+	dmarcFactRUA       = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
+	dmarcFactWalk      = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")
+	dmarcFactInherited = msg("策略继承自上级域名的记录。", "The policy is inherited from a parent domain's record.")
+	dmarcFactBadTag    = msg("记录中第一个有问题的是第 %d 个标签（从 v=DMARC1 之后算起）。", "The first tag with a problem is tag %d, counting from the one after v=DMARC1.")
+	dmarcFactNoRUA     = msg("记录没有有效的汇总报告地址（rua），因此收不到 DMARC 报告。", "The record has no valid aggregate-report address (rua), so no DMARC reports are received.")
 )
 
 // dmarcIgnored are the DMARC findings without a rule or note, and why.
@@ -81,9 +78,6 @@ func judgeDMARC(res dmarc.Result) verdict {
 	d := dmarcDiagnostics(res)
 	switch res.Discovery {
 	case dmarc.DiscoveryInconclusive:
-		if res.Reason == resolver.ReasonInvalidName {
-			return dmarcNameTooLong(d)
-		}
 		return inconclusiveVerdict(d)
 	case dmarc.DiscoveryNotFound:
 		facts := append([]LocalizedText{dmarcFactWalk.with(res.TreeWalkQueries)}, notes(res.Findings, dmarcNotes)...)
@@ -97,22 +91,6 @@ func judgeDMARC(res dmarc.Result) verdict {
 		findings = append(findings, dmarcOwnDiscarded)
 	}
 	return judgeState(dmarcMain(res), findings, dmarcFacts(res), d)
-}
-
-// dmarcNameTooLong is the verdict when "_dmarc." + the domain is not a
-// valid DNS name (longer than MaxDomainLen): not determined, like any
-// inconclusive lookup, but saying why instead of blaming the domain's
-// servers.
-func dmarcNameTooLong(d Diagnostics) verdict {
-	return verdict{
-		status:      StatusWarn,
-		severity:    SeverityMedium,
-		summary:     txtInconclusive.with(),
-		details:     []LocalizedText{dmarcTooLongDetails.with()},
-		diagnostics: d,
-		// The name cannot be asked for: no lookup decides the status.
-		determination: UndeterminedLookup,
-	}
 }
 
 // dmarcMain is the rule for the applied policy.

@@ -166,23 +166,36 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 }
 
 // TestDMARCNameTooLong: for a domain so long that "_dmarc." + domain is
-// not a DNS name, DMARC is not determined and the text says why, instead
-// of blaming the domain's servers.
+// not a DNS name, the own name holds no record (it cannot exist) and the
+// walk goes on with the parent domains: a parent's policy applies and the
+// verdict is determined, its details saying why the own name was skipped.
+// Without a parent record, DMARC is determined missing.
 func TestDMARCNameTooLong(t *testing.T) {
 	label := strings.Repeat("a", 62)
-	domain := label + "." + label + "." + label + "." + strings.Repeat("b", 57) + ".com" // 250 characters
+	org := strings.Repeat("b", 57) + ".com"
+	domain := label + "." + label + "." + label + "." + org // 250 characters
 	require.Len(t, domain, 250)
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\n"+domain+". A 8.8.8.8\n"))})
-	sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
-	require.NoError(t, err)
-	for _, c := range sum.Checks {
-		if c.ID != CheckDMARC {
-			continue
-		}
-		assert.True(t, c.Undetermined(), "DMARC is not determined")
-		assert.Equal(t, dmarcTooLongDetails.format(), c.Details)
-		assert.NotContains(t, c.Details.EN, "authoritative servers")
-		return
+	for _, tc := range []struct {
+		name   string
+		zone   string
+		status Status
+	}{
+		{"parent record", "_dmarc." + org + ". TXT \"v=DMARC1; p=reject\"\n", StatusPass},
+		{"no record", "", StatusFail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\n"+domain+". A 8.8.8.8\n"+tc.zone))
+			s := New(Config{Resolver: r})
+			sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
+			require.NoError(t, err)
+			c := checkOf(t, sum, CheckDMARC)
+			assert.False(t, c.Undetermined(), "DMARC is determined: %q", c.Summary.EN)
+			assert.Equal(t, tc.status, c.Status, "DMARC %s %q", c.Status, c.Summary.EN)
+			assert.Contains(t, c.Details.EN, dmarcNotes[dmarc.CodeNameTooLong].en)
+			assert.Contains(t, c.Details.ZH, dmarcNotes[dmarc.CodeNameTooLong].zh)
+			for _, q := range r.Queries() {
+				assert.LessOrEqual(t, len(q.Name), MaxDomainLen, "asked %s, a name that cannot exist", q.Name)
+			}
+		})
 	}
-	require.Fail(t, "no DMARC check")
 }

@@ -116,6 +116,8 @@ var checkCases = []checkCase{
 	{name: "at-limit", domain: labels(MaxClimb-2) + "caa.test", want: same(emptySet(MaxClimb))},
 	{name: "over-limit", domain: labels(MaxClimb-1) + "caa.test", want: same(Set{Outcome: resolver.Inconclusive,
 		Reason: resolver.ReasonBudgetExhausted, Lookups: MaxClimb, Findings: []Code{CodeClimbTruncated}})},
+	{name: "host-too-long", domain: strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 47) + ".apex.caa.test",
+		want: Result{Domain: with(restricted(1, 1), func(s *Set) { s.Lookups, s.Inherited = 5, true }), MTASTS: Set{Outcome: resolver.NXDomain}}},
 	{name: "empty-domain", domain: ".", want: Result{Domain: failed(0, resolver.ReasonInvalidName), MTASTS: failed(0, resolver.ReasonInvalidName)}},
 }
 

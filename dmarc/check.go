@@ -94,6 +94,9 @@ func (w walk) codes(domain string) []Code {
 	if w.missingSep {
 		out = append(out, CodeMissingSeparator)
 	}
+	if w.tooLong {
+		out = append(out, CodeNameTooLong)
+	}
 	if labelCount(domain) > MaxTreeWalk && w.queries > 1 {
 		out = append(out, CodeTreeWalkShortcut)
 	}

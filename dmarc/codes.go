@@ -85,6 +85,10 @@ const (
 
 // Discovery-level codes: set by Check.
 const (
+	// CodeNameTooLong: "_dmarc." followed by the author domain is longer
+	// than MaxNameLen, so that name cannot exist and holds no record; the
+	// walk went on with the shorter names (RFC 9989 §4.10).
+	CodeNameTooLong Code = "own_name_too_long"
 	// CodeMultipleRecords: a queried target had more than one DMARC
 	// record; all of them were discarded (RFC 9989 §4.10 steps 2 and 6).
 	CodeMultipleRecords Code = "multiple_records"
@@ -140,6 +144,6 @@ func Codes() []Code {
 		CodeInvalidRUF, CodeSizeSuffix, CodeURINoAddress, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyPctFull, CodeLegacyRF,
 		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
 		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
-		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,
+		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified, CodeNameTooLong,
 	}
 }
