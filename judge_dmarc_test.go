@@ -45,6 +45,11 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		dmarc.CodeNearerRecordIgnored: {StatusWarn, SeverityLow},
 		dmarc.CodeSubdomainPolicyNone: {StatusWarn, SeverityMedium},
 		dmarc.CodeExistenceUnknown:    {StatusWarn, SeverityMedium},
+		// Reports that go nowhere: the check still passes, but the
+		// problem leads its summary with severity low.
+		dmarc.CodeInvalidRUA:           {StatusPass, SeverityLow},
+		dmarc.CodeExternalUnauthorized: {StatusPass, SeverityLow},
+		dmarc.CodeURINoAddress:         {StatusPass, SeverityLow},
 	}
 	runRows(t, pinnedRows(t, dmarcRules, pins, func(c dmarc.Code) (verdict, []int) {
 		res := dmarcFound(dmarc.PolicyReject, c)
@@ -54,6 +59,20 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		}
 		return judgeDMARC(res), nil
 	}))
+}
+
+// TestJudgeDMARCReportsNowhere: a finding that stops reports from
+// arriving is not hidden in the details of a green card: the check still
+// passes (the policy protects), but with severity low and the problem as
+// its summary, the policy's sentence in the details.
+func TestJudgeDMARCReportsNowhere(t *testing.T) {
+	for _, c := range []dmarc.Code{dmarc.CodeInvalidRUA, dmarc.CodeExternalUnauthorized, dmarc.CodeURINoAddress} {
+		v := judgeDMARC(dmarcFound(dmarc.PolicyReject, c))
+		assert.Equal(t, StatusPass, v.status, "%s: status", c)
+		assert.Equal(t, SeverityLow, v.severity, "%s: severity", c)
+		assert.Equal(t, dmarcRules[c].say.format(), v.summary, "%s: summary", c)
+		assert.Contains(t, joinTexts(v.details).EN, dmarcPassReject.say.en, "%s: details lack the policy", c)
+	}
 }
 
 // TestJudgeDMARCPct: pct is judged by its value. pct=100, the form
@@ -120,7 +139,7 @@ func TestJudgeDMARCEmptyMailto(t *testing.T) {
 	v := judgeDMARC(res)
 	require.Equal(t, StatusWarn, v.status, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
 	require.Equal(t, dmarcFallback.say.format(), v.summary, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
-	note := dmarcNotes[dmarc.CodeURINoAddress]
+	note := dmarcRules[dmarc.CodeURINoAddress].say
 	d := joinTexts(v.details)
 	require.Contains(t, d.EN, note.en, "details %q do not say the address names no mailbox", d.EN)
 	require.Contains(t, d.ZH, note.zh, "details %q do not say the address names no mailbox", d.EN)

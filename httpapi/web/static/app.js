@@ -676,18 +676,24 @@
   }
 
   // fixFirst lists the failing and warning checks, worst severity first
-  // (a fail before a warn of the same severity, then the contract's
-  // order), each linking to its card. Checks that could not be
-  // determined are left out: there is nothing to fix, only to scan again.
+  // (a fail before a warn before a pass of the same severity, then the
+  // contract's order), each linking to its card. A pass with a severity
+  // above info has a problem under it (reports that go nowhere) and is
+  // listed too. Checks that could not be determined are left out: there
+  // is nothing to fix, only to scan again.
+  var STATUS_RANK = { fail: 2, warn: 1, pass: 0 };
+  function needsFix(c) {
+    return c.status === "fail" || c.status === "warn" || (c.status === "pass" && c.severity !== "info");
+  }
   function fixFirst(checks) {
     var list = $("fix-first-list");
     list.textContent = "";
     var todo = checks.map(function (c, i) { return { c: c, i: i }; }).filter(function (x) {
-      return (x.c.status === "fail" || x.c.status === "warn") && !isUndetermined(x.c);
+      return needsFix(x.c) && !isUndetermined(x.c);
     });
     todo.sort(function (a, b) {
       return (SEVERITY_RANK[b.c.severity] || 0) - (SEVERITY_RANK[a.c.severity] || 0) ||
-        (a.c.status === b.c.status ? 0 : (a.c.status === "fail" ? -1 : 1)) || a.i - b.i;
+        (STATUS_RANK[b.c.status] || 0) - (STATUS_RANK[a.c.status] || 0) || a.i - b.i;
     });
     todo.forEach(function (x) {
       var li = el("li", "st-" + x.c.status + " sev-" + x.c.severity);
@@ -832,7 +838,7 @@
     head.appendChild(tags);
     li.appendChild(head);
     li.appendChild(el("p", "card-summary", loc(c.summary)));
-    var help = el("a", "help-link", t(c.status === "fail" || c.status === "warn" ? "helpFix" : "helpAbout"));
+    var help = el("a", "help-link", t(needsFix(c) ? "helpFix" : "helpAbout"));
     help.href = "/help/" + encodeURIComponent(c.id) + "/";
     help.appendChild(el("span", "visually-hidden", t("helpOf", { t: loc(c.title) })));
     li.appendChild(el("p", "card-help")).appendChild(help);
