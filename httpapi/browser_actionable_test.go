@@ -79,6 +79,12 @@ func nxByMXSummary(domain string) mailauth.ScanSummary {
 func TestBrowserActionable(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		if strings.Contains(req.Domain, "acme-gw") {
+			s := nxSummary("acme-gw.con")
+			s.Summary = lt("acme-gw.con 在 DNS 中不存在，请检查拼写是否正确。“.con” 不是顶级域名。",
+				"acme-gw.con does not exist in the DNS — check the spelling. \".con\" is not a top-level domain.")
+			return s, nil
+		}
 		if strings.Contains(req.Domain, "alpah-mx") {
 			return nxByMXSummary("alpah-mx.com"), nil
 		}
@@ -148,24 +154,34 @@ func TestBrowserActionable(t *testing.T) {
 	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
 	b.NoProblems("fix first and help")
 
-	// alpah-mail.com: the overall summary says so; alpah-mx.com: only the
-	// MX check's summary (the embedded mailauth.NXDomainSummary) does.
+	// alpah-mail.com: the DMARC walk says so; alpah-mx.com: only the MX
+	// check's summary (the embedded mailauth.NXDomainSummary) does;
+	// acme-gw.con: its last label is not a top-level domain either. Each
+	// is one message: no grade, no score, no fix-first list, the cards
+	// folded under it and none offering a fix.
 	for _, nx := range []struct {
-		domain   string
-		fixFirst bool // the fix-first list is hidden (checked for the first)
-	}{{"alpah-mail.com", true}, {"alpah-mx.com", false}} {
+		domain, tld string
+	}{{"alpah-mail.com", ""}, {"alpah-mx.com", ""}, {"acme-gw.con", "\".con\" is not a top-level domain."}} {
 		b.Do("a name that does not exist: "+nx.domain,
 			chromedp.Navigate(ts.URL+"/"),
 			chromedp.WaitVisible(chromedp.ID("domain")),
 			chromedp.SendKeys(chromedp.ID("domain"), nx.domain+"\r"),
-			chromedp.WaitVisible(chromedp.ID("check-caa")),
+			chromedp.WaitVisible(chromedp.CSS(".nx-box")),
 		)
 		assert.Equal(t, nx.domain+" does not exist in the DNS — check the spelling",
 			browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
-		if nx.fixFirst {
-			assert.True(t, browsertest.Eval[bool](b, `document.getElementById("fix-first").hidden`), "no fix-first list of red cards")
-		}
+		assert.Equal(t, "false|false|true|true|false",
+			browsertest.Eval[string](b, `[!!document.querySelector("#overview .grade"), !!document.querySelector("#overview .score"),
+				document.getElementById("fix-first").hidden, !document.getElementById("cards-fold").hidden,
+				document.getElementById("cards-fold").open].join("|")`),
+			"%s: no grade, no score, no fix-first list; the cards folded", nx.domain)
+		assert.True(t, browsertest.Eval[bool](b, `!!document.querySelector("#cards-fold #check-caa")`), "%s: the cards are in the fold", nx.domain)
+		assert.Equal(t, 0, browsertest.Eval[int](b, `[...document.querySelectorAll(".help-link")].filter(a => a.textContent.startsWith("How to fix")).length`),
+			"%s: no card offers a fix", nx.domain)
+		assert.Equal(t, nx.tld, browsertest.Eval[string](b, `(document.querySelector(".nx-tld") || {textContent: ""}).textContent`), "%s", nx.domain)
+		b.CheckAccessibility("a name that does not exist: " + nx.domain)
 	}
+	b.Screenshot("desktop-nxdomain.png")
 	b.NoProblems("nxdomain")
 
 	b.Do("phone: scan",

@@ -83,6 +83,8 @@
       helpAbout: "About this check",
       helpOf: " ({t})",
       nxHeadline: "{d} does not exist in the DNS — check the spelling",
+      nxNoGrade: "No grade and no score: a name that does not exist has nothing to grade, and there is nothing to fix but the spelling.",
+      nxCards: "What each check saw ({n}), all about a name that does not exist",
       scannedAs: "Checked {d}: {why}",
       whyURL: "the domain of the web address you entered.",
       whyMailbox: "the domain of the mailbox you entered.",
@@ -165,6 +167,8 @@
       helpAbout: "关于本项检查",
       helpOf: "（{t}）",
       nxHeadline: "{d} 在 DNS 中不存在，请检查拼写",
+      nxNoGrade: "没有等级和得分：不存在的名称没有什么可以评级，除了拼写也没有什么需要修复。",
+      nxCards: "各项检查的结果（{n} 项），针对的都是一个不存在的名称",
       scannedAs: "实际检查的是 {d}：{why}",
       whyURL: "取自你输入的网址中的域名。",
       whyMailbox: "取自你输入的邮箱地址中的域名。",
@@ -629,6 +633,7 @@
     $("cards").textContent = "";
     $("fix-first").hidden = true;
     $("fix-first-list").textContent = "";
+    $("cards-fold").hidden = true;
     $("scanned-name").hidden = true;
   }
 
@@ -682,6 +687,9 @@
   // listed too. Checks that could not be determined are left out: there
   // is nothing to fix, only to scan again.
   var STATUS_RANK = { fail: 2, warn: 1, pass: 0 };
+  // nxShown is set while the results are those of a name that does not
+  // exist: its cards offer no fix.
+  var nxShown = false;
   function needsFix(c) {
     return c.status === "fail" || c.status === "warn" || (c.status === "pass" && c.severity !== "info");
   }
@@ -723,12 +731,28 @@
     $("scanned-name").hidden = !note;
     $("fix-first").hidden = true;
     cards.classList.toggle("single", last.kind !== "scan");
+    var fold = $("cards-fold");
+    fold.hidden = true;
+    fold.parentNode.insertBefore(cards, fold.nextSibling);
+    nxShown = false;
     if (last.kind === "scan") {
       var missing = domainMissing(b);
+      nxShown = missing;
       $("results-heading").textContent = t(missing ? "nxHeadline" : "resultsFor", { d: displayDomain(b) });
-      overview.appendChild(scoreBlock(b));
-      overview.appendChild(factsBlock(b));
-      if (!missing) { fixFirst(b.checks || []); }
+      if (missing) {
+        // No grade, no score, no fix-first list: one message, the cards
+        // folded under it, none of them offering a fix.
+        overview.appendChild(nxBlock(b));
+        overview.appendChild(factsBlock(b));
+        $("cards-fold-summary").textContent = t("nxCards", { n: (b.checks || []).length });
+        fold.hidden = false;
+        fold.open = false;
+        fold.appendChild(cards);
+      } else {
+        overview.appendChild(scoreBlock(b));
+        overview.appendChild(factsBlock(b));
+        fixFirst(b.checks || []);
+      }
       (b.checks || []).forEach(function (c) { cards.appendChild(card(c)); });
     } else {
       $("results-heading").textContent = t("resultsForIP", { ip: b.sendingIp });
@@ -736,6 +760,21 @@
       cards.appendChild(card(b.check, true));
     }
     $("disclaimer").textContent = loc(b.disclaimer);
+  }
+
+  // nxBlock is the one message of a name that does not exist, in place
+  // of the grade: no grade and no score, and, when the server's summary
+  // says the last label is not a top-level domain, that sentence.
+  function nxBlock(b) {
+    var box = el("div", "nx-box");
+    box.appendChild(el("p", "nx-message", t("nxNoGrade")));
+    var s = loc(b.summary || {});
+    var en = (b.summary && b.summary.en) || "";
+    if (en.indexOf("is not a top-level domain") >= 0) {
+      var i = s.lastIndexOf(lang === "zh" ? "“." : "\".");
+      if (i >= 0) { box.appendChild(el("p", "nx-tld", s.slice(i))); }
+    }
+    return box;
   }
 
   // An internationalized name is shown with its A-label beside it, as the
@@ -838,7 +877,7 @@
     head.appendChild(tags);
     li.appendChild(head);
     li.appendChild(el("p", "card-summary", loc(c.summary)));
-    var help = el("a", "help-link", t(needsFix(c) ? "helpFix" : "helpAbout"));
+    var help = el("a", "help-link", t(needsFix(c) && !nxShown ? "helpFix" : "helpAbout"));
     help.href = "/help/" + encodeURIComponent(c.id) + "/";
     help.appendChild(el("span", "visually-hidden", t("helpOf", { t: loc(c.title) })));
     li.appendChild(el("p", "card-help")).appendChild(help);
