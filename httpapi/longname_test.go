@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,10 @@ func boundaryName(n, width int, suffix string) string {
 	}
 	return strings.Join(append(labels, suffix), ".")
 }
+
+// eightChecks are the checks whose names this test knows.
+var eightChecks = []mailauth.CheckID{mailauth.CheckMX, mailauth.CheckSPF, mailauth.CheckDMARC, mailauth.CheckDKIM,
+	mailauth.CheckMTASTS, mailauth.CheckTLSRPT, mailauth.CheckPTR, mailauth.CheckCAA}
 
 // TestLongNamesNo500: every domain of 241 to 253 octets is a valid input,
 // so the service answers 200 with a coherent summary, never the 500 of
@@ -91,6 +96,9 @@ func TestLongNamesNo500(t *testing.T) {
 		for _, c := range sum.Checks {
 			if c.ID == mailauth.CheckCAA && strings.Count(tg.domain, ".") >= caa.MaxClimb {
 				continue // deeper than the CAA climb goes: a known, documented limit
+			}
+			if !slices.Contains(eightChecks, c.ID) {
+				continue // a check added later (TestNinthCheck) has its own names
 			}
 			assert.False(t, c.Undetermined(), "%d octets: %s undetermined: %q", len(tg.domain), c.ID, c.Summary.EN)
 			if !tg.exists {
