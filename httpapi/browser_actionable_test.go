@@ -67,6 +67,25 @@ func nxByMXSummary(domain string) mailauth.ScanSummary {
 	return s
 }
 
+// oneCauseSummary is a scan whose name servers do not answer: six checks
+// fail for that one cause (their summary is the fault's sentence).
+func oneCauseSummary(domain string) mailauth.ScanSummary {
+	s := SampleScanSummary()
+	s.Domain, s.UnicodeDomain = domain, domain
+	s.Checks = sampleChecks()
+	cause := mailauth.FaultSummaries()[mailauth.DNSFaultNoAnswer][0]
+	for i := range s.Checks {
+		switch s.Checks[i].ID {
+		case mailauth.CheckDKIM, mailauth.CheckPTR:
+			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusInfo, mailauth.SeverityInfo
+		default:
+			s.Checks[i].Status, s.Checks[i].Severity, s.Checks[i].Summary = mailauth.StatusFail, mailauth.SeverityHigh, cause
+		}
+	}
+	s.Counts = mailauth.StatusCounts{Fail: 6, Info: 2}
+	return s
+}
+
 // TestBrowserActionable: the results say what to do first. The fix-first
 // list orders the failing and warning checks by severity and links to
 // their cards; pass and info cards print no severity; a low fail is not
@@ -79,6 +98,9 @@ func nxByMXSummary(domain string) mailauth.ScanSummary {
 func TestBrowserActionable(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		if strings.Contains(req.Domain, "lame") {
+			return oneCauseSummary("lame-ns.com"), nil
+		}
 		if strings.Contains(req.Domain, "acme-gw") {
 			s := nxSummary("acme-gw.con")
 			s.Summary = lt("acme-gw.con 在 DNS 中不存在，请检查拼写是否正确。“.con” 不是顶级域名。",
@@ -183,6 +205,31 @@ func TestBrowserActionable(t *testing.T) {
 	}
 	b.Screenshot("desktop-nxdomain.png")
 	b.NoProblems("nxdomain")
+
+	// lame-ns.com: six checks fail because its name servers do not
+	// answer: the headline names that cause, and the fix-first list has
+	// one entry for it, linking the help on DNS faults, the six checks
+	// listed under it.
+	b.Do("one cause",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "lame-ns.com\r"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	assert.Equal(t, "lame-ns.com: the name servers do not answer — one cause fails 6 checks",
+		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#fix-first-list > li").length`), "one entry for the one cause")
+	assert.Equal(t, "/help/mx/#dns-faults", browsertest.Eval[string](b, `document.querySelector("#fix-first-list > li.cause > a").getAttribute("href")`))
+	assert.Equal(t, []string{"#check-mx", "#check-spf", "#check-dmarc", "#check-mta-sts", "#check-tls-rpt", "#check-caa"},
+		browsertest.Eval[[]string](b, `[...document.querySelectorAll("#fix-first-list .cause-checks a")].map(a => a.getAttribute("href"))`),
+		"the affected checks listed under the cause")
+	b.CheckAccessibility("one cause")
+	b.Screenshot("desktop-one-cause.png")
+	b.Do("one cause, in Chinese", chromedp.Click(chromedp.ID("lang-toggle")))
+	assert.Equal(t, "lame-ns.com：域名服务器没有应答——同一个原因导致 6 项检查失败",
+		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
+	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
+	b.NoProblems("one cause")
 
 	b.Do("phone: scan",
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),

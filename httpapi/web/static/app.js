@@ -85,6 +85,13 @@
       nxHeadline: "{d} does not exist in the DNS — check the spelling",
       nxNoGrade: "No grade and no score: a name that does not exist has nothing to grade, and there is nothing to fix but the spelling.",
       nxCards: "What each check saw ({n}), all about a name that does not exist",
+      causeHeadline_no_answer: "{d}: the name servers do not answer — one cause fails {n} checks",
+      causeHeadline_dnssec: "{d}: DNSSEC validation fails — one cause fails {n} checks",
+      causeHeadline_alias: "{d}: a CNAME chain loops or is too long — one cause fails {n} checks",
+      cause_no_answer: "The domain's name servers do not answer",
+      cause_dnssec: "The domain's DNSSEC signatures do not validate",
+      cause_alias: "An alias (CNAME) chain of the domain loops or is too long",
+      causeWhat: "one cause · fails {n} checks:",
       scannedAs: "Checked {d}: {why}",
       whyURL: "the domain of the web address you entered.",
       whyMailbox: "the domain of the mailbox you entered.",
@@ -169,6 +176,13 @@
       nxHeadline: "{d} 在 DNS 中不存在，请检查拼写",
       nxNoGrade: "没有等级和得分：不存在的名称没有什么可以评级，除了拼写也没有什么需要修复。",
       nxCards: "各项检查的结果（{n} 项），针对的都是一个不存在的名称",
+      causeHeadline_no_answer: "{d}：域名服务器没有应答——同一个原因导致 {n} 项检查失败",
+      causeHeadline_dnssec: "{d}：DNSSEC 验证失败——同一个原因导致 {n} 项检查失败",
+      causeHeadline_alias: "{d}：别名（CNAME）链循环或过长——同一个原因导致 {n} 项检查失败",
+      cause_no_answer: "该域名的域名服务器没有应答",
+      cause_dnssec: "该域名的 DNSSEC 签名无法通过验证",
+      cause_alias: "该域名的别名（CNAME）链循环或过长",
+      causeWhat: "同一个原因 · 导致 {n} 项检查失败：",
       scannedAs: "实际检查的是 {d}：{why}",
       whyURL: "取自你输入的网址中的域名。",
       whyMailbox: "取自你输入的邮箱地址中的域名。",
@@ -693,12 +707,58 @@
   function needsFix(c) {
     return c.status === "fail" || c.status === "warn" || (c.status === "pass" && c.severity !== "info");
   }
-  function fixFirst(checks) {
+  // oneCause returns the domain-side DNS fault that the failing checks
+  // share, { key, checks }, when at least two failed for it and none for
+  // another; null otherwise. The contract has no field for the fault: a
+  // check failed for one carries one of the sentences the server embeds
+  // in the page (mailauth.FaultSummaries), by fault.
+  var faultSummaries = null;
+  function oneCause(checks) {
+    if (!faultSummaries) {
+      try {
+        faultSummaries = JSON.parse($("results").getAttribute("data-faults") || "{}");
+      } catch (e) { faultSummaries = {}; }
+    }
+    var key = null, hit = [];
+    for (var i = 0; i < checks.length; i++) {
+      var c = checks[i];
+      if (c.status !== "fail" || !c.summary) { continue; }
+      for (var k in faultSummaries) {
+        if (Object.prototype.hasOwnProperty.call(faultSummaries, k) && faultSummaries[k].indexOf(c.summary.en) >= 0) {
+          if (key !== null && key !== k) { return null; }
+          key = k;
+          hit.push(c);
+        }
+      }
+    }
+    return hit.length >= 2 ? { key: key, checks: hit } : null;
+  }
+
+  function fixFirst(checks, cause) {
     var list = $("fix-first-list");
     list.textContent = "";
     var todo = checks.map(function (c, i) { return { c: c, i: i }; }).filter(function (x) {
-      return needsFix(x.c) && !isUndetermined(x.c);
+      return needsFix(x.c) && !isUndetermined(x.c) && !(cause && cause.checks.indexOf(x.c) >= 0);
     });
+    if (cause) {
+      // One entry for the shared cause, linking the help on that fault,
+      // with the checks it fails listed under it.
+      var li = el("li", "cause st-fail");
+      li.appendChild(icon("fail"));
+      li.appendChild(document.createTextNode(" "));
+      var a = el("a", null, t("cause_" + cause.key));
+      a.href = "/help/" + encodeURIComponent(cause.checks[0].id) + "/#dns-faults";
+      li.appendChild(a);
+      li.appendChild(el("span", "fix-what", " — " + t("causeWhat", { n: cause.checks.length })));
+      var sub = el("ul", "cause-checks");
+      cause.checks.forEach(function (c) {
+        var ca = el("a", null, loc(c.title));
+        ca.href = "#check-" + c.id;
+        sub.appendChild(el("li")).appendChild(ca);
+      });
+      li.appendChild(sub);
+      list.appendChild(li);
+    }
     todo.sort(function (a, b) {
       return (SEVERITY_RANK[b.c.severity] || 0) - (SEVERITY_RANK[a.c.severity] || 0) ||
         (STATUS_RANK[b.c.status] || 0) - (STATUS_RANK[a.c.status] || 0) || a.i - b.i;
@@ -717,7 +777,7 @@
       list.appendChild(li);
     });
     $("fix-first-heading").textContent = t("fixFirst");
-    $("fix-first").hidden = todo.length === 0;
+    $("fix-first").hidden = todo.length === 0 && !cause;
   }
 
   function render() {
@@ -749,9 +809,13 @@
         fold.open = false;
         fold.appendChild(cards);
       } else {
+        var cause = oneCause(b.checks || []);
+        if (cause) {
+          $("results-heading").textContent = t("causeHeadline_" + cause.key, { d: displayDomain(b), n: cause.checks.length });
+        }
         overview.appendChild(scoreBlock(b));
         overview.appendChild(factsBlock(b));
-        fixFirst(b.checks || []);
+        fixFirst(b.checks || [], cause);
       }
       (b.checks || []).forEach(function (c) { cards.appendChild(card(c)); });
     } else {
