@@ -76,13 +76,13 @@ func oneCauseSummary(domain string) mailauth.ScanSummary {
 	cause := mailauth.FaultSummaries()[mailauth.DNSFaultNoAnswer][0]
 	for i := range s.Checks {
 		switch s.Checks[i].ID {
-		case mailauth.CheckDKIM, mailauth.CheckPTR:
-			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusInfo, mailauth.SeverityInfo
-		default:
+		case mailauth.CheckMX, mailauth.CheckSPF, mailauth.CheckDMARC, mailauth.CheckMTASTS, mailauth.CheckTLSRPT, mailauth.CheckCAA:
 			s.Checks[i].Status, s.Checks[i].Severity, s.Checks[i].Summary = mailauth.StatusFail, mailauth.SeverityHigh, cause
+		default:
+			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusInfo, mailauth.SeverityInfo
 		}
 	}
-	s.Counts = mailauth.StatusCounts{Fail: 6, Info: 2}
+	s.Counts = mailauth.StatusCounts{Fail: 6, Info: len(s.Checks) - 6}
 	return s
 }
 
