@@ -86,6 +86,23 @@ func oneCauseSummary(domain string) mailauth.ScanSummary {
 	return s
 }
 
+// reportsNowhereSummary is a scan where every check passes (or is info)
+// but DMARC's reports go nowhere: a pass with severity low.
+func reportsNowhereSummary(domain string) mailauth.ScanSummary {
+	s := SampleScanSummary()
+	s.Domain, s.UnicodeDomain = domain, domain
+	s.Checks = sampleChecks()
+	for i := range s.Checks {
+		if s.Checks[i].Status != mailauth.StatusInfo {
+			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusPass, mailauth.SeverityInfo
+		}
+		if s.Checks[i].ID == mailauth.CheckDMARC {
+			s.Checks[i].Severity = mailauth.SeverityLow
+		}
+	}
+	return s
+}
+
 // TestBrowserActionable: the results say what to do first. The fix-first
 // list orders the failing and warning checks by severity and links to
 // their cards; pass and info cards print no severity; a low fail is not
@@ -98,6 +115,9 @@ func oneCauseSummary(domain string) mailauth.ScanSummary {
 func TestBrowserActionable(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		if strings.Contains(req.Domain, "rua-nowhere") {
+			return reportsNowhereSummary("rua-nowhere.com"), nil
+		}
 		if strings.Contains(req.Domain, "lame") {
 			return oneCauseSummary("lame-ns.com"), nil
 		}
@@ -230,6 +250,21 @@ func TestBrowserActionable(t *testing.T) {
 		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
 	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
 	b.NoProblems("one cause")
+
+	// rua-nowhere.com: everything passes, but DMARC's reports go nowhere
+	// (a pass with severity low): it is listed under "Fix first" and its
+	// card offers the fix.
+	b.Do("a problem under a pass",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "rua-nowhere.com\r"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	assert.Equal(t, []string{"#check-dmarc"},
+		browsertest.Eval[[]string](b, `[...document.querySelectorAll("#fix-first-list a")].map(a => a.getAttribute("href"))`),
+		"the pass with a low problem is listed, alone")
+	assert.True(t, browsertest.Eval[bool](b, `document.querySelector("#check-dmarc .help-link").textContent.startsWith("How to fix")`))
+	b.NoProblems("a problem under a pass")
 
 	b.Do("phone: scan",
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
