@@ -167,6 +167,9 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
 		}
 		out[id] = func(ctx context.Context) verdict {
+			if v, ok := r.tooLongVerdict(id); ok {
+				return v // the record's name cannot exist: nothing to ask
+			}
 			return r.attributed(id, c.check(r, ctx, log), log)
 		}
 	}

@@ -23,6 +23,8 @@ var (
 		caa.CodeIssueWildMalformed: warnLow("部分 issuewild 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issuewild properties are malformed, so they authorize no certificate authority."),
 		caa.CodeIssueMailMalformed: warnLow("部分 issuemail 属性的值格式错误。", "Some issuemail properties are malformed."),
 		caa.CodeIssuerTrailingDot:  warnLow("部分证书颁发机构的域名以点结尾，不符合 CAA 语法，各机构的处理方式不一。", "Some issuer names end with a dot, which the CAA grammar does not allow; certificate authorities handle this differently."),
+		caa.CodeIssuerCase:         warnLow("部分证书颁发机构的域名含有大写字母；有些证书颁发机构会与自己的小写名称逐字比较，因此拒绝签发。", "Some issuer names contain upper-case letters; some certificate authorities compare the name exactly with their own lower-case form and refuse to issue."),
+		caa.CodeCriticalOptional:   {status: StatusWarn, severity: SeverityMedium, say: msg("部分标记为关键（critical）的 CAA 属性使用了证书颁发机构不必实现的标签（例如 contactemail 或 contactphone），不实现该标签的证书颁发机构必须拒绝签发。", "A CAA property marked critical has a tag that certificate authorities are not required to implement (such as contactemail or contactphone); an authority that does not implement it must refuse to issue.")},
 		caa.CodeIodefInvalid:       warnLow("iodef 报告地址无效。", "The iodef reporting address is invalid."),
 	}
 	caaNotes = map[caa.Code]text{

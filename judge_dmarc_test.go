@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,10 +45,59 @@ func TestJudgeDMARCPinned(t *testing.T) {
 		dmarc.CodeNearerRecordIgnored: {StatusWarn, SeverityLow},
 		dmarc.CodeSubdomainPolicyNone: {StatusWarn, SeverityMedium},
 		dmarc.CodeExistenceUnknown:    {StatusWarn, SeverityMedium},
+		// Reports that go nowhere: the check still passes, but the
+		// problem leads its summary with severity low.
+		dmarc.CodeInvalidRUA:           {StatusPass, SeverityLow},
+		dmarc.CodeExternalUnauthorized: {StatusPass, SeverityLow},
+		dmarc.CodeURINoAddress:         {StatusPass, SeverityLow},
 	}
 	runRows(t, pinnedRows(t, dmarcRules, pins, func(c dmarc.Code) (verdict, []int) {
-		return judgeDMARC(dmarcFound(dmarc.PolicyReject, c)), nil
+		res := dmarcFound(dmarc.PolicyReject, c)
+		if c == dmarc.CodeLegacyPct {
+			res.LegacyPctPresent, res.LegacyPct = true, 30
+			return judgeDMARC(res), []int{30, 30}
+		}
+		return judgeDMARC(res), nil
 	}))
+}
+
+// TestJudgeDMARCReportsNowhere: a finding that stops reports from
+// arriving is not hidden in the details of a green card: the check still
+// passes (the policy protects), but with severity low and the problem as
+// its summary, the policy's sentence in the details.
+func TestJudgeDMARCReportsNowhere(t *testing.T) {
+	for _, c := range []dmarc.Code{dmarc.CodeInvalidRUA, dmarc.CodeExternalUnauthorized, dmarc.CodeURINoAddress} {
+		v := judgeDMARC(dmarcFound(dmarc.PolicyReject, c))
+		assert.Equal(t, StatusPass, v.status, "%s: status", c)
+		assert.Equal(t, SeverityLow, v.severity, "%s: severity", c)
+		assert.Equal(t, dmarcRules[c].say.format(), v.summary, "%s: summary", c)
+		assert.Contains(t, joinTexts(v.details).EN, dmarcPassReject.say.en, "%s: details lack the policy", c)
+	}
+}
+
+// TestJudgeDMARCPct: pct is judged by its value. pct=100, the form
+// providers' wizards write, is a details note under a pass; pct below 100
+// is the warning, with the number in both languages.
+func TestJudgeDMARCPct(t *testing.T) {
+	full := dmarcFound(dmarc.PolicyQuarantine, dmarc.CodeLegacyPctFull)
+	full.LegacyPctPresent, full.LegacyPct = true, 100
+	v := judgeDMARC(full)
+	assert.Equal(t, StatusPass, v.status, "pct=100: %s %q, want pass", v.status, v.summary.EN)
+	assert.Equal(t, dmarcPassQuarantine.say.format(), v.summary, "pct=100: summary")
+	d := joinTexts(v.details)
+	assert.Contains(t, d.EN, dmarcNotes[dmarc.CodeLegacyPctFull].en, "pct=100: details %q lack the note", d.EN)
+	assert.Contains(t, d.ZH, dmarcNotes[dmarc.CodeLegacyPctFull].zh, "pct=100: details %q lack the note", d.ZH)
+	for _, pct := range []int{0, 50, 99} {
+		part := dmarcFound(dmarc.PolicyQuarantine, dmarc.CodeLegacyPct)
+		part.LegacyPctPresent, part.LegacyPct = true, pct
+		v := judgeDMARC(part)
+		assert.Equal(t, StatusWarn, v.status, "pct=%d: %s %q, want warn", pct, v.status, v.summary.EN)
+		assert.Equal(t, SeverityLow, v.severity, "pct=%d: severity", pct)
+		assert.Contains(t, v.summary.EN, fmt.Sprintf("pct=%d", pct), "pct=%d: summary %q lacks the number", pct, v.summary.EN)
+		assert.Contains(t, v.summary.EN, fmt.Sprintf(" %d in 100 ", pct), "pct=%d: summary %q lacks the share", pct, v.summary.EN)
+		assert.Contains(t, v.summary.ZH, fmt.Sprintf("pct=%d", pct), "pct=%d: summary %q lacks the number", pct, v.summary.ZH)
+		assert.Contains(t, v.summary.ZH, fmt.Sprintf("只对其中 %d 封", pct), "pct=%d: summary %q lacks the share", pct, v.summary.ZH)
+	}
 }
 
 // TestJudgeDMARCTagCase: "v=DMARC1; P=reject" has no p tag (tag names
@@ -89,7 +139,7 @@ func TestJudgeDMARCEmptyMailto(t *testing.T) {
 	v := judgeDMARC(res)
 	require.Equal(t, StatusWarn, v.status, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
 	require.Equal(t, dmarcFallback.say.format(), v.summary, "verdict %s %q, want the none fallback", v.status, v.summary.EN)
-	note := dmarcNotes[dmarc.CodeURINoAddress]
+	note := dmarcRules[dmarc.CodeURINoAddress].say
 	d := joinTexts(v.details)
 	require.Contains(t, d.EN, note.en, "details %q do not say the address names no mailbox", d.EN)
 	require.Contains(t, d.ZH, note.zh, "details %q do not say the address names no mailbox", d.EN)
@@ -135,23 +185,36 @@ func TestJudgeDMARCPrecise(t *testing.T) {
 }
 
 // TestDMARCNameTooLong: for a domain so long that "_dmarc." + domain is
-// not a DNS name, DMARC is not determined and the text says why, instead
-// of blaming the domain's servers.
+// not a DNS name, the own name holds no record (it cannot exist) and the
+// walk goes on with the parent domains: a parent's policy applies and the
+// verdict is determined, its details saying why the own name was skipped.
+// Without a parent record, DMARC is determined missing.
 func TestDMARCNameTooLong(t *testing.T) {
 	label := strings.Repeat("a", 62)
-	domain := label + "." + label + "." + label + "." + strings.Repeat("b", 57) + ".com" // 250 characters
+	org := strings.Repeat("b", 57) + ".com"
+	domain := label + "." + label + "." + label + "." + org // 250 characters
 	require.Len(t, domain, 250)
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\n"+domain+". A 8.8.8.8\n"))})
-	sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
-	require.NoError(t, err)
-	for _, c := range sum.Checks {
-		if c.ID != CheckDMARC {
-			continue
-		}
-		assert.True(t, c.Undetermined(), "DMARC is not determined")
-		assert.Equal(t, dmarcTooLongDetails.format(), c.Details)
-		assert.NotContains(t, c.Details.EN, "authoritative servers")
-		return
+	for _, tc := range []struct {
+		name   string
+		zone   string
+		status Status
+	}{
+		{"parent record", "_dmarc." + org + ". TXT \"v=DMARC1; p=reject\"\n", StatusPass},
+		{"no record", "", StatusFail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\n"+domain+". A 8.8.8.8\n"+tc.zone))
+			s := New(Config{Resolver: r})
+			sum, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
+			require.NoError(t, err)
+			c := checkOf(t, sum, CheckDMARC)
+			assert.False(t, c.Undetermined(), "DMARC is determined: %q", c.Summary.EN)
+			assert.Equal(t, tc.status, c.Status, "DMARC %s %q", c.Status, c.Summary.EN)
+			assert.Contains(t, c.Details.EN, dmarcNotes[dmarc.CodeNameTooLong].en)
+			assert.Contains(t, c.Details.ZH, dmarcNotes[dmarc.CodeNameTooLong].zh)
+			for _, q := range r.Queries() {
+				assert.LessOrEqual(t, len(q.Name), MaxDomainLen, "asked %s, a name that cannot exist", q.Name)
+			}
+		})
 	}
-	require.Fail(t, "no DMARC check")
 }

@@ -339,9 +339,10 @@ func TestJudgeCAATable(t *testing.T) {
 	none := caa.Set{Outcome: resolver.NXDomain, Lookups: 2}
 	pins := map[caa.Code]pin{}
 	for _, c := range []caa.Code{caa.CodeInvalidTag, caa.CodeReservedFlags, caa.CodeIssueMalformed, caa.CodeIssueWildMalformed,
-		caa.CodeIssueMailMalformed, caa.CodeIssuerTrailingDot, caa.CodeIodefInvalid} {
+		caa.CodeIssueMailMalformed, caa.CodeIssuerTrailingDot, caa.CodeIodefInvalid, caa.CodeIssuerCase} {
 		pins[c] = pin{StatusWarn, SeverityLow}
 	}
+	pins[caa.CodeCriticalOptional] = pin{StatusWarn, SeverityMedium}
 	rows := pinnedRows(t, caaRules, pins, func(c caa.Code) (verdict, []int) {
 		return judgeCAA(caa.Result{Domain: caaFound(1, c), MTASTS: none}), nil
 	})

@@ -7,21 +7,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // TestNXDomainSummaryFirst: the overall summary of a name that does not
-// exist names it and says so before anything else, in both languages;
-// a domain that exists keeps the plain summary.
+// exist names it and says so, alone, in both languages (no graded
+// sentence follows: such a name has no grade to show); Nonexistent tells
+// it. A domain that exists keeps the plain summary.
 func TestNXDomainSummaryFirst(t *testing.T) {
 	s := memScanner(t, nil, Config{})
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "alpah-mail.example.com"})
 	require.NoError(t, err)
 	want := txtOverallNXDomain.format()
-	assert.True(t, strings.HasPrefix(got.Summary.EN, "alpah-mail.example.com "+want.EN), got.Summary.EN)
-	assert.True(t, strings.HasPrefix(got.Summary.ZH, "alpah-mail.example.com "+want.ZH), got.Summary.ZH)
+	assert.Equal(t, "alpah-mail.example.com "+want.EN, got.Summary.EN)
+	assert.Equal(t, "alpah-mail.example.com "+want.ZH, got.Summary.ZH)
 	assert.Contains(t, got.Summary.EN, "does not exist in the DNS — check the spelling.")
-	assert.Contains(t, got.Summary.EN, overallTexts[got.Grade].format(got.Counts.Pass, got.Counts.Pass+got.Counts.Warn+got.Counts.Fail).EN,
-		"the graded summary follows")
+	assert.NotContains(t, got.Summary.EN, overallTexts[got.Grade].format(got.Counts.Pass, got.Counts.Pass+got.Counts.Warn+got.Counts.Fail).EN,
+		"no graded summary follows")
+	assert.True(t, Nonexistent(got), "Nonexistent")
 	for _, c := range got.Checks {
 		if c.ID == CheckMX {
 			assert.Equal(t, mxNXDomain.say.format(), c.Summary)
@@ -31,4 +35,34 @@ func TestNXDomainSummaryFirst(t *testing.T) {
 	good, err := s.Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 	require.NoError(t, err)
 	assert.NotContains(t, good.Summary.EN, want.EN)
+	assert.False(t, Nonexistent(good), "Nonexistent(good)")
+}
+
+// TestNXDomainNotTLD: a name that does not exist and whose last label is
+// not a top-level domain of the Public Suffix List's ICANN section
+// (".con", a typo of ".com") is told so too; a real TLD, even one the
+// list knows only by its default rule's absence, is not.
+func TestNXDomainNotTLD(t *testing.T) {
+	for _, tc := range []struct {
+		ascii, unicode, label string
+		not                   bool
+	}{
+		{"acme-gw.con", "", "con", true},
+		{"acme-gw.comm", "", "comm", true},
+		{"acme-gw.com", "", "", false},
+		{"acme-gw.co.uk", "", "", false},
+		{"acme-gw.xn--fiqs8s", "acme-gw.中国", "", false},
+		{"acme-gw.xn--zzzz-zz", "acme-gw.zzzz", "zzzz", true},
+		{"acme-gw.blogspot.com", "", "", false},
+	} {
+		label, not := notTLD(tc.ascii, tc.unicode)
+		assert.Equal(t, tc.not, not, "%s", tc.ascii)
+		assert.Equal(t, tc.label, label, "%s", tc.ascii)
+	}
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN com.\nacme-gw.com. A 8.8.8.8\n"))})
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: "acme-gw.con"})
+	require.NoError(t, err)
+	assert.True(t, Nonexistent(got), "Nonexistent(acme-gw.con)")
+	assert.True(t, strings.HasSuffix(got.Summary.EN, "\".con\" "+txtNotTLD.format().EN), got.Summary.EN)
+	assert.True(t, strings.HasSuffix(got.Summary.ZH, "“.con” "+txtNotTLD.format().ZH), got.Summary.ZH)
 }

@@ -65,7 +65,7 @@ func StatusRules() []StatusRule {
 	}
 	for _, c := range checkTable {
 		seen := map[text]bool{}
-		for _, r := range sortRules(c.rules()) {
+		for _, r := range sortRules(append(c.rules(), tooLongRules(c.id)...)) {
 			if !seen[r.say] {
 				seen[r.say] = true
 				out = append(out, docRule(c.id, r))

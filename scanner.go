@@ -166,7 +166,7 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 		Checks:        checks,
 		Disclaimer:    txtDisclaimer.with(),
 	}
-	out.Summary = r.nxdomainFirst(out.Summary)
+	out.Summary = r.nxdomainFirst(oneCauseFirst(out.Summary, checks))
 	if r.sel != "" {
 		sel := r.sel
 		out.DKIMSelector = &sel

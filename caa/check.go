@@ -8,6 +8,10 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
+// MaxNameLen is the longest DNS name in presentation form, without the
+// trailing dot (RFC 1035 §3.1: 255 octets on the wire).
+const MaxNameLen = 253
+
 // Check finds the relevant CAA record sets (RFC 8659 §3) of domain (an
 // ASCII domain name, any case, trailing dot optional) and of
 // mta-sts.<domain>, and evaluates them. The two searches run concurrently;
@@ -20,10 +24,14 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		bad := Set{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName}
 		return Result{Domain: bad, MTASTS: bad}
 	}
+	host := "mta-sts." + domain
+	if len(domain) <= MaxNameLen && len(host) > MaxNameLen {
+		return Result{Domain: climb(ctx, r, domain), MTASTS: Set{Outcome: resolver.NXDomain}}
+	}
 	var dom Set
 	var wg sync.WaitGroup
 	wg.Go(func() { dom = climb(ctx, r, domain) })
-	first := r.Lookup(ctx, "mta-sts."+domain, resolver.TypeCAA)
+	first := r.Lookup(ctx, host, resolver.TypeCAA)
 	wg.Wait()
 	return Result{Domain: dom, MTASTS: continueWith(first, dom)}
 }

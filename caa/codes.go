@@ -8,6 +8,12 @@ const (
 	// CodeCriticalUnknown: a property has the issuer-critical flag (128)
 	// and a tag that is not understood, so no CA may issue (RFC 8659 §4.1).
 	CodeCriticalUnknown Code = "critical_unknown_tag"
+	// CodeCriticalOptional: a property has the issuer-critical flag and a
+	// registered tag that CAs are not required to implement (anything but
+	// RFC 8659's issue, issuewild and iodef, e.g. contactemail or
+	// contactphone); a CA that does not implement it must refuse to issue
+	// (RFC 8659 §4.1).
+	CodeCriticalOptional Code = "critical_optional_tag"
 	// CodeInvalidTag: a tag is not made of ASCII letters and digits only
 	// (RFC 8659 §4.1); the property is ignored.
 	CodeInvalidTag Code = "invalid_tag"
@@ -30,6 +36,10 @@ const (
 	// the grammar of RFC 8659 §4.2 does not allow (the value counts as
 	// malformed; CA behaviour varies).
 	CodeIssuerTrailingDot Code = "issuer_trailing_dot"
+	// CodeIssuerCase: an issuer domain name is not in lower case. DNS
+	// names compare case-insensitively, but some CAs (Let's Encrypt)
+	// compare the name exactly with their own lower-case form and refuse.
+	CodeIssuerCase Code = "issuer_not_lower_case"
 	// CodeIodefInvalid: an iodef value is not a mailto:, http: or https:
 	// URL (RFC 8659 §4.4).
 	CodeIodefInvalid Code = "iodef_invalid"
@@ -45,7 +55,7 @@ func Codes() []Code { return append([]Code(nil), order...) }
 
 // order is the order findings are reported in.
 var order = []Code{
-	CodeCriticalUnknown, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags,
+	CodeCriticalUnknown, CodeCriticalOptional, CodeInvalidTag, CodeUnknownTag, CodeReservedFlags,
 	CodeIssueMalformed, CodeIssueWildMalformed, CodeIssueMailMalformed,
-	CodeIssuerTrailingDot, CodeIodefInvalid, CodeClimbTruncated,
+	CodeIssuerTrailingDot, CodeIssuerCase, CodeIodefInvalid, CodeClimbTruncated,
 }

@@ -26,6 +26,9 @@ func (is *issuers) add(value string, f *findings.Set[Code], bad Code) {
 	if v.Domain == "" {
 		return
 	}
+	if v.MixedCase {
+		f.Add(CodeIssuerCase)
+	}
 	if is.names == nil {
 		is.names = map[string]bool{}
 	}
@@ -92,6 +95,9 @@ func checkTag(p Property, f *findings.Set[Code]) bool {
 	if p.Critical() && !p.understood() {
 		f.Add(CodeCriticalUnknown)
 		return true
+	}
+	if p.Critical() && !p.required() {
+		f.Add(CodeCriticalOptional)
 	}
 	return false
 }

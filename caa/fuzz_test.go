@@ -31,13 +31,15 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzParseIssuerValue checks that ParseIssuerValue never panics, that
-// every error wraps ErrSyntax, that String round-trips, and the helpers
+// every error wraps ErrSyntax, that String round-trips (to the
+// lower-case form, so MixedCase is false after it), and the helpers
 // that look at raw values never panic either.
 func FuzzParseIssuerValue(f *testing.F) {
 	for _, s := range []string{
 		"letsencrypt.org", ";", "", " ; ", "ca.example; accounturi=https://ca.example/acct/1",
 		"ca.example;a=1 ;\tb = 2", "%%%", "letsencrypt.org.", "ca.example; a=b;", "; a=",
 		"mailto:security@example.com", "https://iodef.example/", "a--b.example",
+		"LetsEncrypt.org", "Ca.Example; accounturi=X",
 	} {
 		f.Add(s)
 	}
@@ -51,6 +53,8 @@ func FuzzParseIssuerValue(f *testing.F) {
 		}
 		back, err := ParseIssuerValue(v.String())
 		require.NoError(t, err, "ParseIssuerValue(%q) = %+v; ParseIssuerValue(%q)", s, v, v.String())
+		require.False(t, back.MixedCase, "ParseIssuerValue(%q): canonical form %q is not lower case", s, v.String())
+		v.MixedCase = false
 		require.Equal(t, v, back, "ParseIssuerValue(%q) = %+v; ParseIssuerValue(%q)", s, v, v.String())
 	})
 }

@@ -11,6 +11,9 @@ type IssuerValue struct {
 	// Domain is the issuer domain name, lower-case; "" when the value
 	// names no issuer, which authorizes no CA.
 	Domain string
+	// MixedCase reports that the published issuer domain name had
+	// upper-case letters, which CAs comparing exactly do not match.
+	MixedCase bool
 	// Params are the CA-defined parameters (e.g. accounturi and
 	// validationmethods, RFC 8657), in order; nil when there are none.
 	Params []Param
@@ -47,6 +50,7 @@ func ParseIssuerValue(s string) (IssuerValue, error) {
 			return IssuerValue{}, syntaxErr("issuer", "%q is not a domain name of letter-digit-hyphen labels", dom)
 		}
 		v.Domain = strings.ToLower(dom)
+		v.MixedCase = v.Domain != dom
 	}
 	i = skipWSP(s, j)
 	if i == len(s) {

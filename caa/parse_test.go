@@ -104,7 +104,7 @@ func TestParseIssuerValue(t *testing.T) {
 		part string
 	}{
 		{in: "letsencrypt.org", want: IssuerValue{Domain: "letsencrypt.org"}},
-		{in: "  Ca.Example  ", want: IssuerValue{Domain: "ca.example"}},
+		{in: "  Ca.Example  ", want: IssuerValue{Domain: "ca.example", MixedCase: true}},
 		{in: ";", want: IssuerValue{}},
 		{in: "", want: IssuerValue{}},
 		{in: " ; ", want: IssuerValue{}},

@@ -76,6 +76,14 @@ func (p Property) understood() bool {
 	return ok && registered[t]
 }
 
+// required reports whether every CA must implement p's tag: RFC 8659's
+// issue, issuewild and iodef. Other registered tags (issuemail,
+// issuevmc, contactemail, contactphone) are optional for CAs.
+func (p Property) required() bool {
+	t, _ := p.Known()
+	return t == TagIssue || t == TagIssueWild || t == TagIodef
+}
+
 // ValidTag reports whether tag is a non-empty sequence of ASCII letters
 // and digits (RFC 8659 §4.1) no longer than 255 octets.
 func ValidTag(tag string) bool {

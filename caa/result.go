@@ -6,6 +6,8 @@ type Result struct {
 	Domain Set
 	// MTASTS is the relevant set of mta-sts.<domain>, the host whose HTTPS
 	// certificate MTA-STS needs; MTASTS.CanIssue says whether it can get
-	// one.
+	// one. When mta-sts.<domain> would be longer than MaxNameLen, the
+	// host cannot exist: the set is empty with Outcome NXDomain and no
+	// lookup.
 	MTASTS Set
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
+// MaxNameLen is the longest DNS name in presentation form, without the
+// trailing dot (RFC 1035 §3.1: 255 octets on the wire).
+const MaxNameLen = 253
+
 // Name returns the owner name of the key record of selector at domain,
 // <selector>._domainkey.<domain> (RFC 6376 §3.6.2.1), lower-case without
 // the trailing dot. A selector may contain dots (RFC 6376 §3.1).
@@ -22,10 +26,16 @@ func Name(selector, domain string) string {
 //
 // domain is an A-label domain name and selector a DKIM selector; a name
 // the resolver refuses as invalid yields an inconclusive Result with
-// reason resolver.ReasonInvalidName. Check never fails: every DNS outcome
-// is a Result (see [Result] for which facts are unknown when).
+// reason resolver.ReasonInvalidName. A valid domain whose key record name
+// would be longer than MaxNameLen cannot have that name: no record, no
+// query (Outcome NXDomain, CodeNoRecord). Check never fails: every DNS
+// outcome is a Result (see [Result] for which facts are unknown when).
 func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Result {
-	a := r.Lookup(ctx, Name(selector, domain), resolver.TypeTXT)
+	name := Name(selector, domain)
+	if len(name) > MaxNameLen && len(resolver.CanonicalName(domain)) <= MaxNameLen {
+		return absent(Result{Outcome: resolver.NXDomain}, resolver.NXDomain)
+	}
+	a := r.Lookup(ctx, name, resolver.TypeTXT)
 	res := Result{Outcome: a.Outcome, Reason: a.Reason, Aliased: len(a.CNAMEs) > 0}
 	if !a.Conclusive() {
 		return res

@@ -255,6 +255,25 @@ func TestCheckEmptySelector(t *testing.T) {
 	assert.Equal(t, inconclusive(resolver.ReasonInvalidName), got, "Check with an empty selector")
 }
 
+// TestCheckNameTooLong: a valid domain whose key record name would be
+// longer than 253 octets cannot have a key there: no record (determined,
+// never inconclusive), and nothing is asked.
+func TestCheckNameTooLong(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	domain := strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 50) + ".dkim.test"
+	require.Len(t, domain, 252)
+	r := dnstest.NewResolver(z)
+	got := dkim.Check(t.Context(), r, "s1", domain)
+	assert.True(t, got.Conclusive(), "Check(long name) = %+v", got)
+	assert.Equal(t, resolver.NXDomain, got.Outcome)
+	assert.Equal(t, []dkim.Code{dkim.CodeNoRecord}, got.Findings)
+	if assert.NotNil(t, got.RecordCount) {
+		assert.Zero(t, *got.RecordCount)
+	}
+	assert.Empty(t, r.Queries(), "nothing asked for a name that cannot exist")
+}
+
 func TestCheckCanceled(t *testing.T) {
 	t.Parallel()
 	z := dnstest.MustLoad(t, zoneFile)

@@ -71,14 +71,24 @@ func (r *Record) apply(i int, t tag) error {
 	return nil
 }
 
-// splitTags splits a tag-list into its tag-specs (RFC 6376 §3.2). Empty
-// specs, such as the one after a trailing ";", are skipped.
+// splitTags splits a tag-list into its tag-specs (RFC 6376 §3.2). The
+// grammar, tag-spec *( ";" tag-spec ) [ ";" ], allows one ";" at the end
+// (followed at most by folding white space) but no empty tag-spec
+// elsewhere: ";;" or a leading ";" make the text invalid, as OpenDKIM
+// and mox treat it.
 func splitTags(s string) ([]tag, error) {
 	var tags []tag
 	seen := map[string]bool{}
-	for _, spec := range strings.Split(s, ";") {
+	specs := strings.Split(s, ";")
+	for i, spec := range specs {
 		if strings.Trim(spec, fws) == "" {
-			continue
+			if i == len(specs)-1 && i > 0 {
+				continue
+			}
+			if len(specs) == 1 {
+				break
+			}
+			return nil, &SyntaxError{Code: CodeNotDKIMRecord, Reason: "empty tag-spec"}
 		}
 		t, err := parseSpec(spec)
 		if err != nil {

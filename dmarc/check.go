@@ -94,6 +94,9 @@ func (w walk) codes(domain string) []Code {
 	if w.missingSep {
 		out = append(out, CodeMissingSeparator)
 	}
+	if w.tooLong {
+		out = append(out, CodeNameTooLong)
+	}
 	if labelCount(domain) > MaxTreeWalk && w.queries > 1 {
 		out = append(out, CodeTreeWalkShortcut)
 	}
@@ -142,6 +145,7 @@ func (res *Result) apply(sel selection) []Code {
 	res.SPFAlignment = effective(rec.ASPF)
 	res.AggregateReporting = rec.HasValidRUA()
 	res.LegacyPctPresent = rec.HasPct
+	res.LegacyPct = rec.Pct
 	res.BadTag = rec.BadTag
 	if sel.psd {
 		codes = append(codes, CodePSDPolicy)

@@ -111,6 +111,10 @@ func TestCheck(t *testing.T) {
 			want: with(direct("pct.dmarc.test", PolicyReject), func(r *Result) {
 				r.LegacyPctPresent, r.Findings = true, []Code{CodeLegacyPct}
 			})},
+		{name: "pct100", domain: "pct100.dmarc.test",
+			want: with(direct("pct100.dmarc.test", PolicyQuarantine), func(r *Result) {
+				r.LegacyPctPresent, r.LegacyPct, r.Findings = true, 100, []Code{CodeLegacyPctFull}
+			})},
 		{name: "multiple", domain: "multiple.dmarc.test",
 			want: Result{
 				Domain: "multiple.dmarc.test", Outcome: found, DirectRecordCount: new(2), Discovery: DiscoveryNotFound,

@@ -68,9 +68,15 @@ const (
 	// CodeTestMode: t=y; receivers apply one level less than the policy
 	// (reject→quarantine, quarantine→none) (§4.7, App. A.6).
 	CodeTestMode Code = "test_mode"
-	// CodeLegacyPct: the pct tag, removed by RFC 9989 (App. C.5); RFC 7489
-	// receivers still honour it.
+	// CodeLegacyPct: the pct tag, removed by RFC 9989 (App. C.5), with a
+	// value below 100: RFC 7489 receivers still honour it and apply the
+	// policy to only that share of the failing mail.
 	CodeLegacyPct Code = "legacy_pct"
+	// CodeLegacyPctFull: the pct tag with the value 100, RFC 7489's
+	// default (the whole mail stream), or with an invalid value, which
+	// RFC 7489 receivers replace by that default (§6.3, §6.6.3): a
+	// historic tag that changes nothing.
+	CodeLegacyPctFull Code = "legacy_pct_100"
 	// CodeLegacyRF: the rf tag, removed by RFC 9989 (App. C.5).
 	CodeLegacyRF Code = "legacy_rf"
 	// CodeLegacyRI: the ri tag, removed by RFC 9989 (App. C.5).
@@ -79,6 +85,10 @@ const (
 
 // Discovery-level codes: set by Check.
 const (
+	// CodeNameTooLong: "_dmarc." followed by the author domain is longer
+	// than MaxNameLen, so that name cannot exist and holds no record; the
+	// walk went on with the shorter names (RFC 9989 §4.10).
+	CodeNameTooLong Code = "own_name_too_long"
 	// CodeMultipleRecords: a queried target had more than one DMARC
 	// record; all of them were discarded (RFC 9989 §4.10 steps 2 and 6).
 	CodeMultipleRecords Code = "multiple_records"
@@ -131,9 +141,9 @@ func Codes() []Code {
 		CodeUppercaseVersionTag, CodeTagNameCase, CodeMissingP, CodeInvalidP, CodeInvalidSP,
 		CodeInvalidNP, CodeInvalidPSD, CodeInvalidT, CodeInvalidADKIM, CodeInvalidASPF, CodeInvalidFO,
 		CodeFOWithoutRUF, CodeDuplicateTag, CodeMalformedTag, CodeUnknownTag, CodeInvalidRUA,
-		CodeInvalidRUF, CodeSizeSuffix, CodeURINoAddress, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyRF,
+		CodeInvalidRUF, CodeSizeSuffix, CodeURINoAddress, CodeUnsupportedScheme, CodeTestMode, CodeLegacyPct, CodeLegacyPctFull, CodeLegacyRF,
 		CodeLegacyRI, CodeMultipleRecords, CodeIgnoredRecord, CodeMissingSeparator, CodeRecordAtApex,
 		CodeTreeWalkShortcut, CodeNearerRecordIgnored, CodePSDPolicy, CodeSubdomainPolicyNone,
-		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified,
+		CodeExistenceUnknown, CodeExternalUnauthorized, CodeExternalUnverified, CodeNameTooLong,
 	}
 }

@@ -1,6 +1,7 @@
 package dmarc
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/mailauth/mailauth/internal/findings"
@@ -164,7 +165,7 @@ var tagHandlers = map[string]func(p *parser, v string){
 	"rua":   func(p *parser, v string) { p.rec.RUA = p.uris(v, CodeInvalidRUA) },
 	"ruf":   func(p *parser, v string) { p.rec.RUF = p.uris(v, CodeInvalidRUF) },
 	"fo":    (*parser).fo,
-	"pct":   func(p *parser, _ string) { p.rec.HasPct = true; p.add(CodeLegacyPct) },
+	"pct":   (*parser).pct,
 	"rf":    func(p *parser, _ string) { p.add(CodeLegacyRF) },
 	"ri":    func(p *parser, _ string) { p.add(CodeLegacyRI) },
 }
@@ -176,6 +177,23 @@ func (p *parser) policy(v string, bad Code) Policy {
 	}
 	p.add(bad)
 	return PolicyInvalid
+}
+
+// pct records the historic pct tag (RFC 7489 §6.3: 1*3DIGIT, 0 to 100).
+// Below 100 it is a finding of its own; 100, or an invalid value that
+// RFC 7489 receivers replace by the default 100, is harmless.
+func (p *parser) pct(v string) {
+	p.rec.HasPct = true
+	n, err := strconv.Atoi(v)
+	if err != nil || len(v) > 3 || v[0] < '0' || v[0] > '9' || n > 100 {
+		n = 100
+	}
+	p.rec.Pct = n
+	if n < 100 {
+		p.add(CodeLegacyPct)
+		return
+	}
+	p.add(CodeLegacyPctFull)
 }
 
 func (p *parser) psd(v string) {

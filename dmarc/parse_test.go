@@ -107,6 +107,40 @@ func summarize(r Record) summary {
 	return summary{r.P, r.SP, r.NP, r.PSD, r.T, r.ADKIM, r.ASPF, r.HasValidRUA(), r.HasPct, r.ValidPolicies(), r.Findings}
 }
 
+// TestParsePct: the historic pct tag is judged by its value: below 100
+// (RFC 7489 receivers sample) it is legacy_pct; 100, the old default, or
+// an invalid value those receivers replace by 100 is legacy_pct_100.
+func TestParsePct(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		pct  int
+		code Code
+	}{
+		{"pct=100", 100, CodeLegacyPctFull},
+		{"pct=0", 0, CodeLegacyPct},
+		{"pct=50", 50, CodeLegacyPct},
+		{"pct=99", 99, CodeLegacyPct},
+		{"pct=050", 50, CodeLegacyPct},
+		{"pct=101", 100, CodeLegacyPctFull},
+		{"pct=1000", 100, CodeLegacyPctFull},
+		{"pct=+50", 100, CodeLegacyPctFull},
+		{"pct=-1", 100, CodeLegacyPctFull},
+		{"pct=half", 100, CodeLegacyPctFull},
+		{"pct=", 100, CodeLegacyPctFull},
+	} {
+		rec, err := Parse("v=DMARC1; p=quarantine; " + tc.in)
+		require.NoError(t, err, "Parse(%q)", tc.in)
+		assert.True(t, rec.HasPct, "%s: HasPct", tc.in)
+		assert.Equal(t, tc.pct, rec.Pct, "%s: Pct", tc.in)
+		assert.Equal(t, []Code{tc.code}, rec.Findings, "%s: findings", tc.in)
+	}
+	rec, err := Parse("v=DMARC1; p=quarantine")
+	require.NoError(t, err)
+	assert.False(t, rec.HasPct, "no pct tag: HasPct")
+	assert.Zero(t, rec.Pct, "no pct tag: Pct")
+}
+
 func TestParseTags(t *testing.T) {
 	t.Parallel()
 	const rua = "; rua=mailto:d@example.com"

@@ -113,6 +113,10 @@ type Record struct {
 	FO string
 	// HasPct reports the historic pct tag (removed by RFC 9989, App. C.5).
 	HasPct bool
+	// Pct is, when HasPct, the pct value RFC 7489 receivers apply
+	// (§6.3): the tag's value when it is 0 to 100, else the default 100.
+	// It is 0 when the tag is absent.
+	Pct int
 	// Findings are the record-level codes, sorted, without duplicates.
 	Findings []Code
 	// BadTag is the position of the first tag with a defect (malformed,

@@ -58,6 +58,10 @@ type Result struct {
 	AggregateReporting bool
 	// LegacyPctPresent reports the historic pct tag.
 	LegacyPctPresent bool
+	// LegacyPct is, when LegacyPctPresent, the share of failing mail (0
+	// to 100) that RFC 7489 receivers apply Policy to: the selected
+	// record's Record.Pct. It is 0 when the tag is absent.
+	LegacyPct int
 	// BadTag is the selected record's Record.BadTag: the position of its
 	// first defective tag, 0 when none (or no record was selected).
 	BadTag int

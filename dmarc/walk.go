@@ -11,6 +11,11 @@ import (
 // §4.10): the author domain and at most seven shorter names.
 const MaxTreeWalk = 8
 
+// MaxNameLen is the longest DNS name in presentation form, without the
+// trailing dot (RFC 1035 §3.1: 255 octets on the wire). A "_dmarc." name
+// longer than this cannot exist, so it holds no record.
+const MaxNameLen = 253
+
 // ShortcutLabels is the label count the walk jumps to after the first
 // query when the name has eight or more labels (RFC 9989 §4.10 step 4).
 const ShortcutLabels = 7
@@ -57,6 +62,7 @@ type walk struct {
 	ignored      bool            // a TXT record looked like DMARC but was not
 	missingSep   bool            // a TXT record began "v=DMARC1" with no ";" after it
 	inconclusive bool            // the walk stopped on an inconclusive answer
+	tooLong      bool            // the author domain's own _dmarc name cannot exist
 	records      []foundAt       // targets with one record, in walk order
 }
 
@@ -67,8 +73,16 @@ type walk struct {
 func runWalk(ctx context.Context, r resolver.Resolver, domain string) walk {
 	var w walk
 	for i, target := range Targets(domain) {
-		a := r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
-		w.queries++
+		var a resolver.Answer
+		if len(target) <= MaxNameLen && len(dmarcName(target)) > MaxNameLen {
+			// The name cannot exist in the DNS: no record, nothing to ask,
+			// and the walk goes on with the shorter names (§4.10).
+			a = resolver.Answer{Outcome: resolver.NXDomain}
+			w.tooLong = w.tooLong || i == 0
+		} else {
+			a = r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
+			w.queries++
+		}
 		recs := w.filter(a)
 		if i == 0 {
 			w.direct, w.directCount = a, len(recs)

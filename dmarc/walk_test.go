@@ -2,6 +2,7 @@ package dmarc
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,6 +144,50 @@ func TestCheckOddNames(t *testing.T) {
 	res := Check(context.Background(), r, long)
 	assert.Equal(t, DiscoveryInconclusive, res.Discovery, "Check(long name) = %+v, want inconclusive invalid_name", res)
 	assert.Equal(t, resolver.ReasonInvalidName, res.Reason, "Check(long name) = %+v, want inconclusive invalid_name", res)
+}
+
+// TestCheckOwnNameTooLong: a valid domain of 247 to 253 octets cannot
+// have a "_dmarc." name of its own (it would exceed 253 octets). That
+// name holds no record, is not asked, and the walk goes on with the
+// shorter names, whose record applies.
+func TestCheckOwnNameTooLong(t *testing.T) {
+	t.Parallel()
+	for n := 240; n <= MaxNameLen; n++ {
+		domain := longName(n, "pass.dmarc.test")
+		require.Len(t, domain, n)
+		r := dnstest.NewResolver(zones(t))
+		res := Check(context.Background(), r, domain)
+		own := n+len("_dmarc.") > MaxNameLen
+		for _, q := range r.Queries() {
+			assert.LessOrEqual(t, len(q.Name), MaxNameLen, "%d octets: asked %s", n, q.Name)
+		}
+		assert.Equal(t, DiscoveryFound, res.Discovery, "%d octets: %+v", n, res)
+		assert.Equal(t, "pass.dmarc.test", res.PolicyDomain, "%d octets: %+v", n, res)
+		assert.Equal(t, own, slices.Contains(res.Findings, CodeNameTooLong), "%d octets: findings %v", n, res.Findings)
+		if own {
+			assert.Equal(t, resolver.NXDomain, res.Outcome, "%d octets: the own name cannot exist", n)
+		}
+	}
+}
+
+// longName returns a name of exactly n octets ending in suffix, made of
+// labels of at most 63 octets.
+func longName(n int, suffix string) string {
+	rest := n - len(suffix) - 1
+	var labels []string
+	for rest > 0 {
+		l := min(63, rest)
+		if rest-l == 1 { // a label needs at least one octet after its dot
+			l--
+		}
+		if l == rest {
+			labels = append(labels, strings.Repeat("x", l))
+			break
+		}
+		labels = append(labels, strings.Repeat("x", l))
+		rest -= l + 1
+	}
+	return strings.Join(append(labels, suffix), ".")
 }
 
 // A canceled context yields an inconclusive result, never "absent".

@@ -67,6 +67,42 @@ func nxByMXSummary(domain string) mailauth.ScanSummary {
 	return s
 }
 
+// oneCauseSummary is a scan whose name servers do not answer: six checks
+// fail for that one cause (their summary is the fault's sentence).
+func oneCauseSummary(domain string) mailauth.ScanSummary {
+	s := SampleScanSummary()
+	s.Domain, s.UnicodeDomain = domain, domain
+	s.Checks = sampleChecks()
+	cause := mailauth.FaultSummaries()[mailauth.DNSFaultNoAnswer][0]
+	for i := range s.Checks {
+		switch s.Checks[i].ID {
+		case mailauth.CheckMX, mailauth.CheckSPF, mailauth.CheckDMARC, mailauth.CheckMTASTS, mailauth.CheckTLSRPT, mailauth.CheckCAA:
+			s.Checks[i].Status, s.Checks[i].Severity, s.Checks[i].Summary = mailauth.StatusFail, mailauth.SeverityHigh, cause
+		default:
+			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusInfo, mailauth.SeverityInfo
+		}
+	}
+	s.Counts = mailauth.StatusCounts{Fail: 6, Info: len(s.Checks) - 6}
+	return s
+}
+
+// reportsNowhereSummary is a scan where every check passes (or is info)
+// but DMARC's reports go nowhere: a pass with severity low.
+func reportsNowhereSummary(domain string) mailauth.ScanSummary {
+	s := SampleScanSummary()
+	s.Domain, s.UnicodeDomain = domain, domain
+	s.Checks = sampleChecks()
+	for i := range s.Checks {
+		if s.Checks[i].Status != mailauth.StatusInfo {
+			s.Checks[i].Status, s.Checks[i].Severity = mailauth.StatusPass, mailauth.SeverityInfo
+		}
+		if s.Checks[i].ID == mailauth.CheckDMARC {
+			s.Checks[i].Severity = mailauth.SeverityLow
+		}
+	}
+	return s
+}
+
 // TestBrowserActionable: the results say what to do first. The fix-first
 // list orders the failing and warning checks by severity and links to
 // their cards; pass and info cards print no severity; a low fail is not
@@ -79,6 +115,18 @@ func nxByMXSummary(domain string) mailauth.ScanSummary {
 func TestBrowserActionable(t *testing.T) {
 	b := browsertest.Start(t, "en-US")
 	svc := &FakeService{ScanFunc: func(_ context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		if strings.Contains(req.Domain, "rua-nowhere") {
+			return reportsNowhereSummary("rua-nowhere.com"), nil
+		}
+		if strings.Contains(req.Domain, "lame") {
+			return oneCauseSummary("lame-ns.com"), nil
+		}
+		if strings.Contains(req.Domain, "acme-gw") {
+			s := nxSummary("acme-gw.con")
+			s.Summary = lt("acme-gw.con 在 DNS 中不存在，请检查拼写是否正确。“.con” 不是顶级域名。",
+				"acme-gw.con does not exist in the DNS — check the spelling. \".con\" is not a top-level domain.")
+			return s, nil
+		}
 		if strings.Contains(req.Domain, "alpah-mx") {
 			return nxByMXSummary("alpah-mx.com"), nil
 		}
@@ -148,25 +196,75 @@ func TestBrowserActionable(t *testing.T) {
 	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
 	b.NoProblems("fix first and help")
 
-	// alpah-mail.com: the overall summary says so; alpah-mx.com: only the
-	// MX check's summary (the embedded mailauth.NXDomainSummary) does.
+	// alpah-mail.com: the DMARC walk says so; alpah-mx.com: only the MX
+	// check's summary (the embedded mailauth.NXDomainSummary) does;
+	// acme-gw.con: its last label is not a top-level domain either. Each
+	// is one message: no grade, no score, no fix-first list, the cards
+	// folded under it and none offering a fix.
 	for _, nx := range []struct {
-		domain   string
-		fixFirst bool // the fix-first list is hidden (checked for the first)
-	}{{"alpah-mail.com", true}, {"alpah-mx.com", false}} {
+		domain, tld string
+	}{{"alpah-mail.com", ""}, {"alpah-mx.com", ""}, {"acme-gw.con", "\".con\" is not a top-level domain."}} {
 		b.Do("a name that does not exist: "+nx.domain,
 			chromedp.Navigate(ts.URL+"/"),
 			chromedp.WaitVisible(chromedp.ID("domain")),
 			chromedp.SendKeys(chromedp.ID("domain"), nx.domain+"\r"),
-			chromedp.WaitVisible(chromedp.ID("check-caa")),
+			chromedp.WaitVisible(chromedp.CSS(".nx-box")),
 		)
 		assert.Equal(t, nx.domain+" does not exist in the DNS — check the spelling",
 			browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
-		if nx.fixFirst {
-			assert.True(t, browsertest.Eval[bool](b, `document.getElementById("fix-first").hidden`), "no fix-first list of red cards")
-		}
+		assert.Equal(t, "false|false|true|true|false",
+			browsertest.Eval[string](b, `[!!document.querySelector("#overview .grade"), !!document.querySelector("#overview .score"),
+				document.getElementById("fix-first").hidden, !document.getElementById("cards-fold").hidden,
+				document.getElementById("cards-fold").open].join("|")`),
+			"%s: no grade, no score, no fix-first list; the cards folded", nx.domain)
+		assert.True(t, browsertest.Eval[bool](b, `!!document.querySelector("#cards-fold #check-caa")`), "%s: the cards are in the fold", nx.domain)
+		assert.Equal(t, 0, browsertest.Eval[int](b, `[...document.querySelectorAll(".help-link")].filter(a => a.textContent.startsWith("How to fix")).length`),
+			"%s: no card offers a fix", nx.domain)
+		assert.Equal(t, nx.tld, browsertest.Eval[string](b, `(document.querySelector(".nx-tld") || {textContent: ""}).textContent`), "%s", nx.domain)
+		b.CheckAccessibility("a name that does not exist: " + nx.domain)
 	}
+	b.Screenshot("desktop-nxdomain.png")
 	b.NoProblems("nxdomain")
+
+	// lame-ns.com: six checks fail because its name servers do not
+	// answer: the headline names that cause, and the fix-first list has
+	// one entry for it, linking the help on DNS faults, the six checks
+	// listed under it.
+	b.Do("one cause",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "lame-ns.com\r"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	assert.Equal(t, "lame-ns.com: the name servers do not answer — one cause fails 6 checks",
+		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#fix-first-list > li").length`), "one entry for the one cause")
+	assert.Equal(t, "/help/mx/#dns-faults", browsertest.Eval[string](b, `document.querySelector("#fix-first-list > li.cause > a").getAttribute("href")`))
+	assert.Equal(t, []string{"#check-mx", "#check-spf", "#check-dmarc", "#check-mta-sts", "#check-tls-rpt", "#check-caa"},
+		browsertest.Eval[[]string](b, `[...document.querySelectorAll("#fix-first-list .cause-checks a")].map(a => a.getAttribute("href"))`),
+		"the affected checks listed under the cause")
+	b.CheckAccessibility("one cause")
+	b.Screenshot("desktop-one-cause.png")
+	b.Do("one cause, in Chinese", chromedp.Click(chromedp.ID("lang-toggle")))
+	assert.Equal(t, "lame-ns.com：域名服务器没有应答——同一个原因导致 6 项检查失败",
+		browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`))
+	b.Do("back to English", chromedp.Click(chromedp.ID("lang-toggle")))
+	b.NoProblems("one cause")
+
+	// rua-nowhere.com: everything passes, but DMARC's reports go nowhere
+	// (a pass with severity low): it is listed under "Fix first" and its
+	// card offers the fix.
+	b.Do("a problem under a pass",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), "rua-nowhere.com\r"),
+		chromedp.WaitVisible(chromedp.ID("check-caa")),
+	)
+	assert.Equal(t, []string{"#check-dmarc"},
+		browsertest.Eval[[]string](b, `[...document.querySelectorAll("#fix-first-list a")].map(a => a.getAttribute("href"))`),
+		"the pass with a low problem is listed, alone")
+	assert.True(t, browsertest.Eval[bool](b, `document.querySelector("#check-dmarc .help-link").textContent.startsWith("How to fix")`))
+	b.NoProblems("a problem under a pass")
 
 	b.Do("phone: scan",
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),

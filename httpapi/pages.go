@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -87,6 +88,23 @@ func pages() ([]page, error) {
 	return out, nil
 }
 
+// faultsJSON is the page's data-faults: for each domain-side DNS fault
+// ("no_answer", "dnssec", "alias"), the English summaries of a check that
+// failed for it, by which the page groups checks that share one cause.
+func faultsJSON() (string, error) {
+	out := map[string][]string{}
+	for f, texts := range mailauth.FaultSummaries() {
+		for _, t := range texts {
+			out[f.String()] = append(out[f.String()], t.EN)
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("index.html: fault summaries: %w", err)
+	}
+	return string(b), nil
+}
+
 // indexPage renders the web page with the "could not be determined"
 // summaries from src (see undeterminedSummaries).
 func indexPage(src func() []mailauth.LocalizedText) (page, error) {
@@ -98,8 +116,12 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
+	faults, err := faultsJSON()
+	if err != nil {
+		return page{}, err
+	}
 	var b bytes.Buffer
-	data := struct{ Undetermined, NXDomain string }{und, mailauth.NXDomainSummary().EN}
+	data := struct{ Undetermined, NXDomain, Faults string }{und, mailauth.NXDomainSummary().EN, faults}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}

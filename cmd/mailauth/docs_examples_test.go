@@ -248,7 +248,9 @@ func TestDocumentedCommandLines(t *testing.T) {
 				strings.Join(ex.words, " "), args, code, stderr.String(), truncate(stdout.String()))
 			continue
 		}
-		assert.Contains(t, []int{0, 1}, code, "%s: %s (run as %q) exits %d: %s%s", ex.where,
+		// A scanned result: 0, 1, or 4 for a placeholder name the lab's
+		// zone does not have (mail.example.com).
+		assert.Contains(t, []int{exitOK, exitFail, exitNonexistent}, code, "%s: %s (run as %q) exits %d: %s%s", ex.where,
 			strings.Join(ex.words, " "), args, code, stderr.String(), truncate(stdout.String()))
 	}
 	assert.GreaterOrEqual(t, ran, 10, "command lines run")

@@ -38,6 +38,7 @@ const (
 	exitFail        = 1 // scanned, at least one check failed
 	exitUsage       = 2 // usage, configuration or input error
 	exitUnavailable = 3 // service, DNS or another dependency unavailable; incomplete scan
+	exitNonexistent = 4 // scanned, the name does not exist in the DNS: no grade
 )
 
 // env reads one environment variable; tests pass a map's lookup.
@@ -98,7 +99,7 @@ can also be set through a MAILAUTH_* environment variable; a flag wins.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
 2 usage or input error (healthcheck: 1), 3 service or DNS unavailable or
-the scan incomplete.
+the scan incomplete, 4 the name does not exist in the DNS (no grade).
 `, checkNames())
 
 // checkNames lists the scanner's checks in order, in upper case, for

@@ -96,7 +96,10 @@ func localized(t mailauth.LocalizedText, lang string) string {
 func scanCSVRows(s mailauth.ScanSummary, lang string) [][]string {
 	rows := make([][]string, 0, len(s.Checks))
 	grade, score := cleanText(string(s.Grade)), strconv.Itoa(s.Score)
-	if s.Incomplete() {
+	switch {
+	case mailauth.Nonexistent(s):
+		grade, score = "nonexistent", "" // the name does not exist: no grade at all
+	case s.Incomplete():
 		grade, score = "", "" // no grade to trust (the service answers 500)
 	}
 	for _, c := range s.Checks {

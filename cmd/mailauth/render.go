@@ -35,6 +35,7 @@ var labels = map[string]map[string]string{
 		"ptrHead":  "Sending IP check for %s",
 		"grade":    "Grade %s, score %d/100",
 		"noGrade":  "No grade: %d of the %d evaluated checks could not be determined",
+		"nxGrade":  "No grade: the name does not exist",
 		"covers":   "The score covers %d of the %d evaluated checks (the others could not be determined)",
 		"counts":   "%d pass, %d warn, %d fail, %d info",
 		"selector": "DKIM selector: %s",
@@ -47,6 +48,7 @@ var labels = map[string]map[string]string{
 		"ptrHead":  "发信 IP 检查：%s",
 		"grade":    "等级 %s，得分 %d/100",
 		"noGrade":  "无法评级：参与评估的 %[2]d 项检查中，有 %[1]d 项无法确定",
+		"nxGrade":  "没有等级：该名称不存在",
 		"covers":   "得分只涵盖参与评估的 %[2]d 项检查中的 %[1]d 项（其余无法确定）",
 		"counts":   "通过 %d，警告 %d，失败 %d，信息 %d",
 		"selector": "DKIM 选择器：%s",
@@ -149,6 +151,10 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 // service answers it 500).
 func (p printer) grade(s mailauth.ScanSummary) {
 	evaluated, undetermined := determinedCounts(s)
+	if mailauth.Nonexistent(s) {
+		p.line("%s", p.word("nxGrade"))
+		return
+	}
 	if s.Incomplete() {
 		p.line(p.word("noGrade"), undetermined, evaluated)
 		return

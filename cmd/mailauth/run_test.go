@@ -261,3 +261,33 @@ func TestIncompleteScanExit(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "weak.example.com")
 	assert.Equal(t, exitFail, code, "weak, complete: stderr %q\n%s", errOut, out)
 }
+
+// TestNonexistentScanExit: a name that does not exist gets no grade:
+// the report says "No grade: the name does not exist" (and never both
+// "does not exist" and "repeat later"), the CSV's grade column says
+// nonexistent, and the exit code is 4, locally and through -server.
+func TestNonexistentScanExit(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{"../../testdata/zones/scan.zone"}, nil)
+	srv := service(t, mailauth.New(mailauth.Config{DNSServers: []string{lab.DNS.Addr()}}), httpapi.Options{})
+	for _, args := range [][]string{
+		{"scan", "-dns", lab.DNS.Addr(), "alpah-mail.example.com"},
+		{"scan", "-server", srv.URL, "alpah-mail.example.com"},
+	} {
+		code, out, errOut := runCLI(t, nil, args...)
+		assert.Equal(t, exitNonexistent, code, "%q: stderr %q\n%s", args, errOut, out)
+		assert.Contains(t, out, "No grade: the name does not exist\n", "%q", args)
+		assert.NotContains(t, out, "Grade F", "%q", args)
+		assert.NotContains(t, out+errOut, "repeat", "%q", args)
+		assert.NotContains(t, out+errOut, "retry", "%q", args)
+	}
+	code, out, errOut := runCLI(t, nil, "scan", "-format", "csv", "-dns", lab.DNS.Addr(), "alpah-mail.example.com", "good.example.com")
+	assert.Equal(t, exitNonexistent, code, "csv: stderr %q\n%s", errOut, out)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		if strings.HasPrefix(line, "alpah-mail.example.com,") {
+			assert.True(t, strings.HasPrefix(line, "alpah-mail.example.com,nonexistent,,"), "csv row %q", line)
+		} else {
+			assert.False(t, strings.Contains(line, "nonexistent"), "csv row %q", line)
+		}
+	}
+}

@@ -41,7 +41,8 @@ elided), MX, PTR and CAA. The service never returns such raw data.
 
 Exit codes: 0 scanned, 1 scanned with at least one failed check,
 2 usage or input error, 3 service or DNS unavailable, or the scan
-incomplete (more than half of the checks could not be determined).
+incomplete (more than half of the checks could not be determined),
+4 the name does not exist in the DNS (no grade: check the spelling).
 With several domains the exit code is the highest of theirs.
 `
 
@@ -275,7 +276,7 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		}
 		renderRecords(std.out, recs, out.options())
 	}
-	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete()})
+	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), nonexistent: mailauth.Nonexistent(sum)})
 }
 
 // scanTargets lists the domains to scan: the arguments, then the lines
@@ -395,15 +396,19 @@ func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth
 
 // outcome is what a printed result means for the exit code.
 type outcome struct {
-	failed     bool // a check failed
-	incomplete bool // most checks could not be determined: no grade to trust
+	failed      bool // a check failed
+	incomplete  bool // most checks could not be determined: no grade to trust
+	nonexistent bool // the name does not exist: no grade at all
 }
 
-// exitCode returns the exit code of a printed result: an incomplete
-// result is exit 3 (DNS unavailable for the domain; repeat later) even
-// when a check failed.
+// exitCode returns the exit code of a printed result: a name that does
+// not exist is exit 4 (check the spelling; repeating will not help),
+// whatever else; an incomplete result is exit 3 (DNS unavailable for the
+// domain; repeat later) even when a check failed.
 func exitCode(errOut io.Writer, o outcome) int {
 	switch {
+	case o.nonexistent:
+		return exitNonexistent
 	case o.incomplete:
 		fmt.Fprintln(errOut, "mailauth: incomplete result: DNS answers were unusable for most checks, so no grade can be given; retry later")
 		return exitUnavailable

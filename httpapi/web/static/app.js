@@ -83,6 +83,15 @@
       helpAbout: "About this check",
       helpOf: " ({t})",
       nxHeadline: "{d} does not exist in the DNS — check the spelling",
+      nxNoGrade: "No grade and no score: a name that does not exist has nothing to grade, and there is nothing to fix but the spelling.",
+      nxCards: "What each check saw ({n}), all about a name that does not exist",
+      causeHeadline_no_answer: "{d}: the name servers do not answer — one cause fails {n} checks",
+      causeHeadline_dnssec: "{d}: DNSSEC validation fails — one cause fails {n} checks",
+      causeHeadline_alias: "{d}: a CNAME chain loops or is too long — one cause fails {n} checks",
+      cause_no_answer: "The domain's name servers do not answer",
+      cause_dnssec: "The domain's DNSSEC signatures do not validate",
+      cause_alias: "An alias (CNAME) chain of the domain loops or is too long",
+      causeWhat: "one cause · fails {n} checks:",
       scannedAs: "Checked {d}: {why}",
       whyURL: "the domain of the web address you entered.",
       whyMailbox: "the domain of the mailbox you entered.",
@@ -165,6 +174,15 @@
       helpAbout: "关于本项检查",
       helpOf: "（{t}）",
       nxHeadline: "{d} 在 DNS 中不存在，请检查拼写",
+      nxNoGrade: "没有等级和得分：不存在的名称没有什么可以评级，除了拼写也没有什么需要修复。",
+      nxCards: "各项检查的结果（{n} 项），针对的都是一个不存在的名称",
+      causeHeadline_no_answer: "{d}：域名服务器没有应答——同一个原因导致 {n} 项检查失败",
+      causeHeadline_dnssec: "{d}：DNSSEC 验证失败——同一个原因导致 {n} 项检查失败",
+      causeHeadline_alias: "{d}：别名（CNAME）链循环或过长——同一个原因导致 {n} 项检查失败",
+      cause_no_answer: "该域名的域名服务器没有应答",
+      cause_dnssec: "该域名的 DNSSEC 签名无法通过验证",
+      cause_alias: "该域名的别名（CNAME）链循环或过长",
+      causeWhat: "同一个原因 · 导致 {n} 项检查失败：",
       scannedAs: "实际检查的是 {d}：{why}",
       whyURL: "取自你输入的网址中的域名。",
       whyMailbox: "取自你输入的邮箱地址中的域名。",
@@ -629,6 +647,7 @@
     $("cards").textContent = "";
     $("fix-first").hidden = true;
     $("fix-first-list").textContent = "";
+    $("cards-fold").hidden = true;
     $("scanned-name").hidden = true;
   }
 
@@ -676,18 +695,73 @@
   }
 
   // fixFirst lists the failing and warning checks, worst severity first
-  // (a fail before a warn of the same severity, then the contract's
-  // order), each linking to its card. Checks that could not be
-  // determined are left out: there is nothing to fix, only to scan again.
-  function fixFirst(checks) {
+  // (a fail before a warn before a pass of the same severity, then the
+  // contract's order), each linking to its card. A pass with a severity
+  // above info has a problem under it (reports that go nowhere) and is
+  // listed too. Checks that could not be determined are left out: there
+  // is nothing to fix, only to scan again.
+  var STATUS_RANK = { fail: 2, warn: 1, pass: 0 };
+  // nxShown is set while the results are those of a name that does not
+  // exist: its cards offer no fix.
+  var nxShown = false;
+  function needsFix(c) {
+    return c.status === "fail" || c.status === "warn" || (c.status === "pass" && c.severity !== "info");
+  }
+  // oneCause returns the domain-side DNS fault that the failing checks
+  // share, { key, checks }, when at least two failed for it and none for
+  // another; null otherwise. The contract has no field for the fault: a
+  // check failed for one carries one of the sentences the server embeds
+  // in the page (mailauth.FaultSummaries), by fault.
+  var faultSummaries = null;
+  function oneCause(checks) {
+    if (!faultSummaries) {
+      try {
+        faultSummaries = JSON.parse($("results").getAttribute("data-faults") || "{}");
+      } catch (e) { faultSummaries = {}; }
+    }
+    var key = null, hit = [];
+    for (var i = 0; i < checks.length; i++) {
+      var c = checks[i];
+      if (c.status !== "fail" || !c.summary) { continue; }
+      for (var k in faultSummaries) {
+        if (Object.prototype.hasOwnProperty.call(faultSummaries, k) && faultSummaries[k].indexOf(c.summary.en) >= 0) {
+          if (key !== null && key !== k) { return null; }
+          key = k;
+          hit.push(c);
+        }
+      }
+    }
+    return hit.length >= 2 ? { key: key, checks: hit } : null;
+  }
+
+  function fixFirst(checks, cause) {
     var list = $("fix-first-list");
     list.textContent = "";
     var todo = checks.map(function (c, i) { return { c: c, i: i }; }).filter(function (x) {
-      return (x.c.status === "fail" || x.c.status === "warn") && !isUndetermined(x.c);
+      return needsFix(x.c) && !isUndetermined(x.c) && !(cause && cause.checks.indexOf(x.c) >= 0);
     });
+    if (cause) {
+      // One entry for the shared cause, linking the help on that fault,
+      // with the checks it fails listed under it.
+      var li = el("li", "cause st-fail");
+      li.appendChild(icon("fail"));
+      li.appendChild(document.createTextNode(" "));
+      var a = el("a", null, t("cause_" + cause.key));
+      a.href = "/help/" + encodeURIComponent(cause.checks[0].id) + "/#dns-faults";
+      li.appendChild(a);
+      li.appendChild(el("span", "fix-what", " — " + t("causeWhat", { n: cause.checks.length })));
+      var sub = el("ul", "cause-checks");
+      cause.checks.forEach(function (c) {
+        var ca = el("a", null, loc(c.title));
+        ca.href = "#check-" + c.id;
+        sub.appendChild(el("li")).appendChild(ca);
+      });
+      li.appendChild(sub);
+      list.appendChild(li);
+    }
     todo.sort(function (a, b) {
       return (SEVERITY_RANK[b.c.severity] || 0) - (SEVERITY_RANK[a.c.severity] || 0) ||
-        (a.c.status === b.c.status ? 0 : (a.c.status === "fail" ? -1 : 1)) || a.i - b.i;
+        (STATUS_RANK[b.c.status] || 0) - (STATUS_RANK[a.c.status] || 0) || a.i - b.i;
     });
     todo.forEach(function (x) {
       var li = el("li", "st-" + x.c.status + " sev-" + x.c.severity);
@@ -703,7 +777,7 @@
       list.appendChild(li);
     });
     $("fix-first-heading").textContent = t("fixFirst");
-    $("fix-first").hidden = todo.length === 0;
+    $("fix-first").hidden = todo.length === 0 && !cause;
   }
 
   function render() {
@@ -717,12 +791,32 @@
     $("scanned-name").hidden = !note;
     $("fix-first").hidden = true;
     cards.classList.toggle("single", last.kind !== "scan");
+    var fold = $("cards-fold");
+    fold.hidden = true;
+    fold.parentNode.insertBefore(cards, fold.nextSibling);
+    nxShown = false;
     if (last.kind === "scan") {
       var missing = domainMissing(b);
+      nxShown = missing;
       $("results-heading").textContent = t(missing ? "nxHeadline" : "resultsFor", { d: displayDomain(b) });
-      overview.appendChild(scoreBlock(b));
-      overview.appendChild(factsBlock(b));
-      if (!missing) { fixFirst(b.checks || []); }
+      if (missing) {
+        // No grade, no score, no fix-first list: one message, the cards
+        // folded under it, none of them offering a fix.
+        overview.appendChild(nxBlock(b));
+        overview.appendChild(factsBlock(b));
+        $("cards-fold-summary").textContent = t("nxCards", { n: (b.checks || []).length });
+        fold.hidden = false;
+        fold.open = false;
+        fold.appendChild(cards);
+      } else {
+        var cause = oneCause(b.checks || []);
+        if (cause) {
+          $("results-heading").textContent = t("causeHeadline_" + cause.key, { d: displayDomain(b), n: cause.checks.length });
+        }
+        overview.appendChild(scoreBlock(b));
+        overview.appendChild(factsBlock(b));
+        fixFirst(b.checks || [], cause);
+      }
       (b.checks || []).forEach(function (c) { cards.appendChild(card(c)); });
     } else {
       $("results-heading").textContent = t("resultsForIP", { ip: b.sendingIp });
@@ -730,6 +824,21 @@
       cards.appendChild(card(b.check, true));
     }
     $("disclaimer").textContent = loc(b.disclaimer);
+  }
+
+  // nxBlock is the one message of a name that does not exist, in place
+  // of the grade: no grade and no score, and, when the server's summary
+  // says the last label is not a top-level domain, that sentence.
+  function nxBlock(b) {
+    var box = el("div", "nx-box");
+    box.appendChild(el("p", "nx-message", t("nxNoGrade")));
+    var s = loc(b.summary || {});
+    var en = (b.summary && b.summary.en) || "";
+    if (en.indexOf("is not a top-level domain") >= 0) {
+      var i = s.lastIndexOf(lang === "zh" ? "“." : "\".");
+      if (i >= 0) { box.appendChild(el("p", "nx-tld", s.slice(i))); }
+    }
+    return box;
   }
 
   // An internationalized name is shown with its A-label beside it, as the
@@ -832,7 +941,7 @@
     head.appendChild(tags);
     li.appendChild(head);
     li.appendChild(el("p", "card-summary", loc(c.summary)));
-    var help = el("a", "help-link", t(c.status === "fail" || c.status === "warn" ? "helpFix" : "helpAbout"));
+    var help = el("a", "help-link", t(needsFix(c) && !nxShown ? "helpFix" : "helpAbout"));
     help.href = "/help/" + encodeURIComponent(c.id) + "/";
     help.appendChild(el("span", "visually-hidden", t("helpOf", { t: loc(c.title) })));
     li.appendChild(el("p", "card-help")).appendChild(help);
