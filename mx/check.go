@@ -15,7 +15,7 @@ import (
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
 	a := r.Lookup(ctx, domain, resolver.TypeMX)
-	res := Result{Outcome: a.Outcome, Reason: a.Reason}
+	res := Result{Outcome: a.Outcome, Reason: a.Reason, Validated: a.Conclusive() && a.Authentic}
 	if a.Conclusive() {
 		res.DomainAliased = len(a.CNAMEs) > 0
 	}
