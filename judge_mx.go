@@ -34,15 +34,19 @@ var (
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
 	res := mx.Check(ctx, dns, r.domain.ASCII)
+	tlsa := r.checkDANE(ctx, dns, res)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
 		nullMX: res.Kind == mx.KindNull,
+		dane:   tlsa,
 
 		nxdomain: res.Kind == mx.KindNXDomain,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
-	return judgeMX(res)
+	v := judgeMX(res)
+	v.details = append(v.details, mxDANEFacts(tlsa)...)
+	return v
 }
 
 // mxIgnored are the MX findings without a rule of their own, and why.
