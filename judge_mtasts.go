@@ -97,7 +97,7 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 		}
 		v := absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
 		if len(dnApplied)+len(dnFacts) > 0 {
-			v = judge(stsMissing, dnApplied, append(v.details, dnFacts...), d)
+			v = judgeState(stsMissing, dnApplied, append([]LocalizedText{stsFactNoRecord.with()}, dnFacts...), d)
 		}
 		return v
 	case mtasts.Inconclusive:
@@ -106,12 +106,12 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 		}
 		return judge(stsFetchUnknown, nil, why, d)
 	case mtasts.NotAttempted:
-		return judge(stsBadAnnounce, dnApplied, append(why, dnFacts...), d)
+		return judgeState(stsBadAnnounce, dnApplied, append(why, dnFacts...), d)
 	case mtasts.Unreachable:
-		return judge(stsUnreachable, dnApplied, append(why, dnFacts...), d)
+		return judgeState(stsUnreachable, dnApplied, append(why, dnFacts...), d)
 	}
 	if res.PolicyValid == nil || !*res.PolicyValid {
-		return judge(stsInvalid, dnApplied, append(why, dnFacts...), d)
+		return judgeState(stsInvalid, dnApplied, append(why, dnFacts...), d)
 	}
 	state := stsEnforce
 	switch res.PolicyMode {
