@@ -83,6 +83,8 @@ func TestProviderCorpusDANE(t *testing.T) {
 	}
 	got, err := s.Scan(context.Background(), ScanRequest{Domain: "fabrikam.example.com"})
 	require.NoError(t, err)
+	assert.Equal(t, 1, lab.DNS.Count("fabrikam.example.com", resolver.TypeMX), "the MX question asked once on the wire")
+	assert.Equal(t, 1, lab.DNS.Count("_25._tcp.fabrikam-example-com.o-v1.mx.microsoft", resolver.TypeTLSA), "the TLSA question")
 	checks := byID(got)
 	assert.Equal(t, stsDANEOnly.say.format(), checks[CheckMTASTS].Summary, "MTA-STS summary")
 	assert.Contains(t, checks[CheckMX].Details.EN, mxFactDANE.format(1, 1).EN, "MX details")

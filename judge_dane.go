@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/mx"
@@ -56,18 +57,52 @@ type daneFacts struct {
 	// of its answers means something (run.dnssecValidating).
 	validating bool
 	res        dane.Result
+	hosts      []string // the exchanges asked about (checkDANEEarly); never serialised
 }
 
 // usable reports whether DANE-aware senders enforce authenticated TLS to
 // every mail server, as far as this service can verify.
 func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usable() }
 
-// checkDANE looks up the TLSA records of the exchanges mx found. It reads
-// through the MX check's budget but not its fault log: an unanswered TLSA
-// lookup is a DANE fact, not a fault of the MX records.
-func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Result) daneFacts {
+// checkDANEEarly looks up the TLSA records of the exchanges while
+// mx.Check resolves their addresses, so that DANE adds no round trip to
+// the MX check's path: it asks the MX question again (the scan asks it
+// once on the wire) and the TLSA sets of the exchanges it names, or of
+// the domain itself when there is no MX record (an implicit MX). It
+// reads through the MX check's budget but not its fault log: an
+// unanswered TLSA lookup is a DANE fact, not a fault of the MX records.
+func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver) daneFacts {
+	if log, ok := dns.(*faultLog); ok {
+		dns = log.next
+	}
+	domain := resolver.CanonicalName(r.domain.ASCII)
+	a := dns.Lookup(ctx, domain, resolver.TypeMX)
+	var hosts []string
+	switch a.Outcome {
+	case resolver.Found:
+		hosts = mx.Exchanges(a.Records)
+	case resolver.NoData:
+		hosts = []string{domain}
+	default:
+		return daneFacts{}
+	}
+	if len(hosts) == 0 {
+		return daneFacts{}
+	}
+	validated := a.Outcome == resolver.Found && a.Authentic
+	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, validated), hosts: hosts}
+}
+
+// checkDANE returns the DANE facts of the exchanges mx found: the early
+// lookups' when they were of the same exchanges, else (the two MX answers
+// differed) new lookups; none when the domain has no exchange.
+func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Result, early daneFacts) daneFacts {
 	if res.Kind != mx.KindExplicit && res.Kind != mx.KindImplicit || len(res.Exchanges) == 0 {
 		return daneFacts{}
+	}
+	if early.checked && slices.Equal(early.hosts, res.Exchanges) && early.res.MXValidated == res.Validated {
+		early.hosts = nil
+		return early
 	}
 	if log, ok := dns.(*faultLog); ok {
 		dns = log.next

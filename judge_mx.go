@@ -33,8 +33,10 @@ var (
 
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
+	early := make(chan daneFacts, 1)
+	go func() { early <- r.checkDANEEarly(ctx, dns) }()
 	res := mx.Check(ctx, dns, r.domain.ASCII)
-	tlsa := r.checkDANE(ctx, dns, res)
+	tlsa := r.checkDANE(ctx, dns, res, <-early)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,

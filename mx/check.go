@@ -65,6 +65,15 @@ func explicit(ctx context.Context, r resolver.Resolver, recs []resolver.Record, 
 	res.Findings = f.InOrder(order)
 }
 
+// Exchanges returns the distinct exchange names of a Found MX answer's
+// records as Result.Exchanges lists them (lowest preference first, then
+// by name; the root left out), so that a caller can start per-exchange
+// lookups of its own while Check resolves the addresses.
+func Exchanges(recs []resolver.Record) []string {
+	names, _, _ := collect(recs)
+	return names
+}
+
 // collect returns the distinct non-root exchanges ordered by their lowest
 // preference and then by name, how many records name each, and how many
 // records name the root.
