@@ -50,7 +50,11 @@ func TestProviderCorpus(t *testing.T) {
 			for _, ch := range got.Checks {
 				statuses[string(ch.ID)] = string(ch.Status)
 			}
-			assert.Equal(t, want, statuses, "%s (%s): statuses", d.Domain, d.Provider)
+			compared, unnamed := d.Compared(statuses)
+			assert.Equal(t, want, compared, "%s (%s): statuses", d.Domain, d.Provider)
+			if len(unnamed) > 0 {
+				t.Logf("%s: no expectation for the checks %v (added since expected.json was written)", d.Domain, unnamed)
+			}
 			assert.Equal(t, grade, string(got.Grade), "%s: grade", d.Domain)
 			assert.Equal(t, score, got.Score, "%s: score", d.Domain)
 			for _, ch := range got.Checks {

@@ -61,7 +61,11 @@ func TestProviderCorpusOverHTTP(t *testing.T) {
 		for _, ch := range sum.Checks {
 			got[ch.ID] = ch.Status
 		}
-		assert.Equal(t, want, got, "%s (%s): statuses", d.Domain, d.Provider)
+		compared, unnamed := d.Compared(got)
+		assert.Equal(t, want, compared, "%s (%s): statuses", d.Domain, d.Provider)
+		if len(unnamed) > 0 {
+			t.Logf("%s: no expectation for the checks %v (added since expected.json was written)", d.Domain, unnamed)
+		}
 		assert.Equal(t, grade, sum.Grade, "%s: grade", d.Domain)
 		assert.Equal(t, score, sum.Score, "%s: score", d.Domain)
 	}

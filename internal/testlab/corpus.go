@@ -85,3 +85,19 @@ func StartCorpus(tb testing.TB, c Corpus) *Lab {
 	tb.Helper()
 	return Start(tb, []string{c.Zone}, c.Policies)
 }
+
+// Compared returns the statuses of got (check id → status) for the checks
+// the expectation names, and the ids of got it names none for (a check
+// added since the expectation was written: it is reported, not
+// compared).
+func (d CorpusDomain) Compared(got map[string]string) (compared map[string]string, unnamed []string) {
+	compared = make(map[string]string, len(d.Checks))
+	for id, st := range got {
+		if _, ok := d.Checks[id]; ok {
+			compared[id] = st
+		} else {
+			unnamed = append(unnamed, id)
+		}
+	}
+	return compared, unnamed
+}
