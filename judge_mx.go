@@ -34,9 +34,22 @@ var (
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
 	early := make(chan daneFacts, 1)
-	go func() { early <- r.checkDANEEarly(ctx, dns) }()
+	var earlyPanic any
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				earlyPanic = p // panicked again below, where runChecks recovers it
+				early <- daneFacts{}
+			}
+		}()
+		early <- r.checkDANEEarly(ctx, dns)
+	}()
 	res := mx.Check(ctx, dns, r.domain.ASCII)
-	tlsa := r.checkDANE(ctx, dns, res, <-early)
+	f := <-early
+	if earlyPanic != nil {
+		panic(earlyPanic)
+	}
+	tlsa := r.checkDANE(ctx, dns, res, f)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,

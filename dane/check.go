@@ -29,9 +29,11 @@ func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated
 		hosts = hosts[:MaxHosts]
 	}
 	found := make([]host, len(hosts))
+	panics := make([]any, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Go(func() {
+			defer func() { panics[i] = recover() }() // panicked again in the caller's goroutine
 			a := r.Lookup(ctx, Name(h), resolver.TypeTLSA)
 			found[i] = host{answer: a}
 			for _, rec := range a.Records {
@@ -48,6 +50,11 @@ func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated
 		})
 	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 	return tally(found, mxValidated)
 }
 

@@ -149,3 +149,15 @@ func TestCheckOverTheWire(t *testing.T) {
 	assert.Equal(t, Counts{Published: 3, Validated: 2, Usable: 1}, res.Counts)
 	assert.Equal(t, []Code{CodeUnsigned, CodePKIXOnly}, res.Findings)
 }
+
+// panicky is a Resolver that panics.
+type panicky struct{}
+
+func (panicky) Lookup(context.Context, string, resolver.Type) resolver.Answer { panic("boom") }
+
+// TestCheckPanicReachesCaller: a panic in a lookup goroutine is raised
+// again in the caller's goroutine, where the scanner recovers it.
+func TestCheckPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	assert.PanicsWithValue(t, "boom", func() { Check(context.Background(), panicky{}, []string{"a.test", "b.test"}, true) })
+}
