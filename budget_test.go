@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -20,7 +21,7 @@ func TestBudgetsSumWithinScanBudget(t *testing.T) {
 	for _, n := range checkBudgets {
 		sum += n
 	}
-	require.LessOrEqual(t, sum, 120, "per-check budgets sum past the scan budget")
+	require.LessOrEqual(t, sum, resolver.DefaultBudget, "per-check budgets sum past the scan budget")
 	assert.GreaterOrEqual(t, spfBudget(0), 20, "SPF's share")
 }
 

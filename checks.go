@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/caa"
+	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/ptr"
@@ -71,7 +72,7 @@ type checkSpec struct {
 var checkTable = []checkSpec{
 	{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
-		budget: 1 + 2 + 2*mx.MaxExchanges, // MX; A/AAAA of the domain (implicit MX) or of each exchange
+		budget: 1 + 2 + 2*mx.MaxExchanges + dane.MaxHosts, // MX; A/AAAA of the domain (implicit MX) or of each exchange; their TLSA
 		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
 	},
 	{

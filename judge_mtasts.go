@@ -89,21 +89,29 @@ func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
 func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	d := mtastsDiagnostics(res)
 	why := notes(res.Findings, stsNotes)
+	dnApplied, dnFacts := daneFindings(mxs.dane)
 	switch res.FetchState {
 	case mtasts.NotAnnounced:
-		return absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
+		if mxs.dane.usable() {
+			return judgeState(stsDANEOnly, dnApplied, append([]LocalizedText{stsFactNoRecord.with()}, dnFacts...), d)
+		}
+		v := absentVerdict(stsMissing, stsNoMail, stsFactNoRecord, mxs, d)
+		if len(dnApplied)+len(dnFacts) > 0 {
+			v = judgeState(stsMissing, dnApplied, append([]LocalizedText{stsFactNoRecord.with()}, dnFacts...), d)
+		}
+		return v
 	case mtasts.Inconclusive:
 		if res.AnnouncementRecordCount == nil {
 			return inconclusiveVerdict(d)
 		}
 		return judge(stsFetchUnknown, nil, why, d)
 	case mtasts.NotAttempted:
-		return judge(stsBadAnnounce, nil, why, d)
+		return judgeState(stsBadAnnounce, dnApplied, append(why, dnFacts...), d)
 	case mtasts.Unreachable:
-		return judge(stsUnreachable, nil, why, d)
+		return judgeState(stsUnreachable, dnApplied, append(why, dnFacts...), d)
 	}
 	if res.PolicyValid == nil || !*res.PolicyValid {
-		return judge(stsInvalid, nil, why, d)
+		return judgeState(stsInvalid, dnApplied, append(why, dnFacts...), d)
 	}
 	state := stsEnforce
 	switch res.PolicyMode {
@@ -114,6 +122,18 @@ func judgeMTASTS(res mtasts.Result, mxs mxFacts) verdict {
 	}
 	findings, facts := stsCoverage(res, mxs)
 	findings = append(findings, rulesFor(res.Findings, stsRules, nil)...)
+	if mxs.dane.usable() {
+		// DANE-aware senders enforce TLS whatever the policy's mode
+		// (RFC 8461 §2: MTA-STS never overrides DANE).
+		if res.PolicyMode == mtasts.ModeEnforce {
+			facts = append(facts, daneFactBoth.with())
+		} else {
+			facts = append(facts, state.say.with()) // the mode, as a fact
+			state = stsDANETesting
+		}
+	}
+	findings = append(findings, dnApplied...)
+	facts = append(facts, dnFacts...)
 	facts = append(facts, why...)
 	if res.MaxAge != nil {
 		facts = append(facts, stsFactMaxAge.with(int(*res.MaxAge)))
@@ -147,6 +167,8 @@ type mxFacts struct {
 	known  bool     // the MX lookup was conclusive
 	hosts  []string // the exchanges (or the domain, for an implicit MX); never serialised
 	nullMX bool     // the domain publishes a null MX (RFC 7505)
+	// dane: the TLSA records of the exchanges (RFC 7672)
+	dane daneFacts
 	// nxdomain: the domain itself does not exist (the overall summary
 	// says so first, see nxdomainFirst)
 	nxdomain bool
@@ -200,5 +222,5 @@ func mtastsDiagnostics(res mtasts.Result) *MTASTSDiagnostics {
 // verdicts and the values of its finding table.
 func mtastsCheckRules() []rule {
 	return append([]rule{stsEnforce, stsMissing, stsNoMail, stsBadAnnounce, stsUnreachable, stsFetchUnknown,
-		stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, tableRules(stsRules)...)
+		stsInvalid, stsTesting, stsModeNone, stsUncovered, stsUncoveredTry, stsMXUnknown}, append(tableRules(stsRules), daneCheckRules()...)...)
 }

@@ -33,16 +33,35 @@ var (
 
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
+	early := make(chan daneFacts, 1)
+	var earlyPanic any
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				earlyPanic = p // panicked again below, where runChecks recovers it
+				early <- daneFacts{}
+			}
+		}()
+		early <- r.checkDANEEarly(ctx, dns)
+	}()
 	res := mx.Check(ctx, dns, r.domain.ASCII)
+	f := <-early
+	if earlyPanic != nil {
+		panic(earlyPanic)
+	}
+	tlsa := r.checkDANE(ctx, dns, res, f)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
 		nullMX: res.Kind == mx.KindNull,
+		dane:   tlsa,
 
 		nxdomain: res.Kind == mx.KindNXDomain,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
-	return judgeMX(res)
+	v := judgeMX(res)
+	v.details = append(v.details, mxDANEFacts(tlsa)...)
+	return v
 }
 
 // mxIgnored are the MX findings without a rule of their own, and why.

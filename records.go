@@ -8,6 +8,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/mtasts"
@@ -54,6 +55,10 @@ type Records struct {
 	DKIMAt string
 	// MX lists the domain's MX records by preference.
 	MX []MXRecord
+	// TLSA lists the DANE TLSA records (RFC 7672) of the mail servers of
+	// MX, at most dane.MaxHosts of them, in MX order, the association
+	// data elided.
+	TLSA []TLSARecord
 	// PTR lists the names the PTR records of PTRFor, the sending IP, give
 	// (both empty without a sending IP).
 	PTR    []string
@@ -78,6 +83,7 @@ type RecordsInconclusive struct {
 	TLSRPT bool // the TXT lookup at _smtp._tls
 	DKIM   bool // the TXT lookup at the selector's name
 	MX     bool // the MX lookup
+	TLSA   bool // a TLSA lookup of a mail server
 	PTR    bool // the PTR lookup of the sending IP
 	CAA    bool // a CAA lookup on the way up before a set was found
 }
@@ -111,6 +117,22 @@ type SPFInclude struct {
 type MXRecord struct {
 	Preference uint16
 	Host       string // "" for a null MX (RFC 7505)
+}
+
+// TLSARecord is one TLSA record of a mail server, without its
+// certificate association data (RFC 6698 §2.1).
+type TLSARecord struct {
+	// Host is the mail server; the record is at _25._tcp.<Host>.
+	Host         string
+	Usage        uint8
+	Selector     uint8
+	MatchingType uint8
+	// DataLength is the length of the elided association data, in
+	// octets.
+	DataLength int
+	// Validated is the AD bit of the answer: the resolver validated the
+	// set with DNSSEC.
+	Validated bool
 }
 
 // CAARecord is one CAA record.
@@ -178,6 +200,7 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 		}
 	}
 	sortMX(c.out.MX)
+	c.tlsa(ctx)
 	if ip.IsValid() {
 		rev, err := dns.ReverseAddr(ip.String())
 		if err != nil {
@@ -316,6 +339,30 @@ func (c *collector) caa(ctx context.Context, domain string) {
 		if len(set) > 0 {
 			c.out.CAA, c.out.CAAAt = set, name
 			return
+		}
+	}
+}
+
+// tlsa fills the TLSA records of the mail servers in c.out.MX, at most
+// dane.MaxHosts of them.
+func (c *collector) tlsa(ctx context.Context) {
+	seen := map[string]bool{}
+	for _, m := range c.out.MX {
+		if m.Host == "" || seen[m.Host] || len(seen) == dane.MaxHosts {
+			continue
+		}
+		seen[m.Host] = true
+		a := c.r.Lookup(ctx, dane.Name(m.Host), resolver.TypeTLSA)
+		if !a.Conclusive() {
+			c.out.Inconclusive.TLSA = true
+		}
+		for _, rr := range a.Records {
+			t, err := dane.Parse(rr.RData)
+			if rr.Type != resolver.TypeTLSA || err != nil {
+				continue
+			}
+			c.out.TLSA = append(c.out.TLSA, TLSARecord{Host: m.Host, Usage: t.Usage, Selector: t.Selector,
+				MatchingType: t.MatchingType, DataLength: len(t.Data), Validated: a.Authentic})
 		}
 	}
 }

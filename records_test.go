@@ -54,6 +54,11 @@ func TestRecords(t *testing.T) {
 	assert.Equal(t, "v=DKIM1; k=rsa; p=(392 characters elided)", got.DKIM[0])
 	assert.NotContains(t, got.DKIM[0], "MIIB")
 	assert.Equal(t, []MXRecord{{10, "mx1.tree.example.org"}, {20, "mx2.tree.example.org"}}, got.MX)
+	assert.Equal(t, []TLSARecord{
+		{Host: "mx1.tree.example.org", Usage: 3, Selector: 1, MatchingType: 1, DataLength: 32},
+		{Host: "mx1.tree.example.org", Usage: 2, Selector: 0, MatchingType: 2, DataLength: 64},
+	}, got.TLSA, "the TLSA records of the MX hosts, in an unsigned zone")
+	assert.False(t, got.Inconclusive.TLSA)
 	assert.Equal(t, []string{"mx1.tree.example.org"}, got.PTR)
 	assert.Equal(t, "example.org", got.CAAAt)
 	assert.Equal(t, []CAARecord{{0, "issue", "letsencrypt.org"}, {0, "iodef", "mailto:caa@example.org"}}, got.CAA)

@@ -54,6 +54,11 @@ type run struct {
 	probeOK      bool        // the resolver answered the control question (resolverWorks)
 	serviceFault atomic.Bool // a check's lookups failed for the service's resolver
 	mxLog        *faultLog   // the MX check's inconclusive answers (checkFuncs)
+
+	// dnssecValidating: the configured resolver validates DNSSEC, so the
+	// AD bit of its answers means something. The resolver-properties
+	// probe sets it; until then it is true.
+	dnssecValidating bool
 }
 
 func (s *Scanner) newRun() *run {
@@ -65,6 +70,8 @@ func (s *Scanner) newRun() *run {
 		guard:    guard,
 		sessions: s.sessions,
 		mxDone:   make(chan struct{}),
+
+		dnssecValidating: true, // set by the resolver-properties probe
 	}
 }
 

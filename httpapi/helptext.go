@@ -24,8 +24,8 @@ type checkHelp struct {
 // checkHelps are the help pages' fixed parts, by check.
 var checkHelps = map[mailauth.CheckID]checkHelp{
 	mailauth.CheckMX: {
-		Looks: bi("读取域名的 MX 记录，并查询每台收件服务器的 A 和 AAAA 地址：服务器必须有公网地址，名称必须是有效的主机名；也识别表示“不收邮件”的空 MX（RFC 7505）。",
-			"Reads the domain's MX records and looks up the A and AAAA addresses of each mail server: each must have a public address and a valid host name. A null MX (RFC 7505), which says the domain accepts no mail, is recognised too."),
+		Looks: bi("读取域名的 MX 记录，并查询每台收件服务器的 A 和 AAAA 地址：服务器必须有公网地址，名称必须是有效的主机名；也识别表示“不收邮件”的空 MX（RFC 7505）。还会查询每台服务器的 DANE TLSA 记录（_25._tcp.<主机名>），在详情中说明 DANE 是否可用；DANE 的评判见 MTA-STS 检查。",
+			"Reads the domain's MX records and looks up the A and AAAA addresses of each mail server: each must have a public address and a valid host name. A null MX (RFC 7505), which says the domain accepts no mail, is recognised too. It also looks up each server's DANE TLSA records (_25._tcp.<host>) and says in the details whether DANE is usable; the MTA-STS check weighs DANE."),
 		Good: bi("一条或几条 MX 记录，指向有公网 IPv4（最好也有 IPv6）地址的主机名，而不是 IP 地址或别名（CNAME）。不收邮件的域名只发布一条 “MX 0 .”。",
 			"One or a few MX records naming host names (not IP addresses, not CNAME aliases) with public IPv4, ideally also IPv6, addresses. A domain that receives no mail publishes exactly one \"MX 0 .\"."),
 		Example: "example.com.      MX 10 mx1.example.com.\nexample.com.      MX 20 mx2.example.com.\nmx1.example.com.  A  203.0.113.10",
@@ -52,11 +52,11 @@ var checkHelps = map[mailauth.CheckID]checkHelp{
 		Example: "s1._domainkey.example.com.  TXT \"v=DKIM1; k=rsa; p=MIIBIjANBgkqh…IDAQAB\"",
 	},
 	mailauth.CheckMTASTS: {
-		Looks: bi("读取 _mta-sts.<域名> 的声明记录，通过 HTTPS 从 mta-sts.<域名>/.well-known/mta-sts.txt 获取策略文件，检查模式、有效期（max_age）以及 mx 模式是否覆盖所有收件服务器。",
-			"Reads the _mta-sts.<domain> announcement, fetches the policy over HTTPS from mta-sts.<domain>/.well-known/mta-sts.txt, and checks its mode, its lifetime (max_age) and whether its mx patterns cover every mail server."),
-		Good: bi("一条 v=STSv1 声明记录；策略文件以 text/plain 提供，证书有效，mode 为 enforce，mx 行覆盖所有 MX 主机，max_age 为一周或更长。更改策略时同时更新记录中的 id。",
-			"One v=STSv1 announcement; a policy file served as text/plain with a valid certificate, mode enforce, mx lines covering every MX host and a max_age of a week or more. Change the id in the record whenever the policy changes."),
-		Example: "_mta-sts.example.com.  TXT \"v=STSv1; id=20260101T000000\"\n\n# https://mta-sts.example.com/.well-known/mta-sts.txt\nversion: STSv1\nmode: enforce\nmx: mx1.example.com\nmax_age: 604800",
+		Looks: bi("读取 _mta-sts.<域名> 的声明记录，通过 HTTPS 从 mta-sts.<域名>/.well-known/mta-sts.txt 获取策略文件，检查模式、有效期（max_age）以及 mx 模式是否覆盖所有收件服务器。同时权衡 DANE（RFC 7672）：收件服务器在 _25._tcp.<主机名> 发布 TLSA 记录、且 MX 和 TLSA 记录都经过 DNSSEC 验证时，支持 DANE 的发件方会强制使用经过认证的 TLS；只有 DANE-TA（2）和 DANE-EE（3）用法可用于 SMTP，PKIX 用法（0、1）不可用。所有收件服务器都有可用的 DANE 时，没有 MTA-STS 不算失败。",
+			"Reads the _mta-sts.<domain> announcement, fetches the policy over HTTPS from mta-sts.<domain>/.well-known/mta-sts.txt, and checks its mode, its lifetime (max_age) and whether its mx patterns cover every mail server. It weighs DANE too (RFC 7672): when the mail servers publish TLSA records at _25._tcp.<host> and both the MX and the TLSA records are DNSSEC-validated, DANE-aware senders enforce authenticated TLS. Only the DANE-TA (2) and DANE-EE (3) usages work for SMTP; the PKIX usages (0, 1) do not. With usable DANE on every mail server, a missing MTA-STS is not a failure."),
+		Good: bi("一条 v=STSv1 声明记录；策略文件以 text/plain 提供，证书有效，mode 为 enforce，mx 行覆盖所有 MX 主机，max_age 为一周或更长。更改策略时同时更新记录中的 id。如果域名和收件服务器都已启用 DNSSEC，再为每台收件服务器发布 DANE-EE 的 TLSA 记录（“3 1 1”），这样验证 DNSSEC 的发件方和不验证的发件方都会强制加密。",
+			"One v=STSv1 announcement; a policy file served as text/plain with a valid certificate, mode enforce, mx lines covering every MX host and a max_age of a week or more. Change the id in the record whenever the policy changes. Where the domain and its mail servers are DNSSEC-signed, add DANE-EE TLSA records (\"3 1 1\") for every mail server, so that senders that validate DNSSEC and those that do not both enforce TLS."),
+		Example: "_mta-sts.example.com.  TXT \"v=STSv1; id=20260101T000000\"\n\n# https://mta-sts.example.com/.well-known/mta-sts.txt\nversion: STSv1\nmode: enforce\nmx: mx1.example.com\nmax_age: 604800\n\n# DANE (DNSSEC-signed zones only): the SHA-256 of the server's public key\n_25._tcp.mx1.example.com.  TLSA 3 1 1 8cb0fc6c527506a053f4f14c8464bebbd6dede2738d11468dd953d7d6a3021f1",
 	},
 	mailauth.CheckTLSRPT: {
 		Looks: bi("读取 _smtp._tls.<域名> 下的 TLSRPTv1 记录和其中的报告地址（rua）：发件方在加密投递失败时会向这些地址发送报告。",
@@ -214,6 +214,16 @@ var findingFixes = map[string]mailauth.LocalizedText{
 	"max_age is 0, so senders do not cache the policy and protection is limited.": bi("把 max_age 设为至少一周（604800 秒）。", "Set max_age to at least a week (604800 seconds)."),
 	"MTA-STS is in enforce mode with a valid policy.":                             bi("无需处理。修改 MX 时记得同时更新策略文件和 id。", "Nothing to fix. When you change MX hosts, update the policy and its id too."),
 	"The domain accepts no mail (null MX), so MTA-STS is not needed.":             bi("无需处理。", "Nothing to fix."),
+
+	// DANE, judged with MTA-STS.
+	"MTA-STS is not published, but every mail server has usable DANE (DNSSEC-validated TLSA records): DANE-aware senders enforce authenticated TLS when delivering. MTA-STS would add the senders that do not validate DNSSEC.": bi("无需处理。如果希望不验证 DNSSEC 的发件方（包括几家大型邮箱服务商）也强制加密，可以再发布 MTA-STS，两者可以并存。", "Nothing to fix. To hold the senders that do not validate DNSSEC (some large mailbox providers among them) to TLS as well, publish MTA-STS too; the two work side by side."),
+	"Every mail server has usable DANE, which DANE-aware senders enforce with authenticated TLS; MTA-STS is not in enforce mode, so senders that do not validate DNSSEC may still deliver without encryption.":                  bi("用 TLS-RPT 报告确认没有投递失败后，把 MTA-STS 改为 mode: enforce 并更新 id。", "Once TLS-RPT reports show no failures, switch MTA-STS to mode: enforce and change the id."),
+	"The TLSA records of a mail server fail DNSSEC validation: DANE-aware senders defer mail to that server.":                                                                                                                   bi("修复该服务器名称所在区域的 DNSSEC 签名（过期的签名、与上级 DS 不符的密钥），或在修复前删除这些 TLSA 记录。", "Repair the DNSSEC signatures of the zone the server's name is in (expired signatures, a key that no longer matches the parent's DS), or remove the TLSA records until it is fixed."),
+	"The mail servers publish TLSA records, but the domain's MX records are not DNSSEC-validated, so senders cannot rely on DANE: an attacker who forges the MX records can lead them to other servers.":                        bi("为该域名启用 DNSSEC：在 DNS 服务商处签名区域，并在注册商处发布 DS 记录。", "Enable DNSSEC for the domain: sign the zone at its DNS provider and publish the DS record at the registrar."),
+	"The TLSA records of a mail server are in a zone that is not DNSSEC-signed, so senders ignore them.":                                                                                                                        bi("为服务器名称所在的区域启用 DNSSEC，或删除这些没有作用的 TLSA 记录。", "Sign the zone the server's name is in with DNSSEC, or remove the TLSA records, which do nothing without it."),
+	"The TLSA records of a mail server use only the PKIX usages (0 or 1), which SMTP senders treat as unusable (RFC 7672); publish DANE-EE (3) or DANE-TA (2) records.":                                                         bi("改为发布 “3 1 1”（DANE-EE，公钥的 SHA-256）记录；更换证书时若公钥不变，记录无需更新。", "Publish \"3 1 1\" records (DANE-EE, SHA-256 of the public key) instead; they stay valid across certificate renewals that keep the key."),
+	"A TLSA record has an unknown usage, selector or matching type, or association data whose length does not fit its matching type, so senders cannot use it.":                                                                 bi("按 RFC 6698 改正记录：用法 2 或 3，选择器 0 或 1，匹配类型 1（64 位十六进制的 SHA-256）或 2（128 位十六进制的 SHA-512）。", "Correct the record as RFC 6698 describes: usage 2 or 3, selector 0 or 1, matching type 1 (SHA-256, 64 hex digits) or 2 (SHA-512, 128 hex digits)."),
+	"Mail servers without TLSA records: N of N; mail delivered to them is not protected by DANE.":                                                                                                                               bi("为每台 MX 主机都在 _25._tcp.<主机名> 发布 TLSA 记录，或从 MX 中移除没有 TLSA 的服务器。", "Publish TLSA records at _25._tcp.<host> for every MX host, or remove the servers without them from the MX records."),
 
 	// TLS-RPT.
 	"There is no TLS-RPT record, so no reports arrive when encrypted delivery fails.":                  bi("在 _smtp._tls.<域名> 发布 “v=TLSRPTv1; rua=mailto:…” 记录。", "Publish \"v=TLSRPTv1; rua=mailto:…\" at _smtp._tls.<domain>."),

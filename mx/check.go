@@ -15,7 +15,7 @@ import (
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
 	a := r.Lookup(ctx, domain, resolver.TypeMX)
-	res := Result{Outcome: a.Outcome, Reason: a.Reason}
+	res := Result{Outcome: a.Outcome, Reason: a.Reason, Validated: a.Conclusive() && a.Authentic}
 	if a.Conclusive() {
 		res.DomainAliased = len(a.CNAMEs) > 0
 	}
@@ -63,6 +63,15 @@ func explicit(ctx context.Context, r resolver.Resolver, recs []resolver.Record, 
 	res.Counts = tally(hosts, len(names))
 	addCounts(&f, res.Counts, len(names) > len(checked))
 	res.Findings = f.InOrder(order)
+}
+
+// Exchanges returns the distinct exchange names of a Found MX answer's
+// records as Result.Exchanges lists them (lowest preference first, then
+// by name; the root left out), so that a caller can start per-exchange
+// lookups of its own while Check resolves the addresses.
+func Exchanges(recs []resolver.Record) []string {
+	names, _, _ := collect(recs)
+	return names
 }
 
 // collect returns the distinct non-root exchanges ordered by their lowest

@@ -187,3 +187,17 @@ func TestCheckCanceled(t *testing.T) {
 	want := Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonCanceled, Kind: KindInconclusive}
 	assert.Equal(t, want, got, "canceled")
 }
+
+// TestExchanges: Exchanges orders a Found answer's exchanges as
+// Result.Exchanges does, without the root or duplicates.
+func TestExchanges(t *testing.T) {
+	recs := []resolver.Record{
+		{Type: resolver.TypeMX, Preference: 20, Target: "b.example"},
+		{Type: resolver.TypeMX, Preference: 10, Target: "c.example"},
+		{Type: resolver.TypeMX, Preference: 20, Target: "a.example"},
+		{Type: resolver.TypeMX, Preference: 5, Target: "b.example"},
+		{Type: resolver.TypeMX, Preference: 0, Target: ""},
+	}
+	assert.Equal(t, []string{"b.example", "c.example", "a.example"}, Exchanges(recs))
+	assert.Empty(t, Exchanges(nil))
+}

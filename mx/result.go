@@ -12,6 +12,10 @@ type Result struct {
 	// when the MX lookup was inconclusive, or when it was NODATA and the
 	// domain's address lookups were inconclusive without finding one.
 	Kind Kind
+	// Validated reports that the MX answer carried the AD bit: the
+	// resolver validated it with DNSSEC (RFC 4035 §3.2.3). DANE for SMTP
+	// applies only to a validated MX RRset (RFC 7672 §2.2.1).
+	Validated bool
 	// DomainAliased reports that the MX lookup followed a CNAME at the
 	// domain; the target's MX records apply (RFC 5321 §5.1). False when
 	// the lookup was inconclusive.

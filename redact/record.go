@@ -2,6 +2,7 @@ package redact
 
 import (
 	"context"
+	"encoding/hex"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -99,6 +100,12 @@ func (s *Set) addRecord(r resolver.Record) {
 	}
 	if r.CAAValue != "" {
 		s.AddText(r.CAAValue)
+	}
+	if len(r.RData) > 3 {
+		// A TLSA record's association data, in the forms a text would
+		// carry it (RFC 6698 §2.2 presents it in hexadecimal).
+		data := hex.EncodeToString(r.RData[3:])
+		s.Add(data, strings.ToUpper(data))
 	}
 	if len(r.TXT) > 0 {
 		for _, t := range r.TXT {

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"encoding/hex"
 	"math"
 	"net/netip"
 	"slices"
@@ -212,6 +213,12 @@ func decode(rr dns.RR) (Record, bool) {
 		// miekg/dns escapes the tag like a character-string but keeps
 		// the value as raw octets (RFC 8659 §4.1).
 		r.CAAFlags, r.CAATag, r.CAAValue = v.Flag, unescape(v.Tag), v.Value
+	case *dns.TLSA:
+		data, err := hex.DecodeString(v.Certificate)
+		if err != nil {
+			return r, false
+		}
+		r.RData = append([]byte{v.Usage, v.Selector, v.MatchingType}, data...)
 	}
 	return r, true
 }

@@ -30,11 +30,13 @@ const (
 	TypeAAAA  Type = 28  // IPv6 address (RFC 3596)
 	TypeSPF   Type = 99  // obsolete SPF type (RFC 7208 §14.1)
 	TypeCAA   Type = 257 // certification authority authorization (RFC 8659)
+	TypeTLSA  Type = 52  // TLS authentication for DANE (RFC 6698)
 )
 
 var typeNames = map[Type]string{
 	TypeA: "A", TypeNS: "NS", TypeCNAME: "CNAME", TypeSOA: "SOA", TypePTR: "PTR",
 	TypeMX: "MX", TypeTXT: "TXT", TypeAAAA: "AAAA", TypeSPF: "SPF", TypeCAA: "CAA",
+	TypeTLSA: "TLSA",
 }
 
 // String returns the mnemonic of t, or TYPEnnn (RFC 3597) for others.
@@ -158,6 +160,10 @@ type Record struct {
 	CAAFlags uint8
 	CAATag   string
 	CAAValue string
+	// RData is the wire RDATA of a TLSA record (RFC 6698 §2.1: usage,
+	// selector and matching type octets, then the certificate
+	// association data), for package dane to parse.
+	RData []byte
 }
 
 // JoinedTXT returns the strings of a TXT record joined with no separator,

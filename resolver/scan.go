@@ -12,9 +12,10 @@ import (
 // zones say; a distinct question may still cost several wire queries
 // (retries, CNAME hops, a TCP retry), which the scan deadline bounds. The
 // scanner divides it among the checks so that none can starve another:
-// the fixed worst cases of MX, DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA
-// take 68, and SPF gets the rest.
-const DefaultBudget = 120
+// the fixed worst cases of MX (with the TLSA sets of its exchanges),
+// DMARC, DKIM, MTA-STS, TLS-RPT, PTR and CAA take 78, and SPF gets the
+// rest.
+const DefaultBudget = 130
 
 // MaxScanBytes bounds the answer data one Scan keeps (names, TXT strings,
 // CAA values, each counted with a fixed per-record overhead; see
@@ -212,7 +213,7 @@ func answerBytes(a Answer) int {
 		n += stringOverhead + len(c)
 	}
 	for _, r := range a.Records {
-		n += recordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue)
+		n += recordOverhead + len(r.Name) + len(r.Target) + len(r.CAATag) + len(r.CAAValue) + len(r.RData)
 		for _, t := range r.TXT {
 			n += stringOverhead + len(t)
 		}

@@ -170,7 +170,7 @@ func TestScanBudgetConcurrent(t *testing.T) {
 	assert.Len(t, srv.Queries(), budget, "server received questions")
 }
 
-// TestScanDefaultBudget: a budget <= 0 means DefaultBudget (120).
+// TestScanDefaultBudget: a budget <= 0 means DefaultBudget (130).
 func TestScanDefaultBudget(t *testing.T) {
 	t.Parallel()
 	for _, budget := range []int{0, -1} {
@@ -183,7 +183,7 @@ func TestScanDefaultBudget(t *testing.T) {
 		assert.Equal(t, inconclusive(resolver.ReasonBudgetExhausted, -1), last, "answer mismatch")
 		assert.Len(t, mem.Queries(), resolver.DefaultBudget, "budget %d: questions sent", budget)
 	}
-	assert.Equal(t, 120, resolver.DefaultBudget, "DefaultBudget")
+	assert.Equal(t, 130, resolver.DefaultBudget, "DefaultBudget")
 }
 
 // TestScanCanceled covers the ways a context can end around a Scan.

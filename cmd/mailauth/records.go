@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/dane"
 )
 
 // recordLabels are the fixed words of the -records section, per language.
@@ -35,6 +36,12 @@ var recordLabels = map[string]map[string]string{
 		"dkim":     "DKIM (TXT at %s; the key p= is elided)",
 		"mx":       "MX",
 		"nullMX":   "(null MX: accepts no mail)",
+		"tlsa":     "DANE TLSA (_25._tcp.<mail server>; the association data is elided)",
+		"tlsaUnk":  "(a TLSA lookup was inconclusive: records may be missing here)",
+		"tlsaData": "(%d octets elided)",
+		"tlsaOK":   "DNSSEC-validated",
+		"tlsaNoAD": "not DNSSEC-validated",
+		"tlsaLine": "%s, %s",
 		"ptr":      "PTR of %s",
 		"caa":      "CAA (found at %s)",
 		"caaNo":    "CAA (none at the domain or its parents)",
@@ -63,6 +70,12 @@ var recordLabels = map[string]map[string]string{
 		"dkim":     "DKIM（%s 的 TXT 记录；公钥 p= 已省略）",
 		"mx":       "MX",
 		"nullMX":   "（空 MX：不接收邮件）",
+		"tlsa":     "DANE TLSA（_25._tcp.<收件服务器>；关联数据已省略）",
+		"tlsaUnk":  "（有 TLSA 查询没有明确结果，这里可能缺少记录）",
+		"tlsaData": "（已省略 %d 字节）",
+		"tlsaOK":   "已通过 DNSSEC 验证",
+		"tlsaNoAD": "未经 DNSSEC 验证",
+		"tlsaLine": "%s，%s",
 		"ptr":      "%s 的 PTR",
 		"caa":      "CAA（位于 %s）",
 		"caaNo":    "CAA（该域名及其上级域名都没有）",
@@ -131,6 +144,7 @@ func renderRecords(w io.Writer, r mailauth.Records, o renderOptions) {
 	}
 	p.heading(p.label("mx"))
 	p.values(mxLines(r.MX, p.label("nullMX")), unk.MX)
+	p.tlsa(r)
 	if r.PTRFor != "" {
 		p.heading(p.label("ptr", cleanText(r.PTRFor)))
 		p.values(r.PTR, unk.PTR)
@@ -179,6 +193,34 @@ func (p recordPrinter) includes(incs []mailauth.SPFInclude, indent string) {
 		}
 		p.line("%s", line)
 		p.includes(inc.Includes, indent+"   ")
+	}
+}
+
+// tlsa prints the mail servers' TLSA records, when the domain has mail
+// servers: usage, selector and matching type as numbers and RFC 7218
+// mnemonics, the association data elided like a DKIM key.
+func (p recordPrinter) tlsa(r mailauth.Records) {
+	hosts := false
+	for _, m := range r.MX {
+		hosts = hosts || m.Host != ""
+	}
+	if !hosts {
+		return
+	}
+	p.heading(p.label("tlsa"))
+	lines := make([]string, 0, len(r.TLSA))
+	for _, t := range r.TLSA {
+		ad := p.label("tlsaNoAD")
+		if t.Validated {
+			ad = p.label("tlsaOK")
+		}
+		kind := dane.UsageName(t.Usage) + " " + dane.SelectorName(t.Selector) + " " + dane.MatchingName(t.MatchingType)
+		lines = append(lines, fmt.Sprintf("_25._tcp.%s TLSA %d %d %d %s — %s", t.Host, t.Usage, t.Selector, t.MatchingType,
+			p.label("tlsaData", t.DataLength), p.label("tlsaLine", kind, ad)))
+	}
+	p.values(lines, r.Inconclusive.TLSA)
+	if len(lines) > 0 && r.Inconclusive.TLSA {
+		p.line("    %s", p.label("tlsaUnk"))
 	}
 }
 

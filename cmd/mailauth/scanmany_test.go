@@ -81,12 +81,17 @@ func TestScanRecordsLab(t *testing.T) {
 	assert.Contains(t, section, "DKIM (TXT at k1._domainkey.tree.example.org; the key p= is elided)\n    v=DKIM1; k=rsa; p=(392 characters elided)\n")
 	assert.NotContains(t, out, "MIIB")
 	assert.Contains(t, section, "MX\n    10 mx1.tree.example.org\n    20 mx2.tree.example.org\n")
+	assert.Contains(t, section, "DANE TLSA (_25._tcp.<mail server>; the association data is elided)\n"+
+		"    _25._tcp.mx1.tree.example.org TLSA 3 1 1 (32 octets elided) — DANE-EE SPKI SHA2-256, not DNSSEC-validated\n"+
+		"    _25._tcp.mx1.tree.example.org TLSA 2 0 2 (64 octets elided) — DANE-TA Cert SHA2-512, not DNSSEC-validated\n")
+	assert.NotContains(t, out, "8cb0fc6c", "no association data")
 	assert.Contains(t, section, "PTR of 8.8.4.4\n    mx1.tree.example.org\n")
 	assert.Contains(t, section, "CAA (found at example.org)\n    0 issue \"letsencrypt.org\"\n    0 iodef \"mailto:caa@example.org\"\n")
 
 	code, zh, _ := runCLI(t, map[string]string{"LANG": "zh_CN.UTF-8"}, "scan", "-records", "-dns", lab.DNS.Addr(), "tree.example.org")
 	assert.LessOrEqual(t, code, exitFail)
 	assert.Contains(t, zh, "你的记录（来自你自己的解析器）")
+	assert.Contains(t, zh, "_25._tcp.mx1.tree.example.org TLSA 3 1 1 （已省略 32 字节） — DANE-EE SPKI SHA2-256，未经 DNSSEC 验证")
 	assert.Contains(t, zh, fmt.Sprintf("1. include:a.spf.tree.example.org — %d 次查询", res.Includes[0].Lookups))
 }
 

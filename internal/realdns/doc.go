@@ -8,7 +8,9 @@
 //   - Knot DNS (knotd) as the authoritative server of a fake root zone,
 //     of example.com, of a DNSSEC-signed zone (keys made with ldns-keygen
 //     at test time, signed with ldns-signzone) for a fully configured
-//     domain, of a zone whose signatures expired (bogus), and of the
+//     domain with a DANE TLSA record for its mail server, of a signed
+//     DANE-only domain (TLSA, no MTA-STS), of a zone whose signatures
+//     expired (bogus), and of the
 //     zones behind the delaying proxies;
 //   - NSD as the authoritative server of a zone with a CNAME loop, a
 //     chain of 11 CNAMEs (12 names, which Unbound 1.17 follows) and one of

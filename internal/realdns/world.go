@@ -42,17 +42,18 @@ func Start(tb testing.TB) *World {
 		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
 		{reverseZone, zoneFile(tb, w.dir, reverseZone, reverseRecords())},
 	}
-	good := sign(tb, w.dir, Signed, zoneFile(tb, w.dir, Signed, configured(Signed)), false)
+	good := sign(tb, w.dir, Signed, zoneFile(tb, w.dir, Signed, configured(Signed)+tlsaRecord), false)
 	bogus := sign(tb, w.dir, Bogus, zoneFile(tb, w.dir, Bogus, configured(Bogus)), true)
-	zones = append(zones, zoneConf{Signed, good.file}, zoneConf{Bogus, bogus.file})
-	w.anchors = []string{good.anchor, bogus.anchor}
+	dane := sign(tb, w.dir, DANEOnly, zoneFile(tb, w.dir, DANEOnly, daneOnly(DANEOnly)), false)
+	zones = append(zones, zoneConf{Signed, good.file}, zoneConf{Bogus, bogus.file}, zoneConf{DANEOnly, dane.file})
+	w.anchors = []string{good.anchor, bogus.anchor, dane.anchor}
 	w.rootAnchor = wrongRootAnchor(tb, w.dir)
 	w.Knot = startKnot(tb, w.dir, zones)
 	w.NSD = startNSD(tb, w.dir, []zoneConf{{cnameZone, zoneFile(tb, w.dir, cnameZone, cnameRecords())}})
 	w.Lame, w.Blackhole = deadAddr(tb), startBlackhole(tb)
 	w.stubs = []stub{
 		{".", w.Knot}, {"example.com", w.Knot},
-		{Signed, w.Knot}, {Bogus, w.Knot}, {reverseZone, w.Knot},
+		{Signed, w.Knot}, {Bogus, w.Knot}, {DANEOnly, w.Knot}, {reverseZone, w.Knot},
 		{Slow1, startDelay(tb, w.Knot, time.Second)},
 		{Slow3, startDelay(tb, w.Knot, 3*time.Second)},
 		{cnameZone, w.NSD},

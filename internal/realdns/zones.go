@@ -15,6 +15,9 @@ const (
 	// Signed is fully configured (MX, SPF, DMARC, MTA-STS, TLS-RPT, CAA)
 	// and DNSSEC-signed, with a trust anchor in the resolver.
 	Signed = "signed.example.com"
+	// DANEOnly is DNSSEC-signed like Signed, with a DANE-EE TLSA record
+	// for its mail server and no MTA-STS (Signed publishes both).
+	DANEOnly = "dane.example.com"
 	// Bogus is configured like Signed, but its signatures expired in
 	// 2020: a validating resolver answers SERVFAIL.
 	Bogus = "bogus.example.com"
@@ -81,6 +84,23 @@ mta-sts A 127.0.0.1
 _smtp._tls TXT "v=TLSRPTv1; rua=mailto:tls-reports@` + domain + `"
 @ CAA 0 issue "letsencrypt.org"
 `
+}
+
+// tlsaRecord is the DANE-EE TLSA record of a signed domain's mail server
+// (the SHA-256 of a public key no server here has: the scanner never
+// connects to a mail server).
+const tlsaRecord = "_25._tcp.mx1 TLSA 3 1 1 8cb0fc6c527506a053f4f14c8464bebbd6dede2738d11468dd953d7d6a3021f1\n"
+
+// daneOnly returns the records of DANEOnly: configured's without the
+// MTA-STS announcement, with the TLSA record.
+func daneOnly(domain string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(configured(domain), "\n") {
+		if !strings.HasPrefix(line, "_mta-sts ") && !strings.HasPrefix(line, "mta-sts ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "") + tlsaRecord
 }
 
 // policy returns the MTA-STS policy of a configured domain.

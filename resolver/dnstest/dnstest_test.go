@@ -311,3 +311,46 @@ func TestNoGoroutineLeak(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSignedZones: a zone whose apex has a DNSKEY is answered with the AD
+// bit, over the wire and in memory, for data, NODATA and NXDOMAIN alike;
+// an alias chain is validated only when every name on it is signed; a
+// sub-zone with its own SOA and no DNSKEY is not.
+func TestSignedZones(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `
+$ORIGIN signed.test.
+@        SOA  ns hostmaster 1 3600 600 86400 300
+@        DNSKEY 257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==
+host     A    192.0.2.1
+out      CNAME host.plain.test.
+in       CNAME host
+$ORIGIN sub.signed.test.
+@        SOA  ns hostmaster 1 3600 600 86400 300
+host     A    192.0.2.3
+$ORIGIN plain.test.
+@        SOA  ns hostmaster 1 3600 600 86400 300
+host     A    192.0.2.2
+`)
+	srv := dnstest.Start(t, z)
+	for name, r := range map[string]resolver.Resolver{"server": srv.Client(0), "memory": dnstest.NewResolver(z)} {
+		for _, tc := range []struct {
+			name    string
+			qtype   resolver.Type
+			outcome resolver.Outcome
+			ad      bool
+		}{
+			{"host.signed.test", resolver.TypeA, resolver.Found, true},
+			{"host.signed.test", resolver.TypeTXT, resolver.NoData, true},
+			{"gone.signed.test", resolver.TypeA, resolver.NXDomain, true},
+			{"in.signed.test", resolver.TypeA, resolver.Found, true},
+			{"out.signed.test", resolver.TypeA, resolver.Found, false},
+			{"host.sub.signed.test", resolver.TypeA, resolver.Found, false},
+			{"host.plain.test", resolver.TypeA, resolver.Found, false},
+		} {
+			a := r.Lookup(context.Background(), tc.name, tc.qtype)
+			assert.Equal(t, tc.outcome, a.Outcome, "%s: %s %s", name, tc.name, tc.qtype)
+			assert.Equal(t, tc.ad, a.Authentic, "%s: %s %s: AD", name, tc.name, tc.qtype)
+		}
+	}
+}

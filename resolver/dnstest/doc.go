@@ -25,7 +25,13 @@
 // Zone files used in tests must point every host the code may connect to
 // at 127.0.0.1 or ::1 (doc/design.md §5).
 //
-// What this package does not do: delegations, zone cuts, DNSSEC, DNAME,
+// A zone whose apex (the name with its SOA record) also has a DNSKEY
+// record is taken as DNSSEC-signed and validated: answers about its names
+// carry the AD bit, as a validating resolver's would. Nothing is signed;
+// internal/realdns tests real validation.
+//
+// What this package does not do: delegations, zone cuts, DNSSEC signing
+// and validation, DNAME,
 // classes other than IN, or $INCLUDE; the SOA of a negative answer is the
 // closest one in the zones, or a synthetic one at the top-level label.
 package dnstest

@@ -191,7 +191,11 @@ func (z *Zones) answer(q dns.Question, wire bool) (*dns.Msg, []string) {
 	name := resolver.CanonicalName(q.Name)
 	visited := []string{name}
 	seen := map[string]bool{name: true}
+	m.AuthenticatedData = true
 	for {
+		// Every name of the chain must be in a signed zone for the
+		// answer to be validated (RFC 4035 §3.2.3).
+		m.AuthenticatedData = m.AuthenticatedData && z.signed(name)
 		rrs, exists := z.lookup(name, wire)
 		if !exists {
 			m.Rcode = dns.RcodeNameError
@@ -222,6 +226,30 @@ func (z *Zones) answer(q dns.Question, wire bool) (*dns.Msg, []string) {
 		}
 		seen[name] = true
 		visited = append(visited, name)
+	}
+}
+
+// signed reports whether name is in a zone taken as DNSSEC-signed: the
+// closest enclosing name with an SOA record also has a DNSKEY record.
+// Nothing is signed; an answer from such a zone carries the AD bit, as a
+// validating resolver's would (RFC 4035 §3.2.3).
+func (z *Zones) signed(name string) bool {
+	for n := name; ; n = parent(n) {
+		soa, key := false, false
+		for _, rr := range z.rrs[n] {
+			switch rr.Header().Rrtype {
+			case dns.TypeSOA:
+				soa = true
+			case dns.TypeDNSKEY:
+				key = true
+			}
+		}
+		if soa {
+			return key
+		}
+		if n == "" {
+			return false
+		}
 	}
 }
 

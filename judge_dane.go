@@ -1,0 +1,151 @@
+package mailauth
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mailauth/mailauth/dane"
+	"github.com/mailauth/mailauth/mx"
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// DANE for SMTP (RFC 7672) is read by the MX check, which looks up the
+// TLSA records of the exchanges it found, and weighed by the MTA-STS
+// check, whose question it answers too: do senders know that delivery to
+// the domain must be encrypted and authenticated? The MX details state
+// the DANE facts; the MTA-STS verdict counts usable DANE as enforced TLS
+// and carries the DANE findings (doc/scoring.md, "DANE").
+
+var (
+	// stsDANEOnly: no MTA-STS, usable DANE. A pass: DANE is the
+	// stronger of the two mechanisms (no trust on first use), and the
+	// demanding references (internet.nl) grade mail transport by it.
+	stsDANEOnly = rule{status: StatusPass, severity: SeverityInfo, say: msg(
+		"没有发布 MTA-STS，但所有收件服务器都有可用的 DANE（经 DNSSEC 验证的 TLSA 记录）：支持 DANE 的发件方会强制使用经过认证的 TLS 投递。再发布 MTA-STS，可以让不验证 DNSSEC 的发件方也强制加密。",
+		"MTA-STS is not published, but every mail server has usable DANE (DNSSEC-validated TLSA records): DANE-aware senders enforce authenticated TLS when delivering. MTA-STS would add the senders that do not validate DNSSEC.")}
+	// stsDANETesting: MTA-STS in testing mode or withdrawn (mode none),
+	// usable DANE.
+	stsDANETesting = rule{status: StatusPass, severity: SeverityInfo, say: msg(
+		"所有收件服务器都有可用的 DANE，支持 DANE 的发件方会强制使用经过认证的 TLS；MTA-STS 没有处于强制模式（enforce），不验证 DNSSEC 的发件方仍可能以未加密方式投递。",
+		"Every mail server has usable DANE, which DANE-aware senders enforce with authenticated TLS; MTA-STS is not in enforce mode, so senders that do not validate DNSSEC may still deliver without encryption.")}
+
+	daneRules = map[dane.Code]rule{
+		dane.CodeBogus:      {status: StatusFail, severity: SeverityHigh, say: msg("有收件服务器的 TLSA 记录无法通过 DNSSEC 验证：支持 DANE 的发件方会暂缓向它投递邮件。", "The TLSA records of a mail server fail DNSSEC validation: DANE-aware senders defer mail to that server.")},
+		dane.CodeMXUnsigned: {status: StatusWarn, severity: SeverityLow, say: msg("收件服务器发布了 TLSA 记录，但该域名的 MX 记录没有经过 DNSSEC 验证，发件方无法依靠 DANE：伪造 MX 记录的攻击者可以把邮件引向别的服务器。", "The mail servers publish TLSA records, but the domain's MX records are not DNSSEC-validated, so senders cannot rely on DANE: an attacker who forges the MX records can lead them to other servers.")},
+		dane.CodeUnsigned:   {status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录所在的区域没有 DNSSEC 签名，发件方会忽略这些记录。", "The TLSA records of a mail server are in a zone that is not DNSSEC-signed, so senders ignore them.")},
+		dane.CodePKIXOnly:   {status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录只使用 PKIX 用法（0 或 1），SMTP 发件方把它们视为不可用（RFC 7672）；应发布 DANE-EE（3）或 DANE-TA（2）记录。", "The TLSA records of a mail server use only the PKIX usages (0 or 1), which SMTP senders treat as unusable (RFC 7672); publish DANE-EE (3) or DANE-TA (2) records.")},
+		dane.CodeParameters: {status: StatusWarn, severity: SeverityLow, say: msg("有 TLSA 记录的用法、选择器或匹配类型未知，或关联数据的长度与匹配类型不符，发件方无法使用它。", "A TLSA record has an unknown usage, selector or matching type, or association data whose length does not fit its matching type, so senders cannot use it.")},
+		dane.CodePartial:    {status: StatusWarn, severity: SeverityLow, say: msg("在 %[2]d 台收件服务器中，有 %[1]d 台没有 TLSA 记录，投递到这些服务器的邮件不受 DANE 保护。", "Mail servers without TLSA records: %d of %d; mail delivered to them is not protected by DANE.")},
+	}
+
+	daneFactBoth         = msg("DANE 同样可用：支持 DANE 的发件方通过经 DNSSEC 验证的 TLSA 记录认证收件服务器，其他发件方依靠 MTA-STS。", "DANE is usable too: DANE-aware senders authenticate the mail servers through DNSSEC-validated TLSA records, the others rely on MTA-STS.")
+	daneFactUnverifiable = msg("收件服务器发布了 TLSA 记录，但本服务的解析器不进行 DNSSEC 验证，因此无法在这里确认 DANE 是否可用。", "The mail servers publish TLSA records, but this service's resolver does not validate DNSSEC, so whether DANE is usable cannot be verified here.")
+	daneFactInconclusive = msg("TLSA 查询没有得到明确结果的收件服务器：%d 台。", "Mail servers whose TLSA lookup gave no conclusive answer: %d.")
+	mxFactDANE           = msg("DANE：%[2]d 台收件服务器中有 %[1]d 台发布了经 DNSSEC 验证、发件方可以使用的 TLSA 记录。", "DANE: %d of %d mail servers publish DNSSEC-validated TLSA records that senders can use.")
+	mxFactDANEUnverified = msg("DANE：%[2]d 台收件服务器中有 %[1]d 台发布了 TLSA 记录；本服务的解析器不进行 DNSSEC 验证，无法确认它们是否可用。", "DANE: %d of %d mail servers publish TLSA records; this service's resolver does not validate DNSSEC, so they could not be verified.")
+)
+
+// daneIgnored are the DANE findings without a rule of their own, and why.
+var daneIgnored = map[dane.Code]string{
+	dane.CodeInconclusive: "a fact (daneFactInconclusive): an unanswered TLSA lookup says nothing about the domain",
+}
+
+// daneFacts is what the MX check tells the MTA-STS check about DANE.
+type daneFacts struct {
+	checked bool // TLSA records were looked up
+	// validating: the service's resolver validates DNSSEC, so the AD bit
+	// of its answers means something (run.dnssecValidating).
+	validating bool
+	res        dane.Result
+	hosts      []string // the exchanges asked about (checkDANEEarly); never serialised
+}
+
+// usable reports whether DANE-aware senders enforce authenticated TLS to
+// every mail server, as far as this service can verify.
+func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usable() }
+
+// checkDANEEarly looks up the TLSA records of the exchanges while
+// mx.Check resolves their addresses, so that DANE adds no round trip to
+// the MX check's path: it asks the MX question again (the scan asks it
+// once on the wire) and the TLSA sets of the exchanges it names, or of
+// the domain itself when there is no MX record (an implicit MX). It
+// reads through the MX check's budget but not its fault log: an
+// unanswered TLSA lookup is a DANE fact, not a fault of the MX records.
+func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver) daneFacts {
+	if log, ok := dns.(*faultLog); ok {
+		dns = log.next
+	}
+	domain := resolver.CanonicalName(r.domain.ASCII)
+	a := dns.Lookup(ctx, domain, resolver.TypeMX)
+	var hosts []string
+	switch a.Outcome {
+	case resolver.Found:
+		hosts = mx.Exchanges(a.Records)
+	case resolver.NoData:
+		hosts = []string{domain}
+	default:
+		return daneFacts{}
+	}
+	if len(hosts) == 0 {
+		return daneFacts{}
+	}
+	validated := a.Outcome == resolver.Found && a.Authentic
+	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, validated), hosts: hosts}
+}
+
+// checkDANE returns the DANE facts of the exchanges mx found: the early
+// lookups' when they were of the same exchanges, else (the two MX answers
+// differed) new lookups; none when the domain has no exchange.
+func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Result, early daneFacts) daneFacts {
+	if res.Kind != mx.KindExplicit && res.Kind != mx.KindImplicit || len(res.Exchanges) == 0 {
+		return daneFacts{}
+	}
+	if early.checked && slices.Equal(early.hosts, res.Exchanges) && early.res.MXValidated == res.Validated {
+		early.hosts = nil
+		return early
+	}
+	if log, ok := dns.(*faultLog); ok {
+		dns = log.next
+	}
+	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, res.Exchanges, res.Validated)}
+}
+
+// mxDANEFacts are the MX check's sentences about DANE: none when no mail
+// server publishes TLSA records.
+func mxDANEFacts(f daneFacts) []LocalizedText {
+	if !f.checked || !f.res.Published() {
+		return nil
+	}
+	if !f.validating {
+		return []LocalizedText{mxFactDANEUnverified.with(f.res.Counts.Published, f.res.Hosts)}
+	}
+	return []LocalizedText{mxFactDANE.with(f.res.Counts.Usable, f.res.Hosts)}
+}
+
+// daneFindings are the DANE rules and facts the MTA-STS verdict carries.
+// Without a validating resolver nothing about validation can be said,
+// only that DANE could not be verified.
+func daneFindings(f daneFacts) ([]rule, []LocalizedText) {
+	if !f.checked {
+		return nil, nil
+	}
+	var facts []LocalizedText
+	if n := f.res.Counts.Inconclusive; n > 0 {
+		facts = append(facts, daneFactInconclusive.with(n))
+	}
+	if !f.validating {
+		if f.res.Published() {
+			facts = append(facts, daneFactUnverifiable.with())
+		}
+		return nil, facts
+	}
+	c := f.res.Counts
+	applied := rulesFor(f.res.Findings, daneRules, map[dane.Code][]int{dane.CodePartial: {c.Absent, f.res.Hosts}})
+	return applied, facts
+}
+
+// daneCheckRules lists the DANE rules the MTA-STS check may apply, for
+// the developer page.
+func daneCheckRules() []rule {
+	return append([]rule{stsDANEOnly, stsDANETesting}, tableRules(daneRules)...)
+}
