@@ -4,10 +4,14 @@ import (
 	"context"
 
 	"github.com/mailauth/mailauth/caa"
+	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/ptr"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/spf"
+	"github.com/mailauth/mailauth/tlsrpt"
 )
 
 // checkSpec describes one check once: everything else (the order of a
@@ -33,6 +37,42 @@ type checkSpec struct {
 	// rules lists the check's judgement table: its named verdicts and the
 	// values of its finding table, for the developer page.
 	rules func() []rule
+	// codes is the check's finding table: every code its protocol package
+	// reports (the package's Codes()) and what the judge makes of each
+	// (TestEveryCodeJudged, TestEveryFindingExplained).
+	codes findingTable
+}
+
+// findingTable is one protocol package's finding codes, as strings, with
+// the judgement rule, the note or the ignored-because reason the judge
+// gives each.
+type findingTable struct {
+	codes   []string
+	rules   map[string]rule
+	notes   map[string]text
+	ignored map[string]string
+}
+
+// findings builds a check's findingTable from its protocol package's
+// Codes() and the judge's tables (nil where the judge has none).
+func findings[C ~string](codes []C, rules map[C]rule, notes map[C]text, ignored map[C]string) findingTable {
+	return findingTable{codes: stringsOf(codes), rules: keyedByString(rules), notes: keyedByString(notes), ignored: keyedByString(ignored)}
+}
+
+func stringsOf[C ~string](codes []C) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = string(c)
+	}
+	return out
+}
+
+func keyedByString[C ~string, V any](m map[C]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for c, v := range m {
+		out[string(c)] = v
+	}
+	return out
 }
 
 // checkTable lists the checks in the order a ScanSummary lists them
@@ -73,41 +113,49 @@ var checkTable = []checkSpec{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
 		budget: 1 + 2 + 2*mx.MaxExchanges, // MX; A/AAAA of the domain (implicit MX) or of each exchange
 		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
+		codes: findings(mx.Codes(), mxRules, nil, mxIgnored),
 	},
 	{
 		id: CheckSPF, title: msg("发件授权（SPF）", "Sender authorization (SPF)"), weight: 20,
 		budget: 0, // the rest: see spfBudget
 		check:  (*run).checkSPF, unknown: unknownSPF, rules: spfCheckRules,
+		codes: findings(spf.Codes(), spfRules, spfNotes, spfIgnored),
 	},
 	{
 		id: CheckDMARC, title: msg("DMARC 策略", "DMARC policy"), weight: 25,
 		budget: dmarc.MaxTreeWalk + 2 + dmarc.MaxExternalDestinations, // the walk (RFC 9989 §4.10); MX and TXT of the domain; RFC 9990 §3 authorizations
 		check:  (*run).checkDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
+		codes: findings(dmarc.Codes(), dmarcRules, dmarcNotes, dmarcIgnored),
 	},
 	{
 		id: CheckDKIM, title: msg("DKIM 公钥", "DKIM public key"), weight: 10,
 		budget: 1, // the selector's TXT
 		check:  (*run).checkDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
+		codes: findings(dkim.Codes(), dkimRules, nil, nil),
 	},
 	{
 		id: CheckMTASTS, title: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"), weight: 10,
 		budget: 3, // _mta-sts TXT; A and AAAA of the policy host
 		check:  (*run).checkMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
+		codes: findings(mtasts.Codes(), stsRules, stsNotes, nil),
 	},
 	{
 		id: CheckTLSRPT, title: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"), weight: 5,
 		budget: 1, // _smtp._tls TXT
 		check:  (*run).checkTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
+		codes: findings(tlsrpt.Codes(), rptRules, rptNotes, nil),
 	},
 	{
 		id: CheckPTR, title: msg("反向解析（PTR）", "Reverse DNS (PTR)"), weight: 10,
 		budget: 1 + ptr.MaxForward, // PTR; forward lookups
 		check:  (*run).checkPTR, unknown: unknownPTR, rules: ptrCheckRules,
+		codes: findings(ptr.Codes(), ptrRules, nil, ptrIgnored),
 	},
 	{
 		id: CheckCAA, title: msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"), weight: 5,
 		budget: caa.MaxClimb + 1, // the climb (RFC 8659 §3); mta-sts.<domain>
 		check:  (*run).checkCAA, unknown: noDiagnostics, rules: caaCheckRules,
+		codes: findings(caa.Codes(), caaRules, caaNotes, caaIgnored),
 	},
 }
 
