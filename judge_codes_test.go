@@ -12,7 +12,7 @@ import (
 func judgedCodes(t *testing.T, name CheckID, table findingTable) {
 	t.Helper()
 	rules, notes, ignored := table.rules, table.notes, table.ignored
-	if !assert.NotEmpty(t, table.codes, "check %s: its checkTable row has no codes (its protocol package's Codes() and the judge's tables, through findings)", name) {
+	if !assert.NotEmpty(t, table.codes, "check %s: its checkTable row has no codes (codeColumn of its protocol package's Codes() and the judge's tables)", name) {
 		return
 	}
 	known := map[string]bool{}
