@@ -95,15 +95,18 @@ func keyedByString[C ~string, V any](m map[C]V) map[string]V {
 //  4. Add one row here, its codes column from its package's Codes() and
 //     the judge's tables (TestEveryCodeJudged). Take its weight from the
 //     other rows so the weights still sum to 100 (0 reports the check
-//     without scoring it); the hand-derived score pins that include a
-//     row whose weight moved move with it: TestScore's rows in
-//     score_test.go (with CAA's weight, the "typical" row) and the
-//     scores written in scanner_test.go's comments and expectations.
+//     without scoring it). The hand-derived scores that include a row
+//     whose weight moved move with it: for CAA's, the "typical" row of
+//     TestScore (score_test.go), the worked example on the developer
+//     page (httpapi/web/developers/api.html, TestDeveloperScoreExample)
+//     and the comments of TestScanIncomplete (scanner_test.go).
 //  5. Give TestEveryFindingExplained the sparsest facts of each of its
 //     findings (findingExplainers in explain_test.go).
 //  6. Give good.example.com in testdata/zones/scan.zone the records that
 //     pass it: the lab's good domain passes every check (the Examples,
-//     the end-to-end scans, the examples' test).
+//     the end-to-end scans, the examples' test). The summaries that
+//     TestScanIncomplete (scanner_test.go) expects count that domain's
+//     evaluated checks: one more.
 //  7. Write its help page in httpapi/helptext.go: what it looks at, a good
 //     record, and the fix of each finding (TestHelpCoversRules names any
 //     missing).
