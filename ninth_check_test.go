@@ -173,7 +173,7 @@ var ninthCheckSteps = []editStep{
 	{"example_test.go (the Example that prints every check)", func(t *testing.T, dir string) {
 		order := CheckOrder()
 		last := regexp.QuoteMeta(string(order[len(order)-1]))
-		replaceRe(t, dir, "example_test.go", regexp.MustCompile(`(?m)^(\t// `+last+` +info\n)`), "${1}\t// ninth    info\n")
+		replaceRe(t, dir, "example_test.go", regexp.MustCompile(`(?m)^(\t// `+last+` +\w+\n)`), "${1}\t// ninth    info\n")
 	}},
 	{"httpapi/helptext.go (its help page, and the fix of each finding)", func(t *testing.T, dir string) {
 		replace(t, dir, "httpapi/helptext.go", "var checkHelps = map[mailauth.CheckID]checkHelp{\n", "var checkHelps = map[mailauth.CheckID]checkHelp{\n"+ninthHelp)
