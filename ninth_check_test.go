@@ -49,9 +49,10 @@ import (
 // after scripts/test (.ci/run: go test -tags ninthcheck -run
 // TestNinthCheck .). Measured on the shared 2-core development machine
 // (go test -tags ninthcheck -count=1 -run 'TestNinthCheck$' -v .):
-// 3 min 50 s at a load average of 23 to 35, of which 31 s generating and
-// building the copy, 48 s regenerating the goldens, 74 s building the
-// other test binaries and 77 s running them; the first run after the
+// 3 min 50 s and 4 min 31 s in two runs at a load average of 21 to 35;
+// in the first, 31 s generating and building the copy, 48 s
+// regenerating the goldens, 74 s building the other test binaries and
+// 77 s running them. The first run after the
 // build cache is emptied compiles every package of the copy once and
 // took 11 min 35 s at a load of 45 to 60. Compiling the root package and
 // the packages that import it is most of it, and no arrangement of the
