@@ -5,10 +5,14 @@ import (
 
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dane"
+	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/ptr"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/spf"
+	"github.com/mailauth/mailauth/tlsrpt"
 )
 
 // checkSpec describes one check once: everything else (the order of a
@@ -34,35 +38,85 @@ type checkSpec struct {
 	// rules lists the check's judgement table: its named verdicts and the
 	// values of its finding table, for the developer page.
 	rules func() []rule
+	// codes is the check's finding table: every code its protocol package
+	// reports (the package's Codes()) and what the judge makes of each
+	// (TestEveryCodeJudged, TestEveryFindingExplained).
+	codes findingTable
+}
+
+// findingTable is one protocol package's finding codes, as strings, with
+// the judgement rule, the note or the ignored-because reason the judge
+// gives each.
+type findingTable struct {
+	codes   []string
+	rules   map[string]rule
+	notes   map[string]text
+	ignored map[string]string
+}
+
+// codeColumn builds a check's findingTable from its protocol package's
+// Codes() and the judge's tables (nil where the judge has none).
+func codeColumn[C ~string](codes []C, rules map[C]rule, notes map[C]text, ignored map[C]string) findingTable {
+	return findingTable{codes: stringsOf(codes), rules: keyedByString(rules), notes: keyedByString(notes), ignored: keyedByString(ignored)}
+}
+
+func stringsOf[C ~string](codes []C) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = string(c)
+	}
+	return out
+}
+
+func keyedByString[C ~string, V any](m map[C]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for c, v := range m {
+		out[string(c)] = v
+	}
+	return out
 }
 
 // checkTable lists the checks in the order a ScanSummary lists them
 // (doc/scoring.md).
 //
-// To add a check (TestNinthCheck performs exactly these steps on a copy
-// of the module and runs every suite that knows the checks):
+// To add a check (TestNinthCheck, run with -tags ninthcheck, performs
+// exactly these steps on a copy of the module, for a BIMI-like check
+// with a weight, and runs every suite that knows the checks):
 //
-//  1. Write its protocol package (Parse, Check, Result, Codes; see
-//     doc/design.md).
+//  1. Write its protocol package (Select, Parse, Check, Result, Codes;
+//     see doc/design.md).
 //  2. The contract: add its CheckID constant (and, when the contract
 //     gives it diagnostics, the Diagnostics type and its NewDiagnostics
 //     case) in internal/report/report.go; add the id to CheckSummary's
 //     enum in internal/report/openapi.json and raise the bounds that are
 //     the number of checks (ScanSummary.checks min/maxItems, the
 //     StatusCounts maxima). Run go generate ./... (contract.go).
-//  3. Write judge_<id>.go: the rule table, the check method and the pure
-//     judge function.
-//  4. Add one row here, taking its weight from the other rows so the
-//     weights still sum to 100 (0 reports the check without scoring it).
-//  5. Write its help page in httpapi/helptext.go: what it looks at, a good
+//  3. Write judge_<id>.go: the finding table, the check method and the
+//     pure judge function.
+//  4. Add one row here, its codes column from its package's Codes() and
+//     the judge's tables (TestEveryCodeJudged). Take its weight from the
+//     other rows so the weights still sum to 100 (0 reports the check
+//     without scoring it). The hand-derived scores that include a row
+//     whose weight moved move with it: for CAA's, the "typical" row of
+//     TestScore (score_test.go), the worked example on the developer
+//     page (httpapi/web/developers/api.html, TestDeveloperScoreExample)
+//     and the comments of TestScanIncomplete (scanner_test.go).
+//  5. Give TestEveryFindingExplained the sparsest facts of each of its
+//     findings (findingExplainers in explain_test.go).
+//  6. Give good.example.com in testdata/zones/scan.zone the records that
+//     pass it: the lab's good domain passes every check (the Examples,
+//     the end-to-end scans, the examples' test). The summaries that
+//     TestScanIncomplete (scanner_test.go) expects count that domain's
+//     evaluated checks: one more.
+//  7. Write its help page in httpapi/helptext.go: what it looks at, a good
 //     record, and the fix of each finding (TestHelpCoversRules names any
 //     missing).
-//  6. Add a migration creating its analytics column to
+//  8. Add a migration creating its analytics column to
 //     analytics/migrate.go (analytics/rows.go's statusColumn names it).
-//  7. Regenerate the goldens and the developer samples (go test . ./httpapi
+//  9. Regenerate the goldens and the developer samples (go test . ./httpapi
 //     -run 'Golden|Scan' -update) and the Example outputs that print
 //     every check (example_test.go).
-//  8. Add it to the hand-written lists of the checks in README.md, doc/
+//  10. Add it to the hand-written lists of the checks in README.md, doc/
 //     and the static pages; TestProseListsTheChecks names each one
 //     (proseLists in prose_test.go).
 //
@@ -74,41 +128,49 @@ var checkTable = []checkSpec{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
 		budget: 1 + 2 + 2*mx.MaxExchanges + dane.MaxHosts, // MX; A/AAAA of the domain (implicit MX) or of each exchange; their TLSA
 		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
+		codes: codeColumn(mx.Codes(), mxRules, nil, mxIgnored),
 	},
 	{
 		id: CheckSPF, title: msg("发件授权（SPF）", "Sender authorization (SPF)"), weight: 20,
 		budget: 0, // the rest: see spfBudget
 		check:  (*run).checkSPF, unknown: unknownSPF, rules: spfCheckRules,
+		codes: codeColumn(spf.Codes(), spfRules, spfNotes, spfIgnored),
 	},
 	{
 		id: CheckDMARC, title: msg("DMARC 策略", "DMARC policy"), weight: 25,
 		budget: dmarc.MaxTreeWalk + 2 + dmarc.MaxExternalDestinations, // the walk (RFC 9989 §4.10); MX and TXT of the domain; RFC 9990 §3 authorizations
 		check:  (*run).checkDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
+		codes: codeColumn(dmarc.Codes(), dmarcRules, dmarcNotes, dmarcIgnored),
 	},
 	{
 		id: CheckDKIM, title: msg("DKIM 公钥", "DKIM public key"), weight: 10,
 		budget: 1, // the selector's TXT
 		check:  (*run).checkDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
+		codes: codeColumn(dkim.Codes(), dkimRules, nil, nil),
 	},
 	{
 		id: CheckMTASTS, title: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"), weight: 10,
 		budget: 3, // _mta-sts TXT; A and AAAA of the policy host
 		check:  (*run).checkMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
+		codes: codeColumn(mtasts.Codes(), stsRules, stsNotes, nil),
 	},
 	{
 		id: CheckTLSRPT, title: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"), weight: 5,
 		budget: 1, // _smtp._tls TXT
 		check:  (*run).checkTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
+		codes: codeColumn(tlsrpt.Codes(), rptRules, rptNotes, nil),
 	},
 	{
 		id: CheckPTR, title: msg("反向解析（PTR）", "Reverse DNS (PTR)"), weight: 10,
 		budget: 1 + ptr.MaxForward, // PTR; forward lookups
 		check:  (*run).checkPTR, unknown: unknownPTR, rules: ptrCheckRules,
+		codes: codeColumn(ptr.Codes(), ptrRules, nil, ptrIgnored),
 	},
 	{
 		id: CheckCAA, title: msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"), weight: 5,
 		budget: caa.MaxClimb + 1, // the climb (RFC 8659 §3); mta-sts.<domain>
 		check:  (*run).checkCAA, unknown: noDiagnostics, rules: caaCheckRules,
+		codes: codeColumn(caa.Codes(), caaRules, caaNotes, caaIgnored),
 	},
 }
 

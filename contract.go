@@ -4,98 +4,215 @@ package mailauth
 
 // This file re-exports the wire contract (internal/report) by alias, so
 // that importers write mailauth.ScanSummary, mailauth.StatusPass and so
-// on. The types, their documentation and the OpenAPI document live in
-// report; nothing here restates them.
+// on. Each alias carries the first sentence of its type's documentation;
+// the fields' documentation and the OpenAPI document live in report.
 
 import "github.com/mailauth/mailauth/internal/report"
 
-// The contract's types; see internal/report for each one's documentation.
-type (
-	CheckID           = report.CheckID
-	Status            = report.Status
-	Severity          = report.Severity
-	Grade             = report.Grade
-	LocalizedText     = report.LocalizedText
-	StatusCounts      = report.StatusCounts
-	ScanSummary       = report.ScanSummary
-	PTRCheckSummary   = report.PTRCheckSummary
-	CheckSummary      = report.CheckSummary
-	Determination     = report.Determination
-	DNSFault          = report.DNSFault
-	Diagnostics       = report.Diagnostics
-	SPFDiagnostics    = report.SPFDiagnostics
-	DKIMDiagnostics   = report.DKIMDiagnostics
-	DMARCDiagnostics  = report.DMARCDiagnostics
-	MTASTSDiagnostics = report.MTASTSDiagnostics
-	TLSRPTDiagnostics = report.TLSRPTDiagnostics
-	PTRDiagnostics    = report.PTRDiagnostics
-	DKIMKeyType       = report.DKIMKeyType
-	DMARCPolicyTag    = report.DMARCPolicyTag
-	DMARCPolicy       = report.DMARCPolicy
-	DMARCAlignment    = report.DMARCAlignment
-	DomainExistence   = report.DomainExistence
-	MTASTSFetchState  = report.MTASTSFetchState
-	MTASTSMode        = report.MTASTSMode
-	PTRForwardType    = report.PTRForwardType
+// CheckID names one of the checks.
+type CheckID = report.CheckID
+
+// The checks, in the order a ScanSummary lists them (the scanner's checks
+// table, mailauth.CheckOrder, and doc/scoring.md).
+const (
+	CheckMX     CheckID = report.CheckMX
+	CheckSPF    CheckID = report.CheckSPF
+	CheckDMARC  CheckID = report.CheckDMARC
+	CheckDKIM   CheckID = report.CheckDKIM
+	CheckMTASTS CheckID = report.CheckMTASTS
+	CheckTLSRPT CheckID = report.CheckTLSRPT
+	CheckPTR    CheckID = report.CheckPTR
+	CheckCAA    CheckID = report.CheckCAA
 )
 
-// The values of the contract's enumerations and of Determination.
+// Status is the verdict of one check.
+type Status = report.Status
+
+// Statuses.
 const (
-	CheckMX               = report.CheckMX
-	CheckSPF              = report.CheckSPF
-	CheckDMARC            = report.CheckDMARC
-	CheckDKIM             = report.CheckDKIM
-	CheckMTASTS           = report.CheckMTASTS
-	CheckTLSRPT           = report.CheckTLSRPT
-	CheckPTR              = report.CheckPTR
-	CheckCAA              = report.CheckCAA
-	StatusPass            = report.StatusPass
-	StatusWarn            = report.StatusWarn
-	StatusFail            = report.StatusFail
-	StatusInfo            = report.StatusInfo
-	SeverityCritical      = report.SeverityCritical
-	SeverityHigh          = report.SeverityHigh
-	SeverityMedium        = report.SeverityMedium
-	SeverityLow           = report.SeverityLow
-	SeverityInfo          = report.SeverityInfo
-	GradeA                = report.GradeA
-	GradeB                = report.GradeB
-	GradeC                = report.GradeC
-	GradeD                = report.GradeD
-	GradeF                = report.GradeF
-	Determined            = report.Determined
-	UndeterminedLookup    = report.UndeterminedLookup
-	UndeterminedTimeout   = report.UndeterminedTimeout
-	UndeterminedInternal  = report.UndeterminedInternal
-	NoDNSFault            = report.NoDNSFault
-	DNSFaultDNSSEC        = report.DNSFaultDNSSEC
-	DNSFaultNoAnswer      = report.DNSFaultNoAnswer
-	DNSFaultAlias         = report.DNSFaultAlias
-	DKIMKeyRSA            = report.DKIMKeyRSA
-	DKIMKeyEd25519        = report.DKIMKeyEd25519
-	DKIMKeyUnknown        = report.DKIMKeyUnknown
-	DMARCTagP             = report.DMARCTagP
-	DMARCTagSP            = report.DMARCTagSP
-	DMARCTagNP            = report.DMARCTagNP
-	DMARCPolicyNone       = report.DMARCPolicyNone
-	DMARCPolicyQuarantine = report.DMARCPolicyQuarantine
-	DMARCPolicyReject     = report.DMARCPolicyReject
-	DMARCAlignmentRelaxed = report.DMARCAlignmentRelaxed
-	DMARCAlignmentStrict  = report.DMARCAlignmentStrict
-	DMARCAlignmentUnknown = report.DMARCAlignmentUnknown
-	DomainExists          = report.DomainExists
-	DomainNonexistent     = report.DomainNonexistent
-	DomainUnknown         = report.DomainUnknown
-	FetchNotAnnounced     = report.FetchNotAnnounced
-	FetchNotAttempted     = report.FetchNotAttempted
-	FetchFetched          = report.FetchFetched
-	FetchUnreachable      = report.FetchUnreachable
-	FetchInconclusive     = report.FetchInconclusive
-	MTASTSEnforce         = report.MTASTSEnforce
-	MTASTSTesting         = report.MTASTSTesting
-	MTASTSNone            = report.MTASTSNone
-	ForwardA              = report.ForwardA
-	ForwardAAAA           = report.ForwardAAAA
+	StatusPass Status = report.StatusPass // configured as it should be
+	StatusWarn Status = report.StatusWarn // works, with a weakness, or could not be determined
+	StatusFail Status = report.StatusFail // missing or broken
+	StatusInfo Status = report.StatusInfo // not evaluated or not applicable; leaves the score
+)
+
+// Severity says how much a check's finding matters.
+type Severity = report.Severity
+
+// Severities.
+const (
+	SeverityCritical Severity = report.SeverityCritical
+	SeverityHigh     Severity = report.SeverityHigh
+	SeverityMedium   Severity = report.SeverityMedium
+	SeverityLow      Severity = report.SeverityLow
+	SeverityInfo     Severity = report.SeverityInfo
+)
+
+// Grade is the letter for a score (doc/scoring.md).
+type Grade = report.Grade
+
+// Grades.
+const (
+	GradeA Grade = report.GradeA
+	GradeB Grade = report.GradeB
+	GradeC Grade = report.GradeC
+	GradeD Grade = report.GradeD
+	GradeF Grade = report.GradeF
+)
+
+// LocalizedText is a text in Chinese and English.
+type LocalizedText = report.LocalizedText
+
+// StatusCounts counts the checks of a scan by status; the four always sum
+// to the number of checks.
+type StatusCounts = report.StatusCounts
+
+// ScanSummary is the result of a scan: the API's 200 body of POST
+// /api/scan.
+type ScanSummary = report.ScanSummary
+
+// PTRCheckSummary is the result of checking one sending IP: the API's 200
+// body of POST /api/ptr-check.
+type PTRCheckSummary = report.PTRCheckSummary
+
+// CheckSummary is the verdict of one check.
+type CheckSummary = report.CheckSummary
+
+// Determination says whether a check reached a conclusion.
+type Determination = report.Determination
+
+// Values of Determination.
+const (
+	// Determined: the verdict rests on conclusive answers.
+	Determined Determination = report.Determined
+	// UndeterminedLookup: a DNS lookup (or the MTA-STS fetch) that decides
+	// the check's status gave no conclusive answer.
+	UndeterminedLookup Determination = report.UndeterminedLookup
+	// UndeterminedTimeout: the check did not finish within the scan's
+	// deadline.
+	UndeterminedTimeout Determination = report.UndeterminedTimeout
+	// UndeterminedInternal: the check failed internally.
+	UndeterminedInternal Determination = report.UndeterminedInternal
+)
+
+// DNSFault names the domain-side DNS fault a check's verdict was attributed
+// to.
+type DNSFault = report.DNSFault
+
+// Values of DNSFault.
+const (
+	// NoDNSFault: no domain-side DNS fault decided the verdict.
+	NoDNSFault DNSFault = report.NoDNSFault
+	// DNSFaultDNSSEC: the DNSSEC signatures do not validate.
+	DNSFaultDNSSEC DNSFault = report.DNSFaultDNSSEC
+	// DNSFaultNoAnswer: the name servers refuse, do not answer, are lame or
+	// slower than the deadline.
+	DNSFaultNoAnswer DNSFault = report.DNSFaultNoAnswer
+	// DNSFaultAlias: a CNAME chain loops or is too long.
+	DNSFaultAlias DNSFault = report.DNSFaultAlias
+)
+
+// Diagnostics is implemented by the per-check diagnostics objects.
+type Diagnostics = report.Diagnostics
+
+// SPFDiagnostics are the counts of the SPF check.
+type SPFDiagnostics = report.SPFDiagnostics
+
+// DKIMDiagnostics are the facts of the DKIM selector check.
+type DKIMDiagnostics = report.DKIMDiagnostics
+
+// DMARCDiagnostics are the facts of DMARC policy discovery (RFC 9989).
+type DMARCDiagnostics = report.DMARCDiagnostics
+
+// MTASTSDiagnostics are the facts of the MTA-STS check (RFC 8461).
+type MTASTSDiagnostics = report.MTASTSDiagnostics
+
+// TLSRPTDiagnostics are the facts of the TLS-RPT check (RFC 8460).
+type TLSRPTDiagnostics = report.TLSRPTDiagnostics
+
+// PTRDiagnostics are the facts of the PTR check with forward confirmation.
+type PTRDiagnostics = report.PTRDiagnostics
+
+// DKIMKeyType is DKIMDiagnostics.KeyType.
+type DKIMKeyType = report.DKIMKeyType
+
+// Values of DKIMKeyType.
+const (
+	DKIMKeyRSA     DKIMKeyType = report.DKIMKeyRSA
+	DKIMKeyEd25519 DKIMKeyType = report.DKIMKeyEd25519
+	DKIMKeyUnknown DKIMKeyType = report.DKIMKeyUnknown // a k= value verifiers cannot use
+)
+
+// DMARCPolicyTag is DMARCDiagnostics.PolicyTag: the tag that supplied the
+// applied policy.
+type DMARCPolicyTag = report.DMARCPolicyTag
+
+// Values of DMARCPolicyTag.
+const (
+	DMARCTagP  DMARCPolicyTag = report.DMARCTagP
+	DMARCTagSP DMARCPolicyTag = report.DMARCTagSP
+	DMARCTagNP DMARCPolicyTag = report.DMARCTagNP
+)
+
+// DMARCPolicy is DMARCDiagnostics.Policy.
+type DMARCPolicy = report.DMARCPolicy
+
+// Values of DMARCPolicy.
+const (
+	DMARCPolicyNone       DMARCPolicy = report.DMARCPolicyNone
+	DMARCPolicyQuarantine DMARCPolicy = report.DMARCPolicyQuarantine
+	DMARCPolicyReject     DMARCPolicy = report.DMARCPolicyReject
+)
+
+// DMARCAlignment is DMARCDiagnostics.DKIMAlignment and SPFAlignment.
+type DMARCAlignment = report.DMARCAlignment
+
+// Values of DMARCAlignment.
+const (
+	DMARCAlignmentRelaxed DMARCAlignment = report.DMARCAlignmentRelaxed
+	DMARCAlignmentStrict  DMARCAlignment = report.DMARCAlignmentStrict
+	DMARCAlignmentUnknown DMARCAlignment = report.DMARCAlignmentUnknown // the tag's value is neither r nor s
+)
+
+// DomainExistence is DMARCDiagnostics.DomainExistence.
+type DomainExistence = report.DomainExistence
+
+// Values of DomainExistence.
+const (
+	DomainExists      DomainExistence = report.DomainExists
+	DomainNonexistent DomainExistence = report.DomainNonexistent
+	DomainUnknown     DomainExistence = report.DomainUnknown
+)
+
+// MTASTSFetchState is MTASTSDiagnostics.PolicyFetchState.
+type MTASTSFetchState = report.MTASTSFetchState
+
+// Values of MTASTSFetchState.
+const (
+	FetchNotAnnounced MTASTSFetchState = report.FetchNotAnnounced
+	FetchNotAttempted MTASTSFetchState = report.FetchNotAttempted
+	FetchFetched      MTASTSFetchState = report.FetchFetched
+	FetchUnreachable  MTASTSFetchState = report.FetchUnreachable
+	FetchInconclusive MTASTSFetchState = report.FetchInconclusive
+)
+
+// MTASTSMode is MTASTSDiagnostics.PolicyMode.
+type MTASTSMode = report.MTASTSMode
+
+// Values of MTASTSMode.
+const (
+	MTASTSEnforce MTASTSMode = report.MTASTSEnforce
+	MTASTSTesting MTASTSMode = report.MTASTSTesting
+	MTASTSNone    MTASTSMode = report.MTASTSNone
+)
+
+// PTRForwardType is PTRDiagnostics.ForwardRecordType.
+type PTRForwardType = report.PTRForwardType
+
+// Values of PTRForwardType.
+const (
+	ForwardA    PTRForwardType = report.ForwardA    // an IPv4 address is confirmed by A records
+	ForwardAAAA PTRForwardType = report.ForwardAAAA // an IPv6 address by AAAA records
 )
 
 // contractWords are the values of the contract's string constants: the

@@ -1,9 +1,31 @@
 // Package mailauth diagnoses the public email-authentication and
-// transport-security configuration of a domain, or of one sending IP
-// alone. [CheckOrder] lists the checks, one per protocol package, from
-// one table (checks.go): among them DMARC (RFC 9989), DKIM for a supplied
-// selector, MTA-STS (RFC 8461, with a real HTTPS policy fetch) and PTR
-// with forward confirmation for a supplied sending IP.
+// transport-security configuration of a domain, or of one sending IP.
+//
+// Start here:
+//   - [New] makes a [Scanner] from a [Config]; the zero Config works.
+//   - [Scanner.Scan] checks the domain of a [ScanRequest].
+//   - [ScanSummary] is its result: grade, score, a [CheckSummary] per check.
+//   - [Scanner.CheckIP] checks one sending IP alone.
+//
+// A scan, its errors and its result:
+//
+//	s := mailauth.New(mailauth.Config{})
+//	sum, err := s.Scan(ctx, mailauth.ScanRequest{Domain: "example.com", DKIMSelector: "s1"})
+//	var bad *mailauth.InputError
+//	switch {
+//	case errors.As(err, &bad): // the domain, selector or IP is not valid input
+//	case errors.Is(err, mailauth.ErrResolverUnavailable): // our DNS resolver failed, not the domain
+//	case err != nil: // ctx ended
+//	}
+//	fmt.Println(sum.Grade, sum.Score, sum.Summary.EN)
+//	for _, c := range sum.Checks {
+//		fmt.Println(c.ID, c.Status, c.Severity, c.Summary.EN)
+//	}
+//
+// [CheckOrder] lists the checks, one per protocol package, from one table
+// (checks.go): among them DMARC (RFC 9989), DKIM for a supplied selector,
+// MTA-STS (RFC 8461, with a real HTTPS policy fetch) and PTR with forward
+// confirmation for a supplied sending IP.
 //
 // A [Scanner] runs the checks concurrently over one per-scan resolver,
 // judges their facts into a status and severity per check, a score and a

@@ -37,21 +37,51 @@ func explained(t *testing.T, name string, v verdict) {
 // TestEveryFindingExplained judges every finding of every judgement table
 // on the sparsest facts the protocol packages report with it (no key
 // type, no lookup count where the record does not parse, no issuers) and
-// every named state, and fails when a verdict has no details.
+// every named state, and fails when a verdict has no details. The checks
+// and their codes are the rows of checkTable: a check without sparse
+// facts in findingExplainers fails here.
 func TestEveryFindingExplained(t *testing.T) {
-	t.Run("spf", func(t *testing.T) {
-		for code := range spfRules {
-			explained(t, string(code), judgeSPF(sparseSPF(code)))
-		}
-		over := spfValid(14, spf.QualifierFail, spf.CodeLookupLimitExceeded)
-		over.Includes = make([]spf.Include, 12)
-		for i := range over.Includes {
-			over.Includes[i].Lookups = 1
-		}
-		explained(t, "12 one-lookup includes", judgeSPF(over))
-	})
-	t.Run("dkim", func(t *testing.T) {
-		for code := range dkimRules {
+	for _, c := range checkTable {
+		t.Run(string(c.id), func(t *testing.T) {
+			e, ok := findingExplainers[c.id]
+			require.True(t, ok, "check %s has no entry in findingExplainers: the sparsest facts of each of its findings", c.id)
+			require.NotNil(t, e.finding, "check %s: findingExplainers has no finding function", c.id)
+			for code := range c.codes.rules {
+				explained(t, code, e.finding(code))
+			}
+			if e.states != nil {
+				e.states(t)
+			}
+		})
+	}
+}
+
+// findingExplainer judges the sparsest facts of one check.
+type findingExplainer struct {
+	// finding is the verdict on the sparsest facts that report code (a
+	// code of the check's finding table).
+	finding func(code string) verdict
+	// states judges the check's named states; nil when it has none beyond
+	// its findings.
+	states func(t *testing.T)
+}
+
+// findingExplainers has one entry for each check of checkTable.
+var findingExplainers = map[CheckID]findingExplainer{
+	CheckSPF: {
+		finding: func(code string) verdict { return judgeSPF(sparseSPF(spf.Code(code))) },
+		states: func(t *testing.T) {
+			over := spfValid(14, spf.QualifierFail, spf.CodeLookupLimitExceeded)
+			over.Includes = make([]spf.Include, 12)
+			for i := range over.Includes {
+				over.Includes[i].Lookups = 1
+			}
+			explained(t, "12 one-lookup includes", judgeSPF(over))
+		},
+	},
+	CheckDKIM: {
+		finding: func(c string) verdict {
+			code := dkim.Code(c)
 			res := dkim.Result{Outcome: resolver.Found, RecordCount: new(1), PublicKeyPresent: new(false), Revoked: new(false),
 				Usable: new(false), Findings: []dkim.Code{code}}
 			switch code {
@@ -66,70 +96,78 @@ func TestEveryFindingExplained(t *testing.T) {
 			case dkim.CodeLargeKey:
 				res.KeyType, res.KeyBits = dkim.KeyTypeRSA, 8192
 			}
-			explained(t, string(code), judgeDKIM(res))
-		}
-	})
-	t.Run("mx", func(t *testing.T) {
-		for _, kind := range []mx.Kind{mx.KindNXDomain, mx.KindNone, mx.KindNull, mx.KindInconclusive} {
-			explained(t, string(kind), judgeMX(mx.Result{Kind: kind}))
-		}
-		for code := range mxRules {
-			explained(t, string(code), judgeMX(mxExplicit(mx.Counts{Distinct: 1, Checked: 1, Usable: 1}, code)))
-		}
-	})
-	t.Run("tls-rpt", func(t *testing.T) {
-		noMX := func() mxFacts { return mxFacts{known: true} }
-		for code := range rptRules {
+			return judgeDKIM(res)
+		},
+	},
+	CheckMX: {
+		finding: func(code string) verdict {
+			return judgeMX(mxExplicit(mx.Counts{Distinct: 1, Checked: 1, Usable: 1}, mx.Code(code)))
+		},
+		states: func(t *testing.T) {
+			for _, kind := range []mx.Kind{mx.KindNXDomain, mx.KindNone, mx.KindNull, mx.KindInconclusive} {
+				explained(t, string(kind), judgeMX(mx.Result{Kind: kind}))
+			}
+		},
+	},
+	CheckTLSRPT: {
+		finding: func(c string) verdict {
+			code := tlsrpt.Code(c)
+			noMX := func() mxFacts { return mxFacts{known: true} }
 			res := tlsrpt.Result{Outcome: resolver.Found, RecordCount: new(1), RecordValid: new(true), Configured: new(true),
 				DestinationCount: new(1), MailtoDestinationCount: new(1), HTTPSDestinationCount: new(0), Findings: []tlsrpt.Code{code}}
 			if code == tlsrpt.CodeMultipleRecords {
 				res = tlsrpt.Result{Outcome: resolver.Found, RecordCount: new(2), RecordValid: new(false), Configured: new(false),
 					DestinationCount: new(0), MailtoDestinationCount: new(0), HTTPSDestinationCount: new(0), Findings: []tlsrpt.Code{code}}
 			}
-			explained(t, string(code), judgeTLSRPT(res, noMX))
-		}
-	})
-	t.Run("caa", func(t *testing.T) {
-		none := caa.Set{Outcome: resolver.NoData, Lookups: 2}
-		critical := caaFound(0, caa.CodeCriticalUnknown)
-		critical.CriticalUnknown, critical.CanIssue, critical.Restricts = true, false, true
-		forbid := caaFound(0)
-		forbid.Restricts, forbid.CanIssue = true, false
-		wild := caaFound(0)
-		wild.Restricts, wild.CanIssueWildcard = true, false
-		sets := map[string]caa.Set{"critical": critical, "forbid all": forbid, "no issue property": caaFound(0), "wildcard only": wild, "none": none}
-		for code := range caaRules {
-			sets[string(code)] = caaFound(0, code)
-		}
-		for name, set := range sets {
-			explained(t, name, judgeCAA(caa.Result{Domain: set, MTASTS: none}))
-		}
-	})
-	t.Run("ptr", func(t *testing.T) {
-		ip := netip.MustParseAddr("192.0.2.1")
-		explained(t, "no ptr", judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, NameCount: new(0),
-			Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}))
-		for code := range ptrRules {
-			explained(t, string(code), judgePTR(ip, ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: new(1),
-				ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: new(1), Confirmed: ptr.Confirmed, Findings: []ptr.Code{code}}))
-		}
-	})
-	t.Run("dmarc", func(t *testing.T) {
-		for code := range dmarcRules {
-			explained(t, string(code), judgeDMARC(dmarcFound(dmarc.PolicyReject, code)))
-		}
-		explained(t, "missing", judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, DirectRecordCount: new(0),
-			Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}))
-	})
-	t.Run("mta-sts", func(t *testing.T) {
-		covered := mxFacts{known: true, hosts: []string{"mx.example.com"}}
-		for code := range stsRules {
-			explained(t, string(code), judgeMTASTS(stsFetched(mtasts.ModeEnforce, code), covered))
-		}
-		for _, mode := range []mtasts.Mode{mtasts.ModeEnforce, mtasts.ModeTesting, mtasts.ModeNone} {
-			explained(t, string(mode), judgeMTASTS(stsFetched(mode), covered))
-		}
-	})
+			return judgeTLSRPT(res, noMX)
+		},
+	},
+	CheckCAA: {
+		finding: func(code string) verdict {
+			return judgeCAA(caa.Result{Domain: caaFound(0, caa.Code(code)), MTASTS: caa.Set{Outcome: resolver.NoData, Lookups: 2}})
+		},
+		states: func(t *testing.T) {
+			none := caa.Set{Outcome: resolver.NoData, Lookups: 2}
+			critical := caaFound(0, caa.CodeCriticalUnknown)
+			critical.CriticalUnknown, critical.CanIssue, critical.Restricts = true, false, true
+			forbid := caaFound(0)
+			forbid.Restricts, forbid.CanIssue = true, false
+			wild := caaFound(0)
+			wild.Restricts, wild.CanIssueWildcard = true, false
+			sets := map[string]caa.Set{"critical": critical, "forbid all": forbid, "no issue property": caaFound(0), "wildcard only": wild, "none": none}
+			for name, set := range sets {
+				explained(t, name, judgeCAA(caa.Result{Domain: set, MTASTS: none}))
+			}
+		},
+	},
+	CheckPTR: {
+		finding: func(code string) verdict {
+			return judgePTR(netip.MustParseAddr("192.0.2.1"), ptr.Result{IPVersion: 4, Outcome: resolver.Found, NameCount: new(1),
+				ForwardQueries: 1, ForwardCompleted: 1, ForwardAddresses: new(1), Confirmed: ptr.Confirmed, Findings: []ptr.Code{ptr.Code(code)}})
+		},
+		states: func(t *testing.T) {
+			explained(t, "no ptr", judgePTR(netip.MustParseAddr("192.0.2.1"), ptr.Result{IPVersion: 4, Outcome: resolver.NXDomain, NameCount: new(0),
+				Confirmed: ptr.NotConfirmed, Findings: []ptr.Code{ptr.CodeNoPTR}}))
+		},
+	},
+	CheckDMARC: {
+		finding: func(code string) verdict { return judgeDMARC(dmarcFound(dmarc.PolicyReject, dmarc.Code(code))) },
+		states: func(t *testing.T) {
+			explained(t, "missing", judgeDMARC(dmarc.Result{Domain: "example.com", Outcome: resolver.NXDomain, DirectRecordCount: new(0),
+				Discovery: dmarc.DiscoveryNotFound, TreeWalkQueries: 2}))
+		},
+	},
+	CheckMTASTS: {
+		finding: func(code string) verdict {
+			return judgeMTASTS(stsFetched(mtasts.ModeEnforce, mtasts.Code(code)), mxFacts{known: true, hosts: []string{"mx.example.com"}})
+		},
+		states: func(t *testing.T) {
+			covered := mxFacts{known: true, hosts: []string{"mx.example.com"}}
+			for _, mode := range []mtasts.Mode{mtasts.ModeEnforce, mtasts.ModeTesting, mtasts.ModeNone} {
+				explained(t, string(mode), judgeMTASTS(stsFetched(mode), covered))
+			}
+		},
+	},
 }
 
 // sparseSPF is the Result of an SPF check that reports code with the

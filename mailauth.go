@@ -3,7 +3,8 @@ package mailauth
 // This file is the package's entry point: a Scanner, made by New from a
 // Config, runs a whole scan (Scan) or the check of one sending IP
 // (CheckIP). The checks themselves are described in checks.go; how one
-// scan runs them is in scanner.go and run.go.
+// scan runs them is in runstate.go (one scan's state, from its request
+// to its encoded result) and run.go (the checks running at once).
 
 import (
 	"context"

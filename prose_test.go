@@ -164,3 +164,11 @@ func TestRewriteProseLists(t *testing.T) {
 		}
 	}
 }
+
+// write writes content to dir/name, making its directories.
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}

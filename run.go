@@ -30,9 +30,11 @@ type verdict struct {
 // recover, and returns their summaries in CheckOrder (only the checks
 // given). A check still running when ctx ends (plus a short grace) is
 // reported as not finished; the others keep their results. Each check
-// runs with its own resolver.Path (see criticalPath). A context marked by
-// internal/seqscan (the bench's sequential baseline) runs the checks one
-// after another instead.
+// runs with its own resolver.Path (see criticalPath). The one way to
+// change how the checks start is the context's observer
+// (seqscan.Observer), which only the bench sets: it is told of each check
+// as it starts, and the bench's sequential baseline waits in it for the
+// check to end.
 func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
 	type slot struct {
 		id CheckID
@@ -43,7 +45,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 	for id := range fns {
 		r.paths[id] = new(resolver.Path)
 	}
-	sequential := seqscan.On(ctx)
+	observe := seqscan.Observer(ctx) // nil outside the bench
 	for _, id := range CheckOrder() {
 		fn, ok := fns[id]
 		if !ok {
@@ -65,8 +67,8 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 			}()
 			s.ch <- fn(ctx)
 		}()
-		if sequential {
-			<-done
+		if observe != nil {
+			observe(done)
 		}
 	}
 	out := make([]CheckSummary, len(slots))

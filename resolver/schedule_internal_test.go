@@ -139,3 +139,41 @@ func TestRetryLateAnswerWindow(t *testing.T) {
 		assert.NotEqual(t, actStop, r.next(now).kind, "deadline %v: the lookup is open when the answer comes", deadline)
 	}
 }
+
+// TestRetryWaitsAfterOneSend: asked again before the first attempt times
+// out (a reply came that did not end the lookup, e.g. one for another
+// question), the retry waits until that attempt's timeout; it does not
+// send a second attempt early.
+func TestRetryWaitsAfterOneSend(t *testing.T) {
+	r := newRetry(defaultSchedule(), 2, t0.Add(10*time.Second))
+	first := r.next(t0)
+	require.Equal(t, actSend, first.kind)
+	for _, at := range []time.Time{t0, t0.Add(time.Millisecond), first.until.Add(-time.Nanosecond)} {
+		act := r.next(at)
+		assert.Equal(t, actWait, act.kind, "at %v after the first send", at.Sub(t0))
+		assert.Equal(t, first.until, act.until, "at %v: the wait ends when the first attempt times out", at.Sub(t0))
+	}
+	assert.Equal(t, 1, r.attempts(), "nothing was sent while the first attempt was open")
+	second := r.next(first.until)
+	assert.Equal(t, actSend, second.kind, "the second attempt goes out when the first times out")
+	assert.Equal(t, 1, second.server)
+}
+
+// TestRetryFailOutOfRange: an error reply that names no server of the
+// lookup (an index outside the list) changes nothing: no server is
+// marked failed and the open attempt's wait is not cut short.
+func TestRetryFailOutOfRange(t *testing.T) {
+	r := newRetry(defaultSchedule(), 2, t0.Add(10*time.Second))
+	first := r.next(t0)
+	require.Equal(t, actSend, first.kind)
+	now := t0.Add(time.Millisecond)
+	for _, server := range []int{-1, 2, 1 << 20} {
+		require.NotPanics(t, func() { r.fail(server, now) }, "server %d", server)
+	}
+	assert.False(t, r.allFailed())
+	assert.Equal(t, 0, r.nfailed)
+	assert.Equal(t, []bool{false, false}, r.failed)
+	act := r.next(now)
+	assert.Equal(t, actWait, act.kind, "the open attempt still waits")
+	assert.Equal(t, first.until, act.until)
+}

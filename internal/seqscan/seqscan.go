@@ -13,8 +13,15 @@ type key struct{}
 // another, in CheckOrder.
 func With(ctx context.Context) context.Context { return context.WithValue(ctx, key{}, true) }
 
-// On reports whether ctx is marked.
-func On(ctx context.Context) bool {
-	v, _ := ctx.Value(key{}).(bool)
-	return v
+// Observer returns the scanner's observer of the checks it starts: for
+// a marked ctx, a function that the scanner calls right after starting
+// each check, with a channel closed when that check ends, and that waits
+// for it, so the checks run one after another. It returns nil for any
+// other ctx: the scanner then starts every check at once and calls
+// nothing.
+func Observer(ctx context.Context) func(done <-chan struct{}) {
+	if v, _ := ctx.Value(key{}).(bool); !v {
+		return nil
+	}
+	return func(done <-chan struct{}) { <-done }
 }

@@ -2,7 +2,9 @@
 // (contract.go): one type alias for each type and one constant for each
 // constant that internal/report declares in report.go, except the
 // service's own objects (Health, Error and their states), which only
-// httpapi uses. internal/cmd/genalias runs it (go generate in the root);
+// httpapi uses. Each alias carries the first sentence of its type's doc
+// comment, and each constant is typed with its alias, so that go doc
+// lists the values under their type. internal/cmd/genalias runs it (go generate in the root);
 // a root test fails when contract.go is not what it writes.
 package aliasgen
 
@@ -10,9 +12,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"strings"
 )
 
 // serviceOnly are the report names the root does not re-export.
@@ -20,54 +24,123 @@ var serviceOnly = map[string]bool{
 	"Health": true, "StorageState": true, "CommerceState": true, "Error": true,
 }
 
-// Generate returns contract.go for the report.go source src.
+// Generate returns contract.go for the report.go source src: one alias
+// for each type, carrying the first sentence of the type's doc comment,
+// and each block of constants with its doc comment, typed with the
+// alias, so that go doc lists the values under their type.
 func Generate(src []byte) ([]byte, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "report.go", src, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "report.go", src, parser.ParseComments)
 	if err != nil {
 		return nil, fmt.Errorf("aliasgen: parse report.go: %w", err)
 	}
-	var types, consts, words []string
+	var b bytes.Buffer
+	b.WriteString(header)
+	var words []string
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok {
 			continue
 		}
-		for _, s := range g.Specs {
-			switch s := s.(type) {
-			case *ast.TypeSpec:
-				if s.Name.IsExported() && !serviceOnly[s.Name.Name] {
-					types = append(types, s.Name.Name)
+		switch g.Tok {
+		case token.TYPE:
+			for _, s := range g.Specs {
+				s := s.(*ast.TypeSpec)
+				if !s.Name.IsExported() || serviceOnly[s.Name.Name] {
+					continue
 				}
-			case *ast.ValueSpec:
-				if g.Tok == token.CONST && !serviceOnly[typeName(s)] {
-					for i, n := range s.Names {
-						if n.IsExported() {
-							consts = append(consts, n.Name)
-							if isString(s, i) {
-								words = append(words, n.Name)
-							}
-						}
-					}
+				doc := s.Doc
+				if doc == nil && len(g.Specs) == 1 {
+					doc = g.Doc
 				}
+				writeComment(&b, "", synopsis(doc))
+				fmt.Fprintf(&b, "type %s = report.%s\n\n", s.Name.Name, s.Name.Name)
 			}
+		case token.CONST:
+			words = append(words, constBlock(&b, g)...)
 		}
 	}
-	var b bytes.Buffer
-	b.WriteString(header)
-	b.WriteString("// The contract's types; see internal/report for each one's documentation.\ntype (\n")
-	for _, n := range types {
-		fmt.Fprintf(&b, "\t%s = report.%s\n", n, n)
-	}
-	b.WriteString(")\n\n// The values of the contract's enumerations and of Determination.\nconst (\n")
-	for _, n := range consts {
-		fmt.Fprintf(&b, "\t%s = report.%s\n", n, n)
-	}
-	b.WriteString(")\n\n// contractWords are the values of the contract's string constants: the\n// enum values a response may carry.\nvar contractWords = []string{\n")
+	b.WriteString("// contractWords are the values of the contract's string constants: the\n// enum values a response may carry.\nvar contractWords = []string{\n")
 	for _, n := range words {
 		fmt.Fprintf(&b, "\tstring(report.%s),\n", n)
 	}
 	b.WriteString("}\n")
-	return format.Source(b.Bytes())
+	out, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("aliasgen: format contract.go: %w", err)
+	}
+	return out, nil
+}
+
+// constBlock writes the re-export of one const block of report.go (its
+// exported constants, except the service's own) and returns the names
+// of its string constants.
+func constBlock(b *bytes.Buffer, g *ast.GenDecl) []string {
+	var lines bytes.Buffer
+	var words []string
+	typ := ""
+	for _, s := range g.Specs {
+		s := s.(*ast.ValueSpec)
+		if t := typeName(s); t != "" {
+			typ = t // an implicit type (iota continuation) is the last explicit one
+		}
+		if serviceOnly[typ] {
+			continue
+		}
+		for i, n := range s.Names {
+			if !n.IsExported() {
+				continue
+			}
+			if s.Doc != nil {
+				writeComment(&lines, "\t", synopsis(s.Doc))
+			}
+			fmt.Fprintf(&lines, "\t%s %s = report.%s", n.Name, typ, n.Name)
+			if s.Comment != nil {
+				fmt.Fprintf(&lines, " // %s", strings.TrimSpace(s.Comment.Text()))
+			}
+			lines.WriteString("\n")
+			if isString(s, i) {
+				words = append(words, n.Name)
+			}
+		}
+	}
+	if lines.Len() == 0 {
+		return nil
+	}
+	if g.Doc != nil {
+		writeComment(b, "", strings.Join(strings.Fields(g.Doc.Text()), " "))
+	}
+	b.WriteString("const (\n")
+	b.Write(lines.Bytes())
+	b.WriteString(")\n\n")
+	return words
+}
+
+// synopsis is the first sentence of a doc comment.
+func synopsis(c *ast.CommentGroup) string {
+	if c == nil {
+		return ""
+	}
+	return new(doc.Package).Synopsis(c.Text())
+}
+
+// writeComment writes text as a line comment wrapped at 76 columns, each
+// line starting with indent; nothing when text is empty.
+func writeComment(b *bytes.Buffer, indent, text string) {
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(indent)*4+len(line)+1+len(w) > 76 {
+			fmt.Fprintf(b, "%s%s\n", indent, line)
+			line = ""
+		}
+		if line == "" {
+			line = "// " + w
+		} else {
+			line += " " + w
+		}
+	}
+	if line != "" {
+		fmt.Fprintf(b, "%s%s\n", indent, line)
+	}
 }
 
 // isString reports whether the i-th value of a constant spec is a
@@ -96,8 +169,8 @@ package mailauth
 
 // This file re-exports the wire contract (internal/report) by alias, so
 // that importers write mailauth.ScanSummary, mailauth.StatusPass and so
-// on. The types, their documentation and the OpenAPI document live in
-// report; nothing here restates them.
+// on. Each alias carries the first sentence of its type's documentation;
+// the fields' documentation and the OpenAPI document live in report.
 
 import "github.com/mailauth/mailauth/internal/report"
 
