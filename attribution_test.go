@@ -15,8 +15,10 @@ import (
 
 // TestAttribution: an inconclusive answer is judged from its attributed
 // cause, a typed fact: a domain-side fault is a fail that names it (the
-// domain's own name, or a name its records point to), a service-side
-// fault fails the scan, an unattributed one stays undetermined.
+// domain's own name, or a name its records point to), slowness is a warn
+// left out of the score, a service-side fault fails the scan, an
+// unattributed one stays undetermined. Config.OnInconclusive hears each
+// answer with the side the verdict used.
 func TestAttribution(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -24,16 +26,18 @@ func TestAttribution(t *testing.T) {
 		qname  string // the name whose TXT lookups fail
 		check  CheckID
 		want   fault // faultNone = undetermined
+		side   resolver.Side
 	}{
-		{"dnssec", resolver.ReasonDNSSEC, "_dmarc.good.example.com", CheckDMARC, faultDNSSEC},
-		{"no reachable authority", resolver.ReasonNoReachableAuthority, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
-		{"slow", resolver.ReasonSlow, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
-		{"servfail, resolver works", resolver.ReasonServFail, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
-		{"timeout, resolver works", resolver.ReasonTimeout, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer},
-		{"cname loop", resolver.ReasonCNAMELoop, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias},
-		{"cname chain", resolver.ReasonCNAMEChain, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias},
-		{"malformed", resolver.ReasonMalformed, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone},
-		{"budget", resolver.ReasonBudgetExhausted, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone},
+		{"dnssec", resolver.ReasonDNSSEC, "_dmarc.good.example.com", CheckDMARC, faultDNSSEC, resolver.SideDomain},
+		{"no reachable authority", resolver.ReasonNoReachableAuthority, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer, resolver.SideDomain},
+		{"slow", resolver.ReasonSlow, "_smtp._tls.good.example.com", CheckTLSRPT, faultSlow, resolver.SideNone},
+		{"servfail, resolver works", resolver.ReasonServFail, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer, resolver.SideDomain},
+		{"refused, resolver works", resolver.ReasonRefused, "_smtp._tls.good.example.com", CheckTLSRPT, faultNoAnswer, resolver.SideDomain},
+		{"timeout, resolver works", resolver.ReasonTimeout, "_smtp._tls.good.example.com", CheckTLSRPT, faultSlow, resolver.SideNone},
+		{"cname loop", resolver.ReasonCNAMELoop, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias, resolver.SideDomain},
+		{"cname chain", resolver.ReasonCNAMEChain, "_smtp._tls.good.example.com", CheckTLSRPT, faultAlias, resolver.SideDomain},
+		{"malformed", resolver.ReasonMalformed, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone, resolver.SideNone},
+		{"budget", resolver.ReasonBudgetExhausted, "_smtp._tls.good.example.com", CheckTLSRPT, faultNone, resolver.SideNone},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,32 +49,78 @@ func TestAttribution(t *testing.T) {
 				return mem.Lookup(ctx, name, qtype)
 			})
 			var mu sync.Mutex
-			var reasons []resolver.Reason
-			onInconclusive := func(r resolver.Reason) { mu.Lock(); reasons = append(reasons, r); mu.Unlock() }
+			sides := map[resolver.Reason][]resolver.Side{}
+			onInconclusive := func(r resolver.Reason, s resolver.Side) { mu.Lock(); sides[r] = append(sides[r], s); mu.Unlock() }
 			got, err := New(Config{Resolver: failing, OnInconclusive: onInconclusive}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 			require.NoError(t, err)
 			mu.Lock()
-			assert.Contains(t, reasons, tc.reason, "Config.OnInconclusive hears the reason")
+			require.NotEmpty(t, sides[tc.reason], "Config.OnInconclusive hears the reason")
+			for _, s := range sides[tc.reason] {
+				assert.Equal(t, tc.side, s, "the side the verdict used")
+			}
 			mu.Unlock()
 			c := checkOf(t, got, tc.check)
-			if tc.want == faultNone {
+			switch tc.want {
+			case faultNone:
 				assert.True(t, c.Undetermined(), "%+v", c)
+				assert.Equal(t, UndeterminedLookup, c.Determination)
 				assert.Equal(t, StatusWarn, c.Status)
 				assert.Equal(t, NoDNSFault, c.DNSFault)
-				return
+			case faultSlow:
+				assert.Equal(t, UndeterminedSlow, c.Determination, "%+v", c)
+				assert.Equal(t, StatusWarn, c.Status, "slowness is a warn, never a fail")
+				assert.Equal(t, NoDNSFault, c.DNSFault, "slowness is no fault of the domain")
+				assert.Equal(t, slowRule.say.format(), c.Summary)
+				assert.NotContains(t, c.Details.EN, faultDetails.en, "never 'scanning again will not change the result'")
+				assert.Contains(t, c.Details.EN, "The lookup waited over 1 s")
+				assert.NotContains(t, got.Summary.EN, "incomplete", "one slow check of six leaves a grade")
+				assert.Contains(t, got.Summary.EN, txtOverallSlowSome.format(1).EN)
+				assert.Equal(t, UndeterminedSlow, determinationOf(c.Summary), "the JSON's summary reads back as slow")
+			default:
+				assert.False(t, c.Undetermined())
+				assert.Equal(t, StatusFail, c.Status)
+				assert.Equal(t, faultRules[tc.want][0].say.format(), c.Summary)
+				assert.Equal(t, tc.want, c.DNSFault, "CheckSummary.DNSFault names the cause")
+				assert.Contains(t, c.Details.EN, faultDetails.en)
 			}
-			assert.False(t, c.Undetermined())
-			assert.Equal(t, StatusFail, c.Status)
-			assert.Equal(t, faultRules[tc.want][0].say.format(), c.Summary)
-			assert.Equal(t, tc.want, c.DNSFault, "CheckSummary.DNSFault names the cause")
-			assert.Contains(t, c.Details.EN, faultDetails.en)
 		})
 	}
 }
 
-// TestAttributionServiceSide: a refusal or an unreachable resolver is
-// the service's fault, and so is a SERVFAIL or a timeout when the
-// control question fails too: the scan answers ErrResolverUnavailable.
+// TestAttributionSlowScan: a domain whose every lookup is slow is
+// neither failed nor blamed on the service: the checks are slow warns
+// left out of the score, and the summary says the scan is incomplete
+// because the domain's name servers were too slow (ScanSummary.Slow),
+// which the service answers with its own message.
+func TestAttributionSlowScan(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
+	slow := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		if strings.HasSuffix(resolver.CanonicalName(name), "good.example.com") {
+			return resolver.Fail(resolver.ReasonSlow)
+		}
+		return mem.Lookup(ctx, name, qtype)
+	})
+	got, err := New(Config{Resolver: slow}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+	require.NoError(t, err, "slowness is not the service's resolver failing")
+	for _, c := range got.Checks {
+		if c.Status == StatusInfo {
+			continue
+		}
+		assert.Equal(t, StatusWarn, c.Status, "%s: %s", c.ID, c.Summary.EN)
+		assert.Equal(t, UndeterminedSlow, c.Determination, "%s: %s", c.ID, c.Summary.EN)
+	}
+	assert.True(t, got.Incomplete())
+	assert.True(t, got.Slow())
+	evaluated := got.Counts.Pass + got.Counts.Warn + got.Counts.Fail
+	assert.Equal(t, txtOverallSlow.format(evaluated, evaluated), got.Summary)
+}
+
+// TestAttributionServiceSide: an unreachable or filtering resolver is
+// the service's fault, and so is any reason the control question decides
+// (a SERVFAIL, a refusal, a timeout) or a domain-side one (DNSSEC) when
+// the control question fails too: the scan answers
+// ErrResolverUnavailable, and Config.OnInconclusive hears the service's
+// side.
 func TestAttributionServiceSide(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -78,9 +128,11 @@ func TestAttributionServiceSide(t *testing.T) {
 		probeAnswer bool
 	}{
 		{"network", resolver.ReasonNetwork, true},
-		{"refused by our resolver", resolver.ReasonRefused, true},
 		{"resolver policy", resolver.ReasonResolverPolicy, true},
 		{"servfail, probe fails", resolver.ReasonServFail, false},
+		{"refused, probe fails", resolver.ReasonRefused, false},
+		{"timeout, probe fails", resolver.ReasonTimeout, false},
+		{"dnssec, probe fails (a broken trust anchor)", resolver.ReasonDNSSEC, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
@@ -93,8 +145,23 @@ func TestAttributionServiceSide(t *testing.T) {
 				}
 				return mem.Lookup(ctx, name, qtype)
 			})
-			_, err := New(Config{Resolver: r}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+			var mu sync.Mutex
+			var sides []resolver.Side
+			on := func(reason resolver.Reason, s resolver.Side) {
+				mu.Lock()
+				defer mu.Unlock()
+				if reason == tc.reason {
+					sides = append(sides, s)
+				}
+			}
+			_, err := New(Config{Resolver: r, OnInconclusive: on}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 			assert.ErrorIs(t, err, ErrResolverUnavailable)
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, sides)
+			for _, s := range sides {
+				assert.Equal(t, resolver.SideService, s)
+			}
 		})
 	}
 }
@@ -118,10 +185,10 @@ func TestAttributionForeignName(t *testing.T) {
 
 	l := &faultLog{domain: "good.example.com"}
 	l.reasons = []lookupFault{{reason: resolver.ReasonDNSSEC, own: false}}
-	f, isOwn := l.attribute(func() bool { return true })
-	assert.Equal(t, faultDNSSEC, f)
-	assert.False(t, isOwn)
-	v := faultVerdict(f, isOwn, inconclusiveVerdict(nil))
+	a := l.attribute(func() bool { return true })
+	assert.Equal(t, faultDNSSEC, a.fault)
+	assert.False(t, a.own)
+	v := faultVerdict(a.fault, a.own, inconclusiveVerdict(nil))
 	assert.Equal(t, faultRules[faultDNSSEC][1].say.format(), v.summary)
 }
 

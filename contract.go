@@ -67,6 +67,7 @@ const (
 	UndeterminedLookup    = report.UndeterminedLookup
 	UndeterminedTimeout   = report.UndeterminedTimeout
 	UndeterminedInternal  = report.UndeterminedInternal
+	UndeterminedSlow      = report.UndeterminedSlow
 	NoDNSFault            = report.NoDNSFault
 	DNSFaultDNSSEC        = report.DNSFaultDNSSEC
 	DNSFaultNoAnswer      = report.DNSFaultNoAnswer

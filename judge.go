@@ -14,11 +14,17 @@ type rule struct {
 	// conclusive answer. A verdict led by such a rule is undetermined
 	// (CheckSummary.Determination), whatever its text.
 	undetermined bool
+	// slow marks the undetermined rule of slowness (slowRule): its
+	// verdict is UndeterminedSlow.
+	slow bool
 }
 
 // determination is what a verdict led by a says of the check's
 // conclusion.
 func (a rule) determination() Determination {
+	if a.slow {
+		return UndeterminedSlow
+	}
 	if a.undetermined {
 		return UndeterminedLookup
 	}

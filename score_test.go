@@ -137,7 +137,7 @@ func TestScoreUndetermined(t *testing.T) {
 			s := ScanSummary{Checks: tc.checks}
 			require.Equal(t, tc.incomplete, s.Incomplete(), "Incomplete() = %v, want %v", s.Incomplete(), tc.incomplete)
 			c := countStatuses(tc.checks)
-			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks))
+			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks), slowChecks(tc.checks))
 			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
 			require.Equal(t, tc.incomplete, isIncomplete, "summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
 		})

@@ -275,7 +275,7 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		}
 		renderRecords(std.out, recs, out.options())
 	}
-	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete()})
+	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), slow: sum.Slow()})
 }
 
 // scanTargets lists the domains to scan: the arguments, then the lines
@@ -370,7 +370,8 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	out := newOutput(std.out, c.clientFlags, false, ptrCSVHeader)
 	out.write(raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, func() [][]string { return ptrCSVRows(sum, c.lang) })
 	out.finish()
-	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined()})
+	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined(),
+		slow: sum.Check.Determination == mailauth.UndeterminedSlow})
 }
 
 // validateScan checks a scan request with the same validators as the
@@ -397,13 +398,18 @@ func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth
 type outcome struct {
 	failed     bool // a check failed
 	incomplete bool // most checks could not be determined: no grade to trust
+	slow       bool // some checks waited too long for the domain's name servers
 }
 
 // exitCode returns the exit code of a printed result: an incomplete
 // result is exit 3 (DNS unavailable for the domain; repeat later) even
-// when a check failed.
+// when a check failed; its message says when the domain's name servers
+// were too slow for the scan rather than the answers unusable.
 func exitCode(errOut io.Writer, o outcome) int {
 	switch {
+	case o.incomplete && o.slow:
+		fmt.Fprintln(errOut, "mailauth: incomplete result: the domain's name servers answered too slowly for this scan, so no grade can be given; scan again")
+		return exitUnavailable
 	case o.incomplete:
 		fmt.Fprintln(errOut, "mailauth: incomplete result: DNS answers were unusable for most checks, so no grade can be given; retry later")
 		return exitUnavailable
