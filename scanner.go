@@ -208,12 +208,12 @@ func undetermined(checks []CheckSummary) int {
 	return n
 }
 
-// slowChecks counts the checks left undetermined by slowness
-// (UndeterminedSlow).
+// slowChecks counts the checks that ran out of time (ScanSummary.Slow):
+// UndeterminedSlow and UndeterminedTimeout.
 func slowChecks(checks []CheckSummary) int {
 	n := 0
 	for _, c := range checks {
-		if c.Determination == UndeterminedSlow {
+		if c.Determination == UndeterminedSlow || c.Determination == UndeterminedTimeout {
 			n++
 		}
 	}

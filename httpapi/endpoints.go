@@ -54,11 +54,11 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 // summary calls meaningless (doc/scoring.md).
 var errIncomplete = errors.New("httpapi: scan too incomplete to grade")
 
-// errIncompleteSlow is errIncomplete for a scan left incomplete by
-// slowness (ScanSummary.Slow): the domain's name servers answered too
-// slowly for this scan. Its message says so and blames neither the
-// domain's configuration nor the service's resolver (doc/scoring.md).
-var errIncompleteSlow = errors.New("httpapi: scan too incomplete to grade: the domain's name servers were too slow")
+// errIncompleteSlow is errIncomplete for a scan that ran out of time
+// (ScanSummary.Slow): the domain's servers answered too slowly for this
+// scan. Its message says so and blames neither the domain's
+// configuration nor the service's resolver (doc/scoring.md).
+var errIncompleteSlow = errors.New("httpapi: scan too incomplete to grade: it ran out of time")
 
 // ptrCheck answers POST /api/ptr-check after the pipeline.
 func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[string]string) {

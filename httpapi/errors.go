@@ -39,7 +39,7 @@ var (
 	errBusy            = apiError{http.StatusInternalServerError, "server busy: too many diagnostics in progress, retry shortly", "busy"}
 	errResolverDown    = apiError{http.StatusInternalServerError, "DNS resolution temporarily unavailable", "resolver_unavailable"}
 	errScanIncomplete  = apiError{http.StatusInternalServerError, "scan incomplete: DNS answers were unusable for most checks, so no grade can be given; retry later", "scan_incomplete"}
-	errScanSlow        = apiError{http.StatusInternalServerError, "scan incomplete: the domain's name servers answered too slowly for this scan, so no grade can be given; scan again", "scan_slow"}
+	errScanSlow        = apiError{http.StatusInternalServerError, "scan incomplete: the scan ran out of time waiting for the domain's servers, so no grade can be given; scan again", "scan_slow"}
 	errInternal        = apiError{http.StatusInternalServerError, "internal error", "internal"}
 	errCanceledRequest = apiError{http.StatusInternalServerError, "request canceled before the diagnostic finished", "canceled"}
 )

@@ -371,7 +371,7 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	out.write(raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, func() [][]string { return ptrCSVRows(sum, c.lang) })
 	out.finish()
 	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined(),
-		slow: sum.Check.Determination == mailauth.UndeterminedSlow})
+		slow: sum.Check.Determination == mailauth.UndeterminedSlow || sum.Check.Determination == mailauth.UndeterminedTimeout})
 }
 
 // validateScan checks a scan request with the same validators as the
@@ -398,17 +398,17 @@ func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth
 type outcome struct {
 	failed     bool // a check failed
 	incomplete bool // most checks could not be determined: no grade to trust
-	slow       bool // some checks waited too long for the domain's name servers
+	slow       bool // some checks ran out of time (mailauth.ScanSummary.Slow)
 }
 
 // exitCode returns the exit code of a printed result: an incomplete
 // result is exit 3 (DNS unavailable for the domain; repeat later) even
-// when a check failed; its message says when the domain's name servers
-// were too slow for the scan rather than the answers unusable.
+// when a check failed; its message says when the scan ran out of time
+// waiting for the domain's servers rather than the answers were unusable.
 func exitCode(errOut io.Writer, o outcome) int {
 	switch {
 	case o.incomplete && o.slow:
-		fmt.Fprintln(errOut, "mailauth: incomplete result: the domain's name servers answered too slowly for this scan, so no grade can be given; scan again")
+		fmt.Fprintln(errOut, "mailauth: incomplete result: the scan ran out of time waiting for the domain's servers, so no grade can be given; scan again")
 		return exitUnavailable
 	case o.incomplete:
 		fmt.Fprintln(errOut, "mailauth: incomplete result: DNS answers were unusable for most checks, so no grade can be given; retry later")

@@ -238,12 +238,15 @@ func (s ScanSummary) Incomplete() bool {
 	return evaluated > 0 && TooIncomplete(evaluated, undetermined)
 }
 
-// Slow reports whether any check of the scan is UndeterminedSlow: the
-// domain's name servers answered too slowly for this scan. An Incomplete
-// scan that is Slow says so, and is not the service's fault.
+// Slow reports whether any check of the scan ran out of time: its
+// lookups were still being worked on when its time ended
+// (UndeterminedSlow: the domain's name servers answered too slowly for
+// this scan), or it did not finish by the scan's deadline
+// (UndeterminedTimeout). An Incomplete scan that is Slow says so: it is
+// neither the domain's fault nor the service's resolver failing.
 func (s ScanSummary) Slow() bool {
 	for _, c := range s.Checks {
-		if c.Determination == UndeterminedSlow {
+		if c.Determination == UndeterminedSlow || c.Determination == UndeterminedTimeout {
 			return true
 		}
 	}
