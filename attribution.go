@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -72,12 +73,16 @@ type faultLog struct {
 }
 
 // lookupFault is one inconclusive answer: its reason, whether the name
-// was the scanned domain or one of its subdomains, and how long the
-// lookup waited.
+// was the scanned domain or one of its subdomains, how long the lookup
+// waited, and whether its context's deadline had passed when it ended
+// (late: a lookup the scan's deadline cut short, or never let start,
+// reports ReasonCanceled from the layers that share questions; it ran
+// out of time all the same).
 type lookupFault struct {
 	reason resolver.Reason
 	own    bool
 	took   time.Duration
+	late   bool
 }
 
 // Lookup implements resolver.Resolver.
@@ -89,7 +94,8 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	defer l.mu.Unlock()
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
-		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start)})
+		late := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start), late: late})
 		if l.early != nil {
 			l.early()
 		}
@@ -125,7 +131,7 @@ type attribution struct {
 func (l *faultLog) attribute(works func() bool) attribution {
 	out := attribution{fault: faultNone, own: true}
 	for _, rf := range l.logged() {
-		f := faultOf(rf.reason, works)
+		f := rf.fault(works)
 		switch {
 		case faultRank[f] > faultRank[out.fault]:
 			out = attribution{fault: f, own: rf.own, took: rf.took}
@@ -169,6 +175,16 @@ func faultOf(reason resolver.Reason, works func() bool) fault {
 		return faultSlow
 	}
 	return faultNoAnswer
+}
+
+// fault attributes one logged answer: faultOf its reason, and slowness
+// for one that said nothing else but ended late (its deadline passed).
+func (rf lookupFault) fault(works func() bool) fault {
+	f := faultOf(rf.reason, works)
+	if f == faultNone && rf.late {
+		return faultSlow
+	}
+	return f
 }
 
 // sideOf is the side a lookup attributed to f is counted on
@@ -288,6 +304,13 @@ func (r *run) faultLog(id CheckID) *faultLog {
 // to the MX check's details. A fault of the service's resolver is noted
 // for finish, which then fails the scan.
 func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
+	if v.partial && v.determination == Determined {
+		// A finding that some lookups gave no conclusive answer: slowness
+		// when they ran out of time, else the finding stands.
+		if a := log.attribute(r.resolverWorks); a.fault == faultSlow {
+			return slowVerdict(a.took, v)
+		}
+	}
 	if v.determination != UndeterminedLookup {
 		if id == CheckMX && log.validated {
 			v.details = append(v.details, txtDNSSECValidated.with())
@@ -324,7 +347,7 @@ func (r *run) reportInconclusive() {
 	}
 	for _, l := range r.logs {
 		for _, rf := range l.logged() {
-			r.cfg.OnInconclusive(rf.reason, sideOf(faultOf(rf.reason, r.resolverWorks)))
+			r.cfg.OnInconclusive(rf.reason, sideOf(rf.fault(r.resolverWorks)))
 		}
 	}
 }

@@ -2,13 +2,17 @@ package mailauth
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -223,3 +227,54 @@ func checkOf(t *testing.T, s ScanSummary, id CheckID) CheckSummary {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestAttributionSlowPartial: a finding that some of a check's lookups
+// gave no conclusive answer (an MX exchange's address) is not a warn
+// built on a time-out when those lookups ran out of time: the check is
+// slowness, left out of the score. A lookup its deadline cut short is
+// slowness too, whatever the layers below call it (ReasonCanceled).
+func TestAttributionSlowPartial(t *testing.T) {
+	// good.example.com with a second mail server, mx2, whose address
+	// lookups fail with the reason given.
+	zone := filepath.Join(t.TempDir(), "two-mx.zone")
+	b, err := os.ReadFile(scanZone)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(zone, append(b, []byte("\n$ORIGIN example.com.\ngood MX 20 mx2.good\n")...), 0o600))
+	scan := func(reason resolver.Reason) CheckSummary {
+		mem := dnstest.NewResolver(dnstest.MustLoad(t, zone))
+		r := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+			if resolver.CanonicalName(name) == "mx2.good.example.com" {
+				return resolver.Fail(reason)
+			}
+			return mem.Lookup(ctx, name, qtype)
+		})
+		got, err := New(Config{Resolver: r}).Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
+		require.NoError(t, err)
+		return checkOf(t, got, CheckMX)
+	}
+	for _, reason := range []resolver.Reason{resolver.ReasonSlow, resolver.ReasonTimeout} {
+		c := scan(reason)
+		assert.Equal(t, StatusWarn, c.Status, "%s: %s", reason, c.Summary.EN)
+		assert.Equal(t, UndeterminedSlow, c.Determination, "%s: %s", reason, c.Summary.EN)
+		assert.Contains(t, c.Details.EN, mxRules[mx.CodeExchangeInconclusive].say.format(1).EN, "the finding is kept in the details")
+	}
+	// The same finding for a reason that is no time-out stands.
+	c := scan(resolver.ReasonMalformed)
+	assert.Equal(t, Determined, c.Determination, c.Summary.EN)
+	assert.Equal(t, mxRules[mx.CodeExchangeInconclusive].say.format(1), c.Summary)
+
+	// A lookup that ends after its deadline, as canceled.
+	l := &faultLog{next: resolver.Func(func(ctx context.Context, _ string, _ resolver.Type) resolver.Answer {
+		<-ctx.Done()
+		return resolver.Fail(resolver.ReasonCanceled)
+	})}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	l.Lookup(ctx, "x.good.example.com", resolver.TypeTXT)
+	assert.Equal(t, faultSlow, l.attribute(func() bool { return true }).fault)
+	l2 := &faultLog{next: resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+		return resolver.Fail(resolver.ReasonCanceled)
+	})}
+	l2.Lookup(context.Background(), "x.good.example.com", resolver.TypeTXT)
+	assert.Equal(t, faultNone, l2.attribute(func() bool { return true }).fault, "canceled by its caller: nothing to say")
+}

@@ -255,10 +255,11 @@ func TestScanIncomplete(t *testing.T) {
 	t.Run("answers too late", func(t *testing.T) {
 		// No answer about the domain comes before the scan deadline, and
 		// the Resolver says nothing of why (it only ends with the
-		// context): the checks do not finish, which no side is blamed
-		// for. The resolver answers the control question. (The real
-		// Client would call such a lookup ReasonSlow: slowness, a warn
-		// left out of the score, see TestAttributionSlowScan.)
+		// context): the lookups ran out of time, which is slowness, not a
+		// verdict (the real Client says ReasonSlow, see
+		// TestAttributionSlowScan). The resolver answers the control
+		// question. No check fails, none is scored, and the summary says
+		// the scan ran out of time.
 		mem := dnstest.NewResolver(dnstest.MustLoad(t, scanZone))
 		late := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
 			if name != probeName {
@@ -270,11 +271,15 @@ func TestScanIncomplete(t *testing.T) {
 			Scan(context.Background(), ScanRequest{Domain: "good.example.com"})
 		require.NoError(t, err)
 		n := undetermined(got.Checks)
-		msg := "score %d grade %s summary %q, want 0 F and the incomplete summary"
+		msg := "score %d grade %s summary %q, want 0 F and the ran-out-of-time summary"
 		require.Equal(t, 0, got.Score, msg, got.Score, got.Grade, got.Summary.EN)
 		require.Equal(t, GradeF, got.Grade, msg, got.Score, got.Grade, got.Summary.EN)
 		require.True(t, got.Incomplete(), msg, got.Score, got.Grade, got.Summary.EN)
-		require.Equal(t, txtOverallIncomplete.format(n, n), got.Summary, msg, got.Score, got.Grade, got.Summary.EN)
+		require.True(t, got.Slow(), msg, got.Score, got.Grade, got.Summary.EN)
+		require.Equal(t, txtOverallSlow.format(n, n), got.Summary, msg, got.Score, got.Grade, got.Summary.EN)
+		for _, c := range got.Checks {
+			assert.NotEqual(t, StatusFail, c.Status, "%s: %s", c.ID, c.Summary.EN)
+		}
 	})
 	t.Run("most inconclusive", func(t *testing.T) {
 		// mx and caa answer; spf, dmarc, mta-sts and tls-rpt cannot.
