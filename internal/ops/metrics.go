@@ -48,7 +48,7 @@ func NewMetrics(version string) *Metrics {
 		Help:    "Time diagnostics answered 200 ran (after their slot was granted), by kind (scan, ptr-check).",
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 12, 15, 20}}, []string{"kind"})
 	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_checks_total",
-		Help: "Checks of the answered diagnostics, by check id, status, determination (determined, undetermined_lookup, undetermined_timeout, undetermined_internal) and the domain-side DNS fault a fail was attributed to (none, dnssec, no_answer, alias)."},
+		Help: "Checks of the answered diagnostics, by check id, status, determination (determined, undetermined_lookup, undetermined_timeout, undetermined_internal, undetermined_slow) and the domain-side DNS fault a fail was attributed to (none, dnssec, no_answer, alias)."},
 		[]string{"check", "status", "determination", "dns_fault"})
 	m.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_dns_inconclusive_total",
 		Help: "Inconclusive DNS answers the checks received, by reason (resolver.Reason) and the side the verdict attributed it to (domain, service, none: slowness or no attributable cause)."},
