@@ -178,13 +178,14 @@ func faultOf(reason resolver.Reason, works func() bool) fault {
 }
 
 // fault attributes one logged answer: faultOf its reason, and slowness
-// for one that said nothing else but ended late (its deadline passed).
+// for one canceled late (its deadline, not its caller, ended it). Any
+// other reason keeps its own meaning at the deadline too: a resolver
+// that sent garbage (ReasonMalformed) is not the domain's slowness.
 func (rf lookupFault) fault(works func() bool) fault {
-	f := faultOf(rf.reason, works)
-	if f == faultNone && rf.late {
+	if rf.reason == resolver.ReasonCanceled && rf.late {
 		return faultSlow
 	}
-	return f
+	return faultOf(rf.reason, works)
 }
 
 // sideOf is the side a lookup attributed to f is counted on

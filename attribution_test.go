@@ -277,4 +277,12 @@ func TestAttributionSlowPartial(t *testing.T) {
 	})}
 	l2.Lookup(context.Background(), "x.good.example.com", resolver.TypeTXT)
 	assert.Equal(t, faultNone, l2.attribute(func() bool { return true }).fault, "canceled by its caller: nothing to say")
+	l3 := &faultLog{next: resolver.Func(func(ctx context.Context, _ string, _ resolver.Type) resolver.Answer {
+		<-ctx.Done()
+		return resolver.Fail(resolver.ReasonMalformed)
+	})}
+	ctx3, cancel3 := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel3()
+	l3.Lookup(ctx3, "x.good.example.com", resolver.TypeTXT)
+	assert.Equal(t, faultNone, l3.attribute(func() bool { return true }).fault, "garbage at the deadline is not slowness")
 }
