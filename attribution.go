@@ -2,8 +2,10 @@ package mailauth
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -12,32 +14,47 @@ import (
 // lookups"). Every check reads DNS through a faultLog, which keeps the
 // reasons of the answers that were inconclusive. A check whose verdict is
 // undetermined because of a lookup is then judged from the attribution
-// (resolver.Reason.Side), a typed fact, never from text:
+// (resolver.Reason.Side, and the control question for the reasons whose
+// side it leaves open), a typed fact, never from text:
 //
-//   - the domain's DNS (DNSSEC validation fails; its name servers refuse,
-//     do not answer, are lame or slower than the deadline; a CNAME chain
-//     loops or is too long): a fail finding that names the cause, scored
-//     like any fail, because every receiver meets the same fault;
-//   - the service's own resolver (unreachable, refusing us, filtering, or
-//     failing a control question any working resolver answers): the scan
-//     fails with ErrResolverUnavailable, which the service answers 500;
+//   - the domain's DNS, by the resolver's own word (DNSSEC validation
+//     fails; none of its name servers could be used; a SERVFAIL or a
+//     REFUSED that the CD test and the control question leave to the
+//     domain; a CNAME chain loops or is too long): a fail finding that
+//     names the cause, scored like any fail, because every receiver meets
+//     the same fault;
+//   - slowness (the resolver was still working on the question when the
+//     check's time ran out: resolver.ReasonSlow, or a time-out while the
+//     control question is answered): a warn finding that says so and
+//     asks for another scan, left out of the score; a time-out is never
+//     a verdict on the domain;
+//   - the service's own resolver (unreachable, filtering, or failing a
+//     control question any working resolver answers): the scan fails
+//     with ErrResolverUnavailable, which the service answers 500;
 //   - no attributable cause (the query budget, a malformed reply, the
 //     caller giving up): the check stays undetermined and leaves the score.
 
 // fault is what a check's inconclusive lookups are attributed to: a
-// domain-side DNSFault, as CheckSummary.DNSFault carries it, or the
-// service's own resolver, which never reaches a summary (the scan
-// fails). Larger is worse (attribute keeps the worst).
+// domain-side DNSFault, as CheckSummary.DNSFault carries it, slowness, or
+// the service's own resolver, which never reaches a summary (the scan
+// fails). faultRank orders them (attribute keeps the worst).
 type fault = DNSFault
 
 const (
 	faultNone     = NoDNSFault       // nothing attributable
 	faultDNSSEC   = DNSFaultDNSSEC   // DNSSEC validation fails
-	faultNoAnswer = DNSFaultNoAnswer // name servers refuse, do not answer, are lame or too slow
+	faultNoAnswer = DNSFaultNoAnswer // name servers refuse, are lame or silent, by the resolver's word
 	faultAlias    = DNSFaultAlias    // a CNAME chain loops or is too long
+	// faultSlow is slowness: no fault of anyone's, and no DNSFault (a
+	// slow check carries UndeterminedSlow instead).
+	faultSlow = DNSFaultAlias + 1
 	// faultService is the service's own resolver: past every DNSFault.
-	faultService = DNSFaultAlias + 1
+	faultService = DNSFaultAlias + 2
 )
+
+// faultRank orders the faults: a check whose lookups met several is
+// judged by the worst (slowness only when nothing worse was said).
+var faultRank = map[fault]int{faultNone: 0, faultSlow: 1, faultDNSSEC: 2, faultNoAnswer: 3, faultAlias: 4, faultService: 5}
 
 // faultLog is a Resolver that notes the inconclusive answers one check
 // received, and whether the domain's MX answer was DNSSEC-validated.
@@ -49,33 +66,36 @@ type faultLog struct {
 	// check is judged (a check that waited out the scan's deadline has
 	// only the grace period left).
 	early func()
-	// inconclusive is Config.OnInconclusive (nil: not set).
-	inconclusive func(resolver.Reason)
 
 	mu        sync.Mutex
 	reasons   []lookupFault
 	validated bool // the domain's MX answer carried the AD bit
 }
 
-// lookupFault is one inconclusive answer: its reason, and whether the
-// name was the scanned domain or one of its subdomains.
+// lookupFault is one inconclusive answer: its reason, whether the name
+// was the scanned domain or one of its subdomains, how long the lookup
+// waited, and whether its context's deadline had passed when it ended
+// (late: a lookup the scan's deadline cut short, or never let start,
+// reports ReasonCanceled from the layers that share questions; it ran
+// out of time all the same).
 type lookupFault struct {
 	reason resolver.Reason
 	own    bool
+	took   time.Duration
+	late   bool
 }
 
 // Lookup implements resolver.Resolver.
 func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	start := time.Now()
 	a := l.next.Lookup(ctx, name, qtype)
-	if !a.Conclusive() && l.inconclusive != nil {
-		l.inconclusive(a.Reason)
-	}
 	canon := resolver.CanonicalName(name)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
-		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own})
+		late := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start), late: late})
 		if l.early != nil {
 			l.early()
 		}
@@ -86,55 +106,99 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	return a
 }
 
-// attribute returns the fault of the check's inconclusive lookups and
-// whether every one attributed was the domain's own name. probe reports
-// whether the service's resolver answers the control question; it is
-// asked whenever a fault would be named, because a resolver that fails
-// even the control question (a broken trust anchor: every answer bogus;
-// a wrong clock; a dead upstream) says nothing about the domain.
-func (l *faultLog) attribute(probe func() bool) (fault, bool) {
+// logged returns a copy of the inconclusive answers noted so far.
+func (l *faultLog) logged() []lookupFault {
 	l.mu.Lock()
-	reasons := append([]lookupFault(nil), l.reasons...)
-	l.mu.Unlock()
-	worst, own := faultNone, true
-	for _, rf := range reasons {
-		f := faultOf(rf.reason)
-		if f == faultService {
-			return faultService, false
-		}
-		if f > worst {
-			worst, own = f, rf.own
-		} else if f == worst && f != faultNone {
-			own = own && rf.own
-		}
-	}
-	if worst != faultNone && !probe() {
-		return faultService, false
-	}
-	return worst, own
+	defer l.mu.Unlock()
+	return append([]lookupFault(nil), l.reasons...)
 }
 
-// faultOf attributes one reason, assuming the service's resolver answers
-// the control question (attribute checks). A SERVFAIL or a timeout then
-// means the domain's name servers (the CD test already ruled DNSSEC out
-// of a SERVFAIL; a resolver that answers other names but not this one is
-// not the one failing).
-func faultOf(reason resolver.Reason) fault {
+// attribution is what attribute concludes of a check's lookups: the
+// worst fault, whether every lookup with that fault asked the domain's
+// own name, and, for faultSlow, the longest a slow lookup waited.
+type attribution struct {
+	fault fault
+	own   bool
+	took  time.Duration
+}
+
+// attribute returns the attribution of the check's inconclusive lookups.
+// works reports whether the service's resolver answers the control
+// question; it is asked whenever a reason leaves the side to it, and
+// before a domain-side fault is named, because a resolver that fails even
+// the control question (a broken trust anchor: every answer bogus; a
+// wrong clock; a dead upstream) says nothing about the domain.
+func (l *faultLog) attribute(works func() bool) attribution {
+	out := attribution{fault: faultNone, own: true}
+	for _, rf := range l.logged() {
+		f := rf.fault(works)
+		switch {
+		case faultRank[f] > faultRank[out.fault]:
+			out = attribution{fault: f, own: rf.own, took: rf.took}
+		case f == out.fault && f != faultNone:
+			out.own = out.own && rf.own
+			out.took = max(out.took, rf.took)
+		}
+	}
+	return out
+}
+
+// faultOf attributes one reason (see the package's attribution comment
+// above): by its resolver.Side when that says it, else by works, the
+// control question. Only the resolver's own word makes a reason the
+// domain's: a time-out with a working resolver is slowness.
+func faultOf(reason resolver.Reason, works func() bool) fault {
+	switch reason.Side() {
+	case resolver.SideNone:
+		if reason == resolver.ReasonSlow {
+			return faultSlow
+		}
+		return faultNone
+	case resolver.SideService:
+		return faultService
+	case resolver.SideUnknown:
+		switch reason {
+		case resolver.ReasonServFail, resolver.ReasonRefused, resolver.ReasonTimeout:
+		default:
+			return faultNone // outside resolver.Reasons: nothing to say
+		}
+	}
+	if !works() {
+		return faultService
+	}
 	switch reason {
 	case resolver.ReasonDNSSEC:
 		return faultDNSSEC
 	case resolver.ReasonCNAMELoop, resolver.ReasonCNAMEChain:
 		return faultAlias
-	case resolver.ReasonServFail, resolver.ReasonTimeout:
-		return faultNoAnswer
+	case resolver.ReasonTimeout:
+		return faultSlow
 	}
-	switch reason.Side() {
-	case resolver.SideDomain:
-		return faultNoAnswer
-	case resolver.SideService:
-		return faultService
+	return faultNoAnswer
+}
+
+// fault attributes one logged answer: faultOf its reason, and slowness
+// for one canceled late (its deadline, not its caller, ended it). Any
+// other reason keeps its own meaning at the deadline too: a resolver
+// that sent garbage (ReasonMalformed) is not the domain's slowness.
+func (rf lookupFault) fault(works func() bool) fault {
+	if rf.reason == resolver.ReasonCanceled && rf.late {
+		return faultSlow
 	}
-	return faultNone
+	return faultOf(rf.reason, works)
+}
+
+// sideOf is the side a lookup attributed to f is counted on
+// (Config.OnInconclusive): the domain for its DNS faults, the service
+// for its resolver, none for slowness and the rest.
+func sideOf(f fault) resolver.Side {
+	switch f {
+	case faultDNSSEC, faultNoAnswer, faultAlias:
+		return resolver.SideDomain
+	case faultService:
+		return resolver.SideService
+	}
+	return resolver.SideNone
 }
 
 // The domain-side faults, as findings. The first of each pair is said
@@ -158,6 +222,14 @@ var (
 	}
 	faultDetails = msg("本服务的解析器能正常回答其他查询，因此问题出在被查询域名的 DNS 上，而不是本服务；重新扫描不会改变结果，直到问题修复。",
 		"The service's resolver answers other questions normally, so the fault lies in the queried domain's DNS, not in this service; scanning again will not change the result until it is fixed.")
+	// slowRule leads the verdict of a check whose lookups were still being
+	// worked on when its time ran out: a warn, left out of the score.
+	slowRule = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, slow: true, say: msg(
+		"该域名的域名服务器应答太慢，本次扫描没有等到结果；超时时间更短的收件方可能什么也查不到。请重新扫描。",
+		"The domain's name servers answered too slowly for this scan; receivers with shorter time-outs may see nothing. Scan again.")}
+	txtSlowDetails = msg(
+		"查询等了 %d 秒以上仍没有应答，而本服务的解析器当时仍在工作（它能回答其他查询）。超时不等于结论：这项检查不计入得分，也不算失败；再次扫描时，解析器通常已经拿到并缓存了这些应答。",
+		"The lookup waited over %d s without an answer while the service's resolver was still working on it (it answers other questions). A time-out is not a verdict: the check is left out of the score and not failed; scanned again, the resolver usually has the answers cached.")
 	txtDNSSECValidated = msg("该域名的记录已签名，并通过了 DNSSEC 验证。", "The domain's records are DNSSEC-signed and validated.")
 )
 
@@ -187,24 +259,45 @@ func faultVerdict(f fault, own bool, v verdict) verdict {
 	return out
 }
 
-// attributionRules are the domain-side fault rules, for the rule
-// catalogue and the developer page.
+// slowVerdict is the verdict of a check whose lookups were still being
+// worked on when its time ran out (took: the longest one waited): the
+// slowness as a warn, left out of the score (UndeterminedSlow). The
+// check's diagnostics and its own sentences are kept, as in faultVerdict.
+func slowVerdict(took time.Duration, v verdict) verdict {
+	details := []LocalizedText{txtSlowDetails.with(max(int(took/time.Second), 1))}
+	generic := map[LocalizedText]bool{}
+	for _, t := range []text{txtInconclusive, txtInconclusiveDetails, txtNotFinishedDetails} {
+		generic[t.format()] = true
+	}
+	for _, t := range append([]LocalizedText{v.summary}, v.details...) {
+		if !generic[t] {
+			details = append(details, t)
+		}
+	}
+	return judge(slowRule, nil, details, v.diagnostics)
+}
+
+// attributionRules are the domain-side fault rules and the slowness
+// rule, for the rule catalogue and the developer page.
 func attributionRules() []rule {
 	var out []rule
 	for _, f := range []fault{faultDNSSEC, faultNoAnswer, faultAlias} {
 		out = append(out, faultRules[f][0], faultRules[f][1])
 	}
-	return out
+	return append(out, slowRule)
 }
 
 // faultLog returns the resolver check id reads through: its share of the
-// scan's budget, with its inconclusive answers noted.
+// scan's budget, with its inconclusive answers noted. The run keeps
+// every log, for reportInconclusive.
 func (r *run) faultLog(id CheckID) *faultLog {
 	domain := ""
 	if r.domain.ASCII != "" {
 		domain = resolver.CanonicalName(r.domain.ASCII)
 	}
-	return &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly, inconclusive: r.cfg.OnInconclusive}
+	l := &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly}
+	r.logs = append(r.logs, l)
+	return l
 }
 
 // attributed turns the verdict of a check left undetermined by its
@@ -212,26 +305,51 @@ func (r *run) faultLog(id CheckID) *faultLog {
 // to the MX check's details. A fault of the service's resolver is noted
 // for finish, which then fails the scan.
 func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
+	if v.partial && v.determination == Determined {
+		// A finding that some lookups gave no conclusive answer: slowness
+		// when they ran out of time, else the finding stands.
+		if a := log.attribute(r.resolverWorks); a.fault == faultSlow {
+			return slowVerdict(a.took, v)
+		}
+	}
 	if v.determination != UndeterminedLookup {
 		if id == CheckMX && log.validated {
 			v.details = append(v.details, txtDNSSECValidated.with())
 		}
 		return v
 	}
-	f, own := log.attribute(r.resolverWorks)
-	if f == faultNone && r.mxLog != nil && log != r.mxLog {
+	a := log.attribute(r.resolverWorks)
+	if a.fault == faultNone && r.mxLog != nil && log != r.mxLog {
 		// Undetermined for want of the MX facts (mta-sts, tls-rpt): the
 		// MX lookup's fault is this check's too.
-		f, own = r.mxLog.attribute(r.resolverWorks)
+		a = r.mxLog.attribute(r.resolverWorks)
 	}
-	switch f {
+	switch a.fault {
 	case faultNone:
 		return v
 	case faultService:
 		r.serviceFault.Store(true)
 		return v
+	case faultSlow:
+		return slowVerdict(a.took, v)
 	default:
-		return faultVerdict(f, own, v)
+		return faultVerdict(a.fault, a.own, v)
+	}
+}
+
+// reportInconclusive calls Config.OnInconclusive once for every
+// inconclusive answer the checks received, with the side the verdicts
+// used for it (sideOf its fault: the control question's answer included,
+// so a resolver with a broken trust anchor counts its bogus answers on
+// the service's side, as the scan's 500 does).
+func (r *run) reportInconclusive() {
+	if r.cfg.OnInconclusive == nil {
+		return
+	}
+	for _, l := range r.logs {
+		for _, rf := range l.logged() {
+			r.cfg.OnInconclusive(rf.reason, sideOf(rf.fault(r.resolverWorks)))
+		}
 	}
 }
 

@@ -37,7 +37,8 @@ func TestAttributionOwnAndForeignAlike(t *testing.T) {
 			for _, name := range order {
 				log.Lookup(context.Background(), name, resolver.TypeTXT)
 			}
-			f, isOwn := log.attribute(func() bool { return true })
+			at := log.attribute(func() bool { return true })
+			f, isOwn := at.fault, at.own
 			require.Equal(t, df.fault, f, "%s, names %q", df.reason, order)
 			want := faultRules[df.fault][1] // a name the check depends on
 			if len(order) == 1 {

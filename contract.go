@@ -93,6 +93,10 @@ const (
 	UndeterminedTimeout Determination = report.UndeterminedTimeout
 	// UndeterminedInternal: the check failed internally.
 	UndeterminedInternal Determination = report.UndeterminedInternal
+	// UndeterminedSlow: a lookup that decides the check's status was still
+	// being worked on by the resolver when the check's time ran out (the
+	// domain's name servers, or the machine, too slow for this scan).
+	UndeterminedSlow Determination = report.UndeterminedSlow
 )
 
 // DNSFault names the domain-side DNS fault a check's verdict was attributed

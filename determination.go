@@ -44,6 +44,8 @@ func determinationOf(summary LocalizedText) Determination {
 		return report.UndeterminedTimeout
 	case txtInternal.format():
 		return report.UndeterminedInternal
+	case slowRule.say.format():
+		return report.UndeterminedSlow
 	}
 	for _, t := range UndeterminedSummaries() {
 		if t == summary {

@@ -14,11 +14,22 @@ type rule struct {
 	// conclusive answer. A verdict led by such a rule is undetermined
 	// (CheckSummary.Determination), whatever its text.
 	undetermined bool
+	// slow marks the undetermined rule of slowness (slowRule): its
+	// verdict is UndeterminedSlow.
+	slow bool
+	// partial marks a determined finding that says some of the check's
+	// lookups gave no conclusive answer (the others did). A verdict led
+	// by it rests on those lookups: when they ran out of time, the check
+	// is slowness instead (attributed), never a warn built on a time-out.
+	partial bool
 }
 
 // determination is what a verdict led by a says of the check's
 // conclusion.
 func (a rule) determination() Determination {
+	if a.slow {
+		return UndeterminedSlow
+	}
 	if a.undetermined {
 		return UndeterminedLookup
 	}
@@ -74,7 +85,8 @@ func judgeState(state rule, findings []rule, facts []LocalizedText, d Diagnostic
 		}
 	}
 	details = append(details, facts...)
-	return verdict{status: top.status, severity: top.severity, summary: top.say.with(top.args...), details: details, diagnostics: d, determination: top.determination()}
+	return verdict{status: top.status, severity: top.severity, summary: top.say.with(top.args...), details: details, diagnostics: d,
+		determination: top.determination(), partial: top.partial}
 }
 
 // sortRules returns rules worst first; equal rules keep their order.

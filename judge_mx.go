@@ -23,7 +23,7 @@ var (
 		mx.CodeExchangeNotHostname:  {status: StatusWarn, severity: SeverityLow, say: msg("部分收件服务器的名称不是合法的主机名。", "A mail server name is not a valid host name.")},
 		mx.CodeExchangeIPv6Only:     {status: StatusWarn, severity: SeverityLow, say: msg("部分收件服务器只有 IPv6 地址，只支持 IPv4 的发件方无法投递。", "A mail server has only IPv6 addresses, so IPv4-only senders cannot deliver to it.")},
 		mx.CodeExchangeDuplicated:   {status: StatusWarn, severity: SeverityLow, say: msg("同一台收件服务器在 MX 记录中出现了多次。", "The same mail server appears in more than one MX record.")},
-		mx.CodeExchangeInconclusive: {status: StatusWarn, severity: SeverityMedium, say: msg("有 %d 台收件服务器的地址查询没有得到明确结果。", "Mail servers whose address lookups gave no conclusive answer: %d.")},
+		mx.CodeExchangeInconclusive: {status: StatusWarn, severity: SeverityMedium, partial: true, say: msg("有 %d 台收件服务器的地址查询没有得到明确结果。", "Mail servers whose address lookups gave no conclusive answer: %d.")},
 		mx.CodeTooManyExchanges:     {status: StatusWarn, severity: SeverityLow, say: msg("收件服务器超过 %d 台，只检查了优先级最高的 %d 台。", "There are more than %d distinct mail servers; only the %d with the lowest preference values were checked.", mx.MaxExchanges, mx.MaxExchanges)},
 	}
 	mxFactNull     = msg("即使不收邮件，SPF 和 DMARC 仍然重要：它们能阻止他人冒用该域名发信。", "Even without receiving mail, SPF and DMARC still matter: they stop others from sending mail in the domain's name.")

@@ -447,6 +447,6 @@ func TestJudgeSPFStates(t *testing.T) {
 
 // TestOverallNone: a scan with no evaluated check says so.
 func TestOverallNone(t *testing.T) {
-	got := overallSummary(GradeF, StatusCounts{Info: 8}, 0)
+	got := overallSummary(GradeF, StatusCounts{Info: 8}, 0, 0)
 	require.Equal(t, txtOverallNone.format(), got, "summary %q", got.EN)
 }

@@ -73,11 +73,15 @@ type Config struct {
 	OnPanic func(CheckID)
 	// OnInconclusive, when set, is called with the reason of every
 	// inconclusive answer a check received (resolver.Reason, a closed
-	// set; its Side says whose DNS it is attributed to), as it arrives:
-	// the same question asked by two checks counts twice. It is called
-	// from the checks' goroutines, concurrently, and must return at once.
-	// It never receives the name asked.
-	OnInconclusive func(resolver.Reason)
+	// set: resolver.Reasons) and the side its verdict was attributed to:
+	// SideDomain, SideService, or SideNone for slowness and the
+	// unattributed; the control question's answer is included, so the
+	// side is the one the verdict used, not only the reason's own. It is
+	// called once per answer when the checks have ended (the same
+	// question asked by two checks counts twice), from the scan's
+	// goroutine, and must return at once. It never receives the name
+	// asked.
+	OnInconclusive func(resolver.Reason, resolver.Side)
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)

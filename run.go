@@ -24,6 +24,9 @@ type verdict struct {
 	// dnsFault is the domain-side DNS fault the verdict was attributed
 	// to; it is carried to CheckSummary.DNSFault.
 	dnsFault DNSFault
+	// partial: the verdict is led by a rule marked partial (it rests on
+	// lookups that gave no conclusive answer).
+	partial bool
 }
 
 // runChecks starts every check at once, each in its own goroutine with a

@@ -54,6 +54,7 @@ type run struct {
 	probeOK      bool        // the resolver answered the control question (resolverWorks)
 	serviceFault atomic.Bool // a check's lookups failed for the service's resolver
 	mxLog        *faultLog   // the MX check's inconclusive answers (checkFuncs)
+	logs         []*faultLog // every check's (checkFuncs, before the checks start)
 
 	// dnssecValidating: the configured resolver validates DNSSEC, so the
 	// AD bit of its answers means something. The resolver-properties
@@ -111,6 +112,7 @@ func parentOf(name string) string {
 // (ErrResolverUnavailable). Otherwise it runs the redaction guard over the
 // verdicts.
 func (r *run) finish(parent context.Context, checks []CheckSummary) error {
+	r.reportInconclusive()
 	if errors.Is(parent.Err(), context.Canceled) {
 		return parent.Err()
 	}
@@ -121,10 +123,15 @@ func (r *run) finish(parent context.Context, checks []CheckSummary) error {
 	return nil
 }
 
-// probeName is asked when every question of a scan failed in transport,
-// to tell a dead resolver from one domain whose servers are unreachable:
-// any DNS reply about it, even NXDOMAIN, proves the resolver works.
-const probeName = "com"
+// DefaultControlName is the control question's name when
+// Config.ControlName is empty: its SOA is asked to tell a dead resolver
+// from one domain whose servers fail, and any DNS reply about it, even
+// NXDOMAIN, proves the resolver works. Any working resolver on the
+// internet answers it. The command line's spf-eval asks the same.
+const DefaultControlName = "com"
+
+// probeName is DefaultControlName, as the package's own code says it.
+const probeName = DefaultControlName
 
 // resolverUnavailable reports whether the resolver itself failed: every
 // question of the scan got no DNS reply at all (a timeout, no route, a
@@ -136,25 +143,17 @@ func (r *run) resolverUnavailable(parent context.Context) bool {
 		return false
 	}
 	for _, q := range log {
-		if !transportFailure(q.Reason) {
+		if !q.Reason.Transport() {
 			return false
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), probeTimeout)
 	defer cancel()
-	return transportFailure(r.cfg.Resolver.Lookup(ctx, r.controlName(), resolver.TypeSOA).Reason)
+	return r.cfg.Resolver.Lookup(ctx, r.controlName(), resolver.TypeSOA).Reason.Transport()
 }
 
 // probeTimeout bounds the liveness probe of resolverUnavailable.
 const probeTimeout = 3 * time.Second
-
-func transportFailure(reason resolver.Reason) bool {
-	switch reason {
-	case resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused, resolver.ReasonCanceled:
-		return true
-	}
-	return false
-}
 
 // summary assembles the ScanSummary from the checks' verdicts.
 func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
@@ -169,7 +168,7 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 		Score:         sc,
 		Grade:         grade,
 		Counts:        counts,
-		Summary:       overallSummary(grade, counts, undetermined(checks)),
+		Summary:       overallSummary(grade, counts, undetermined(checks), slowChecks(checks)),
 		Checks:        checks,
 		Disclaimer:    txtDisclaimer.with(),
 	}
@@ -185,19 +184,24 @@ func (r *run) summary(start, end time.Time, checks []CheckSummary) ScanSummary {
 	return out
 }
 
-func overallSummary(g Grade, c StatusCounts, undetermined int) LocalizedText {
+func overallSummary(g Grade, c StatusCounts, undetermined, slow int) LocalizedText {
 	evaluated := c.Pass + c.Warn + c.Fail
 	switch {
 	case evaluated == 0:
 		return txtOverallNone.with()
+	case report.TooIncomplete(evaluated, undetermined) && slow > 0:
+		return txtOverallSlow.with(undetermined, evaluated)
 	case report.TooIncomplete(evaluated, undetermined):
 		return txtOverallIncomplete.with(undetermined, evaluated)
 	}
-	out := overallTexts[g].with(c.Pass, evaluated)
-	if undetermined > 0 {
-		out = joinTexts([]LocalizedText{out, txtOverallUndetermined.with(undetermined)})
+	parts := []LocalizedText{overallTexts[g].with(c.Pass, evaluated)}
+	if slow > 0 {
+		parts = append(parts, txtOverallSlowSome.with(slow))
 	}
-	return out
+	if undetermined > slow {
+		parts = append(parts, txtOverallUndetermined.with(undetermined-slow))
+	}
+	return joinTexts(parts)
 }
 
 // undetermined counts the checks whose outcome could not be determined.
@@ -205,6 +209,18 @@ func undetermined(checks []CheckSummary) int {
 	n := 0
 	for _, c := range checks {
 		if c.Undetermined() {
+			n++
+		}
+	}
+	return n
+}
+
+// slowChecks counts the checks that ran out of time (ScanSummary.Slow):
+// UndeterminedSlow and UndeterminedTimeout.
+func slowChecks(checks []CheckSummary) int {
+	n := 0
+	for _, c := range checks {
+		if c.Determination == UndeterminedSlow || c.Determination == UndeterminedTimeout {
 			n++
 		}
 	}

@@ -137,8 +137,12 @@ func TestScoreUndetermined(t *testing.T) {
 			s := ScanSummary{Checks: tc.checks}
 			require.Equal(t, tc.incomplete, s.Incomplete(), "Incomplete() = %v, want %v", s.Incomplete(), tc.incomplete)
 			c := countStatuses(tc.checks)
-			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks))
-			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), c.Pass+c.Warn+c.Fail)
+			sum := overallSummary(gradeFor(tc.score), c, undetermined(tc.checks), slowChecks(tc.checks))
+			evaluated := c.Pass + c.Warn + c.Fail
+			isIncomplete := sum == txtOverallIncomplete.format(undetermined(tc.checks), evaluated) ||
+				sum == txtOverallSlow.format(undetermined(tc.checks), evaluated)
+			require.Equal(t, s.Slow() && tc.incomplete, sum == txtOverallSlow.format(undetermined(tc.checks), evaluated),
+				"an incomplete scan that ran out of time says so: %q", sum.EN)
 			require.Equal(t, tc.incomplete, isIncomplete, "summary %q: incomplete %v, want %v", sum.EN, isIncomplete, tc.incomplete)
 		})
 	}

@@ -106,7 +106,7 @@ func TestOverallSeamNotWithheld(t *testing.T) {
 	r.guard.AddText("通过。其")
 	r.guard.AddText("pass. Of these")
 	r.guard.AddText("pass. Of")
-	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: overallSummary(GradeB, StatusCounts{Pass: 3, Warn: 2}, 1)}
+	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: overallSummary(GradeB, StatusCounts{Pass: 3, Warn: 2}, 1, 0)}
 	r.markGenerated(fixedNow, sum.Summary)
 	assert.NoError(t, r.verifyOnly(sum))
 }

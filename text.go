@@ -107,6 +107,12 @@ var (
 	txtOverallIncomplete   = msg(
 		"扫描不完整：已评估的 %[2]d 项检查中有 %[1]d 项无法确定（DNS 应答无法使用，或检查未能及时完成），无法给出评分和等级。请稍后重新扫描。",
 		"The scan is incomplete: %d of %d evaluated checks could not be determined (DNS answers could not be used, or the checks did not finish in time), so no score or grade can be given. Repeat the scan later.")
+	txtOverallSlow = msg(
+		"扫描不完整：本次扫描在等待该域名的服务器应答时用完了时间，已评估的 %[2]d 项检查中有 %[1]d 项没能得出结论，无法给出评分和等级。这不是失败：请重新扫描，届时解析器通常已经缓存了这些应答。",
+		"The scan is incomplete: it ran out of time waiting for the domain's servers, and %d of %d evaluated checks reached no conclusion, so no score or grade can be given. This is not a failure: scan again, and the resolver will usually have the answers cached.")
+	txtOverallSlowSome = msg(
+		"其中 %d 项在等待该域名的服务器应答时用完了时间，不计入得分；重新扫描即可补齐。",
+		"Of these, %d ran out of time waiting for the domain's servers and are left out of the score; scan again to complete them.")
 	txtOverallNone = msg("没有可评估的检查项。", "No check could be evaluated.")
 
 	txtPTRNotEvaluated        = msg("未评估：没有提供发件 IP。", "Not evaluated: no sending IP was supplied.")

@@ -243,8 +243,8 @@ func docErrors() []docError {
 		{http.StatusUnsupportedMediaType, "Content-Type is not application/json.", []string{errMediaType.msg}},
 		{http.StatusTooManyRequests, "Over the rate limit of the source address, or of its IPv6 network, or its diagnostic time used up; Retry-After gives the whole seconds until the window resets (at least 1).",
 			[]string{errRateLimited.msg, errNetworkLimited.msg, errSourceBudget.msg}},
-		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable, DNS answers were unusable for most checks (no grade can be given), or the service's capacity (or this source's share of it) is in use; retry later.",
-			[]string{errResolverDown.msg, errScanIncomplete.msg, errBusy.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
+		{http.StatusInternalServerError, "A DNS, HTTPS, storage or runtime dependency is temporarily unavailable, DNS answers were unusable for most checks or the scan ran out of time waiting for the domain's servers (no grade can be given), or the service's capacity (or this source's share of it) is in use; retry later.",
+			[]string{errResolverDown.msg, errScanIncomplete.msg, errScanSlow.msg, errBusy.msg, errLimiterDown.msg, errCanceledRequest.msg, errInternal.msg}},
 	}
 }
 

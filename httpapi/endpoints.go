@@ -38,7 +38,10 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 		} else {
 			sum, err = h.svc.Scan(ctx, req)
 		}
-		if err == nil && sum.Incomplete() {
+		switch {
+		case err == nil && sum.Incomplete() && sum.Slow():
+			return encoded{}, errIncompleteSlow
+		case err == nil && sum.Incomplete():
 			return encoded{}, errIncomplete
 		}
 		return encoded{sum, body}, err
@@ -50,6 +53,12 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 // nothing, so the service answers 500 instead of a 200 that its own
 // summary calls meaningless (doc/scoring.md).
 var errIncomplete = errors.New("httpapi: scan too incomplete to grade")
+
+// errIncompleteSlow is errIncomplete for a scan that ran out of time
+// (ScanSummary.Slow): the domain's servers answered too slowly for this
+// scan. Its message says so and blames neither the domain's
+// configuration nor the service's resolver (doc/scoring.md).
+var errIncompleteSlow = errors.New("httpapi: scan too incomplete to grade: it ran out of time")
 
 // ptrCheck answers POST /api/ptr-check after the pipeline.
 func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[string]string) {

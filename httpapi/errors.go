@@ -39,6 +39,7 @@ var (
 	errBusy            = apiError{http.StatusInternalServerError, "server busy: too many diagnostics in progress, retry shortly", "busy"}
 	errResolverDown    = apiError{http.StatusInternalServerError, "DNS resolution temporarily unavailable", "resolver_unavailable"}
 	errScanIncomplete  = apiError{http.StatusInternalServerError, "scan incomplete: DNS answers were unusable for most checks, so no grade can be given; retry later", "scan_incomplete"}
+	errScanSlow        = apiError{http.StatusInternalServerError, "scan incomplete: the scan ran out of time waiting for the domain's servers, so no grade can be given; scan again", "scan_slow"}
 	errInternal        = apiError{http.StatusInternalServerError, "internal error", "internal"}
 	errCanceledRequest = apiError{http.StatusInternalServerError, "request canceled before the diagnostic finished", "canceled"}
 )
@@ -81,6 +82,8 @@ func serviceError(err error) apiError {
 		return inputError(ie)
 	case errors.Is(err, mailauth.ErrResolverUnavailable):
 		return errResolverDown
+	case errors.Is(err, errIncompleteSlow):
+		return errScanSlow
 	case errors.Is(err, errIncomplete):
 		return errScanIncomplete
 	}

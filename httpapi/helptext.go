@@ -172,6 +172,7 @@ var findingFixes = map[string]mailauth.LocalizedText{
 	"The version tag is written as upper-case V=, which some receivers do not recognise.":                                                                            bi("把记录开头写成小写的 v=DMARC1。", "Start the record with a lower-case v=DMARC1."),
 	"The DMARC policy is reject: mail that fails authentication is refused.":                                                                                         bi("无需处理。", "Nothing to fix."),
 	"The DMARC policy is quarantine: mail that fails authentication is quarantined, usually into the spam folder.":                                                   bi("可以考虑在确认没有误伤后改为 p=reject。", "Consider p=reject once you are sure no legitimate mail is caught."),
+	"The domain's name servers answered too slowly for this scan; receivers with shorter time-outs may see nothing. Scan again.":                                     bi("过一会儿重新扫描：解析器通常已缓存了这些应答。如果每次都很慢，请检查域名服务器的响应时间（例如用 dig 直接查询每台 NS），并考虑换用响应更快或分布更广的 DNS 服务商。", "Scan again in a moment: the resolver usually has the answers cached by then. If it is slow every time, check how fast each of the domain's name servers answers (dig each NS directly), and consider a faster or better-distributed DNS provider."),
 
 	// DKIM.
 	"A tag appears twice, which makes the whole record invalid.":                                                       bi("删除重复的标签。", "Delete the repeated tag."),

@@ -101,4 +101,18 @@ func TestRecorderUndetermined(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, r.StatusCode, "no 200 carries a grade its summary calls meaningless")
 	assert.Contains(t, string(r.Body), errScanIncomplete.msg)
 	assert.Len(t, rec.events, 1, "an unanswered scan is not recorded")
+
+	// Left incomplete by slowness: the message says the domain's name
+	// servers were too slow, not that the answers were unusable.
+	for i := range sum.Checks {
+		if sum.Checks[i].Status != mailauth.StatusInfo {
+			sum.Checks[i].Determination = mailauth.UndeterminedSlow
+		}
+	}
+	require.True(t, sum.Incomplete() && sum.Slow(), "precondition: every evaluated check slow")
+	r = ts.PostJSON(t, "/api/scan", scanBody("example.com"))
+	assert.Equal(t, http.StatusInternalServerError, r.StatusCode)
+	assert.Contains(t, string(r.Body), errScanSlow.msg)
+	assert.NotContains(t, string(r.Body), "unusable")
+	assert.Len(t, rec.events, 1, "an unanswered scan is not recorded")
 }

@@ -3,7 +3,12 @@ package resolver_test
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,21 +27,22 @@ func TestReasonSide(t *testing.T) {
 	want := map[resolver.Reason]resolver.Side{
 		resolver.ReasonNone:                 resolver.SideUnknown,
 		resolver.ReasonServFail:             resolver.SideUnknown,
-		resolver.ReasonRcode:                resolver.SideUnknown,
+		resolver.ReasonRefused:              resolver.SideUnknown,
 		resolver.ReasonTimeout:              resolver.SideUnknown,
-		resolver.ReasonTruncated:            resolver.SideUnknown,
-		resolver.ReasonBudgetExhausted:      resolver.SideUnknown,
-		resolver.ReasonCanceled:             resolver.SideUnknown,
-		resolver.ReasonMalformed:            resolver.SideUnknown,
-		resolver.ReasonInvalidName:          resolver.SideUnknown,
+		resolver.ReasonRcode:                resolver.SideNone,
+		resolver.ReasonTruncated:            resolver.SideNone,
+		resolver.ReasonBudgetExhausted:      resolver.SideNone,
+		resolver.ReasonCanceled:             resolver.SideNone,
+		resolver.ReasonMalformed:            resolver.SideNone,
+		resolver.ReasonInvalidName:          resolver.SideNone,
+		resolver.ReasonSlow:                 resolver.SideNone,
 		resolver.ReasonDNSSEC:               resolver.SideDomain,
 		resolver.ReasonNoReachableAuthority: resolver.SideDomain,
 		resolver.ReasonCNAMELoop:            resolver.SideDomain,
 		resolver.ReasonCNAMEChain:           resolver.SideDomain,
-		resolver.ReasonSlow:                 resolver.SideDomain,
 		resolver.ReasonNetwork:              resolver.SideService,
-		resolver.ReasonRefused:              resolver.SideService,
 		resolver.ReasonResolverPolicy:       resolver.SideService,
+		resolver.Reason("made-up"):          resolver.SideUnknown,
 	}
 	for r, side := range want {
 		assert.Equal(t, side, r.Side(), "reason %q", r)
@@ -44,6 +50,63 @@ func TestReasonSide(t *testing.T) {
 	assert.Equal(t, "domain", resolver.SideDomain.String())
 	assert.Equal(t, "service", resolver.SideService.String())
 	assert.Equal(t, "unknown", resolver.SideUnknown.String())
+	assert.Equal(t, "none", resolver.SideNone.String())
+}
+
+// TestReasonTransport: the reasons that mean the resolver gave no usable
+// DNS answer at all, and no other.
+func TestReasonTransport(t *testing.T) {
+	t.Parallel()
+	transport := []resolver.Reason{resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused, resolver.ReasonCanceled}
+	for _, r := range append(resolver.Reasons(), resolver.ReasonNone, resolver.Reason("made-up")) {
+		assert.Equal(t, slices.Contains(transport, r), r.Transport(), "reason %q", r)
+	}
+}
+
+// TestReasonsComplete reads the package's source: every constant of type
+// Reason but ReasonNone is in Reasons, once, with a Side of its own row
+// (a Reason added without a row would be "unknown" to the metrics and
+// to the attribution).
+func TestReasonsComplete(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	paths, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var declared []string
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Reason" {
+					for _, n := range vs.Names {
+						declared = append(declared, n.Name)
+					}
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, declared)
+	byName := map[string]resolver.Reason{}
+	for _, r := range resolver.Reasons() {
+		_, dup := byName[string(r)]
+		assert.False(t, dup, "%q listed twice", r)
+		byName[string(r)] = r
+	}
+	assert.Len(t, resolver.Reasons(), len(declared)-1, "every Reason constant but ReasonNone is in Reasons(): declared %v", declared)
+	assert.NotContains(t, resolver.Reasons(), resolver.ReasonNone)
+	for _, r := range resolver.Reasons() {
+		assert.NotEmpty(t, r)
+		assert.Contains(t, []resolver.Side{resolver.SideDomain, resolver.SideService, resolver.SideUnknown, resolver.SideNone}, r.Side(), "%q", r)
+	}
 }
 
 // TestAttribution: every attribution of an error reply, with Extended DNS
@@ -74,7 +137,7 @@ func TestAttribution(t *testing.T) {
 		{"ede23-network-error", name, dnstest.ServFail.WithEDE(23), fail(resolver.ReasonNoReachableAuthority, dns.RcodeServerFailure, 23), resolver.SideDomain, 0, 2},
 		{"ede14-not-ready", name, dnstest.ServFail.WithEDE(14), fail(resolver.ReasonResolverPolicy, dns.RcodeServerFailure, 14), resolver.SideService, 0, 2},
 		{"ede18-prohibited", name, dnstest.Refused.WithEDE(18), fail(resolver.ReasonResolverPolicy, dns.RcodeRefused, 18), resolver.SideService, 0, 2},
-		{"refused-plain", name, dnstest.Refused, fail(resolver.ReasonRefused, dns.RcodeRefused, 0), resolver.SideService, 0, 2},
+		{"refused-plain", name, dnstest.Refused, fail(resolver.ReasonRefused, dns.RcodeRefused, 0), resolver.SideUnknown, 0, 2},
 		{"ede15-blocked-nxdomain", "missing.resolver.test", dnstest.Fault{EDE: 15}, fail(resolver.ReasonResolverPolicy, dns.RcodeNameError, 15), resolver.SideService, 0, 2},
 		{"ede17-filtered-answer", name, dnstest.Fault{EDE: 17}, fail(resolver.ReasonResolverPolicy, dns.RcodeSuccess, 17), resolver.SideService, 0, 2},
 	}
@@ -144,8 +207,9 @@ func TestAttributionCNAME(t *testing.T) {
 }
 
 // TestAttributionSlow: a question the resolver leaves unanswered until
-// the deadline while it answers others is ReasonSlow (the domain's); with
-// nothing answered at all it is ReasonTimeout (undetermined: Probe tells).
+// the deadline while it answers others is ReasonSlow (slowness, nobody's
+// fault); with nothing answered at all it is ReasonTimeout (undetermined:
+// the control question tells).
 func TestAttributionSlow(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.Start(t, zones(t))
@@ -161,7 +225,7 @@ func TestAttributionSlow(t *testing.T) {
 	require.Equal(t, resolver.Found, other.Outcome, show(other))
 	slow := <-done
 	assert.Equal(t, inconclusive(resolver.ReasonSlow, -1), slow)
-	assert.Equal(t, resolver.SideDomain, slow.Reason.Side())
+	assert.Equal(t, resolver.SideNone, slow.Reason.Side())
 	assert.Greater(t, srv.Count("nodata.resolver.test", resolver.TypeA), 1, "asked again until the deadline")
 
 	lone := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}

@@ -510,7 +510,7 @@ func (c *Client) take(ctx context.Context, servers []string, name string, qtype 
 // prefer keeps the more telling of two error results: one whose Reason
 // attributes the failure over one whose Reason does not, else the later.
 func prefer(old, cur result) result {
-	if old.a.Outcome == Inconclusive && old.a.Reason.Side() != SideUnknown && cur.a.Reason.Side() == SideUnknown {
+	if old.a.Outcome == Inconclusive && old.a.Reason.telling() && !cur.a.Reason.telling() {
 		return old
 	}
 	return cur

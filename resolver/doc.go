@@ -154,28 +154,35 @@
 //
 // # Attribution
 //
-// An inconclusive answer says whose DNS failed ([Reason.Side]):
+// An inconclusive answer says whose DNS failed ([Reason.Side]) only when
+// the resolver said so; [Reasons] lists every reason, and
+// [Reason.Transport] says which mean no usable DNS reply at all:
 //
-//   - SideDomain, the domain's own DNS: [ReasonDNSSEC] (its signatures do
-//     not validate: Extended DNS Error 6–12, or SERVFAIL without and an
-//     answer with the CD bit), [ReasonNoReachableAuthority] (its name
-//     servers do not answer, refuse or are lame: EDE 22, 23),
-//     [ReasonCNAMELoop], [ReasonCNAMEChain], and [ReasonSlow] (the
-//     resolver answered other questions meanwhile, not this one before the
-//     deadline);
+//   - SideDomain, the domain's own DNS, by the resolver's own word:
+//     [ReasonDNSSEC] (its signatures do not validate: Extended DNS Error
+//     6–12, or SERVFAIL without and an answer with the CD bit),
+//     [ReasonNoReachableAuthority] (none of its name servers could be
+//     used: EDE 22, 23), [ReasonCNAMELoop], [ReasonCNAMEChain];
 //   - SideService, the service's own resolver: [ReasonNetwork] (it cannot
-//     be reached), [ReasonRefused] (a recursive resolver refuses clients
-//     it does not serve; a domain's refusing servers show as SERVFAIL with
-//     EDE 22), [ReasonResolverPolicy] (EDE 4, 14–18, 20, 21: it forged,
-//     blocked or filtered the answer, is not ready, does not serve us, or
-//     is not recursive);
-//   - SideUnknown for the rest ([ReasonServFail] without EDE,
-//     [ReasonTimeout], [ReasonMalformed], …). The root package then asks
-//     a control question any working resolver answers (the SOA of a
-//     name the resolver is known to serve): when it fails, these are the
-//     service's; when it passes, a timeout is the domain's (slower than
-//     the deadline), a SERVFAIL most likely the domain's (see
-//     [SideUnknown]), and the rest stays undetermined.
+//     be reached), [ReasonResolverPolicy] (EDE 4, 14–18, 20, 21: it
+//     forged, blocked or filtered the answer, is not ready, does not serve
+//     us, or is not recursive);
+//   - SideUnknown, decided by a control question any working resolver
+//     answers (the SOA of a name the resolver is known to serve; the root
+//     package asks it): [ReasonServFail] without EDE and [ReasonRefused]
+//     are the service's when it fails and the domain's when it passes
+//     (see [SideUnknown]); [ReasonTimeout] is the service's when it fails
+//     and slowness when it passes;
+//   - SideNone, nobody's fault: [ReasonSlow] (the resolver answered other
+//     questions meanwhile, not this one before the deadline: it was
+//     still working, so the lookup tells of slowness, not of a fault),
+//     the scan's own limits ([ReasonBudgetExhausted], [ReasonCanceled],
+//     [ReasonInvalidName]) and replies that name no cause
+//     ([ReasonMalformed], [ReasonTruncated], [ReasonRcode]).
+//
+// A lookup the client gave up on is never the domain's fault: a
+// time-out measures the time the lookup had (and the load of the machine
+// it ran on) as much as the domain's name servers.
 //
 // A SERVFAIL that no EDE explains goes through two tests before it is
 // reported. The CD test asks once more with the CD bit (checking

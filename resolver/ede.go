@@ -4,53 +4,122 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Side says whose DNS an inconclusive answer is attributed to.
+// Side says whose DNS an inconclusive answer is attributed to, by its
+// Reason alone (see the package doc, "Attribution").
 type Side uint8
 
 // The sides of an inconclusive answer.
 const (
-	// SideUnknown: the answer alone does not say. A resolver that fails
-	// a control question any working resolver answers (the root package
-	// asks one) makes it the service's; one that passes makes
-	// ReasonTimeout the domain's (slower than the deadline) and
-	// ReasonServFail most likely the domain's too (its name servers
-	// refuse or are lame: Unbound 1.17 answers SERVFAIL without an EDE
-	// when a zone's servers answer REFUSED; the CD and chain tests have
-	// already ruled DNSSEC and the CNAME chain out); the rest stays
-	// undetermined.
+	// SideUnknown: the reason alone does not say; a control question any
+	// working resolver answers decides (the root package asks one). A
+	// resolver that fails it makes the answer the service's. One that
+	// passes makes ReasonServFail and ReasonRefused the domain's (its
+	// name servers refuse or are lame: Unbound 1.17 answers SERVFAIL
+	// without an EDE when a zone's servers answer REFUSED; the CD and
+	// chain tests have already ruled DNSSEC and the CNAME chain out), and
+	// ReasonTimeout slowness, no one's fault (the resolver was still
+	// working when the lookup gave up).
 	SideUnknown Side = iota
-	// SideDomain: the domain's own DNS is at fault (its name servers do
-	// not answer, refuse or are lame, its DNSSEC signatures do not
-	// validate, its CNAME chain loops or is too long, it is slower than
-	// the deadline). Every receiver sees the same.
+	// SideDomain: the resolver said the domain's own DNS is at fault (its
+	// DNSSEC signatures do not validate, none of its name servers could
+	// be used, its CNAME chain loops or is too long). Every receiver
+	// sees the same.
 	SideDomain
 	// SideService: the service's own resolver is at fault (unreachable,
-	// refusing us, filtering, not recursive).
+	// filtering, forging, not ready, not serving us, not recursive).
 	SideService
+	// SideNone: nobody's DNS is shown at fault: the lookup ran out of
+	// time while the resolver was still working (ReasonSlow), or it
+	// ended for a reason of the scan's own (its query budget, the
+	// caller giving up, an invalid name) or with a reply that names no
+	// cause and could not be used.
+	SideNone
 )
 
-// String returns "unknown", "domain" or "service".
+// String returns "unknown", "domain", "service" or "none".
 func (s Side) String() string {
 	switch s {
 	case SideDomain:
 		return "domain"
 	case SideService:
 		return "service"
+	case SideNone:
+		return "none"
 	}
 	return "unknown"
 }
 
-// Side attributes an inconclusive answer with reason r (see the package
-// doc, "Attribution"). ReasonNone and reasons that say nothing about
-// whose DNS failed are SideUnknown.
-func (r Reason) Side() Side {
-	switch r {
-	case ReasonDNSSEC, ReasonNoReachableAuthority, ReasonCNAMELoop, ReasonCNAMEChain, ReasonSlow:
-		return SideDomain
-	case ReasonNetwork, ReasonRefused, ReasonResolverPolicy:
-		return SideService
+// reasonClass is what this package says of one Reason: whose DNS it is
+// attributed to, and whether it is a transport failure.
+type reasonClass struct {
+	reason    Reason
+	side      Side
+	transport bool
+}
+
+// reasonTable classifies every Reason of an inconclusive answer, in the
+// order Reasons returns them. A Reason added to the package must be added
+// here (TestReasonsComplete reads the source and fails otherwise).
+var reasonTable = []reasonClass{
+	{ReasonServFail, SideUnknown, false},
+	{ReasonRefused, SideUnknown, true},
+	{ReasonRcode, SideNone, false},
+	{ReasonTimeout, SideUnknown, true},
+	{ReasonNetwork, SideService, true},
+	{ReasonTruncated, SideNone, false},
+	{ReasonBudgetExhausted, SideNone, false},
+	{ReasonCanceled, SideNone, true},
+	{ReasonMalformed, SideNone, false},
+	{ReasonCNAMELoop, SideDomain, false},
+	{ReasonInvalidName, SideNone, false},
+	{ReasonCNAMEChain, SideDomain, false},
+	{ReasonDNSSEC, SideDomain, false},
+	{ReasonNoReachableAuthority, SideDomain, false},
+	{ReasonResolverPolicy, SideService, false},
+	{ReasonSlow, SideNone, false},
+}
+
+// Reasons returns every Reason an inconclusive answer can carry (every
+// Reason constant but ReasonNone), a closed set: metrics use it as their
+// label set.
+func Reasons() []Reason {
+	out := make([]Reason, len(reasonTable))
+	for i, c := range reasonTable {
+		out[i] = c.reason
 	}
-	return SideUnknown
+	return out
+}
+
+// class returns r's row of reasonTable; a Reason outside the set (and
+// ReasonNone) is SideUnknown and not a transport failure.
+func (r Reason) class() reasonClass {
+	for _, c := range reasonTable {
+		if c.reason == r {
+			return c
+		}
+	}
+	return reasonClass{reason: r, side: SideUnknown}
+}
+
+// Side attributes an inconclusive answer with reason r by the reason
+// alone (see the package doc, "Attribution"). ReasonNone and a Reason
+// outside Reasons are SideUnknown.
+func (r Reason) Side() Side { return r.class().side }
+
+// Transport reports whether r means the resolver gave no DNS answer a
+// lookup could use at all: no reply before the time-out
+// (ReasonTimeout), no route or a closed port (ReasonNetwork), a refusal
+// (ReasonRefused), or the caller giving up (ReasonCanceled). A scan whose
+// every question failed so, and whose control question fails so too,
+// tells of a dead resolver rather than of the domain.
+func (r Reason) Transport() bool { return r.class().transport }
+
+// telling reports whether r names whose DNS failed on its own
+// (SideDomain or SideService): such an error reply is kept over a later
+// one that does not.
+func (r Reason) telling() bool {
+	s := r.Side()
+	return s == SideDomain || s == SideService
 }
 
 // Extended DNS Error info-codes (RFC 8914 §4, IANA registry) this package

@@ -93,8 +93,9 @@ const (
 	// recursive resolver (20, 21), or forged the answer (4).
 	ReasonResolverPolicy Reason = "resolver_policy"
 	// ReasonSlow: the resolver answered other questions meanwhile, but
-	// not this one before the deadline: the domain's name servers are
-	// slower than the time the scan had.
+	// not this one before the deadline: it was still working on it (the
+	// domain's name servers, or this machine, slower than the time the
+	// lookup had). Slowness, not a verdict: it attributes nothing.
 	ReasonSlow Reason = "slow"
 )
 

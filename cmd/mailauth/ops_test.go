@@ -112,7 +112,8 @@ func TestHealthcheckUsageExit(t *testing.T) {
 // serveMetricNames are every series family serve registers
 // (doc/operations.md, "Metrics"), besides go_* and process_*.
 var serveMetricNames = []string{
-	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
+	"mailauth_http_requests_total", "mailauth_http_request_duration_seconds",
+	"mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
 	"mailauth_dns_inconclusive_total",
 	"mailauth_ratelimit_decisions_total", "mailauth_ratelimit_degraded",
 	"mailauth_ratelimit_fallback_decisions_total", "mailauth_ratelimit_store_outages_total",

@@ -276,7 +276,7 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		}
 		renderRecords(std.out, recs, out.options())
 	}
-	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), nonexistent: mailauth.Nonexistent(sum)})
+	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), nonexistent: mailauth.Nonexistent(sum), slow: sum.Slow()})
 }
 
 // scanTargets lists the domains to scan: the arguments, then the lines
@@ -371,7 +371,8 @@ func runPtr(ctx context.Context, args []string, getenv env, std stdio) int {
 	out := newOutput(std.out, c.clientFlags, false, ptrCSVHeader)
 	out.write(raw, func(o renderOptions) { renderPtr(std.out, sum, o) }, func() [][]string { return ptrCSVRows(sum, c.lang) })
 	out.finish()
-	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined()})
+	return exitCode(std.err, outcome{failed: sum.Check.Status == mailauth.StatusFail, incomplete: sum.Check.Undetermined(),
+		slow: sum.Check.Determination == mailauth.UndeterminedSlow || sum.Check.Determination == mailauth.UndeterminedTimeout})
 }
 
 // validateScan checks a scan request with the same validators as the
@@ -399,16 +400,22 @@ type outcome struct {
 	failed      bool // a check failed
 	incomplete  bool // most checks could not be determined: no grade to trust
 	nonexistent bool // the name does not exist: no grade at all
+	slow        bool // some checks ran out of time (mailauth.ScanSummary.Slow)
 }
 
 // exitCode returns the exit code of a printed result: a name that does
 // not exist is exit 4 (check the spelling; repeating will not help),
 // whatever else; an incomplete result is exit 3 (DNS unavailable for the
-// domain; repeat later) even when a check failed.
+// domain; repeat later) even when a check failed; its message says when
+// the scan ran out of time waiting for the domain's servers rather than
+// the answers were unusable.
 func exitCode(errOut io.Writer, o outcome) int {
 	switch {
 	case o.nonexistent:
 		return exitNonexistent
+	case o.incomplete && o.slow:
+		fmt.Fprintln(errOut, "mailauth: incomplete result: the scan ran out of time waiting for the domain's servers, so no grade can be given; scan again")
+		return exitUnavailable
 	case o.incomplete:
 		fmt.Fprintln(errOut, "mailauth: incomplete result: DNS answers were unusable for most checks, so no grade can be given; retry later")
 		return exitUnavailable

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
 )
@@ -111,17 +112,14 @@ func runSPFEval(ctx context.Context, args []string, getenv env, std stdio) int {
 	return exitOK
 }
 
-// dnsUnavailable tells a dead resolver from one domain's failing servers:
-// any DNS reply to a probe question, even NXDOMAIN, proves the resolver
-// works.
+// dnsUnavailable tells a dead resolver from one domain's failing servers,
+// as a scan does: the control question (mailauth.DefaultControlName's
+// SOA) fails in transport (resolver.Reason.Transport); any DNS reply,
+// even NXDOMAIN, proves the resolver works.
 func dnsUnavailable(ctx context.Context, r resolver.Resolver) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), spfProbeTimeout)
 	defer cancel()
-	switch r.Lookup(ctx, "com", resolver.TypeSOA).Reason {
-	case resolver.ReasonTimeout, resolver.ReasonNetwork, resolver.ReasonRefused, resolver.ReasonCanceled:
-		return true
-	}
-	return false
+	return r.Lookup(ctx, mailauth.DefaultControlName, resolver.TypeSOA).Reason.Transport()
 }
 
 // spfProbeTimeout bounds the resolver probe of dnsUnavailable.

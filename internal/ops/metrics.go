@@ -3,6 +3,7 @@ package ops
 import (
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 type Metrics struct {
 	reg        *prometheus.Registry
 	requests   *prometheus.CounterVec
+	durations  *prometheus.HistogramVec
 	scans      *prometheus.HistogramVec
 	checks     *prometheus.CounterVec
 	lookups    *prometheus.CounterVec
@@ -39,14 +41,17 @@ func NewMetrics(version string) *Metrics {
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_http_requests_total",
 		Help: "Requests answered, by route (as the access log names it; unknown paths are \"other\") and status code."},
 		[]string{"route", "code"})
+	m.durations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "mailauth_http_request_duration_seconds",
+		Help:    "Time requests took to answer, every status (a diagnostic's queue wait included), by route and status code.",
+		Buckets: []float64{0.005, 0.05, 0.25, 0.5, 1, 2, 3, 5, 8, 12, 15, 20, 30}}, []string{"route", "code"})
 	m.scans = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "mailauth_diagnostic_duration_seconds",
 		Help:    "Time diagnostics answered 200 ran (after their slot was granted), by kind (scan, ptr-check).",
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 12, 15, 20}}, []string{"kind"})
 	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_checks_total",
-		Help: "Checks of the answered diagnostics, by check id, status, determination (determined, undetermined_lookup, undetermined_timeout, undetermined_internal) and the domain-side DNS fault a fail was attributed to (none, dnssec, no_answer, alias)."},
+		Help: "Checks of the answered diagnostics, by check id, status, determination (determined, undetermined_lookup, undetermined_timeout, undetermined_internal, undetermined_slow) and the domain-side DNS fault a fail was attributed to (none, dnssec, no_answer, alias)."},
 		[]string{"check", "status", "determination", "dns_fault"})
 	m.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_dns_inconclusive_total",
-		Help: "Inconclusive DNS answers the checks received, by reason (resolver.Reason) and the side it is attributed to (domain, service, unknown)."},
+		Help: "Inconclusive DNS answers the checks received, by reason (resolver.Reason) and the side the verdict attributed it to (domain, service, none: slowness or no attributable cause)."},
 		[]string{"reason", "side"})
 	m.rateLimit = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mailauth_ratelimit_decisions_total",
 		Help: "Rate-limit decisions on diagnostic requests: allowed, limited, network_limited, error."}, []string{"decision"})
@@ -62,7 +67,7 @@ func NewMetrics(version string) *Metrics {
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mailauth_build_info",
 		Help: "Always 1: the running build's version and Go version."}, []string{"version", "goversion"})
 	build.WithLabelValues(version, runtime.Version()).Set(1)
-	reg.MustRegister(m.requests, m.scans, m.checks, m.lookups, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
+	reg.MustRegister(m.requests, m.durations, m.scans, m.checks, m.lookups, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -120,8 +125,10 @@ func (m *Metrics) Batch(_ int, took time.Duration, err error) {
 }
 
 // Request implements httpapi.Observer.
-func (m *Metrics) Request(route string, status int, _ time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+func (m *Metrics) Request(route string, status int, took time.Duration) {
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(route, code).Inc()
+	m.durations.WithLabelValues(route, code).Observe(took.Seconds())
 }
 
 // RateLimit implements httpapi.Observer.
@@ -141,25 +148,16 @@ func (m *Metrics) Diagnostic(kind string, took time.Duration, checks []httpapi.C
 	}
 }
 
-// Inconclusive counts one inconclusive DNS answer a check received
-// (mailauth.Config.OnInconclusive). A reason outside resolver's set is
-// counted as "other", so the label stays a closed set.
-func (m *Metrics) Inconclusive(reason resolver.Reason) {
+// Inconclusive counts one inconclusive DNS answer a check received, with
+// the side its verdict was attributed to (mailauth.Config.OnInconclusive).
+// A reason outside resolver.Reasons is counted as "other", so the label
+// stays a closed set.
+func (m *Metrics) Inconclusive(reason resolver.Reason, side resolver.Side) {
 	label := "other"
-	if knownReasons[reason] {
+	if slices.Contains(resolver.Reasons(), reason) {
 		label = string(reason)
 	}
-	m.lookups.WithLabelValues(label, reason.Side().String()).Inc()
-}
-
-// knownReasons are the reasons resolver gives an inconclusive answer.
-var knownReasons = map[resolver.Reason]bool{
-	resolver.ReasonServFail: true, resolver.ReasonRefused: true, resolver.ReasonRcode: true,
-	resolver.ReasonTimeout: true, resolver.ReasonNetwork: true, resolver.ReasonTruncated: true,
-	resolver.ReasonBudgetExhausted: true, resolver.ReasonCanceled: true, resolver.ReasonMalformed: true,
-	resolver.ReasonCNAMELoop: true, resolver.ReasonInvalidName: true, resolver.ReasonCNAMEChain: true,
-	resolver.ReasonDNSSEC: true, resolver.ReasonNoReachableAuthority: true, resolver.ReasonResolverPolicy: true,
-	resolver.ReasonSlow: true,
+	m.lookups.WithLabelValues(label, side.String()).Inc()
 }
 
 // AdminHandler serves the operator's endpoints: GET /livez (the process

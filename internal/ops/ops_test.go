@@ -147,7 +147,7 @@ func TestCanaryRun(t *testing.T) {
 
 // metricNames are the series the service exports (doc/operations.md).
 var metricNames = []string{
-	"mailauth_http_requests_total", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
+	"mailauth_http_requests_total", "mailauth_http_request_duration_seconds", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
 	"mailauth_dns_inconclusive_total", "mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
 	"mailauth_leak_guard_replacements_total", "mailauth_analytics_batch_seconds", "mailauth_build_info",
 	"mailauth_ready", "mailauth_test_figure_total",
@@ -165,6 +165,7 @@ func TestMetricNames(t *testing.T) {
 	m.CounterFunc("mailauth_test_figure_total", "A figure of another room.", func() float64 { return 7 })
 	var obs httpapi.Observer = m
 	obs.Request("/api/scan", 200, time.Millisecond)
+	obs.Request("/api/scan", 500, 16*time.Second)
 	obs.RateLimit("allowed")
 	obs.Admission("busy", 2*time.Second)
 	obs.Diagnostic("scan", time.Second, []httpapi.CheckOutcome{
@@ -172,9 +173,10 @@ func TestMetricNames(t *testing.T) {
 		{ID: mailauth.CheckDMARC, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedLookup},
 		{ID: mailauth.CheckTLSRPT, Status: mailauth.StatusFail, DNSFault: mailauth.DNSFaultNoAnswer},
 	})
-	m.Inconclusive(resolver.ReasonNoReachableAuthority)
-	m.Inconclusive(resolver.ReasonServFail)
-	m.Inconclusive(resolver.Reason("made-up"))
+	m.Inconclusive(resolver.ReasonNoReachableAuthority, resolver.SideDomain)
+	m.Inconclusive(resolver.ReasonServFail, resolver.SideService)
+	m.Inconclusive(resolver.ReasonSlow, resolver.SideNone)
+	m.Inconclusive(resolver.Reason("made-up"), resolver.SideNone)
 	m.Leak(2)
 	m.Batch(3, time.Millisecond, nil)
 	srv := httptest.NewServer(AdminHandler(r, m))
@@ -189,8 +191,12 @@ func TestMetricNames(t *testing.T) {
 		`mailauth_checks_total{check="spf",determination="determined",dns_fault="none",status="pass"} 1`,
 		`mailauth_checks_total{check="tls-rpt",determination="determined",dns_fault="no_answer",status="fail"} 1`,
 		`mailauth_dns_inconclusive_total{reason="no_reachable_authority",side="domain"} 1`,
-		`mailauth_dns_inconclusive_total{reason="servfail",side="unknown"} 1`,
-		`mailauth_dns_inconclusive_total{reason="other",side="unknown"} 1`,
+		`mailauth_dns_inconclusive_total{reason="servfail",side="service"} 1`,
+		`mailauth_dns_inconclusive_total{reason="slow",side="none"} 1`,
+		`mailauth_dns_inconclusive_total{reason="other",side="none"} 1`,
+		`mailauth_http_request_duration_seconds_count{code="500",route="/api/scan"} 1`,
+		`mailauth_http_request_duration_seconds_bucket{code="500",route="/api/scan",le="20"} 1`,
+		`mailauth_http_request_duration_seconds_bucket{code="500",route="/api/scan",le="15"} 0`,
 		`mailauth_admissions_total{outcome="busy"} 1`,
 		`mailauth_leak_guard_replacements_total 2`,
 		`mailauth_ready{component="ratelimit"} 0.5`,
@@ -210,4 +216,22 @@ func get(t *testing.T, url string) string {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return strings.ReplaceAll(string(b), "\r", "")
+}
+
+// TestInconclusiveLabels: every reason of resolver.Reasons is a label of
+// its own (none is counted as "other"), so a reason the resolver adds is
+// a series without any edit here.
+func TestInconclusiveLabels(t *testing.T) {
+	m := NewMetrics("v")
+	for _, r := range resolver.Reasons() {
+		m.Inconclusive(r, resolver.SideNone)
+	}
+	srv := httptest.NewServer(AdminHandler(NewReadiness(), m))
+	defer srv.Close()
+	text := get(t, srv.URL+"/metrics")
+	require.NotEmpty(t, resolver.Reasons())
+	for _, r := range resolver.Reasons() {
+		assert.Contains(t, text, `mailauth_dns_inconclusive_total{reason="`+string(r)+`",side="none"} 1`)
+	}
+	assert.NotContains(t, text, `reason="other"`)
 }

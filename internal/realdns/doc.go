@@ -43,10 +43,14 @@
 // NOERROR with AD; the bogus one SERVFAIL with EDE 9 "DNSKEY Missing"
 // (signature expired) and its data with CD; refused, the loop and the
 // 12-CNAME chain SERVFAIL without EDE; lame and blackholed no answer at
-// all at first (the query is dropped after discard-timeout, 1.9 s), later
-// SERVFAIL; the 1 s and 3 s domains no answer to the first query and
-// their data to a later one, from the cache; the SERVFAIL-all resolver
-// SERVFAIL with EDE 9 even for the root's SOA.
+// all at first (the query is dropped after discard-timeout, 1.9 s), and
+// SERVFAIL only after about 18 s, past a scan's 15 s; the 1 s and 3 s
+// domains no answer to the first query and their data to a later one,
+// from the cache; the SERVFAIL-all resolver SERVFAIL with EDE 9 even for
+// the root's SOA.
+//
+// [Hog] starts processes that only burn CPU, so that a test can run its
+// scans on a machine as loaded as a busy shared one (TestSlowDomainUnderLoad).
 //
 // [Need] reports a missing program: the test skips, or fails when CI=true.
 // scripts/test installs the programs with apt when they are missing.

@@ -168,12 +168,18 @@ const (
 	UndeterminedTimeout
 	// UndeterminedInternal: the check failed internally.
 	UndeterminedInternal
+	// UndeterminedSlow: a lookup that decides the check's status was still
+	// being worked on by the resolver when the check's time ran out (the
+	// domain's name servers, or the machine, too slow for this scan).
+	// Slowness, not a verdict: the check is left out of the score.
+	UndeterminedSlow
 )
 
-var determinationNames = [...]string{"determined", "undetermined_lookup", "undetermined_timeout", "undetermined_internal"}
+var determinationNames = [...]string{"determined", "undetermined_lookup", "undetermined_timeout", "undetermined_internal", "undetermined_slow"}
 
 // String names the determination ("determined", "undetermined_lookup",
-// "undetermined_timeout", "undetermined_internal"), for logs and metrics.
+// "undetermined_timeout", "undetermined_internal", "undetermined_slow"),
+// for logs and metrics.
 func (d Determination) String() string {
 	if int(d) < len(determinationNames) {
 		return determinationNames[d]
@@ -230,6 +236,21 @@ func (s ScanSummary) Incomplete() bool {
 		}
 	}
 	return evaluated > 0 && TooIncomplete(evaluated, undetermined)
+}
+
+// Slow reports whether any check of the scan ran out of time: its
+// lookups were still being worked on when its time ended
+// (UndeterminedSlow: the domain's name servers answered too slowly for
+// this scan), or it did not finish by the scan's deadline
+// (UndeterminedTimeout). An Incomplete scan that is Slow says so: it is
+// neither the domain's fault nor the service's resolver failing.
+func (s ScanSummary) Slow() bool {
+	for _, c := range s.Checks {
+		if c.Determination == UndeterminedSlow || c.Determination == UndeterminedTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // TooIncomplete is the rule behind Incomplete: a result whose evaluated
