@@ -146,9 +146,9 @@ type CacheStats struct {
 	// Invalidated counts answers dropped because a reply that came after
 	// them contradicted them (see the package doc, "Sockets and spoofing").
 	Invalidated uint64
-	Entries   int    // answers held now
-	Bytes     int    // estimated memory of the answers held now
-	Large     int    // answers held now larger than LargeAnswerBytes
+	Entries     int // answers held now
+	Bytes       int // estimated memory of the answers held now
+	Large       int // answers held now larger than LargeAnswerBytes
 }
 
 // HitRate is the share of questions that did not go below: (Hits +

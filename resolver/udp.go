@@ -304,7 +304,7 @@ type upstream struct {
 	cookieMiss   atomic.Int32                 // replies in a row without one
 	cookieMissAt atomic.Int64                 // UnixNano of the latest
 
-	probing atomic.Bool  // a TCP question confirming a fallback is under way
+	probing  atomic.Bool  // a TCP question confirming a fallback is under way
 	loggedAt atomic.Int64 // UnixNano of the latest log line
 }
 
