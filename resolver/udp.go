@@ -304,9 +304,20 @@ type upstream struct {
 	cookieMiss   atomic.Int32                 // replies in a row without one
 	cookieMissAt atomic.Int64                 // UnixNano of the latest
 
-	probing  atomic.Bool  // a TCP question confirming a fallback is under way
-	loggedAt atomic.Int64 // UnixNano of the latest log line
+	probing  atomic.Bool              // a TCP question confirming a fallback is under way
+	loggedAt [numLogLines]atomic.Int64 // UnixNano of the latest log line of each kind
 }
+
+// logLineKind names the lines the Logger gets about a server.
+type logLineKind uint8
+
+const (
+	logNoCase       logLineKind = iota // 0x20 switched off
+	logCaseForged                      // wrong-case UDP replies, but TCP echoes the case
+	logNoCookies                       // cookie checking switched off
+	logCookiesForged                   // cookieless UDP replies, but TCP has cookies
+	numLogLines
+)
 
 // clientCookie is a client cookie (RFC 7873 §4.1) and when it was drawn.
 type clientCookie struct {
@@ -847,21 +858,21 @@ func (u *upstream) probe(e entry, kind probeKind) {
 		switch kind {
 		case probeCase:
 			if m.Question[0].Name == sent {
-				u.logLine("DNS replies over UDP came without the case of their question (0x20), but the server echoes it over TCP: forged datagrams?")
+				u.logLine(logCaseForged, "DNS replies over UDP came without the case of their question (0x20), but the server echoes it over TCP: forged datagrams?")
 				break
 			}
 			until := time.Now().Add(caseFallbackFor)
 			u.noCaseUntil.Store(until.UnixNano())
-			u.logLine("DNS server does not echo the case of questions (0x20), also over TCP: its replies are matched in any case",
+			u.logLine(logNoCase, "DNS server does not echo the case of questions (0x20), also over TCP: its replies are matched in any case",
 				slog.Duration("retry_after", caseFallbackFor))
 		case probeCookie:
 			if c, ok := cookieOf(m); ok && strings.HasPrefix(c, cookie) {
 				u.learn(m, false)
-				u.logLine("DNS replies over UDP came without a DNS cookie, but the server sends one over TCP: forged datagrams?")
+				u.logLine(logCookiesForged, "DNS replies over UDP came without a DNS cookie, but the server sends one over TCP: forged datagrams?")
 				break
 			}
 			if u.cookies.Swap(false) {
-				u.logLine("DNS server stopped sending DNS cookies, also over TCP: its replies are taken without them")
+				u.logLine(logNoCookies, "DNS server stopped sending DNS cookies, also over TCP: its replies are taken without them")
 			}
 		}
 		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m, tcp: true})
@@ -898,14 +909,15 @@ func mixedCase(name string) string {
 }
 
 // logLine writes msg, naming the server and never a question, to the
-// Client's Logger, at most once per logEvery per server.
-func (u *upstream) logLine(msg string, attrs ...any) {
+// Client's Logger, at most once per logEvery per server and kind.
+func (u *upstream) logLine(kind logLineKind, msg string, attrs ...any) {
 	if u.log == nil {
 		return
 	}
 	now := time.Now().UnixNano()
-	last := u.loggedAt.Load()
-	if last != 0 && now-last < int64(logEvery) || !u.loggedAt.CompareAndSwap(last, now) {
+	at := &u.loggedAt[kind]
+	last := at.Load()
+	if last != 0 && now-last < int64(logEvery) || !at.CompareAndSwap(last, now) {
 		return
 	}
 	u.log.Warn(msg, append([]any{slog.String("server", u.addr)}, attrs...)...)
