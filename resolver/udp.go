@@ -304,7 +304,7 @@ type upstream struct {
 	cookieMiss   atomic.Int32                 // replies in a row without one
 	cookieMissAt atomic.Int64                 // UnixNano of the latest
 
-	probing  atomic.Bool              // a TCP question confirming a fallback is under way
+	probing  atomic.Bool               // a TCP question confirming a fallback is under way
 	loggedAt [numLogLines]atomic.Int64 // UnixNano of the latest log line of each kind
 }
 
@@ -312,10 +312,10 @@ type upstream struct {
 type logLineKind uint8
 
 const (
-	logNoCase       logLineKind = iota // 0x20 switched off
-	logCaseForged                      // wrong-case UDP replies, but TCP echoes the case
-	logNoCookies                       // cookie checking switched off
-	logCookiesForged                   // cookieless UDP replies, but TCP has cookies
+	logNoCase        logLineKind = iota // 0x20 switched off
+	logCaseForged                       // wrong-case UDP replies, but TCP echoes the case
+	logNoCookies                        // cookie checking switched off
+	logCookiesForged                    // cookieless UDP replies, but TCP has cookies
 	numLogLines
 )
 
