@@ -71,9 +71,13 @@ type TTLResolver interface {
 // (NoData, NXDomain) the SOA minimum of RFC 2308 §5; a negative answer
 // without an SOA, an answer with TTL 0 (which is how a [Client] marks an
 // answer whose lookup saw a forged, mismatched or undecodable datagram)
-// and every inconclusive answer are never kept. Identical questions asked at the same time go below once
-// and share the answer (singleflight), so concurrent scans of domains
-// that include the same provider's SPF cost one query. Records keep the
+// and every inconclusive answer are never kept. Identical questions asked
+// at the same time go below once and share the answer (singleflight), so
+// concurrent scans of domains that include the same provider's SPF cost
+// one query; an answer the Client marked as tainted serves only the
+// caller that asked, and the others ask again, once. A kept answer that
+// a later reply from the resolver contradicts (see the package doc,
+// "Sockets and spoofing") is dropped. Records keep the
 // TTLs they arrived with. Answers larger than LargeAnswerBytes (only a
 // hostile or broken zone publishes them) are kept apart, within 1/16 of
 // the bound, and evict only each other. With each answer it may keep a

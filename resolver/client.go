@@ -48,12 +48,13 @@ const (
 // A question is asked over UDP with EDNS0, its name in random case (0x20)
 // and with a DNS cookie, from sockets that each carry a small batch of
 // questions (see the package doc, "Sockets and spoofing"), and again over
-// TCP when the reply is truncated. Attempts follow the package doc's
-// "Retries": until the context's deadline, a question is asked again,
-// rotating over the servers, whenever an attempt goes unanswered for its
-// timeout; a server that replies SERVFAIL, REFUSED or another error RCODE
-// twice (the second time on a fresh socket) is not asked again; an answer
-// to any attempt ends the lookup. Datagrams that do not decode or do not
+// TCP when the reply is truncated, while UDP replies are still awaited.
+// Attempts follow the package doc's "Retries": until the context's
+// deadline, a question is asked again, rotating over the servers,
+// whenever an attempt goes unanswered for its timeout; a server that
+// replies SERVFAIL, REFUSED or another error RCODE, and again to the
+// question asked once more on a fresh socket, is not asked again; an
+// answer to any attempt ends the lookup. Datagrams that do not decode or do not
 // match the query, and ICMP errors, are dropped and counted
 // ([Client.SpoofDrops]); they never end a lookup. CNAME chains are
 // followed inside a reply and, when a reply stops at an alias, by asking
@@ -74,9 +75,11 @@ type Client struct {
 	Attempts int
 	// UDPSize is the EDNS0 buffer size; 0 means DefaultUDPSize.
 	UDPSize uint16
-	// Logger, when set, gets one line when a server turns out not to
-	// echo the case of questions (0x20) or stops sending DNS cookies (see
-	// the package doc, "Sockets and spoofing"). The lines name the
+	// Logger, when set, gets a line when a server turns out, over TCP,
+	// not to echo the case of questions (0x20) or to have stopped sending
+	// DNS cookies, and when TCP contradicts UDP replies that suggested so
+	// (forged datagrams), at most one of each kind per server and minute
+	// (see the package doc, "Sockets and spoofing"). The lines name the
 	// server, never a question. nil: nothing is logged.
 	Logger *slog.Logger
 
@@ -175,8 +178,10 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // it was built from for Found, the negative TTL of RFC 2308 §5 for NoData
 // and NXDomain, and 0 (not to be cached) when a reply gave none, the
 // answer is inconclusive, or a question of the lookup saw a datagram
-// dropped as forged, mismatched or undecodable (see the package doc,
-// "Sockets and spoofing"). A [Cache] uses it.
+// dropped as forged, mismatched or undecodable, or an ICMP error at one
+// of its ports (see the package doc, "Sockets and spoofing"). A [Cache]
+// uses it, and learns through the context when a later reply
+// contradicts an answer it keeps.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
 	name = CanonicalName(name)
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
