@@ -187,9 +187,11 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
 		return Fail(ReasonInvalidName), 0
 	}
-	name, ok := wireName(name)
-	if !ok {
-		return Fail(ReasonInvalidName), 0
+	if strings.Contains(name, `\`) {
+		var ok bool
+		if name, ok = wireName(name); !ok {
+			return Fail(ReasonInvalidName), 0
+		}
 	}
 	ctx, cancel := withDeadline(ctx)
 	defer cancel()
@@ -431,11 +433,13 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 	defer func() { c.release(w, tickets) }()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	tcpCtx, stopTCP := context.WithCancel(ctx)
-	defer stopTCP()
-	tcpc := make(chan tcpResult, maxTCPPerServer*len(servers)) // never blocks a TCP goroutine
-	tcpTries := make([]int, len(servers))
-	reask := make([]int, len(servers)) // the query asked again after a server's first error reply; 0: none
+	// The TCP retries of truncated replies: made at the first one.
+	var tcpCtx context.Context
+	var tcpc chan tcpResult
+	var tcpTries []int
+	stopTCP := func() {}
+	defer func() { stopTCP() }()
+	var reask []int // the query asked again after a server's first error reply; 0: none
 	seq, quick := 0, 0
 	send := func(server int, fresh bool) (int, error) {
 		seq++
@@ -448,6 +452,9 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 	}
 	// errorFrom notes an error reply of server to its query n over UDP.
 	errorFrom := func(server, n int) {
+		if reask == nil {
+			reask = make([]int, len(servers))
+		}
 		switch {
 		case reask[server] == 0:
 			if n, err := send(server, true); err == nil {
@@ -492,6 +499,13 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 				continue
 			}
 			if rep.msg.Truncated && !rep.tcp {
+				if tcpc == nil {
+					var cancel context.CancelFunc
+					tcpCtx, cancel = context.WithCancel(ctx)
+					stopTCP = cancel
+					tcpc = make(chan tcpResult, maxTCPPerServer*len(servers)) // never blocks a TCP goroutine
+					tcpTries = make([]int, len(servers))
+				}
 				if tcpTries[rep.server] < maxTCPPerServer {
 					tcpTries[rep.server]++
 					go func(rep reply) {
