@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"net"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -153,4 +154,48 @@ func TestMixedCase(t *testing.T) {
 		assert.Contains(t, []string{"Ab.", "aB."}, got)
 	}
 	assert.Equal(t, "1.2.", mixedCase("1.2."))
+}
+
+// TestMissesDecay: replies in a row without the case or the cookie are
+// counted only while they keep coming: after missDecay without one, the
+// count starts again.
+func TestMissesDecay(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	var at atomic.Int64
+	assert.Equal(t, int32(1), inARow(&n, &at))
+	assert.Equal(t, int32(2), inARow(&n, &at))
+	at.Store(time.Now().Add(-2 * missDecay).UnixNano())
+	assert.Equal(t, int32(1), inARow(&n, &at), "the run ended a while ago")
+}
+
+// TestCaseStaysOnWithoutTCP: replies in the wrong case, however many,
+// never switch 0x20 off when the server cannot be asked over TCP (here
+// its TCP port closes every connection): an off-path forger can send
+// them, the TCP reply decides.
+func TestCaseStaysOnWithoutTCP(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { l.Close() })
+	p := &pool{}
+	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	e := queryEntry(t, u, "victim.example.test.")
+	for range 3 * caseFallbackAfter {
+		u.caseMismatch(e)
+		require.Eventually(t, func() bool { return !u.probing.Load() }, time.Minute, time.Millisecond)
+	}
+	assert.Positive(t, accepted.Load(), "asked over TCP")
+	assert.True(t, u.caseOn(), "0x20 stays on")
 }
