@@ -153,7 +153,8 @@ type waiter struct {
 	ch chan reply
 	// tainted: a datagram was dropped that carried the ID of one of the
 	// lookup's queries, or that a socket carrying one of them could not
-	// match; its answer is not cached (see Client.LookupTTL).
+	// match, or an ICMP error reached such a socket; its answer is not
+	// cached (see Client.LookupTTL).
 	tainted atomic.Bool
 	// undecodable: a datagram with the ID of one of its queries was no
 	// DNS message.
@@ -219,14 +220,20 @@ func (w *waiter) tombstones() bool {
 // replies, are ignored.
 func (w *waiter) compare(m *dns.Msg) {
 	w.mu.Lock()
-	taken, call := w.taken, w.conflict
-	if taken == nil || call == nil || w.conflicted || conclusiveKey(m) == "" || conclusiveKey(m) == conclusiveKey(taken) {
-		w.mu.Unlock()
+	taken, call, done := w.taken, w.conflict, w.conflicted
+	w.mu.Unlock()
+	if taken == nil || call == nil || done {
 		return
 	}
-	w.conflicted = true
+	if k := conclusiveKey(m); k == "" || k == conclusiveKey(taken) {
+		return
+	}
+	w.mu.Lock()
+	done, w.conflicted = w.conflicted, true
 	w.mu.Unlock()
-	call()
+	if !done {
+		call()
+	}
 }
 
 // conclusiveKey is what two replies to one question must share to agree:
