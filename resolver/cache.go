@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -70,9 +71,13 @@ type TTLResolver interface {
 // (NoData, NXDomain) the SOA minimum of RFC 2308 §5; a negative answer
 // without an SOA, an answer with TTL 0 (which is how a [Client] marks an
 // answer whose lookup saw a forged, mismatched or undecodable datagram)
-// and every inconclusive answer are never kept. Identical questions asked at the same time go below once
-// and share the answer (singleflight), so concurrent scans of domains
-// that include the same provider's SPF cost one query. Records keep the
+// and every inconclusive answer are never kept. Identical questions asked
+// at the same time go below once and share the answer (singleflight), so
+// concurrent scans of domains that include the same provider's SPF cost
+// one query; an answer the Client marked as tainted serves only the
+// caller that asked, and the others ask again, once. A kept answer that
+// a later reply from the resolver contradicts (see the package doc,
+// "Sockets and spoofing") is dropped. Records keep the
 // TTLs they arrived with. Answers larger than LargeAnswerBytes (only a
 // hostile or broken zone publishes them) are kept apart, within 1/16 of
 // the bound, and evict only each other. With each answer it may keep a
@@ -93,11 +98,13 @@ type Cache struct {
 	bytes      int                        // of every entry
 	largeBytes int                        // of the entries in large
 	flights    map[question]*flight
+	gens       uint64 // the latest flight's number
 	stats      CacheStats
 }
 
 type cacheEntry struct {
 	q       question
+	gen     uint64 // the flight that stored it
 	answer  Answer
 	expires time.Time
 	size    int
@@ -110,8 +117,28 @@ func (e *cacheEntry) isLarge() bool { return e.size > LargeAnswerBytes }
 
 type flight struct {
 	done        chan struct{}
+	gen         uint64 // numbers the flights of a Cache
 	answer      Answer
 	senderEnded bool // the sender gave up (its ctx ended, or it was answered canceled): waiters ask again
+	suspect     bool // the answer was tainted or contradicted: waiters ask again, once
+	invalid     bool // a later reply contradicted the answer: never store it (under Cache.mu)
+}
+
+// cacheHook is how a [Client] below a Cache tells it, through the
+// lookup's context, what it learned of the answer it gives: that a
+// datagram for it was dropped as forged (tainted), or, after the lookup,
+// that a later reply contradicted it (conflict).
+type cacheHook struct {
+	tainted  atomic.Bool
+	conflict func()
+}
+
+type hookKey struct{}
+
+// hookOf returns the cacheHook of ctx, or nil.
+func hookOf(ctx context.Context) *cacheHook {
+	h, _ := ctx.Value(hookKey{}).(*cacheHook)
+	return h
 }
 
 // CacheStats counts what a Cache did.
@@ -120,9 +147,12 @@ type CacheStats struct {
 	Shared    uint64 // questions that joined an identical one in flight
 	Misses    uint64 // questions sent below
 	Evictions uint64 // answers dropped to stay within the memory bound
-	Entries   int    // answers held now
-	Bytes     int    // estimated memory of the answers held now
-	Large     int    // answers held now larger than LargeAnswerBytes
+	// Invalidated counts answers dropped because a reply that came after
+	// them contradicted them (see the package doc, "Sockets and spoofing").
+	Invalidated uint64
+	Entries     int // answers held now
+	Bytes       int // estimated memory of the answers held now
+	Large       int // answers held now larger than LargeAnswerBytes
 }
 
 // HitRate is the share of questions that did not go below: (Hits +
@@ -193,6 +223,7 @@ type memoReq struct {
 // lookup is Lookup, with the memo m asks for (nil m: none).
 func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq) (Answer, any) {
 	q := question{CanonicalName(name), qtype}
+	again := false
 	for {
 		if ctx.Err() != nil {
 			return Fail(ReasonCanceled), nil
@@ -212,6 +243,10 @@ func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq)
 		case <-f.done:
 		case <-ctx.Done():
 			return Fail(ReasonCanceled), nil
+		}
+		if f.suspect && !again {
+			again = true // a tainted answer serves only the caller that asked
+			continue
 		}
 		if !f.senderEnded {
 			return cloneAnswer(f.answer), nil
@@ -261,7 +296,8 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, ow
 		c.stats.Shared++
 		return Answer{}, nil, f, false
 	}
-	f = &flight{done: make(chan struct{})}
+	c.gens++
+	f = &flight{done: make(chan struct{}), gen: c.gens}
 	c.flights[q] = f
 	c.stats.Misses++
 	return Answer{}, nil, f, true
@@ -277,7 +313,8 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 		c.mu.Unlock()
 		close(f.done)
 	}()
-	a, ttl := c.ttl(ctx, q.name, q.qtype)
+	h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
+	a, ttl := c.ttl(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
 	kept := cloneAnswer(a)
@@ -285,23 +322,43 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 	// reported it yet (Client.ask answers canceled once the deadline has
 	// passed, a moment before ctx's timer fires).
 	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
+	c.mu.Lock()
+	f.suspect = h.tainted.Load() || f.invalid
+	c.mu.Unlock()
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
-		c.store(&cacheEntry{q: q, answer: kept, size: answerSize(q, kept),
-			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))})
+		c.store(&cacheEntry{q: q, gen: f.gen, answer: kept, size: answerSize(q, kept),
+			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))}, f)
 	}
 	return a, nil
 }
 
-// store keeps e and evicts the least recently used answers past the
+// invalidate drops the answer flight f brought for q: a reply that came
+// after it contradicted it (one of the two was forged). When f has not
+// stored it yet, it never will.
+func (c *Cache) invalidate(q question, f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f.invalid = true
+	if el, ok := c.entries[q]; ok && el.Value.(*cacheEntry).gen == f.gen {
+		c.remove(el)
+		c.stats.Invalidated++
+	}
+}
+
+// store keeps e, the answer flight f brought unless a later reply
+// contradicted it already, and evicts the least recently used answers past the
 // memory bound: a large answer (LargeAnswerBytes) evicts large answers
 // past their share of the bound first. An answer larger than its list's
 // bound is not kept.
-func (c *Cache) store(e *cacheEntry) {
+func (c *Cache) store(e *cacheEntry, f *flight) {
 	if e.size > c.boundOf(e) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if f.invalid {
+		return
+	}
 	if el, ok := c.entries[e.q]; ok {
 		c.remove(el)
 	}

@@ -48,12 +48,13 @@ const (
 // A question is asked over UDP with EDNS0, its name in random case (0x20)
 // and with a DNS cookie, from sockets that each carry a small batch of
 // questions (see the package doc, "Sockets and spoofing"), and again over
-// TCP when the reply is truncated. Attempts follow the package doc's
-// "Retries": until the context's deadline, a question is asked again,
-// rotating over the servers, whenever an attempt goes unanswered for its
-// timeout; a server that replies SERVFAIL, REFUSED or another error RCODE
-// twice (the second time on a fresh socket) is not asked again; an answer
-// to any attempt ends the lookup. Datagrams that do not decode or do not
+// TCP when the reply is truncated, while UDP replies are still awaited.
+// Attempts follow the package doc's "Retries": until the context's
+// deadline, a question is asked again, rotating over the servers,
+// whenever an attempt goes unanswered for its timeout; a server that
+// replies SERVFAIL, REFUSED or another error RCODE, and again to the
+// question asked once more on a fresh socket, is not asked again; an
+// answer to any attempt ends the lookup. Datagrams that do not decode or do not
 // match the query, and ICMP errors, are dropped and counted
 // ([Client.SpoofDrops]); they never end a lookup. CNAME chains are
 // followed inside a reply and, when a reply stops at an alias, by asking
@@ -74,9 +75,11 @@ type Client struct {
 	Attempts int
 	// UDPSize is the EDNS0 buffer size; 0 means DefaultUDPSize.
 	UDPSize uint16
-	// Logger, when set, gets one line when a server turns out not to
-	// echo the case of questions (0x20) or stops sending DNS cookies (see
-	// the package doc, "Sockets and spoofing"). The lines name the
+	// Logger, when set, gets a line when a server turns out, over TCP,
+	// not to echo the case of questions (0x20) or to have stopped sending
+	// DNS cookies, and when TCP contradicts UDP replies that suggested so
+	// (forged datagrams), at most one of each kind per server and minute
+	// (see the package doc, "Sockets and spoofing"). The lines name the
 	// server, never a question. nil: nothing is logged.
 	Logger *slog.Logger
 
@@ -175,12 +178,20 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // it was built from for Found, the negative TTL of RFC 2308 §5 for NoData
 // and NXDomain, and 0 (not to be cached) when a reply gave none, the
 // answer is inconclusive, or a question of the lookup saw a datagram
-// dropped as forged, mismatched or undecodable (see the package doc,
-// "Sockets and spoofing"). A [Cache] uses it.
+// dropped as forged, mismatched or undecodable, or an ICMP error at one
+// of its ports (see the package doc, "Sockets and spoofing"). A [Cache]
+// uses it, and learns through the context when a later reply
+// contradicts an answer it keeps.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
 	name = CanonicalName(name)
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
 		return Fail(ReasonInvalidName), 0
+	}
+	if strings.Contains(name, `\`) {
+		var ok bool
+		if name, ok = wireName(name); !ok {
+			return Fail(ReasonInvalidName), 0
+		}
 	}
 	ctx, cancel := withDeadline(ctx)
 	defer cancel()
@@ -211,6 +222,25 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	}
 }
 
+// wireName returns name as it reads back from the wire: escapes such as
+// \065 for A resolved (and lower-cased), so that it compares with the
+// names of replies, which come unpacked. The root stays "".
+func wireName(name string) (string, bool) {
+	if name == "" {
+		return "", true
+	}
+	buf := make([]byte, 256)
+	off, err := dns.PackDomainName(dns.Fqdn(name), buf, 0, nil, false)
+	if err != nil {
+		return "", false
+	}
+	back, _, err := dns.UnpackDomainName(buf[:off], 0)
+	if err != nil {
+		return "", false
+	}
+	return CanonicalName(back), true
+}
+
 // withDeadline gives ctx DefaultLookupTimeout when it has no deadline.
 func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
@@ -237,8 +267,13 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 	}
 	if res.tainted {
 		// A datagram for this question was dropped as forged, mismatched
-		// or undecodable: the answer serves this lookup, never a cache.
+		// or undecodable, or an ICMP error reached one of its ports: the
+		// answer serves this lookup, never a cache, and a Cache's callers
+		// that waited for it ask again.
 		res.ttl = 0
+		if h := hookOf(ctx); h != nil {
+			h.tainted.Store(true)
+		}
 	}
 	return res.a, res.next, res.ttl
 }
@@ -357,15 +392,17 @@ func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 
 // result is how the attempts of one question ended: the answer, the alias
 // to ask next (see FromMsg), its TTL, the index of the server whose error
-// reply the answer is (-1 for none), and whether a datagram for the
-// question was dropped meanwhile as forged, mismatched or undecodable
-// (tainted: the answer is not to be cached).
+// reply the answer is (-1 for none), whether a datagram for the question
+// was dropped meanwhile as forged, mismatched or undecodable (tainted:
+// the answer is not to be cached), and the UDP reply it was taken from
+// (nil: none, or one over TCP).
 type result struct {
 	a       Answer
 	next    string
 	ttl     uint32
 	server  int
 	tainted bool
+	udp     *dns.Msg
 }
 
 func failure(r Reason, server int) result { return result{a: Fail(r), server: server} }
@@ -373,39 +410,67 @@ func failure(r Reason, server int) result { return result{a: Fail(r), server: se
 // attempts asks q of servers as sched and the retry rules say, until an
 // answer comes, every server has replied with an error, the attempts are
 // spent or ctx ends. Every attempt's ID stays registered until then, so
-// that a late answer to an earlier attempt is taken. A server's first
-// error reply (an error RCODE over UDP) is not yet its word: the question
-// is asked of it once more at once, on a fresh socket under a fresh ID,
-// and only its second error reply counts, so that a forged REFUSED does
-// not fail a lookup whose real answer is on its way. A reply that matched
-// a query but for the case of its name or its cookie has the question
-// asked again at once, on a fresh socket (up to maxQuickResends), while
-// the Client learns whether the server echoes the case and sends cookies.
+// that a late answer to an earlier attempt is taken, and, when the answer
+// came over UDP, for tombstoneFor after it (see waiter.decide). A
+// server's first error reply over UDP (an error RCODE, or a truncated
+// reply whose TCP retry failed) is not yet its word: the question is
+// asked of it once more at once, on a fresh socket under a fresh ID, and
+// only an error reply to that query or a later one counts, so that a
+// forged REFUSED or TC reply, sent once or more, does not fail a lookup
+// whose real answer is on its way. A truncated reply is asked again over
+// TCP while the UDP replies are still awaited. A reply that matched a
+// query but for the case of its name or its cookie has the question
+// asked again at once, on a fresh socket (up to maxQuickResends).
 func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) result {
 	deadline, _ := ctx.Deadline()
 	start := time.Now()
 	r := newRetry(sched, len(servers), deadline)
 	w := newWaiter()
+	if h := hookOf(ctx); h != nil {
+		w.conflict = h.conflict
+	}
 	var tickets []ticket
-	defer func() {
-		for _, t := range tickets {
-			t.release()
-		}
-	}()
+	defer func() { c.release(w, tickets) }()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	confirmed := make([]bool, len(servers)) // asked again after an error reply
-	quick := 0
-	send := func(server int, fresh bool) error {
-		t, err := c.send(servers[server], server, q, w, fresh)
+	// The TCP retries of truncated replies: made at the first one.
+	var tcpCtx context.Context
+	var tcpc chan tcpResult
+	var tcpTries []int
+	stopTCP := func() {}
+	defer func() { stopTCP() }()
+	var reask []int // the query asked again after a server's first error reply; 0: none
+	seq, quick := 0, 0
+	send := func(server int, fresh bool) (int, error) {
+		seq++
+		t, err := c.send(servers[server], server, seq, q, w, fresh)
 		if err == nil || errors.Is(err, errICMPSend) {
 			tickets = append(tickets, t) // an attempt lost to ICMP errors waits like any other
-			return nil
+			return seq, nil
 		}
-		return err
+		return 0, err
+	}
+	// errorFrom notes an error reply of server to its query n over UDP.
+	errorFrom := func(server, n int) {
+		if reask == nil {
+			reask = make([]int, len(servers))
+		}
+		switch {
+		case reask[server] == 0:
+			if n, err := send(server, true); err == nil {
+				reask[server] = n
+				return
+			}
+			r.fail(server, time.Now())
+		case n >= reask[server]:
+			r.fail(server, time.Now())
+		}
+		// Else a reply to a query sent before the server was asked again
+		// (a forger's copy): not its word.
 	}
 	finish := func(res result) result {
 		res.tainted = res.tainted || w.tainted.Load()
+		w.decide(res.udp)
 		return res
 	}
 	last := result{server: -1}
@@ -416,49 +481,109 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
 		}
 		if act.kind == actSend {
-			if err := send(act.server, false); err != nil {
+			if _, err := send(act.server, false); err != nil {
 				r.fail(act.server, now)
 				last = prefer(last, failure(ReasonNetwork, act.server))
 				continue
 			}
 		}
 		timer.Reset(act.until.Sub(now))
+		var rep reply
 		select {
-		case rep := <-w.ch:
+		case rep = <-w.ch:
 			if rep.msg == nil {
 				if quick < maxQuickResends {
 					quick++
-					_ = send(rep.server, true) // on failure, the attempt's timeout stands
+					_, _ = send(rep.server, true) // on failure, the attempt's timeout stands
 				}
 				continue
 			}
-			res, done, confirm := c.take(ctx, servers, name, qtype, q, rep, deadline)
-			if done {
-				return finish(res)
-			}
-			last = prefer(last, res)
-			if confirm && !confirmed[rep.server] {
-				confirmed[rep.server] = true
-				if send(rep.server, true) == nil {
-					continue
+			if rep.msg.Truncated && !rep.tcp {
+				if tcpc == nil {
+					var cancel context.CancelFunc
+					tcpCtx, cancel = context.WithCancel(ctx)
+					stopTCP = cancel
+					tcpc = make(chan tcpResult, maxTCPPerServer*len(servers)) // never blocks a TCP goroutine
+					tcpTries = make([]int, len(servers))
 				}
+				if tcpTries[rep.server] < maxTCPPerServer {
+					tcpTries[rep.server]++
+					go func(rep reply) {
+						m, reason := c.overTCP(tcpCtx, servers[rep.server], q, deadline)
+						tcpc <- tcpResult{rep: rep, msg: m, reason: reason}
+					}(rep)
+				}
+				continue
 			}
-			r.fail(rep.server, time.Now())
+		case tr := <-tcpc:
+			if tr.msg == nil {
+				if tr.reason != ReasonCanceled {
+					last = prefer(last, failure(tr.reason, tr.rep.server))
+					errorFrom(tr.rep.server, tr.rep.seq)
+				}
+				continue
+			}
+			rep = reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true}
 		case <-timer.C:
+			continue
 		case <-ctx.Done():
 			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
+		}
+		res, done := c.take(name, qtype, rep)
+		if done {
+			return finish(res)
+		}
+		last = prefer(last, res)
+		if rep.tcp {
+			r.fail(rep.server, time.Now()) // over TCP, the server's own word
+		} else {
+			errorFrom(rep.server, rep.seq)
 		}
 	}
 }
 
+// maxTCPPerServer bounds the TCP retries of one lookup per server, so
+// that forged truncated replies cannot make it open connections at will.
+const maxTCPPerServer = 2
+
+// tcpResult is how the TCP retry of the truncated reply rep ended: its
+// reply, or why there is none.
+type tcpResult struct {
+	rep    reply
+	msg    *dns.Msg
+	reason Reason
+}
+
+// release forgets the queries of a lookup: at once, or after
+// tombstoneFor when the lookup took a UDP answer that a Cache may keep,
+// so that a later reply that contradicts it evicts it (see
+// waiter.decide).
+func (c *Client) release(w *waiter, tickets []ticket) {
+	releaseAll := func() {
+		for _, t := range tickets {
+			t.release()
+		}
+	}
+	if !w.tombstones() {
+		releaseAll()
+		return
+	}
+	d := c.pool.tombstone
+	if d <= 0 {
+		d = tombstoneFor
+	}
+	time.AfterFunc(d, releaseAll)
+}
+
 // send is where every query of a lookup leaves: q to server (index idx in
-// the lookup's list), fresh asking for a socket of its own. The replies
+// the lookup's list) as the lookup's query number seq, fresh asking for a
+// socket of its own. The replies
 // come on w, decoded and matched (see demux), until the ticket is
 // released. Another transport (DNS over TLS) plugs in here: it delivers
 // its replies to w the same way, and its ticket's release forgets the
 // query.
-func (c *Client) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool) (ticket, error) {
-	return c.pool.send(server, idx, q, w, fresh, c.Logger, c.udpSize())
+func (c *Client) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bool) (ticket, error) {
+	return c.pool.send(server, idx, seq, q, w, fresh, c.Logger, c.udpSize())
 }
 
 // maxQuickResends bounds the questions one lookup asks again at once
@@ -479,7 +604,11 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 				continue
 			}
 			if a, next := FromMsg(name, qtype, rep.msg); !retryable(a) {
-				return result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+				res := result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+				if !rep.tcp {
+					res.udp = rep.msg
+				}
+				return res
 			}
 		default:
 			return last
@@ -487,24 +616,18 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 	}
 }
 
-// take turns one reply into the lookup's result (done) or into the error
-// of its server (not done); confirm says the error is a UDP reply's, to be
-// asked again before it counts. A truncated reply is asked again over TCP
-// (which an off-path forger cannot answer).
-func (c *Client) take(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, rep reply, deadline time.Time) (res result, done, confirm bool) {
-	m := rep.msg
-	udp := !m.Truncated
-	if m.Truncated {
-		var reason Reason
-		if m, reason = c.overTCP(ctx, servers[rep.server], q, deadline); m == nil {
-			return failure(reason, rep.server), reason == ReasonCanceled, false
-		}
-	}
-	a, next := FromMsg(name, qtype, m)
+// take turns one reply (not a truncated UDP one) into the lookup's
+// result (done) or into the error of its server (not done).
+func (c *Client) take(name string, qtype Type, rep reply) (res result, done bool) {
+	a, next := FromMsg(name, qtype, rep.msg)
 	if retryable(a) {
-		return result{a: a, server: rep.server}, false, udp
+		return result{a: a, server: rep.server}, false
 	}
-	return result{a: a, next: next, ttl: msgTTL(a, next, m), server: -1}, true, false
+	res = result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+	if !rep.tcp {
+		res.udp = rep.msg
+	}
+	return res, true
 }
 
 // prefer keeps the more telling of two error results: one whose Reason

@@ -77,6 +77,17 @@ func TestDemux(t *testing.T) {
 		{"other-cookie", func(m *dns.Msg) { withCookieOpt(m, "0102030405060709"+serverCookie) }, true, false, dropWrongCookie},
 		{"other-cookie-needed", func(m *dns.Msg) { withCookieOpt(m, "0102030405060709"+serverCookie) }, true, true, dropWrongCookie},
 		{"no-cookie-needed", func(*dns.Msg) {}, true, true, dropNoCookie},
+		// The cookie before the case: a datagram without our cookie never
+		// counts as the server's reply in another case.
+		{"wrong-case-no-cookie-needed", func(m *dns.Msg) { m.Question[0].Name = "a.example.test." }, true, true, dropNoCookie},
+		{"wrong-case-other-cookie", func(m *dns.Msg) {
+			m.Question[0].Name = "a.example.test."
+			withCookieOpt(m, "0102030405060709"+serverCookie)
+		}, true, false, dropWrongCookie},
+		{"wrong-case-our-cookie", func(m *dns.Msg) {
+			m.Question[0].Name = "a.example.test."
+			withCookieOpt(m, demuxCookie+serverCookie)
+		}, true, true, dropWrongCase},
 		{"no-cookie-option-needed", func(m *dns.Msg) { m.SetEdns0(1232, false) }, true, true, dropNoCookie},
 	}
 	for _, tc := range tests {
@@ -135,12 +146,30 @@ func FuzzDemux(f *testing.F) {
 	}), true, false)
 	f.Add([]byte{0x12, 0x34, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0, 0x3f, 'x'}, true, false)
 	f.Add([]byte{}, false, false)
+	f.Add(packedReply(f, func(m *dns.Msg) { m.Question[0].Name = "A.EXAMPLE.TEST." }), true, true)
+	f.Add(packedReply(f, func(m *dns.Msg) {
+		m.Question[0].Name = "a.example.test."
+		withCookieOpt(m, demuxCookie+"1112131415161718")
+	}), true, true)
+	f.Add(packedReply(f, func(m *dns.Msg) {
+		m.Question[0].Name = "a.example.test."
+		withCookieOpt(m, "ffffffffffffffff")
+	}), true, false)
 	f.Fuzz(func(t *testing.T, b []byte, exact, needCookie bool) {
 		table := demuxTable(exact, needCookie)
 		id, m, kind := demux(b, table)
 		if kind != dropNone {
 			require.Nil(t, m, "dropped (%d) with a message", kind)
 			require.Less(t, kind, numDropKinds)
+			if kind == dropWrongCase {
+				// The cookie is checked first: a datagram dropped for its
+				// case carried our cookie when the server sends cookies,
+				// and no other client cookie.
+				var d dns.Msg
+				require.NoError(t, d.Unpack(b))
+				c, has := cookieOf(&d)
+				require.True(t, !has && !needCookie || has && strings.HasPrefix(c, demuxCookie), "wrong case counted with cookie %q", c)
+			}
 			return
 		}
 		want, ok := table(id)

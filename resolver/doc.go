@@ -20,7 +20,10 @@
 //
 // Names are plain ASCII strings (A-labels). They are compared
 // case-insensitively (RFC 4343) and a trailing dot is optional: every name
-// returned in an Answer is lower-case without the trailing dot.
+// returned in an Answer is lower-case without the trailing dot. A
+// [Client] asks a name as it reads back from the wire (escapes of the
+// presentation form such as \065 resolved), so that it matches the
+// names of its replies.
 //
 // What this package does not do: DNSSEC validation (the AD bit of the
 // recursive resolver is reported as is, [Answer.Authentic]), IDNA mapping
@@ -61,7 +64,10 @@
 // meanwhile, [ReasonNetwork] when an ICMP error reached every attempt,
 // and [ReasonTimeout] when nothing came. An ICMP error or an
 // undecodable datagram never ends an attempt early: anyone can forge
-// them. A truncated reply is asked again over TCP (RFC 7766).
+// them. A truncated reply is asked again over TCP (RFC 7766), at most
+// twice per server and lookup, while the lookup goes on waiting for UDP
+// replies; a failed TCP retry counts as an error reply of the server
+// (asked once more, as above).
 // A SERVFAIL that no Extended DNS Error explains goes through the CD test
 // (see "Attribution").
 //
@@ -81,35 +87,44 @@
 //     and an idle one closes after 1 s: under load, hundreds of ports
 //     are in use, and none stays useful long to someone who learned it.
 //     Each socket costs a file descriptor and a reader goroutine: about
-//     one per 8 queries in flight, plus up to 16 per server.
-//     The kernel delivers to a connected socket only datagrams from the
-//     server's address and port; the reader checks the source again
-//     (wrong_source).
+//     one per 8 queries in flight (or kept as tombstones, below), plus
+//     up to 16 per server. The kernel delivers to a connected socket only
+//     datagrams from the server's address and port; the reader checks
+//     the source again (wrong_source). The port is secret only as long
+//     as the kernel does not leak it: this relies on the kernel's
+//     defences against the SAD DNS side channel (Linux 5.10 and later
+//     randomize the ICMP rate limit, CVE-2020-25705).
 //   - IDs and questions. Each query carries a fresh 16-bit ID from
 //     crypto/rand, unique on its socket, and its name in random case
 //     (0x20: each ASCII letter upper or lower case at random). A reader
 //     per socket takes a datagram as the reply only when it carries the
 //     ID of a query in flight there, decodes, is a response to a
-//     standard query, and its one question is the query's: type, class
-//     and the name byte for byte, case included (RFC 5452 §9.1).
-//     Anything else is dropped and counted by kind ([SpoofDropKinds],
+//     standard query, its one question is the query's (type, class and
+//     name; RFC 5452 §9.1), its cookie is right (below), and then its
+//     name is the query's byte for byte, case included. Anything else is
+//     dropped and counted by kind ([SpoofDropKinds],
 //     [Client.SpoofDrops]), and the lookup goes on waiting for the real
 //     reply: a forged or stray datagram never ends a lookup.
 //   - Cookies. Each query carries a DNS cookie (RFC 7873): a random
-//     64-bit client cookie per server, fixed for the Client's life, and
-//     the server cookie the server sent last. Once a server has sent a
-//     server cookie, a reply without our client cookie is dropped
-//     (wrong_cookie); a reply whose cookie starts with another client
-//     cookie always is. A server that stops sending cookies (three
-//     replies in a row without one) has its replies taken without them
-//     again, and the Client's Logger gets one line.
-//   - Error replies. A server's first error reply to a question
+//     64-bit client cookie per server, drawn again every hour (RFC 7873
+//     §4.1; a query keeps the one it was sent with, so its reply is
+//     still matched, and the server cookie of the old one is dropped),
+//     and the server cookie the server sent last for the current one.
+//     Once a server has sent a server cookie, a reply without the
+//     query's client cookie is dropped (wrong_cookie); a reply whose
+//     cookie starts with another client cookie always is. The cookie is
+//     checked before the case, so a datagram without it never counts as
+//     a reply in another case.
+//   - Error replies. A server's first error reply to a question over UDP
 //     (SERVFAIL, REFUSED, another error RCODE, an EDE that overrides the
-//     answer) is not yet its word: the question is asked of it again at
-//     once, on a socket of its own under a fresh ID and case, while the
-//     first query stays open; only the second error reply counts. A
-//     forged REFUSED thus costs one query, and the real answer that
-//     follows it is taken.
+//     answer, a truncated reply whose TCP retry failed) is not yet its
+//     word: the question is asked of it again at once, on a socket of its
+//     own under a fresh ID and case, while the first query stays open;
+//     only an error reply to that query or a later one counts. A forged
+//     REFUSED or TC reply, sent once or many times to the first query,
+//     thus costs one query (and at most two TCP connections), and the
+//     real answer that follows it is taken. Over TCP, which an off-path
+//     forger cannot answer, an error reply counts at once.
 //   - ICMP errors. An ICMP error (port, host or network unreachable)
 //     names no query: the kernel reports it to the socket whose ports it
 //     quotes, and anyone who knows them can forge it. It is counted
@@ -118,39 +133,80 @@
 //     the lookup rotates as after any unanswered attempt. Only a lookup
 //     that nothing answered and whose every attempt met an ICMP error
 //     reports [ReasonNetwork]; a send that the kernel refuses because of
-//     a pending ICMP error is tried again from a new port.
-//   - Resolvers that do not echo the case. A server whose replies match
-//     a query but for the case of the name, three times in a row, gets
-//     its questions in lower case and its replies matched in any case
-//     (still exactly otherwise) for ten minutes; then 0x20 is tried
-//     again. The Client's Logger gets one line, naming the server, never
-//     a question. Each such reply has the question asked again at once
-//     on a fresh socket (at most three times per lookup), so that the
-//     first lookup does not wait for a timeout.
+//     a pending ICMP error is tried again from a new port. An ICMP error
+//     at a live port shows that someone may know it: it taints the
+//     lookups in flight there (below).
+//   - Servers that do not echo the case or stop sending cookies. A reply
+//     that matches a query but for the case of its name, or that lacks
+//     the cookie of a server that sends them, has the question asked
+//     again at once on a fresh socket (at most three times per lookup).
+//     Anyone who knows a port and an ID can send such a datagram, so the
+//     Client never switches a protection off on UDP evidence: after
+//     three in a row (the count starts again after a minute without one)
+//     it asks the question over TCP, with the name in mixed case and the
+//     cookie, one such question per server at a time. When the TCP
+//     reply does not echo the case either, the server gets its questions
+//     in lower case and its replies matched in any case (still exactly
+//     otherwise) for ten minutes, then 0x20 is tried again; when it has
+//     no cookie, replies are taken without one until the server sends one
+//     again. When the TCP reply shows the protection working, nothing
+//     changes (the UDP datagrams were forged or stray). No TCP reply, no
+//     change: a server that neither echoes the case nor answers over TCP
+//     (which RFC 7766 requires of it) keeps 0x20, and its lookups time
+//     out. The TCP reply answers the lookup that asked. The Client's
+//     Logger gets a line for each switch and for each TCP reply that
+//     contradicts the UDP ones, at most one of each kind per server and
+//     minute, naming the server, never a question.
 //
 // So an off-path attacker who wants a forged answer taken must send it
-// from the server's address and port, to the one of our ports the query
-// left from (28,232 possible: 14.8 bits), with its ID (16 bits) and with
-// the case of each of the name's L letters (L bits), while the query is
-// in flight (one round trip to the recursive resolver, which is on the
-// same host or network; RFC 5452 §4), and, when the resolver sends DNS
-// cookies, with our 64-bit client cookie too. One forged datagram
-// matches with odds of 2^-(30.8+L): for _dmarc.example.com (15 letters)
-// 2^-45.8, one in 6 × 10^13. An even chance at one forged answer takes
-// about 4 × 10^13 datagrams, each sent while a query for that question is
-// in flight: at the 35,000 a second an attacker was seen sending, 38
-// years of flooding timed to our queries' round trips. A name
-// with few letters gives fewer bits (x.co: 33.8 bits, one in 1.5 × 10^10;
-// a resolver with cookies adds 64). Were a forgery nevertheless taken, it
-// would not spread: an answer whose lookup saw a datagram dropped as
-// undecodable, mismatched, miscased or with a wrong cookie for one of its
-// queries, or a datagram with an unknown ID on a socket carrying one of
-// them (the trace of an attacker guessing IDs, or of a late reply), is
-// tainted: it serves the lookup that asked, but [Client.LookupTTL] gives
-// it TTL 0, so a [Cache] never keeps it for the next scan. Re-asking
-// instead would cost every tainted lookup another round trip and decide
-// nothing the caller could not: the forger who won once can win the
-// re-ask's race too.
+// from the server's address and port, to the port one of our queries for
+// that question left from (28,232 possible: 14.8 bits), with that query's
+// ID (16 bits) and the case of each of the name's L letters in that
+// query (L bits), while the query is open, and, when the resolver sends
+// DNS cookies, with our 64-bit client cookie too. A query is open from
+// its send until its lookup ends: a lookup keeps every attempt open, so
+// with k queries open for the question (attempts, quick re-asks and
+// re-asks after error replies: a 6 s lookup the resolver does not answer
+// has up to 5 attempts open at its end, plus at most 4 re-asks per
+// server) one forged datagram matches with odds of k × 2^-(30.8+L), and
+// the window is the whole lookup. For _dmarc.example.com (15 letters)
+// with k = 8 that is 2^-42.8, one in 7.6 × 10^12: an even chance at one
+// forged answer takes about 5 × 10^12 datagrams, each sent while such a
+// query is open; at the 35,000 a second an attacker was seen sending,
+// about 5 years of flooding timed to lookups that the resolver leaves
+// unanswered (a question it answers from its cache is open for one
+// round trip on the same host or network, RFC 5452 §4). A name with few
+// letters gives fewer bits: x.co with k = 8 gives 30.8 bits, one in
+// 1.9 × 10^9, about 10 hours of such flooding. A resolver with cookies
+// adds 64 bits to either.
+//
+// Were a forgery nevertheless taken, it serves the lookup that asked
+// (and that scan), and it is kept out of the shared [Cache] as far as
+// the Client can tell:
+//
+//   - Taint. An answer whose lookup saw a datagram dropped as
+//     undecodable, mismatched, miscased or with a wrong cookie for one of
+//     its queries, a datagram with an unknown ID on a socket carrying one
+//     of them (the trace of an attacker guessing IDs, or of a late
+//     reply), or an ICMP error at one of their ports, is tainted:
+//     [Client.LookupTTL] gives it TTL 0, so a Cache never keeps it, and
+//     the callers of a Cache that waited for the same question ask again
+//     (once) instead of sharing it.
+//   - Tombstones. A forger who sends one datagram per port leaves no
+//     trace before it wins. So when a lookup below a Cache takes an
+//     answer over UDP, its queries stay registered for 2 s after it ends:
+//     the resolver's real reply to the forged query (or to another of
+//     them) comes then, and when its RCODE or records (TTLs, order and
+//     case aside) differ from the answer taken, the Cache drops that
+//     answer, or never stores it if it has not yet ([CacheStats]
+//     Invalidated). 2 s outlasts Unbound's discard-timeout (1.9 s), past
+//     which Unbound no longer answers a query. What remains: a forgery
+//     whose real reply never comes (the resolver dropped the query) or
+//     comes later than that stays cached for its TTL, at most
+//     [MaxCacheTTL], and callers that shared it before the real reply
+//     came keep it. A resolver behind one address that answers two
+//     attempts of a question from backends with different records costs
+//     an eviction, that is one more question later, never a wrong answer.
 //
 // # Attribution
 //

@@ -37,3 +37,7 @@ func Drops(c *Client) int64 {
 	}
 	return int64(n)
 }
+
+// SetTombstone sets how long the queries of a lookup that took a UDP
+// answer stay registered after it (tests only).
+func SetTombstone(c *Client, d time.Duration) { c.pool.tombstone = d }

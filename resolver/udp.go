@@ -51,19 +51,37 @@ const (
 	// writes reports an ICMP error.
 	sendTries = 3
 	// caseFallbackAfter is how many replies in a row that match a query
-	// but for the case of its name make a server count as one that does
-	// not echo the case (0x20).
+	// but for the case of its name make the Client ask the server over
+	// TCP whether it echoes the case (0x20).
 	caseFallbackAfter = 3
 	// caseFallbackFor is how long a server that does not echo the case
 	// gets its questions in lower case and its replies matched in any
 	// case; then 0x20 is tried again.
 	caseFallbackFor = 10 * time.Minute
 	// cookieFallbackAfter is how many replies in a row without a DNS
-	// cookie make a server that sent cookies count as one that no longer
-	// does.
+	// cookie make the Client ask a server that sent cookies over TCP
+	// whether it still does.
 	cookieFallbackAfter = 3
+	// missDecay restarts the count of replies in a row without the case
+	// or the cookie when the last one is older than this.
+	missDecay = time.Minute
+	// probeTimeout bounds the TCP question that confirms a server does
+	// not echo the case or no longer sends cookies.
+	probeTimeout = 5 * time.Second
+	// logEvery rate-limits the Logger's lines about one server.
+	logEvery = time.Minute
 	// clientCookieLen is the length of a client cookie (RFC 7873 §4).
 	clientCookieLen = 8
+	// cookieRotate is how long a client cookie is used for new queries
+	// (RFC 7873 §4.1); queries in flight keep the cookie they were sent
+	// with.
+	cookieRotate = time.Hour
+	// tombstoneFor is how long the queries of a lookup that took a UDP
+	// answer stay registered after it ends: a later reply to one of them
+	// with another answer evicts the answer from the Cache. It outlasts
+	// Unbound's discard-timeout (1.9 s), after which Unbound no longer
+	// answers a query.
+	tombstoneFor = 2 * time.Second
 )
 
 // dropKind says why a datagram, or an ICMP error, was not taken as a
@@ -124,7 +142,9 @@ func SpoofDropKinds() []string {
 // not echo the case, or may have stopped sending cookies).
 type reply struct {
 	server int // index of the server in the lookup's list
+	seq    int // the lookup's number of the query it answers
 	msg    *dns.Msg
+	tcp    bool // msg came over TCP (which an off-path forger cannot answer)
 }
 
 // waiter receives the replies to every attempt of one lookup, and what
@@ -133,29 +153,115 @@ type waiter struct {
 	ch chan reply
 	// tainted: a datagram was dropped that carried the ID of one of the
 	// lookup's queries, or that a socket carrying one of them could not
-	// match; its answer is not cached (see Client.LookupTTL).
+	// match, or an ICMP error reached such a socket; its answer is not
+	// cached (see Client.LookupTTL).
 	tainted atomic.Bool
 	// undecodable: a datagram with the ID of one of its queries was no
 	// DNS message.
 	undecodable atomic.Bool
+	// conflict, when set, is called (once) when a reply comes after the
+	// lookup took a UDP answer and contradicts it (see decide).
+	conflict func()
+
+	mu         sync.Mutex
+	decided    bool     // the lookup ended: replies are compared, not queued
+	taken      *dns.Msg // the UDP reply the lookup took; nil: none
+	conflicted bool
 }
 
 func newWaiter() *waiter { return &waiter{ch: make(chan reply, replyQueue)} }
 
-// deliver hands r to the lookup without ever blocking the reader.
+// deliver hands r to the lookup without ever blocking the reader; once
+// the lookup has ended, a reply is compared with the one it took.
 func (w *waiter) deliver(r reply) {
-	select {
-	case w.ch <- r:
-	default:
+	w.mu.Lock()
+	if !w.decided {
+		select {
+		case w.ch <- r:
+		default:
+		}
+		w.mu.Unlock()
+		return
 	}
+	w.mu.Unlock()
+	w.compare(r.msg)
+}
+
+// decide ends the lookup: taken is the UDP reply it took (nil: none, or
+// one over TCP). Replies queued or still to come to its queries are
+// compared with taken (see compare).
+func (w *waiter) decide(taken *dns.Msg) {
+	w.mu.Lock()
+	w.decided, w.taken = true, taken
+	w.mu.Unlock()
+	for {
+		select {
+		case r := <-w.ch:
+			w.compare(r.msg)
+		default:
+			return
+		}
+	}
+}
+
+// tombstones reports whether the lookup's queries should stay registered
+// after it ended: it took a UDP answer that a later reply may contradict.
+func (w *waiter) tombstones() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.taken != nil && w.conflict != nil
+}
+
+// compare checks a reply that came after the lookup took its UDP answer:
+// a conclusive reply (NOERROR or NXDOMAIN, not truncated) with other
+// records than the taken one means that one of the two was forged (or
+// that the records changed meanwhile), and the answer is dropped from the
+// cache (conflict). Replies to the same question that agree, and error
+// replies, are ignored.
+func (w *waiter) compare(m *dns.Msg) {
+	w.mu.Lock()
+	taken, call, done := w.taken, w.conflict, w.conflicted
+	w.mu.Unlock()
+	if taken == nil || call == nil || done {
+		return
+	}
+	if k := conclusiveKey(m); k == "" || k == conclusiveKey(taken) {
+		return
+	}
+	w.mu.Lock()
+	done, w.conflicted = w.conflicted, true
+	w.mu.Unlock()
+	if !done {
+		call()
+	}
+}
+
+// conclusiveKey is what two replies to one question must share to agree:
+// the RCODE and the answer section's records without their TTLs, in any
+// order and case. It is "" for a reply that concludes nothing (nil,
+// truncated, or an error RCODE).
+func conclusiveKey(m *dns.Msg) string {
+	if m == nil || m.Truncated || m.Rcode != dns.RcodeSuccess && m.Rcode != dns.RcodeNameError {
+		return ""
+	}
+	rrs := make([]string, 0, len(m.Answer))
+	for _, rr := range m.Answer {
+		cp := dns.Copy(rr)
+		cp.Header().Ttl = 0
+		rrs = append(rrs, strings.ToLower(cp.String()))
+	}
+	slices.Sort(rrs)
+	return fmt.Sprintf("%d\n%s", m.Rcode, strings.Join(rrs, "\n"))
 }
 
 // entry is one query in flight on a socket.
 type entry struct {
 	q      dns.Question // as sent: its name in the case the query carried
 	exact  bool         // the reply must carry the name byte for byte (0x20)
+	cookie string       // the client cookie sent, in hex
 	w      *waiter
 	server int
+	seq    int    // the lookup's number of the query
 	wire   []byte // the packed query; its first two bytes take the ID of its send
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
@@ -168,6 +274,8 @@ type pool struct {
 	servers sync.Map     // server address → *upstream
 	heard   atomic.Int64 // UnixNano of the latest reply taken from any server
 	drops   [numDropKinds]atomic.Uint64
+	// tombstone overrides tombstoneFor (tests); 0: tombstoneFor.
+	tombstone time.Duration
 }
 
 // count counts one dropped datagram or ICMP error.
@@ -194,13 +302,56 @@ type upstream struct {
 	slots   [slotsPerServer]slot
 
 	caseMiss    atomic.Int32 // replies in a row that matched but for the case
+	caseMissAt  atomic.Int64 // UnixNano of the latest
 	noCaseUntil atomic.Int64 // UnixNano: no 0x20 for this server until then
-	caseLogged  atomic.Bool
 
-	clientCookie string                 // hex, fixed for the Client's life (RFC 7873 §4.1)
-	serverCookie atomic.Pointer[string] // hex, the latest the server sent
-	cookies      atomic.Bool            // the server sends cookies: require ours back
-	cookieMiss   atomic.Int32           // replies in a row without one
+	cookie       atomic.Pointer[clientCookie] // the client cookie new queries carry
+	serverCookie atomic.Pointer[string]       // hex, the latest the server sent for it
+	cookies      atomic.Bool                  // the server sends cookies: require ours back
+	cookieMiss   atomic.Int32                 // replies in a row without one
+	cookieMissAt atomic.Int64                 // UnixNano of the latest
+
+	probing  atomic.Bool               // a TCP question confirming a fallback is under way
+	loggedAt [numLogLines]atomic.Int64 // UnixNano of the latest log line of each kind
+}
+
+// logLineKind names the lines the Logger gets about a server.
+type logLineKind uint8
+
+const (
+	logNoCase        logLineKind = iota // 0x20 switched off
+	logCaseForged                       // wrong-case UDP replies, but TCP echoes the case
+	logNoCookies                        // cookie checking switched off
+	logCookiesForged                    // cookieless UDP replies, but TCP has cookies
+	numLogLines
+)
+
+// clientCookie is a client cookie (RFC 7873 §4.1) and when it was drawn.
+type clientCookie struct {
+	hex  string
+	born time.Time
+}
+
+// newClientCookie draws a random client cookie.
+func newClientCookie() *clientCookie {
+	var c [clientCookieLen]byte
+	_, _ = rand.Read(c[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return &clientCookie{hex: hex.EncodeToString(c[:]), born: time.Now()}
+}
+
+// clientCookie returns the client cookie for a new query: a new one once
+// the current one is cookieRotate old, which forgets the server cookie
+// (the server computes it from the client cookie, RFC 7873 §4.2). Queries
+// in flight keep the one they were sent with.
+func (u *upstream) clientCookie() string {
+	cur := u.cookie.Load()
+	if time.Since(cur.born) < cookieRotate {
+		return cur.hex
+	}
+	if u.cookie.CompareAndSwap(cur, newClientCookie()) {
+		u.serverCookie.Store(nil)
+	}
+	return u.cookie.Load().hex
 }
 
 // slot holds the socket that takes new queries in its turn.
@@ -214,9 +365,8 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 	if u, ok := p.servers.Load(server); ok {
 		return u.(*upstream)
 	}
-	var c [clientCookieLen]byte
-	_, _ = rand.Read(c[:]) // crypto/rand.Read never fails (Go 1.24+)
-	u := &upstream{pool: p, addr: server, log: log, bufSize: max(int(udpSize), minReadBuffer), clientCookie: hex.EncodeToString(c[:])}
+	u := &upstream{pool: p, addr: server, log: log, bufSize: max(int(udpSize), minReadBuffer)}
+	u.cookie.Store(newClientCookie())
 	got, _ := p.servers.LoadOrStore(server, u)
 	return got.(*upstream)
 }
@@ -240,14 +390,16 @@ func (t ticket) release() {
 // the attempt is taken as sent and lost.
 var errICMPSend = errors.New("resolver: every send met an ICMP error")
 
-// send registers q under a fresh random ID on a socket to server and sends
-// it: its name in random case (0x20) unless the server does not echo the
-// case, with the Client's DNS cookie. fresh asks for a socket of its own,
-// on a new port. A send that reports an ICMP error is tried again on a new
-// socket, up to sendTries times; then errICMPSend.
-func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
+// send registers q, the lookup's query number seq, under a fresh random
+// ID on a socket to server and sends it: its name in random case (0x20)
+// unless the server does not echo the case, with the Client's DNS
+// cookie. fresh asks for a socket of its own, on a new port. A send that
+// reports an ICMP error is tried again on a new socket, up to sendTries
+// times; then errICMPSend.
+func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
 	u := p.upstream(server, log, udpSize)
 	e, err := u.entry(q, idx, w)
+	e.seq = seq
 	if err != nil {
 		return ticket{}, err
 	}
@@ -282,35 +434,41 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
 	if exact {
 		asked.Name = mixCase(asked.Name)
 	}
+	cookie := u.clientCookie()
 	m := *q
 	m.Id = 0
 	m.Question = []dns.Question{asked}
-	m.Extra = u.withCookie(q.Extra)
+	m.Extra = u.withCookie(q.Extra, cookie)
 	b, err := m.Pack()
 	if err != nil {
 		return entry{}, fmt.Errorf("resolver: pack query: %w", err)
 	}
-	return entry{q: asked, exact: exact, w: w, server: idx, wire: b, icmp: new(atomic.Bool)}, nil
+	return entry{q: asked, exact: exact, cookie: cookie, w: w, server: idx, wire: b, icmp: new(atomic.Bool)}, nil
 }
 
 // caseOn reports whether u gets 0x20 questions.
 func (u *upstream) caseOn() bool { return time.Now().UnixNano() >= u.noCaseUntil.Load() }
 
-// withCookie returns extra with the COOKIE option (RFC 7873 §4) added to
-// its OPT record: the client cookie, and the server cookie once known.
-func (u *upstream) withCookie(extra []dns.RR) []dns.RR {
+// withCookie returns extra with the COOKIE option (RFC 7873 §4) set in
+// its OPT record: the client cookie client, and the server cookie once
+// known.
+func (u *upstream) withCookie(extra []dns.RR, client string) []dns.RR {
 	out := slices.Clone(extra)
 	for i, rr := range out {
 		opt, ok := rr.(*dns.OPT)
 		if !ok {
 			continue
 		}
-		cookie := u.clientCookie
+		cookie := client
 		if sc := u.serverCookie.Load(); sc != nil {
 			cookie += *sc
 		}
 		o := &dns.OPT{Hdr: opt.Hdr, Option: make([]dns.EDNS0, 0, len(opt.Option)+1)}
-		o.Option = append(o.Option, opt.Option...)
+		for _, eo := range opt.Option {
+			if eo.Option() != dns.EDNS0COOKIE {
+				o.Option = append(o.Option, eo)
+			}
+		}
 		o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie})
 		out[i] = o
 	}
@@ -541,14 +699,16 @@ func (s *socket) read() {
 // query, and it reaches every query in flight on s. So it is not taken as
 // the server's reply: it is counted, each query in flight on s is marked
 // (a lookup whose every attempt was marked and that no answer ended
-// reports ReasonNetwork), and s takes no new query; the queries stay open
-// to their timeouts.
+// reports ReasonNetwork; its answer, if one comes, is tainted, since
+// someone knows the port), and s takes no new query; the queries stay
+// open to their timeouts.
 func (s *socket) icmp() {
 	s.up.pool.count(dropICMP)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range s.pending {
 		e.icmp.Store(true)
+		e.w.tainted.Store(true) // someone knows the port
 	}
 	s.retireLocked()
 }
@@ -562,12 +722,12 @@ func (s *socket) handle(b []byte) {
 		s.mu.Lock()
 		e, found = s.pending[id]
 		s.mu.Unlock()
-		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: u.clientCookie, needCookie: u.cookies.Load()}, found
+		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
 	})
 	if kind == dropNone {
 		u.learn(m, e.exact)
 		u.pool.heard.Store(time.Now().UnixNano())
-		e.w.deliver(reply{server: e.server, msg: m})
+		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m})
 		return
 	}
 	if !found {
@@ -579,11 +739,11 @@ func (s *socket) handle(b []byte) {
 	case dropUndecodable:
 		e.w.undecodable.Store(true)
 	case dropWrongCase:
-		u.caseMismatch()
-		e.w.deliver(reply{server: e.server})
+		u.caseMismatch(e)
+		e.w.deliver(reply{server: e.server, seq: e.seq})
 	case dropNoCookie:
-		u.cookieMissing()
-		e.w.deliver(reply{server: e.server})
+		u.cookieMissing(e)
+		e.w.deliver(reply{server: e.server, seq: e.seq})
 	}
 }
 
@@ -604,7 +764,8 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 }
 
 // learn notes what a reply taken from u says of it: it echoed the 0x20
-// case, and its cookie.
+// case, and its cookie. A server cookie is kept only when it comes with
+// the current client cookie.
 func (u *upstream) learn(m *dns.Msg, exact bool) {
 	if exact && u.caseMiss.Load() != 0 {
 		u.caseMiss.Store(0)
@@ -612,6 +773,9 @@ func (u *upstream) learn(m *dns.Msg, exact bool) {
 	c, ok := cookieOf(m)
 	if !ok || len(c) < 2*(clientCookieLen+8) || len(c) > 2*(clientCookieLen+32) {
 		return // no server cookie (RFC 7873 §4.2: 8 to 32 octets)
+	}
+	if c[:2*clientCookieLen] != u.cookie.Load().hex {
+		return // a reply to a query sent with the previous client cookie
 	}
 	if sc := c[2*clientCookieLen:]; u.serverCookie.Load() == nil || *u.serverCookie.Load() != sc {
 		u.serverCookie.Store(&sc)
@@ -624,36 +788,146 @@ func (u *upstream) learn(m *dns.Msg, exact bool) {
 	}
 }
 
-// caseMismatch notes a reply that matched its query but for the case of
-// the name. After caseFallbackAfter in a row, u gets its questions in
-// lower case and its replies are matched in any case (still exactly
-// otherwise) for caseFallbackFor; the first time, it is logged.
-func (u *upstream) caseMismatch() {
-	if u.caseMiss.Add(1) < caseFallbackAfter {
+// inARow counts one more reply in a row without the case or the cookie
+// (n, the latest at at): the count starts again when the latest is older
+// than missDecay.
+func inARow(n *atomic.Int32, at *atomic.Int64) int32 {
+	now := time.Now().UnixNano()
+	if now-at.Swap(now) > int64(missDecay) {
+		n.Store(0)
+	}
+	return n.Add(1)
+}
+
+// caseMismatch notes a reply to e that matched it but for the case of
+// the name. Anyone who knows a query's port and ID can send one, so after
+// caseFallbackAfter in a row the Client asks the server over TCP (see
+// probe): only when its TCP reply does not echo the case either does it
+// get its questions in lower case and its replies matched in any case
+// (still exactly otherwise) for caseFallbackFor.
+func (u *upstream) caseMismatch(e entry) {
+	if inARow(&u.caseMiss, &u.caseMissAt) < caseFallbackAfter {
 		return
 	}
 	u.caseMiss.Store(0)
-	now := time.Now()
-	if u.noCaseUntil.Swap(now.Add(caseFallbackFor).UnixNano()) > now.UnixNano() {
-		return // already off
-	}
-	if u.log != nil && !u.caseLogged.Swap(true) {
-		u.log.Warn("DNS server does not echo the case of questions (0x20): its replies are matched in any case",
-			slog.String("server", u.addr), slog.Duration("retry_after", caseFallbackFor))
-	}
+	u.probe(e, probeCase)
 }
 
-// cookieMissing notes a reply without a cookie from a server that sent
-// cookies. After cookieFallbackAfter in a row, its replies are taken
-// without one (the server was reconfigured or replaced), and it is logged.
-func (u *upstream) cookieMissing() {
-	if u.cookieMiss.Add(1) < cookieFallbackAfter {
+// cookieMissing notes a reply to e without a cookie from a server that
+// sent cookies. After cookieFallbackAfter in a row the Client asks the
+// server over TCP (see probe): only when its TCP reply has no cookie
+// either are its replies taken without one (the server was reconfigured
+// or replaced).
+func (u *upstream) cookieMissing(e entry) {
+	if inARow(&u.cookieMiss, &u.cookieMissAt) < cookieFallbackAfter {
 		return
 	}
 	u.cookieMiss.Store(0)
-	if u.cookies.Swap(false) && u.log != nil {
-		u.log.Warn("DNS server stopped sending DNS cookies: its replies are taken without them", slog.String("server", u.addr))
+	u.probe(e, probeCookie)
+}
+
+// probeKind is what a TCP probe checks.
+type probeKind uint8
+
+const (
+	probeCase   probeKind = iota // the server echoes the case of the name (0x20)
+	probeCookie                  // the server sends DNS cookies
+)
+
+// probe asks e's question of u over TCP, which an off-path forger cannot
+// answer, in the background (one probe per server at a time), with the
+// name in mixed case and the cookie, and decides from the reply what
+// replies over UDP could not: whether u echoes the case (probeCase) or
+// still sends cookies (probeCookie). Only then is the protection switched
+// off; when the TCP reply shows it working, the UDP replies were forged
+// or stray, and nothing changes. No TCP reply, no change. The reply is
+// an answer to e's question and is handed to e's lookup.
+func (u *upstream) probe(e entry, kind probeKind) {
+	if !u.probing.CompareAndSwap(false, true) {
+		return
 	}
+	go func() {
+		defer u.probing.Store(false)
+		q := new(dns.Msg)
+		if err := q.Unpack(e.wire); err != nil || len(q.Question) != 1 {
+			return
+		}
+		q.Id = randomID()
+		sent := mixedCase(q.Question[0].Name)
+		q.Question[0].Name = sent
+		cookie := u.clientCookie()
+		q.Extra = u.withCookie(q.Extra, cookie)
+		dc := &dns.Client{Net: "tcp", Timeout: probeTimeout}
+		m, _, err := dc.Exchange(q, u.addr)
+		if err != nil || m.Id != q.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], q.Question[0]) {
+			return
+		}
+		switch kind {
+		case probeCase:
+			if m.Question[0].Name == sent {
+				u.logLine(logCaseForged, "DNS replies over UDP came without the case of their question (0x20), but the server echoes it over TCP: forged datagrams?")
+				break
+			}
+			until := time.Now().Add(caseFallbackFor)
+			u.noCaseUntil.Store(until.UnixNano())
+			u.logLine(logNoCase, "DNS server does not echo the case of questions (0x20), also over TCP: its replies are matched in any case",
+				slog.Duration("retry_after", caseFallbackFor))
+		case probeCookie:
+			if c, ok := cookieOf(m); ok && strings.HasPrefix(c, cookie) {
+				u.learn(m, false)
+				u.logLine(logCookiesForged, "DNS replies over UDP came without a DNS cookie, but the server sends one over TCP: forged datagrams?")
+				break
+			}
+			if u.cookies.Swap(false) {
+				u.logLine(logNoCookies, "DNS server stopped sending DNS cookies, also over TCP: its replies are taken without them")
+			}
+		}
+		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m, tcp: true})
+	}()
+}
+
+// mixedCase is mixCase with at least one letter in upper case and one in
+// lower case, when name has two letters, so that a server that does not
+// echo the case shows it.
+func mixedCase(name string) string {
+	b := []byte(mixCase(name))
+	var letters []int
+	upper, lower := false, false
+	for i, c := range b {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		default:
+			continue
+		}
+		letters = append(letters, i)
+	}
+	if len(letters) >= 2 {
+		if !upper {
+			b[letters[0]] &^= 0x20
+		}
+		if !lower {
+			b[letters[len(letters)-1]] |= 0x20
+		}
+	}
+	return string(b)
+}
+
+// logLine writes msg, naming the server and never a question, to the
+// Client's Logger, at most once per logEvery per server and kind.
+func (u *upstream) logLine(kind logLineKind, msg string, attrs ...any) {
+	if u.log == nil {
+		return
+	}
+	now := time.Now().UnixNano()
+	at := &u.loggedAt[kind]
+	last := at.Load()
+	if last != 0 && now-last < int64(logEvery) || !at.CompareAndSwap(last, now) {
+		return
+	}
+	u.log.Warn(msg, append([]any{slog.String("server", u.addr)}, attrs...)...)
 }
 
 // cookieOf returns the COOKIE option of m in hex, if it has one.
@@ -690,8 +964,10 @@ type expect struct {
 // (QR set) to a standard query, its one question is the query's (type and
 // class, and the name byte for byte when exact, else in any case; RFC 5452
 // §9.1), and its cookie, if any, starts with ours (and it has one when
-// needCookie; RFC 7873 §5.3). Anything else is dropped, and the kind says
-// why: a spoofed or stray datagram never ends a lookup.
+// needCookie; RFC 7873 §5.3). The cookie is checked before the case, so
+// that a datagram without our cookie never counts as a server's reply in
+// another case. Anything else is dropped, and the kind says why: a
+// spoofed or stray datagram never ends a lookup.
 func demux(b []byte, pending func(id uint16) (expect, bool)) (uint16, *dns.Msg, dropKind) {
 	if len(b) < 12 {
 		return 0, nil, dropUndecodable
@@ -708,15 +984,15 @@ func demux(b []byte, pending func(id uint16) (expect, bool)) (uint16, *dns.Msg, 
 	if !m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || !sameQuestion(m.Question[0], want.q) {
 		return id, nil, dropWrongQuestion
 	}
-	if want.exact && m.Question[0].Name != want.q.Name {
-		return id, nil, dropWrongCase
-	}
 	c, ok := cookieOf(m)
 	switch {
 	case ok && !strings.HasPrefix(c, want.cookie):
 		return id, nil, dropWrongCookie
 	case !ok && want.needCookie:
 		return id, nil, dropNoCookie
+	}
+	if want.exact && m.Question[0].Name != want.q.Name {
+		return id, nil, dropWrongCase
 	}
 	return id, m, dropNone
 }

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"net"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -77,4 +78,124 @@ func TestICMPError(t *testing.T) {
 		assert.True(t, icmpError(&net.OpError{Op: "read", Err: errno}), "%v", errno)
 	}
 	assert.False(t, icmpError(&net.OpError{Op: "write", Err: syscall.EINVAL}))
+}
+
+// TestClientCookieRotates: a client cookie is used for new queries for
+// cookieRotate; then a new one is drawn and the server cookie, which the
+// server computed from the old one, is forgotten. A query in flight keeps
+// the cookie it was sent with, and a reply to it does not teach the server
+// cookie of the old client cookie.
+func TestClientCookieRotates(t *testing.T) {
+	t.Parallel()
+	p := &pool{}
+	u := p.upstream("127.0.0.1:53", nil, DefaultUDPSize)
+	const sc = "1112131415161718"
+	first := queryEntry(t, u, "a.example.test.")
+	require.Len(t, first.cookie, 2*clientCookieLen)
+	assert.Equal(t, first.cookie, queryEntry(t, u, "a.example.test.").cookie, "the same cookie within its hour")
+	u.serverCookie.Store(new(string))
+	*u.serverCookie.Load() = sc
+	u.cookie.Store(&clientCookie{hex: first.cookie, born: time.Now().Add(-cookieRotate)})
+	second := queryEntry(t, u, "a.example.test.")
+	assert.NotEqual(t, first.cookie, second.cookie, "rotated")
+	assert.Nil(t, u.serverCookie.Load(), "the old server cookie is forgotten")
+
+	reply := func(cookie string) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("a.example.test.", dns.TypeA)
+		m.Response = true
+		m.SetEdns0(1232, false)
+		m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}}
+		return m
+	}
+	u.learn(reply(first.cookie+sc), true)
+	assert.Nil(t, u.serverCookie.Load(), "a reply to a query with the old cookie teaches nothing")
+	u.learn(reply(second.cookie+sc), true)
+	require.NotNil(t, u.serverCookie.Load())
+	assert.Equal(t, sc, *u.serverCookie.Load())
+}
+
+// TestConclusiveKey: two replies agree when their RCODE and answer
+// records do, whatever their TTLs, order and case; error and truncated
+// replies conclude nothing.
+func TestConclusiveKey(t *testing.T) {
+	t.Parallel()
+	msg := func(rcode int, ips ...string) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("a.example.test.", dns.TypeA)
+		m.Response, m.Rcode = true, rcode
+		for i, ip := range ips {
+			name := "a.example.test."
+			if i%2 == 1 {
+				name = "A.Example.TEST."
+			}
+			m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: uint32(60 * (i + 1))}, A: net.ParseIP(ip).To4()})
+		}
+		return m
+	}
+	a := conclusiveKey(msg(dns.RcodeSuccess, "192.0.2.1", "192.0.2.2"))
+	assert.NotEmpty(t, a)
+	assert.Equal(t, a, conclusiveKey(msg(dns.RcodeSuccess, "192.0.2.2", "192.0.2.1")), "order, case and TTL do not matter")
+	assert.NotEqual(t, a, conclusiveKey(msg(dns.RcodeSuccess, "192.0.2.1", "192.0.2.66")))
+	assert.NotEqual(t, a, conclusiveKey(msg(dns.RcodeNameError)))
+	assert.Empty(t, conclusiveKey(msg(dns.RcodeServerFailure)))
+	assert.Empty(t, conclusiveKey(nil))
+	tc := msg(dns.RcodeSuccess, "192.0.2.1")
+	tc.Truncated = true
+	assert.Empty(t, conclusiveKey(tc))
+}
+
+// TestMixedCase: the name of a TCP probe has an upper- and a lower-case
+// letter whenever it has two letters.
+func TestMixedCase(t *testing.T) {
+	t.Parallel()
+	for range 200 {
+		got := mixedCase("ab.")
+		assert.Contains(t, []string{"Ab.", "aB."}, got)
+	}
+	assert.Equal(t, "1.2.", mixedCase("1.2."))
+}
+
+// TestMissesDecay: replies in a row without the case or the cookie are
+// counted only while they keep coming: after missDecay without one, the
+// count starts again.
+func TestMissesDecay(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	var at atomic.Int64
+	assert.Equal(t, int32(1), inARow(&n, &at))
+	assert.Equal(t, int32(2), inARow(&n, &at))
+	at.Store(time.Now().Add(-2 * missDecay).UnixNano())
+	assert.Equal(t, int32(1), inARow(&n, &at), "the run ended a while ago")
+}
+
+// TestCaseStaysOnWithoutTCP: replies in the wrong case, however many,
+// never switch 0x20 off when the server cannot be asked over TCP (here
+// its TCP port closes every connection): an off-path forger can send
+// them, the TCP reply decides.
+func TestCaseStaysOnWithoutTCP(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { l.Close() })
+	p := &pool{}
+	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	e := queryEntry(t, u, "victim.example.test.")
+	for range 3 * caseFallbackAfter {
+		u.caseMismatch(e)
+		require.Eventually(t, func() bool { return !u.probing.Load() }, time.Minute, time.Millisecond)
+	}
+	assert.Positive(t, accepted.Load(), "asked over TCP")
+	assert.True(t, u.caseOn(), "0x20 stays on")
 }
