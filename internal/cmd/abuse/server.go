@@ -35,6 +35,7 @@ type lab struct {
 	srv     *http.Server
 	ln      *httpapi.Listener
 	addr    string
+	dnsAddr string
 	stopDNS func()
 }
 
@@ -51,10 +52,14 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		stopDNS()
 		return nil, err
 	}
-	svc := mailauth.New(mailauth.Config{
+	cfg := mailauth.Config{
 		Resolver:  &resolver.Client{Servers: []string{dnsAddr}},
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
-	})
+	}
+	if o.mode == "spoof" {
+		cfg.DNSCacheBytes = spoofCacheMB << 20 // the shared cache the forged answers aim at
+	}
+	svc := mailauth.New(cfg)
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		stopDNS()
@@ -73,7 +78,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	})
 	srv := httpapi.NewServer(h, ln, log.New(io.Discard, "", 0))
 	go func() { _ = srv.Serve(ln) }()
-	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), stopDNS: stopDNS}, nil
+	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), dnsAddr: dnsAddr, stopDNS: stopDNS}, nil
 }
 
 func (l *lab) close() {
