@@ -29,13 +29,13 @@ import (
 
 // Kinds of attack.
 const (
-	attackICMPSweep   = "icmp-sweep"   // ICMP port unreachable from the resolver, swept over the ephemeral ports
-	attackICMPLive    = "icmp-live"    // the same at the live ports
-	attackUndecodable = "undecodable"  // undecodable datagrams with guessed IDs at the live ports
-	attackRefused     = "refused"      // REFUSED with the right question and brute-forced IDs
-	attackForge       = "forge"        // forged answers (SPF +all, DMARC p=none) with brute-forced IDs
-	icmpLiveRate      = 1000           // packets a second of icmp-live: the issue saw 27 a second suffice
-	idsPerPass        = 64             // IDs sent to one port (per question) before the next port
+	attackICMPSweep   = "icmp-sweep"  // ICMP port unreachable from the resolver, swept over the ephemeral ports
+	attackICMPLive    = "icmp-live"   // the same at the live ports
+	attackUndecodable = "undecodable" // undecodable datagrams with guessed IDs at the live ports
+	attackRefused     = "refused"     // REFUSED with the right question and brute-forced IDs
+	attackForge       = "forge"       // forged answers (SPF +all, DMARC p=none) with brute-forced IDs
+	icmpLiveRate      = 1000          // packets a second of icmp-live: the issue saw 27 a second suffice
+	idsPerPass        = 64            // IDs sent to one port (per question) before the next port
 	liveEvery         = 5 * time.Millisecond
 	forgedTTL         = 300 // seconds: the cache keeps at most resolver.MaxCacheTTL
 )
