@@ -124,9 +124,7 @@ func parseProcAddr(s string) (netip.AddrPort, bool) {
 }
 
 // livePorts returns the local ports of the namespace's UDP sockets that
-// can receive the resolver's replies: on a loopback or unspecified
-// address, connected to the resolver or not connected, other than the
-// resolver's own.
+// can receive the resolver's replies (liveSocket).
 func livePorts(resolverAddr netip.AddrPort) []uint16 {
 	var out []uint16
 	seen := map[uint16]bool{}
@@ -136,21 +134,27 @@ func livePorts(resolverAddr netip.AddrPort) []uint16 {
 			continue
 		}
 		for _, s := range parseProcUDP(b) {
-			l, r := s.Local, s.Remote
-			if l.Port() == resolverAddr.Port() || seen[l.Port()] {
-				continue
+			if liveSocket(s, resolverAddr) && !seen[s.Local.Port()] {
+				seen[s.Local.Port()] = true
+				out = append(out, s.Local.Port())
 			}
-			if !l.Addr().IsLoopback() && !l.Addr().IsUnspecified() {
-				continue
-			}
-			if r != resolverAddr && !r.Addr().IsUnspecified() {
-				continue
-			}
-			seen[l.Port()] = true
-			out = append(out, l.Port())
 		}
 	}
 	return out
+}
+
+// liveSocket reports whether s can receive the resolver's replies: it is
+// on a loopback or unspecified address, connected to the resolver or not
+// connected, and not the resolver's own.
+func liveSocket(s udpSock, resolverAddr netip.AddrPort) bool {
+	l, r := s.Local, s.Remote
+	switch {
+	case l.Port() == resolverAddr.Port():
+		return false
+	case !l.Addr().IsLoopback() && !l.Addr().IsUnspecified():
+		return false
+	}
+	return r == resolverAddr || r.Addr().IsUnspecified()
 }
 
 // ephemeralRange reads the namespace's ephemeral port range.
