@@ -84,10 +84,11 @@ func TestCacheInconclusive(t *testing.T) {
 	faults := []struct {
 		name  string
 		fault dnstest.Fault
+		asks  int // queries for both lookups: an error reply is asked once more before it counts
 	}{
-		{"servfail", dnstest.ServFail},
-		{"refused", dnstest.Refused},
-		{"garbage", dnstest.Garbage},
+		{"servfail", dnstest.ServFail, 3},
+		{"refused", dnstest.Refused, 3},
+		{"garbage", dnstest.Garbage, 2},
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
@@ -98,7 +99,7 @@ func TestCacheInconclusive(t *testing.T) {
 			srv.SetFault("short.cache.test", dnstest.AnyType, dnstest.Fault{})
 			a = c.Lookup(context.Background(), "short.cache.test", resolver.TypeTXT)
 			require.Equal(t, resolver.Found, a.Outcome, "after the repair: %s", show(a))
-			require.Equal(t, 2, srv.Count("short.cache.test", resolver.TypeTXT), "queries, want 2: the inconclusive answer must not be kept")
+			require.Equal(t, f.asks, srv.Count("short.cache.test", resolver.TypeTXT), "queries, want %d: the inconclusive answer must not be kept", f.asks)
 		})
 	}
 	t.Run("canceled", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/netip"
@@ -70,9 +71,19 @@ type Client struct {
 	Attempts int
 	// UDPSize is the EDNS0 buffer size; 0 means DefaultUDPSize.
 	UDPSize uint16
+	// Logger, when set, gets one line when a server turns out not to
+	// echo the case of questions (0x20) or stops sending DNS cookies (see
+	// the package doc, "Sockets and spoofing"). The lines name the
+	// server, never a question. nil: nothing is logged.
+	Logger *slog.Logger
 
 	pool pool
 }
+
+// SpoofDrops returns how many datagrams and ICMP errors the Client's
+// sockets dropped so far, by kind ([SpoofDropKinds] lists every kind, each
+// present in the map). A dropped datagram never ends a lookup.
+func (c *Client) SpoofDrops() map[string]uint64 { return c.pool.spoofDrops() }
 
 // SystemServers returns the nameservers listed in /etc/resolv.conf as
 // "host:port", or 127.0.0.1:53 when the file lists none. The file is read
@@ -219,6 +230,11 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 			res.a.Reason = c.chainTest(ctx, server, name, qtype)
 		}
 	}
+	if res.tainted {
+		// A datagram for this question was dropped as forged, mismatched
+		// or undecodable: the answer serves this lookup, never a cache.
+		res.ttl = 0
+	}
 	return res.a, res.next, res.ttl
 }
 
@@ -312,6 +328,7 @@ func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, re
 		return res
 	}
 	again := c.attempts(ctx, one, name, qtype, c.query(name, qtype, false), once)
+	again.tainted = again.tainted || cd.tainted || res.tainted
 	switch {
 	case again.a.Conclusive():
 		return again
@@ -334,13 +351,16 @@ func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 }
 
 // result is how the attempts of one question ended: the answer, the alias
-// to ask next (see FromMsg), its TTL, and the index of the server whose
-// error reply the answer is (-1 for none).
+// to ask next (see FromMsg), its TTL, the index of the server whose error
+// reply the answer is (-1 for none), and whether a datagram for the
+// question was dropped meanwhile as forged, mismatched or undecodable
+// (tainted: the answer is not to be cached).
 type result struct {
-	a      Answer
-	next   string
-	ttl    uint32
-	server int
+	a       Answer
+	next    string
+	ttl     uint32
+	server  int
+	tainted bool
 }
 
 func failure(r Reason, server int) result { return result{a: Fail(r), server: server} }
@@ -348,51 +368,90 @@ func failure(r Reason, server int) result { return result{a: Fail(r), server: se
 // attempts asks q of servers as sched and the retry rules say, until an
 // answer comes, every server has replied with an error, the attempts are
 // spent or ctx ends. Every attempt's ID stays registered until then, so
-// that a late answer to an earlier attempt is taken.
+// that a late answer to an earlier attempt is taken. A server's first
+// error reply (an error RCODE over UDP) is not yet its word: the question
+// is asked of it once more at once, on a fresh socket under a fresh ID,
+// and only its second error reply counts, so that a forged REFUSED does
+// not fail a lookup whose real answer is on its way. A reply that matched
+// a query but for the case of its name or its cookie has the question
+// asked again at once, on a fresh socket (up to maxQuickResends), while
+// the Client learns whether the server echoes the case and sends cookies.
 func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) result {
 	deadline, _ := ctx.Deadline()
 	start := time.Now()
 	r := newRetry(sched, len(servers), deadline)
-	w := &waiter{ch: make(chan reply, replyQueue)}
+	w := newWaiter()
 	var tickets []ticket
 	defer func() {
 		for _, t := range tickets {
-			t.s.release(t.id)
+			t.release()
 		}
 	}()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	confirmed := make([]bool, len(servers)) // asked again after an error reply
+	quick := 0
+	send := func(server int, fresh bool) error {
+		t, err := c.pool.send(servers[server], server, q, w, fresh, c.Logger, c.udpSize())
+		if err == nil || errors.Is(err, errICMPSend) {
+			tickets = append(tickets, t) // an attempt lost to ICMP errors waits like any other
+			return nil
+		}
+		return err
+	}
+	finish := func(res result) result {
+		res.tainted = res.tainted || w.tainted.Load()
+		return res
+	}
 	last := result{server: -1}
 	for {
 		now := time.Now()
 		act := r.next(now)
 		if act.kind == actStop {
-			return c.giveUp(ctx, r, c.drain(name, qtype, w, last), start)
+			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
 		}
 		if act.kind == actSend {
-			t, err := c.pool.send(servers[act.server], act.server, q, w)
-			if err != nil {
+			if err := send(act.server, false); err != nil {
 				r.fail(act.server, now)
 				last = prefer(last, failure(ReasonNetwork, act.server))
 				continue
 			}
-			tickets = append(tickets, t)
 		}
 		timer.Reset(act.until.Sub(now))
 		select {
 		case rep := <-w.ch:
-			res, done := c.take(ctx, servers, name, qtype, q, rep, deadline)
+			if rep.msg == nil {
+				if quick < maxQuickResends {
+					quick++
+					_ = send(rep.server, true) // on failure, the attempt's timeout stands
+				}
+				continue
+			}
+			res, done, confirm := c.take(ctx, servers, name, qtype, q, rep, deadline)
 			if done {
-				return res
+				return finish(res)
+			}
+			last = prefer(last, res)
+			if confirm && !confirmed[rep.server] {
+				confirmed[rep.server] = true
+				if send(rep.server, true) == nil {
+					continue
+				}
 			}
 			r.fail(rep.server, time.Now())
-			last = prefer(last, res)
 		case <-timer.C:
 		case <-ctx.Done():
-			return c.giveUp(ctx, r, c.drain(name, qtype, w, last), start)
+			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
 		}
 	}
 }
+
+// maxQuickResends bounds the questions one lookup asks again at once
+// after a reply that matched but for the case or the cookie: enough for
+// the Client to learn that a server does not echo the case
+// (caseFallbackAfter), few enough that forged replies cannot make it
+// flood the server.
+const maxQuickResends = caseFallbackAfter
 
 // drain takes an answer that arrived as the lookup ended, if one did
 // (one that needs TCP is too late), returned as an answer result; else
@@ -414,23 +473,23 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 }
 
 // take turns one reply into the lookup's result (done) or into the error
-// of its server (not done). A truncated reply is asked again over TCP.
-func (c *Client) take(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, rep reply, deadline time.Time) (result, bool) {
-	if rep.reason != ReasonNone {
-		return failure(rep.reason, rep.server), false
-	}
+// of its server (not done); confirm says the error is a UDP reply's, to be
+// asked again before it counts. A truncated reply is asked again over TCP
+// (which an off-path forger cannot answer).
+func (c *Client) take(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, rep reply, deadline time.Time) (res result, done, confirm bool) {
 	m := rep.msg
+	udp := !m.Truncated
 	if m.Truncated {
 		var reason Reason
 		if m, reason = c.overTCP(ctx, servers[rep.server], q, deadline); m == nil {
-			return failure(reason, rep.server), reason == ReasonCanceled
+			return failure(reason, rep.server), reason == ReasonCanceled, false
 		}
 	}
 	a, next := FromMsg(name, qtype, m)
 	if retryable(a) {
-		return result{a: a, server: rep.server}, false
+		return result{a: a, server: rep.server}, false, udp
 	}
-	return result{a: a, next: next, ttl: msgTTL(a, next, m), server: -1}, true
+	return result{a: a, next: next, ttl: msgTTL(a, next, m), server: -1}, true, false
 }
 
 // prefer keeps the more telling of two error results: one whose Reason
@@ -445,11 +504,13 @@ func prefer(old, cur result) result {
 // giveUp is the result of a lookup no answer ended: the caller's
 // cancellation; else the most telling error reply of a server; else, when
 // the deadline passed, ReasonSlow if the servers answered other questions
-// meanwhile and ReasonTimeout if they answered nothing; else (the
-// attempts are spent) ReasonTimeout. When the deadline passed, giveUp
-// waits for ctx to report it, so that the layers above (Cache, Scan) see
-// the lookup's end as its caller's.
-func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.Time) result {
+// meanwhile; else ReasonNetwork when an ICMP error reached every attempt
+// (tickets), ReasonMalformed when a datagram with the ID of one of them
+// was no DNS message (w), and ReasonTimeout otherwise. These two are
+// hints, never the reason a lookup ends early: a forger can send either.
+// When the deadline passed, giveUp waits for ctx to report it, so that
+// the layers above (Cache, Scan) see the lookup's end as its caller's.
+func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.Time, tickets []ticket, w *waiter) result {
 	if last.a.Outcome != Inconclusive && last.a.Outcome != "" {
 		return last // drained: an answer came as the lookup ended
 	}
@@ -467,8 +528,22 @@ func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.T
 		return failure(ReasonCanceled, -1)
 	case timedOut && c.pool.heard.Load() > start.UnixNano():
 		return failure(ReasonSlow, -1)
+	case allICMP(tickets):
+		return failure(ReasonNetwork, -1)
+	case w.undecodable.Load():
+		return failure(ReasonMalformed, -1)
 	}
 	return failure(ReasonTimeout, -1)
+}
+
+// allICMP reports whether an ICMP error reached every attempt.
+func allICMP(tickets []ticket) bool {
+	for _, t := range tickets {
+		if !t.icmp.Load() {
+			return false
+		}
+	}
+	return len(tickets) > 0
 }
 
 // ended reports whether the caller's context is done or its deadline has

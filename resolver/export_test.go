@@ -28,13 +28,12 @@ func (c *ManualClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// Drops returns how many datagrams c's sockets dropped because they
-// matched no query in flight (tests only).
-func Drops(c *Client) int64 { return c.pool.drops.Load() }
-
-// OpenSockets returns how many sockets c holds open to server (tests only).
-func OpenSockets(c *Client, server string) int {
-	c.pool.mu.Lock()
-	defer c.pool.mu.Unlock()
-	return len(c.pool.socks[server])
+// Drops returns how many datagrams and ICMP errors c's sockets dropped,
+// of every kind (tests only).
+func Drops(c *Client) int64 {
+	var n uint64
+	for _, v := range c.SpoofDrops() {
+		n += v
+	}
+	return int64(n)
 }

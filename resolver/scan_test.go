@@ -87,7 +87,11 @@ func TestScanCache(t *testing.T) {
 		}
 	}
 	for _, q := range questions {
-		assert.Equal(t, 1, srv.Count(q.name, q.qtype), "%s %s reached the server, want once", q.name, q.qtype)
+		want := 1
+		if q.want == resolver.Inconclusive {
+			want = 2 // the SERVFAIL is asked once more before it counts
+		}
+		assert.Equal(t, want, srv.Count(q.name, q.qtype), "%s %s reached the server, want %d", q.name, q.qtype, want)
 	}
 	assert.Equal(t, len(questions), scan.Queries(), "Queries()")
 	// Another scan over the same client shares nothing.
@@ -275,7 +279,7 @@ func TestScanCanceled(t *testing.T) {
 // waitFor polls cond for up to five seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			require.FailNow(t, "condition not reached")
 		}

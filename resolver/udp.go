@@ -3,9 +3,12 @@ package resolver
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -16,49 +19,128 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Limits of the shared UDP sockets (see the package doc, "Sockets and
+// Limits of the UDP sockets (see the package doc, "Sockets and
 // spoofing").
 const (
-	// socketsPerServer is how many sockets, each on its own random port,
-	// a Client keeps open to one server; a question takes one at random,
-	// so that simultaneous questions leave from different ports (RFC 5452
-	// §9.2).
-	socketsPerServer = 4
-	// socketMaxQueries and socketMaxAge retire a socket: it takes no new
-	// question after this many, or after this long, and closes once its
-	// last question ends. A port stays in use for a bounded time, as
-	// with a pool rotated in the background.
-	socketMaxQueries = 1024
-	socketMaxAge     = 30 * time.Second
-	// socketIdle closes a socket that had no question in flight for this
+	// slotsPerServer is how many sockets to one server take new queries
+	// at a time; a query takes one of them at random, under that slot's
+	// own lock, so that no one lock or socket serializes the sends.
+	slotsPerServer = 16
+	// socketBatch is how many queries one socket carries: after that it
+	// takes no new one and closes once its last one ends, so that a port
+	// serves a small batch of queries (RFC 5452 §9.2) and a port someone
+	// learned is of no use for long.
+	socketBatch = 8
+	// socketMaxAge retires a socket that has not carried its batch after
+	// this long, for the same reason.
+	socketMaxAge = 2 * time.Second
+	// socketIdle closes a socket that had no query in flight for this
 	// long (and ends its reader goroutine).
-	socketIdle = 2 * time.Second
-	// socketReadBuffer is the receive buffer asked for a socket: one
-	// socket now takes the replies that a socket per question used to,
-	// and a burst of them must not overflow it.
-	socketReadBuffer = 1 << 20
-	// maxDatagram is the largest UDP payload read.
-	maxDatagram = 65535
+	socketIdle = time.Second
+	// socketReadBuffer is the receive buffer asked for a socket, so that
+	// a burst of forged datagrams does not push the real reply out.
+	socketReadBuffer = 256 << 10
+	// minReadBuffer is the smallest reply a socket reads whole, whatever
+	// EDNS0 size was advertised.
+	minReadBuffer = 4096
 	// replyQueue is the reply buffer of one lookup; a reader never
 	// blocks on a lookup: replies past it are dropped (a lookup reads
 	// them as they come, and each attempt needs one).
 	replyQueue = 16
+	// sendTries bounds the sockets one send tries when each of their
+	// writes reports an ICMP error.
+	sendTries = 3
+	// caseFallbackAfter is how many replies in a row that match a query
+	// but for the case of its name make a server count as one that does
+	// not echo the case (0x20).
+	caseFallbackAfter = 3
+	// caseFallbackFor is how long a server that does not echo the case
+	// gets its questions in lower case and its replies matched in any
+	// case; then 0x20 is tried again.
+	caseFallbackFor = 10 * time.Minute
+	// cookieFallbackAfter is how many replies in a row without a DNS
+	// cookie make a server that sent cookies count as one that no longer
+	// does.
+	cookieFallbackAfter = 3
+	// clientCookieLen is the length of a client cookie (RFC 7873 §4).
+	clientCookieLen = 8
 )
 
+// dropKind says why a datagram, or an ICMP error, was not taken as a
+// reply.
+type dropKind uint8
+
+// The kinds of dropped datagrams (see SpoofDropKinds).
+const (
+	dropNone          dropKind = iota // taken as a reply
+	dropUnmatchedID                   // no query in flight on the socket carries its ID
+	dropUndecodable                   // not a DNS message (or shorter than a header)
+	dropWrongQuestion                 // not a response to the query, or another question
+	dropWrongCase                     // the query's question in another case (0x20)
+	dropWrongCookie                   // a client cookie that is not ours
+	dropNoCookie                      // no cookie from a server that sends them
+	dropWrongSource                   // from another address or port than the server's
+	dropICMP                          // an ICMP error (port, host or network unreachable)
+	numDropKinds
+)
+
+// dropNames are the kinds' names as SpoofDrops reports them; dropNoCookie
+// counts as wrong_cookie.
+var dropNames = [numDropKinds]string{
+	dropUnmatchedID: "unmatched_id", dropUndecodable: "undecodable", dropWrongQuestion: "wrong_question",
+	dropWrongCase: "wrong_case", dropWrongCookie: "wrong_cookie", dropNoCookie: "wrong_cookie",
+	dropWrongSource: "wrong_source", dropICMP: "icmp",
+}
+
+// SpoofDropKinds returns the kinds [Client.SpoofDrops] counts, in a
+// stable order:
+//
+//   - unmatched_id: a datagram whose ID no query in flight on its socket
+//     carries (a late reply to a lookup that ended, or a blind guess);
+//   - undecodable: a datagram carrying a query's ID that is no DNS message;
+//   - wrong_question: one that carries a query's ID but is no response to
+//     it, or asks another question (RFC 5452 §9.1);
+//   - wrong_case: one that asks the query's question in another case
+//     (0x20) than it was sent in;
+//   - wrong_cookie: one whose DNS cookie is not the client's, or without a
+//     cookie from a server that sends them (RFC 7873);
+//   - wrong_source: one from another address or port than the server's;
+//   - icmp: an ICMP error (port, host or network unreachable), which
+//     names no query and is never taken as the server's word.
+func SpoofDropKinds() []string {
+	out := make([]string, 0, numDropKinds)
+	for _, n := range dropNames {
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // reply is what a socket's reader hands to the lookup that registered the
-// query: a decoded message that matches it, or why the attempt failed
-// (ReasonMalformed for an undecodable datagram carrying its ID,
-// ReasonNetwork for an unreachable server).
+// query: a decoded message that matches it, or (msg nil) a request to ask
+// the server again at once, on a fresh socket, because a reply matched
+// the query but for the case of its name or its cookie (the server may
+// not echo the case, or may have stopped sending cookies).
 type reply struct {
 	server int // index of the server in the lookup's list
 	msg    *dns.Msg
-	reason Reason
 }
 
-// waiter receives the replies to every attempt of one lookup.
+// waiter receives the replies to every attempt of one lookup, and what
+// its sockets saw besides.
 type waiter struct {
 	ch chan reply
+	// tainted: a datagram was dropped that carried the ID of one of the
+	// lookup's queries, or that a socket carrying one of them could not
+	// match; its answer is not cached (see Client.LookupTTL).
+	tainted atomic.Bool
+	// undecodable: a datagram with the ID of one of its queries was no
+	// DNS message.
+	undecodable atomic.Bool
 }
+
+func newWaiter() *waiter { return &waiter{ch: make(chan reply, replyQueue)} }
 
 // deliver hands r to the lookup without ever blocking the reader.
 func (w *waiter) deliver(r reply) {
@@ -70,140 +152,227 @@ func (w *waiter) deliver(r reply) {
 
 // entry is one query in flight on a socket.
 type entry struct {
-	q      dns.Question
+	q      dns.Question // as sent: its name in the case the query carried
+	exact  bool         // the reply must carry the name byte for byte (0x20)
 	w      *waiter
 	server int
-	wire   []byte // the packed query; its first two bytes take the ID of each send
-	// resent marks a query sent again after its first socket was refused
-	// (see unreachable): a second refusal is the server's.
-	resent bool
-	// moved is where the query was sent again, released with it.
-	moved *ticket
+	wire   []byte // the packed query; its first two bytes take the ID of its send
+	// icmp is set when an ICMP error reaches the query's socket while it
+	// is in flight (or every send of it met one).
+	icmp *atomic.Bool
 }
 
-// socket is one connected UDP socket to one server, on a port the kernel
-// chose at random, shared by the queries of a Client in flight to that
-// server. A connected socket only receives datagrams whose source address
-// and port are the server's; the reader matches each to a query by ID and
-// question (demux) and drops what matches none.
-type socket struct {
-	pool *pool
-	key  string
-	conn *net.UDPConn
-	born time.Time
-
-	mu      sync.Mutex
-	pending map[uint16]entry
-	sent    int
-	retired bool // takes no new query; closes when pending is empty
-	refused bool // got an ICMP error (see unreachable)
-	closed  bool
-	idle    *time.Timer
-}
-
-// pool holds a Client's sockets. Its zero value is ready to use.
+// pool holds a Client's sockets and what it learned of each server. Its
+// zero value is ready to use.
 type pool struct {
-	mu    sync.Mutex
-	socks map[string][]*socket
-	heard atomic.Int64 // UnixNano of the latest datagram from any server
-	drops atomic.Int64 // datagrams dropped because they matched no query
+	servers sync.Map     // server address → *upstream
+	heard   atomic.Int64 // UnixNano of the latest reply taken from any server
+	drops   [numDropKinds]atomic.Uint64
 }
 
-// ticket is one registered query: the socket it went out on and its ID.
-type ticket struct {
-	s  *socket
-	id uint16
-}
+// count counts one dropped datagram or ICMP error.
+func (p *pool) count(k dropKind) { p.drops[k].Add(1) }
 
-// send registers q under a fresh random ID on one of server's sockets and
-// sends it. The ID stays registered until release.
-func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter) (ticket, error) {
-	m := *q
-	m.Id = 0
-	b, err := m.Pack()
-	if err != nil {
-		return ticket{}, fmt.Errorf("resolver: pack query: %w", err)
+// spoofDrops returns the drops by kind name.
+func (p *pool) spoofDrops() map[string]uint64 {
+	out := make(map[string]uint64, numDropKinds)
+	for _, n := range SpoofDropKinds() {
+		out[n] = 0
 	}
-	return p.transmit(server, entry{q: q.Question[0], w: w, server: idx, wire: b})
+	for k := dropUnmatchedID; k < numDropKinds; k++ {
+		out[dropNames[k]] += p.drops[k].Load()
+	}
+	return out
 }
 
-// transmit registers e on one of server's sockets and sends its query. A
-// socket whose send reports an ICMP error is retired (see unreachable) and
-// another one is tried.
-func (p *pool) transmit(server string, e entry) (ticket, error) {
-	for try := 0; try < 3; try++ {
-		s, err := p.socket(server)
+// upstream is one server: its sockets and what the Client learned of it.
+type upstream struct {
+	pool    *pool
+	addr    string
+	log     *slog.Logger // nil: none
+	bufSize int
+	slots   [slotsPerServer]slot
+
+	caseMiss    atomic.Int32 // replies in a row that matched but for the case
+	noCaseUntil atomic.Int64 // UnixNano: no 0x20 for this server until then
+	caseLogged  atomic.Bool
+
+	clientCookie string                 // hex, fixed for the Client's life (RFC 7873 §4.1)
+	serverCookie atomic.Pointer[string] // hex, the latest the server sent
+	cookies      atomic.Bool            // the server sends cookies: require ours back
+	cookieMiss   atomic.Int32           // replies in a row without one
+}
+
+// slot holds the socket that takes new queries in its turn.
+type slot struct {
+	mu sync.Mutex
+	s  *socket
+}
+
+// upstream returns the state of server, made on first use.
+func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstream {
+	if u, ok := p.servers.Load(server); ok {
+		return u.(*upstream)
+	}
+	var c [clientCookieLen]byte
+	_, _ = rand.Read(c[:]) // crypto/rand.Read never fails (Go 1.24+)
+	u := &upstream{pool: p, addr: server, log: log, bufSize: max(int(udpSize), minReadBuffer), clientCookie: hex.EncodeToString(c[:])}
+	got, _ := p.servers.LoadOrStore(server, u)
+	return got.(*upstream)
+}
+
+// ticket is one registered query: the socket it went out on and its ID
+// (s nil: every send of it met an ICMP error).
+type ticket struct {
+	s    *socket
+	id   uint16
+	icmp *atomic.Bool
+}
+
+// release forgets t's query; later replies to it are dropped.
+func (t ticket) release() {
+	if t.s != nil {
+		t.s.release(t.id)
+	}
+}
+
+// errICMPSend is the error of a send whose every try met an ICMP error:
+// the attempt is taken as sent and lost.
+var errICMPSend = errors.New("resolver: every send met an ICMP error")
+
+// send registers q under a fresh random ID on a socket to server and sends
+// it: its name in random case (0x20) unless the server does not echo the
+// case, with the Client's DNS cookie. fresh asks for a socket of its own,
+// on a new port. A send that reports an ICMP error is tried again on a new
+// socket, up to sendTries times; then errICMPSend.
+func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
+	u := p.upstream(server, log, udpSize)
+	e, err := u.entry(q, idx, w)
+	if err != nil {
+		return ticket{}, err
+	}
+	for try := 0; try < sendTries; try++ {
+		s, id, err := u.register(e, fresh || try > 0)
 		if err != nil {
 			return ticket{}, err
 		}
-		t, err := s.transmit(e)
-		switch {
-		case err == nil:
-			return t, nil
-		case errors.Is(err, errRetired):
-			continue // the socket retired or closed meanwhile
-		case icmpError(err):
-			s.unreachable()
+		err = s.write(id, e.wire)
+		if err == nil {
+			return ticket{s, id, e.icmp}, nil
+		}
+		if !icmpError(err) {
+			s.release(id)
+			return ticket{}, fmt.Errorf("resolver: send query: %w", err)
+		}
+		// A pending ICMP error, reported by this write: the datagram did
+		// not leave. The port is retired; the next try takes a new one.
+		p.count(dropICMP)
+		s.retire()
+		s.release(id)
+	}
+	e.icmp.Store(true)
+	return ticket{}, errICMPSend
+}
+
+// entry builds the query q for u: a copy with its name in random case
+// (unless u does not echo it) and the cookie option, packed with ID 0.
+func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
+	asked := q.Question[0]
+	exact := u.caseOn()
+	if exact {
+		asked.Name = mixCase(asked.Name)
+	}
+	m := *q
+	m.Id = 0
+	m.Question = []dns.Question{asked}
+	m.Extra = u.withCookie(q.Extra)
+	b, err := m.Pack()
+	if err != nil {
+		return entry{}, fmt.Errorf("resolver: pack query: %w", err)
+	}
+	return entry{q: asked, exact: exact, w: w, server: idx, wire: b, icmp: new(atomic.Bool)}, nil
+}
+
+// caseOn reports whether u gets 0x20 questions.
+func (u *upstream) caseOn() bool { return time.Now().UnixNano() >= u.noCaseUntil.Load() }
+
+// withCookie returns extra with the COOKIE option (RFC 7873 §4) added to
+// its OPT record: the client cookie, and the server cookie once known.
+func (u *upstream) withCookie(extra []dns.RR) []dns.RR {
+	out := slices.Clone(extra)
+	for i, rr := range out {
+		opt, ok := rr.(*dns.OPT)
+		if !ok {
 			continue
 		}
-		return ticket{}, fmt.Errorf("resolver: send query: %w", err)
+		cookie := u.clientCookie
+		if sc := u.serverCookie.Load(); sc != nil {
+			cookie += *sc
+		}
+		o := &dns.OPT{Hdr: opt.Hdr, Option: make([]dns.EDNS0, 0, len(opt.Option)+1)}
+		o.Option = append(o.Option, opt.Option...)
+		o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie})
+		out[i] = o
 	}
-	return ticket{}, errors.New("resolver: no usable socket")
+	return out
 }
 
-// errRetired is the error of a send on a socket that takes no new query.
-var errRetired = errors.New("resolver: socket retired")
-
-// transmit registers e on s under a fresh random ID and sends its query.
-func (s *socket) transmit(e entry) (ticket, error) {
-	id, ok := s.register(e)
-	if !ok {
-		return ticket{}, errRetired
-	}
-	b := slices.Clone(e.wire)
-	binary.BigEndian.PutUint16(b, id)
-	if _, err := s.conn.Write(b); err != nil {
-		s.release(id)
-		return ticket{}, err
-	}
-	return ticket{s, id}, nil
-}
-
-// icmpError reports whether err is how a connected UDP socket reports an
-// ICMP error: port, host or network unreachable.
-func icmpError(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
-}
-
-// socket returns a socket to server: one of its open ones at random, or a
-// new one when fewer than socketsPerServer are usable.
-func (p *pool) socket(server string) (*socket, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.socks == nil {
-		p.socks = make(map[string][]*socket)
-	}
-	live := p.socks[server][:0]
-	for _, s := range p.socks[server] {
-		if s.usable() {
-			live = append(live, s)
+// mixCase returns name with each ASCII letter in a random case (the "0x20"
+// bits of draft-vixie-dnsext-dns0x20): one unpredictable bit per letter
+// that a forged reply must echo.
+func mixCase(name string) string {
+	b := []byte(name)
+	bits := make([]byte, (len(b)+7)/8)
+	_, _ = rand.Read(bits) // crypto/rand.Read never fails (Go 1.24+)
+	for i, c := range b {
+		lower := c | 0x20
+		if lower < 'a' || lower > 'z' {
+			continue
+		}
+		if bits[i/8]>>(i%8)&1 == 1 {
+			b[i] = lower &^ 0x20
+		} else {
+			b[i] = lower
 		}
 	}
-	p.socks[server] = live
-	if len(live) >= socketsPerServer {
-		return live[randomInt(len(live))], nil
-	}
-	s, err := p.dial(server)
-	if err != nil {
-		return nil, err
-	}
-	p.socks[server] = append(live, s)
-	return s, nil
+	return string(b)
 }
 
-// dial opens a connected UDP socket to server on a random local port.
-func (p *pool) dial(server string) (*socket, error) {
-	raddr, err := net.ResolveUDPAddr("udp", server)
+// register reserves a fresh random ID for e on one of u's sockets: a new
+// one of its own when fresh, else the socket of a random slot (opened when
+// the slot has none that takes queries).
+func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
+	if fresh {
+		s, err := u.dial(1)
+		if err != nil {
+			return nil, 0, err
+		}
+		id, _ := s.register(e)
+		return s, id, nil
+	}
+	sl := &u.slots[randomInt(slotsPerServer)]
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	for {
+		if sl.s == nil {
+			s, err := u.dial(socketBatch)
+			if err != nil {
+				return nil, 0, err
+			}
+			sl.s = s
+		}
+		s := sl.s
+		if id, ok := s.register(e); ok {
+			return s, id, nil
+		}
+		sl.s = nil // retired or closed: the slot opens another
+	}
+}
+
+// dial opens a connected UDP socket to u on a random local port, for at
+// most limit queries, and starts its reader.
+func (u *upstream) dial(limit int) (*socket, error) {
+	raddr, err := net.ResolveUDPAddr("udp", u.addr)
 	if err != nil {
 		return nil, fmt.Errorf("resolver: server address: %w", err)
 	}
@@ -212,29 +381,41 @@ func (p *pool) dial(server string) (*socket, error) {
 		return nil, fmt.Errorf("resolver: dial: %w", err)
 	}
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
-	s := &socket{pool: p, key: server, conn: conn, born: time.Now(), pending: make(map[uint16]entry)}
+	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
+	s := &socket{up: u, conn: conn, peer: netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()),
+		born: time.Now(), limit: limit, pending: make(map[uint16]entry, limit)}
 	go s.read()
 	return s, nil
 }
 
-// usable reports whether s takes new queries, and retires it when it has
-// served its share. The caller holds p.mu.
-func (s *socket) usable() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.retired && (s.sent >= socketMaxQueries || time.Since(s.born) >= socketMaxAge) {
-		s.retired = true
-		if len(s.pending) == 0 {
-			s.closeLocked()
-		}
-	}
-	return !s.retired && !s.closed
+// socket is one connected UDP socket to one server, on a port the kernel
+// chose at random, for a small batch of queries. A connected socket only
+// receives datagrams whose source address and port are the server's; the
+// reader matches each to a query by ID, question, case and cookie (demux)
+// and drops what matches none.
+type socket struct {
+	up    *upstream
+	conn  *net.UDPConn
+	peer  netip.AddrPort
+	born  time.Time
+	limit int
+
+	mu      sync.Mutex
+	pending map[uint16]entry
+	sent    int
+	retired bool // takes no new query; closes when pending is empty
+	closed  bool
+	idle    *time.Timer
 }
 
-// register reserves a random ID that no query in flight on s uses.
+// register reserves a random ID that no query in flight on s uses. A
+// socket that carried its batch, or is past its age, retires.
 func (s *socket) register(e entry) (uint16, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.retired && time.Since(s.born) >= socketMaxAge {
+		s.retireLocked()
+	}
 	if s.closed || s.retired {
 		return 0, false
 	}
@@ -245,6 +426,9 @@ func (s *socket) register(e entry) (uint16, bool) {
 		}
 		s.pending[id] = e
 		s.sent++
+		if s.sent >= s.limit {
+			s.retired = true
+		}
 		if s.idle != nil {
 			s.idle.Stop()
 			s.idle = nil
@@ -253,21 +437,34 @@ func (s *socket) register(e entry) (uint16, bool) {
 	}
 }
 
-// release forgets the query with id, and where it was sent again: later
-// replies to it are dropped.
-func (s *socket) release(id uint16) {
+// write sends the query wire under id.
+func (s *socket) write(id uint16, wire []byte) error {
+	b := slices.Clone(wire)
+	binary.BigEndian.PutUint16(b, id)
+	_, err := s.conn.Write(b)
+	return err
+}
+
+// retire makes s take no new query.
+func (s *socket) retire() {
 	s.mu.Lock()
-	moved := s.pending[id].moved
-	s.forgetLocked(id)
-	s.mu.Unlock()
-	if moved != nil {
-		moved.s.release(moved.id)
+	defer s.mu.Unlock()
+	s.retireLocked()
+}
+
+// retireLocked retires s and closes it when nothing is in flight. The
+// caller holds s.mu.
+func (s *socket) retireLocked() {
+	s.retired = true
+	if len(s.pending) == 0 && !s.closed {
+		s.closeLocked()
 	}
 }
 
-// forgetLocked deletes the query with id and closes s, or arms its idle
-// timer, when it was the last one. The caller holds s.mu.
-func (s *socket) forgetLocked(id uint16) {
+// release forgets the query with id: later replies to it are dropped.
+func (s *socket) release(id uint16) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	delete(s.pending, id)
 	if len(s.pending) > 0 || s.closed {
 		return
@@ -281,23 +478,16 @@ func (s *socket) forgetLocked(id uint16) {
 	}
 }
 
-// closeIdle closes s when it still has no query in flight.
+// closeIdle closes s when it still has no query in flight; its slot opens
+// another at its next query.
 func (s *socket) closeIdle() {
-	s.pool.mu.Lock()
-	defer s.pool.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.pending) > 0 || s.closed {
 		return
 	}
+	s.retired = true
 	s.closeLocked()
-	socks := s.pool.socks[s.key]
-	for i, o := range socks {
-		if o == s {
-			s.pool.socks[s.key] = append(socks[:i:i], socks[i+1:]...)
-			break
-		}
-	}
 }
 
 // closeLocked closes the socket, which ends its reader. The caller holds
@@ -311,146 +501,218 @@ func (s *socket) closeLocked() {
 	_ = s.conn.Close()
 }
 
-// read receives datagrams until the socket is closed. An error is an
-// ICMP error (see unreachable).
+// read receives datagrams until the socket is closed. A read error is an
+// ICMP error (see icmp).
 func (s *socket) read() {
-	buf := make([]byte, maxDatagram)
+	buf := make([]byte, s.up.bufSize)
 	for {
-		n, err := s.conn.Read(buf)
+		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.unreachable()
-			if !icmpError(err) {
+			if icmpError(err) {
+				s.icmp()
+			} else {
 				time.Sleep(10 * time.Millisecond) // an unexpected error: do not spin
 			}
 			continue
 		}
-		s.pool.heard.Store(time.Now().UnixNano())
+		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != s.peer {
+			s.drop(dropWrongSource, nil)
+			continue
+		}
 		s.handle(buf[:n])
 	}
 }
 
+// icmp notes an ICMP error on s ("port unreachable", or host or network
+// unreachable). Anyone who knows the port of s can forge one: it names no
+// query, and it reaches every query in flight on s. So it is not taken as
+// the server's reply: it is counted, each query in flight on s is marked
+// (a lookup whose every attempt was marked and that no answer ended
+// reports ReasonNetwork), and s takes no new query; the queries stay open
+// to their timeouts.
+func (s *socket) icmp() {
+	s.up.pool.count(dropICMP)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.pending {
+		e.icmp.Store(true)
+	}
+	s.retired = true
+}
+
 // handle delivers one datagram to the query it answers, or drops it.
 func (s *socket) handle(b []byte) {
+	u := s.up
 	var e entry
-	var ok bool
-	_, m, err := demux(b, func(id uint16) (dns.Question, bool) {
+	var found bool
+	_, m, kind := demux(b, func(id uint16) (expect, bool) {
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		e, ok = s.pending[id]
-		return e.q, ok
+		e, found = s.pending[id]
+		s.mu.Unlock()
+		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: u.clientCookie, needCookie: u.cookies.Load()}, found
 	})
-	switch {
-	case err == nil:
+	if kind == dropNone {
+		u.learn(m, e.exact)
+		u.pool.heard.Store(time.Now().UnixNano())
 		e.w.deliver(reply{server: e.server, msg: m})
-	case errors.Is(err, errUndecodable) && ok:
-		e.w.deliver(reply{server: e.server, reason: ReasonMalformed})
-	default:
-		s.pool.drops.Add(1)
+		return
+	}
+	if !found {
+		s.drop(kind, nil)
+		return
+	}
+	s.drop(kind, e.w)
+	switch kind {
+	case dropUndecodable:
+		e.w.undecodable.Store(true)
+	case dropWrongCase:
+		u.caseMismatch()
+		e.w.deliver(reply{server: e.server})
+	case dropNoCookie:
+		u.cookieMissing()
+		e.w.deliver(reply{server: e.server})
 	}
 }
 
-// unreachable handles an ICMP error on s ("port unreachable", or host or
-// network unreachable). Anyone who knows the port of s can forge one: it
-// names no query ID, and it reaches every query in flight on s. So the
-// error is not taken as the server's reply: s is retired (it takes no new
-// query, and still delivers the replies to the queries in flight on it),
-// and each of these queries is sent again on another of the server's
-// sockets (see pool.socket), on its own random port. A query refused on
-// that one as well fails with
-// ReasonNetwork: the server's port is really closed, and the lookup ends
-// after two round trips. Only the first error of s counts.
-func (s *socket) unreachable() {
-	s.mu.Lock()
-	if s.refused || s.closed {
-		s.mu.Unlock()
+// drop counts a dropped datagram and taints w, the lookup whose query's ID
+// it carried; nil w (no query carries its ID) taints every lookup with a
+// query in flight on s, since someone may be guessing its IDs.
+func (s *socket) drop(kind dropKind, w *waiter) {
+	s.up.pool.count(kind)
+	if w != nil {
+		w.tainted.Store(true)
 		return
 	}
-	s.refused, s.retired = true, true
-	var again []uint16
-	for id, e := range s.pending {
-		switch {
-		case e.resent:
-			e.w.deliver(reply{server: e.server, reason: ReasonNetwork})
-		case e.moved == nil:
-			again = append(again, id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.pending {
+		e.w.tainted.Store(true)
+	}
+}
+
+// learn notes what a reply taken from u says of it: it echoed the 0x20
+// case, and its cookie.
+func (u *upstream) learn(m *dns.Msg, exact bool) {
+	if exact && u.caseMiss.Load() != 0 {
+		u.caseMiss.Store(0)
+	}
+	c, ok := cookieOf(m)
+	if !ok || len(c) < 2*(clientCookieLen+8) || len(c) > 2*(clientCookieLen+32) {
+		return // no server cookie (RFC 7873 §4.2: 8 to 32 octets)
+	}
+	if sc := c[2*clientCookieLen:]; u.serverCookie.Load() == nil || *u.serverCookie.Load() != sc {
+		u.serverCookie.Store(&sc)
+	}
+	if u.cookieMiss.Load() != 0 {
+		u.cookieMiss.Store(0)
+	}
+	if !u.cookies.Load() {
+		u.cookies.Store(true)
+	}
+}
+
+// caseMismatch notes a reply that matched its query but for the case of
+// the name. After caseFallbackAfter in a row, u gets its questions in
+// lower case and its replies are matched in any case (still exactly
+// otherwise) for caseFallbackFor; the first time, it is logged.
+func (u *upstream) caseMismatch() {
+	if u.caseMiss.Add(1) < caseFallbackAfter {
+		return
+	}
+	u.caseMiss.Store(0)
+	now := time.Now()
+	if u.noCaseUntil.Swap(now.Add(caseFallbackFor).UnixNano()) > now.UnixNano() {
+		return // already off
+	}
+	if u.log != nil && !u.caseLogged.Swap(true) {
+		u.log.Warn("DNS server does not echo the case of questions (0x20): its replies are matched in any case",
+			slog.String("server", u.addr), slog.Duration("retry_after", caseFallbackFor))
+	}
+}
+
+// cookieMissing notes a reply without a cookie from a server that sent
+// cookies. After cookieFallbackAfter in a row, its replies are taken
+// without one (the server was reconfigured or replaced), and it is logged.
+func (u *upstream) cookieMissing() {
+	if u.cookieMiss.Add(1) < cookieFallbackAfter {
+		return
+	}
+	u.cookieMiss.Store(0)
+	if u.cookies.Swap(false) && u.log != nil {
+		u.log.Warn("DNS server stopped sending DNS cookies: its replies are taken without them", slog.String("server", u.addr))
+	}
+}
+
+// cookieOf returns the COOKIE option of m in hex, if it has one.
+func cookieOf(m *dns.Msg) (string, bool) {
+	opt := m.IsEdns0()
+	if opt == nil {
+		return "", false
+	}
+	for _, o := range opt.Option {
+		if c, ok := o.(*dns.EDNS0_COOKIE); ok {
+			return strings.ToLower(c.Cookie), true
 		}
 	}
-	if len(s.pending) == 0 {
-		s.closeLocked()
-	}
-	s.mu.Unlock()
-	for _, id := range again {
-		s.resend(id)
-	}
+	return "", false
 }
 
-// resend sends the query with id, in flight on s, again on another socket
-// of the same server, and links the two, so that releasing the query
-// releases both.
-func (s *socket) resend(id uint16) {
-	s.mu.Lock()
-	e, ok := s.pending[id]
-	s.mu.Unlock()
-	if !ok {
-		return // its lookup ended meanwhile
-	}
-	again := e
-	again.resent, again.moved = true, nil
-	t, err := s.pool.transmit(s.key, again)
-	if err != nil {
-		e.w.deliver(reply{server: e.server, reason: ReasonNetwork})
-		return
-	}
-	s.mu.Lock()
-	cur, ok := s.pending[id]
-	if ok {
-		cur.moved = &t
-		s.pending[id] = cur
-	}
-	s.mu.Unlock()
-	if !ok {
-		t.s.release(t.id) // its lookup ended meanwhile
-	}
+// icmpError reports whether err is how a connected UDP socket reports an
+// ICMP error: port, host or network unreachable.
+func icmpError(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
 }
 
-// Why demux refuses a datagram.
-var (
-	errShort       = errors.New("resolver: datagram shorter than a DNS header")
-	errUnknownID   = errors.New("resolver: no query in flight has this ID")
-	errUndecodable = errors.New("resolver: reply carries a known ID but is not a DNS message")
-	errNotReply    = errors.New("resolver: not a reply to the query with this ID")
-)
+// expect is what a reply to one query in flight must carry.
+type expect struct {
+	q          dns.Question // the question as sent
+	exact      bool         // the name byte for byte (0x20), not in any case
+	cookie     string       // the client cookie sent, in hex
+	needCookie bool         // the server sends cookies: the reply must carry ours
+}
 
 // demux matches a datagram to the query in flight with its ID: pending
-// returns the question registered under an ID. It returns the decoded
-// reply when its ID is registered, it is a response (QR set), and its one
-// question equals the registered one (name in any case, type and class;
-// RFC 5452 §9.1). Anything else is refused: errUndecodable when the ID is
-// registered but the datagram is no DNS message, another error when it
-// matches no query (it must then be dropped: a spoofed or stray datagram
-// never ends a lookup).
-func demux(b []byte, pending func(id uint16) (dns.Question, bool)) (uint16, *dns.Msg, error) {
+// returns what a reply to the query registered under an ID must carry. It
+// returns the decoded reply when its ID is registered, it is a response
+// (QR set) to a standard query, its one question is the query's (type and
+// class, and the name byte for byte when exact, else in any case; RFC 5452
+// §9.1), and its cookie, if any, starts with ours (and it has one when
+// needCookie; RFC 7873 §5.3). Anything else is dropped, and the kind says
+// why: a spoofed or stray datagram never ends a lookup.
+func demux(b []byte, pending func(id uint16) (expect, bool)) (uint16, *dns.Msg, dropKind) {
 	if len(b) < 12 {
-		return 0, nil, errShort
+		return 0, nil, dropUndecodable
 	}
 	id := binary.BigEndian.Uint16(b)
-	q, ok := pending(id)
+	want, ok := pending(id)
 	if !ok {
-		return id, nil, errUnknownID
+		return id, nil, dropUnmatchedID
 	}
 	m := new(dns.Msg)
 	if err := m.Unpack(b); err != nil {
-		return id, nil, fmt.Errorf("%w: %w", errUndecodable, err)
+		return id, nil, dropUndecodable
 	}
-	if !m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || !sameQuestion(m.Question[0], q) {
-		return id, nil, errNotReply
+	if !m.Response || m.Opcode != dns.OpcodeQuery || len(m.Question) != 1 || !sameQuestion(m.Question[0], want.q) {
+		return id, nil, dropWrongQuestion
 	}
-	return id, m, nil
+	if want.exact && m.Question[0].Name != want.q.Name {
+		return id, nil, dropWrongCase
+	}
+	c, ok := cookieOf(m)
+	switch {
+	case ok && !strings.HasPrefix(c, want.cookie):
+		return id, nil, dropWrongCookie
+	case !ok && want.needCookie:
+		return id, nil, dropNoCookie
+	}
+	return id, m, dropNone
 }
 
+// sameQuestion reports whether a and b ask the same question, the name in
+// any case.
 func sameQuestion(a, b dns.Question) bool {
 	return a.Qtype == b.Qtype && a.Qclass == b.Qclass && strings.EqualFold(a.Name, b.Name)
 }
