@@ -56,6 +56,7 @@ type options struct {
 	skip     string
 	// -mode spoof
 	dnsAddr    string
+	dropsAddr  string
 	spoofRate  int
 	spoofDelay time.Duration
 }
@@ -74,6 +75,7 @@ func main() {
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge (spoof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
+	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
 	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")
 	flag.DurationVar(&o.spoofDelay, "spoof-delay", 1900*time.Millisecond, "how long the resolver takes to answer a question about a spoof domain (spoof)")
 	flag.Parse()
@@ -117,7 +119,7 @@ func load(o options) int {
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
-		r := runSpoof(o.base, o.dnsAddr, o.attack, o.spoofRate, o.spoofDelay, skipSet(o.skip))
+		r := runSpoof(o.base, o.dnsAddr, o.dropsAddr, o.attack, o.spoofRate, o.spoofDelay, skipSet(o.skip))
 		if err := json.NewEncoder(os.Stdout).Encode(r); err != nil || r.Error != "" {
 			return 1
 		}
@@ -193,7 +195,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
 		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
-		"-dns-addr", l.dnsAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
+		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -37,6 +39,10 @@ type lab struct {
 	addr    string
 	dnsAddr string
 	stopDNS func()
+	// dropsAddr serves, in -mode spoof, what the resolver client dropped
+	// as forged so far, by kind (dropsServer).
+	dropsAddr string
+	drops     *http.Server
 }
 
 // startLab starts the DNS child over zoneFiles and serves the service on
@@ -52,8 +58,9 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		stopDNS()
 		return nil, err
 	}
+	client := &resolver.Client{Servers: []string{dnsAddr}}
 	cfg := mailauth.Config{
-		Resolver:  &resolver.Client{Servers: []string{dnsAddr}},
+		Resolver:  client,
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
 	}
 	if o.mode == "spoof" {
@@ -78,13 +85,38 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	})
 	srv := httpapi.NewServer(h, ln, log.New(io.Discard, "", 0))
 	go func() { _ = srv.Serve(ln) }()
-	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), dnsAddr: dnsAddr, stopDNS: stopDNS}, nil
+	l := &lab{srv: srv, ln: ln, addr: raw.Addr().String(), dnsAddr: dnsAddr, stopDNS: stopDNS}
+	if o.mode == "spoof" {
+		if l.drops, l.dropsAddr, err = dropsServer(client); err != nil {
+			l.close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// dropsServer serves GET / on a loopback port of its own: the JSON of
+// client.SpoofDrops(), for the spoof mode's load process.
+func dropsServer(client *resolver.Client) (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", fmt.Errorf("drops listener: %w", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(client.SpoofDrops())
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
 }
 
 func (l *lab) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.srv.Shutdown(ctx)
+	if l.drops != nil {
+		_ = l.drops.Shutdown(ctx)
+	}
 	l.stopDNS()
 }
 

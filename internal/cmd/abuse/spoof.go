@@ -95,7 +95,10 @@ type spoofAttack struct {
 	MaxLive    int64       `json:"maxLivePorts"`
 	LoadStart  string      `json:"loadStart"`
 	LoadEnd    string      `json:"loadEnd"`
-	Error      string      `json:"error,omitempty"`
+	// Drops are the datagrams and ICMP errors the service's resolver
+	// client dropped as forged during the attack, by kind.
+	Drops map[string]uint64 `json:"drops"`
+	Error string            `json:"error,omitempty"`
 }
 
 // spoofResult is what the load process reports for -mode spoof.
@@ -369,9 +372,42 @@ func forgedFor(kind, d string) [][]byte {
 	return out
 }
 
+// readDrops reads the service's spoof drops from the lab (nil when it
+// cannot).
+func readDrops(addr string) map[string]uint64 {
+	if addr == "" {
+		return nil
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var m map[string]uint64
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+// dropsSince is what each count of b gained over a.
+func dropsSince(a, b map[string]uint64) map[string]uint64 {
+	if b == nil {
+		return nil
+	}
+	out := map[string]uint64{}
+	for k, v := range b {
+		if d := v - a[k]; v >= a[k] && d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
 // runSpoof is the load process of -mode spoof: the baseline, then each
 // attack not skipped.
-func runSpoof(base, dnsAddr string, attack time.Duration, rate int, delay time.Duration, skip map[string]bool) spoofResult {
+func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, delay time.Duration, skip map[string]bool) spoofResult {
 	res := spoofResult{Delay: delay.String(), Rate: rate}
 	if err := privateNetns(); err != nil {
 		res.Error = err.Error()
@@ -406,6 +442,7 @@ func runSpoof(base, dnsAddr string, attack time.Duration, rate int, delay time.D
 			a.payloads = s.payloads(kind)
 		}
 		rec := spoofAttack{Kind: kind, LoadStart: loadAvg()}
+		drops0 := readDrops(dropsAddr)
 		ctx, cancel := context.WithTimeout(context.Background(), attack)
 		done := make(chan error, 1)
 		go func() { done <- a.run(ctx) }()
@@ -415,6 +452,7 @@ func runSpoof(base, dnsAddr string, attack time.Duration, rate int, delay time.D
 			rec.Error = err.Error()
 		}
 		rec.LoadEnd = loadAvg()
+		rec.Drops = dropsSince(drops0, readDrops(dropsAddr))
 		rec.Packets, rec.SendErrors, rec.MaxLive = a.sent.Load(), a.errs.Load(), a.maxLive.Load()
 		rec.Seconds = a.elapsed.Seconds()
 		if rec.Seconds > 0 {
@@ -457,6 +495,18 @@ func printSpoof(out io.Writer, r spoofResult) {
 		}
 		if a.SendErrors > 0 {
 			fmt.Fprintf(out, "%s: %d sends failed\n", a.Kind, a.SendErrors)
+		}
+		if a.Drops != nil {
+			kinds := make([]string, 0, len(a.Drops))
+			for k := range a.Drops {
+				kinds = append(kinds, k)
+			}
+			slices.Sort(kinds)
+			parts := make([]string, len(kinds))
+			for i, k := range kinds {
+				parts[i] = fmt.Sprintf("%s %d", k, a.Drops[k])
+			}
+			fmt.Fprintf(out, "  %s: dropped by the service as forged: %s\n", a.Kind, strings.Join(parts, ", "))
 		}
 		printPhase(out, a.Kind, a.During)
 		if a.After != nil {

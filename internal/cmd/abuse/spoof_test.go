@@ -149,3 +149,11 @@ func TestVerdictDiff(t *testing.T) {
 	_, err = parseVerdict([]byte("{"), "x")
 	assert.Error(t, err)
 }
+
+func TestDropsSince(t *testing.T) {
+	a := map[string]uint64{"icmp": 5, "unmatched_id": 10}
+	b := map[string]uint64{"icmp": 5, "unmatched_id": 15, "wrong_case": 2}
+	assert.Equal(t, map[string]uint64{"unmatched_id": 5, "wrong_case": 2}, dropsSince(a, b))
+	assert.Nil(t, dropsSince(a, nil), "no reading, no figure")
+	assert.Empty(t, dropsSince(b, a), "a counter that went back (another client) counts nothing")
+}
