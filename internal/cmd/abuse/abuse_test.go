@@ -71,6 +71,9 @@ func TestSpoofSmoke(t *testing.T) {
 	if err := exec.Command("unshare", "--net", "true").Run(); err != nil {
 		t.Skipf("no private network namespace: %v", err)
 	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8) to bring the namespace's loopback interface up")
+	}
 	bin := buildAbuse(t)
 	self, err := os.Readlink("/proc/self/ns/net")
 	require.NoError(t, err)
