@@ -68,8 +68,9 @@ type TTLResolver interface {
 // go first. An answer is kept for its TTL, capped at MaxCacheTTL: the
 // smallest TTL of its records and aliases, or for a negative answer
 // (NoData, NXDomain) the SOA minimum of RFC 2308 §5; a negative answer
-// without an SOA, an answer with TTL 0 and every inconclusive answer are
-// never kept. Identical questions asked at the same time go below once
+// without an SOA, an answer with TTL 0 (which is how a [Client] marks an
+// answer whose lookup saw a forged, mismatched or undecodable datagram)
+// and every inconclusive answer are never kept. Identical questions asked at the same time go below once
 // and share the answer (singleflight), so concurrent scans of domains
 // that include the same provider's SPF cost one query. Records keep the
 // TTLs they arrived with. Answers larger than LargeAnswerBytes (only a

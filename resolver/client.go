@@ -45,14 +45,17 @@ const (
 // configured servers with github.com/miekg/dns. The zero value asks the
 // servers of /etc/resolv.conf (see [SystemServers]).
 //
-// A question is asked over UDP with EDNS0, from sockets the Client shares
-// among its questions in flight (see the package doc, "Sockets and
-// spoofing"), and again over TCP when the reply is truncated. Attempts
-// follow the package doc's "Retries": until the context's deadline, a
-// question is asked again, rotating over the servers, whenever an attempt
-// goes unanswered for its timeout; a server that replies SERVFAIL,
-// REFUSED, another error RCODE or an undecodable message is not asked
-// again; an answer to any attempt ends the lookup. CNAME chains are
+// A question is asked over UDP with EDNS0, its name in random case (0x20)
+// and with a DNS cookie, from sockets that each carry a small batch of
+// questions (see the package doc, "Sockets and spoofing"), and again over
+// TCP when the reply is truncated. Attempts follow the package doc's
+// "Retries": until the context's deadline, a question is asked again,
+// rotating over the servers, whenever an attempt goes unanswered for its
+// timeout; a server that replies SERVFAIL, REFUSED or another error RCODE
+// twice (the second time on a fresh socket) is not asked again; an answer
+// to any attempt ends the lookup. Datagrams that do not decode or do not
+// match the query, and ICMP errors, are dropped and counted
+// ([Client.SpoofDrops]); they never end a lookup. CNAME chains are
 // followed inside a reply and, when a reply stops at an alias, by asking
 // again for its target, up to MaxCNAMEChain aliases in all.
 //
@@ -170,8 +173,10 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // LookupTTL is Lookup that also says how long the answer may be cached,
 // in seconds: the smallest TTL of the records and aliases of every reply
 // it was built from for Found, the negative TTL of RFC 2308 §5 for NoData
-// and NXDomain, and 0 (not to be cached) when a reply gave none or the
-// answer is inconclusive. A [Cache] uses it.
+// and NXDomain, and 0 (not to be cached) when a reply gave none, the
+// answer is inconclusive, or a question of the lookup saw a datagram
+// dropped as forged, mismatched or undecodable (see the package doc,
+// "Sockets and spoofing"). A [Cache] uses it.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
 	name = CanonicalName(name)
 	if _, ok := dns.IsDomainName(name); !ok || name == "" {
@@ -502,12 +507,14 @@ func prefer(old, cur result) result {
 }
 
 // giveUp is the result of a lookup no answer ended: the caller's
-// cancellation; else the most telling error reply of a server; else, when
-// the deadline passed, ReasonSlow if the servers answered other questions
-// meanwhile; else ReasonNetwork when an ICMP error reached every attempt
-// (tickets), ReasonMalformed when a datagram with the ID of one of them
-// was no DNS message (w), and ReasonTimeout otherwise. These two are
-// hints, never the reason a lookup ends early: a forger can send either.
+// cancellation; else the most telling error reply of a server; else
+// ReasonMalformed when a datagram with the ID of an attempt was no DNS
+// message (w: the server replied, with garbage; a forger would have to
+// guess port and ID); else, when the deadline passed, ReasonSlow if the
+// servers answered other questions meanwhile; else ReasonNetwork when an
+// ICMP error reached every attempt (tickets), and ReasonTimeout
+// otherwise. Neither hint ever ends a lookup early: a forger can send
+// both.
 // When the deadline passed, giveUp waits for ctx to report it, so that
 // the layers above (Cache, Scan) see the lookup's end as its caller's.
 func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.Time, tickets []ticket, w *waiter) result {
@@ -526,12 +533,12 @@ func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.T
 		return last
 	case r.attempts() == 0:
 		return failure(ReasonCanceled, -1)
+	case w.undecodable.Load():
+		return failure(ReasonMalformed, -1)
 	case timedOut && c.pool.heard.Load() > start.UnixNano():
 		return failure(ReasonSlow, -1)
 	case allICMP(tickets):
 		return failure(ReasonNetwork, -1)
-	case w.undecodable.Load():
-		return failure(ReasonMalformed, -1)
 	}
 	return failure(ReasonTimeout, -1)
 }

@@ -50,65 +50,105 @@
 // stays registered until the lookup ends, so an answer to an earlier
 // attempt that comes late is taken: a resolver that answers every
 // question in 2.2 s gives complete answers. A server that replies with an
-// error (SERVFAIL, REFUSED, another error RCODE, an undecodable message,
-// an ICMP "port unreachable" to the question sent again from another
-// socket; see "Sockets and spoofing") is not asked that question again,
-// and the next attempt goes out at once; the lookup ends when an answer comes,
-// when every server has replied with an error (the most telling error is
-// reported), or at the deadline: then it is [ReasonSlow] when the servers
-// answered other questions meanwhile and [ReasonTimeout] when they
-// answered nothing. A truncated reply is asked again over TCP (RFC 7766).
+// error (SERVFAIL, REFUSED, another error RCODE) is asked that question
+// once more at once, on a fresh socket under a fresh ID (see "Sockets and
+// spoofing"); when it replies with an error again it is not asked that
+// question again, and the next attempt goes out at once. The lookup ends
+// when an answer comes, when every server has replied with an error (the
+// most telling error is reported), or at the deadline: then it is
+// [ReasonMalformed] when a datagram carrying the ID of an attempt was no
+// DNS message, [ReasonSlow] when the servers answered other questions
+// meanwhile, [ReasonNetwork] when an ICMP error reached every attempt,
+// and [ReasonTimeout] when nothing came. An ICMP error or an
+// undecodable datagram never ends an attempt early: anyone can forge
+// them. A truncated reply is asked again over TCP (RFC 7766).
 // A SERVFAIL that no Extended DNS Error explains goes through the CD test
 // (see "Attribution").
 //
 // # Sockets and spoofing
 //
-// A [Client] does not open a socket per question. It keeps up to four
-// connected UDP sockets per server, each bound by the kernel to a random
-// ephemeral port (Linux draws it from ip_local_port_range, 28,232 ports by
-// default), and a question takes one of them at random. A socket takes no
-// new question after 1,024 or after 30 s, and closes once its last
-// question ends; an idle one closes after 2 s. Each query carries a fresh
-// 16-bit ID from crypto/rand, unique among the queries in flight on its
-// socket. A reader per socket matches each datagram to the query in
-// flight with its ID, and hands it over only when it is a response whose
-// one question is the query's (name in any case, type and class; RFC 5452
-// §9.1); anything else is dropped, and the lookup goes on waiting for the
-// real answer, so a stray or forged reply neither ends a lookup nor is
-// taken for its answer. The kernel delivers to a connected socket only
-// datagrams whose source address and port are the server's, the
-// address and port the query went to (RFC 5452 §9.1).
+// An off-path attacker, who cannot see our queries, can try to fail a
+// lookup (ICMP errors, undecodable datagrams, forged error replies) or
+// to have a forged answer taken (RFC 5452). Neither works:
+//
+//   - Ports. Queries leave from connected UDP sockets, each bound by the
+//     kernel to a random ephemeral port (Linux draws it from
+//     ip_local_port_range, 28,232 ports by default), and each carrying a
+//     small batch of at most 8 queries (or what it gets within 2 s)
+//     before it takes no new one and closes after its last (RFC 5452
+//     §9.2). Up to 16 such sockets per server take new queries at a
+//     time, a query takes one at random under that socket's own lock,
+//     and an idle one closes after 1 s: under load, hundreds of ports
+//     are in use, and none stays useful long to someone who learned it.
+//     The kernel delivers to a connected socket only datagrams from the
+//     server's address and port; the reader checks the source again
+//     (wrong_source).
+//   - IDs and questions. Each query carries a fresh 16-bit ID from
+//     crypto/rand, unique on its socket, and its name in random case
+//     (0x20: each ASCII letter upper or lower case at random). A reader
+//     per socket takes a datagram as the reply only when it carries the
+//     ID of a query in flight there, decodes, is a response to a
+//     standard query, and its one question is the query's: type, class
+//     and the name byte for byte, case included (RFC 5452 §9.1).
+//     Anything else is dropped and counted by kind ([SpoofDropKinds],
+//     [Client.SpoofDrops]), and the lookup goes on waiting for the real
+//     reply: a forged or stray datagram never ends a lookup.
+//   - Cookies. Each query carries a DNS cookie (RFC 7873): a random
+//     64-bit client cookie per server, fixed for the Client's life, and
+//     the server cookie the server sent last. Once a server has sent a
+//     server cookie, a reply without our client cookie is dropped
+//     (wrong_cookie); a reply whose cookie starts with another client
+//     cookie always is. A server that stops sending cookies (three
+//     replies in a row without one) has its replies taken without them
+//     again, and the Client's Logger gets one line.
+//   - Error replies. A server's first error reply to a question
+//     (SERVFAIL, REFUSED, another error RCODE, an EDE that overrides the
+//     answer) is not yet its word: the question is asked of it again at
+//     once, on a socket of its own under a fresh ID and case, while the
+//     first query stays open; only the second error reply counts. A
+//     forged REFUSED thus costs one query, and the real answer that
+//     follows it is taken.
+//   - ICMP errors. An ICMP error (port, host or network unreachable)
+//     names no query: the kernel reports it to the socket whose ports it
+//     quotes, and anyone who knows them can forge it. It is counted
+//     (icmp) and marked on the queries in flight on that socket, which
+//     takes no new query; the queries stay open to their timeouts, and
+//     the lookup rotates as after any unanswered attempt. Only a lookup
+//     that nothing answered and whose every attempt met an ICMP error
+//     reports [ReasonNetwork]; a send that the kernel refuses because of
+//     a pending ICMP error is tried again from a new port.
+//   - Resolvers that do not echo the case. A server whose replies match
+//     a query but for the case of the name, three times in a row, gets
+//     its questions in lower case and its replies matched in any case
+//     (still exactly otherwise) for ten minutes; then 0x20 is tried
+//     again. The Client's Logger gets one line, naming the server, never
+//     a question. Each such reply has the question asked again at once
+//     on a fresh socket (at most three times per lookup), so that the
+//     first lookup does not wait for a timeout.
 //
 // So an off-path attacker who wants a forged answer taken must send it
-// from the server's address and port, to the right one of our ports
-// (about 2^14.8 possible, unobservable off-path), with the right ID (2^16,
-// unpredictable), while the query is in flight (RFC 5452 §4). With four
-// sockets per server, one forged datagram matches with a probability of
-// about 4 / (28,232 × 65,536) ≈ 2^-28.9 (the odds RFC 5452 §7 works out
-// from the same two numbers, ID and port), and each question is in
-// flight for one round trip to the recursive resolver, which is on the
-// same host or network. That is enough: the forger has to send hundreds of
-// millions of datagrams for an even chance at one answer of one scan, and
-// the answer would only mislead a diagnosis, not a mail flow. Rotating
-// the sockets bounds how long a port an on-path observer has seen stays
-// useful to it. A datagram that carries a query's ID but is not a DNS
-// message counts as that server's error reply (ReasonMalformed): a forger
-// who guesses port and ID can at most make a lookup inconclusive.
-//
-// An ICMP error (port, host or network unreachable) is the one reply that
-// needs no ID: the kernel reports it to the socket whose port and server
-// it quotes, and it concerns every query in flight there, up to 1,024.
-// So it is not taken as the server's reply. The socket is retired at once
-// (it takes no new question, still delivers the answers to the queries in
-// flight on it, and closes after the last), and each of those queries is
-// sent again, at once, from another of the server's sockets (a new one
-// when fewer than four are usable), on its own random port. Only when
-// that one is refused too does the question fail, with
-// ReasonNetwork, as from a server whose port is really closed, which
-// therefore ends a lookup after two round trips. A forger who guesses one
-// of our ports (about 4 / 28,232 per datagram) thus costs each query in
-// flight on it one more datagram to our resolver; to fail a question it
-// must then guess that other port too, within that query's round trip.
+// from the server's address and port, to the one of our ports the query
+// left from (28,232 possible: 14.8 bits), with its ID (16 bits) and with
+// the case of each of the name's L letters (L bits), while the query is
+// in flight (one round trip to the recursive resolver, which is on the
+// same host or network; RFC 5452 §4), and, when the resolver sends DNS
+// cookies, with our 64-bit client cookie too. One forged datagram
+// matches with odds of 2^-(30.8+L): for _dmarc.example.com (15 letters)
+// 2^-45.8, one in 6 × 10^13. An even chance at one forged answer takes
+// about 4 × 10^13 datagrams, each sent while a query for that question is
+// in flight: at the 35,000 a second an attacker was seen sending, 38
+// years of flooding timed to our queries' round trips. A name
+// with few letters gives fewer bits (x.co: 33.8 bits, one in 1.5 × 10^10;
+// a resolver with cookies adds 64). Were a forgery nevertheless taken, it
+// would not spread: an answer whose lookup saw a datagram dropped as
+// undecodable, mismatched, miscased or with a wrong cookie for one of its
+// queries, or a datagram with an unknown ID on a socket carrying one of
+// them (the trace of an attacker guessing IDs, or of a late reply), is
+// tainted: it serves the lookup that asked, but [Client.LookupTTL] gives
+// it TTL 0, so a [Cache] never keeps it for the next scan. Re-asking
+// instead would cost every tainted lookup another round trip and decide
+// nothing the caller could not: the forger who won once can win the
+// re-ask's race too.
 //
 // # Attribution
 //

@@ -276,7 +276,8 @@ func TestScanCanceled(t *testing.T) {
 	})
 }
 
-// waitFor polls cond for up to five seconds.
+// waitFor polls cond for up to 30 seconds (long enough for a loaded
+// machine; it decides no verdict by time).
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {

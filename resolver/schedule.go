@@ -86,9 +86,9 @@ func (r *retry) next(now time.Time) action {
 	return action{kind: actSend, server: server, until: end}
 }
 
-// fail records that server replied with an error (an error RCODE, an
-// undecodable reply, an unreachable port): it is not asked again, and
-// when it was asked last the next attempt is due at once.
+// fail records that server replied with an error (an error RCODE twice,
+// a failed TCP retry, a socket it could not open): it is not asked again,
+// and when it was asked last the next attempt is due at once.
 func (r *retry) fail(server int, now time.Time) {
 	if server < 0 || server >= len(r.failed) {
 		return

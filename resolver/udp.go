@@ -271,7 +271,7 @@ func (p *pool) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool, l
 		s.release(id)
 	}
 	e.icmp.Store(true)
-	return ticket{}, errICMPSend
+	return ticket{icmp: e.icmp}, errICMPSend
 }
 
 // entry builds the query q for u: a copy with its name in random case
@@ -339,34 +339,44 @@ func mixCase(name string) string {
 }
 
 // register reserves a fresh random ID for e on one of u's sockets: a new
-// one of its own when fresh, else the socket of a random slot (opened when
-// the slot has none that takes queries).
+// one of its own when fresh, else the socket of a random slot, or a new
+// one that becomes the slot's when it has none that takes queries. The
+// slot's lock is held only to take its socket: a new socket is opened
+// without it.
 func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
-	if fresh {
-		s, err := u.dial(1)
-		if err != nil {
-			return nil, 0, err
-		}
-		id, _ := s.register(e)
-		return s, id, nil
-	}
 	sl := &u.slots[randomInt(slotsPerServer)]
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	for {
-		if sl.s == nil {
-			s, err := u.dial(socketBatch)
-			if err != nil {
-				return nil, 0, err
+	if !fresh {
+		sl.mu.Lock()
+		if s := sl.s; s != nil {
+			if id, ok := s.register(e); ok {
+				sl.mu.Unlock()
+				return s, id, nil
 			}
+			sl.s = nil // retired or closed: the slot takes a new one
+		}
+		sl.mu.Unlock()
+	}
+	limit := socketBatch
+	if fresh {
+		limit = 1
+	}
+	s, err := u.dial(limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, _ := s.register(e) // a new socket takes its first query
+	if !fresh {
+		sl.mu.Lock()
+		installed := sl.s == nil
+		if installed {
 			sl.s = s
 		}
-		s := sl.s
-		if id, ok := s.register(e); ok {
-			return s, id, nil
+		sl.mu.Unlock()
+		if !installed {
+			s.retire() // another query filled the slot meanwhile: this socket carries e alone
 		}
-		sl.s = nil // retired or closed: the slot opens another
 	}
+	return s, id, nil
 }
 
 // dial opens a connected UDP socket to u on a random local port, for at

@@ -191,3 +191,13 @@ func mainVersion() string {
 	}
 	return "devel"
 }
+
+// spoofDrops returns what mailauth_dns_spoof_drops_total reads: the
+// drops of r when it is the service's own resolver.Client, else nil
+// (zeros).
+func spoofDrops(r resolver.Resolver) func() map[string]uint64 {
+	if c, ok := r.(*resolver.Client); ok {
+		return c.SpoofDrops
+	}
+	return nil
+}

@@ -125,6 +125,7 @@ var serveMetricNames = []string{
 	"mailauth_dns_cache_hits_total", "mailauth_dns_cache_shared_total", "mailauth_dns_cache_misses_total",
 	"mailauth_dns_cache_evictions_total", "mailauth_dns_cache_entries", "mailauth_dns_cache_bytes",
 	"mailauth_resolver_canary_failures_total", "mailauth_ready", "mailauth_build_info",
+	"mailauth_dns_spoof_drops_total",
 }
 
 // TestServeMetrics: after a scan of a lab domain whose DMARC name servers
@@ -171,6 +172,7 @@ func TestServeMetrics(t *testing.T) {
 		`mailauth_ratelimit_degraded 0`,
 		`mailauth_connections_open `,
 		`mailauth_dns_cache_misses_total `,
+		`mailauth_dns_spoof_drops_total{kind="wrong_question"} `,
 	} {
 		assert.Contains(t, metrics, series)
 	}

@@ -200,7 +200,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		c.scan.ControlName = c.canaryName // the canary's name is one this resolver answers
 	}
 	if c.scan.Resolver == nil { // one resolver for the scans and the canary
-		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers}
+		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers, Logger: logger}
 	}
 	onLeak, onPanic := scannerAlarms(logger, time.Now)
 	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
@@ -220,6 +220,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdmin()
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
+	metrics.SpoofDrops(spoofDrops(c.scan.Resolver))
 	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
 	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,
 		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
