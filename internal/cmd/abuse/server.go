@@ -95,16 +95,25 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	return l, nil
 }
 
+// dropper is a resolver client that counts what it dropped as forged
+// (resolver.Client.SpoofDrops).
+type dropper interface{ SpoofDrops() map[string]uint64 }
+
 // dropsServer serves GET / on a loopback port of its own: the JSON of
-// client.SpoofDrops(), for the spoof mode's load process.
-func dropsServer(client *resolver.Client) (*http.Server, string, error) {
+// client's SpoofDrops (null when it counts none), for the spoof mode's
+// load process.
+func dropsServer(client any) (*http.Server, string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", fmt.Errorf("drops listener: %w", err)
 	}
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(client.SpoofDrops())
+		var drops map[string]uint64
+		if d, ok := client.(dropper); ok {
+			drops = d.SpoofDrops()
+		}
+		_ = json.NewEncoder(w).Encode(drops)
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, ln.Addr().String(), nil

@@ -39,10 +39,15 @@ const (
 	spoofAttackNet = 10  // attack i's sources: 127.0.(10+i).x
 	spoofAfterNet  = 30  // the rescans' sources after attack i: 127.0.(30+i).x
 	spoofSettle    = 3 * time.Second
+	// The slow domain's scans (undecodable-slow): its answers come after
+	// the scan's deadline, so each scan takes the whole 15 s.
+	spoofSlowBaseline = 2
+	spoofSlowScans    = 6
+	spoofSlowBaseNet  = 8 // 127.0.8.x
 )
 
 // spoofKinds are the attacks in the order they run.
-var spoofKinds = []string{attackICMPSweep, attackICMPLive, attackUndecodable, attackRefused, attackForge}
+var spoofKinds = []string{attackICMPSweep, attackICMPLive, attackUndecodable, attackRefused, attackForge, attackUndecodableSlow}
 
 func spoofDomain(i int) string { return fmt.Sprintf("sp%d-s.example.com", i) }
 
@@ -109,6 +114,9 @@ type spoofResult struct {
 	Rate     int           `json:"rate"`
 	Attacks  []spoofAttack `json:"attacks"`
 	Error    string        `json:"error,omitempty"`
+	// SlowBaseline and SlowVerdict are the slow domain's (undecodable-slow).
+	SlowBaseline *spoofPhase `json:"slowBaseline,omitempty"`
+	SlowVerdict  string      `json:"slowVerdict,omitempty"`
 }
 
 // verdict is what a scan concluded, with the scanned domain's name
@@ -253,16 +261,31 @@ func scanDomain(c *http.Client, base, d string) (int, string, verdict) {
 
 // spoofScanner runs the scans of the spoof mode.
 type spoofScanner struct {
-	base     string
-	next     atomic.Int64 // the next unused spoof domain
-	baseline *verdict
-	flight   inflight
+	base   string
+	next   atomic.Int64 // the next unused spoof domain
+	flight inflight
 }
 
-// phase scans domains from the sources 127.0.net.x, spoofWorkers at a
-// time, until ctx ends or max scans ran: the domains given, or fresh
-// ones when domains is nil.
-func (s *spoofScanner) phase(ctx context.Context, net, max int, domains []string) spoofPhase {
+// fresh picks a spoof domain no scan took before.
+func (s *spoofScanner) fresh(int) (string, bool) {
+	n := int(s.next.Add(1)) - 1
+	return spoofDomain(n), n < spoofDomains
+}
+
+// listed picks the domains of l in turn.
+func listed(l []string) func(int) (string, bool) {
+	return func(i int) (string, bool) {
+		if i >= len(l) {
+			return "", false
+		}
+		return l[i], true
+	}
+}
+
+// phase scans the domains pick gives from the sources 127.0.net.x,
+// spoofWorkers at a time, until ctx ends, pick has no more or max scans
+// ran. Each 200 is compared with *baseline, or becomes it when nil.
+func (s *spoofScanner) phase(ctx context.Context, net, max int, pick func(i int) (string, bool), baseline **verdict) spoofPhase {
 	var mu sync.Mutex
 	p := spoofPhase{Statuses: outcomes{}, Changes: map[string]int{}}
 	var started atomic.Int64
@@ -273,18 +296,12 @@ func (s *spoofScanner) phase(ctx context.Context, net, max int, domains []string
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(started.Add(1)) - 1
-				if i >= max || (domains != nil && i >= len(domains)) {
+				if i >= max {
 					return
 				}
-				var d string
-				if domains != nil {
-					d = domains[i]
-				} else {
-					n := int(s.next.Add(1)) - 1
-					if n >= spoofDomains {
-						return
-					}
-					d = spoofDomain(n)
+				d, ok := pick(i)
+				if !ok {
+					return
 				}
 				s.flight.add(d, 1)
 				c := newClient(fmt.Sprintf("127.0.%d.%d", net, i%250+1), 1)
@@ -302,10 +319,10 @@ func (s *spoofScanner) phase(ctx context.Context, net, max int, domains []string
 				switch {
 				case status != http.StatusOK:
 					p.Failed++
-				case s.baseline == nil:
-					s.baseline = &v
+				case *baseline == nil:
+					*baseline = &v
 				default:
-					if ch := v.diff(*s.baseline); len(ch) > 0 {
+					if ch := v.diff(**baseline); len(ch) > 0 {
 						p.Changed++
 						for _, c := range ch {
 							p.Changes[c]++
@@ -324,7 +341,7 @@ func (s *spoofScanner) phase(ctx context.Context, net, max int, domains []string
 // flight: REFUSED for the MX, SPF and DMARC questions, or the answers
 // SPF +all and DMARC p=none.
 func (s *spoofScanner) payloads(kind string) func() [][]byte {
-	if kind == attackUndecodable {
+	if kind == attackUndecodable || kind == attackUndecodableSlow {
 		u := undecodable()
 		return func() [][]byte { return [][]byte{u} }
 	}
@@ -419,12 +436,13 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 		return res
 	}
 	s := &spoofScanner{base: base}
-	res.Baseline = s.phase(context.Background(), spoofBaseNet, spoofBaseline, nil)
-	if s.baseline == nil {
+	var baseline, slowBaseline *verdict
+	res.Baseline = s.phase(context.Background(), spoofBaseNet, spoofBaseline, s.fresh, &baseline)
+	if baseline == nil {
 		res.Error = "no baseline scan answered 200"
 		return res
 	}
-	res.Verdict = s.baseline.short()
+	res.Verdict = baseline.short()
 	fmt.Fprintf(os.Stderr, "spoof baseline: %d scans, %d failed, %d changed; %s\n",
 		res.Baseline.Scans, res.Baseline.Failed, res.Baseline.Changed, res.Verdict)
 	for i, kind := range spoofKinds {
@@ -432,6 +450,22 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 			continue
 		}
 		time.Sleep(spoofSettle) // the previous attack's sockets retire and close
+		pick, base, scans := s.fresh, &baseline, spoofMaxScans
+		if kind == attackUndecodableSlow {
+			slow := func(int) (string, bool) { return slowDomain, true }
+			if slowBaseline == nil {
+				p := s.phase(context.Background(), spoofSlowBaseNet, spoofSlowBaseline, slow, &slowBaseline)
+				res.SlowBaseline = &p
+				if slowBaseline == nil {
+					res.Error = "no baseline scan of the slow domain answered 200"
+					return res
+				}
+				res.SlowVerdict = slowBaseline.short()
+				fmt.Fprintf(os.Stderr, "spoof baseline of the slow domain: %d scans, %d failed, %d changed; %s\n",
+					p.Scans, p.Failed, p.Changed, res.SlowVerdict)
+			}
+			pick, base, scans = slow, &slowBaseline, spoofSlowScans
+		}
 		a := &forger{kind: kind, service: netip.MustParseAddr("127.0.0.1"), resolver: resolverAddr, rate: rate,
 			max: int64(float64(rate) * attack.Seconds())}
 		if kind == attackICMPLive {
@@ -446,7 +480,7 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 		ctx, cancel := context.WithTimeout(context.Background(), attack)
 		done := make(chan error, 1)
 		go func() { done <- a.run(ctx) }()
-		rec.During = s.phase(ctx, spoofAttackNet+i, spoofMaxScans, nil)
+		rec.During = s.phase(ctx, spoofAttackNet+i, scans, pick, base)
 		cancel()
 		if err := <-done; err != nil {
 			rec.Error = err.Error()
@@ -459,7 +493,7 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 			rec.Rate = float64(rec.Packets) / rec.Seconds
 		}
 		if kind == attackForge {
-			after := s.phase(context.Background(), spoofAfterNet+i, spoofMaxScans, rec.During.domains)
+			after := s.phase(context.Background(), spoofAfterNet+i, spoofMaxScans, listed(rec.During.domains), &baseline)
 			rec.After = &after
 		}
 		fmt.Fprintf(os.Stderr, "spoof %s: %d scans, %d failed, %d changed; %d packets in %.1f s; load %s\n",
@@ -477,6 +511,10 @@ func printSpoof(out io.Writer, r spoofResult) {
 	}
 	fmt.Fprintf(out, "baseline (no attack): %d scans, %d failed, %d changed; %s\n",
 		r.Baseline.Scans, r.Baseline.Failed, r.Baseline.Changed, r.Verdict)
+	if r.SlowBaseline != nil {
+		fmt.Fprintf(out, "baseline of %s (no attack; its answers come after the scan deadline): %d scans, %d failed, %d changed; %s\n",
+			slowDomain, r.SlowBaseline.Scans, r.SlowBaseline.Failed, r.SlowBaseline.Changed, r.SlowVerdict)
+	}
 	fmt.Fprintf(out, "%-12s %6s %7s %8s %10s %8s %9s %6s  %s\n", "attack", "scans", "failed", "changed", "packets", "seconds", "packets/s", "ports", "load average (start; end)")
 	for _, a := range r.Attacks {
 		ports := fmt.Sprint(a.MaxLive)
@@ -514,6 +552,9 @@ func printSpoof(out io.Writer, r spoofResult) {
 		}
 	}
 	printPhase(out, "baseline", r.Baseline)
+	if r.SlowBaseline != nil {
+		printPhase(out, "baseline of "+slowDomain, *r.SlowBaseline)
+	}
 }
 
 // printPhase prints a phase's statuses and what changed.

@@ -34,10 +34,14 @@ const (
 	attackUndecodable = "undecodable" // undecodable datagrams with guessed IDs at the live ports
 	attackRefused     = "refused"     // REFUSED with the right question and brute-forced IDs
 	attackForge       = "forge"       // forged answers (SPF +all, DMARC p=none) with brute-forced IDs
-	icmpLiveRate      = 1000          // packets a second of icmp-live: the issue saw 27 a second suffice
-	idsPerPass        = 64            // IDs sent to one port (per question) before the next port
-	liveEvery         = 5 * time.Millisecond
-	forgedTTL         = 300 // seconds: the cache keeps at most resolver.MaxCacheTTL
+	// attackUndecodableSlow is undecodable against scans of a domain whose
+	// answers come after the scan's deadline: whether the datagrams change
+	// what the scan says of the domain's slowness.
+	attackUndecodableSlow = "undecodable-slow"
+	icmpLiveRate          = 1000 // packets a second of icmp-live: the issue saw 27 a second suffice
+	idsPerPass            = 64   // IDs sent to one port (per question) before the next port
+	liveEvery             = 5 * time.Millisecond
+	forgedTTL             = 300 // seconds: the cache keeps at most resolver.MaxCacheTTL
 )
 
 // outerNetnsEnv names the network namespace scripts/abuse started in
