@@ -125,6 +125,7 @@ type verdict struct {
 	Grade  string
 	Score  int
 	Checks map[string]string // check ID → "status/severity", plus " diagnostics <json>"
+	Texts  map[string]string // check ID → its summary in English
 }
 
 // parseVerdict reads a scan's 200 body.
@@ -138,14 +139,18 @@ func parseVerdict(body []byte, domain string) (verdict, error) {
 			Status      string          `json:"status"`
 			Severity    string          `json:"severity"`
 			Diagnostics json.RawMessage `json:"diagnostics"`
+			Summary     struct {
+				En string `json:"en"`
+			} `json:"summary"`
 		} `json:"checks"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return verdict{}, fmt.Errorf("scan body: %w", err)
 	}
-	v := verdict{Grade: r.Grade, Score: r.Score, Checks: map[string]string{}}
+	v := verdict{Grade: r.Grade, Score: r.Score, Checks: map[string]string{}, Texts: map[string]string{}}
 	for _, c := range r.Checks {
 		v.Checks[c.ID] = c.Status + "/" + c.Severity + " diagnostics " + string(c.Diagnostics)
+		v.Texts[c.ID] = c.Summary.En
 	}
 	return v, nil
 }
@@ -168,18 +173,28 @@ func (v verdict) diff(base verdict) []string {
 	slices.Sort(ids)
 	for _, id := range ids {
 		b, n := base.Checks[id], v.Checks[id]
-		if b == n {
-			continue
-		}
 		bs, _, _ := strings.Cut(b, " ")
 		ns, _, _ := strings.Cut(n, " ")
-		if bs == ns {
+		switch {
+		case b == n && base.Texts[id] == v.Texts[id]:
+		case bs != ns:
+			out = append(out, id+": "+bs+" -> "+ns+" ("+clip(v.Texts[id])+")")
+		case b != n:
 			out = append(out, id+": "+bs+", other diagnostics")
-		} else {
-			out = append(out, id+": "+bs+" -> "+ns)
+		default:
+			out = append(out, id+": "+bs+", another text ("+clip(v.Texts[id])+")")
 		}
 	}
 	return out
+}
+
+// clip shortens a check's text for the report.
+func clip(s string) string {
+	const n = 90
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // short is the verdict in one line: grade, score and each check's status.

@@ -135,7 +135,7 @@ func TestVerdictDiff(t *testing.T) {
 	body := func(dmarc string) []byte {
 		return []byte(`{"domain":"sp1-s.example.com","grade":"B","score":88,"checks":[` +
 			`{"id":"spf","status":"pass","severity":"info","diagnostics":{"spfRecordCount":1}},` +
-			`{"id":"dmarc","status":"` + dmarc + `","severity":"info","diagnostics":{"policyDomain":"sp1-s.example.com"}}]}`)
+			`{"id":"dmarc","status":"` + dmarc + `","severity":"info","diagnostics":{"policyDomain":"sp1-s.example.com"},"summary":{"en":"DMARC ` + dmarc + ` for sp1-s.example.com"}}]}`)
 	}
 	base, err := parseVerdict(body("pass"), "sp1-s.example.com")
 	require.NoError(t, err)
@@ -144,7 +144,10 @@ func TestVerdictDiff(t *testing.T) {
 	assert.Empty(t, other.diff(base), "another copy of the domain has the same verdict")
 	changed, err := parseVerdict(body("warn"), "sp1-s.example.com")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"dmarc: pass/info -> warn/info"}, changed.diff(base))
+	assert.Equal(t, []string{"dmarc: pass/info -> warn/info (DMARC warn for DOMAIN)"}, changed.diff(base))
+	retold := base
+	retold.Texts = map[string]string{"spf": "", "dmarc": "another text"}
+	assert.Equal(t, []string{"dmarc: pass/info, another text (another text)"}, retold.diff(base), "a text that changed is a change")
 	assert.Equal(t, "grade B 88: dmarc pass/info spf pass/info", base.short())
 	_, err = parseVerdict([]byte("{"), "x")
 	assert.Error(t, err)
