@@ -41,7 +41,7 @@ const (
 	spoofSettle    = 3 * time.Second
 	// The slow domain's scans (undecodable-slow): its answers come after
 	// the scan's deadline, so each scan takes the whole 15 s.
-	spoofSlowBaseline = 2
+	spoofSlowBaseline = 6
 	spoofSlowScans    = 6
 	spoofSlowBaseNet  = 8 // 127.0.8.x
 )
