@@ -397,7 +397,7 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 	confirmed := make([]bool, len(servers)) // asked again after an error reply
 	quick := 0
 	send := func(server int, fresh bool) error {
-		t, err := c.pool.send(servers[server], server, q, w, fresh, c.Logger, c.udpSize())
+		t, err := c.send(servers[server], server, q, w, fresh)
 		if err == nil || errors.Is(err, errICMPSend) {
 			tickets = append(tickets, t) // an attempt lost to ICMP errors waits like any other
 			return nil
@@ -449,6 +449,16 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
 		}
 	}
+}
+
+// send is where every query of a lookup leaves: q to server (index idx in
+// the lookup's list), fresh asking for a socket of its own. The replies
+// come on w, decoded and matched (see demux), until the ticket is
+// released. Another transport (DNS over TLS) plugs in here: it delivers
+// its replies to w the same way, and its ticket's release forgets the
+// query.
+func (c *Client) send(server string, idx int, q *dns.Msg, w *waiter, fresh bool) (ticket, error) {
+	return c.pool.send(server, idx, q, w, fresh, c.Logger, c.udpSize())
 }
 
 // maxQuickResends bounds the questions one lookup asks again at once

@@ -350,13 +350,16 @@ func TestClientUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	free := pc.LocalAddr().String()
 	pc.Close()
+	// The timeout only has to outlast the moment the socket's reader
+	// takes the ICMP error on a loaded machine.
+	const timeout = 3 * time.Second
 	for _, server := range []string{free, "127.0.0.1"} {
-		c := &resolver.Client{Servers: []string{server}, Timeout: 300 * time.Millisecond, Attempts: 2}
+		c := &resolver.Client{Servers: []string{server}, Timeout: timeout, Attempts: 1}
 		start := time.Now()
 		assert.Equal(t, inconclusive(resolver.ReasonNetwork, -1), c.Lookup(t.Context(), "a.example.test", resolver.TypeA), "answer mismatch")
 		if server == free {
-			assert.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond, "each attempt waited its timeout")
-			assert.Positive(t, c.SpoofDrops()["icmp"], "the ICMP errors are counted")
+			assert.GreaterOrEqual(t, time.Since(start), timeout, "the attempt waited its timeout")
+			assert.Positive(t, c.SpoofDrops()["icmp"], "the ICMP error is counted")
 		}
 	}
 }

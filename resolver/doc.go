@@ -80,6 +80,8 @@
 //     time, a query takes one at random under that socket's own lock,
 //     and an idle one closes after 1 s: under load, hundreds of ports
 //     are in use, and none stays useful long to someone who learned it.
+//     Each socket costs a file descriptor and a reader goroutine: about
+//     one per 8 queries in flight, plus up to 16 per server.
 //     The kernel delivers to a connected socket only datagrams from the
 //     server's address and port; the reader checks the source again
 //     (wrong_source).

@@ -374,3 +374,94 @@ func TestCookies(t *testing.T) {
 	}
 	assert.Equal(t, uint64(2), dropsOf(c, "wrong_cookie"))
 }
+
+// cookieOf returns the COOKIE option of m in hex, or "".
+func cookieOf(m *dns.Msg) string {
+	if opt := m.IsEdns0(); opt != nil {
+		for _, o := range opt.Option {
+			if co, ok := o.(*dns.EDNS0_COOKIE); ok {
+				return co.Cookie
+			}
+		}
+	}
+	return ""
+}
+
+// withCookie returns m with an OPT record carrying cookie (hex).
+func withCookie(m *dns.Msg, cookie string) *dns.Msg {
+	m.SetEdns0(1232, false)
+	m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}}
+	return m
+}
+
+// TestCookieBadCookie: a server that answers BADCOOKIE (RFC 7873 §5.3)
+// with its server cookie gets the question again at once, with that
+// cookie, and its answer is taken.
+func TestCookieBadCookie(t *testing.T) {
+	t.Parallel()
+	const serverCookie = "b1b2b3b4b5b6b7b8"
+	var mu sync.Mutex
+	var got []string
+	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
+		cookie := cookieOf(q)
+		mu.Lock()
+		got = append(got, cookie)
+		mu.Unlock()
+		if len(cookie) < 16 {
+			return
+		}
+		if !strings.HasSuffix(cookie, serverCookie) {
+			m := new(dns.Msg)
+			m.SetReply(q)
+			m.Rcode = dns.RcodeBadCookie
+			s.send(t, withCookie(m, cookie[:16]+serverCookie), from)
+			return
+		}
+		s.send(t, withCookie(answerA(q, "192.0.2.1"), cookie[:16]+serverCookie), from)
+	})
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1}
+	a := c.Lookup(t.Context(), "bad-cookie.example.test", resolver.TypeA)
+	require.Equal(t, resolver.Found, a.Outcome, show(a))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 2, "the question, then again with the server cookie")
+	assert.Len(t, got[0], 16, "a client cookie only")
+	assert.Equal(t, got[0]+serverCookie, got[1])
+}
+
+// TestCookieServerStops: a server that sent cookies and stops (it was
+// replaced or reconfigured) still answers every lookup: after three
+// replies without a cookie in a row, they are taken without one, and
+// the Client logs it once.
+func TestCookieServerStops(t *testing.T) {
+	t.Parallel()
+	const serverCookie = "c1c2c3c4c5c6c7c8"
+	var mu sync.Mutex
+	asked := 0
+	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
+		mu.Lock()
+		asked++
+		first := asked == 1
+		mu.Unlock()
+		m := answerA(q, "192.0.2.1")
+		if cookie := cookieOf(q); first && len(cookie) >= 16 {
+			m = withCookie(m, cookie[:16]+serverCookie)
+		}
+		s.send(t, m, from)
+	})
+	var log bytes.Buffer
+	var logMu sync.Mutex
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1,
+		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil))}
+	for i := range 3 {
+		a := c.Lookup(t.Context(), fmt.Sprintf("host%d.example.test", i), resolver.TypeA)
+		require.Equal(t, resolver.Found, a.Outcome, "lookup %d: %s", i, show(a))
+	}
+	assert.Equal(t, uint64(3), dropsOf(c, "wrong_cookie"), "three replies without the cookie")
+	logMu.Lock()
+	defer logMu.Unlock()
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	require.Len(t, lines, 1, "one log line")
+	assert.Contains(t, lines[0], "cookies")
+	assert.NotContains(t, lines[0], "example.test", "no name in the log")
+}

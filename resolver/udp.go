@@ -550,7 +550,7 @@ func (s *socket) icmp() {
 	for _, e := range s.pending {
 		e.icmp.Store(true)
 	}
-	s.retired = true
+	s.retireLocked()
 }
 
 // handle delivers one datagram to the query it answers, or drops it.
