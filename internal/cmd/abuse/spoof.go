@@ -47,7 +47,10 @@ const (
 )
 
 // spoofKinds are the attacks in the order they run.
-var spoofKinds = []string{attackICMPSweep, attackICMPLive, attackUndecodable, attackRefused, attackForge, attackUndecodableSlow}
+// case-downgrade and forge-downgraded come last: a resolver client that
+// falls back from 0x20 does so for minutes.
+var spoofKinds = []string{attackICMPSweep, attackICMPLive, attackUndecodable, attackRefused, attackForge, attackUndecodableSlow,
+	attackCaseDowngrade, attackForgeDowngraded}
 
 func spoofDomain(i int) string { return fmt.Sprintf("sp%d-s.example.com", i) }
 
@@ -388,10 +391,10 @@ func forgedFor(kind, d string) [][]byte {
 	var qs []q
 	rcode := dns.RcodeSuccess
 	switch kind {
-	case attackRefused:
+	case attackRefused, attackCaseDowngrade:
 		rcode = dns.RcodeRefused
 		qs = []q{{d, dns.TypeMX, ""}, {d, dns.TypeTXT, ""}, {"_dmarc." + d, dns.TypeTXT, ""}}
-	case attackForge:
+	case attackForge, attackForgeDowngraded:
 		qs = []q{{d, dns.TypeTXT, "v=spf1 +all"}, {"_dmarc." + d, dns.TypeTXT, "v=DMARC1; p=none"}}
 	}
 	var out [][]byte
@@ -466,7 +469,7 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 		}
 		time.Sleep(spoofSettle) // the previous attack's sockets retire and close
 		pick, base, scans := s.fresh, &baseline, spoofMaxScans
-		if kind == attackUndecodableSlow {
+		if kind == attackUndecodableSlow || kind == attackCaseDowngrade {
 			slow := func(int) (string, bool) { return slowDomain, true }
 			if slowBaseline == nil {
 				p := s.phase(context.Background(), spoofSlowBaseNet, spoofSlowBaseline, slow, &slowBaseline)
@@ -507,7 +510,7 @@ func runSpoof(base, dnsAddr, dropsAddr string, attack time.Duration, rate int, d
 		if rec.Seconds > 0 {
 			rec.Rate = float64(rec.Packets) / rec.Seconds
 		}
-		if kind == attackForge {
+		if kind == attackForge || kind == attackForgeDowngraded {
 			after := s.phase(context.Background(), spoofAfterNet+i, spoofMaxScans, listed(rec.During.domains), &baseline)
 			rec.After = &after
 		}

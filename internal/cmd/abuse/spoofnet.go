@@ -38,6 +38,15 @@ const (
 	// answers come after the scan's deadline: whether the datagrams change
 	// what the scan says of the domain's slowness.
 	attackUndecodableSlow = "undecodable-slow"
+	// attackCaseDowngrade sends REFUSED replies, with its questions in
+	// lower case and brute-forced IDs, while scans ask about a domain
+	// whose answers never come in time (one the attacker may scan
+	// itself): replies that match a query but for the case, with no
+	// reply in the right case between them, are how the client decides
+	// that the resolver does not echo 0x20.
+	attackCaseDowngrade = "case-downgrade"
+	// attackForgeDowngraded is forge right after case-downgrade.
+	attackForgeDowngraded = "forge-downgraded"
 	icmpLiveRate          = 1000 // packets a second of icmp-live: the issue saw 27 a second suffice
 	idsPerPass            = 64   // IDs sent to one port (per question) before the next port
 	liveEvery             = 5 * time.Millisecond
