@@ -60,8 +60,9 @@ func TestSpoofRefusedOutsideNamespace(t *testing.T) {
 }
 
 // TestSpoofSmoke runs -mode spoof briefly (answers delayed 300 ms, each
-// attack 3 s at 5,000 packets a second, all but undecodable-slow) inside a private network
-// namespace of its own, as root; elsewhere it is skipped. It asserts that
+// attack 3 s at 5,000 packets a second, all but the two whose scans take
+// the whole scan deadline) inside a private network namespace of its own,
+// as root; elsewhere it is skipped. It asserts that
 // the harness runs and reports every attack, not what the attacks did
 // (RELIABILITY.md records that).
 func TestSpoofSmoke(t *testing.T) {
