@@ -11,7 +11,7 @@
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
-//	abuse -mode spoof [-attack 60s] [-spoof-rate 40000] [-spoof-delay 1.9s] [-skip icmp-sweep,icmp-live,undecodable,refused,forge,undecodable-slow]
+//	abuse -mode spoof [-attack 60s] [-spoof-rate 40000] [-spoof-delay 1.9s] [-skip icmp-sweep,icmp-live,undecodable,refused,forge,undecodable-slow,case-downgrade,forge-downgraded]
 //
 // Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
 // private network namespace when it can, where nothing else is reachable
@@ -73,7 +73,7 @@ func main() {
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
-	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow (spoof)")
+	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
 	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")

@@ -39,7 +39,7 @@ const (
 	spoofAttackNet = 10  // attack i's sources: 127.0.(10+i).x
 	spoofAfterNet  = 30  // the rescans' sources after attack i: 127.0.(30+i).x
 	spoofSettle    = 3 * time.Second
-	// The slow domain's scans (undecodable-slow): its answers come after
+	// The slow domain's scans (undecodable-slow, case-downgrade): its answers come after
 	// the scan's deadline, so each scan takes the whole 15 s.
 	spoofSlowBaseline = 6
 	spoofSlowScans    = 6
