@@ -38,6 +38,9 @@ func runDNS(o options, zoneFiles []string) int {
 	if o.mode == "soak" {
 		soakFaults(d, o.delay)
 	}
+	if o.mode == "spoof" {
+		spoofFaults(d, o.spoofDelay)
+	}
 	fmt.Println(d.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return 0
@@ -50,7 +53,7 @@ func startDNS(o options, zoneFiles []string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	args := append([]string{"-mode", o.mode, "-dns-delay", o.delay.String()}, zoneFiles...)
+	args := append([]string{"-mode", o.mode, "-dns-delay", o.delay.String(), "-spoof-delay", o.spoofDelay.String()}, zoneFiles...)
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), dnsEnv+"=1")
 	cmd.Stderr = os.Stderr

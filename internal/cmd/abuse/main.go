@@ -11,15 +11,20 @@
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
+//	abuse -mode spoof [-attack 60s] [-spoof-rate 40000] [-spoof-delay 1.9s] [-skip icmp-sweep,icmp-live,undecodable,refused,forge,undecodable-slow,case-downgrade,forge-downgraded]
 //
 // Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
 // private network namespace when it can, where nothing else is reachable
-// and the TCP counters are the lab's own.
+// and the TCP counters are the lab's own. -mode spoof forges packets from
+// the resolver's address through a raw socket: it runs only inside a
+// private network namespace (another one than PID 1's, with nothing but
+// loopback interfaces), and refuses to start anywhere else.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,11 +54,16 @@ type options struct {
 	delay    time.Duration
 	recover  time.Duration
 	skip     string
+	// -mode spoof
+	dnsAddr    string
+	dropsAddr  string
+	spoofRate  int
+	spoofDelay time.Duration
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "attack", "attack, siege, spray, soak or memory")
+	flag.StringVar(&o.mode, "mode", "attack", "attack, siege, spray, soak, memory or spoof")
 	flag.IntVar(&o.hostile, "hostile", 20, "hostile sources (attack)")
 	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
@@ -63,7 +73,11 @@ func main() {
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
-	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood")
+	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
+	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
+	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
+	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")
+	flag.DurationVar(&o.spoofDelay, "spoof-delay", 1900*time.Millisecond, "how long the resolver takes to answer a question about a spoof domain (spoof)")
 	flag.Parse()
 	if os.Getenv(dnsEnv) != "" {
 		os.Exit(runDNS(o, flag.Args()))
@@ -77,6 +91,12 @@ func main() {
 	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
+	}
+	if o.mode == "spoof" {
+		if err := privateNetns(); err != nil {
+			fmt.Fprintln(os.Stderr, "abuse: -mode spoof forges packets and runs only inside a private network namespace (scripts/abuse -mode spoof, as root):", err)
+			os.Exit(2)
+		}
 	}
 	if err := serve(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "abuse:", err)
@@ -98,8 +118,14 @@ func load(o options) int {
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "spray":
 		v = runSpray(o.base)
+	case "spoof":
+		r := runSpoof(o.base, o.dnsAddr, o.dropsAddr, o.attack, o.spoofRate, o.spoofDelay, skipSet(o.skip))
+		if err := json.NewEncoder(os.Stdout).Encode(r); err != nil || r.Error != "" {
+			return 1
+		}
+		return 0
 	default:
-		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, siege, spray, soak or memory")
+		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, siege, spray, soak, memory or spoof")
 		return 2
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
@@ -125,6 +151,15 @@ func serve(o options, out io.Writer) error {
 		return err
 	}
 	defer l.close()
+	if o.mode == "spoof" {
+		res, _, err := runLoad(o, l, time.Now())
+		var r spoofResult
+		if jerr := json.Unmarshal(res, &r); jerr != nil {
+			return errors.Join(err, fmt.Errorf("load result: %w", jerr))
+		}
+		printSpoof(out, r)
+		return err
+	}
 	start := time.Now()
 	time.Sleep(time.Second)
 	baseline := l.readSample(start)
@@ -159,7 +194,8 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		return nil, nil, err
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
-		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip}
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
+		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer
@@ -176,7 +212,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		select {
 		case err := <-done:
 			if err != nil {
-				return nil, samples, fmt.Errorf("load process: %w", err)
+				return stdout.Bytes(), samples, fmt.Errorf("load process: %w", err)
 			}
 			return stdout.Bytes(), samples, nil
 		case <-tick.C:

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -35,7 +37,12 @@ type lab struct {
 	srv     *http.Server
 	ln      *httpapi.Listener
 	addr    string
+	dnsAddr string
 	stopDNS func()
+	// dropsAddr serves, in -mode spoof, what the resolver client dropped
+	// as forged so far, by kind (dropsServer).
+	dropsAddr string
+	drops     *http.Server
 }
 
 // startLab starts the DNS child over zoneFiles and serves the service on
@@ -51,10 +58,15 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		stopDNS()
 		return nil, err
 	}
-	svc := mailauth.New(mailauth.Config{
-		Resolver:  &resolver.Client{Servers: []string{dnsAddr}},
+	client := &resolver.Client{Servers: []string{dnsAddr}}
+	cfg := mailauth.Config{
+		Resolver:  client,
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
-	})
+	}
+	if o.mode == "spoof" {
+		cfg.DNSCacheBytes = spoofCacheMB << 20 // the shared cache the forged answers aim at
+	}
+	svc := mailauth.New(cfg)
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		stopDNS()
@@ -73,13 +85,47 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	})
 	srv := httpapi.NewServer(h, ln, log.New(io.Discard, "", 0))
 	go func() { _ = srv.Serve(ln) }()
-	return &lab{srv: srv, ln: ln, addr: raw.Addr().String(), stopDNS: stopDNS}, nil
+	l := &lab{srv: srv, ln: ln, addr: raw.Addr().String(), dnsAddr: dnsAddr, stopDNS: stopDNS}
+	if o.mode == "spoof" {
+		if l.drops, l.dropsAddr, err = dropsServer(client); err != nil {
+			l.close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// dropper is a resolver client that counts what it dropped as forged
+// (resolver.Client.SpoofDrops).
+type dropper interface{ SpoofDrops() map[string]uint64 }
+
+// dropsServer serves GET / on a loopback port of its own: the JSON of
+// client's SpoofDrops (null when it counts none), for the spoof mode's
+// load process.
+func dropsServer(client any) (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", fmt.Errorf("drops listener: %w", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		var drops map[string]uint64
+		if d, ok := client.(dropper); ok {
+			drops = d.SpoofDrops()
+		}
+		_ = json.NewEncoder(w).Encode(drops)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
 }
 
 func (l *lab) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.srv.Shutdown(ctx)
+	if l.drops != nil {
+		_ = l.drops.Shutdown(ctx)
+	}
 	l.stopDNS()
 }
 

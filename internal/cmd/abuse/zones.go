@@ -50,6 +50,7 @@ func writeHostileZone(dir string, now time.Time) (string, error) {
 		}
 	}
 	writeBig(&b)
+	writeSpoofZone(&b)
 	path := filepath.Join(dir, "hostile.zone")
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }
