@@ -666,10 +666,13 @@ func (c *Client) giveUp(ctx context.Context, r *retry, last result, start time.T
 		return last
 	case r.attempts() == 0:
 		return failure(ReasonCanceled, -1)
+	case timedOut && c.pool.heard.Load() > start.UnixNano():
+		// Before an undecodable datagram: anyone who guessed the port
+		// and the ID can send one, while the resolver's answers to
+		// other questions show it was still working on this one.
+		return failure(ReasonSlow, -1)
 	case w.undecodable.Load():
 		return failure(ReasonMalformed, -1)
-	case timedOut && c.pool.heard.Load() > start.UnixNano():
-		return failure(ReasonSlow, -1)
 	case allICMP(tickets):
 		return failure(ReasonNetwork, -1)
 	}

@@ -492,3 +492,54 @@ func TestNoGoroutineLeak(t *testing.T) {
 	}
 	checkNoLeak(t, baseline)
 }
+
+// deadlineAt is a context whose deadline passes when its channel is
+// closed: the test, not the clock, decides when the lookup's time is up.
+type deadlineAt struct {
+	context.Context
+	done chan struct{}
+}
+
+func (d deadlineAt) Done() <-chan struct{} { return d.done }
+
+func (d deadlineAt) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestUndecodableThenSlow: a datagram that carries the lookup's ID but
+// does not decode (anyone who guessed the port and the ID can send one)
+// does not make the lookup "malformed" when the resolver answered other
+// questions meanwhile and the lookup ran out of time: it was slow.
+func TestUndecodableThenSlow(t *testing.T) {
+	t.Parallel()
+	asked := make(chan struct{}, 1)
+	server := startHandler(t, func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		if strings.EqualFold(r.Question[0].Name, "slow.example.test.") {
+			b, _ := m.Pack()
+			_, _ = w.Write(b[:len(b)-3]) // cut: does not decode
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+			return
+		}
+		m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: r.Question[0].Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}, A: net.IPv4(192, 0, 2, 1)}}
+		_ = w.WriteMsg(m)
+	}, false)
+	c := &resolver.Client{Servers: []string{server}, Timeout: time.Minute, Attempts: 1}
+	ctx := deadlineAt{Context: t.Context(), done: make(chan struct{})}
+	got := make(chan resolver.Answer, 1)
+	go func() { got <- c.Lookup(ctx, "slow.example.test", resolver.TypeA) }()
+	<-asked
+	require.Equal(t, resolver.Found, c.Lookup(t.Context(), "ok.example.test", resolver.TypeA).Outcome, "the resolver answers other questions")
+	close(ctx.done)
+	a := <-got
+	assert.Equal(t, resolver.ReasonSlow, a.Reason, "%v/%v", a.Outcome, a.Reason)
+}

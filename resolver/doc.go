@@ -59,10 +59,12 @@
 // question again, and the next attempt goes out at once. The lookup ends
 // when an answer comes, when every server has replied with an error (the
 // most telling error is reported), or at the deadline: then it is
-// [ReasonMalformed] when a datagram carrying the ID of an attempt was no
-// DNS message, [ReasonSlow] when the servers answered other questions
-// meanwhile, [ReasonNetwork] when an ICMP error reached every attempt,
-// and [ReasonTimeout] when nothing came. An ICMP error or an
+// [ReasonSlow] when the servers answered other questions meanwhile (even
+// when a datagram carrying the ID of an attempt was no DNS message: a
+// forger who guessed the port and the ID can send one),
+// [ReasonMalformed] when such a datagram came and nothing else,
+// [ReasonNetwork] when an ICMP error reached every attempt, and
+// [ReasonTimeout] when nothing came. An ICMP error or an
 // undecodable datagram never ends an attempt early: anyone can forge
 // them. A truncated reply is asked again over TCP (RFC 7766), at most
 // twice per server and lookup, while the lookup goes on waiting for UDP
