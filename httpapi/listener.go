@@ -146,8 +146,8 @@ type Listener struct {
 	stalled     int
 	slowBodies  int
 	busyShed    int
-	answered    int // refused at the total cap with a JSON 503
-	refusing    int // refused connections being answered now
+	answered    int        // refused at the total cap with a JSON 503
+	refusing    int        // refused connections being answered now
 	quiet       *list.List // of *limitedConn, longest quiet first
 	conns       *list.List // of *limitedConn, every open one
 }
