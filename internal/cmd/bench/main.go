@@ -240,9 +240,9 @@ func run(o options, w io.Writer) error {
 	var scanRows, loadRows, headRows []row
 	var notes loadNotes
 	for r := range o.runs {
-		var floor floorResult
+		var floor floorResult // one client at a time, with the checks alone
 		if o.floorN > 0 {
-			if floor, err = l.runFloor(o.floorN); err != nil {
+			if floor, err = l.runFloor(o.floorN, 1, true); err != nil {
 				return err
 			}
 		}
@@ -251,12 +251,12 @@ func run(o options, w io.Writer) error {
 			return err
 		}
 		scanRows = merge(scanRows, sRows, r)
-		lRows, err := loadPhases(l, o, r, &notes, floor)
+		lRows, floors, err := loadPhases(l, o, r, &notes)
 		if err != nil {
 			return err
 		}
 		loadRows = merge(loadRows, lRows, r)
-		hRows, err := headline(l, o, floor, sRows, lRows)
+		hRows, err := headline(l, o, floor, floors, sRows, lRows)
 		if err != nil {
 			return err
 		}
