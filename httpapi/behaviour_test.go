@@ -333,3 +333,24 @@ func TestCutContext(t *testing.T) {
 	<-c3.Done()
 	assert.ErrorIs(t, c3.Err(), context.DeadlineExceeded)
 }
+
+// TestQuickScansStayFresh: a visitor scanning often, each scan quick
+// (under quickHold), stays fresh: only slow slot time counts.
+func TestQuickScansStayFresh(t *testing.T) {
+	t.Parallel()
+	clock := NewTestClock()
+	s := newScheduler(4)
+	s.now = clock.Now
+	a := admissionFor(netip.MustParseAddr("198.51.100.7"), DefaultSourceInFlight)
+	for range 30 {
+		rel, _, e := s.acquire(context.Background(), a, time.Millisecond, nil)
+		require.Nil(t, e)
+		clock.Advance(900 * time.Millisecond)
+		rel()
+		clock.Advance(time.Second)
+	}
+	s.mu.Lock()
+	fresh := s.fresh(a, clock.Now())
+	s.mu.Unlock()
+	assert.True(t, fresh, "30 scans of 0.9 s each in a minute")
+}

@@ -236,8 +236,9 @@ func (s *scheduler) idle(ad admission) bool {
 }
 
 // fresh reports whether ad may take the reserve: none of its groups has
-// a diagnostic in flight, and none used freshLimit or more of slot time
-// recently (decayed, usageDecay). Called with mu held.
+// a diagnostic in flight, and none used freshLimit or more of slow slot
+// time recently (beyond quickHold per diagnostic, decayed with
+// usageDecay). Called with mu held.
 func (s *scheduler) fresh(ad admission, now time.Time) bool {
 	return s.idle(ad) && s.usage.recent(ad.groups, now) < freshLimit.Seconds()
 }
@@ -288,7 +289,7 @@ func (s *scheduler) giveBack(sl *slot) {
 		s.cutting--
 	}
 	now := s.now()
-	s.usage.add(sl.ad.groups, now.Sub(sl.start), now)
+	s.usage.add(sl.ad.groups, max(now.Sub(sl.start)-quickHold, 0), now)
 }
 
 func (s *scheduler) release(sl *slot) {

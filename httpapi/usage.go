@@ -11,12 +11,18 @@ const (
 	// a diagnostic held counts e^(-t/usageDecay) of its length t later,
 	// so about the last two rate windows count.
 	usageDecay = 2 * DefaultRateWindow
-	// freshLimit is the recent slot time under which a source (and its
-	// /56 and /48) with nothing in flight is fresh and may take the
-	// reserve: a small share (1/60) of DefaultSourceBudget. A few quick
-	// scans stay under it; one scan held for seconds by a slow domain
-	// puts its source over it for minutes (a 3 s hold for
-	// usageDecay × ln 3, about 2 minutes 12 s).
+	// quickHold is the part of every diagnostic's slot time that is not
+	// counted as recent slot time: a scan of a domain that answers takes
+	// well under it, so a visitor scanning often stays fresh; only slow
+	// diagnostics count, by what they held beyond it.
+	quickHold = time.Second
+	// freshLimit is the recent slow slot time under which a source (and
+	// its /56 and /48) with nothing in flight is fresh and may take the
+	// reserve: a small share (1/60) of DefaultSourceBudget. One scan held
+	// for seconds by a slow domain puts its source over it for minutes (a
+	// scan cut after 3.5 s counts 2.5 s: fresh again after usageDecay ×
+	// ln 2.5, about 110 s; one held for the whole 16 s deadline, after
+	// usageDecay × ln 15, about 5 minutes 25 s).
 	freshLimit = time.Second
 	// forgetBelow is the recent slot time under which a group is
 	// forgotten (it counts as none): a 15 s hold is forgotten after
@@ -28,8 +34,9 @@ const (
 	maxUsageKeys = 1 << 16
 )
 
-// usage is the recent slot time of every group (source, IPv6 /56 and
-// /48), decayed exponentially. It is not safe for concurrent use: the
+// usage is the recent slow slot time of every group (source, IPv6 /56
+// and /48): what each diagnostic held beyond quickHold, decayed
+// exponentially. It is not safe for concurrent use: the
 // scheduler's mu guards it.
 type usage struct {
 	m         map[string]used
