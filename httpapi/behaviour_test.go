@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"sync"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth"
 )
 
 // cutNow runs one look for diagnostics to cut, as the cut timer does.
@@ -353,4 +356,29 @@ func TestQuickScansStayFresh(t *testing.T) {
 	fresh := s.fresh(a, clock.Now())
 	s.mu.Unlock()
 	assert.True(t, fresh, "30 scans of 0.9 s each in a minute")
+}
+
+// TestStalledScanCutEndsAsDeadline: end to end, a scan that gets no DNS
+// reply while the pool is full (one slot) has its deadline cut long
+// before the deadline it was given, and its context ends as at a
+// deadline, not as canceled, so that the scan reports what it has: the
+// client gets the 200 answer.
+func TestStalledScanCutEndsAsDeadline(t *testing.T) {
+	t.Parallel()
+	type end struct {
+		err   error
+		early bool
+	}
+	ended := make(chan end, 1)
+	svc := &FakeService{ScanFunc: func(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+		<-ctx.Done()
+		dl, _ := ctx.Deadline()
+		ended <- end{ctx.Err(), time.Now().Before(dl)}
+		return SampleScanSummary(), nil
+	}}
+	ts := NewTestServer(t, svc, Options{MaxInFlight: 1})
+	assert.Equal(t, http.StatusOK, ts.PostJSON(t, "/api/scan", scanBody("example.com")).StatusCode)
+	e := <-ended
+	assert.ErrorIs(t, e.err, context.DeadlineExceeded, "a cut ends the context as a deadline would")
+	assert.True(t, e.early, "cut before the deadline it was given: no reply for %v with the pool full", noProgressAfter)
 }
