@@ -263,7 +263,9 @@ func run(o options, w io.Writer) error {
 		headRows = merge(headRows, hRows, r)
 		fmt.Fprintf(w, "run %d/%d done at %s, load %s\n", r+1, o.runs, time.Since(t0).Round(time.Second), loadAverage())
 	}
-	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
+	if len(scanRows) > 0 {
+		printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
+	}
 	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase, analytics "+onOff(o.analytics)+")", loadColumns, loadRows, o.runs)
 	printTable(w, "Headline: against the physical floor, measured on this machine in this run", headColumns, headRows, o.runs)
 	if len(loadRows) > 0 {
