@@ -137,7 +137,7 @@ type slot struct {
 	ad    admission
 	start time.Time
 	watch *watch
-	cut   bool // cut for want of progress; its release is pending
+	cut   bool // cut for want of progress (and given back at once)
 }
 
 // waiter is a queued request; ready is closed when it is granted a slot.
@@ -173,7 +173,6 @@ type scheduler struct {
 	queued   int                  // waiters in queues
 	usage    *usage               // recent slot time by group
 	held     map[*slot]struct{}   // diagnostics in flight
-	cutting  int                  // slots cut whose release is pending
 	ticking  bool                 // the cut timer is armed
 	cuts     int                  // diagnostics cut since the start
 }
@@ -278,6 +277,9 @@ func (s *scheduler) take(ad admission, w *watch) (*slot, bool) {
 }
 
 func (s *scheduler) giveBack(sl *slot) {
+	if _, ok := s.held[sl]; !ok {
+		return // given back when it was cut
+	}
 	s.free++
 	for _, g := range sl.ad.groups {
 		if s.inFlight[g.key]--; s.inFlight[g.key] <= 0 {
@@ -285,9 +287,6 @@ func (s *scheduler) giveBack(sl *slot) {
 		}
 	}
 	delete(s.held, sl)
-	if sl.cut {
-		s.cutting--
-	}
 	now := s.now()
 	s.usage.add(sl.ad.groups, max(now.Sub(sl.start)-quickHold, 0), now)
 }
@@ -308,14 +307,17 @@ func (s *scheduler) pressed() bool {
 // stalled picks, while slots run short, the diagnostics to cut: those
 // with no DNS reply for noProgressAfter (counted from their start when
 // they never had one), longest first, as many as it takes for the free
-// slots and those already being cut to cover the waiting requests and
-// leave the pool no longer nearly full. It marks them and returns their
-// cut funcs, to be called without mu. Called with mu held.
+// slots to cover the waiting requests and leave the pool no longer
+// nearly full. Their slots are given back at once (and granted to the
+// waiting requests): a cut scan winds down (checkGrace, and the probe of
+// the resolver when none of its questions was answered) outside the
+// pool. It returns their cut funcs, to be called without mu. Called with
+// mu held.
 func (s *scheduler) stalled() []func() {
 	if !s.pressed() {
 		return nil
 	}
-	want := s.queued + nearlyFullOf(s.total) + 1 - s.free - s.cutting
+	want := s.queued + nearlyFullOf(s.total) + 1 - s.free
 	if want <= 0 {
 		return nil
 	}
@@ -343,9 +345,12 @@ func (s *scheduler) stalled() []func() {
 	var cuts []func()
 	for _, c := range cands[:min(want, len(cands))] {
 		c.sl.cut = true
-		s.cutting++
 		s.cuts++
 		cuts = append(cuts, c.sl.watch.cut)
+		s.giveBack(c.sl)
+	}
+	if len(cuts) > 0 {
+		s.dispatch()
 	}
 	return cuts
 }
