@@ -15,17 +15,24 @@ import (
 
 // Fair admission of diagnostics (RELIABILITY.md, "The admission model").
 // The MaxInFlight slots are shared between sources so that no coalition
-// of sources can starve a source that has nothing in flight:
+// of sources can starve a source that has nothing in flight and used
+// little recently:
 //
 //   - each source (an IPv4 address or an IPv6 /64, the rate-limit key) and
 //     each IPv6 /56 and /48 has a cap on its diagnostics in flight;
 //   - half of the slots are a reserve that only a fresh request may take:
-//     one whose source, /56 and /48 have nothing in flight. A source's
-//     second and third diagnostics run in the other half only, so an
-//     attacker holds at most one slot of the reserve per IPv4 address or
-//     IPv6 /48;
-//   - a fresh diagnostic runs with the full scan deadline, a source's
-//     second and third with laterDeadline;
+//     one whose source, /56 and /48 have nothing in flight and less than
+//     freshLimit of recent slow slot time (usage.go). A source's second
+//     and third diagnostics, and those of a source that held a slot for
+//     seconds lately, run in the other half only, so an attacker holds at
+//     most one slot of the reserve per IPv4 address or IPv6 /48, and then
+//     none for minutes;
+//   - slots that come back go to fresh waiting requests first, the least
+//     recent slow slot time first;
+//   - while slots run short, a diagnostic with no DNS reply for
+//     noProgressAfter has its deadline cut and its slot given back;
+//   - a diagnostic whose groups have nothing in flight runs with the full
+//     scan deadline, a source's second and third with laterDeadline;
 //   - each source, /56 and /48 has a budget of diagnostic time per window,
 //     charged at admission with the whole deadline and refunded with what
 //     the diagnostic did not use; a spent budget is a 429 with
