@@ -67,7 +67,7 @@ func (s *Scanner) newRun() *run {
 	guard.UseVocabulary(outputVocabulary())
 	return &run{
 		cfg:      &s.cfg,
-		dns:      resolver.NewScan(guard.Resolver(s.upstream()), s.cfg.QueryBudget),
+		dns:      resolver.NewScan(noteProgress(guard.Resolver(s.upstream())), s.cfg.QueryBudget),
 		guard:    guard,
 		sessions: s.sessions,
 		mxDone:   make(chan struct{}),

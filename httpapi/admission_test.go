@@ -19,7 +19,7 @@ func fillFrom(t *testing.T, s *scheduler, addrs []netip.Addr, perSource int) []f
 	for _, a := range addrs {
 		ad := admissionFor(a, DefaultSourceInFlight)
 		for range perSource {
-			if rel, _, e := s.acquire(context.Background(), ad, time.Millisecond); e == nil {
+			if rel, _, e := s.acquire(context.Background(), ad, time.Millisecond, nil); e == nil {
 				rels = append(rels, rel)
 			}
 		}
@@ -32,7 +32,7 @@ func fillFrom(t *testing.T, s *scheduler, addrs []netip.Addr, perSource int) []f
 func assertFreshServed(t *testing.T, s *scheduler, held []func()) {
 	t.Helper()
 	good := admissionFor(netip.MustParseAddr("198.51.100.7"), DefaultSourceInFlight)
-	rel, fresh, e := s.acquire(context.Background(), good, time.Millisecond)
+	rel, fresh, e := s.acquire(context.Background(), good, time.Millisecond, nil)
 	if !assert.Nil(t, e, "a source with nothing in flight was refused while %d slots were held", len(held)) {
 		return
 	}
@@ -86,15 +86,15 @@ func TestLaterDiagnosticsAreNotFresh(t *testing.T) {
 	s := newScheduler(8)
 	ad := admissionFor(netip.MustParseAddr("2001:db8:1:100::1"), DefaultSourceInFlight)
 	other := admissionFor(netip.MustParseAddr("2001:db8:1:200::1"), DefaultSourceInFlight) // same /48
-	r1, f1, e := s.acquire(context.Background(), ad, time.Millisecond)
+	r1, f1, e := s.acquire(context.Background(), ad, time.Millisecond, nil)
 	require.Nil(t, e)
-	r2, f2, e := s.acquire(context.Background(), other, time.Millisecond)
+	r2, f2, e := s.acquire(context.Background(), other, time.Millisecond, nil)
 	require.Nil(t, e)
 	assert.True(t, f1)
 	assert.False(t, f2, "a /64 of a /48 with a diagnostic in flight is not fresh")
 	r1()
 	r2()
-	r3, f3, e := s.acquire(context.Background(), ad, time.Millisecond)
+	r3, f3, e := s.acquire(context.Background(), ad, time.Millisecond, nil)
 	require.Nil(t, e)
 	assert.True(t, f3)
 	r3()

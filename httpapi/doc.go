@@ -77,8 +77,11 @@
 // [DefaultMaxInFlight] concurrent diagnostics, waiting at most
 // [DefaultQueueWait] for a slot, of which one source runs at most
 // [DefaultSourceInFlight] (an IPv6 /56 twice, a /48 four times as many),
-// waiting requests served round-robin between sources, half of the slots
-// kept for sources with nothing in flight; [DefaultSourceBudget] of
+// waiting requests served fresh sources first (least recent slow slot
+// time first), then round-robin between sources, half of the slots kept
+// for fresh sources (nothing in flight and under a second of recent slow
+// slot time), and, while slots run short, the deadline of a diagnostic
+// with no DNS reply for 3 s cut; [DefaultSourceBudget] of
 // diagnostic time per source and window (twice per IPv6 /56, four times
 // per /48), charged at admission, 429 with Retry-After when used up;
 // aggregate rate limits per IPv6

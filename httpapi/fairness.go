@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -13,17 +15,24 @@ import (
 
 // Fair admission of diagnostics (RELIABILITY.md, "The admission model").
 // The MaxInFlight slots are shared between sources so that no coalition
-// of sources can starve a source that has nothing in flight:
+// of sources can starve a source that has nothing in flight and used
+// little recently:
 //
 //   - each source (an IPv4 address or an IPv6 /64, the rate-limit key) and
 //     each IPv6 /56 and /48 has a cap on its diagnostics in flight;
 //   - half of the slots are a reserve that only a fresh request may take:
-//     one whose source, /56 and /48 have nothing in flight. A source's
-//     second and third diagnostics run in the other half only, so an
-//     attacker holds at most one slot of the reserve per IPv4 address or
-//     IPv6 /48;
-//   - a fresh diagnostic runs with the full scan deadline, a source's
-//     second and third with laterDeadline;
+//     one whose source, /56 and /48 have nothing in flight and less than
+//     freshLimit of recent slow slot time (usage.go). A source's second
+//     and third diagnostics, and those of a source that held a slot for
+//     seconds lately, run in the other half only, so an attacker holds at
+//     most one slot of the reserve per IPv4 address or IPv6 /48, and then
+//     none for minutes;
+//   - slots that come back go to fresh waiting requests first, the least
+//     recent slow slot time first;
+//   - while slots run short, a diagnostic with no DNS reply for
+//     noProgressAfter has its deadline cut and its slot given back;
+//   - a diagnostic whose groups have nothing in flight runs with the full
+//     scan deadline, a source's second and third with laterDeadline;
 //   - each source, /56 and /48 has a budget of diagnostic time per window,
 //     charged at admission with the whole deadline and refunded with what
 //     the diagnostic did not use; a spent budget is a 429 with
@@ -103,21 +112,64 @@ func sourceGroups(a netip.Addr, perSource, per56, per48 int) []capKey {
 	return groups
 }
 
+// The no-progress cut (RELIABILITY.md, "The admission model").
+const (
+	// noProgressAfter is how long a diagnostic may go without a DNS reply
+	// before, when slots run short, its deadline is cut: a domain that
+	// has answered nothing for that long is made to be slow, and its scan
+	// would end with those lookups unanswered anyway.
+	noProgressAfter = 3 * time.Second
+	// cutTick is how often, while slots run short, the diagnostics in
+	// flight are looked at for the cut.
+	cutTick = 250 * time.Millisecond
+)
+
+// nearlyFullOf is the number of free slots at or under which the pool of
+// total counts as nearly full: a sixteenth, at least one.
+func nearlyFullOf(total int) int { return max(total/16, 1) }
+
+// watch lets the scheduler see a diagnostic's progress and cut it.
+type watch struct {
+	// lastReply returns when the diagnostic last got a DNS reply (the
+	// zero Time when never); nil means never. It is called with the
+	// scheduler's lock held and must not block.
+	lastReply func() time.Time
+	// cut ends the diagnostic's deadline now; it is called without the
+	// scheduler's lock.
+	cut func()
+}
+
+// slot is one diagnostic in flight.
+type slot struct {
+	ad    admission
+	start time.Time
+	watch *watch
+	cut   bool // cut for want of progress (and given back at once)
+}
+
 // waiter is a queued request; ready is closed when it is granted a slot.
 type waiter struct {
 	ad      admission
+	watch   *watch
 	ready   chan struct{}
-	granted bool
-	fresh   bool // granted as a fresh request (see scheduler.fresh)
+	granted *slot
+	idle    bool // granted while its groups had nothing in flight (see scheduler.idle)
 }
 
 // scheduler hands out the global diagnostic slots: at once when a slot is
-// free and none of the request's groups is at its cap, else in
-// round-robin order between the sources that have requests waiting. All
-// its state is per group or per waiting request and is dropped when they
-// end, so its memory follows the requests in flight.
+// free and the request may take it, else, as slots come back, first to
+// the fresh request whose groups used least slot time recently, then in
+// round-robin order between the sources that have requests waiting. While
+// slots run short it cuts the deadline of the diagnostics that have had
+// no DNS reply for noProgressAfter, longest first. All its state is per
+// group, per diagnostic in flight or per waiting request and is dropped
+// when they end (the recent slot time after it decays), so its memory
+// follows the requests.
 type scheduler struct {
+	now func() time.Time
+
 	mu       sync.Mutex
+	total    int
 	free     int
 	reserve  int                  // slots only a fresh request may take
 	inFlight map[string]int       // by group key
@@ -125,41 +177,52 @@ type scheduler struct {
 	ring     []string             // sources with waiters, in turn order
 	next     int                  // index in ring of the next turn
 	peak     int                  // most keys queues has held since it was last rebuilt
+	queued   int                  // waiters in queues
+	usage    *usage               // recent slot time by group
+	held     map[*slot]struct{}   // diagnostics in flight
+	ticking  bool                 // the cut timer is armed
+	cuts     int                  // diagnostics cut since the start
 }
 
 func newScheduler(slots int) *scheduler {
-	return &scheduler{free: slots, reserve: reserveOf(slots), inFlight: map[string]int{}, queues: map[string][]*waiter{}}
+	return &scheduler{now: time.Now, total: slots, free: slots, reserve: reserveOf(slots), inFlight: map[string]int{},
+		queues: map[string][]*waiter{}, usage: newUsage(), held: map[*slot]struct{}{}}
 }
 
 // acquire waits at most wait for a slot. The returned func gives it back;
-// fresh reports whether the slot was taken as a fresh request.
-func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration) (release func(), fresh bool, e *apiError) {
-	release = func() { s.release(ad) }
+// idle reports whether the request's groups had nothing in flight when it
+// was granted (such a diagnostic gets the whole deadline). w, when not
+// nil, lets the scheduler cut the diagnostic for want of progress.
+func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration, w *watch) (release func(), idle bool, e *apiError) {
 	s.mu.Lock()
-	if len(s.queues[ad.source]) == 0 && s.admissible(ad) {
-		fresh = s.take(ad)
+	if len(s.queues[ad.source]) == 0 && s.admissible(ad, s.now()) {
+		sl, idle := s.take(ad, w)
+		s.armCut()
 		s.mu.Unlock()
-		return release, fresh, nil
+		return func() { s.release(sl) }, idle, nil
 	}
-	w := &waiter{ad: ad, ready: make(chan struct{})}
-	s.enqueue(w)
+	wt := &waiter{ad: ad, watch: w, ready: make(chan struct{})}
+	s.enqueue(wt)
+	cuts := s.stalled()
+	s.armCut()
 	s.mu.Unlock()
+	runCuts(cuts)
 
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case <-w.ready:
-		return release, w.fresh, nil
+	case <-wt.ready:
+		return func() { s.release(wt.granted) }, wt.idle, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if w.granted { // granted while giving up: hand the slot on
-		s.giveBack(ad)
+	if wt.granted != nil { // granted while giving up: hand the slot on
+		s.giveBack(wt.granted)
 		s.dispatch()
 	} else {
-		s.dequeue(w)
+		s.dequeue(wt)
 	}
 	if ctx.Err() != nil {
 		return nil, false, &errCanceledRequest
@@ -167,9 +230,9 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 	return nil, false, &errBusy
 }
 
-// fresh reports whether none of ad's groups (its source and, for IPv6,
+// idle reports whether none of ad's groups (its source and, for IPv6,
 // its /56 and /48) has a diagnostic in flight. Called with mu held.
-func (s *scheduler) fresh(ad admission) bool {
+func (s *scheduler) idle(ad admission) bool {
 	for _, g := range ad.groups {
 		if s.inFlight[g.key] > 0 {
 			return false
@@ -178,14 +241,22 @@ func (s *scheduler) fresh(ad admission) bool {
 	return true
 }
 
+// fresh reports whether ad may take the reserve: none of its groups has
+// a diagnostic in flight, and none used freshLimit or more of slow slot
+// time recently (beyond quickHold per diagnostic, decayed with
+// usageDecay). Called with mu held.
+func (s *scheduler) fresh(ad admission, now time.Time) bool {
+	return s.idle(ad) && s.usage.recent(ad.groups, now) < freshLimit.Seconds()
+}
+
 // admissible reports whether ad may take a slot now: one is free (beyond
 // the reserve, unless ad is fresh) and none of its groups is at its cap.
 // Called with mu held.
-func (s *scheduler) admissible(ad admission) bool {
+func (s *scheduler) admissible(ad admission, now time.Time) bool {
 	if s.free <= 0 {
 		return false
 	}
-	if s.fresh(ad) {
+	if s.fresh(ad, now) {
 		return true
 	}
 	if s.free <= s.reserve {
@@ -199,31 +270,124 @@ func (s *scheduler) admissible(ad admission) bool {
 	return true
 }
 
-// take and giveBack count a slot in and out; take reports whether the
-// slot was taken fresh. Called with mu held.
-func (s *scheduler) take(ad admission) bool {
-	fresh := s.fresh(ad)
+// take and giveBack count a slot in and out; take reports whether ad's
+// groups were idle. Called with mu held.
+func (s *scheduler) take(ad admission, w *watch) (*slot, bool) {
+	idle := s.idle(ad)
 	s.free--
 	for _, g := range ad.groups {
 		s.inFlight[g.key]++
 	}
-	return fresh
+	sl := &slot{ad: ad, start: s.now(), watch: w}
+	s.held[sl] = struct{}{}
+	return sl, idle
 }
 
-func (s *scheduler) giveBack(ad admission) {
+func (s *scheduler) giveBack(sl *slot) {
+	if _, ok := s.held[sl]; !ok {
+		return // given back when it was cut
+	}
 	s.free++
-	for _, g := range ad.groups {
+	for _, g := range sl.ad.groups {
 		if s.inFlight[g.key]--; s.inFlight[g.key] <= 0 {
 			delete(s.inFlight, g.key)
 		}
 	}
+	delete(s.held, sl)
+	now := s.now()
+	s.usage.add(sl.ad.groups, max(now.Sub(sl.start)-quickHold, 0), now)
 }
 
-func (s *scheduler) release(ad admission) {
+func (s *scheduler) release(sl *slot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.giveBack(ad)
+	s.giveBack(sl)
 	s.dispatch()
+}
+
+// pressed reports whether slots run short: the pool is nearly full, or
+// requests are waiting. Called with mu held.
+func (s *scheduler) pressed() bool {
+	return s.free <= nearlyFullOf(s.total) || s.queued > 0
+}
+
+// stalled picks, while slots run short, the diagnostics to cut: those
+// with no DNS reply for noProgressAfter (counted from their start when
+// they never had one), longest first, as many as it takes for the free
+// slots to cover the waiting requests and leave the pool no longer
+// nearly full. Their slots are given back at once (and granted to the
+// waiting requests): a cut scan winds down (checkGrace, and the probe of
+// the resolver when none of its questions was answered) outside the
+// pool. It returns their cut funcs, to be called without mu. Called with
+// mu held.
+func (s *scheduler) stalled() []func() {
+	if !s.pressed() {
+		return nil
+	}
+	want := s.queued + nearlyFullOf(s.total) + 1 - s.free
+	if want <= 0 {
+		return nil
+	}
+	now := s.now()
+	type cand struct {
+		sl    *slot
+		since time.Time
+	}
+	var cands []cand
+	for sl := range s.held {
+		if sl.cut || sl.watch == nil || sl.watch.cut == nil {
+			continue
+		}
+		since := sl.start
+		if sl.watch.lastReply != nil {
+			if t := sl.watch.lastReply(); t.After(since) {
+				since = t
+			}
+		}
+		if now.Sub(since) >= noProgressAfter {
+			cands = append(cands, cand{sl, since})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return a.since.Compare(b.since) })
+	var cuts []func()
+	for _, c := range cands[:min(want, len(cands))] {
+		c.sl.cut = true
+		s.cuts++
+		cuts = append(cuts, c.sl.watch.cut)
+		s.giveBack(c.sl)
+	}
+	if len(cuts) > 0 {
+		s.dispatch()
+	}
+	return cuts
+}
+
+// runCuts calls the cut funcs stalled returned.
+func runCuts(cuts []func()) {
+	for _, cut := range cuts {
+		cut()
+	}
+}
+
+// armCut arms the cut timer while slots run short and diagnostics are in
+// flight. Called with mu held.
+func (s *scheduler) armCut() {
+	if s.ticking || !s.pressed() || len(s.held) == 0 {
+		return
+	}
+	s.ticking = true
+	time.AfterFunc(cutTick, s.tick)
+}
+
+// tick looks for diagnostics to cut and re-arms itself while slots run
+// short.
+func (s *scheduler) tick() {
+	s.mu.Lock()
+	s.ticking = false
+	cuts := s.stalled()
+	s.armCut()
+	s.mu.Unlock()
+	runCuts(cuts)
 }
 
 // enqueue appends w to its source's queue, giving the source a turn in
@@ -234,6 +398,7 @@ func (s *scheduler) enqueue(w *waiter) {
 		s.ring = append(s.ring, w.ad.source)
 	}
 	s.queues[w.ad.source] = append(q, w)
+	s.queued++
 	s.peak = max(s.peak, len(s.queues))
 }
 
@@ -243,6 +408,7 @@ func (s *scheduler) dequeue(w *waiter) {
 	for i, x := range q {
 		if x == w {
 			q = append(q[:i:i], q[i+1:]...)
+			s.queued--
 			break
 		}
 	}
@@ -274,34 +440,62 @@ func (s *scheduler) setQueue(src string, q []*waiter) {
 	}
 }
 
-// dispatch grants free slots to waiting sources in turn: each source with
-// an admissible oldest request gets one slot per round. Called with mu
+// dispatch grants free slots to waiting requests: first to the fresh
+// oldest request of the source whose groups used least slot time
+// recently (ties in turn order), then, when no fresh request waits, in
+// turn to each source with an admissible oldest request. Called with mu
 // held.
 func (s *scheduler) dispatch() {
+	now := s.now()
 	for s.free > 0 && len(s.ring) > 0 {
-		granted := false
-		for range len(s.ring) {
-			if s.free <= 0 || len(s.ring) == 0 {
-				return
-			}
-			src := s.ring[s.next]
-			q := s.queues[src]
-			if !s.admissible(q[0].ad) {
-				s.next = (s.next + 1) % len(s.ring)
-				continue
-			}
-			w := q[0]
-			w.fresh = s.take(w.ad)
-			w.granted = true
-			close(w.ready)
-			granted = true
-			s.next = (s.next + 1) % len(s.ring)
-			s.setQueue(src, q[1:])
+		i := s.freshest(now)
+		if i < 0 {
+			i = s.nextAdmissible(now)
 		}
-		if !granted {
+		if i < 0 {
 			return
 		}
+		src := s.ring[i]
+		q := s.queues[src]
+		w := q[0]
+		w.granted, w.idle = s.take(w.ad, w.watch)
+		close(w.ready)
+		s.queued--
+		s.next = (i + 1) % len(s.ring)
+		s.setQueue(src, q[1:])
 	}
+}
+
+// freshest returns the ring index of the source whose oldest request is
+// fresh and whose groups used least slot time recently, the first in
+// turn order among equals; -1 when no waiting request is fresh. Called
+// with mu held.
+func (s *scheduler) freshest(now time.Time) int {
+	best, bestUsed := -1, math.Inf(1)
+	for k := range len(s.ring) {
+		i := (s.next + k) % len(s.ring)
+		ad := s.queues[s.ring[i]][0].ad
+		if !s.idle(ad) {
+			continue
+		}
+		if u := s.usage.recent(ad.groups, now); u < freshLimit.Seconds() && u < bestUsed {
+			best, bestUsed = i, u
+		}
+	}
+	return best
+}
+
+// nextAdmissible returns the ring index of the next source in turn order
+// whose oldest request is admissible, -1 when none is. Called with mu
+// held.
+func (s *scheduler) nextAdmissible(now time.Time) int {
+	for k := range len(s.ring) {
+		i := (s.next + k) % len(s.ring)
+		if s.admissible(s.queues[s.ring[i]][0].ad, now) {
+			return i
+		}
+	}
+	return -1
 }
 
 // waiting returns the number of queued requests (tests).
@@ -344,27 +538,35 @@ func newFairness(slots int, opts Options) fairness {
 // admit takes a diagnostic slot for r (step 7): its source and networks
 // must have budget left and room under their in-flight caps; it then
 // waits its turn for a global slot, at most QueueWait. The returned
-// context carries the diagnostic's deadline (firstDeadline for a fresh
-// request, laterDeadline otherwise, at most the budget left), which is
-// charged to the budgets at once, and the source's key as the scan's
-// source tag (mailauth.WithSource); the returned func refunds what was
-// not used and gives the slot back. A spent budget is errSourceBudget,
-// with the wait until it renews in retry.
+// context carries the diagnostic's deadline (firstDeadline when its
+// groups had nothing in flight, laterDeadline otherwise, at most the
+// budget left), which is charged to the budgets at once, the source's key
+// as the scan's source tag (mailauth.WithSource) and a mailauth.Progress
+// through which the scheduler sees the scan's DNS replies: while slots
+// run short, a scan with none for noProgressAfter has its deadline cut.
+// The returned func refunds what was not used and gives the slot back. A
+// spent budget is errSourceBudget, with the wait until it renews in retry.
 func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retry time.Duration, e *apiError) {
 	ad := admissionFor(sourceIP(r, h.proxies), h.perSource)
 	if wait := h.budgets.spent(ad.groups, h.perSource); wait > 0 {
 		return nil, nil, wait, &errSourceBudget
 	}
-	release, fresh, e := h.sched.acquire(r.Context(), ad, h.wait)
+	progress := new(mailauth.Progress)
+	// The source tag lets the scanner's alarms be limited per source
+	// (mailauth.WithSource).
+	cc := newCutContext(mailauth.WithProgress(mailauth.WithSource(r.Context(), ad.source), progress))
+	release, idle, e := h.sched.acquire(r.Context(), ad, h.wait, &watch{lastReply: progress.Last, cut: cc.cut})
 	if e != nil {
+		cc.cancel()
 		return nil, nil, 0, e
 	}
 	want := laterDeadline
-	if fresh {
+	if idle {
 		want = firstDeadline
 	}
 	c, wait := h.budgets.charge(ad.groups, h.perSource, want)
 	if c == nil {
+		cc.cancel()
 		release()
 		return nil, nil, wait, &errSourceBudget
 	}
@@ -372,12 +574,10 @@ func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retr
 	if c.granted > 0 {
 		deadline = c.granted
 	}
-	// The source tag lets the scanner's alarms be limited per source
-	// (mailauth.WithSource).
-	ctx, cancel := context.WithTimeout(mailauth.WithSource(r.Context(), ad.source), deadline)
+	cc.setDeadline(deadline)
 	start := time.Now()
-	return ctx, func() {
-		cancel()
+	return cc, func() {
+		cc.cancel()
 		h.budgets.refund(c, time.Since(start))
 		release()
 	}, 0, nil

@@ -113,9 +113,12 @@ func TestFairQueueing(t *testing.T) {
 	s.reserve = 0 // this test is about the turn order, not the reserve
 	hostile := admissionFor(netip.MustParseAddr("203.0.113.66"), 10)
 	good := admissionFor(netip.MustParseAddr("198.51.100.7"), 10)
+	// Not fresh either (a fresh request would go first, see
+	// TestFreshWaiterFirst): its scan of a slow domain a moment ago.
+	s.usage.add(good.groups, 5*time.Second, s.now())
 	var releases []func()
 	for range 2 {
-		rel, _, e := s.acquire(context.Background(), hostile, time.Minute)
+		rel, _, e := s.acquire(context.Background(), hostile, time.Minute, nil)
 		require.Nil(t, e, "acquire")
 		releases = append(releases, rel)
 	}
@@ -123,7 +126,7 @@ func TestFairQueueing(t *testing.T) {
 	var wg sync.WaitGroup
 	wait := func(name string, ad admission) {
 		defer wg.Done()
-		rel, _, e := s.acquire(context.Background(), ad, time.Minute)
+		rel, _, e := s.acquire(context.Background(), ad, time.Minute, nil)
 		if e != nil {
 			order <- "refused " + name
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -47,6 +48,28 @@ const (
 	// response (its reader does not read) before the listener may shed it
 	// to make room at the total cap, as it sheds quiet connections.
 	stallAfter = 3 * time.Second
+	// slowBodyAfter and minBodyRate define a slow body: one the handler
+	// has been reading for slowBodyAfter that has come at less than
+	// minBodyRate bytes a second since it began. A real client sends the
+	// largest body accepted (MaxBodyBytes, 8 KiB) in well under a second;
+	// one sending a byte a second keeps its connection busy for
+	// ServerReadTimeout. At the total cap a slow body is shed like a
+	// stalled writer.
+	slowBodyAfter = 2 * time.Second
+	minBodyRate   = 1 << 10
+	// maxRefusing bounds the connections refused at the total cap that
+	// are being answered at once (a JSON 503 with Retry-After, then a
+	// wait of at most refuseLinger for the client to close); past it a
+	// refused connection is reset, as one over a per-source cap always is.
+	maxRefusing = 64
+	// refuseLinger bounds how long a refused connection is kept to hand
+	// its answer over: the client's request is read and dropped until it
+	// closes, so that closing does not reset the connection under the
+	// answer.
+	refuseLinger = 2 * time.Second
+	// refuseRetry is the Retry-After of a connection refused at the
+	// total cap, in seconds.
+	refuseRetry = 2
 	// connWriteBuffer is the send buffer of each connection (the kernel
 	// doubles it): every answer fits, and a client that pipelines
 	// requests without reading blocks the server's writes after about
@@ -107,6 +130,7 @@ type Listener struct {
 	perSource  int
 	proxies    []netip.Prefix
 	stallAfter time.Duration
+	slowAfter  time.Duration // slowBodyAfter; tests shorten it
 
 	mu    sync.Mutex
 	open  int
@@ -120,6 +144,10 @@ type Listener struct {
 	refused     int
 	shed        int
 	stalled     int
+	slowBodies  int
+	busyShed    int
+	answered    int        // refused at the total cap with a JSON 503
+	refusing    int        // refused connections being answered now
 	quiet       *list.List // of *limitedConn, longest quiet first
 	conns       *list.List // of *limitedConn, every open one
 }
@@ -128,7 +156,7 @@ type Listener struct {
 func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 	l := &Listener{Listener: ln, maxConns: o.MaxConns, perSource: o.MaxConnsPerSource,
 		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]int{}, quiet: list.New(), conns: list.New(),
-		stallAfter: stallAfter, returnConns: returnMemoryConns}
+		stallAfter: stallAfter, slowAfter: slowBodyAfter, returnConns: returnMemoryConns}
 	if l.maxConns <= 0 {
 		l.maxConns = DefaultMaxConns
 	}
@@ -140,18 +168,24 @@ func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 }
 
 // Accept returns the next connection within the caps, closing those over
-// them.
+// them: a connection refused at the total cap is answered with a JSON
+// 503 and Retry-After while fewer than maxRefusing are being answered,
+// any other refused connection is reset.
 func (l *Listener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		lc, victim, ok := l.admit(c)
+		lc, victim, ok, answer := l.admit(c)
 		if victim != nil {
 			_ = victim.Conn.Close() // its accounting was already given back
 		}
 		if !ok {
+			if answer {
+				go l.answerRefused(c)
+				continue
+			}
 			if tc, ok := c.(*net.TCPConn); ok {
 				_ = tc.SetLinger(0) // a reset: nothing to deliver, no TIME_WAIT state kept for it
 			}
@@ -165,10 +199,39 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
+// answerRefused writes the busy answer to a connection refused at the
+// total cap, reads and drops what the client sends until it closes (at
+// most refuseLinger), and closes it.
+func (l *Listener) answerRefused(c net.Conn) {
+	defer func() {
+		l.mu.Lock()
+		l.refusing--
+		l.mu.Unlock()
+	}()
+	_ = c.SetDeadline(time.Now().Add(refuseLinger))
+	if _, err := c.Write(busyAnswer); err == nil {
+		if cw, ok := c.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}
+	_ = c.Close()
+}
+
+// busyAnswer is the whole response to a connection refused at the total
+// cap.
+var busyAnswer = func() []byte {
+	body, _ := Encode(errorBody{Error: "server busy: too many connections; retry after the number of seconds in Retry-After"})
+	return fmt.Appendf(nil, "HTTP/1.1 503 Service Unavailable\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
+		"Content-Type: application/json\r\nRetry-After: %d\r\nX-Content-Type-Options: nosniff\r\n\r\n%s", len(body), refuseRetry, body)
+}()
+
 // admit counts a new connection when the caps allow it, making room at
 // the total cap by shedding the longest-quiet connection (returned as
-// victim, to be closed by the caller outside the lock).
-func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
+// victim, to be closed by the caller outside the lock). answer reports,
+// for a connection refused at the total cap, that it is to be answered
+// (answerRefused; counted in refusing).
+func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) {
 	var a netip.Addr // the zero Addr counts as unknownSource
 	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
 		a = ap.Addr().Unmap().WithZone("")
@@ -179,7 +242,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 	defer l.mu.Unlock()
 	if !exempt && !l.underCaps(groups) {
 		l.refused++
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	limit := l.maxConns
 	if !exempt && !l.holdsFew(groups) {
@@ -188,7 +251,12 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 	if l.open >= limit {
 		if victim = l.victim(limit < l.maxConns); victim == nil {
 			l.refused++
-			return nil, nil, false
+			if l.refusing < maxRefusing {
+				l.refusing++
+				l.answered++
+				return nil, nil, false, true
+			}
+			return nil, nil, false, false
 		}
 		l.forget(victim)
 	}
@@ -201,7 +269,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok bool) {
 	lc = &limitedConn{Conn: c, l: l, groups: groups}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
-	return lc, victim, true
+	return lc, victim, true, false
 }
 
 // holdsFew reports whether the source and its networks hold fewer than
@@ -216,9 +284,12 @@ func (l *Listener) holdsFew(groups []capKey) bool {
 }
 
 // victim picks the connection to shed to make room: the one quiet
-// longest, else the one blocked longest writing (at least stallAfter);
-// nil when there is none. The connections of sources holding few are
-// spared while another will do, and always when the newcomer itself
+// longest, else the one blocked longest writing (at least stallAfter),
+// else the slow body read longest (slowBody), else, for a newcomer
+// holding few while the sources holding many have more than the places
+// outside the reserve, the newest busy connection of the source holding
+// most; nil when there is none. The connections of sources holding few
+// are spared while another will do, and always when the newcomer itself
 // holds many (manyOnly). Called with mu held.
 func (l *Listener) victim(manyOnly bool) *limitedConn {
 	var spared *limitedConn
@@ -236,9 +307,68 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 		l.stalled++
 		return stalled
 	}
+	if slow := l.slowBody(time.Now()); slow != nil {
+		l.slowBodies++
+		return slow
+	}
+	if !manyOnly {
+		if busy := l.overReserve(); busy != nil {
+			l.busyShed++
+			return busy
+		}
+	}
 	if spared != nil && !manyOnly {
 		l.shed++
 		return spared
+	}
+	return nil
+}
+
+// slowBody returns the connection whose request body has been read
+// longest, if for at least slowAfter and at under minBodyRate bytes a
+// second. Called with mu held.
+func (l *Listener) slowBody(now time.Time) *limitedConn {
+	var oldest *limitedConn
+	var since int64
+	for e := l.conns.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		bs := c.bodySince.Load()
+		if bs == 0 || (oldest != nil && bs >= since) {
+			continue
+		}
+		took := now.Sub(time.Unix(0, bs))
+		if took < l.slowAfter || float64(c.read.Load()-c.bodyBase.Load()) >= minBodyRate*took.Seconds() {
+			continue
+		}
+		oldest, since = c, bs
+	}
+	return oldest
+}
+
+// overReserve returns, when the connections of sources holding many
+// (fewConns or more) are more than the places outside the reserve, the
+// newest connection of the source holding most: the reserve for sources
+// holding few covers busy connections too. Called with mu held.
+func (l *Listener) overReserve() *limitedConn {
+	many := 0
+	for e := l.conns.Front(); e != nil; e = e.Next() {
+		if !l.holdsFew(e.Value.(*limitedConn).groups) {
+			many++
+		}
+	}
+	if many <= l.maxConns-l.reserve {
+		return nil
+	}
+	top, most := "", 0
+	for k, n := range l.bySrc {
+		if n > most && !strings.HasPrefix(k, networkGroupPrefix) {
+			top, most = k, n
+		}
+	}
+	for e := l.conns.Back(); e != nil; e = e.Prev() {
+		if c := e.Value.(*limitedConn); c.groups[0].key == top {
+			return c
+		}
 	}
 	return nil
 }
@@ -319,10 +449,14 @@ func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
 	}
 	switch state {
 	case http.StateIdle:
+		lc.endBody()
 		if lc.quiet == nil {
 			lc.quiet = l.quiet.PushBack(lc)
 		}
 	case http.StateActive, http.StateHijacked:
+		if state == http.StateHijacked {
+			lc.endBody()
+		}
 		if lc.quiet != nil {
 			l.quiet.Remove(lc.quiet)
 			lc.quiet = nil
@@ -339,7 +473,16 @@ type ListenerStats struct {
 	Refused int // connections closed at once for being over a cap
 	Shed    int // quiet connections closed to make room at the total cap
 	Stalled int // connections blocked writing, closed to make room at the total cap
-	Quiet   int // open connections idle or waiting for their first request
+	// SlowBodies counts connections sending a request body slowly, closed
+	// to make room at the total cap.
+	SlowBodies int
+	// BusyShed counts busy connections of sources holding many, closed to
+	// make room in the reserve for a source holding few.
+	BusyShed int
+	// Answered counts connections refused at the total cap that were
+	// answered with a JSON 503 (the others, in Refused too, were reset).
+	Answered int
+	Quiet    int // open connections idle or waiting for their first request
 }
 
 // Stats returns the current counters.
@@ -352,7 +495,8 @@ func (l *Listener) Stats() ListenerStats {
 			sources++
 		}
 	}
-	return ListenerStats{Open: l.open, Sources: sources, Refused: l.refused, Shed: l.shed, Stalled: l.stalled, Quiet: l.quiet.Len()}
+	return ListenerStats{Open: l.open, Sources: sources, Refused: l.refused, Shed: l.shed, Stalled: l.stalled,
+		SlowBodies: l.slowBodies, BusyShed: l.busyShed, Answered: l.answered, Quiet: l.quiet.Len()}
 }
 
 // limitedConn is an accepted connection counted by its Listener. Its
@@ -367,7 +511,26 @@ type limitedConn struct {
 	gone   bool          // its place was given back
 
 	writingSince atomic.Int64 // UnixNano when the Write in progress began; 0 when none
+	read         atomic.Int64 // bytes read from the connection
+	bodySince    atomic.Int64 // UnixNano when the handler began reading a request body; 0 when none
+	bodyBase     atomic.Int64 // read when it began
 }
+
+// Read passes p through, counting the bytes.
+func (c *limitedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
+}
+
+// startBody notes that a request body is being read from now on.
+func (c *limitedConn) startBody() {
+	c.bodyBase.Store(c.read.Load())
+	c.bodySince.Store(time.Now().UnixNano())
+}
+
+// endBody notes that no request body is being read.
+func (c *limitedConn) endBody() { c.bodySince.Store(0) }
 
 // Close closes the connection and gives its place back.
 func (c *limitedConn) Close() error {

@@ -232,7 +232,7 @@ func TestListenerNetworkCaps(t *testing.T) {
 	const per = 2
 	l := LimitListener(nil, ListenerOptions{MaxConnsPerSource: per, MaxConns: 1 << 20})
 	admit := func(ip string) *limitedConn {
-		lc, _, ok := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+		lc, _, ok, _ := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
 		if !ok {
 			return nil
 		}

@@ -217,7 +217,10 @@ var memoryReturn struct {
 }
 
 // returnMemory schedules a collection that returns the freed memory to
-// the system (debug.FreeOSMemory), unless one is already scheduled.
+// the system (debug.FreeOSMemory), unless one is already scheduled. It
+// collects twice: the first collection only moves what sync.Pools cache
+// (net/http's connection buffers, 8 KiB or more per connection a flood
+// left behind) to their victim caches, the second frees it.
 func returnMemory() {
 	memoryReturn.mu.Lock()
 	defer memoryReturn.mu.Unlock()
@@ -228,6 +231,7 @@ func returnMemory() {
 	memoryReturn.armed = true
 	wait := max(returnMemoryDelay, time.Until(memoryReturn.last.Add(returnMemoryEvery)))
 	time.AfterFunc(wait, func() {
+		debug.FreeOSMemory()
 		debug.FreeOSMemory()
 		memoryReturn.mu.Lock()
 		memoryReturn.armed, memoryReturn.last = false, time.Now()

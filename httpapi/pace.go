@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -40,16 +41,39 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 
 // pace runs before every request: it waits (at most drainWait) until the
 // connection's previous response has left the send queue, closing the
-// connection when it does not, and gives the answer ShortWriteTimeout to
-// be written (diagnostics extend it, see extendWrite).
+// connection when it does not, gives the answer ShortWriteTimeout to be
+// written (diagnostics extend it, see extendWrite), and lets the listener
+// time the request's body, if any, until its end (a slow body is shed at
+// the total cap, see Listener).
 func pace(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lc, ok := r.Context().Value(connKey{}).(*limitedConn); ok && !drained(lc, drainWait) {
+		lc, ok := r.Context().Value(connKey{}).(*limitedConn)
+		if ok && !drained(lc, drainWait) {
 			panic(http.ErrAbortHandler) // closes the connection; nothing more is read from it
+		}
+		if ok && r.Body != nil && r.Body != http.NoBody {
+			lc.startBody()
+			r.Body = &timedBody{ReadCloser: r.Body, c: lc}
 		}
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ShortWriteTimeout))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// timedBody ends its connection's body timing when the body ends (or
+// fails); the connection's return to idle ends it otherwise.
+type timedBody struct {
+	io.ReadCloser
+	c *limitedConn
+}
+
+// Read implements io.Reader.
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.c.endBody()
+	}
+	return n, err
 }
 
 // extendWrite gives a diagnostic the server's whole write timeout: it

@@ -80,7 +80,7 @@ func TestConnReserveForFewHolders(t *testing.T) {
 	t.Parallel()
 	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
 	admit := func(ip string) bool {
-		lc, _, ok := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+		lc, _, ok, _ := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
 		if ok {
 			l.ConnState(lc, http.StateActive) // busy: not sheddable
 		}

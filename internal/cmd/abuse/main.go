@@ -8,6 +8,7 @@
 //
 //	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
 //	abuse -mode siege [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip slow-ipv4,slow-ipv6,non-reading]
+//	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix]
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
@@ -63,7 +64,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "attack", "attack, siege, spray, soak, memory or spoof")
+	flag.StringVar(&o.mode, "mode", "attack", "attack, siege, capacity, spray, soak, memory or spoof")
 	flag.IntVar(&o.hostile, "hostile", 20, "hostile sources (attack)")
 	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
@@ -88,6 +89,13 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(runAttacker(i, o.base))
+	}
+	if v := os.Getenv(capacityEnv); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			os.Exit(2)
+		}
+		os.Exit(runCapacityAttacker(i, o.base))
 	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
@@ -116,6 +124,8 @@ func load(o options) int {
 		v = runMemory(o.base)
 	case "siege":
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
+	case "capacity":
+		v = runCapacity(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
@@ -125,7 +135,7 @@ func load(o options) int {
 		}
 		return 0
 	default:
-		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, siege, spray, soak, memory or spoof")
+		fmt.Fprintln(os.Stderr, "abuse: -mode must be attack, siege, capacity, spray, soak, memory or spoof")
 		return 2
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {

@@ -41,7 +41,7 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 			return fmt.Errorf("load result: %w", err)
 		}
 		printAttack(out, o, r)
-	case "siege":
+	case "siege", "capacity":
 		var r siegeResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("load result: %w", err)

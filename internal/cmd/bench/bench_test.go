@@ -86,7 +86,7 @@ func TestFloorPhase(t *testing.T) {
 	l, err := startLab(12)
 	require.NoError(t, err)
 	defer l.close()
-	f, err := l.runFloor(12)
+	f, err := l.runFloor(12, 1, true)
 	require.NoError(t, err)
 	const floorWant = "floor %+v: want every part measured, nothing failed, a real answer's size"
 	assert.Greater(t, f.parts.Exchange, time.Duration(0), floorWant, f)
@@ -98,6 +98,16 @@ func TestFloorPhase(t *testing.T) {
 	assert.Greater(t, f.spf.CPU, time.Duration(0), aloneWant, f.spf, f.dmarc)
 	assert.Greater(t, f.dmarc.CPU, time.Duration(0), aloneWant, f.spf, f.dmarc)
 	assert.GreaterOrEqual(t, f.dmarc.Wire, 1.0, aloneWant, f.spf, f.dmarc)
+	// At a load phase's concurrency: every part measured too, with
+	// several clients at once.
+	c, err := l.runFloor(12, 4, false)
+	require.NoError(t, err)
+	assert.Equal(t, 4, c.clients)
+	assert.Greater(t, c.parts.Exchange, time.Duration(0), floorWant, c)
+	assert.Greater(t, c.parts.TLS, time.Duration(0), floorWant, c)
+	assert.Greater(t, c.http, time.Duration(0), floorWant, c)
+	assert.Zero(t, c.parts.Failed, floorWant, c)
+	assert.NotEmpty(t, c.load, "the load average when it was measured")
 	trips, _, lookups, err := l.spfRoundTrips(time.Millisecond)
 	require.NoError(t, err)
 	// The walk stops at spf.MaxExpandTerms (40) counted terms: the domain's

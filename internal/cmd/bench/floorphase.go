@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mailauth/mailauth/resolver"
@@ -15,6 +17,8 @@ import (
 
 // floorResult is what the floor phase measured (see floor.go).
 type floorResult struct {
+	clients    int    // exchanges, fetches and HTTP answers at once
+	load       string // the load average when it was measured
 	parts      floorFigures
 	http       time.Duration // one HTTP answer (service side)
 	answerSize int64         // bytes of a real scan's answer, the canned answer's size
@@ -34,12 +38,14 @@ func (f floorResult) checkFloor(a aloneFigures) time.Duration {
 }
 
 // runFloor starts a service process and measures the floor in it, over
-// n distinct domains (the last ones of the lab, with no DNS delay): the
-// HTTP answer first, driven from here, then the client side (DNS
-// exchanges, TLS fetches) and the SPF and DMARC checks alone, which the
-// service process runs itself.
-func (l *lab) runFloor(n int) (floorResult, error) {
-	var r floorResult
+// n distinct domains (the last ones of the lab, with no DNS delay), clients
+// at a time (the load phase it is compared with has as many clients): the
+// HTTP answer first, driven from here by that many clients, then the
+// client side (DNS exchanges, TLS fetches), which the service process runs
+// itself that many at once, then, one at a time, the SPF and DMARC checks
+// alone (skipped with alone false).
+func (l *lab) runFloor(n, clients int, alone bool) (floorResult, error) {
+	r := floorResult{clients: clients}
 	svc, err := startServiceProc(l.serviceConfig(loadPhase{maxInFlight: 1}))
 	if err != nil {
 		return r, err
@@ -49,7 +55,7 @@ func (l *lab) runFloor(n int) (floorResult, error) {
 			svc.kill()
 		}
 	}()
-	n = min(max(n, 10), len(l.domains))
+	n = min(max(n, 10, clients), len(l.domains))
 	domains := l.domains[len(l.domains)-n:]
 	client := loadClient(0)
 	defer client.CloseIdleConnections()
@@ -59,14 +65,32 @@ func (l *lab) runFloor(n int) (floorResult, error) {
 	if _, err := svc.ask(fmt.Sprintf("floor-size %d", r.answerSize)); err != nil {
 		return r, err
 	}
+	conc := min(clients, len(domains))
+	clientsHTTP := make([]*http.Client, conc)
+	for i := range clientsHTTP {
+		clientsHTTP[i] = loadClient(i)
+		defer clientsHTTP[i].CloseIdleConnections()
+	}
 	cpu0, err := svc.cpu()
 	if err != nil {
 		return r, err
 	}
-	for _, d := range domains {
-		if _, err := post(client, "http://"+svc.addr+floorPath, d); err != nil {
-			return r, fmt.Errorf("floor: HTTP answer: %w", err)
-		}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for i := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := i; k < len(domains); k += conc {
+				if _, err := post(clientsHTTP[i], "http://"+svc.addr+floorPath, domains[k]); err != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		return r, fmt.Errorf("floor: %d HTTP answers failed", failed.Load())
 	}
 	cpu1, err := svc.cpu()
 	if err != nil {
@@ -77,15 +101,18 @@ func (l *lab) runFloor(n int) (floorResult, error) {
 	for i, d := range domains {
 		names[i] = d.name
 	}
-	if err := svc.askJSON("floor-client "+strings.Join(names, ","), &r.parts); err != nil {
+	if err := svc.askJSON(fmt.Sprintf("floor-client %d %s", clients, strings.Join(names, ",")), &r.parts); err != nil {
 		return r, err
 	}
-	for _, c := range []struct {
-		name string
-		out  *aloneFigures
-	}{{"spf", &r.spf}, {"dmarc", &r.dmarc}} {
-		if err := svc.askJSON("alone "+c.name+" "+strings.Join(names, ","), c.out); err != nil {
-			return r, err
+	r.load = loadAverage()
+	if alone {
+		for _, c := range []struct {
+			name string
+			out  *aloneFigures
+		}{{"spf", &r.spf}, {"dmarc", &r.dmarc}} {
+			if err := svc.askJSON("alone "+c.name+" "+strings.Join(names, ","), c.out); err != nil {
+				return r, err
+			}
 		}
 	}
 	_, err = svc.stop()
@@ -150,8 +177,9 @@ func (l *lab) spfRoundTrips(delay time.Duration) (trips int, wall time.Duration,
 	return w.max, wall, len(w.ended), nil
 }
 
-// floorRows are the headline's floor figures of one run, one value each.
-func floorRows(f floorResult) []row {
+// floorRows are the headline's figures of one floor, one value each;
+// the checks alone only with alone.
+func floorRows(f floorResult, alone bool) []row {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	ratio := func(a, b time.Duration) float64 {
 		if b <= 0 {
@@ -159,16 +187,27 @@ func floorRows(f floorResult) []row {
 		}
 		return float64(a) / float64(b)
 	}
-	return []row{
-		single("floor: CPU ms per scan (15 DNS exchanges + TLS handshake and GET + HTTP answer)", []float64{ms(f.perScan())}),
-		single("floor: µs per DNS exchange on a reused UDP socket", []float64{ms(f.parts.Exchange) * 1000}),
-		single("floor: ms per TLS 1.3 handshake and GET", []float64{ms(f.parts.TLS)}),
-		single(fmt.Sprintf("floor: ms per HTTP answer (%d-byte answer)", f.answerSize), []float64{ms(f.http)}),
-		single("SPF alone: CPU ms per check", []float64{ms(f.spf.CPU)}),
-		single("SPF alone: wire queries per check", []float64{f.spf.Wire}),
-		single("SPF alone: CPU / floor", []float64{ratio(f.spf.CPU, f.checkFloor(f.spf))}),
-		single("DMARC alone: CPU ms per check", []float64{ms(f.dmarc.CPU)}),
-		single("DMARC alone: wire queries per check", []float64{f.dmarc.Wire}),
-		single("DMARC alone: CPU / floor", []float64{ratio(f.dmarc.CPU, f.checkFloor(f.dmarc))}),
+	at := fmt.Sprintf(", %d at once", f.clients)
+	rows := []row{
+		floorRow("floor: CPU ms per scan (15 DNS exchanges + TLS handshake and GET + HTTP answer)"+at, f, ms(f.perScan())),
+		floorRow("floor: µs per DNS exchange on a reused UDP socket"+at, f, ms(f.parts.Exchange)*1000),
+		floorRow("floor: ms per TLS 1.3 handshake and GET"+at, f, ms(f.parts.TLS)),
+		floorRow(fmt.Sprintf("floor: ms per HTTP answer (%d-byte answer)", f.answerSize)+at, f, ms(f.http)),
 	}
+	if alone {
+		rows = append(rows,
+			floorRow("SPF alone: CPU ms per check", f, ms(f.spf.CPU)),
+			floorRow("SPF alone: wire queries per check", f, f.spf.Wire),
+			floorRow("SPF alone: CPU / floor", f, ratio(f.spf.CPU, f.checkFloor(f.spf))),
+			floorRow("DMARC alone: CPU ms per check", f, ms(f.dmarc.CPU)),
+			floorRow("DMARC alone: wire queries per check", f, f.dmarc.Wire),
+			floorRow("DMARC alone: CPU / floor", f, ratio(f.dmarc.CPU, f.checkFloor(f.dmarc))))
+	}
+	return rows
+}
+
+// floorRow is one figure of a floor, with the load average when the floor
+// was measured.
+func floorRow(label string, f floorResult, v float64) row {
+	return row{label: label, values: [][]float64{{v}}, loads: []string{f.load}}
 }

@@ -240,9 +240,9 @@ func run(o options, w io.Writer) error {
 	var scanRows, loadRows, headRows []row
 	var notes loadNotes
 	for r := range o.runs {
-		var floor floorResult
+		var floor floorResult // one client at a time, with the checks alone
 		if o.floorN > 0 {
-			if floor, err = l.runFloor(o.floorN); err != nil {
+			if floor, err = l.runFloor(o.floorN, 1, true); err != nil {
 				return err
 			}
 		}
@@ -251,19 +251,21 @@ func run(o options, w io.Writer) error {
 			return err
 		}
 		scanRows = merge(scanRows, sRows, r)
-		lRows, err := loadPhases(l, o, r, &notes, floor)
+		lRows, floors, err := loadPhases(l, o, r, &notes)
 		if err != nil {
 			return err
 		}
 		loadRows = merge(loadRows, lRows, r)
-		hRows, err := headline(l, o, floor, sRows, lRows)
+		hRows, err := headline(l, o, floor, floors, sRows, lRows)
 		if err != nil {
 			return err
 		}
 		headRows = merge(headRows, hRows, r)
 		fmt.Fprintf(w, "run %d/%d done at %s, load %s\n", r+1, o.runs, time.Since(t0).Round(time.Second), loadAverage())
 	}
-	printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
+	if len(scanRows) > 0 {
+		printTable(w, "Scans: wall time against the critical-path bound ("+strconv.Itoa(o.concurrency)+" scans at once, every domain once)", scanColumns, scanRows, o.runs)
+	}
 	printTable(w, "The service under load (httpapi in a process of its own, over loopback TCP, closed loop, "+o.loadDur.String()+" per phase, analytics "+onOff(o.analytics)+")", loadColumns, loadRows, o.runs)
 	printTable(w, "Headline: against the physical floor, measured on this machine in this run", headColumns, headRows, o.runs)
 	if len(loadRows) > 0 {

@@ -271,7 +271,12 @@ func (s *service) command(line string) string {
 		s.floor.setSize(n)
 		return "ok"
 	case "floor-client":
-		return jsonAnswer(measureFloorClient(s.cfg.DNS, s.cfg.HTTPSPort, s.roots, strings.Split(arg, ",")))
+		c, names, _ := strings.Cut(arg, " ")
+		conc, err := strconv.Atoi(c)
+		if err != nil || conc < 1 {
+			return "error: floor-client: not a concurrency"
+		}
+		return jsonAnswer(measureFloorClient(s.cfg.DNS, s.cfg.HTTPSPort, s.roots, strings.Split(names, ","), conc))
 	case "alone":
 		check, names, _ := strings.Cut(arg, " ")
 		return jsonAnswer(measureAlone(s.cfg.DNS, check, strings.Split(names, ",")))

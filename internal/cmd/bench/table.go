@@ -106,13 +106,25 @@ type loadNotes struct {
 	heap string
 }
 
-// loadPhases runs the load phases once (run counts from 0).
-func loadPhases(l *lab, o options, run int, notes *loadNotes, floor floorResult) ([]row, error) {
+// loadPhases runs the load phases once (run counts from 0). Right before
+// each phase, when the floor is measured (o.floorN), it measures the
+// floor with as many clients at once as the phase has, and compares the
+// phase's service CPU with that floor; the row's load average names both
+// moments. It returns the floors of the phases by label.
+func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, map[string]floorResult, error) {
 	var rows []row
+	floors := map[string]floorResult{}
 	for _, p := range plannedLoadPhases(o, run) {
+		var floor floorResult
+		if o.floorN > 0 {
+			var err error
+			if floor, err = l.runFloor(o.floorN, p.clients, false); err != nil {
+				return nil, nil, err
+			}
+		}
 		r, err := l.runLoad(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		notes.gc = r.service
 		if r.heap != nil {
@@ -125,9 +137,15 @@ func loadPhases(l *lab, o options, run int, notes *loadNotes, floor floorResult)
 		vals := []float64{r.scansPerSec, r.p50, r.p99, r.serviceCPU, r.labCPU,
 			mib(r.startRSS), mib(r.peakRSS), float64(r.service.NumGC),
 			r.service.HitRate, float64(r.failed), r.distinctShare, perFloor, float64(r.service.Committed)}
-		rows = append(rows, single(fmt.Sprintf("D=%s, %d clients", p.delay, p.clients), vals))
+		label := fmt.Sprintf("D=%s, %d clients", p.delay, p.clients)
+		rw := single(label, vals)
+		if o.floorN > 0 {
+			rw.loads = []string{fmt.Sprintf("%s (floor before it: %s)", rw.loads[0], floor.load)}
+			floors[label] = floor
+		}
+		rows = append(rows, rw)
 	}
-	return rows, nil
+	return rows, floors, nil
 }
 
 // heapNote describes the service's memory when its heap profile was
@@ -255,18 +273,29 @@ func cell(format string, vals []float64, runs int) string {
 	return fmt.Sprintf(format+" ("+format+"–"+format+")", med, lo, hi)
 }
 
-// headline returns the headline figures of one run: the floor and the
-// checks alone against it (when measured), the service's CPU per scan
-// against the floor at D = 0, wall/(hops×D) and wall/bound one scan at a
-// time at 20 ms, the SPF deep tree's round trips, and the memory phase's
-// peak RSS.
-func headline(l *lab, o options, floor floorResult, scans, loads []row) ([]row, error) {
+// headline returns the headline figures of one run: first the service's
+// CPU per scan at D = 0 against the floor measured with as many clients
+// at once right before each phase, then the floors (one client at a
+// time, with the checks alone against it, and at each D = 0 phase's
+// concurrency), wall/(hops×D) and wall/bound one scan at a time at
+// 20 ms, the SPF deep tree's round trips, and the memory phase's peak
+// RSS.
+func headline(l *lab, o options, floor floorResult, floors map[string]floorResult, scans, loads []row) ([]row, error) {
 	var out []row
 	if o.floorN > 0 {
-		out = append(out, floorRows(floor)...)
 		for _, r := range loads {
 			if strings.HasPrefix(r.label, "D=0s, ") {
-				out = append(out, single("service CPU / floor, "+r.label+", distinct domains, analytics "+onOffShort(o.analytics)+" (target ≤ 1.5)", []float64{value(r, loadColumns, "service CPU / floor")}))
+				f := floors[r.label]
+				rw := single(fmt.Sprintf("service CPU / floor, %s, the floor measured %d at once right before, distinct domains, analytics %s (target ≤ 1.5)",
+					r.label, f.clients, onOffShort(o.analytics)), []float64{value(r, loadColumns, "service CPU / floor")})
+				rw.loads = r.loads
+				out = append(out, rw)
+			}
+		}
+		out = append(out, floorRows(floor, true)...)
+		for _, r := range loads {
+			if f, ok := floors[r.label]; ok && strings.HasPrefix(r.label, "D=0s, ") && f.clients > 1 {
+				out = append(out, floorRows(f, false)...)
 			}
 		}
 	}

@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startSlowBody opens a connection from src that sends a scan request
+// announcing an 8,000-byte body and then one byte of it, and holds it.
+func startSlowBody(t *testing.T, src, addr string) net.Conn {
+	t.Helper()
+	c := dialFrom(t, src, addr)
+	_, err := io.WriteString(c, "POST /api/scan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8000\r\n\r\n{")
+	require.NoError(t, err)
+	return c
+}
+
+// bodiesBeingRead counts the connections whose request body the handler
+// has been reading for longer than d.
+func bodiesBeingRead(l *Listener, d time.Duration) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for e := l.conns.Front(); e != nil; e = e.Next() {
+		if bs := e.Value.(*limitedConn).bodySince.Load(); bs != 0 && time.Since(time.Unix(0, bs)) > d {
+			n++
+		}
+	}
+	return n
+}
+
+// TestListenerShedsSlowBody: at the total cap with every connection busy
+// sending a request body at a byte now and then, the slow body read
+// longest is closed to make room for a new client.
+func TestListenerShedsSlowBody(t *testing.T) {
+	t.Parallel()
+	l, addr := serveWith(t, New(&FakeService{}, Options{}), ListenerOptions{MaxConns: 2, MaxConnsPerSource: 10},
+		func(l *Listener) { l.slowAfter = 100 * time.Millisecond })
+	first := startSlowBody(t, "127.0.0.2", addr)
+	eventually(t, "the first body to be read", func() bool { return bodiesBeingRead(l, 0) == 1 })
+	startSlowBody(t, "127.0.0.3", addr)
+	eventually(t, "both bodies to be slow", func() bool { return bodiesBeingRead(l, 200*time.Millisecond) == 2 })
+	assert.Equal(t, 200, getHealth(dialFrom(t, "127.0.0.4", addr)), "a new client at a cap of slow bodies")
+	st := l.Stats()
+	assert.Equal(t, 1, st.SlowBodies, "one slow body shed: %+v", st)
+	assert.LessOrEqual(t, st.Open, 2)
+	_ = first.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := first.Read(make([]byte, 1))
+	assert.Error(t, err, "the slow body read longest was closed")
+}
+
+// TestRefusedAtCapAnswered: a connection refused at the total cap, every
+// place busy and progressing, gets a JSON 503 with Retry-After instead
+// of a reset.
+func TestRefusedAtCapAnswered(t *testing.T) {
+	t.Parallel()
+	l, addr := serveWith(t, New(&FakeService{}, Options{}), ListenerOptions{MaxConns: 2, MaxConnsPerSource: 10},
+		func(l *Listener) { l.slowAfter = time.Hour })
+	startSlowBody(t, "127.0.0.2", addr)
+	startSlowBody(t, "127.0.0.3", addr)
+	eventually(t, "both bodies to be read", func() bool { return bodiesBeingRead(l, 0) == 2 })
+	c := dialFrom(t, "127.0.0.4", addr)
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_, _ = io.WriteString(c, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err, "an answer, not a reset")
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "2", resp.Header.Get("Retry-After"))
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	var body errorBody
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	assert.Contains(t, body.Error, "server busy")
+	st := l.Stats()
+	assert.Equal(t, 1, st.Answered, "%+v", st)
+	assert.Equal(t, 2, st.Open)
+	eventually(t, "the answered connection to be let go", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.refusing == 0
+	})
+}
+
+// TestConnReserveCoversBusy: when sources holding many connections hold
+// more than the places outside the reserve (each took its first ones
+// while it held few), a source holding few still gets in: the newest
+// connection of the source holding most is shed, busy or not, until
+// they hold no more than the places outside the reserve.
+func TestConnReserveCoversBusy(t *testing.T) {
+	t.Parallel()
+	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
+	admit := func(ip string) bool {
+		lc, _, ok, _ := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+		if ok {
+			l.ConnState(lc, http.StateActive) // busy and progressing: neither quiet nor stalled nor slow
+		}
+		return ok
+	}
+	for _, ip := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"} {
+		for range fewConns {
+			require.True(t, admit(ip), "a source's first %d connections may use the whole cap", fewConns)
+		}
+	}
+	require.Equal(t, 16, l.Stats().Open)
+	assert.True(t, admit("198.51.100.7"), "a source holding none gets a place of the reserve")
+	assert.Equal(t, 1, l.Stats().BusyShed)
+	// The shed source holds 3 now, few itself: sources holding many hold
+	// 12, under the 14 places outside the reserve.
+	assert.False(t, admit("198.51.100.8"), "the cap holds once the many-holders are outside the reserve")
+	assert.Equal(t, 1, l.Stats().BusyShed)
+	assert.Equal(t, 16, l.Stats().Open)
+}

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"math"
+	"time"
+)
+
+// Admission by behaviour (RELIABILITY.md, "The admission model").
+const (
+	// usageDecay is the time constant of a group's recent slot time: what
+	// a diagnostic held counts e^(-t/usageDecay) of its length t later,
+	// so about the last two rate windows count.
+	usageDecay = 2 * DefaultRateWindow
+	// quickHold is the part of every diagnostic's slot time that is not
+	// counted as recent slot time: a scan of a domain that answers takes
+	// well under it, so a visitor scanning often stays fresh; only slow
+	// diagnostics count, by what they held beyond it.
+	quickHold = time.Second
+	// freshLimit is the recent slow slot time under which a source (and
+	// its /56 and /48) with nothing in flight is fresh and may take the
+	// reserve: a small share (1/60) of DefaultSourceBudget. One scan held
+	// for seconds by a slow domain puts its source over it for minutes (a
+	// scan cut after 3.5 s counts 2.5 s: fresh again after usageDecay ×
+	// ln 2.5, about 110 s; one held for the whole 16 s deadline, after
+	// usageDecay × ln 15, about 5 minutes 25 s).
+	freshLimit = time.Second
+	// forgetBelow is the recent slot time under which a group is
+	// forgotten (it counts as none): a 15 s hold is forgotten after
+	// about 15 minutes.
+	forgetBelow = 10 * time.Millisecond
+	// maxUsageKeys bounds the groups whose slot time is kept (about 100
+	// bytes each). Past it a new group evicts an arbitrary one, which
+	// then counts as fresh: the table degrades towards leniency.
+	maxUsageKeys = 1 << 16
+)
+
+// usage is the recent slow slot time of every group (source, IPv6 /56
+// and /48): what each diagnostic held beyond quickHold, decayed
+// exponentially. It is not safe for concurrent use: the
+// scheduler's mu guards it.
+type usage struct {
+	m         map[string]used
+	peak      int
+	lastSweep time.Time
+}
+
+// used is a group's slot time in seconds as of at.
+type used struct {
+	secs float64
+	at   time.Time
+}
+
+func newUsage() *usage { return &usage{m: map[string]used{}} }
+
+// decayed returns u's value at now.
+func (u used) decayed(now time.Time) float64 {
+	dt := now.Sub(u.at)
+	if dt <= 0 {
+		return u.secs
+	}
+	return u.secs * math.Exp(-dt.Seconds()/usageDecay.Seconds())
+}
+
+// recent returns the most recent slot time of any of groups, in seconds.
+func (u *usage) recent(groups []capKey, now time.Time) float64 {
+	worst := 0.0
+	for _, g := range groups {
+		if e, ok := u.m[g.key]; ok {
+			worst = max(worst, e.decayed(now))
+		}
+	}
+	return worst
+}
+
+// add charges held to every group.
+func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
+	u.sweep(now)
+	for _, g := range groups {
+		v := held.Seconds()
+		e, ok := u.m[g.key]
+		if ok {
+			v += e.decayed(now)
+		}
+		if v < forgetBelow.Seconds() {
+			continue
+		}
+		if !ok && len(u.m) >= maxUsageKeys {
+			for k := range u.m {
+				delete(u.m, k)
+				break
+			}
+		}
+		u.m[g.key] = used{secs: v, at: now}
+	}
+	u.peak = max(u.peak, len(u.m))
+}
+
+// sweep forgets, at most once per usageDecay, the groups decayed under
+// forgetBelow, and rebuilds the map when it fell to a quarter of its
+// peak (Go maps never shrink).
+func (u *usage) sweep(now time.Time) {
+	if now.Sub(u.lastSweep) < usageDecay {
+		return
+	}
+	u.lastSweep = now
+	for k, e := range u.m {
+		if e.decayed(now) < forgetBelow.Seconds() {
+			delete(u.m, k)
+		}
+	}
+	if u.peak > rebuildMin && len(u.m) < u.peak/4 {
+		m := make(map[string]used, len(u.m))
+		for k, e := range u.m {
+			m[k] = e
+		}
+		u.m, u.peak = m, len(m)
+	}
+}

@@ -1,0 +1,33 @@
+package mailauth
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// TestScanProgress: a scan counts its DNS replies in the Progress its
+// context carries; lookups that time out are not replies.
+func TestScanProgress(t *testing.T) {
+	t.Parallel()
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n@ MX 10 mx.x.example.com.\nmx A 8.8.4.4\n"))})
+	var p Progress
+	assert.True(t, p.Last().IsZero())
+	_, err := s.Scan(WithProgress(t.Context(), &p), ScanRequest{Domain: "x.example.com"})
+	require.NoError(t, err)
+	assert.Positive(t, p.Answers())
+	assert.False(t, p.Last().IsZero())
+
+	silent := New(Config{Resolver: resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+		return resolver.Fail(resolver.ReasonTimeout)
+	})})
+	var q Progress
+	_, _ = silent.Scan(WithProgress(t.Context(), &q), ScanRequest{Domain: "x.example.com"})
+	assert.Zero(t, q.Answers(), "time-outs are no progress")
+	assert.True(t, q.Last().IsZero())
+}
