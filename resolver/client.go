@@ -162,8 +162,8 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // and NXDomain, and 0 (not to be cached) when a reply gave none or the
 // answer is inconclusive. A [Cache] uses it.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
-	name = CanonicalName(name)
-	if _, ok := dns.IsDomainName(name); !ok || name == "" {
+	name, ok := QuestionName(name)
+	if !ok {
 		return Fail(ReasonInvalidName), 0
 	}
 	ctx, cancel := withDeadline(ctx)

@@ -39,8 +39,8 @@ func (r *Resolver) Count(name string, qtype resolver.Type) int { return r.log.co
 
 // Lookup implements resolver.Resolver.
 func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	name = resolver.CanonicalName(name)
-	if _, ok := dns.IsDomainName(name); !ok || name == "" {
+	name, ok := resolver.QuestionName(name)
+	if !ok {
 		return resolver.Fail(resolver.ReasonInvalidName)
 	}
 	if ctx.Err() != nil {
