@@ -220,7 +220,10 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdmin()
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
-	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
+	if err := startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin); err != nil {
+		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+		return exitUnavailable
+	}
 	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,
 		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
 	if an.keeper != nil {

@@ -162,8 +162,15 @@ var knownReasons = map[resolver.Reason]bool{
 	resolver.ReasonSlow: true,
 }
 
+// AdminHeader is the response header every answer of the admin handler
+// carries (value "1"): `mailauth healthcheck` trusts only a readiness
+// report that has it, so that another program holding the admin port is
+// never taken for a ready service.
+const AdminHeader = "Mailauth-Admin"
+
 // AdminHandler serves the operator's endpoints: GET /livez (the process
 // answers), GET /readyz (r's report; 503 when down) and GET /metrics.
+// Every answer carries AdminHeader.
 func AdminHandler(r *Readiness, m *Metrics) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) {
@@ -171,5 +178,8 @@ func AdminHandler(r *Readiness, m *Metrics) http.Handler {
 	})
 	mux.Handle("GET /readyz", r)
 	mux.Handle("GET /metrics", m.Handler())
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set(AdminHeader, "1")
+		mux.ServeHTTP(w, req)
+	})
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/internal/syncbuf"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// labRoot is a root zone for a loopback resolver that stands in for a
+// recursive one: the default canary asks the root's NS set.
+const labRoot = `$ORIGIN .
+$TTL 300
+@ SOA a.root-servers.test. hostmaster.test. 1 3600 600 86400 300
+@ NS a.root-servers.test.
+a.root-servers.test. A 127.0.0.1
+`
+
+// TestServeReadyOnDefaults: serve started with no -canary-name (the root,
+// ".") and a loopback resolver that serves the root is ready: /readyz
+// 200 with the resolver ok, and `mailauth healthcheck` exits 0.
+func TestServeReadyOnDefaults(t *testing.T) {
+	t.Parallel()
+	z, err := dnstest.Parse(labRoot, ".")
+	require.NoError(t, err)
+	dnsSrv := dnstest.Start(t, z)
+	adminc := make(chan string, 1)
+	_, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0",
+		"-storage", "none", "-dns", dnsSrv.Addr()}, nil, serveHooks{admin: func(a string) { adminc <- a }})
+	admin := "http://" + <-adminc
+	require.Eventually(t, func() bool { code, _ := readyz(t, admin); return code == http.StatusOK },
+		30*time.Second, 20*time.Millisecond, "readiness on the default canary: %s", log.String())
+	_, body := readyz(t, admin)
+	assert.Equal(t, "ok", body["components"].(map[string]any)["resolver"])
+	code, out, errOut := runCLI(t, nil, "healthcheck", "-admin", admin)
+	assert.Equal(t, exitOK, code, "healthcheck: %s", errOut)
+	assert.Contains(t, out, `"resolver":"ok"`)
+	code, _, errOut = runCLI(t, map[string]string{"MAILAUTH_ADMIN_LISTEN": admin[len("http://"):]}, "healthcheck")
+	assert.Equal(t, exitOK, code, "healthcheck from MAILAUTH_ADMIN_LISTEN: %s", errOut)
+}
+
+// TestServeAdminPortTaken: an admin address that cannot be bound stops
+// serve at start with a clear message and a non-zero exit.
+func TestServeAdminPortTaken(t *testing.T) {
+	t.Parallel()
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer held.Close()
+	var log syncbuf.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	code := runServe(ctx, []string{"-listen", "127.0.0.1:0", "-admin-listen", held.Addr().String(), "-storage", "none"},
+		mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{ready: func(string) { t.Error("serve listened although its admin address is taken") }})
+	assert.Equal(t, exitUnavailable, code, log.String())
+	assert.Contains(t, log.String(), "-admin-listen: cannot listen")
+}
+
+// TestHealthcheckOtherProgram: a program that answers 200 on the admin
+// address but is not mailauth (no admin mark) is not taken for a ready
+// service.
+func TestHealthcheckOtherProgram(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"status":"ok","components":{}}`)
+	}))
+	defer other.Close()
+	code, _, errOut := runCLI(t, nil, "healthcheck", "-admin", other.URL)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errOut, "not a mailauth admin listener")
+}
