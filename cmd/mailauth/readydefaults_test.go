@@ -77,3 +77,11 @@ func TestHealthcheckOtherProgram(t *testing.T) {
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, errOut, "not a mailauth admin listener")
 }
+
+// testAdmin puts the admin listener of a test's serve on a free port
+// (a later -admin-listen in args wins): the default address is fixed,
+// and serve refuses to start when it cannot bind it, so that tests
+// running at once would stop each other.
+func testAdmin(args []string) []string {
+	return append([]string{"-admin-listen", "127.0.0.1:0"}, args...)
+}
