@@ -3,6 +3,7 @@ package resolver
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"math"
@@ -58,8 +59,10 @@ const (
 // A Client must not be copied after first use. Its sockets close
 // themselves once no question has been in flight for a moment.
 type Client struct {
-	// Servers are "host:port" addresses of recursive resolvers. Empty
-	// means the nameservers of /etc/resolv.conf.
+	// Servers are "host:port" addresses of recursive resolvers, or
+	// "tls://host:port" for one asked over DNS over TLS (RFC 7858; host
+	// a name or an IP address its certificate is valid for). Empty means
+	// the nameservers of /etc/resolv.conf.
 	Servers []string
 	// Timeout is how long the first attempt waits; 0 means
 	// DefaultTimeout. Later attempts wait longer, up to the larger of
@@ -70,8 +73,12 @@ type Client struct {
 	Attempts int
 	// UDPSize is the EDNS0 buffer size; 0 means DefaultUDPSize.
 	UDPSize uint16
+	// RootCAs verify the certificates of DNS-over-TLS servers
+	// ("tls://host:port" in Servers; dot.go); nil means the system roots.
+	RootCAs *x509.CertPool
 
 	pool pool
+	dot  dotPool
 }
 
 // SystemServers returns the nameservers listed in /etc/resolv.conf as
@@ -369,7 +376,9 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 		if act.kind == actStop {
 			return c.giveUp(ctx, r, c.drain(name, qtype, w, last), start)
 		}
-		if act.kind == actSend {
+		if act.kind == actSend && IsTLS(servers[act.server]) {
+			c.sendTLS(ctx, servers[act.server], act.server, q, w) // DNS over TLS (dot.go)
+		} else if act.kind == actSend {
 			t, err := c.pool.send(servers[act.server], act.server, q, w)
 			if err != nil {
 				r.fail(act.server, now)
