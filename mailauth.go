@@ -29,8 +29,13 @@ type Config struct {
 	Resolver resolver.Resolver
 	// DNSServers are "host:port" recursive resolvers for the default
 	// Resolver; a host without a port ("9.9.9.9", "2620:fe::fe") means
-	// port 53. Empty means /etc/resolv.conf.
+	// port 53. "tls://host[:port]" is one asked over DNS over TLS (RFC
+	// 7858; port 853 by default), whose certificate must be valid for
+	// host, a name or an IP address. Empty means /etc/resolv.conf.
 	DNSServers []string
+	// DNSRootCAs verify the certificates of the tls:// DNSServers; nil
+	// means the system roots (a test CA is added here).
+	DNSRootCAs *x509.CertPool
 	// HTTPSPort is the port of the MTA-STS policy fetch (lab use); 0 = 443.
 	HTTPSPort int
 	// RootCAs are the roots trusted by the MTA-STS fetch; nil = system roots.
@@ -127,7 +132,7 @@ const tlsSessions = 1024
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
 	if cfg.Resolver == nil {
-		cfg.Resolver = &resolver.Client{Servers: withDNSPort(cfg.DNSServers)}
+		cfg.Resolver = &resolver.Client{Servers: withDNSPort(cfg.DNSServers), RootCAs: cfg.DNSRootCAs}
 	}
 	if cfg.ScanTimeout <= 0 {
 		cfg.ScanTimeout = DefaultScanTimeout

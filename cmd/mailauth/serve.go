@@ -200,7 +200,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		c.scan.ControlName = c.canaryName // the canary's name is one this resolver answers
 	}
 	if c.scan.Resolver == nil { // one resolver for the scans and the canary
-		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers}
+		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers, RootCAs: c.scan.DNSRootCAs}
 	}
 	onLeak, onPanic := scannerAlarms(logger, time.Now)
 	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
