@@ -119,6 +119,7 @@ type Scanner struct {
 	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
 	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
 	slots    chan struct{}        // one element per scan running; nil = no bound
+	props    resolverProps        // what the resolver was found to do (props.go)
 }
 
 // tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
@@ -164,7 +165,9 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 
 // Scan runs every check of CheckOrder for req. The error is an
 // *InputError for an invalid request, ErrResolverUnavailable when the
-// service's own resolver failed (see its doc), or the context's error
+// service's own resolver failed (see its doc; ErrResolverNotRecursive,
+// which wraps it, when the resolver does not offer recursion), or the
+// context's error
 // when ctx ended before the scan could start (also while it waited for a
 // slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
@@ -189,6 +192,9 @@ func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary
 	}
 	defer release()
 	parent := ctx
+	if err := r.learnResolver(ctx, s); err != nil {
+		return ScanSummary{}, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
@@ -259,6 +265,9 @@ func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSu
 	}
 	defer release()
 	parent := ctx
+	if err := r.learnResolver(ctx, s); err != nil {
+		return PTRCheckSummary{}, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))

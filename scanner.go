@@ -54,6 +54,13 @@ type run struct {
 	probeOK      bool        // the resolver answered the control question (resolverWorks)
 	serviceFault atomic.Bool // a check's lookups failed for the service's resolver
 	mxLog        *faultLog   // the MX check's inconclusive answers (checkFuncs)
+
+	// dnssecValidating: the service's resolver was found to validate
+	// DNSSEC (resolver.Properties, props.go), set before the checks
+	// start. Only then may a verdict speak of DNSSEC (a validated
+	// answer, a validation failure): through a resolver that does not
+	// validate, broken signatures cannot be seen.
+	dnssecValidating bool
 }
 
 func (s *Scanner) newRun() *run {

@@ -171,25 +171,3 @@ func (c *Client) probeOne(ctx context.Context, server string, q *dns.Msg) (*dns.
 	}
 }
 
-// ProbeResolver returns r's Properties: r.Probe when r is a Prober;
-// otherwise what its answers show: Validating when the answer about the
-// root or one of names is Authentic, and Recursive assumed (an Answer
-// does not carry the RA bit). The error is ErrNoReply when none of
-// those answers is conclusive.
-func ProbeResolver(ctx context.Context, r Resolver, names ...string) (Properties, error) {
-	if p, ok := r.(Prober); ok {
-		return p.Probe(ctx, names...)
-	}
-	out, heard := Properties{Recursive: true}, false
-	for _, name := range append([]string{"."}, names...) {
-		a := r.Lookup(ctx, name, TypeSOA)
-		if a.Conclusive() {
-			heard = true
-			out.Validating = out.Validating || (a.Outcome != NXDomain && a.Authentic)
-		}
-	}
-	if !heard {
-		return Properties{}, ErrNoReply
-	}
-	return out, nil
-}

@@ -70,8 +70,7 @@ func TestProbe(t *testing.T) {
 
 // TestProbeLab: the dnstest server plays a recursive resolver that does
 // not validate, over UDP and over DNS over TLS; the in-memory resolver a
-// validating one unless told otherwise; ProbeResolver reads a Resolver
-// that is no Prober from its answers' AD bit.
+// validating one unless told otherwise.
 func TestProbeLab(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -83,27 +82,12 @@ func TestProbeLab(t *testing.T) {
 		assert.Equal(t, resolver.Properties{Recursive: true}, got, name)
 	}
 	mem := dnstest.NewResolver(zones(t))
-	got, err := resolver.ProbeResolver(ctx, mem)
+	got, err := mem.Probe(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, resolver.Properties{Recursive: true, Validating: true}, got)
 	mem.SetProperties(resolver.Properties{Recursive: true})
-	got, _ = resolver.ProbeResolver(ctx, mem)
+	got, _ = mem.Probe(ctx)
 	assert.False(t, got.Validating)
-
-	for _, ad := range []bool{true, false} {
-		f := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-			a := mem.Lookup(ctx, "resolver.test", qtype)
-			a.Authentic = ad
-			return a
-		})
-		got, err := resolver.ProbeResolver(ctx, f)
-		require.NoError(t, err)
-		assert.Equal(t, resolver.Properties{Recursive: true, Validating: ad}, got)
-	}
-	_, err = resolver.ProbeResolver(ctx, resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
-		return resolver.Fail(resolver.ReasonTimeout)
-	}))
-	assert.ErrorIs(t, err, resolver.ErrNoReply)
 }
 
 // deadUDP returns a loopback UDP address where nothing listens (the
