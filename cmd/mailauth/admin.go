@@ -73,6 +73,7 @@ func observe(m *ops.Metrics, scanner *mailauth.Scanner, an *serveAnalytics, lim 
 	an.registerMetrics(m)
 	r := ops.NewReadiness(
 		ops.Component{Name: "resolver", Check: canary.State},
+		ops.Component{Name: "dnssec", Check: canary.DNSSECState},
 		ops.Component{Name: "ratelimit", Check: lim.state},
 		ops.Component{Name: "analytics", Check: func() ops.State { return an.state(required) }},
 	)

@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -84,4 +86,71 @@ func TestHealthcheckOtherProgram(t *testing.T) {
 // running at once would stop each other.
 func testAdmin(args []string) []string {
 	return append([]string{"-admin-listen", "127.0.0.1:0"}, args...)
+}
+
+// startFlagsDNS serves DNS on loopback (UDP) answering every question
+// NOERROR without data, with the RA and AD bits given: a recursive
+// resolver that validates or not, or an authoritative-only server.
+func startFlagsDNS(t *testing.T, ra, ad bool) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.RecursionAvailable, m.AuthenticatedData = ra, ad
+		_ = w.WriteMsg(m)
+	})}
+	started := make(chan struct{})
+	srv.NotifyStartedFunc = func() { close(started) }
+	go func() { _ = srv.ActivateAndServe() }()
+	<-started
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return pc.LocalAddr().String()
+}
+
+// TestServeRefusesAuthoritativeOnly: a -dns server whose replies do not
+// offer recursion (an authoritative-only server) stops serve at start
+// with a clear message, before it listens.
+func TestServeRefusesAuthoritativeOnly(t *testing.T) {
+	t.Parallel()
+	var log syncbuf.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	code := runServe(ctx, testAdmin([]string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", startFlagsDNS(t, false, false)}),
+		mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{ready: func(string) { t.Error("serve listened with an authoritative-only resolver") }})
+	assert.Equal(t, exitUsage, code, log.String())
+	assert.Contains(t, log.String(), "does not offer recursion")
+	assert.Contains(t, log.String(), "authoritative-only")
+}
+
+// TestServeReadinessDNSSEC: readiness names whether the resolver
+// validates DNSSEC (dnssec: validating, status ok; not_validating,
+// status degraded, still 200), the metrics too, and a resolver that
+// does not validate is logged once.
+func TestServeReadinessDNSSEC(t *testing.T) {
+	t.Parallel()
+	for _, validating := range []bool{true, false} {
+		adminc := make(chan string, 1)
+		_, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0", "-storage", "none",
+			"-dns", startFlagsDNS(t, true, validating)}, nil, serveHooks{admin: func(a string) { adminc <- a }})
+		admin := "http://" + <-adminc
+		require.Eventually(t, func() bool { code, _ := readyz(t, admin); return code == http.StatusOK },
+			30*time.Second, 20*time.Millisecond, "ready: %s", log.String())
+		_, body := readyz(t, admin)
+		components := body["components"].(map[string]any)
+		assert.Equal(t, "ok", components["resolver"])
+		metrics := scrape(t, admin+"/metrics")
+		if validating {
+			assert.Equal(t, "ok", body["status"])
+			assert.Equal(t, "validating", components["dnssec"])
+			assert.Contains(t, metrics, `mailauth_ready{component="dnssec"} 1`)
+			assert.NotContains(t, log.String(), "does not validate DNSSEC")
+			continue
+		}
+		assert.Equal(t, "degraded", body["status"])
+		assert.Equal(t, "not_validating", components["dnssec"])
+		assert.Contains(t, metrics, `mailauth_ready{component="dnssec"} 0.5`)
+		assert.Equal(t, 1, strings.Count(log.String(), "does not validate DNSSEC: DNSSEC failures cannot be seen"), log.String())
+	}
 }

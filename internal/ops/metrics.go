@@ -81,12 +81,13 @@ func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 }
 
-// ReadinessGauges adds mailauth_ready{component}: 1 ok, 0.5 degraded,
-// 0 down, read from r at scrape time.
+// ReadinessGauges adds mailauth_ready{component}: 1 ok (validating), 0.5
+// degraded (not_validating), 0 down (not_recursive, unknown), read from r
+// at scrape time.
 func (m *Metrics) ReadinessGauges(r *Readiness) {
 	for _, c := range r.components {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mailauth_ready",
-			Help:        "Readiness of each component: 1 ok, 0.5 degraded, 0 down.",
+			Help:        "Readiness of each component: 1 ok (dnssec: validating), 0.5 degraded (dnssec: not_validating), 0 down (resolver: also not_recursive; dnssec: unknown).",
 			ConstLabels: prometheus.Labels{"component": c.Name}}, func() float64 { return stateValue(c.Check()) }))
 	}
 }
@@ -94,9 +95,9 @@ func (m *Metrics) ReadinessGauges(r *Readiness) {
 // stateValue is a State as a gauge value.
 func stateValue(s State) float64 {
 	switch s {
-	case StateOK:
+	case StateOK, StateValidating:
 		return 1
-	case StateDegraded:
+	case StateDegraded, StateNotValidating:
 		return 0.5
 	}
 	return 0
