@@ -154,3 +154,12 @@ func TestServeReadinessDNSSEC(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(log.String(), "does not validate DNSSEC: DNSSEC failures cannot be seen"), log.String())
 	}
 }
+
+// TestScanRefusesAuthoritativeOnly: `mailauth scan` through a server
+// that does not offer recursion exits 3 and says why.
+func TestScanRefusesAuthoritativeOnly(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runCLI(t, nil, "scan", "-dns", startFlagsDNS(t, false, false), "example.com")
+	assert.Equal(t, exitUnavailable, code)
+	assert.Contains(t, errOut, "does not offer recursion")
+}

@@ -35,8 +35,15 @@ func Start(tb testing.TB) *World {
 	tb.Helper()
 	Need(tb, Programs...)
 	w := &World{dir: tb.TempDir()}
+	// The root is signed, as the real one is, with its key-signing key
+	// as the validating resolver's trust anchor: a validating resolver
+	// sets AD on the root's SOA, which is how mailauth learns that it
+	// validates (resolver.Properties). example.com and the other
+	// unsigned zones are domain-insecure below it (no delegations in
+	// this root: every zone is a stub of the resolver).
+	root := sign(tb, w.dir, ".", zoneFile(tb, w.dir, ".", soa), false)
 	zones := []zoneConf{
-		{".", zoneFile(tb, w.dir, ".", soa)},
+		{".", root.file},
 		{"example.com", zoneFile(tb, w.dir, "example.com", soa)},
 		{Slow1, zoneFile(tb, w.dir, Slow1, configured(Slow1))},
 		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
@@ -45,7 +52,7 @@ func Start(tb testing.TB) *World {
 	good := sign(tb, w.dir, Signed, zoneFile(tb, w.dir, Signed, configured(Signed)), false)
 	bogus := sign(tb, w.dir, Bogus, zoneFile(tb, w.dir, Bogus, configured(Bogus)), true)
 	zones = append(zones, zoneConf{Signed, good.file}, zoneConf{Bogus, bogus.file})
-	w.anchors = []string{good.anchor, bogus.anchor}
+	w.anchors = []string{root.anchor, good.anchor, bogus.anchor}
 	w.rootAnchor = wrongRootAnchor(tb, w.dir)
 	w.Knot = startKnot(tb, w.dir, zones)
 	w.NSD = startNSD(tb, w.dir, []zoneConf{{cnameZone, zoneFile(tb, w.dir, cnameZone, cnameRecords())}})
@@ -60,7 +67,7 @@ func Start(tb testing.TB) *World {
 		{Lame, w.Lame},
 		{Blackhole, w.Blackhole},
 	}
-	w.insecure = []string{Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
+	w.insecure = []string{"example.com", Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
 	w.startPolicies(tb)
 	return w
 }
@@ -83,6 +90,14 @@ func (w *World) startPolicies(tb testing.TB) {
 func (w *World) Resolver(tb testing.TB) string {
 	tb.Helper()
 	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, anchors: w.anchors, insecure: w.insecure})
+}
+
+// NonValidatingResolver starts an Unbound over the world with DNSSEC
+// validation off (module-config "iterator"): it answers the bogus
+// domain's records like any others and never sets AD.
+func (w *World) NonValidatingResolver(tb testing.TB) string {
+	tb.Helper()
+	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, noValidation: true})
 }
 
 // ServfailResolver starts an Unbound whose only trust anchor is a root
