@@ -38,12 +38,15 @@ func Start(tb testing.TB) *World {
 	// The root is signed, as the real one is, with its key-signing key
 	// as the validating resolver's trust anchor: a validating resolver
 	// sets AD on the root's SOA, which is how mailauth learns that it
-	// validates (resolver.Properties). example.com and the other
-	// unsigned zones are domain-insecure below it (no delegations in
-	// this root: every zone is a stub of the resolver).
-	root := sign(tb, w.dir, ".", zoneFile(tb, w.dir, ".", soa), false)
+	// validates (resolver.Properties). It delegates com (unsigned, no
+	// DS), so that its signed denials (NSEC) never deny com's names to
+	// a resolver that uses them (RFC 8198, RFC 8020: Unbound's
+	// defaults). com, example.com and the other unsigned zones are
+	// domain-insecure; every zone is a stub of the resolver.
+	root := sign(tb, w.dir, ".", zoneFile(tb, w.dir, ".", soa+"com NS ns.com.\nns.com. A 127.0.0.1\n"), false)
 	zones := []zoneConf{
 		{".", root.file},
+		{"com", zoneFile(tb, w.dir, "com", soa)},
 		{"example.com", zoneFile(tb, w.dir, "example.com", soa)},
 		{Slow1, zoneFile(tb, w.dir, Slow1, configured(Slow1))},
 		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
@@ -58,7 +61,7 @@ func Start(tb testing.TB) *World {
 	w.NSD = startNSD(tb, w.dir, []zoneConf{{cnameZone, zoneFile(tb, w.dir, cnameZone, cnameRecords())}})
 	w.Lame, w.Blackhole = deadAddr(tb), startBlackhole(tb)
 	w.stubs = []stub{
-		{".", w.Knot}, {"example.com", w.Knot},
+		{".", w.Knot}, {"com", w.Knot}, {"example.com", w.Knot},
 		{Signed, w.Knot}, {Bogus, w.Knot}, {reverseZone, w.Knot},
 		{Slow1, startDelay(tb, w.Knot, time.Second)},
 		{Slow3, startDelay(tb, w.Knot, 3*time.Second)},
@@ -67,7 +70,7 @@ func Start(tb testing.TB) *World {
 		{Lame, w.Lame},
 		{Blackhole, w.Blackhole},
 	}
-	w.insecure = []string{"example.com", Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
+	w.insecure = []string{"com", "example.com", Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
 	w.startPolicies(tb)
 	return w
 }
