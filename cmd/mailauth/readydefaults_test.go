@@ -125,9 +125,9 @@ func TestServeRefusesAuthoritativeOnly(t *testing.T) {
 }
 
 // TestServeReadinessDNSSEC: readiness names whether the resolver
-// validates DNSSEC (dnssec: validating, status ok; not_validating,
-// status degraded, still 200), the metrics too, and a resolver that
-// does not validate is logged once.
+// validates DNSSEC (dnssec: validating or not_validating; the status is
+// ok either way), the metrics too (1 and 0.5), and a resolver that does
+// not validate is logged once.
 func TestServeReadinessDNSSEC(t *testing.T) {
 	t.Parallel()
 	for _, validating := range []bool{true, false} {
@@ -148,7 +148,7 @@ func TestServeReadinessDNSSEC(t *testing.T) {
 			assert.NotContains(t, log.String(), "does not validate DNSSEC")
 			continue
 		}
-		assert.Equal(t, "degraded", body["status"])
+		assert.Equal(t, "ok", body["status"])
 		assert.Equal(t, "not_validating", components["dnssec"])
 		assert.Contains(t, metrics, `mailauth_ready{component="dnssec"} 0.5`)
 		assert.Equal(t, 1, strings.Count(log.String(), "does not validate DNSSEC: DNSSEC failures cannot be seen"), log.String())

@@ -82,12 +82,12 @@ func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
 }
 
 // ReadinessGauges adds mailauth_ready{component}: 1 ok (validating), 0.5
-// degraded (not_validating), 0 down (not_recursive, unknown), read from r
-// at scrape time.
+// degraded (not_validating, although it leaves the status ok), 0 down
+// (not_recursive, unknown), read from r at scrape time.
 func (m *Metrics) ReadinessGauges(r *Readiness) {
 	for _, c := range r.components {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mailauth_ready",
-			Help:        "Readiness of each component: 1 ok (dnssec: validating), 0.5 degraded (dnssec: not_validating), 0 down (resolver: also not_recursive; dnssec: unknown).",
+			Help:        "Readiness of each component: 1 ok (dnssec: validating), 0.5 degraded (dnssec: not_validating, which leaves the status ok), 0 down (resolver: also not_recursive; dnssec: unknown).",
 			ConstLabels: prometheus.Labels{"component": c.Name}}, func() float64 { return stateValue(c.Check()) }))
 	}
 }

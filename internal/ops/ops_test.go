@@ -43,7 +43,7 @@ func TestReadinessStates(t *testing.T) {
 		{StateOK, StateOK, StateDown, StateDown, 503},
 		{StateNotRecursive, StateOK, StateOK, StateDown, 503},
 		{StateValidating, StateOK, StateOK, StateOK, 200},
-		{StateNotValidating, StateOK, StateOK, StateDegraded, 200},
+		{StateNotValidating, StateOK, StateOK, StateOK, 200},
 		{StateUnknown, StateOK, StateOK, StateOK, 200},
 	} {
 		res.Store(tc.res)

@@ -32,7 +32,9 @@ const (
 	// StateValidating: the resolver validates DNSSEC; counts as ok.
 	StateValidating State = "validating"
 	// StateNotValidating: the resolver does not validate DNSSEC, so
-	// DNSSEC failures cannot be seen; counts as degraded.
+	// DNSSEC failures cannot be seen; counts as ok (the instance serves
+	// as well as it ever can through that resolver: the state is the
+	// deployment's, and the metric and the log say it).
 	StateNotValidating State = "not_validating"
 	// StateUnknown: not learned yet (the resolver has not answered);
 	// counts as ok (the resolver component says down meanwhile).
@@ -43,7 +45,7 @@ const (
 // StateDegraded or StateDown.
 func (s State) Level() State {
 	switch s {
-	case StateDegraded, StateNotValidating:
+	case StateDegraded:
 		return StateDegraded
 	case StateDown, StateNotRecursive:
 		return StateDown
