@@ -170,4 +170,3 @@ func (c *Client) probeOne(ctx context.Context, server string, q *dns.Msg) (*dns.
 		return m, nil
 	}
 }
-
