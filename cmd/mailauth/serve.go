@@ -48,10 +48,16 @@ diagnostics in flight; SIGHUP is logged and changes nothing. Access log
 (JSON, no domains, addresses or selectors) on standard error.
 
 The operator's endpoints are on -admin-listen (loopback by default, never
-the public listener): GET /livez, GET /readyz (the state of the resolver,
-the rate-limit store and the analytics store; 503 when one is down) and
-GET /metrics (Prometheus). "mailauth healthcheck" asks /readyz. Under
-systemd (Type=notify) serve reports READY=1 once it listens.
+the public listener; serve refuses to start when it cannot bind it):
+GET /livez, GET /readyz (the state of the resolver, whether it validates
+DNSSEC, the rate-limit store and the analytics store; 503 when one is
+down) and GET /metrics (Prometheus). "mailauth healthcheck" asks /readyz.
+Under systemd (Type=notify) serve reports READY=1 once it listens.
+
+The resolver must offer recursion (serve refuses an authoritative-only
+server at start) and should validate DNSSEC: through one that does not,
+DNSSEC failures cannot be seen (logged once; readiness dnssec
+not_validating).
 `
 
 // serveConfig is the parsed configuration of `mailauth serve`.
