@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/dnsname"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -315,7 +316,7 @@ func parseDoTServer(s string) (string, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		return net.JoinHostPort(a.String(), port), nil
 	}
-	if _, ok := resolver.QuestionName(host); !ok || host == "." || !strings.Contains(host, ".") && host != "localhost" {
+	if !dnsname.IsLDHName(host) || !strings.Contains(host, ".") && !strings.EqualFold(host, "localhost") {
 		return "", fmt.Errorf("tls://%s: not an IP address or host name (such as tls://9.9.9.9, tls://dns.quad9.net or tls://[2620:fe::fe]:853)", cleanText(s))
 	}
 	return net.JoinHostPort(strings.ToLower(host), port), nil
