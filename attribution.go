@@ -303,7 +303,11 @@ func (r *run) faultLog(id CheckID) *faultLog {
 // attributed turns the verdict of a check left undetermined by its
 // lookups into the finding its fault calls for, and adds the DNSSEC fact
 // to the MX check's details. A fault of the service's resolver is noted
-// for finish, which then fails the scan.
+// for finish, which then fails the scan. DNSSEC is spoken of only when
+// the resolver validates (r.dnssecValidating): otherwise the MX details
+// say nothing of it (an AD bit passed on by a resolver that does not
+// validate proves nothing), and a DNSSEC failure the resolver reported
+// anyway leaves the check undetermined.
 func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
 	if v.partial && v.determination == Determined {
 		// A finding that some lookups gave no conclusive answer: slowness
@@ -313,7 +317,7 @@ func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
 		}
 	}
 	if v.determination != UndeterminedLookup {
-		if id == CheckMX && log.validated {
+		if id == CheckMX && log.validated && r.dnssecValidating {
 			v.details = append(v.details, txtDNSSECValidated.with())
 		}
 		return v
@@ -323,6 +327,9 @@ func (r *run) attributed(id CheckID, v verdict, log *faultLog) verdict {
 		// Undetermined for want of the MX facts (mta-sts, tls-rpt): the
 		// MX lookup's fault is this check's too.
 		a = r.mxLog.attribute(r.resolverWorks)
+	}
+	if a.fault == faultDNSSEC && !r.dnssecValidating {
+		return v // through a resolver that does not validate, broken signatures cannot be seen
 	}
 	switch a.fault {
 	case faultNone:

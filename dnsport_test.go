@@ -10,8 +10,10 @@ import (
 
 // TestWithDNSPort: a DNSServers entry without a port means port 53.
 func TestWithDNSPort(t *testing.T) {
-	got := withDNSPort([]string{"9.9.9.9", "127.0.0.1:5353", "2620:fe::fe", "[2620:fe::9]", "[::1]:53", " 1.1.1.1 "})
-	assert.Equal(t, []string{"9.9.9.9:53", "127.0.0.1:5353", "[2620:fe::fe]:53", "[2620:fe::9]:53", "[::1]:53", "1.1.1.1:53"}, got)
+	got := withDNSPort([]string{"9.9.9.9", "127.0.0.1:5353", "2620:fe::fe", "[2620:fe::9]", "[::1]:53", " 1.1.1.1 ",
+		"tls://dns.example.net", "tls://9.9.9.9:8853", "tls://[2620:fe::fe]"})
+	assert.Equal(t, []string{"9.9.9.9:53", "127.0.0.1:5353", "[2620:fe::fe]:53", "[2620:fe::9]:53", "[::1]:53", "1.1.1.1:53",
+		"tls://dns.example.net:853", "tls://9.9.9.9:8853", "tls://[2620:fe::fe]:853"}, got)
 	assert.Empty(t, withDNSPort(nil))
 }
 

@@ -30,8 +30,13 @@ type Config struct {
 	Resolver resolver.Resolver
 	// DNSServers are "host:port" recursive resolvers for the default
 	// Resolver; a host without a port ("9.9.9.9", "2620:fe::fe") means
-	// port 53. Empty means /etc/resolv.conf.
+	// port 53. "tls://host[:port]" is one asked over DNS over TLS (RFC
+	// 7858; port 853 by default), whose certificate must be valid for
+	// host, a name or an IP address. Empty means /etc/resolv.conf.
 	DNSServers []string
+	// DNSRootCAs verify the certificates of the tls:// DNSServers; nil
+	// means the system roots (a test CA is added here).
+	DNSRootCAs *x509.CertPool
 	// HTTPSPort is the port of the MTA-STS policy fetch (lab use); 0 = 443.
 	HTTPSPort int
 	// RootCAs are the roots trusted by the MTA-STS fetch; nil = system roots.
@@ -119,6 +124,7 @@ type Scanner struct {
 	cache    *resolver.Cache      // nil without Config.DNSCacheBytes
 	sessions *mtasts.SessionCache // TLS sessions of policy hosts, shared by the scans
 	slots    chan struct{}        // one element per scan running; nil = no bound
+	props    resolverProps        // what the resolver was found to do (props.go)
 }
 
 // tlsSessions is how many policy hosts' TLS sessions a Scanner keeps for
@@ -132,7 +138,7 @@ const tlsSessions = 1024
 // New returns a Scanner for cfg.
 func New(cfg Config) *Scanner {
 	if cfg.Resolver == nil {
-		cfg.Resolver = &resolver.Client{Servers: withDNSPort(cfg.DNSServers)}
+		cfg.Resolver = &resolver.Client{Servers: withDNSPort(cfg.DNSServers), RootCAs: cfg.DNSRootCAs}
 	}
 	if cfg.ScanTimeout <= 0 {
 		cfg.ScanTimeout = DefaultScanTimeout
@@ -164,7 +170,9 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 
 // Scan runs every check of CheckOrder for req. The error is an
 // *InputError for an invalid request, ErrResolverUnavailable when the
-// service's own resolver failed (see its doc), or the context's error
+// service's own resolver failed (see its doc; ErrResolverNotRecursive,
+// which wraps it, when the resolver does not offer recursion), or the
+// context's error
 // when ctx ended before the scan could start (also while it waited for a
 // slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
@@ -189,6 +197,9 @@ func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary
 	}
 	defer release()
 	parent := ctx
+	if err := r.learnResolver(ctx, s); err != nil {
+		return ScanSummary{}, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
@@ -259,6 +270,9 @@ func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSu
 	}
 	defer release()
 	parent := ctx
+	if err := r.learnResolver(ctx, s); err != nil {
+		return PTRCheckSummary{}, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))

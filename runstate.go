@@ -56,9 +56,11 @@ type run struct {
 	mxLog        *faultLog   // the MX check's inconclusive answers (checkFuncs)
 	logs         []*faultLog // every check's (checkFuncs, before the checks start)
 
-	// dnssecValidating: the configured resolver validates DNSSEC, so the
-	// AD bit of its answers means something. The resolver-properties
-	// probe sets it; until then it is true.
+	// dnssecValidating: the service's resolver was found to validate
+	// DNSSEC (resolver.Properties, props.go), set before the checks
+	// start. Only then may a verdict speak of DNSSEC (a validated
+	// answer, a validation failure): through a resolver that does not
+	// validate, broken signatures cannot be seen.
 	dnssecValidating bool
 }
 

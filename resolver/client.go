@@ -3,6 +3,7 @@ package resolver
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log/slog"
@@ -63,8 +64,10 @@ const (
 // A Client must not be copied after first use. Its sockets close
 // themselves once no question has been in flight for a moment.
 type Client struct {
-	// Servers are "host:port" addresses of recursive resolvers. Empty
-	// means the nameservers of /etc/resolv.conf.
+	// Servers are "host:port" addresses of recursive resolvers, or
+	// "tls://host:port" for one asked over DNS over TLS (RFC 7858; host
+	// a name or an IP address its certificate is valid for). Empty means
+	// the nameservers of /etc/resolv.conf.
 	Servers []string
 	// Timeout is how long the first attempt waits; 0 means
 	// DefaultTimeout. Later attempts wait longer, up to the larger of
@@ -83,7 +86,12 @@ type Client struct {
 	// server, never a question. nil: nothing is logged.
 	Logger *slog.Logger
 
+	// RootCAs verify the certificates of DNS-over-TLS servers
+	// ("tls://host:port" in Servers; dot.go); nil means the system roots.
+	RootCAs *x509.CertPool
+
 	pool pool
+	dot  dotPool
 }
 
 // SpoofDrops returns how many datagrams and ICMP errors the Client's
@@ -183,8 +191,8 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // uses it, and learns through the context when a later reply
 // contradicts an answer it keeps.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
-	name = CanonicalName(name)
-	if _, ok := dns.IsDomainName(name); !ok || name == "" {
+	name, ok := QuestionName(name)
+	if !ok {
 		return Fail(ReasonInvalidName), 0
 	}
 	if strings.Contains(name, `\`) {
@@ -443,6 +451,10 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 	seq, quick := 0, 0
 	send := func(server int, fresh bool) (int, error) {
 		seq++
+		if IsTLS(servers[server]) {
+			c.sendTLS(ctx, servers[server], server, seq, q, w) // DNS over TLS (dot.go)
+			return seq, nil
+		}
 		t, err := c.send(servers[server], server, seq, q, w, fresh)
 		if err == nil || errors.Is(err, errICMPSend) {
 			tickets = append(tickets, t) // an attempt lost to ICMP errors waits like any other
@@ -491,6 +503,11 @@ func (c *Client) attempts(ctx context.Context, servers []string, name string, qt
 		var rep reply
 		select {
 		case rep = <-w.ch:
+			if rep.reason != ReasonNone { // a DNS-over-TLS server that cannot be asked (dot.go)
+				r.fail(rep.server, time.Now())
+				last = prefer(last, failure(rep.reason, rep.server))
+				continue
+			}
 			if rep.msg == nil {
 				if quick < maxQuickResends {
 					quick++

@@ -256,6 +256,23 @@
 // (RFC 8914; the Client sends EDNS0, and Unbound needs "ede: yes"), and
 // [Answer.Authentic] its AD bit.
 //
+// # DNS over TLS and the resolver's properties
+//
+// A server given as "tls://host:port" ([TLSPrefix]) is asked over DNS over
+// TLS (RFC 7858) instead of UDP: its certificate must be valid for host
+// (a name or an IP address) from the system roots or [Client.RootCAs];
+// one connection per server carries the questions in flight (answers
+// matched by ID and question), is closed after 10 s without one, and
+// every query is padded to a multiple of 128 octets (RFC 7830, RFC 8467).
+// Off the host, this closes the path an off-path forger would use.
+//
+// What a resolver does is probed, not assumed ([Client.Probe],
+// [Properties]): the RA bit of its replies says whether it recurses (an
+// authoritative-only server does not), the AD bit of its answer about
+// the root (signed since 2010) whether it validates DNSSEC. Through a
+// resolver that does not validate, a DNSSEC failure cannot be seen and
+// [Answer.Authentic] proves nothing.
+//
 // # Unknown facts
 //
 // Every protocol package of this module reports what it found as a Result

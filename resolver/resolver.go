@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/miekg/dns"
 )
 
 // Resolver answers one DNS question. Implementations must be safe for
@@ -215,6 +217,22 @@ func CanonicalName(name string) string {
 		}
 	}
 	return name
+}
+
+// QuestionName returns the canonical form of name (see [CanonicalName])
+// and whether it can be asked: "." is the root, whose canonical form is
+// ""; an empty name, or one that is not a valid DNS name (RFC 1035
+// §2.3.4: labels of 1 to 63 octets, 255 octets in all), cannot.
+func QuestionName(name string) (string, bool) {
+	if name == "." {
+		return "", true
+	}
+	canon := CanonicalName(name)
+	if canon == "" || strings.HasSuffix(canon, ".") {
+		return "", false
+	}
+	_, ok := dns.IsDomainName(canon)
+	return canon, ok
 }
 
 // ReverseName returns the name to query PTR records for addr: in-addr.arpa

@@ -144,7 +144,10 @@ type reply struct {
 	server int // index of the server in the lookup's list
 	seq    int // the lookup's number of the query it answers
 	msg    *dns.Msg
-	tcp    bool // msg came over TCP (which an off-path forger cannot answer)
+	tcp    bool // msg came over TCP or TLS (which an off-path forger cannot answer)
+	// reason: no msg, the server could not be asked (a DNS-over-TLS
+	// connection refused or not verified); ReasonNone otherwise.
+	reason Reason
 }
 
 // waiter receives the replies to every attempt of one lookup, and what

@@ -24,24 +24,28 @@ import (
 const (
 	// defaultAdminListen is loopback only: readiness and metrics are for
 	// the operator's probes and scrapers, never for the public listener.
-	defaultAdminListen = "127.0.0.1:9090"
+	// Its port is the one after the public default (8080), outside the
+	// 9090–9999 range where Prometheus (9090) and its exporters listen by
+	// default, so that it does not collide with the scraper on the same
+	// host.
+	defaultAdminListen = "127.0.0.1:8081"
 	// adminOff disables the admin listener.
 	adminOff = "none"
 	// adminTimeout bounds every admin request and answer.
 	adminTimeout = 10 * time.Second
 )
 
-// startAdmin serves h on addr (unless adminOff) until ctx ends. A failure
-// to listen is logged and the service runs without the admin listener: it
-// must never keep the public service down.
-func startAdmin(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string)) {
+// startAdmin serves h on addr (unless adminOff) until ctx ends. An
+// address that cannot be bound is an error: serve then refuses to start,
+// rather than run without readiness and metrics while the probes ask
+// whatever else holds the port.
+func startAdmin(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string)) error {
 	if addr == adminOff {
-		return
+		return nil
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		logger.Error("admin listener unavailable: no readiness or metrics endpoint", slog.String("error", err.Error()))
-		return
+		return fmt.Errorf("-admin-listen: cannot listen (another program holds the port? give another address, or none): %w", err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: adminTimeout, ReadTimeout: adminTimeout,
 		WriteTimeout: adminTimeout, IdleTimeout: 2 * adminTimeout, ErrorLog: nil}
@@ -55,6 +59,7 @@ func startAdmin(ctx context.Context, addr string, h http.Handler, logger *slog.L
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
+	return nil
 }
 
 // observe builds the service's readiness and adds the figures of the
@@ -68,6 +73,7 @@ func observe(m *ops.Metrics, scanner *mailauth.Scanner, an *serveAnalytics, lim 
 	an.registerMetrics(m)
 	r := ops.NewReadiness(
 		ops.Component{Name: "resolver", Check: canary.State},
+		ops.Component{Name: "dnssec", Check: canary.DNSSECState},
 		ops.Component{Name: "ratelimit", Check: lim.state},
 		ops.Component{Name: "analytics", Check: func() ops.State { return an.state(required) }},
 	)

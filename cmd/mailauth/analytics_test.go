@@ -29,7 +29,7 @@ func startServe(t *testing.T, args []string, e map[string]string, hooks serveHoo
 	hooks.ready = func(a string) { addrc <- a }
 	log = &syncbuf.Buffer{}
 	done := make(chan int, 1)
-	go func() { done <- runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: log}, hooks) }()
+	go func() { done <- runServe(ctx, testAdmin(args), mapEnv(e), stdio{out: io.Discard, err: log}, hooks) }()
 	select {
 	case a := <-addrc:
 		base = "http://" + a

@@ -33,9 +33,9 @@ func serveLab(t *testing.T) string {
 	done := make(chan int, 1)
 	var errOut syncbuf.Buffer
 	go func() {
-		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-dns", lab.DNS.Addr(),
+		done <- runServe(ctx, testAdmin([]string{"-listen", "127.0.0.1:0", "-dns", lab.DNS.Addr(),
 			"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets",
-			"-storage", "sqlite:" + filepath.Join(t.TempDir(), "analytics.db")},
+			"-storage", "sqlite:" + filepath.Join(t.TempDir(), "analytics.db")}),
 			mapEnv(nil), stdio{out: &errOut, err: &errOut}, serveHooks{ready: func(a string) { addrc <- a }})
 	}()
 	t.Cleanup(func() {

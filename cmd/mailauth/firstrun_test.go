@@ -52,7 +52,7 @@ func TestServeLogsPageAndDNS(t *testing.T) {
 	var errOut syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", "127.0.0.1:5353,[::1]:53"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},
+		done <- runServe(ctx, testAdmin([]string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", "127.0.0.1:5353,[::1]:53"}), mapEnv(nil), stdio{out: io.Discard, err: &errOut},
 			serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }, ready: func(a string) { addrc <- a }})
 	}()
 	var addr string

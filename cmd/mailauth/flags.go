@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/dnsname"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // errUsage marks an error whose message the flag package has already
@@ -241,9 +243,9 @@ type scannerFlags struct {
 var scannerFlagNames = []string{"dns", "https-port", "ca-file", "allow-loopback-targets"}
 
 func (s *scannerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.dns, "dns", "", "comma-separated recursive resolvers, IP or IP:port (port 53 by default); empty means the nameservers of /etc/resolv.conf")
+	fs.StringVar(&s.dns, "dns", "", "comma-separated recursive resolvers, IP or IP:port (port 53 by default), or tls://HOST[:port] for DNS over TLS (port 853 by default; HOST a name or an IP address its certificate is valid for); empty means the nameservers of /etc/resolv.conf")
 	fs.IntVar(&s.httpsPort, "https-port", 443, "port of the MTA-STS policy fetch (test and lab use only)")
-	fs.StringVar(&s.caFile, "ca-file", "", "PEM file of extra roots trusted by the MTA-STS policy fetch (test and lab use only)")
+	fs.StringVar(&s.caFile, "ca-file", "", "PEM file of extra roots trusted by the MTA-STS policy fetch and by a tls:// resolver (test and lab use only)")
 	fs.BoolVar(&s.allowLoopback, "allow-loopback-targets", false, "let the MTA-STS fetch reach 127.0.0.0/8 and ::1 (test and lab use only; every other non-public range stays refused)")
 }
 
@@ -261,16 +263,28 @@ func (s *scannerFlags) config() (mailauth.Config, error) {
 		if cfg.RootCAs, err = loadRoots(s.caFile); err != nil {
 			return mailauth.Config{}, fmt.Errorf("-ca-file: %w", err)
 		}
+		cfg.DNSRootCAs = cfg.RootCAs
 	}
 	return cfg, nil
 }
 
 // parseDNSServers reads "ip[,ip:port,[v6],[v6]:port,...]" into host:port
 // addresses; an address without a port means port 53. Resolvers must be
-// IP addresses: naming one would need DNS.
+// IP addresses: naming one would need DNS. The exception is DNS over TLS,
+// "tls://host[:port]" (port 853 by default), whose host may be a name:
+// the certificate, valid for that name, proves the server whatever the
+// name resolved to.
 func parseDNSServers(s string) ([]string, error) {
 	var out []string
 	for _, f := range splitList(s) {
+		if rest, ok := strings.CutPrefix(f, resolver.TLSPrefix); ok {
+			addr, err := parseDoTServer(rest)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, resolver.TLSPrefix+addr)
+			continue
+		}
 		bare := f
 		if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
 			bare = f[1 : len(f)-1] // [v6] without a port
@@ -286,6 +300,26 @@ func parseDNSServers(s string) ([]string, error) {
 		out = append(out, ap.String())
 	}
 	return out, nil
+}
+
+// parseDoTServer reads the host[:port] of a tls:// resolver into
+// host:port.
+func parseDoTServer(s string) (string, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		host, port = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), resolver.DefaultTLSPort
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("tls://%s: not a port", cleanText(s))
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return net.JoinHostPort(a.String(), port), nil
+	}
+	if !dnsname.IsLDHName(host) || !strings.Contains(host, ".") && !strings.EqualFold(host, "localhost") {
+		return "", fmt.Errorf("tls://%s: not an IP address or host name (such as tls://9.9.9.9, tls://dns.quad9.net or tls://[2620:fe::fe]:853)", cleanText(s))
+	}
+	return net.JoinHostPort(strings.ToLower(host), port), nil
 }
 
 // parseProxies reads comma-separated CIDR prefixes or single addresses.

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mailauth/mailauth/internal/ops"
 )
 
 // healthcheckTimeout bounds the whole check.
@@ -48,7 +50,8 @@ func runHealthcheck(ctx context.Context, args []string, getenv env, std stdio) i
 }
 
 // fetchReadiness returns the readiness report, or an error when the
-// service does not answer 200.
+// service does not answer 200, or when what answers is not a mailauth
+// admin listener (no ops.AdminHeader): another program on the port.
 func fetchReadiness(ctx context.Context, url string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -59,6 +62,9 @@ func fetchReadiness(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("not answering: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.Header.Get(ops.AdminHeader) == "" {
+		return "", errors.New("not a mailauth admin listener: the address answers without its mark (another program holds the port? check -admin-listen and -admin)")
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("not ready (%d): %s", resp.StatusCode, strings.TrimSpace(string(b)))

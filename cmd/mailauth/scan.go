@@ -443,6 +443,9 @@ func failureExit(err error, w io.Writer) int {
 	case errors.As(err, &se) && se.status == 400:
 		fmt.Fprintf(w, "mailauth: invalid input: %s\n", se.msg)
 		return exitUsage
+	case errors.Is(err, mailauth.ErrResolverNotRecursive):
+		fmt.Fprintln(w, "mailauth: DNS unavailable: the resolver does not offer recursion (an authoritative-only server?): it answers only its own zones; give -dns a recursive resolver")
+		return exitUnavailable
 	case errors.Is(err, mailauth.ErrResolverUnavailable):
 		fmt.Fprintln(w, "mailauth: DNS unavailable: the resolver did not answer, or failed a control question any working resolver answers; "+dnsHint)
 		return exitUnavailable

@@ -48,10 +48,16 @@ diagnostics in flight; SIGHUP is logged and changes nothing. Access log
 (JSON, no domains, addresses or selectors) on standard error.
 
 The operator's endpoints are on -admin-listen (loopback by default, never
-the public listener): GET /livez, GET /readyz (the state of the resolver,
-the rate-limit store and the analytics store; 503 when one is down) and
-GET /metrics (Prometheus). "mailauth healthcheck" asks /readyz. Under
-systemd (Type=notify) serve reports READY=1 once it listens.
+the public listener; serve refuses to start when it cannot bind it):
+GET /livez, GET /readyz (the state of the resolver, whether it validates
+DNSSEC, the rate-limit store and the analytics store; 503 when one is
+down) and GET /metrics (Prometheus). "mailauth healthcheck" asks /readyz.
+Under systemd (Type=notify) serve reports READY=1 once it listens.
+
+The resolver must offer recursion (serve refuses an authoritative-only
+server at start) and should validate DNSSEC: through one that does not,
+DNSSEC failures cannot be seen (logged once; readiness dnssec
+not_validating).
 `
 
 // serveConfig is the parsed configuration of `mailauth serve`.
@@ -200,7 +206,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		c.scan.ControlName = c.canaryName // the canary's name is one this resolver answers
 	}
 	if c.scan.Resolver == nil { // one resolver for the scans and the canary
-		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers, Logger: logger}
+		c.scan.Resolver = &resolver.Client{Servers: c.scan.DNSServers, RootCAs: c.scan.DNSRootCAs, Logger: logger}
 	}
 	onLeak, onPanic := scannerAlarms(logger, time.Now)
 	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
@@ -215,13 +221,22 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	canary := ops.NewCanary(c.scan.Resolver, c.canaryName, 0, 0)
 	canary.Logger = logger
+	if asksResolver(c, hooks) {
+		if err := checkResolver(ctx, scanner, canary, logger); err != nil {
+			fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+			return exitUsage
+		}
+	}
 	// The admin listener and the canary last through the graceful
 	// shutdown, until runServe returns.
 	actx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdmin()
 	readiness := observe(metrics, scanner, an, lim, canary, c.storeRequired)
 	metrics.SpoofDrops(spoofDrops(c.scan.Resolver))
-	startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin)
+	if err := startAdmin(actx, c.adminListen, ops.AdminHandler(readiness, metrics), logger, hooks.admin); err != nil {
+		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
+		return exitUnavailable
+	}
 	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,
 		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
 	if an.keeper != nil {
@@ -244,7 +259,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 // hook learns the address.
 func onListening(ctx context.Context, c serveConfig, hooks serveHooks, canary *ops.Canary, getenv env, logger *slog.Logger) func(string) {
 	return func(addr string) {
-		if hooks.service == nil || len(c.scan.DNSServers) > 0 {
+		if asksResolver(c, hooks) {
 			go canary.Run(ctx)
 		}
 		if err := sdNotify(getenv, "READY=1"); err != nil {
@@ -254,6 +269,42 @@ func onListening(ctx context.Context, c serveConfig, hooks serveHooks, canary *o
 			hooks.ready(addr)
 		}
 	}
+}
+
+// asksResolver reports whether serve asks the resolver (the start check
+// and the canary): always, unless a test's fake scanner runs without
+// -dns (it then asks no resolver at all).
+func asksResolver(c serveConfig, hooks serveHooks) bool {
+	return hooks.service == nil || len(c.scan.DNSServers) > 0
+}
+
+// resolverCheckTimeout bounds the start check of the resolver.
+const resolverCheckTimeout = 6 * time.Second
+
+// errNotRecursive is serve's refusal of a resolver that does not recurse.
+var errNotRecursive = errors.New("the resolver (-dns, or /etc/resolv.conf without it) does not offer recursion: its replies do not set RA. " +
+	"It looks like an authoritative-only server, which answers only its own zones; give -dns a recursive resolver, " +
+	"preferably one that validates DNSSEC (doc/operations.md, \"The resolver\")")
+
+// checkResolver learns at start what the resolver does (the scanner's
+// own probe, which its scans then use): a resolver that answers without
+// recursion is refused (errNotRecursive); what it does is handed to the
+// canary, which logs a resolver that does not validate DNSSEC. A
+// resolver that does not answer yet is no reason to refuse: readiness
+// says down until it does.
+func checkResolver(ctx context.Context, scanner *mailauth.Scanner, canary *ops.Canary, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, resolverCheckTimeout)
+	defer cancel()
+	p, known := scanner.ResolverProperties(ctx)
+	if !known {
+		logger.Warn("the resolver did not answer at start: readiness resolver down until it does")
+		return nil
+	}
+	if !p.Recursive {
+		return errNotRecursive
+	}
+	canary.Learn(p)
+	return nil
 }
 
 // warnLabFlags logs one warning for each test-and-lab flag that weakens

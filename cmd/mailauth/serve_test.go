@@ -40,7 +40,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	var errOut syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, []string{"-listen", "127.0.0.1:0", "-storage", "none"}, mapEnv(nil), stdio{out: io.Discard, err: &errOut},
+		done <- runServe(ctx, testAdmin([]string{"-listen", "127.0.0.1:0", "-storage", "none"}), mapEnv(nil), stdio{out: io.Discard, err: &errOut},
 			serveHooks{service: func(mailauth.Config) httpapi.Service { return svc }, ready: func(a string) { addrc <- a }})
 	}()
 	var base string
@@ -95,7 +95,7 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"-storage", "none", "-listen", "192.0.2.1:1"}, exitUnavailable, "mailauth serve:"},
 	} {
 		var errOut syncbuf.Buffer
-		code := runServe(t.Context(), tc.args, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
+		code := runServe(t.Context(), testAdmin(tc.args), mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		assert.Equal(t, tc.code, code, "%q: stderr %q", tc.args, errOut.String())
 		assert.Contains(t, errOut.String(), tc.msg, "%q: exit %d", tc.args, code)
 		assert.NotContains(t, errOut.String(), "hunter2", "%q: exit %d", tc.args, code)
@@ -178,7 +178,7 @@ func serveOnce(t *testing.T, args []string, e map[string]string) (int, string) {
 	defer cancel()
 	var errOut syncbuf.Buffer
 	args = append([]string{"-listen", "127.0.0.1:0", "-storage", "none"}, args...)
-	code := runServe(ctx, args, mapEnv(e), stdio{out: io.Discard, err: &errOut}, serveHooks{
+	code := runServe(ctx, testAdmin(args), mapEnv(e), stdio{out: io.Discard, err: &errOut}, serveHooks{
 		service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
 		ready:   func(string) { cancel() },
 	})
@@ -246,7 +246,7 @@ func TestServeRedisURLNotEchoed(t *testing.T) {
 	t.Parallel()
 	for _, u := range []string{"redis://admin:hunter2@%zz:6379/0", "rediss://:hunter2@cache.example:notaport", "redis://u:hunter2@cache.example:6379/notadb"} {
 		var errOut syncbuf.Buffer
-		code := runServe(t.Context(), []string{"-listen", "127.0.0.1:0", "-storage", "none", "-analytics-secret", "0123456789abcdef", "-ratelimit", u}, mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
+		code := runServe(t.Context(), testAdmin([]string{"-listen", "127.0.0.1:0", "-storage", "none", "-analytics-secret", "0123456789abcdef", "-ratelimit", u}), mapEnv(nil), stdio{out: io.Discard, err: &errOut}, serveHooks{})
 		out := errOut.String()
 		assert.Equal(t, exitUsage, code, "%s: stderr %q", u, out)
 		assert.Contains(t, out, "-ratelimit", "%s: exit %d", u, code)

@@ -86,12 +86,13 @@ func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 }
 
-// ReadinessGauges adds mailauth_ready{component}: 1 ok, 0.5 degraded,
-// 0 down, read from r at scrape time.
+// ReadinessGauges adds mailauth_ready{component}: 1 ok (validating), 0.5
+// degraded (not_validating, although it leaves the status ok), 0 down
+// (not_recursive, unknown), read from r at scrape time.
 func (m *Metrics) ReadinessGauges(r *Readiness) {
 	for _, c := range r.components {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mailauth_ready",
-			Help:        "Readiness of each component: 1 ok, 0.5 degraded, 0 down.",
+			Help:        "Readiness of each component: 1 ok (dnssec: validating), 0.5 degraded (dnssec: not_validating, which leaves the status ok), 0 down (resolver: also not_recursive; dnssec: unknown).",
 			ConstLabels: prometheus.Labels{"component": c.Name}}, func() float64 { return stateValue(c.Check()) }))
 	}
 }
@@ -99,9 +100,9 @@ func (m *Metrics) ReadinessGauges(r *Readiness) {
 // stateValue is a State as a gauge value.
 func stateValue(s State) float64 {
 	switch s {
-	case StateOK:
+	case StateOK, StateValidating:
 		return 1
-	case StateDegraded:
+	case StateDegraded, StateNotValidating:
 		return 0.5
 	}
 	return 0
@@ -160,8 +161,15 @@ func (m *Metrics) Inconclusive(reason resolver.Reason, side resolver.Side) {
 	m.lookups.WithLabelValues(label, side.String()).Inc()
 }
 
+// AdminHeader is the response header every answer of the admin handler
+// carries (value "1"): `mailauth healthcheck` trusts only a readiness
+// report that has it, so that another program holding the admin port is
+// never taken for a ready service.
+const AdminHeader = "Mailauth-Admin"
+
 // AdminHandler serves the operator's endpoints: GET /livez (the process
 // answers), GET /readyz (r's report; 503 when down) and GET /metrics.
+// Every answer carries AdminHeader.
 func AdminHandler(r *Readiness, m *Metrics) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) {
@@ -169,5 +177,8 @@ func AdminHandler(r *Readiness, m *Metrics) http.Handler {
 	})
 	mux.Handle("GET /readyz", r)
 	mux.Handle("GET /metrics", m.Handler())
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set(AdminHeader, "1")
+		mux.ServeHTTP(w, req)
+	})
 }

@@ -41,6 +41,10 @@ func TestReadinessStates(t *testing.T) {
 		{StateDown, StateOK, StateOK, StateDown, 503},
 		{StateOK, StateDown, StateDegraded, StateDown, 503},
 		{StateOK, StateOK, StateDown, StateDown, 503},
+		{StateNotRecursive, StateOK, StateOK, StateDown, 503},
+		{StateValidating, StateOK, StateOK, StateOK, 200},
+		{StateNotValidating, StateOK, StateOK, StateOK, 200},
+		{StateUnknown, StateOK, StateOK, StateOK, 200},
 	} {
 		res.Store(tc.res)
 		rl.Store(tc.rl)
@@ -234,4 +238,47 @@ func TestInconclusiveLabels(t *testing.T) {
 		assert.Contains(t, text, `mailauth_dns_inconclusive_total{reason="`+string(r)+`",side="none"} 1`)
 	}
 	assert.NotContains(t, text, `reason="other"`)
+}
+
+// probing is a resolver that answers every question with no data and
+// reports the properties it is given.
+type probing struct{ p atomic.Value }
+
+func (r *probing) Lookup(context.Context, string, resolver.Type) resolver.Answer {
+	return resolver.Answer{Outcome: resolver.NoData}
+}
+
+func (r *probing) Probe(context.Context, ...string) (resolver.Properties, error) {
+	return r.p.Load().(resolver.Properties), nil
+}
+
+// TestCanaryProperties: the canary probes a Prober's properties each
+// round: not recursing is not_recursive (down), not validating is
+// not_validating; each change is logged once, the same finding again
+// not at all.
+func TestCanaryProperties(t *testing.T) {
+	var log syncbuf.Buffer
+	r := &probing{}
+	r.p.Store(resolver.Properties{Recursive: true, Validating: true})
+	c := NewCanary(r, "", time.Hour, time.Second)
+	c.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	assert.Equal(t, StateUnknown, c.DNSSECState())
+	c.ask(context.Background())
+	assert.Equal(t, StateOK, c.State())
+	assert.Equal(t, StateValidating, c.DNSSECState())
+	r.p.Store(resolver.Properties{Recursive: true})
+	c.ask(context.Background())
+	c.ask(context.Background())
+	assert.Equal(t, StateNotValidating, c.DNSSECState())
+	assert.Equal(t, 1, strings.Count(log.String(), "does not validate DNSSEC"), log.String())
+	r.p.Store(resolver.Properties{})
+	c.ask(context.Background())
+	c.ask(context.Background())
+	assert.Equal(t, StateNotRecursive, c.State())
+	assert.Equal(t, 1, strings.Count(log.String(), "does not offer recursion"), log.String())
+	r.p.Store(resolver.Properties{Recursive: true, Validating: true})
+	c.ask(context.Background())
+	assert.Equal(t, StateOK, c.State())
+	assert.Equal(t, StateValidating, c.DNSSECState())
+	assert.Contains(t, log.String(), "validates DNSSEC: readiness dnssec validating")
 }

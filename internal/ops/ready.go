@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,37 @@ const (
 	StateDegraded State = "degraded" // working with reduced guarantees (e.g. per-instance rate limits)
 	StateDown     State = "down"     // not working: the instance should get no traffic
 )
+
+// The states that name a resolver's properties (resolver.Properties).
+// Each counts as one of the three above in the service's status (see
+// Level).
+const (
+	// StateNotRecursive: the resolver answers but does not offer
+	// recursion (an authoritative-only server); counts as down.
+	StateNotRecursive State = "not_recursive"
+	// StateValidating: the resolver validates DNSSEC; counts as ok.
+	StateValidating State = "validating"
+	// StateNotValidating: the resolver does not validate DNSSEC, so
+	// DNSSEC failures cannot be seen; counts as ok (the instance serves
+	// as well as it ever can through that resolver: the state is the
+	// deployment's, and the metric and the log say it).
+	StateNotValidating State = "not_validating"
+	// StateUnknown: not learned yet (the resolver has not answered);
+	// counts as ok (the resolver component says down meanwhile).
+	StateUnknown State = "unknown"
+)
+
+// Level is the state s counts as in the service's status: StateOK,
+// StateDegraded or StateDown.
+func (s State) Level() State {
+	switch s {
+	case StateDegraded:
+		return StateDegraded
+	case StateDown, StateNotRecursive:
+		return StateDown
+	}
+	return StateOK
+}
 
 // Component is one dependency whose state readiness reports. Check must
 // return at once (a cached state).
@@ -49,11 +81,13 @@ func (r *Readiness) Report() Report {
 	for _, c := range r.components {
 		s := c.Check()
 		rep.Components[c.Name] = s
-		switch {
-		case s == StateDown:
+		switch s.Level() {
+		case StateDown:
 			rep.Status = StateDown
-		case s == StateDegraded && rep.Status == StateOK:
-			rep.Status = StateDegraded
+		case StateDegraded:
+			if rep.Status == StateOK {
+				rep.Status = StateDegraded
+			}
 		}
 	}
 	return rep
@@ -102,18 +136,28 @@ const (
 // CanaryDownAfter questions in a row timed out, were unreachable,
 // refused or failed (SERVFAIL). State never waits; it is down until the
 // first conclusive answer.
+//
+// When the resolver is a resolver.Prober (a resolver.Client), each round
+// also probes its properties: State says StateNotRecursive for one that
+// does not recurse, and DNSSECState whether it validates.
 type Canary struct {
 	res      resolver.Resolver
+	prober   resolver.Prober // nil: the properties are not probed
 	name     string
 	interval time.Duration
 	timeout  time.Duration
 	// Logger, when set before Run, receives one record when the resolver
 	// turns down and one when it answers again (never one per
-	// question); nil means none.
+	// question), and one each time its properties change; nil means
+	// none.
 	Logger  *slog.Logger
 	ok      atomic.Bool
 	checked atomic.Int64 // canary questions asked
 	failed  atomic.Int64 // of which failed
+
+	propsMu sync.Mutex
+	props   resolver.Properties
+	known   bool // props was learned
 
 	// Used by the goroutine that asks only.
 	streak  int  // questions failed in a row
@@ -132,7 +176,36 @@ func NewCanary(res resolver.Resolver, name string, interval, timeout time.Durati
 	if timeout <= 0 {
 		timeout = DefaultCanaryTimeout
 	}
-	return &Canary{res: res, name: name, interval: interval, timeout: timeout}
+	c := &Canary{res: res, name: name, interval: interval, timeout: timeout}
+	c.prober, _ = res.(resolver.Prober)
+	return c
+}
+
+// Learn records the resolver's properties (from the canary's own probe,
+// or one made at start), logging a change: one WARN when the resolver
+// turns out not to validate DNSSEC (its failures cannot be seen) or not
+// to recurse, one INFO when it validates again.
+func (c *Canary) Learn(p resolver.Properties) {
+	c.propsMu.Lock()
+	old, known := c.props, c.known
+	c.props, c.known = p, true
+	c.propsMu.Unlock()
+	switch {
+	case p.Recursive != old.Recursive || !known:
+		if !p.Recursive {
+			c.log(slog.LevelWarn, "the resolver does not offer recursion (an authoritative-only server?): readiness resolver not_recursive; give -dns a recursive resolver")
+			return
+		}
+		if known {
+			c.log(slog.LevelInfo, "the resolver offers recursion again")
+		}
+	}
+	switch {
+	case p.Validating && known && !old.Validating:
+		c.log(slog.LevelInfo, "the resolver validates DNSSEC: readiness dnssec validating")
+	case !p.Validating && (!known || old.Validating):
+		c.log(slog.LevelWarn, "the resolver does not validate DNSSEC: DNSSEC failures cannot be seen, and no scan says a domain's records are validated; give -dns a validating recursive resolver (doc/operations.md)")
+	}
 }
 
 // Run asks the question at once, then every interval (a fifth of it
@@ -155,13 +228,22 @@ func (c *Canary) Run(ctx context.Context) {
 	}
 }
 
-// ask asks the question once and keeps the outcome.
+// ask asks the question once and keeps the outcome, and probes the
+// resolver's properties.
 func (c *Canary) ask(ctx context.Context) {
 	qctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	a := c.res.Lookup(qctx, c.name, resolver.TypeNS)
 	if ctx.Err() != nil {
 		return
+	}
+	if c.prober != nil && a.Conclusive() {
+		pctx, cancel := context.WithTimeout(ctx, c.timeout)
+		p, err := c.prober.Probe(pctx, c.name)
+		cancel()
+		if err == nil {
+			c.Learn(p)
+		}
 	}
 	c.checked.Add(1)
 	if a.Conclusive() {
@@ -194,12 +276,33 @@ func (c *Canary) log(level slog.Level, msg string, attrs ...slog.Attr) {
 }
 
 // State is ok after a conclusive answer, until CanaryDownAfter questions
-// in a row fail; down before the first conclusive answer and after that.
+// in a row fail; down before the first conclusive answer and after that;
+// not_recursive while the resolver was found not to recurse.
 func (c *Canary) State() State {
-	if c.ok.Load() {
+	c.propsMu.Lock()
+	notRecursive := c.known && !c.props.Recursive
+	c.propsMu.Unlock()
+	switch {
+	case notRecursive:
+		return StateNotRecursive
+	case c.ok.Load():
 		return StateOK
 	}
 	return StateDown
+}
+
+// DNSSECState is validating or not_validating as the resolver was last
+// found, unknown before that.
+func (c *Canary) DNSSECState() State {
+	c.propsMu.Lock()
+	defer c.propsMu.Unlock()
+	switch {
+	case !c.known:
+		return StateUnknown
+	case c.props.Validating:
+		return StateValidating
+	}
+	return StateNotValidating
 }
 
 // Failures is the number of canary questions that failed so far.

@@ -5,12 +5,13 @@
 // [Start] writes zone files into the test's temporary directory and
 // starts:
 //
-//   - Knot DNS (knotd) as the authoritative server of a fake root zone,
-//     of example.com, of a DNSSEC-signed zone (keys made with ldns-keygen
-//     at test time, signed with ldns-signzone) for a fully configured
-//     domain with a DANE TLSA record for its mail server, of a signed
-//     DANE-only domain (TLSA, no MTA-STS), of a zone whose signatures
-//     expired (bogus), and of the
+//   - Knot DNS (knotd) as the authoritative server of a fake root zone
+//     (DNSSEC-signed, as the real one is, delegating com without DS),
+//     of com and example.com (unsigned), of a DNSSEC-signed zone (keys
+//     made with ldns-keygen at test time, signed with ldns-signzone) for
+//     a fully configured domain with a DANE TLSA record for its mail
+//     server, of a signed DANE-only domain (TLSA, no MTA-STS), of a zone
+//     whose signatures expired (bogus), and of the
 //     zones behind the delaying proxies;
 //   - NSD as the authoritative server of a zone with a CNAME loop, a
 //     chain of 11 CNAMEs (12 names, which Unbound 1.17 follows) and one of
@@ -22,12 +23,14 @@
 //     and a dead port (nothing listens) for the lame delegation;
 //   - Unbound as the validating recursive resolver ([World.Resolver]),
 //     with a stub zone for every test zone (and for the root, so that
-//     nothing ever leaves the machine), a trust anchor for each signed
-//     zone, `ede: yes`, `val-log-level: 2`, and Debian's defaults
-//     otherwise (notably `discard-timeout: 1900`), in the foreground as
-//     the current user;
-//   - a second Unbound whose root trust anchor is wrong, so that it
-//     answers SERVFAIL to everything ([World.ServfailResolver]), an
+//     nothing ever leaves the machine), a trust anchor for the root and
+//     for each signed zone (the unsigned ones domain-insecure), `ede:
+//     yes`, `val-log-level: 2`, and Debian's defaults otherwise (notably
+//     `discard-timeout: 1900`), in the foreground as the current user;
+//   - an Unbound with DNSSEC validation off
+//     ([World.NonValidatingResolver]: no AD, the bogus domain's records
+//     given as any others), a second Unbound whose root trust anchor is
+//     wrong, so that it answers SERVFAIL to everything ([World.ServfailResolver]), an
 //     Unbound behind the delaying proxy, a resolver that answers every
 //     question late ([World.SlowResolver]), and a dead resolver port
 //     ([World.DeadResolver]).

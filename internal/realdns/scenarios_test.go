@@ -348,7 +348,7 @@ func cliScan(t *testing.T, bin string, args []string) (int, result, string) {
 func serve(t *testing.T, bin string, args []string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "-listen", "127.0.0.1:0", "-storage", "none",
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0", "-storage", "none",
 		"-rate-limit-max", "1000", "-dns-cache-mb", "0"}, args...)...)
 	cmd.Env = []string{"LANG=C"}
 	realdns.DieWithTest(cmd)

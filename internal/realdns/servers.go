@@ -84,6 +84,9 @@ type unboundConf struct {
 	stubs    []stub
 	anchors  []string // trust-anchor files
 	insecure []string // domain-insecure zones
+	// noValidation turns DNSSEC validation off (module-config
+	// "iterator").
+	noValidation bool
 }
 
 // startUnbound runs unbound in the foreground on 127.0.0.1 as a
@@ -105,9 +108,14 @@ func startUnbound(tb testing.TB, dir string, c unboundConf) string {
 		`do-daemonize: no`, `chroot: ""`, `username: ""`, `pidfile: ""`, `use-syslog: no`, `logfile: ""`,
 		`verbosity: 1`, `val-log-level: 2`, `ede: yes`, `num-threads: 1`,
 		`do-not-query-localhost: no`, `do-ip6: no`, `access-control: 127.0.0.0/8 allow`,
-		`module-config: "validator iterator"`, `qname-minimisation: no`,
+		`qname-minimisation: no`,
 	} {
 		b.WriteString("    " + line + "\n")
+	}
+	if c.noValidation {
+		b.WriteString("    module-config: \"iterator\"\n")
+	} else {
+		b.WriteString("    module-config: \"validator iterator\"\n")
 	}
 	for _, a := range c.anchors {
 		fmt.Fprintf(&b, "    trust-anchor-file: %q\n", a)

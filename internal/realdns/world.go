@@ -35,8 +35,18 @@ func Start(tb testing.TB) *World {
 	tb.Helper()
 	Need(tb, Programs...)
 	w := &World{dir: tb.TempDir()}
+	// The root is signed, as the real one is, with its key-signing key
+	// as the validating resolver's trust anchor: a validating resolver
+	// sets AD on the root's SOA, which is how mailauth learns that it
+	// validates (resolver.Properties). It delegates com (unsigned, no
+	// DS), so that its signed denials (NSEC) never deny com's names to
+	// a resolver that uses them (RFC 8198, RFC 8020: Unbound's
+	// defaults). com, example.com and the other unsigned zones are
+	// domain-insecure; every zone is a stub of the resolver.
+	root := sign(tb, w.dir, ".", zoneFile(tb, w.dir, ".", soa+"com NS ns.com.\nns.com. A 127.0.0.1\n"), false)
 	zones := []zoneConf{
-		{".", zoneFile(tb, w.dir, ".", soa)},
+		{".", root.file},
+		{"com", zoneFile(tb, w.dir, "com", soa)},
 		{"example.com", zoneFile(tb, w.dir, "example.com", soa)},
 		{Slow1, zoneFile(tb, w.dir, Slow1, configured(Slow1))},
 		{Slow3, zoneFile(tb, w.dir, Slow3, configured(Slow3))},
@@ -46,13 +56,13 @@ func Start(tb testing.TB) *World {
 	bogus := sign(tb, w.dir, Bogus, zoneFile(tb, w.dir, Bogus, configured(Bogus)), true)
 	dane := sign(tb, w.dir, DANEOnly, zoneFile(tb, w.dir, DANEOnly, daneOnly(DANEOnly)), false)
 	zones = append(zones, zoneConf{Signed, good.file}, zoneConf{Bogus, bogus.file}, zoneConf{DANEOnly, dane.file})
-	w.anchors = []string{good.anchor, bogus.anchor, dane.anchor}
+	w.anchors = []string{root.anchor, good.anchor, bogus.anchor, dane.anchor}
 	w.rootAnchor = wrongRootAnchor(tb, w.dir)
 	w.Knot = startKnot(tb, w.dir, zones)
 	w.NSD = startNSD(tb, w.dir, []zoneConf{{cnameZone, zoneFile(tb, w.dir, cnameZone, cnameRecords())}})
 	w.Lame, w.Blackhole = deadAddr(tb), startBlackhole(tb)
 	w.stubs = []stub{
-		{".", w.Knot}, {"example.com", w.Knot},
+		{".", w.Knot}, {"com", w.Knot}, {"example.com", w.Knot},
 		{Signed, w.Knot}, {Bogus, w.Knot}, {DANEOnly, w.Knot}, {reverseZone, w.Knot},
 		{Slow1, startDelay(tb, w.Knot, time.Second)},
 		{Slow3, startDelay(tb, w.Knot, 3*time.Second)},
@@ -61,7 +71,7 @@ func Start(tb testing.TB) *World {
 		{Lame, w.Lame},
 		{Blackhole, w.Blackhole},
 	}
-	w.insecure = []string{Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
+	w.insecure = []string{"com", "example.com", Slow1, Slow3, cnameZone, Refused, Lame, Blackhole, reverseZone}
 	w.startPolicies(tb)
 	return w
 }
@@ -84,6 +94,14 @@ func (w *World) startPolicies(tb testing.TB) {
 func (w *World) Resolver(tb testing.TB) string {
 	tb.Helper()
 	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, anchors: w.anchors, insecure: w.insecure})
+}
+
+// NonValidatingResolver starts an Unbound over the world with DNSSEC
+// validation off (module-config "iterator"): it answers the bogus
+// domain's records like any others and never sets AD.
+func (w *World) NonValidatingResolver(tb testing.TB) string {
+	tb.Helper()
+	return startUnbound(tb, w.dir, unboundConf{stubs: w.stubs, noValidation: true})
 }
 
 // ServfailResolver starts an Unbound whose only trust anchor is a root

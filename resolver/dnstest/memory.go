@@ -2,6 +2,7 @@ package dnstest
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -15,10 +16,30 @@ import (
 // unit tests never wait on it. There is no UDP here, so Truncate changes
 // nothing: the answer is the full one a Client gets after its TCP retry.
 // Garbage gives ReasonMalformed, and Bogus ReasonDNSSEC, as with a Client.
+//
+// It plays a validating recursive resolver (Bogus answers as one does):
+// its Probe says so, unless SetProperties says otherwise.
 type Resolver struct {
 	zones  *Zones
 	faults faults
 	log    queryLog
+
+	notRecursive, notValidating atomic.Bool
+}
+
+// SetProperties sets what Probe reports.
+func (r *Resolver) SetProperties(p resolver.Properties) {
+	r.notRecursive.Store(!p.Recursive)
+	r.notValidating.Store(!p.Validating)
+}
+
+// Probe implements resolver.Prober: the Properties the resolver plays
+// (recursive and validating unless SetProperties said otherwise).
+func (r *Resolver) Probe(ctx context.Context, _ ...string) (resolver.Properties, error) {
+	if ctx.Err() != nil {
+		return resolver.Properties{}, ctx.Err()
+	}
+	return resolver.Properties{Recursive: !r.notRecursive.Load(), Validating: !r.notValidating.Load()}, nil
 }
 
 // NewResolver returns an in-memory resolver.Resolver over z.
@@ -39,8 +60,8 @@ func (r *Resolver) Count(name string, qtype resolver.Type) int { return r.log.co
 
 // Lookup implements resolver.Resolver.
 func (r *Resolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	name = resolver.CanonicalName(name)
-	if _, ok := dns.IsDomainName(name); !ok || name == "" {
+	name, ok := resolver.QuestionName(name)
+	if !ok {
 		return resolver.Fail(resolver.ReasonInvalidName)
 	}
 	if ctx.Err() != nil {

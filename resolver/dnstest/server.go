@@ -33,6 +33,10 @@ type Server struct {
 	stop   chan struct{}
 	once   sync.Once
 
+	dotMu    sync.Mutex
+	dot      []*dns.Server // DNS-over-TLS listeners (ServeTLS)
+	dotConns atomic.Int64  // TLS connections accepted
+
 	delay    atomic.Int64 // nanoseconds added to every answer
 	received atomic.Int64 // questions received, also when not logged
 	noLog    atomic.Bool
@@ -152,6 +156,11 @@ func (s *Server) Close() {
 		defer cancel()
 		_ = s.udp.ShutdownContext(ctx)
 		_ = s.tcp.ShutdownContext(ctx)
+		s.dotMu.Lock()
+		defer s.dotMu.Unlock()
+		for _, d := range s.dot {
+			_ = d.ShutdownContext(ctx)
+		}
 	})
 }
 
