@@ -68,14 +68,21 @@ func TestProbe(t *testing.T) {
 	assert.ErrorIs(t, err, resolver.ErrNoReply)
 }
 
-// TestProbeLab: the dnstest server plays a recursive resolver that does
-// not validate, over UDP and over DNS over TLS; the in-memory resolver a
-// validating one unless told otherwise.
+// TestProbeLab: the dnstest server plays a validating recursive resolver
+// (the signed root's SOA comes with the AD bit), over UDP and over DNS
+// over TLS, and one that does not validate when told so; the in-memory
+// resolver a validating one unless told otherwise.
 func TestProbeLab(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv, dot := startDoT(t, "127.0.0.1")
+	for name, c := range map[string]*resolver.Client{"udp": srv.Client(time.Second), "tls": dot} {
+		got, err := c.Probe(ctx)
+		require.NoError(t, err, name)
+		assert.Equal(t, resolver.Properties{Recursive: true, Validating: true}, got, name)
+	}
+	srv.SetValidating(false)
 	for name, c := range map[string]*resolver.Client{"udp": srv.Client(time.Second), "tls": dot} {
 		got, err := c.Probe(ctx)
 		require.NoError(t, err, name)

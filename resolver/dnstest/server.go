@@ -40,7 +40,17 @@ type Server struct {
 	delay    atomic.Int64 // nanoseconds added to every answer
 	received atomic.Int64 // questions received, also when not logged
 	noLog    atomic.Bool
+
+	notValidating atomic.Bool // SetValidating(false)
 }
+
+// SetValidating says whether the server plays a validating resolver (the
+// default): the SOA of the root, which every validating resolver holds
+// signed, is answered with the AD bit when the zones do not hold the
+// root, and answers about signed zones carry the AD bit (see the package
+// doc). With false, no answer carries it, as from a resolver that does
+// not validate.
+func (s *Server) SetValidating(v bool) { s.notValidating.Store(!v) }
 
 // Start starts a Server for z and stops it when tb's test ends.
 func Start(tb testing.TB, z *Zones) *Server {
@@ -182,6 +192,10 @@ func (s *Server) handler(network string) dns.HandlerFunc {
 			s.log.add(q.Name, resolver.Type(q.Qtype), network, udpSize, r.CheckingDisabled)
 		}
 		m, visited := s.zones.answer(q, false)
+		if q.Qtype == dns.TypeSOA && q.Name == "." && !s.zones.has("") {
+			m = rootSOA() // the signed root a resolver holds
+		}
+		m.AuthenticatedData = m.AuthenticatedData && !s.notValidating.Load()
 		f := s.faults.lookup(visited, resolver.Type(q.Qtype))
 		f.Delay += time.Duration(s.delay.Load())
 		if f.Delay > 0 {
@@ -240,4 +254,18 @@ func (s *Server) reply(w dns.ResponseWriter, r, m *dns.Msg, f Fault, network str
 // response header announcing one question, whose name is cut short.
 func garbage(id uint16) []byte {
 	return []byte{byte(id >> 8), byte(id), 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0, 0x3f, 'x'}
+}
+
+// rootSOA is the answer of a validating resolver to the SOA of the root,
+// for zones that do not hold the root: the root zone is signed, so the
+// answer is validated.
+func rootSOA() *dns.Msg {
+	m := new(dns.Msg)
+	m.AuthenticatedData = true
+	m.Answer = []dns.RR{&dns.SOA{
+		Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 86400},
+		Ns:  "a.root-servers.invalid.", Mbox: "hostmaster.root-servers.invalid.",
+		Serial: 1, Refresh: 1800, Retry: 900, Expire: 604800, Minttl: 86400,
+	}}
+	return m
 }

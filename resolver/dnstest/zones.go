@@ -279,3 +279,7 @@ func (z *Zones) soaFor(name string) []dns.RR {
 	}
 	return []dns.RR{soa}
 }
+
+// has reports whether the zones hold records at name (canonical form;
+// "" for the root).
+func (z *Zones) has(name string) bool { return len(z.rrs[name]) > 0 }
