@@ -260,7 +260,7 @@ func docLimits() []docLimit {
 		{"Diagnostics in flight", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48; a request waits its turn at most %d seconds (500 beyond); while the service is busy, a scan whose domain has sent no DNS reply for %d seconds is ended early, its unanswered lookups reported as slow",
 			DefaultSourceInFlight, networkInFlight56, networkInFlight48, int(DefaultQueueWait.Seconds()), int(noProgressAfter.Seconds())), "scan, ptr-check"},
 		{"Diagnostic time", fmt.Sprintf("%d seconds per source address per window, twice that per IPv6 /56, four times per /48, each diagnostic charged its deadline when it starts and refunded what it did not use (429 with Retry-After when used up)", int(DefaultSourceBudget.Seconds())), "scan, ptr-check"},
-		{"Connections", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48, %d in all (a connection refused at that cap is answered 503 with Retry-After when it can be; a request body slower than %d bytes a second may be cut off there)",
+		{"Connections", fmt.Sprintf("%d per source address, %d per IPv6 /56, %d per /48, %d in all (a connection refused at that cap is answered 500 with Retry-After when it can be; a request body slower than %d bytes a second may be cut off there)",
 			DefaultMaxConnsPerSource, connsPer56Factor*DefaultMaxConnsPerSource, connsPer48Factor*DefaultMaxConnsPerSource, DefaultMaxConns, minBodyRate), "every path"},
 		{"domain length", n(mailauth.MinDomainLen) + ".." + n(mailauth.MaxDomainLen), "scan"},
 		{"dkimSelector length", "1.." + n(mailauth.MaxSelectorLen), "scan"},

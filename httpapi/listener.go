@@ -58,7 +58,7 @@ const (
 	slowBodyAfter = 2 * time.Second
 	minBodyRate   = 1 << 10
 	// maxRefusing bounds the connections refused at the total cap that
-	// are being answered at once (a JSON 503 with Retry-After, then a
+	// are being answered at once (a JSON 500 with Retry-After, then a
 	// wait of at most refuseLinger for the client to close); past it a
 	// refused connection is reset, as one over a per-source cap always is.
 	maxRefusing = 64
@@ -146,7 +146,7 @@ type Listener struct {
 	stalled     int
 	slowBodies  int
 	busyShed    int
-	answered    int        // refused at the total cap with a JSON 503
+	answered    int        // refused at the total cap with a JSON 500
 	refusing    int        // refused connections being answered now
 	quiet       *list.List // of *limitedConn, longest quiet first
 	conns       *list.List // of *limitedConn, every open one
@@ -169,7 +169,7 @@ func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 
 // Accept returns the next connection within the caps, closing those over
 // them: a connection refused at the total cap is answered with a JSON
-// 503 and Retry-After while fewer than maxRefusing are being answered,
+// 500 and Retry-After while fewer than maxRefusing are being answered,
 // any other refused connection is reset.
 func (l *Listener) Accept() (net.Conn, error) {
 	for {
@@ -222,7 +222,7 @@ func (l *Listener) answerRefused(c net.Conn) {
 // cap.
 var busyAnswer = func() []byte {
 	body, _ := Encode(errorBody{Error: "server busy: too many connections; retry after the number of seconds in Retry-After"})
-	return fmt.Appendf(nil, "HTTP/1.1 503 Service Unavailable\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
+	return fmt.Appendf(nil, "HTTP/1.1 500 Internal Server Error\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
 		"Content-Type: application/json\r\nRetry-After: %d\r\nX-Content-Type-Options: nosniff\r\n\r\n%s", len(body), refuseRetry, body)
 }()
 
@@ -480,7 +480,7 @@ type ListenerStats struct {
 	// make room in the reserve for a source holding few.
 	BusyShed int
 	// Answered counts connections refused at the total cap that were
-	// answered with a JSON 503 (the others, in Refused too, were reset).
+	// answered with a JSON 500 (the others, in Refused too, were reset).
 	Answered int
 	Quiet    int // open connections idle or waiting for their first request
 }

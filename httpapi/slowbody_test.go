@@ -58,7 +58,7 @@ func TestListenerShedsSlowBody(t *testing.T) {
 }
 
 // TestRefusedAtCapAnswered: a connection refused at the total cap, every
-// place busy and progressing, gets a JSON 503 with Retry-After instead
+// place busy and progressing, gets a JSON 500 with Retry-After instead
 // of a reset.
 func TestRefusedAtCapAnswered(t *testing.T) {
 	t.Parallel()
@@ -73,7 +73,7 @@ func TestRefusedAtCapAnswered(t *testing.T) {
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	require.NoError(t, err, "an answer, not a reset")
 	defer resp.Body.Close()
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, "the contract's 500 for a dependency temporarily unavailable")
 	assert.Equal(t, "2", resp.Header.Get("Retry-After"))
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	var body errorBody
