@@ -39,10 +39,10 @@ var (
 	}
 
 	daneFactBoth         = msg("DANE 同样可用：支持 DANE 的发件方通过经 DNSSEC 验证的 TLSA 记录认证收件服务器，其他发件方依靠 MTA-STS。", "DANE is usable too: DANE-aware senders authenticate the mail servers through DNSSEC-validated TLSA records, the others rely on MTA-STS.")
-	daneFactUnverifiable = msg("收件服务器发布了 TLSA 记录，但本服务的解析器不进行 DNSSEC 验证，因此无法在这里确认 DANE 是否可用。", "The mail servers publish TLSA records, but this service's resolver does not validate DNSSEC, so whether DANE is usable cannot be verified here.")
+	daneFactUnverifiable = msg("收件服务器发布了 TLSA 记录，但本服务无法核验它们的签名，因此这里不判断 DANE 是否可用。", "The mail servers publish TLSA records, but this service cannot verify their signatures, so whether DANE is usable is not judged here.")
 	daneFactInconclusive = msg("TLSA 查询没有得到明确结果的收件服务器：%d 台。", "Mail servers whose TLSA lookup gave no conclusive answer: %d.")
 	mxFactDANE           = msg("DANE：%[2]d 台收件服务器中有 %[1]d 台发布了经 DNSSEC 验证、发件方可以使用的 TLSA 记录。", "DANE: %d of %d mail servers publish DNSSEC-validated TLSA records that senders can use.")
-	mxFactDANEUnverified = msg("DANE：%[2]d 台收件服务器中有 %[1]d 台发布了 TLSA 记录；本服务的解析器不进行 DNSSEC 验证，无法确认它们是否可用。", "DANE: %d of %d mail servers publish TLSA records; this service's resolver does not validate DNSSEC, so they could not be verified.")
+	mxFactDANEUnverified = msg("DANE：%[2]d 台收件服务器中有 %[1]d 台发布了 TLSA 记录，本服务无法核验它们的签名。", "DANE: %d of %d mail servers publish TLSA records, whose signatures this service cannot verify.")
 )
 
 // daneIgnored are the DANE findings without a rule of their own, and why.
