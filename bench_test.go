@@ -76,7 +76,7 @@ func BenchmarkGuardRecord(b *testing.B) {
 }
 
 // concurrentScans is how many scans BenchmarkConcurrentScans starts at
-// once (issue 24: 2,000 at once collapsed the library without a bound).
+// once (2,000 at once collapsed the library before it had a bound).
 const concurrentScans = 2000
 
 // BenchmarkConcurrentScans starts concurrentScans scans at once per

@@ -99,9 +99,9 @@ type Config struct {
 	// against ScanTimeout: ScanTimeout starts when the scan gets its
 	// slot, so a scan that waited still gets its whole time. A program
 	// that bounds total time bounds its context. The bound protects the
-	// process's memory: each scan in flight holds about 250 KiB (issue
-	// 24's profile of the service), so 2,000 at once would hold about
-	// half a gigabyte. Issue 24 also saw 2,000 scans at once through the
+	// process's memory: each scan in flight holds about 250 KiB (a
+	// profile of the service), so 2,000 at once would hold about half a
+	// gigabyte. The same measurements saw 2,000 scans at once through the
 	// service's DNS client finish half as many scans per second as 500;
 	// BenchmarkConcurrentScans, with the in-memory resolver, did not show
 	// that collapse (BENCHMARKS.md, "Whole scans").

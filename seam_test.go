@@ -62,7 +62,7 @@ func seamTokens(texts []LocalizedText) []string {
 }
 
 // TestSeamTokensAreNotLeaks: TXT records equal to the seams where the
-// service joins two sentences, in Chinese (issue 25: "。记 。其") and in
+// service joins two sentences, in Chinese ("。记 。其", seen in a soak) and in
 // English, neither withhold the result nor replace a check's texts nor
 // raise the leak alarm.
 func TestSeamTokensAreNotLeaks(t *testing.T) {

@@ -45,7 +45,7 @@ func assertFreshServed(t *testing.T, s *scheduler, held []func()) {
 }
 
 // TestCoalitionOfIPv4SourcesCannotStarve: 30 IPv4 addresses running 3
-// diagnostics each (issue 25: 22 were enough to hold all 64 slots) leave
+// diagnostics each (22 were once enough to hold all 64 slots) leave
 // a slot for a source with nothing in flight.
 func TestCoalitionOfIPv4SourcesCannotStarve(t *testing.T) {
 	t.Parallel()

@@ -96,7 +96,7 @@ func escapedJSONString(text string) []byte {
 }
 
 // TestDifferentialEdgeCases gives the guard and its reference the inputs
-// the issue-15 changes could treat differently: NUL bytes, invalid UTF-8,
+// the speed-ups could treat differently: NUL bytes, invalid UTF-8,
 // upper-case non-ASCII whose lower case changes length, empty strings,
 // values shorter than MinLen, values equal to an allowed or generated
 // value, A-labels, and generated values around recorded ones.

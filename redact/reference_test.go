@@ -1,6 +1,6 @@
 package redact
 
-// The leak guard as it was at commit 6c47e6d, before issue 15's speed-ups
+// The leak guard as it was at commit 6c47e6d, before its speed-ups
 // (suffix-array vocabulary, hashed prefix filter, cut only on a match,
 // Verify reading non-ASCII strings as bytes). It is kept here, renamed,
 // only as the reference of the differential tests in

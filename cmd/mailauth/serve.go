@@ -337,8 +337,8 @@ func warnWideProxies(proxies []netip.Prefix, logger *slog.Logger) {
 }
 
 // Limits of the redaction guard's alarms: a zone built to trip it could
-// otherwise fill the log (issue 25: 398 alarms from one source in a
-// soak), and a limit shared by every source would let that zone hide
+// otherwise fill the log (a soak once logged 398 alarms from one
+// source), and a limit shared by every source would let that zone hide
 // another source's alarm.
 const (
 	// leakAlarmEvery spaces the alarms of one source.

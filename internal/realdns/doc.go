@@ -1,6 +1,6 @@
 // Package realdns is the internet-in-a-box: the real Debian DNS software
 // that operators run, started on loopback for one test, so that the
-// scanner can be tried as an operator would try it (issue 20).
+// scanner can be tried as an operator would try it.
 //
 // [Start] writes zone files into the test's temporary directory and
 // starts:

@@ -41,8 +41,8 @@ const (
 	slow     = "slow"     // the validating Unbound behind a 2.2 s delay
 )
 
-// verdict is the documented outcome of a scan (DESIGN.md "Inconclusive
-// lookups", revised 2026-11-25; issue 20 item 3).
+// verdict is the documented outcome of a scan (doc/scoring.md,
+// "Inconclusive lookups").
 type verdict struct {
 	exit   int      // exit status of `mailauth scan` (0 ok, 1 a check failed, 3 unavailable)
 	status int      // HTTP status of POST /api/scan
@@ -53,8 +53,8 @@ type verdict struct {
 	// error is what a 500 must say (the service's error message): which
 	// fault it is, not only that there was one.
 	error string
-	// dnssec: the MX check's details say the records are DNSSEC-validated
-	// (issue 20 item 4); every other 200 must not say so.
+	// dnssec: the MX check's details say the records are DNSSEC-validated;
+	// every other 200 must not say so.
 	dnssec bool
 }
 
@@ -132,7 +132,7 @@ var scenarios = []scenario{
 		doc:  "Unbound 1.17 gives up after 11 links (SERVFAIL): the checks that read the domain's own name fail, an over-long CNAME chain"},
 	{name: "resolver answers in 2.2 s", domain: realdns.Signed, resolver: slow, ready: true,
 		want: verdict{exit: 0, status: 200, grade: "A", dnssec: true},
-		doc:  "complete, grade A on the first scan: an answer to an earlier attempt that arrives late is still taken (issue 20 item 1)"},
+		doc:  "complete, grade A on the first scan: an answer to an earlier attempt that arrives late is still taken"},
 	{name: "resolver SERVFAILs everything", domain: realdns.Signed, resolver: servfail, ready: true,
 		want: verdict{exit: 3, status: 500, error: resolverDown},
 		doc:  "the service's own resolver fails a control question: 500 \"A DNS … dependency is temporarily unavailable\"; the CLI exits 3"},

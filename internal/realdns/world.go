@@ -113,8 +113,8 @@ func (w *World) ServfailResolver(tb testing.TB) string {
 }
 
 // SlowResolver starts a validating Unbound over the world behind a
-// proxy that passes every answer back delay late (issue 20: a resolver
-// answering every question in 2.2 s), and returns the proxy's address.
+// proxy that passes every answer back delay late (the scenarios use
+// 2.2 s: a resolver slow on every question), and returns the proxy's address.
 func (w *World) SlowResolver(tb testing.TB, delay time.Duration) string {
 	tb.Helper()
 	return startDelay(tb, w.Resolver(tb), delay)

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The sieges of issue 25 (RELIABILITY.md, "The sieges"): each runs alone
+// The sieges (RELIABILITY.md, "The sieges"): each runs alone
 // for its phase while the well-behaved client is measured.
 const (
 	siegeV4Sources   = 30 // IPv4 addresses running slow scans

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The key spray of issue 25, item 4 (-mode spray): distinct forwarded
+// The key spray (-mode spray): distinct forwarded
 // IPv6 clients, each in its own /48, fill the rate limiter's three
 // in-memory tables (the source, /56 and /48 windows) at the default
 // capacity; the server's RSS is then watched, without forcing a
@@ -17,7 +17,7 @@ import (
 const (
 	sprayKeys    = 1 << 18 // httpapi.DefaultMaxKeys
 	sprayWorkers = 16
-	recoverAfter = 2 * time.Minute // issue 25: RSS within 2 x the baseline 2 minutes after any attack
+	recoverAfter = 2 * time.Minute // RSS must be within 2 x the baseline 2 minutes after any attack
 )
 
 // sprayResult is what the load process reports for -mode spray.

@@ -187,7 +187,7 @@ func plannedLoadPhases(o options, run int) []loadPhase {
 	return phases
 }
 
-// The memory phase: issue 15's RSS target is for 500 scans at once with
+// The memory phase: the RSS target is for 500 scans at once with
 // 100 ms per DNS answer.
 const (
 	memoryPhaseClients = 500
