@@ -979,6 +979,7 @@
     var bad = { fail: 2, warn: 1 };
     var same = 0;
     var changed = 0;
+    var groups = { fixed: [], worse: [], other: [] };
     (r.body.checks || []).forEach(function (c) {
       var was = r.prev.statuses[c.id];
       var now = isUndetermined(c) ? "undetermined" : c.status;
@@ -992,8 +993,11 @@
       li.setAttribute("data-change", cls || "other");
       li.setAttribute("data-check", c.id);
       li.textContent = t(key, { t: loc(c.title), from: statusName(was), to: statusName(now) });
-      list.appendChild(li);
+      groups[cls || "other"].push(li);
     });
+    // Fixed first (the answer to "did my fix work?"), then what newly
+    // fails, then other changes.
+    groups.fixed.concat(groups.worse, groups.other).forEach(function (li) { list.appendChild(li); });
     if (!changed) { list.appendChild(el("li", null, t("changeNone"))); }
     if (changed && same) { list.appendChild(el("li", null, t("changeSame", { n: same }))); }
     var d = new Date(r.prev.at);
