@@ -127,7 +127,9 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	if s.UnicodeDomain != "" && s.UnicodeDomain != s.Domain {
 		name = cleanText(s.UnicodeDomain) + " (" + name + ")"
 	}
-	p.line("%s", p.style(fmt.Sprintf(p.word("scanHead"), name), ansiBold))
+	for _, l := range wrap(fmt.Sprintf(p.word("scanHead"), name), p.width(), "") {
+		p.line("%s", p.style(l, ansiBold))
+	}
 	if s.DKIMSelector != nil {
 		p.line(p.word("selector"), cleanText(*s.DKIMSelector))
 	}
@@ -141,8 +143,23 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	for _, c := range s.Checks {
 		p.check(c)
 	}
+	p.disclaimer(s.Disclaimer)
+}
+
+// disclaimer prints the closing disclaimer wrapped at the report's width.
+func (p printer) disclaimer(t mailauth.LocalizedText) {
 	p.line("")
-	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+	for _, l := range wrap(p.text(t), p.width(), "") {
+		p.line("%s", p.style(l, ansiDim))
+	}
+}
+
+// width is the report's wrapping width.
+func (p printer) width() int {
+	if p.o.width <= 0 {
+		return defaultWidth
+	}
+	return p.o.width
 }
 
 // grade prints the grade and score, and how many checks the score
@@ -187,15 +204,27 @@ func renderPtr(w io.Writer, s mailauth.PTRCheckSummary, o renderOptions) {
 	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), cleanText(s.SendingIP)), ansiBold))
 	p.line("")
 	p.check(s.Check)
-	p.line("")
-	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+	p.disclaimer(s.Disclaimer)
 }
 
-// check prints one check: status word, title, summary; details indented
+// check prints one check: status word, title, summary, wrapped at the
+// report's width with a hanging indent under the title; details indented
 // below when verbose.
 func (p printer) check(c mailauth.CheckSummary) {
-	status := p.style(cleanText(p.word(string(c.Status))), statusColor(c.Status))
-	p.line("  %s  %s%s%s", status, p.style(p.text(c.Title), ansiBold), p.word("sep"), p.text(c.Summary))
+	word := cleanText(p.word(string(c.Status)))
+	hang := strings.Repeat(" ", textWidth("  "+word+"  "))
+	title := p.text(c.Title)
+	lines := wrap(title+p.word("sep")+p.text(c.Summary), p.width(), hang)
+	for i, l := range lines {
+		if i == 0 {
+			l = strings.TrimPrefix(l, hang)
+			if rest, ok := strings.CutPrefix(l, title); ok {
+				l = p.style(title, ansiBold) + rest
+			}
+			l = "  " + p.style(word, statusColor(c.Status)) + "  " + l
+		}
+		p.line("%s", l)
+	}
 	if !p.o.verbose {
 		return
 	}
@@ -205,10 +234,7 @@ func (p printer) check(c mailauth.CheckSummary) {
 // wrapped prints text (raw, from the service or the scanner) wrapped at
 // the report's width, each line after indent, each "\n" a new paragraph.
 func (p printer) wrapped(text, indent string) {
-	width := p.o.width
-	if width <= 0 {
-		width = defaultWidth
-	}
+	width := p.width()
 	for _, para := range strings.Split(text, "\n") {
 		for _, l := range wrap(cleanText(para), width, indent) {
 			p.line("%s", l)

@@ -79,11 +79,13 @@ const (
 	formatText = "text"
 	formatJSON = "json"
 	formatCSV  = "csv"
+	// formatCSVDomains is CSV with one row per domain (scan only).
+	formatCSVDomains = "csv-domains"
 )
 
 func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report (the same as -format json)")
-	fs.StringVar(&c.format, "format", formatText, "output: text (the report), json (exactly the API's JSON; with several domains, a JSON array of them) or csv (a header, then one row per check)")
+	fs.StringVar(&c.format, "format", formatText, "output: text (the report; several domains end with a one-line-per-domain overview), json (exactly the API's JSON; with several domains, a JSON array of them), csv (a header, then one row per check) or csv-domains (scan only: a header, then one row per domain: domain, exists, grade, score, counts, worst finding)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "bound on each scan, such as 30s or 2m (0: 15s locally, 60s with -server)")
 	fs.IntVar(&c.width, "width", 0, "columns the summary and the -v details wrap at (0: the terminal's width, else the COLUMNS environment variable, else 80)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's details too")
@@ -125,10 +127,10 @@ func (c *clientFlags) check() error {
 		return errors.New("-lang: must be zh or en")
 	}
 	switch {
-	case c.format != formatText && c.format != formatJSON && c.format != formatCSV:
-		return errors.New("-format: must be text, json or csv")
-	case c.json && c.format == formatCSV:
-		return errors.New("-json is -format json; it cannot be combined with -format csv")
+	case c.format != formatText && c.format != formatJSON && c.format != formatCSV && c.format != formatCSVDomains:
+		return errors.New("-format: must be text, json, csv or csv-domains")
+	case c.json && (c.format == formatCSV || c.format == formatCSVDomains):
+		return errors.New("-json is -format json; it cannot be combined with -format " + c.format)
 	case c.json:
 		c.format = formatJSON
 	}
@@ -214,6 +216,9 @@ func parsePtr(args []string, getenv env, out io.Writer) (ptrConfig, error) {
 	fs := newFlagSet("ptr", ptrHead, out)
 	var err error
 	c.ip, err = c.parse(fs, args, getenv, "IP")
+	if err == nil && c.format == formatCSVDomains {
+		return c, errors.New("-format csv-domains is for scan; ptr prints one row with -format csv")
+	}
 	return c, err
 }
 
@@ -229,11 +234,16 @@ func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return usageExit(err, std.err)
 	}
-	out := newOutput(std.out, c.clientFlags, len(domains) > 1, scanCSVHeader)
+	head := scanCSVHeader
+	if c.format == formatCSVDomains {
+		head = domainCSVHeader
+	}
+	out := newOutput(std.out, c.clientFlags, len(domains) > 1, head)
 	code := exitOK
 	for _, d := range domains {
 		code = max(code, scanOne(ctx, c, d, std, out, len(domains) > 1))
 	}
+	out.overview(std.out)
 	out.finish()
 	return code
 }
@@ -248,6 +258,7 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	}
 	d, err := validateScan(req)
 	if err != nil {
+		out.note(domain, mailauth.ScanSummary{}, exitUsage)
 		return inputExit(err, errOut)
 	}
 	if d.WWWDropped {
@@ -266,9 +277,16 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		sum, raw, err = localScan(ctx, c.cfg, req)
 	}
 	if err != nil {
-		return failureExit(err, errOut)
+		code := failureExit(err, errOut)
+		out.note(domain, mailauth.ScanSummary{}, code)
+		return code
 	}
-	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, func() [][]string { return scanCSVRows(sum, c.lang) })
+	rows := func() [][]string { return scanCSVRows(sum, c.lang) }
+	if c.format == formatCSVDomains {
+		rows = func() [][]string { return [][]string{domainCSVRow(sum, c.lang)} }
+	}
+	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, rows)
+	out.note(domain, sum, 0)
 	if c.records {
 		recs, err := mailauth.New(c.cfg).Records(ctx, req)
 		if err != nil {

@@ -157,6 +157,18 @@ func TestRenderWrapsSummary(t *testing.T) {
 			sep = ""
 		}
 		assert.Equal(t, strings.Join(strings.Fields(want), sep), strings.Join(strings.Fields(strings.Join(summary, sep)), sep), "%s: nothing lost", lang)
-		assert.Equal(t, wide[at+1:], narrow[end:], "%s: the rest follows unchanged", lang)
+		heads := func(ls []string) int {
+			n := 0
+			for _, l := range ls {
+				if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, detailsIndent) {
+					n++
+				}
+			}
+			return n
+		}
+		assert.Equal(t, heads(wide[at+1:]), heads(narrow[end:]), "%s: one line starts each check at any width", lang)
+		for _, l := range narrow[end:] {
+			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
+		}
 	}
 }

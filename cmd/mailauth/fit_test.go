@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/testlab"
+)
+
+// TestScanFitsWidths: at -width 60, 80 and 120, in both languages, with
+// -v, no line of a scan of several domains is wider than the width,
+// unless it is one token longer than the width; the check lines and
+// the disclaimer wrap with a hanging indent; the run ends with an
+// overview of one line per domain.
+func TestScanFitsWidths(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZoneFile}, nil)
+	domains := []string{"good.example.com", "weak.example.com", "bare.example.com"}
+	for _, lang := range []string{"en", "zh"} {
+		for _, width := range []int{60, 80, 120} {
+			args := append([]string{"scan", "-v", "-lang", lang, "-width", fmt.Sprint(width), "-dns", lab.DNS.Addr()}, domains...)
+			code, out, errOut := runCLI(t, nil, args...)
+			require.Equal(t, exitFail, code, "stderr %q", errOut)
+			lines := strings.Split(out, "\n")
+			for _, l := range lines {
+				if columns(l) > width {
+					assert.Len(t, strings.Fields(l), 1, "%s at %d: a line of %d columns: %q", lang, width, columns(l), l)
+				}
+			}
+			head := "Overview (3 domains)"
+			if lang == "zh" {
+				head = "总览（3 个域名）"
+			}
+			at := -1
+			for i, l := range lines {
+				if l == head {
+					at = i
+				}
+			}
+			require.GreaterOrEqual(t, at, 0, "%s at %d: no overview:\n%s", lang, width, out)
+			var starts []string
+			for _, l := range lines[at+1:] {
+				if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "    ") {
+					starts = append(starts, strings.Fields(l)[0])
+				}
+			}
+			assert.Equal(t, domains, starts, "%s at %d: one overview line per domain:\n%s", lang, width, strings.Join(lines[at:], "\n"))
+			if width >= 80 {
+				assert.Contains(t, lines[at+1], "/100", "%s at %d: the grade on the domain's line", lang, width)
+			}
+		}
+	}
+}
+
+// TestCheckLineHangingIndent: a check line longer than the width goes on
+// under its title, not under the status word, and no word is cut.
+func TestCheckLineHangingIndent(t *testing.T) {
+	s := sampleScan()
+	s.Checks[0].Summary = lt("很长的结论", "a summary long enough to need a second line at sixty columns, with words")
+	s.Disclaimer = lt("免责声明", strings.Repeat("A disclaimer that is long. ", 6))
+	var b strings.Builder
+	renderScan(&b, s, renderOptions{lang: "en", width: 60})
+	lines := strings.Split(b.String(), "\n")
+	i := 0
+	for ; i < len(lines) && !strings.HasPrefix(lines[i], "  PASS  "); i++ {
+	}
+	require.Less(t, i, len(lines)-1, b.String())
+	assert.True(t, strings.HasPrefix(lines[i+1], "        ") && lines[i+1][8] != ' ', "continuation under the title: %q", lines[i+1])
+	words := strings.Fields(strings.Join(lines[i:i+2], " "))
+	assert.Contains(t, words, "second", "a word was cut: %q", lines[i:i+2])
+	for _, l := range lines {
+		assert.LessOrEqual(t, columns(l), 60, "%q", l)
+	}
+}
+
+// TestScanCSVDomains: -format csv-domains writes one row per domain:
+// domain, exists, grade, score, the counts and the worst finding; a name
+// that does not exist says so in "exists".
+func TestScanCSVDomains(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZoneFile}, nil)
+	code, out, errOut := runCLI(t, nil, "scan", "-format", "csv-domains", "-dns", lab.DNS.Addr(), "good.example.com", "weak.example.com", "nothere.example.com")
+	require.GreaterOrEqual(t, code, exitFail, "stderr %q", errOut)
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 4, out)
+	assert.Equal(t, domainCSVHeader, rows[0])
+	assert.Equal(t, []string{"good.example.com", "yes"}, rows[1][:2])
+	assert.Contains(t, []string{"A", "B", "C", "D", "F"}, rows[1][2])
+	assert.Equal(t, []string{"weak.example.com", "yes"}, rows[2][:2])
+	assert.NotEmpty(t, rows[2][8], "the weak domain's worst finding")
+	assert.Contains(t, []string{"fail", "warn"}, rows[2][9])
+	assert.NotEmpty(t, rows[2][11])
+	assert.Equal(t, []string{"nothere.example.com", "no", "nonexistent", ""}, rows[3][:4])
+	for _, r := range rows[1:] {
+		n := 0
+		for _, c := range r[4:8] {
+			var v int
+			_, err := fmt.Sscan(c, &v)
+			require.NoError(t, err, "count %q", c)
+			n += v
+		}
+		assert.Equal(t, len(mailauth.CheckOrder()), n, "%s: the counts cover every check", r[0])
+	}
+
+	code, _, errOut = runCLI(t, nil, "ptr", "-format", "csv-domains", "8.8.8.8")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "csv-domains is for scan")
+}
