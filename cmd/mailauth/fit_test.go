@@ -113,3 +113,36 @@ func TestScanCSVDomains(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "csv-domains is for scan")
 }
+
+// TestRemoteVerboseCacheNote: with -v, a report from a service says its
+// answers may be up to 5 minutes old; a local one does not.
+func TestRemoteVerboseCacheNote(t *testing.T) {
+	for _, remote := range []bool{false, true} {
+		for _, lang := range []string{"en", "zh"} {
+			var b strings.Builder
+			renderScan(&b, sampleScan(), renderOptions{lang: lang, verbose: true, remote: remote, width: 200})
+			assert.Equal(t, remote, strings.Contains(b.String(), labels[lang]["cached"]), "remote %v, %s:\n%s", remote, lang, b.String())
+		}
+	}
+}
+
+// TestHelpGroupsFlags: ptr -h lists no MTA-STS fetch flag; scan -h and
+// serve -h list the lab flags after the everyday ones, under their own
+// heading.
+func TestHelpGroupsFlags(t *testing.T) {
+	t.Parallel()
+	_, out, _ := runCLI(t, nil, "ptr", "-h")
+	for _, f := range []string{"-https-port", "-ca-file", "-allow-loopback-targets", "Lab and test flags"} {
+		assert.NotContains(t, out, f, "ptr -h")
+	}
+	assert.Contains(t, out, "-server")
+	for _, cmd := range []string{"scan", "serve"} {
+		_, out, _ := runCLI(t, nil, cmd, "-h")
+		lab := strings.Index(out, "Lab and test flags")
+		require.Greater(t, lab, 0, "%s -h:\n%s", cmd, out)
+		for _, f := range []string{"  -https-port", "  -ca-file", "  -allow-loopback-targets"} {
+			assert.Greater(t, strings.Index(out, f), lab, "%s -h: %s not in the lab group", cmd, f)
+		}
+		assert.Less(t, strings.Index(out, "  -dns"), lab, "%s -h: -dns is an everyday flag", cmd)
+	}
+}

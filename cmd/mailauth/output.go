@@ -47,7 +47,7 @@ func newOutput(w io.Writer, c clientFlags, multi bool, head []string) *output {
 
 // options are the render options of a text report.
 func (o *output) options() renderOptions {
-	return renderOptions{lang: o.c.lang, color: o.c.color, verbose: o.c.verbose, width: o.c.width}
+	return renderOptions{lang: o.c.lang, color: o.c.color, verbose: o.c.verbose, width: o.c.width, remote: o.c.server != ""}
 }
 
 // write prints one result: raw is its API JSON, render prints its

@@ -15,6 +15,7 @@ type renderOptions struct {
 	color   bool   // ANSI colours
 	verbose bool   // each check's details too
 	width   int    // columns the details wrap at; 0 means defaultWidth
+	remote  bool   // the result came from a service (-server)
 }
 
 // ANSI styles.
@@ -42,6 +43,7 @@ var labels = map[string]map[string]string{
 		"ip":       "Sending IP: %s",
 		"pass":     "PASS", "warn": "WARN", "fail": "FAIL", "info": "INFO",
 		"sep": ": ",
+		"cached": "Answers may be up to 5 minutes old: the service caches DNS, so a rescan right after a fix may still see the old record.",
 	},
 	"zh": {
 		"scanHead": "邮件认证检查报告：%s",
@@ -55,6 +57,7 @@ var labels = map[string]map[string]string{
 		"ip":       "发信 IP：%s",
 		"pass":     "通过", "warn": "警告", "fail": "失败", "info": "信息",
 		"sep": "：",
+		"cached": "应答可能是最多 5 分钟前的：服务会缓存 DNS，修复后立即重新检查可能仍看到旧的记录。",
 	},
 }
 
@@ -139,6 +142,9 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	p.grade(s)
 	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
 	p.wrapped(p.raw(s.Summary), "")
+	if p.o.verbose && p.o.remote {
+		p.wrapped(p.word("cached"), "")
+	}
 	p.line("")
 	for _, c := range s.Checks {
 		p.check(c)

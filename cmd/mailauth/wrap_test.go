@@ -146,8 +146,10 @@ func TestRenderWrapsSummary(t *testing.T) {
 		}
 		at := slices.Index(wide, strings.TrimSpace(want))
 		require.GreaterOrEqual(t, at, 0, "%s: one summary line at width 1000:\n%s", lang, strings.Join(wide, "\n"))
-		end := at + slices.Index(narrow[at:], "")
-		summary := narrow[at:end]
+		atN := slices.IndexFunc(narrow, func(l string) bool { return l != "" && strings.HasPrefix(want, l[:min(len(l), 12)]) })
+		require.GreaterOrEqual(t, atN, 0, "%s: the summary at width 40:\n%s", lang, strings.Join(narrow, "\n"))
+		end := atN + slices.Index(narrow[atN:], "")
+		summary := narrow[atN:end]
 		assert.Greater(t, len(summary), 2, "%s: the summary takes several lines", lang)
 		for _, l := range summary {
 			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
