@@ -42,7 +42,7 @@ var labels = map[string]map[string]string{
 		"selector": "DKIM selector: %s",
 		"ip":       "Sending IP: %s",
 		"pass":     "PASS", "warn": "WARN", "fail": "FAIL", "info": "INFO",
-		"sep": ": ",
+		"sep":    ": ",
 		"cached": "Answers may be up to 5 minutes old: the service caches DNS, so a rescan right after a fix may still see the old record.",
 	},
 	"zh": {
@@ -56,7 +56,7 @@ var labels = map[string]map[string]string{
 		"selector": "DKIM 选择器：%s",
 		"ip":       "发信 IP：%s",
 		"pass":     "通过", "warn": "警告", "fail": "失败", "info": "信息",
-		"sep": "：",
+		"sep":    "：",
 		"cached": "应答可能是最多 5 分钟前的：服务会缓存 DNS，修复后立即重新检查可能仍看到旧的记录。",
 	},
 }
