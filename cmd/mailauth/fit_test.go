@@ -146,3 +146,22 @@ func TestHelpGroupsFlags(t *testing.T) {
 		assert.Less(t, strings.Index(out, "  -dns"), lab, "%s -h: -dns is an everyday flag", cmd)
 	}
 }
+
+// TestRecordsNoBidiControl: -records prints no bidirectional formatting
+// character from a record (a U+202E would show a record reversed), nor
+// any other control.
+func TestRecordsNoBidiControl(t *testing.T) {
+	bidi := "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+	r := mailauth.Records{
+		Domain: "example.com",
+		SPF:    []string{"v=spf1 \u202eall- include:a.example.com"},
+		DMARC:  []string{"v=DMARC1; p=\u2067none\u2069"}, DMARCAt: "_dmarc.example.com",
+		TLSRPT: []string{"v=TLSRPTv1; rua=mailto:\u200ftls@example.com\x1b[2J"},
+	}
+	var b strings.Builder
+	renderRecords(&b, r, renderOptions{lang: "en", width: 80})
+	out := b.String()
+	require.Contains(t, out, "include:a.example.com", "the records are printed:\n%s", out)
+	assert.False(t, strings.ContainsAny(out, bidi), "a bidi control reached the terminal: %q", out)
+	assert.NotContains(t, out, "\x1b")
+}

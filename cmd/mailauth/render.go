@@ -89,10 +89,18 @@ func (p printer) raw(t mailauth.LocalizedText) string {
 
 // isControl reports whether r is a C0 control, DEL or a C1 control: the
 // characters a terminal may act on (ESC starts colour, cursor and title
-// sequences; U+009B is a one-character CSI), and U+FFFD, which stands for
-// bytes that are not UTF-8 (a lone 0x9B is CSI to an 8-bit terminal).
+// sequences; U+009B is a one-character CSI), U+FFFD, which stands for
+// bytes that are not UTF-8 (a lone 0x9B is CSI to an 8-bit terminal),
+// or a bidirectional formatting character (U+061C, U+200E, U+200F,
+// U+202A–U+202E, U+2066–U+2069), which reorders what the terminal shows
+// so that a record reads other than it is.
 func isControl(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError || isBidiControl(r)
+}
+
+// isBidiControl reports a bidirectional formatting character.
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // cleanText replaces every control character of s (see isControl) with
