@@ -165,3 +165,21 @@ func TestRecordsNoBidiControl(t *testing.T) {
 	assert.False(t, strings.ContainsAny(out, bidi), "a bidi control reached the terminal: %q", out)
 	assert.NotContains(t, out, "\x1b")
 }
+
+// TestScanLookalikeWarning: a name that mixes Cyrillic and Latin letters
+// is scanned, and standard error names both forms and the Latin name it
+// is not, in the report's language.
+func TestScanLookalikeWarning(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZoneFile}, nil)
+	for lang, want := range map[string]string{
+		"en": "mailauth: аcme-gw.com (xn--cme-gw-2nf.com): This name mixes Cyrillic and Latin letters; it is not acme-gw.com.",
+		"zh": "mailauth: аcme-gw.com (xn--cme-gw-2nf.com): 该名称混用了西里尔字母和拉丁字母，它不是 acme-gw.com。",
+	} {
+		_, out, errOut := runCLI(t, nil, "scan", "-lang", lang, "-dns", lab.DNS.Addr(), "аcme-gw.com")
+		assert.Contains(t, errOut, want, lang)
+		assert.NotEmpty(t, out, "%s: the scan still runs", lang)
+	}
+	_, _, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "good.example.com")
+	assert.NotContains(t, errOut, "letters", "a Latin name gets no warning")
+}

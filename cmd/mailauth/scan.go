@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/lookalike"
 )
 
 // scanUsageHead is scanHead with the checks named from the checks table.
@@ -260,6 +261,14 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	if err != nil {
 		out.note(domain, mailauth.ScanSummary{}, exitUsage)
 		return inputExit(err, errOut)
+	}
+	if f, ok := lookalike.Check(d.Unicode); ok {
+		en, zh := f.Message()
+		msg := en
+		if c.lang == "zh" {
+			msg = zh
+		}
+		fmt.Fprintf(std.err, "mailauth: %s (%s): %s\n", cleanText(d.Unicode), cleanText(d.ASCII), cleanText(msg))
 	}
 	if d.WWWDropped {
 		fmt.Fprintf(std.err, "mailauth: scanning %s: the leading www. of the web address is dropped (mail is set up for the domain, not for its web server)\n", cleanText(d.Unicode))
