@@ -158,5 +158,23 @@ func TestBrowserHomographAndFragment(t *testing.T) {
 	require.True(t, browsertest.Eval[bool](b, `document.getElementById("results").hidden`), "the link ran a check before Check was pressed: %v", scans)
 	b.Do("press Check", chromedp.Click(chromedp.CSS("#scan-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("check-caa")))
 	assert.Equal(t, "Results for аpple.com (xn--pple-43d.com)", browsertest.Eval[string](b, `document.getElementById("results-heading").textContent`), "heading: the A-label must stand beside the Unicode name")
+	assert.Equal(t, "This name mixes Cyrillic and Latin letters; it is not apple.com.",
+		browsertest.Eval[string](b, `document.getElementById("lookalike").hidden ? "" : document.getElementById("lookalike").textContent`), "the look-alike warning")
+	b.CheckAccessibility("look-alike warning")
+	b.Do("phone, Chinese",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Click(chromedp.ID("lang-toggle")))
+	assert.Equal(t, "该名称混用了西里尔字母和拉丁字母，它不是 apple.com。", browsertest.Eval[string](b, `document.getElementById("lookalike").textContent`))
+	b.CheckAccessibility("look-alike warning, phone, Chinese")
+	b.Screenshot("phone-lookalike-zh.png")
 	b.NoProblems("homograph")
+
+	// A rejected input does not make it into the fragment: the link
+	// still carries the last name that was accepted.
+	b.Expect("/api/scan", 400)
+	browsertest.Eval[chromedp.Void](b, `document.getElementById("domain").value = ""`)
+	b.Do("an input the service rejects", chromedp.SendKeys(chromedp.ID("domain"), "10.0.0.1\r"), chromedp.WaitVisible(chromedp.ID("domain-error")))
+	assert.Equal(t, "#domain=xn--pple-43d.com", browsertest.Eval[string](b, `location.hash`), "the fragment took a rejected input")
+	b.NoProblems("rejected input")
+	b.ClearExpected()
 }

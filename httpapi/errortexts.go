@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mailauth/mailauth/internal/lookalike"
 )
 
 // errorTextsZH is the Chinese text of every fixed message of the error
@@ -39,6 +41,20 @@ func errorTextsJSON() (string, error) {
 	b, err := json.Marshal(errorTextsZH)
 	if err != nil {
 		return "", fmt.Errorf("index.html: error texts: %w", err)
+	}
+	return string(b), nil
+}
+
+// confusablesJSON is lookalike.Confusables as JSON (letter to the Latin
+// letter it looks like), for the page's look-alike warning.
+func confusablesJSON() (string, error) {
+	m := make(map[string]string, len(lookalike.Confusables))
+	for k, v := range lookalike.Confusables {
+		m[string(k)] = string(v)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("index.html: confusables: %w", err)
 	}
 	return string(b), nil
 }

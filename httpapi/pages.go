@@ -124,8 +124,12 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
+	conf, err := confusablesJSON()
+	if err != nil {
+		return page{}, err
+	}
 	var b bytes.Buffer
-	data := struct{ Undetermined, NXDomain, Faults, Errors string }{und, mailauth.NXDomainSummary().EN, faults, errTexts}
+	data := struct{ Undetermined, NXDomain, Faults, Errors, Confusables string }{und, mailauth.NXDomainSummary().EN, faults, errTexts, conf}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}

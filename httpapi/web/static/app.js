@@ -110,7 +110,12 @@
       historyKept: "This browser keeps the last result of each domain you check, to show what changed when you check it again; it is never sent anywhere.",
       historyNone: "This browser keeps no results.",
       forget: "Forget kept results",
-      forgotten: "The results kept in this browser were forgotten."
+      forgotten: "The results kept in this browser were forgotten.",
+      lookMixed: "This name mixes {scripts} letters; it is not {latin}.",
+      lookMixedAny: "This name mixes {scripts} letters: it may imitate another name.",
+      lookWhole: "This name is written in {scripts} letters that look like Latin ones; it is not {latin}.",
+      lookWholeAny: "This name is written in {scripts} letters that look like Latin ones: it may imitate another name.",
+      scriptAnd: " and "
     },
     zh: {
       skip: "跳到检查表单",
@@ -213,7 +218,12 @@
       historyKept: "本浏览器会保存你检查过的每个域名的最近一次结果，用于再次检查时显示变化；这些结果不会发送到任何地方。",
       historyNone: "本浏览器没有保存任何结果。",
       forget: "清除保存的结果",
-      forgotten: "本浏览器保存的结果已清除。"
+      forgotten: "本浏览器保存的结果已清除。",
+      lookMixed: "该名称混用了{scripts}，它不是 {latin}。",
+      lookMixedAny: "该名称混用了{scripts}，可能在冒充另一个名称。",
+      lookWhole: "该名称全部由形似拉丁字母的{scripts}写成，它不是 {latin}。",
+      lookWholeAny: "该名称全部由形似拉丁字母的{scripts}写成，可能在冒充另一个名称。",
+      scriptAnd: "和"
     }
   };
 
@@ -686,16 +696,22 @@
     var body = { domain: domain };
     if (selector) { body.dkimSelector = selector; }
     if (ip) { body.sendingIp = ip; }
-    writeFragment({ domain: domain, selector: selector, sendingIp: ip });
-    post("/api/scan", body, function (data) { show({ kind: "scan", body: data, input: domain }); });
+    // The fragment keeps what was typed only once the service accepted
+    // it: a shared link never carries an input that was rejected.
+    post("/api/scan", body, function (data) {
+      writeFragment({ domain: domain, selector: selector, sendingIp: ip });
+      show({ kind: "scan", body: data, input: domain });
+    });
   }
 
   function submitPtr(ev) {
     if (ev) { ev.preventDefault(); }
     var ip = required("ptr-ip", "needIP");
     if (!ip) { return; }
-    writeFragment({ ip: ip });
-    post("/api/ptr-check", { sendingIp: ip }, function (data) { show({ kind: "ptr", body: data }); });
+    post("/api/ptr-check", { sendingIp: ip }, function (data) {
+      writeFragment({ ip: ip });
+      show({ kind: "ptr", body: data });
+    });
   }
 
   // ---- results ----
@@ -900,6 +916,69 @@
     }
     $("disclaimer").textContent = loc(b.disclaimer);
     renderChanges();
+    renderLookalike();
+  }
+
+  // ---- look-alike names (the rules of internal/lookalike, whose
+  // confusables table the server embeds) ----
+
+  var SCRIPTS = [
+    ["Latin", "拉丁字母"], ["Cyrillic", "西里尔字母"], ["Greek", "希腊字母"], ["Armenian", "亚美尼亚字母"],
+    ["Han", "汉字"], ["Hiragana", "平假名"], ["Katakana", "片假名"], ["Hangul", "韩文字母"], ["Bopomofo", "注音符号"],
+    ["Arabic", "阿拉伯字母"], ["Hebrew", "希伯来字母"], ["Thai", "泰文"], ["Georgian", "格鲁吉亚字母"],
+    ["Cherokee", "切罗基字母"], ["Devanagari", "天城文"]
+  ].map(function (s) { return { name: s[0], zh: s[1], re: new RegExp("^\\p{Script=" + s[0] + "}$", "u") }; });
+  var SCRIPT_COMBOS = [["Latin", "Han", "Hiragana", "Katakana"], ["Latin", "Han", "Bopomofo"], ["Latin", "Han", "Hangul"]];
+  var confusables = null;
+
+  function scriptOf(ch) {
+    if (!/^\p{L}$/u.test(ch)) { return ""; }
+    for (var i = 0; i < SCRIPTS.length; i++) { if (SCRIPTS[i].re.test(ch)) { return SCRIPTS[i].name; } }
+    return "Other";
+  }
+
+  // lookalike returns {mixed, whole, scripts, latin} for a name that
+  // could pass for another, else null.
+  function lookalike(name) {
+    if (!confusables) {
+      try { confusables = JSON.parse($("results").getAttribute("data-confusables") || "{}"); } catch (e) { confusables = {}; }
+    }
+    var mixed = false, whole = false, all = {};
+    name.split(".").forEach(function (label) {
+      var set = {};
+      Array.from(label).forEach(function (ch) { var s = scriptOf(ch); if (s) { set[s] = true; all[s] = true; } });
+      var names = Object.keys(set);
+      var ok = SCRIPT_COMBOS.some(function (c) { return names.every(function (n) { return c.indexOf(n) >= 0; }); });
+      if (names.length > 1 && !ok) { mixed = true; }
+      var letters = Array.from(label).filter(function (ch) { return /^\p{L}$/u.test(ch); });
+      if (names.length === 1 && names[0] !== "Latin" &&
+          letters.every(function (ch) { return !!confusables[ch.toLowerCase()]; })) { whole = true; }
+    });
+    if (!mixed && !whole) { return null; }
+    var latin = Array.from(name).map(function (ch) { return confusables[ch.toLowerCase()] || ch.toLowerCase(); }).join("");
+    if (/[^\x00-\x7f]/.test(latin)) { latin = ""; }
+    var scripts = Object.keys(all).filter(function (s) { return mixed || s !== "Latin"; }).sort(function (a, b) {
+      if ((a === "Latin") !== (b === "Latin")) { return a === "Latin" ? 1 : -1; }
+      return a < b ? -1 : 1;
+    });
+    return { mixed: mixed, scripts: scripts, latin: latin };
+  }
+
+  function renderLookalike() {
+    var p = $("lookalike");
+    var b = last && last.kind === "scan" ? last.body : null;
+    var f = b && b.unicodeDomain ? lookalike(b.unicodeDomain) : null;
+    p.hidden = !f;
+    if (!f) { p.textContent = ""; return; }
+    var names = f.scripts.map(function (s) {
+      if (lang !== "zh") { return s; }
+      var m = SCRIPTS.filter(function (x) { return x.name === s; })[0];
+      return m ? m.zh : "其他文字";
+    });
+    var joined = lang === "zh" ? names.join(t("scriptAnd")) :
+      (names.length > 1 ? names.slice(0, -1).join(", ") + t("scriptAnd") + names[names.length - 1] : names.join(""));
+    var key = (f.mixed ? "lookMixed" : "lookWhole") + (f.latin ? "" : "Any");
+    p.textContent = t(key, { scripts: joined, latin: f.latin });
   }
 
   // ---- "did my fix work?": the last result per domain, in this browser
