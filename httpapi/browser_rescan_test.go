@@ -92,4 +92,11 @@ func TestBrowserRescan(t *testing.T) {
 	assert.Equal(t, "null|true|本浏览器没有保存任何结果。", browsertest.Eval[string](b, `[String(localStorage.getItem("mailauth.lastResults")), document.getElementById("forget").hidden,
 		document.getElementById("history-text").textContent].join("|")`), "forget empties what the browser keeps")
 	b.NoProblems("rescan")
+
+	b.Expect("/help/spff/", 404)
+	b.Do("a mistyped page", chromedp.Navigate(ts.URL+"/help/spff/"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	assert.Contains(t, browsertest.Eval[string](b, `document.querySelector("h1").textContent`), "Page not found")
+	b.CheckAccessibility("404 page on a phone")
+	b.NoProblems("404")
+	b.ClearExpected()
 }
