@@ -183,3 +183,14 @@ func TestScanLookalikeWarning(t *testing.T) {
 	_, _, errOut := runCLI(t, nil, "scan", "-dns", lab.DNS.Addr(), "good.example.com")
 	assert.NotContains(t, errOut, "letters", "a Latin name gets no warning")
 }
+
+// TestScanTimeoutIsTheUsers: a scan cut short by -timeout says the
+// time-out was the one the user set, and does not blame DNS.
+func TestScanTimeoutIsTheUsers(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZoneFile}, nil)
+	code, _, errOut := runCLI(t, nil, "scan", "-timeout", "1ns", "-dns", lab.DNS.Addr(), "good.example.com")
+	assert.Equal(t, exitUnavailable, code)
+	assert.Contains(t, errOut, "-timeout 1ns you set")
+	assert.NotContains(t, errOut, "DNS unavailable")
+}

@@ -280,10 +280,16 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	}
 	var sum mailauth.ScanSummary
 	var raw []byte
+	start := time.Now()
 	if c.server != "" {
 		sum, raw, err = remoteScan(ctx, c.server, req)
 	} else {
 		sum, raw, err = localScan(ctx, c.cfg, req)
+	}
+	if err != nil && userTimedOut(c.timeout, start, err) {
+		fmt.Fprintf(errOut, "mailauth: the scan did not finish within the -timeout %s you set; give it longer (for example -timeout 30s)\n", c.timeout)
+		out.note(domain, mailauth.ScanSummary{}, exitUnavailable)
+		return exitUnavailable
 	}
 	if err != nil {
 		code := failureExit(err, errOut)
@@ -303,7 +309,22 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		}
 		renderRecords(std.out, recs, out.options())
 	}
+	if sum.Incomplete() && userTimedOut(c.timeout, start, nil) {
+		fmt.Fprintf(errOut, "mailauth: incomplete result: the scan ran out of the -timeout %s you set before most checks had their answers; give it longer (for example -timeout 30s)\n", c.timeout)
+		return exitUnavailable
+	}
 	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), nonexistent: mailauth.Nonexistent(sum)})
+}
+
+// userTimedOut reports whether a scan that failed with err (or gave an
+// incomplete result, err nil) ran into the -timeout the user set: one was
+// set, and the scan took at least that long or ended on its deadline.
+// The message then names the time-out, not DNS or the service.
+func userTimedOut(timeout time.Duration, start time.Time, err error) bool {
+	if timeout <= 0 {
+		return false
+	}
+	return time.Since(start) >= timeout || errors.Is(err, context.DeadlineExceeded)
 }
 
 // scanTargets lists the domains to scan: the arguments, then the lines
