@@ -194,3 +194,12 @@ func TestScanTimeoutIsTheUsers(t *testing.T) {
 	assert.Contains(t, errOut, "-timeout 1ns you set")
 	assert.NotContains(t, errOut, "DNS unavailable")
 }
+
+// TestRateLimitedOnce: the CLI's 429 text says when to retry once.
+func TestRateLimitedOnce(t *testing.T) {
+	e := &serverError{status: 429, msg: "rate limit exceeded for this source address; retry after the number of seconds in Retry-After", retryAfter: "42"}
+	assert.Equal(t, "service answered 429: rate limit exceeded for this source address; retry after 42 s", e.Error())
+	assert.Equal(t, 1, strings.Count(e.Error(), "retry"))
+	e = &serverError{status: 429, msg: "something else", retryAfter: "7"}
+	assert.Equal(t, "service answered 429: something else (retry after 7 s)", e.Error())
+}
