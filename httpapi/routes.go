@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"path"
 	"strings"
@@ -38,6 +39,9 @@ func (h *handler) routes() http.Handler {
 	}
 	for _, p := range sitePages() {
 		rt, pattern := p.route(), routePattern(p.path)
+		if strings.HasPrefix(p.contentType, "text/html") && bytes.Contains(p.body, []byte(docBaseURL)) {
+			rt.handler = h.originPage(p)
+		}
 		mux.Handle(rt.method+" "+pattern, rt.handler)
 		mux.Handle(pattern, methodNotAllowed(allowHeader(rt.method)))
 		if bare := strings.TrimSuffix(p.path, "/"); bare != p.path && bare != "" {
