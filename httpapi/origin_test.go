@@ -74,3 +74,34 @@ func hasNot(t *testing.T, body, unwanted, format string, args ...any) {
 	t.Helper()
 	assert.False(t, strings.Contains(body, unwanted), "%q in the page: %s", unwanted, fmt.Sprintf(format, args...))
 }
+
+// FuzzRequestOrigin: whatever the Host, X-Forwarded-* and Accept headers
+// hold, the origin put into a page has no character that could leave an
+// HTML text or attribute, and wantsHTML does not panic.
+func FuzzRequestOrigin(f *testing.F) {
+	for _, s := range [][3]string{
+		{"mailauth.example.net:8443", "https", "text/html"},
+		{`evil"><script>`, "javascript", "text/html;q=0"},
+		{"[::1]:8080", "http", "*/*"},
+		{"", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	h := &handler{proxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}}
+	f.Fuzz(func(t *testing.T, host, proto, accept string) {
+		r := httptest.NewRequest(http.MethodGet, "/developers/api/", nil)
+		r.RemoteAddr = "192.0.2.1:5000"
+		r.Host = host
+		r.Header.Set("X-Forwarded-Host", host)
+		r.Header.Set("X-Forwarded-Proto", proto)
+		r.Header.Set("Accept", accept)
+		_ = wantsHTML(r)
+		o := h.requestOrigin(r)
+		if strings.ContainsAny(o, "<>\"'& \t\n") {
+			t.Fatalf("origin %q from host %q", o, host)
+		}
+		if o != docBaseURL && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			t.Fatalf("origin %q", o)
+		}
+	})
+}
