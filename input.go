@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/mailauth/mailauth/internal/ipclass"
 )
@@ -254,10 +255,15 @@ func NormalizeDomain(input string) (Domain, error) {
 // dropWWW removes the leading www. label of a URL's normalized host
 // (step 10): a web address names the web server, and the mail domain is
 // the name below it. The label stays when what is left would not be a
-// valid name to scan (www.com stays www.com).
+// valid name to scan (www.com stays www.com), or would be a public suffix
+// of the Public Suffix List (www.co.uk stays www.co.uk: co.uk is no one's
+// mail domain).
 func dropWWW(host string) (string, bool) {
 	rest, ok := strings.CutPrefix(host, "www.")
 	if !ok || checkASCII(rest) != "" {
+		return host, false
+	}
+	if ps, _ := publicsuffix.PublicSuffix(rest); ps == rest {
 		return host, false
 	}
 	return rest, true

@@ -166,6 +166,7 @@ func TestDeployment(t *testing.T) {
 	l.startNginx(nginxBin)
 
 	t.Run("scan through nginx, request id joined", l.scanThroughNginx)
+	t.Run("developer examples name nginx's origin", l.examplesOrigin)
 	t.Run("shared rate limit", func(t *testing.T) { l.expectLimit(t, "127.0.2.2", rateLimit) })
 	t.Run("one instance killed during 8 scans", l.killDuringScans)
 	t.Run("redis down, then back", l.redisOutage)
@@ -426,6 +427,23 @@ func (l *lab) scanThroughNginx(t *testing.T) {
 
 // expectLimit sends scans from src until the first 429 and checks that
 // exactly want were allowed; every answer is 200 or 429.
+// examplesOrigin: /developers/api/ and /developers/cli/ fetched through
+// nginx show examples against nginx's origin (scheme, host and port the
+// reader used), not the instance's own address.
+func (l *lab) examplesOrigin(t *testing.T) {
+	for _, path := range []string{"/developers/api/", "/developers/cli/"} {
+		resp, err := http.Get(l.nginx + path)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.True(t, strings.Contains(string(b), "-server "+l.nginx+" ") || strings.Contains(string(b), l.nginx+"/api/"),
+			"%s: the examples do not name %s", path, l.nginx)
+		assert.False(t, strings.Contains(string(b), "http://127.0.0.1:8080"), "%s: the examples name the default origin", path)
+	}
+}
+
 func (l *lab) expectLimit(t *testing.T, src string, want int) {
 	allowed := l.countAllowed(t, src, want+3)
 	assert.Equal(t, want, allowed, "scans allowed before the first 429")

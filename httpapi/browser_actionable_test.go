@@ -293,13 +293,14 @@ func TestBrowserActionable(t *testing.T) {
 	browsertest.Eval[chromedp.Void](b, `document.getElementById("domain").value = ""; window.scrollTo(0, 0)`)
 	b.Do("an input error",
 		chromedp.SendKeys(chromedp.ID("domain"), "10.0.0.1\r"),
-		chromedp.WaitVisible(chromedp.ID("alert")),
+		chromedp.WaitVisible(chromedp.ID("domain-error")),
 	)
-	got := browsertest.Eval[string](b, `document.getElementById("alert-text").textContent + "|" + document.getElementById("results").hidden + "|" +
+	got := browsertest.Eval[string](b, `document.getElementById("domain-error").textContent + "|" + document.getElementById("results").hidden + "|" +
 		document.getElementById("domain").getAttribute("aria-invalid") + "|" + document.activeElement.id`)
+	fieldPos := browsertest.Eval[[]float64](b, `(() => { const r = document.getElementById("domain-error").getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()`)
+	assert.True(t, fieldPos[0] >= 0 && fieldPos[1] <= fieldPos[2], "the input error is out of view on a phone: %v", fieldPos)
 	assert.Equal(t, "输入有误，请检查“域名”：不接受 IP 地址，请填写域名|true|true|domain", got,
 		"the 400 in Chinese with the form's label, the field marked and focused, the old results gone")
-	browsertest.Eval[chromedp.Void](b, `document.getElementById("alert").scrollIntoView({block: "center"})`)
 	b.Screenshot("phone-error-zh.png")
 	b.CheckAccessibility("phone 400 in Chinese")
 	b.NoProblems("phone")

@@ -237,7 +237,7 @@ func docErrors() []docError {
 			[]string{errBodyRead.msg, errBodyEncoding.msg, errBodySyntax.msg, errBodyNotObject.msg, errBodyTrailing.msg,
 				errUnknownField.msg, errDuplicateField.msg, errQuerySyntax.msg, errUTMRepeated.msg,
 				"FIELD: RULE (names the field and the rule, never the value)"}},
-		{http.StatusNotFound, "No such path.", []string{errNotFound.msg}},
+		{http.StatusNotFound, "No such path. A browser asking for a page (GET or HEAD outside /api/, text/html in Accept) gets an HTML page instead.", []string{errNotFound.msg}},
 		{http.StatusMethodNotAllowed, "Wrong method for the path (the Allow header lists the right ones). OPTIONS too: cross-origin requests are not supported.", []string{errMethod.msg}},
 		{http.StatusRequestEntityTooLarge, "The request body exceeds 8 KiB.", []string{errTooLarge.msg}},
 		{http.StatusUnsupportedMediaType, "Content-Type is not application/json.", []string{errMediaType.msg}},

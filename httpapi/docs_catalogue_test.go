@@ -67,3 +67,27 @@ func TestDocSchemasMalformed(t *testing.T) {
 		assert.Error(t, err, "%s: no error", doc)
 	}
 }
+
+// TestErrorCatalogueChinese: every fixed message of the catalogue has a
+// Chinese text for the web page, and the page carries the table.
+func TestErrorCatalogueChinese(t *testing.T) {
+	t.Parallel()
+	han := func(s string) bool {
+		for _, r := range s {
+			if r >= 0x4e00 && r <= 0x9fff {
+				return true
+			}
+		}
+		return false
+	}
+	for name, msg := range catalogueMessages(t) {
+		zh, ok := errorTextsZH[msg]
+		if assert.True(t, ok, "%s (%q) has no Chinese text in errorTextsZH", name, msg) {
+			assert.True(t, han(zh), "%s: the Chinese text %q has no Chinese", name, zh)
+		}
+	}
+	ps, err := pages()
+	require.NoError(t, err)
+	page := html.UnescapeString(string(mustAsset(t, ps, "/")))
+	assert.Contains(t, page, errorTextsZH[errResolverDown.msg], "the page does not carry the Chinese error texts")
+}

@@ -61,6 +61,12 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed; the
 	// source address is then the rightmost hop not in this list.
 	TrustedProxies []netip.Prefix
+	// PublicURL is the origin (scheme and host, such as
+	// https://mailauth.example.org) the developer pages' examples name;
+	// empty means the origin of each request (its scheme and Host, or a
+	// trusted proxy's X-Forwarded-Proto and X-Forwarded-Host). Check it
+	// with CheckPublicURL.
+	PublicURL string
 	// MaxInFlight bounds concurrent diagnostics; 0 means DefaultMaxInFlight.
 	MaxInFlight int
 	// QueueWait bounds the wait for a diagnostic slot; 0 means
@@ -113,6 +119,8 @@ type handler struct {
 	now     func() time.Time
 	version string
 	obs     Observer
+	// publicURL is Options.PublicURL.
+	publicURL string
 }
 
 // New returns the service's http.Handler for svc.
@@ -127,6 +135,8 @@ func New(svc Service, opts Options) http.Handler {
 		now:     opts.Now,
 		version: opts.Version,
 		obs:     opts.Observer,
+
+		publicURL: opts.PublicURL,
 	}
 	if h.obs == nil {
 		h.obs = nopObserver{}

@@ -120,8 +120,16 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
+	errTexts, err := errorTextsJSON()
+	if err != nil {
+		return page{}, err
+	}
+	conf, err := confusablesJSON()
+	if err != nil {
+		return page{}, err
+	}
 	var b bytes.Buffer
-	data := struct{ Undetermined, NXDomain, Faults string }{und, mailauth.NXDomainSummary().EN, faults}
+	data := struct{ Undetermined, NXDomain, Faults, Errors, Confusables string }{und, mailauth.NXDomainSummary().EN, faults, errTexts, conf}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}

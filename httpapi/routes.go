@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"path"
 	"strings"
@@ -28,7 +29,8 @@ func (h *handler) routeTable() []route {
 // routes builds the mux: one method pattern per operation and per page
 // (pages and assets are not API operations: they come from sitePages, not
 // routeTable) plus a method-less fallback per path, so that a wrong method
-// gets a JSON 405 with Allow, and a JSON 404 for every other path.
+// gets a JSON 405 with Allow, and a 404 for every other path (an HTML page
+// for a browser, JSON for anything else: notFound).
 func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range h.routeTable() {
@@ -37,6 +39,9 @@ func (h *handler) routes() http.Handler {
 	}
 	for _, p := range sitePages() {
 		rt, pattern := p.route(), routePattern(p.path)
+		if strings.HasPrefix(p.contentType, "text/html") && bytes.Contains(p.body, []byte(docBaseURL)) {
+			rt.handler = h.originPage(p)
+		}
 		mux.Handle(rt.method+" "+pattern, rt.handler)
 		mux.Handle(pattern, methodNotAllowed(allowHeader(rt.method)))
 		if bare := strings.TrimSuffix(p.path, "/"); bare != p.path && bare != "" {
@@ -44,9 +49,7 @@ func (h *handler) routes() http.Handler {
 			mux.Handle(bare, methodNotAllowed(allowHeader(rt.method)))
 		}
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, errNotFound)
-	})
+	mux.HandleFunc("/", notFound)
 	return targetGuard(mux)
 }
 

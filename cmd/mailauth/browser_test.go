@@ -124,9 +124,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("ptr-ip")),
 		chromedp.SendKeys(chromedp.ID("ptr-ip"), "10.0.0.1"),
 		chromedp.Click(chromedp.CSS("#ptr-form button[type=submit]")),
-		chromedp.WaitVisible(chromedp.ID("alert")),
+		chromedp.WaitVisible(chromedp.ID("ptr-ip-error")),
 	)
-	assert.Equal(t, "Please check your input: Sending IP: not a public address (private range)", browsertest.Eval[string](b, `document.getElementById("alert-text").textContent`), "400 message")
+	assert.Equal(t, "Please check your input: Sending IP: not a public address (private range)", browsertest.Eval[string](b, `document.getElementById("ptr-ip-error").textContent`), "400 message, under its field")
 	assert.Equal(t, "true", browsertest.Eval[string](b, `document.getElementById("ptr-ip").getAttribute("aria-invalid")`), "a 400 for sendingIp does not mark the field invalid")
 	assert.False(t, browsertest.Eval[bool](b, `!document.getElementById("retry").hidden`), "a 400 offers a retry")
 	b.NoProblems("400")

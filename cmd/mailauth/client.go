@@ -49,10 +49,16 @@ type serverError struct {
 
 func (e *serverError) Error() string {
 	s := fmt.Sprintf("service answered %d: %s", e.status, e.msg)
-	if e.retryAfter != "" {
-		s += " (retry after " + e.retryAfter + " s)"
+	if e.retryAfter == "" {
+		return s
 	}
-	return s
+	// The service's 429 messages end by pointing at Retry-After: say the
+	// number there instead of saying "retry" twice.
+	const pointer = "retry after the number of seconds in Retry-After"
+	if strings.HasSuffix(s, pointer) {
+		return strings.TrimSuffix(s, pointer) + "retry after " + e.retryAfter + " s"
+	}
+	return s + " (retry after " + e.retryAfter + " s)"
 }
 
 // checkServerURL accepts an http or https base URL with a host and no

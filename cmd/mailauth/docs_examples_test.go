@@ -61,7 +61,12 @@ func cliPageBlocks(t *testing.T) []string {
 	t.Helper()
 	srv := httptest.NewServer(httpapi.New(&fakeService{}, httpapi.Options{}))
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/developers/cli/")
+	// Asked for at the documented origin: the page's examples name the
+	// origin that served it (docBaseURL here), which labArgs replaces.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/developers/cli/", nil)
+	require.NoError(t, err)
+	req.Host = strings.TrimPrefix(docBaseURL, "http://")
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	doc, err := html.Parse(resp.Body)

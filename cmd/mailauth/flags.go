@@ -197,23 +197,55 @@ func newFlagSet(name, head string, out io.Writer) *flag.FlagSet {
 // traditional 80 columns, whatever the window).
 const helpWidth = 80
 
+// labFlags are the flags for tests and the loopback lab only: -h lists
+// them apart, after the everyday flags.
+var labFlags = map[string]bool{"https-port": true, "ca-file": true, "allow-loopback-targets": true}
+
+// hiddenFlags are, per command, flags it accepts (they are shared, and
+// their MAILAUTH_* variables may be set) but that do nothing for it: its
+// -h does not list them. ptr fetches no MTA-STS policy.
+var hiddenFlags = map[string]map[string]bool{
+	"ptr": {"https-port": true, "ca-file": true, "allow-loopback-targets": true},
+}
+
 // printFlags is fs.PrintDefaults with each usage text wrapped at
-// helpWidth columns, indented by eight spaces instead of a tab.
+// helpWidth columns, indented by eight spaces instead of a tab; the lab
+// flags come last under their own heading, and the command's hidden
+// flags not at all.
 func printFlags(fs *flag.FlagSet) {
+	var lab []*flag.Flag
 	fs.VisitAll(func(f *flag.Flag) {
-		kind, usage := flag.UnquoteUsage(f)
-		head := "  -" + f.Name
-		if kind != "" {
-			head += " " + kind
-		}
-		fmt.Fprintln(fs.Output(), head)
-		if def := defaultNote(f); def != "" {
-			usage += " " + def
-		}
-		for _, l := range wrap(usage, helpWidth, "        ") {
-			fmt.Fprintln(fs.Output(), l)
+		switch {
+		case hiddenFlags[fs.Name()][f.Name]:
+		case labFlags[f.Name]:
+			lab = append(lab, f)
+		default:
+			printFlag(fs, f)
 		}
 	})
+	if len(lab) == 0 {
+		return
+	}
+	fmt.Fprintln(fs.Output(), "\nLab and test flags (the loopback lab only, not for everyday use):")
+	for _, f := range lab {
+		printFlag(fs, f)
+	}
+}
+
+// printFlag prints one flag and its usage.
+func printFlag(fs *flag.FlagSet, f *flag.Flag) {
+	kind, usage := flag.UnquoteUsage(f)
+	head := "  -" + f.Name
+	if kind != "" {
+		head += " " + kind
+	}
+	fmt.Fprintln(fs.Output(), head)
+	if def := defaultNote(f); def != "" {
+		usage += " " + def
+	}
+	for _, l := range wrap(usage, helpWidth, "        ") {
+		fmt.Fprintln(fs.Output(), l)
+	}
 }
 
 // defaultNote is "(default …)" as flag.PrintDefaults writes it, or ""

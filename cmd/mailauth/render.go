@@ -15,6 +15,7 @@ type renderOptions struct {
 	color   bool   // ANSI colours
 	verbose bool   // each check's details too
 	width   int    // columns the details wrap at; 0 means defaultWidth
+	remote  bool   // the result came from a service (-server)
 }
 
 // ANSI styles.
@@ -41,7 +42,8 @@ var labels = map[string]map[string]string{
 		"selector": "DKIM selector: %s",
 		"ip":       "Sending IP: %s",
 		"pass":     "PASS", "warn": "WARN", "fail": "FAIL", "info": "INFO",
-		"sep": ": ",
+		"sep":    ": ",
+		"cached": "Answers may be up to 5 minutes old: the service caches DNS, so a rescan right after a fix may still see the old record.",
 	},
 	"zh": {
 		"scanHead": "邮件认证检查报告：%s",
@@ -54,7 +56,8 @@ var labels = map[string]map[string]string{
 		"selector": "DKIM 选择器：%s",
 		"ip":       "发信 IP：%s",
 		"pass":     "通过", "warn": "警告", "fail": "失败", "info": "信息",
-		"sep": "：",
+		"sep":    "：",
+		"cached": "应答可能是最多 5 分钟前的：服务会缓存 DNS，修复后立即重新检查可能仍看到旧的记录。",
 	},
 }
 
@@ -86,10 +89,18 @@ func (p printer) raw(t mailauth.LocalizedText) string {
 
 // isControl reports whether r is a C0 control, DEL or a C1 control: the
 // characters a terminal may act on (ESC starts colour, cursor and title
-// sequences; U+009B is a one-character CSI), and U+FFFD, which stands for
-// bytes that are not UTF-8 (a lone 0x9B is CSI to an 8-bit terminal).
+// sequences; U+009B is a one-character CSI), U+FFFD, which stands for
+// bytes that are not UTF-8 (a lone 0x9B is CSI to an 8-bit terminal),
+// or a bidirectional formatting character (U+061C, U+200E, U+200F,
+// U+202A–U+202E, U+2066–U+2069), which reorders what the terminal shows
+// so that a record reads other than it is.
 func isControl(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError || isBidiControl(r)
+}
+
+// isBidiControl reports a bidirectional formatting character.
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // cleanText replaces every control character of s (see isControl) with
@@ -127,7 +138,9 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	if s.UnicodeDomain != "" && s.UnicodeDomain != s.Domain {
 		name = cleanText(s.UnicodeDomain) + " (" + name + ")"
 	}
-	p.line("%s", p.style(fmt.Sprintf(p.word("scanHead"), name), ansiBold))
+	for _, l := range wrap(fmt.Sprintf(p.word("scanHead"), name), p.width(), "") {
+		p.line("%s", p.style(l, ansiBold))
+	}
 	if s.DKIMSelector != nil {
 		p.line(p.word("selector"), cleanText(*s.DKIMSelector))
 	}
@@ -137,12 +150,30 @@ func renderScan(w io.Writer, s mailauth.ScanSummary, o renderOptions) {
 	p.grade(s)
 	p.line(p.word("counts"), s.Counts.Pass, s.Counts.Warn, s.Counts.Fail, s.Counts.Info)
 	p.wrapped(p.raw(s.Summary), "")
+	if p.o.verbose && p.o.remote {
+		p.wrapped(p.word("cached"), "")
+	}
 	p.line("")
 	for _, c := range s.Checks {
 		p.check(c)
 	}
+	p.disclaimer(s.Disclaimer)
+}
+
+// disclaimer prints the closing disclaimer wrapped at the report's width.
+func (p printer) disclaimer(t mailauth.LocalizedText) {
 	p.line("")
-	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+	for _, l := range wrap(p.text(t), p.width(), "") {
+		p.line("%s", p.style(l, ansiDim))
+	}
+}
+
+// width is the report's wrapping width.
+func (p printer) width() int {
+	if p.o.width <= 0 {
+		return defaultWidth
+	}
+	return p.o.width
 }
 
 // grade prints the grade and score, and how many checks the score
@@ -187,15 +218,27 @@ func renderPtr(w io.Writer, s mailauth.PTRCheckSummary, o renderOptions) {
 	p.line("%s", p.style(fmt.Sprintf(p.word("ptrHead"), cleanText(s.SendingIP)), ansiBold))
 	p.line("")
 	p.check(s.Check)
-	p.line("")
-	p.line("%s", p.style(p.text(s.Disclaimer), ansiDim))
+	p.disclaimer(s.Disclaimer)
 }
 
-// check prints one check: status word, title, summary; details indented
+// check prints one check: status word, title, summary, wrapped at the
+// report's width with a hanging indent under the title; details indented
 // below when verbose.
 func (p printer) check(c mailauth.CheckSummary) {
-	status := p.style(cleanText(p.word(string(c.Status))), statusColor(c.Status))
-	p.line("  %s  %s%s%s", status, p.style(p.text(c.Title), ansiBold), p.word("sep"), p.text(c.Summary))
+	word := cleanText(p.word(string(c.Status)))
+	hang := strings.Repeat(" ", textWidth("  "+word+"  "))
+	title := p.text(c.Title)
+	lines := wrap(title+p.word("sep")+p.text(c.Summary), p.width(), hang)
+	for i, l := range lines {
+		if i == 0 {
+			l = strings.TrimPrefix(l, hang)
+			if rest, ok := strings.CutPrefix(l, title); ok {
+				l = p.style(title, ansiBold) + rest
+			}
+			l = "  " + p.style(word, statusColor(c.Status)) + "  " + l
+		}
+		p.line("%s", l)
+	}
 	if !p.o.verbose {
 		return
 	}
@@ -205,10 +248,7 @@ func (p printer) check(c mailauth.CheckSummary) {
 // wrapped prints text (raw, from the service or the scanner) wrapped at
 // the report's width, each line after indent, each "\n" a new paragraph.
 func (p printer) wrapped(text, indent string) {
-	width := p.o.width
-	if width <= 0 {
-		width = defaultWidth
-	}
+	width := p.width()
 	for _, para := range strings.Split(text, "\n") {
 		for _, l := range wrap(cleanText(para), width, indent) {
 			p.line("%s", l)

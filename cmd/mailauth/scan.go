@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/lookalike"
 )
 
 // scanUsageHead is scanHead with the checks named from the checks table.
@@ -79,11 +80,13 @@ const (
 	formatText = "text"
 	formatJSON = "json"
 	formatCSV  = "csv"
+	// formatCSVDomains is CSV with one row per domain (scan only).
+	formatCSVDomains = "csv-domains"
 )
 
 func (c *clientFlags) register(fs *flag.FlagSet, getenv env) {
 	fs.BoolVar(&c.json, "json", false, "print exactly the API's JSON instead of the report (the same as -format json)")
-	fs.StringVar(&c.format, "format", formatText, "output: text (the report), json (exactly the API's JSON; with several domains, a JSON array of them) or csv (a header, then one row per check)")
+	fs.StringVar(&c.format, "format", formatText, "output: text (the report; several domains end with a one-line-per-domain overview), json (exactly the API's JSON; with several domains, a JSON array of them), csv (a header, then one row per check) or csv-domains (scan only: a header, then one row per domain: domain, exists, grade, score, counts, worst finding)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "bound on each scan, such as 30s or 2m (0: 15s locally, 60s with -server)")
 	fs.IntVar(&c.width, "width", 0, "columns the summary and the -v details wrap at (0: the terminal's width, else the COLUMNS environment variable, else 80)")
 	fs.BoolVar(&c.verbose, "v", false, "print each check's details too")
@@ -125,10 +128,10 @@ func (c *clientFlags) check() error {
 		return errors.New("-lang: must be zh or en")
 	}
 	switch {
-	case c.format != formatText && c.format != formatJSON && c.format != formatCSV:
-		return errors.New("-format: must be text, json or csv")
-	case c.json && c.format == formatCSV:
-		return errors.New("-json is -format json; it cannot be combined with -format csv")
+	case c.format != formatText && c.format != formatJSON && c.format != formatCSV && c.format != formatCSVDomains:
+		return errors.New("-format: must be text, json, csv or csv-domains")
+	case c.json && (c.format == formatCSV || c.format == formatCSVDomains):
+		return errors.New("-json is -format json; it cannot be combined with -format " + c.format)
 	case c.json:
 		c.format = formatJSON
 	}
@@ -214,6 +217,9 @@ func parsePtr(args []string, getenv env, out io.Writer) (ptrConfig, error) {
 	fs := newFlagSet("ptr", ptrHead, out)
 	var err error
 	c.ip, err = c.parse(fs, args, getenv, "IP")
+	if err == nil && c.format == formatCSVDomains {
+		return c, errors.New("-format csv-domains is for scan; ptr prints one row with -format csv")
+	}
 	return c, err
 }
 
@@ -229,11 +235,16 @@ func runScan(ctx context.Context, args []string, getenv env, std stdio) int {
 	if err != nil {
 		return usageExit(err, std.err)
 	}
-	out := newOutput(std.out, c.clientFlags, len(domains) > 1, scanCSVHeader)
+	head := scanCSVHeader
+	if c.format == formatCSVDomains {
+		head = domainCSVHeader
+	}
+	out := newOutput(std.out, c.clientFlags, len(domains) > 1, head)
 	code := exitOK
 	for _, d := range domains {
 		code = max(code, scanOne(ctx, c, d, std, out, len(domains) > 1))
 	}
+	out.overview(std.out)
 	out.finish()
 	return code
 }
@@ -248,7 +259,16 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	}
 	d, err := validateScan(req)
 	if err != nil {
+		out.note(domain, mailauth.ScanSummary{}, exitUsage)
 		return inputExit(err, errOut)
+	}
+	if f, ok := lookalike.Check(d.Unicode); ok {
+		en, zh := f.Message()
+		msg := en
+		if c.lang == "zh" {
+			msg = zh
+		}
+		fmt.Fprintf(std.err, "mailauth: %s (%s): %s\n", cleanText(d.Unicode), cleanText(d.ASCII), cleanText(msg))
 	}
 	if d.WWWDropped {
 		fmt.Fprintf(std.err, "mailauth: scanning %s: the leading www. of the web address is dropped (mail is set up for the domain, not for its web server)\n", cleanText(d.Unicode))
@@ -260,15 +280,28 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	}
 	var sum mailauth.ScanSummary
 	var raw []byte
+	start := time.Now()
 	if c.server != "" {
 		sum, raw, err = remoteScan(ctx, c.server, req)
 	} else {
 		sum, raw, err = localScan(ctx, c.cfg, req)
 	}
-	if err != nil {
-		return failureExit(err, errOut)
+	if err != nil && userTimedOut(c.timeout, start, err) {
+		fmt.Fprintf(errOut, "mailauth: the scan did not finish within the -timeout %s you set; give it longer (for example -timeout 30s)\n", c.timeout)
+		out.note(domain, mailauth.ScanSummary{}, exitUnavailable)
+		return exitUnavailable
 	}
-	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, func() [][]string { return scanCSVRows(sum, c.lang) })
+	if err != nil {
+		code := failureExit(err, errOut)
+		out.note(domain, mailauth.ScanSummary{}, code)
+		return code
+	}
+	rows := func() [][]string { return scanCSVRows(sum, c.lang) }
+	if c.format == formatCSVDomains {
+		rows = func() [][]string { return [][]string{domainCSVRow(sum, c.lang)} }
+	}
+	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, rows)
+	out.note(domain, sum, 0)
 	if c.records {
 		recs, err := mailauth.New(c.cfg).Records(ctx, req)
 		if err != nil {
@@ -276,7 +309,22 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 		}
 		renderRecords(std.out, recs, out.options())
 	}
+	if sum.Incomplete() && userTimedOut(c.timeout, start, nil) {
+		fmt.Fprintf(errOut, "mailauth: incomplete result: the scan ran out of the -timeout %s you set before most checks had their answers; give it longer (for example -timeout 30s)\n", c.timeout)
+		return exitUnavailable
+	}
 	return exitCode(errOut, outcome{failed: sum.Counts.Fail > 0, incomplete: sum.Incomplete(), nonexistent: mailauth.Nonexistent(sum), slow: sum.Slow()})
+}
+
+// userTimedOut reports whether a scan that failed with err (or gave an
+// incomplete result, err nil) ran into the -timeout the user set: one was
+// set, and the scan took at least that long or ended on its deadline.
+// The message then names the time-out, not DNS or the service.
+func userTimedOut(timeout time.Duration, start time.Time, err error) bool {
+	if timeout <= 0 {
+		return false
+	}
+	return time.Since(start) >= timeout || errors.Is(err, context.DeadlineExceeded)
 }
 
 // scanTargets lists the domains to scan: the arguments, then the lines

@@ -221,7 +221,7 @@ func TestEnvErrorNamesForm(t *testing.T) {
 	// the variable, not the flag.
 	stringFlags := []struct{ name, value, form string }{
 		{"MAILAUTH_DNS", "dns.example", "such as 9.9.9.9"},
-		{"MAILAUTH_FORMAT", "xml", "must be text, json or csv"},
+		{"MAILAUTH_FORMAT", "xml", "must be text, json, csv or csv-domains"},
 		{"MAILAUTH_LANG", "fr", "must be zh or en"},
 	}
 	for _, tc := range stringFlags {

@@ -75,6 +75,7 @@ type serveConfig struct {
 	canaryName      string
 	failClosed      bool
 	storeRequired   bool
+	publicURL       string
 	scanner         scannerFlags
 	analytics       analyticsFlags
 
@@ -86,7 +87,7 @@ type serveConfig struct {
 // (all of them).
 var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-limit-max",
 	"trusted-proxies", "analytics-secret", "max-inflight", "dns-cache-mb",
-	"analytics-secret-file", "admin-listen", "canary-name", "ratelimit-fail-closed", "analytics-required"}, append(analyticsFlagNames, scannerFlagNames...)...)
+	"analytics-secret-file", "admin-listen", "canary-name", "ratelimit-fail-closed", "analytics-required", "public-url"}, append(analyticsFlagNames, scannerFlagNames...)...)
 
 // parseServe parses the flags of `mailauth serve` and checks them.
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
@@ -96,6 +97,7 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.storage, "storage", defaultStorage(getenv), "analytics store: sqlite:PATH (one file, this instance), postgres://user:password@host/db (shared by every instance) or none; the default file is analytics.db in $STATE_DIRECTORY (systemd), else mailauth/analytics.db under $XDG_STATE_HOME or ~/.local/state")
 	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
 	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source (an IPv4 address, or the /64 of an IPv6 address) and 60-second window")
+	fs.StringVar(&c.publicURL, "public-url", "", "origin the /developers/ pages' examples name, such as https://mailauth.example.org, behind a proxy that does not send X-Forwarded-Host and X-Forwarded-Proto; empty means the origin each request was made to")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
 	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
@@ -145,6 +147,11 @@ func (c *serveConfig) check() error {
 	}
 	if _, _, err := net.SplitHostPort(c.adminListen); err != nil && c.adminListen != adminOff {
 		return fmt.Errorf("-admin-listen: %w", err)
+	}
+	if c.publicURL != "" {
+		if err := httpapi.CheckPublicURL(c.publicURL); err != nil {
+			return fmt.Errorf("-public-url: %w", err)
+		}
 	}
 	var err error
 	if c.proxies, err = parseProxies(c.trustedProxies); err != nil {
@@ -237,7 +244,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUnavailable
 	}
-	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies,
+	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies, PublicURL: c.publicURL,
 		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
 	if an.keeper != nil {
 		opts.Storage, opts.Recorder = an.keeper, an.keeper

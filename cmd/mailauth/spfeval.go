@@ -223,4 +223,11 @@ func renderSPFEval(w io.Writer, o spfEvalOutput, lang string) {
 	} else {
 		fmt.Fprintf(w, "DNS lookups: %d (limit %d); void lookups: %d (limit %d)\n", o.Lookups, o.LookupLimit, o.VoidLookups, o.VoidLimit)
 	}
+	if spf.EvalReason(o.Reason) == spf.ReasonLookupLimit || o.Lookups > o.LookupLimit {
+		if zh {
+			fmt.Fprintf(w, "评估在第 %d 次查询时停止（RFC 7208 §4.6.4），所以上面的次数到此为止；mailauth scan 的 SPF 检查会统计整棵记录树的全部查询，显示的次数可能更多。\n", o.LookupLimit+1)
+		} else {
+			fmt.Fprintf(w, "Evaluation stops at lookup %d (RFC 7208 §4.6.4), so the count above ends there; the SPF check of mailauth scan counts every lookup of the whole record tree and may show a higher number.\n", o.LookupLimit+1)
+		}
+	}
 }

@@ -131,3 +131,21 @@ func TestSPFReasonTexts(t *testing.T) {
 	}
 	assert.Len(t, spfReasonText, len(spf.EvalReasons()), "%d sentences for %d reasons", len(spfReasonText), len(spf.EvalReasons()))
 }
+
+// TestSPFEvalSaysWhereItStops: over the lookup limit, the report says
+// the evaluation stops at the 11th lookup, in both languages; under it,
+// nothing.
+func TestSPFEvalSaysWhereItStops(t *testing.T) {
+	over := spfEvalOutput{Domain: "example.com", Identity: "mailfrom", Result: "permerror", Reason: string(spf.ReasonLookupLimit),
+		Lookups: 11, LookupLimit: spf.MaxLookups, VoidLimit: spf.MaxVoidLookups}
+	for lang, want := range map[string]string{"en": "Evaluation stops at lookup 11", "zh": "评估在第 11 次查询时停止"} {
+		var b strings.Builder
+		renderSPFEval(&b, over, lang)
+		assert.Contains(t, b.String(), want, lang)
+		under := over
+		under.Reason, under.Lookups = string(spf.ReasonMatched), 3
+		b.Reset()
+		renderSPFEval(&b, under, lang)
+		assert.NotContains(t, b.String(), want, lang)
+	}
+}

@@ -104,6 +104,15 @@ func breakUnits(s string) []unit {
 	return out
 }
 
+// textWidth is the number of terminal columns s takes.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
 // runeWidth is the number of terminal columns r takes.
 func runeWidth(r rune) int {
 	if isWide(r) {

@@ -146,8 +146,10 @@ func TestRenderWrapsSummary(t *testing.T) {
 		}
 		at := slices.Index(wide, strings.TrimSpace(want))
 		require.GreaterOrEqual(t, at, 0, "%s: one summary line at width 1000:\n%s", lang, strings.Join(wide, "\n"))
-		end := at + slices.Index(narrow[at:], "")
-		summary := narrow[at:end]
+		atN := slices.IndexFunc(narrow, func(l string) bool { return l != "" && strings.HasPrefix(want, l[:min(len(l), 12)]) })
+		require.GreaterOrEqual(t, atN, 0, "%s: the summary at width 40:\n%s", lang, strings.Join(narrow, "\n"))
+		end := atN + slices.Index(narrow[atN:], "")
+		summary := narrow[atN:end]
 		assert.Greater(t, len(summary), 2, "%s: the summary takes several lines", lang)
 		for _, l := range summary {
 			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
@@ -157,6 +159,18 @@ func TestRenderWrapsSummary(t *testing.T) {
 			sep = ""
 		}
 		assert.Equal(t, strings.Join(strings.Fields(want), sep), strings.Join(strings.Fields(strings.Join(summary, sep)), sep), "%s: nothing lost", lang)
-		assert.Equal(t, wide[at+1:], narrow[end:], "%s: the rest follows unchanged", lang)
+		heads := func(ls []string) int {
+			n := 0
+			for _, l := range ls {
+				if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, detailsIndent) {
+					n++
+				}
+			}
+			return n
+		}
+		assert.Equal(t, heads(wide[at+1:]), heads(narrow[end:]), "%s: one line starts each check at any width", lang)
+		for _, l := range narrow[end:] {
+			assert.LessOrEqual(t, columns(l), 40, "%s: %q", lang, l)
+		}
 	}
 }

@@ -45,7 +45,7 @@
       needDomain: "Enter a domain to check.",
       needIP: "Enter an IP address to check.",
       invalid: "Please check your input: {msg}",
-      rateLimited: "Too many checks from your address. You can try again in {s} s.",
+      rateLimited: "Too many checks from your address.",
       rateLimitedOver: "You can try again now.",
       serverError: "The check could not be completed: {msg}. This is usually temporary.",
       networkError: "The service could not be reached. Check your connection and try again.",
@@ -75,7 +75,7 @@
       seconds: "{n} s ({d} days)",
       atLeast: "at least {n}",
       invalidField: "Please check your input: {field}: {rule}",
-      rateLimitedLeft: "Time left: {s} s",
+      rateLimitedLeft: "You can try again in {s} s.",
       fixFirst: "Fix first",
       fixFirstWhat: "{status} · Severity: {severity}",
       detailsOf: " of {t}",
@@ -98,7 +98,24 @@
       whyWWW: "the www. label is dropped, because mail is set up on the domain itself.",
       whyOther: "the normal form of what you entered.",
       covers: "The score covers {n} of {total} checks (could not be determined: {u}; not evaluated: {i}).",
-      notDetermined: "Not determined"
+      notDetermined: "Not determined",
+      doneCached: "Done. Answers may be up to 5 minutes old: the service caches DNS.",
+      cacheNote: "Built from DNS answers that may be up to 5 minutes old: the service caches DNS. After fixing a record, a rescan can show the old answer until the cache expires (at most 5 minutes, less when the record's TTL is shorter).",
+      changesHeading: "Since your last check of this domain ({when})",
+      changeFixed: "Fixed: {t} ({from} → {to})",
+      changeWorse: "Newly failing: {t} ({from} → {to})",
+      changeOther: "Changed: {t} ({from} → {to})",
+      changeSame: "Unchanged: {n} checks",
+      changeNone: "Nothing changed since then.",
+      historyKept: "This browser keeps the last result of each domain you check, to show what changed when you check it again; it is never sent anywhere.",
+      historyNone: "This browser keeps no results.",
+      forget: "Forget kept results",
+      forgotten: "The results kept in this browser were forgotten.",
+      lookMixed: "This name mixes {scripts} letters; it is not {latin}.",
+      lookMixedAny: "This name mixes {scripts} letters: it may imitate another name.",
+      lookWhole: "This name is written in {scripts} letters that look like Latin ones; it is not {latin}.",
+      lookWholeAny: "This name is written in {scripts} letters that look like Latin ones: it may imitate another name.",
+      scriptAnd: " and "
     },
     zh: {
       skip: "跳到检查表单",
@@ -136,7 +153,7 @@
       needDomain: "请输入要检查的域名。",
       needIP: "请输入要检查的 IP 地址。",
       invalid: "输入有误，请检查：{msg}",
-      rateLimited: "你的地址检查次数过多，请在 {s} 秒后重试。",
+      rateLimited: "你的地址检查次数过多。",
       rateLimitedOver: "现在可以重试了。",
       serverError: "本次检查未能完成：{msg}。这通常是暂时的。",
       networkError: "无法连接到服务，请检查网络后重试。",
@@ -166,7 +183,7 @@
       seconds: "{n} 秒（{d} 天）",
       atLeast: "至少 {n}",
       invalidField: "输入有误，请检查“{field}”：{rule}",
-      rateLimitedLeft: "剩余 {s} 秒",
+      rateLimitedLeft: "请在 {s} 秒后重试。",
       fixFirst: "优先修复",
       fixFirstWhat: "{status} · 严重程度：{severity}",
       detailsOf: "：{t}",
@@ -189,7 +206,24 @@
       whyWWW: "去掉了开头的 www.，因为邮件是在域名本身上配置的。",
       whyOther: "这是你输入内容的规范形式。",
       covers: "得分涵盖 {total} 项检查中的 {n} 项（无法确定 {u} 项，未评估 {i} 项）。",
-      notDetermined: "无法确定"
+      notDetermined: "无法确定",
+      doneCached: "完成。应答可能是最多 5 分钟前的：本服务会缓存 DNS。",
+      cacheNote: "本结果所用的 DNS 应答可能是最多 5 分钟前的：本服务会缓存 DNS。修改记录后立即重新检查，在缓存过期之前（最多 5 分钟，记录的 TTL 更短时会更早）可能仍看到旧的应答。",
+      changesHeading: "与你上次检查这个域名（{when}）相比",
+      changeFixed: "已修复：{t}（{from} → {to}）",
+      changeWorse: "新出现的问题：{t}（{from} → {to}）",
+      changeOther: "有变化：{t}（{from} → {to}）",
+      changeSame: "没有变化：{n} 项检查",
+      changeNone: "与上次相比没有任何变化。",
+      historyKept: "本浏览器会保存你检查过的每个域名的最近一次结果，用于再次检查时显示变化；这些结果不会发送到任何地方。",
+      historyNone: "本浏览器没有保存任何结果。",
+      forget: "清除保存的结果",
+      forgotten: "本浏览器保存的结果已清除。",
+      lookMixed: "该名称混用了{scripts}，它不是 {latin}。",
+      lookMixedAny: "该名称混用了{scripts}，可能在冒充另一个名称。",
+      lookWhole: "该名称全部由形似拉丁字母的{scripts}写成，它不是 {latin}。",
+      lookWholeAny: "该名称全部由形似拉丁字母的{scripts}写成，可能在冒充另一个名称。",
+      scriptAnd: "和"
     }
   };
 
@@ -344,7 +378,7 @@
   var timers = { tick: 0, retry: 0 };
   var retryFn = null;
   // The messages shown, kept as text keys so a language switch redraws them.
-  var msgs = { status: null, alert: null, elapsed: null, countdown: null };
+  var msgs = { status: null, alert: null, elapsed: null, countdown: null, field: null };
 
   function $(id) { return document.getElementById(id); }
 
@@ -496,10 +530,18 @@
       var secs = parseInt(resp.headers.get("Retry-After"), 10);
       countdown(isFinite(secs) && secs > 0 ? secs : 60);
     } else if (resp.status >= 500) {
-      showAlert("serverError", { msg: msg }, true);
+      showServiceError("serverError", msg, true);
     } else {
-      showAlert("otherError", { msg: msg }, false);
+      showServiceError("otherError", msg, false);
     }
+  }
+
+  // showServiceError shows a message of the service in an alert, in the
+  // page's language at every redraw.
+  function showServiceError(key, msg, retry) {
+    msgs.alert = { render: function () { return t(key, { msg: serviceText(msg) }); }, retry: retry };
+    renderMsgs();
+    revealAlert();
   }
 
   // invalidInput shows a 400: the field it names is marked invalid and
@@ -510,15 +552,45 @@
     var m = /^([A-Za-z_]+): (.+)$/.exec(msg);
     var f = m && FIELD_INPUTS[kind][m[1]];
     if (!f) {
-      msgs.alert = { render: function () { return t("invalid", { msg: ruleText(msg) }); } };
+      msgs.alert = { render: function () { return t("invalid", { msg: ruleText(serviceText(msg)) }); } };
       renderMsgs();
+      revealAlert();
       return;
     }
-    var input = $(f[0]);
+    showFieldError(f[0], function () { return t("invalidField", { field: t(f[1]), rule: ruleText(m[2]) }); });
+  }
+
+  // showFieldError puts an input error under its field: the field is
+  // marked invalid and described by the message, then focused and
+  // scrolled to the middle of the view (on a phone the form may be far
+  // above the point where the page was).
+  function showFieldError(id, render) {
+    var input = $(id);
     input.setAttribute("aria-invalid", "true");
-    msgs.alert = { render: function () { return t("invalidField", { field: t(f[1]), rule: ruleText(m[2]) }); } };
+    msgs.field = { id: id, render: render };
     renderMsgs();
-    input.focus();
+    input.focus({ preventScroll: true });
+    input.scrollIntoView({ block: "center" });
+  }
+
+  // revealAlert brings the alert into view and gives it focus, so that a
+  // message is seen (and read out) where the person is, on every width.
+  function revealAlert() {
+    var a = $("alert");
+    a.focus({ preventScroll: true });
+    a.scrollIntoView({ block: "center" });
+  }
+
+  // serviceText is a fixed message of the service's error catalogue in
+  // the page's language: the server embeds the Chinese texts
+  // (httpapi/errortexts.go); an unknown message stays as sent.
+  var serviceTextsZH = null;
+  function serviceText(msg) {
+    if (lang !== "zh") { return msg; }
+    if (!serviceTextsZH) {
+      try { serviceTextsZH = JSON.parse($("alert").getAttribute("data-errors") || "{}"); } catch (e) { serviceTextsZH = {}; }
+    }
+    return serviceTextsZH[msg] || msg;
   }
 
   // ruleText is a rule of the API's 400 message in the page's language.
@@ -538,9 +610,8 @@
     var left = secs;
     var buttons = document.querySelectorAll("button[type=submit]");
     buttons.forEach(function (b) { b.disabled = true; });
-    showAlert("rateLimited", { s: left }, false);
     msgs.countdown = { s: left };
-    renderMsgs();
+    showAlert("rateLimited", null, false);
     window.clearInterval(timers.retry);
     timers.retry = window.setInterval(function () {
       left -= 1;
@@ -548,7 +619,8 @@
       window.clearInterval(timers.retry);
       timers.retry = 0;
       msgs.countdown = null;
-      showAlert("rateLimitedOver", null, false);
+      msgs.alert = { key: "rateLimitedOver" };
+      renderMsgs();
       buttons.forEach(function (b) { b.disabled = false; });
     }, 1000);
   }
@@ -561,10 +633,13 @@
   function showAlert(key, vars, retry) {
     msgs.alert = { key: key, vars: vars, retry: retry };
     renderMsgs();
+    revealAlert();
   }
 
+  // hideAlert removes the alert and any input error under a field.
   function hideAlert() {
     msgs.alert = null;
+    msgs.field = null;
     renderMsgs();
   }
 
@@ -583,6 +658,16 @@
     $("retry").hidden = !(a && a.retry);
     $("countdown").hidden = !msgs.countdown;
     setText($("countdown"), msgs.countdown ? t("rateLimitedLeft", msgs.countdown) : "");
+    document.querySelectorAll(".field-error").forEach(function (p) {
+      var id = p.id.replace(/-error$/, "");
+      var on = !!(msgs.field && msgs.field.id === id);
+      p.hidden = !on;
+      setText(p, on ? msgs.field.render() : "");
+      var input = $(id);
+      var hint = (input.getAttribute("aria-describedby") || "").split(" ").filter(function (x) { return x && x !== p.id; });
+      if (on) { hint.push(p.id); }
+      input.setAttribute("aria-describedby", hint.join(" "));
+    });
   }
 
   // required returns the trimmed value of a required field, or "" after
@@ -592,9 +677,8 @@
     var v = f.value.trim();
     if (!v) {
       clearResults();
-      showAlert(msgKey, null, false);
-      f.setAttribute("aria-invalid", "true");
-      f.focus();
+      msgs.alert = null;
+      showFieldError(id, function () { return t(msgKey); });
       return "";
     }
     f.removeAttribute("aria-invalid");
@@ -612,16 +696,22 @@
     var body = { domain: domain };
     if (selector) { body.dkimSelector = selector; }
     if (ip) { body.sendingIp = ip; }
-    writeFragment({ domain: domain, selector: selector, sendingIp: ip });
-    post("/api/scan", body, function (data) { show({ kind: "scan", body: data, input: domain }); });
+    // The fragment keeps what was typed only once the service accepted
+    // it: a shared link never carries an input that was rejected.
+    post("/api/scan", body, function (data) {
+      writeFragment({ domain: domain, selector: selector, sendingIp: ip });
+      show({ kind: "scan", body: data, input: domain });
+    });
   }
 
   function submitPtr(ev) {
     if (ev) { ev.preventDefault(); }
     var ip = required("ptr-ip", "needIP");
     if (!ip) { return; }
-    writeFragment({ ip: ip });
-    post("/api/ptr-check", { sendingIp: ip }, function (data) { show({ kind: "ptr", body: data }); });
+    post("/api/ptr-check", { sendingIp: ip }, function (data) {
+      writeFragment({ ip: ip });
+      show({ kind: "ptr", body: data });
+    });
   }
 
   // ---- results ----
@@ -630,6 +720,7 @@
   // at the top of the view: on a phone the grade is then in sight, not
   // the middle of a long list of cards.
   function show(result) {
+    if (result.kind === "scan") { remember(result); }
     last = result;
     render();
     $("results").hidden = false;
@@ -824,6 +915,175 @@
       cards.appendChild(card(b.check, true));
     }
     $("disclaimer").textContent = loc(b.disclaimer);
+    renderChanges();
+    renderLookalike();
+  }
+
+  // ---- look-alike names (the rules of internal/lookalike, whose
+  // confusables table the server embeds) ----
+
+  var SCRIPTS = [
+    ["Latin", "拉丁字母"], ["Cyrillic", "西里尔字母"], ["Greek", "希腊字母"], ["Armenian", "亚美尼亚字母"],
+    ["Han", "汉字"], ["Hiragana", "平假名"], ["Katakana", "片假名"], ["Hangul", "韩文字母"], ["Bopomofo", "注音符号"],
+    ["Arabic", "阿拉伯字母"], ["Hebrew", "希伯来字母"], ["Thai", "泰文"], ["Georgian", "格鲁吉亚字母"],
+    ["Cherokee", "切罗基字母"], ["Devanagari", "天城文"]
+  ].map(function (s) { return { name: s[0], zh: s[1], re: new RegExp("^\\p{Script=" + s[0] + "}$", "u") }; });
+  var SCRIPT_COMBOS = [["Latin", "Han", "Hiragana", "Katakana"], ["Latin", "Han", "Bopomofo"], ["Latin", "Han", "Hangul"]];
+  var confusables = null;
+
+  function scriptOf(ch) {
+    if (!/^\p{L}$/u.test(ch)) { return ""; }
+    for (var i = 0; i < SCRIPTS.length; i++) { if (SCRIPTS[i].re.test(ch)) { return SCRIPTS[i].name; } }
+    return "Other";
+  }
+
+  // lookalike returns {mixed, whole, scripts, latin} for a name that
+  // could pass for another, else null.
+  function lookalike(name) {
+    if (!confusables) {
+      try { confusables = JSON.parse($("results").getAttribute("data-confusables") || "{}"); } catch (e) { confusables = {}; }
+    }
+    var mixed = false, whole = false, all = {};
+    name.split(".").forEach(function (label) {
+      var set = {};
+      Array.from(label).forEach(function (ch) { var s = scriptOf(ch); if (s) { set[s] = true; all[s] = true; } });
+      var names = Object.keys(set);
+      var ok = SCRIPT_COMBOS.some(function (c) { return names.every(function (n) { return c.indexOf(n) >= 0; }); });
+      if (names.length > 1 && !ok) { mixed = true; }
+      var letters = Array.from(label).filter(function (ch) { return /^\p{L}$/u.test(ch); });
+      if (names.length === 1 && names[0] !== "Latin" &&
+          letters.every(function (ch) { return !!confusables[ch.toLowerCase()]; })) { whole = true; }
+    });
+    if (!mixed && !whole) { return null; }
+    var latin = Array.from(name).map(function (ch) { return confusables[ch.toLowerCase()] || ch.toLowerCase(); }).join("");
+    if (/[^\x00-\x7f]/.test(latin)) { latin = ""; }
+    var scripts = Object.keys(all).filter(function (s) { return mixed || s !== "Latin"; }).sort(function (a, b) {
+      if ((a === "Latin") !== (b === "Latin")) { return a === "Latin" ? 1 : -1; }
+      return a < b ? -1 : 1;
+    });
+    return { mixed: mixed, scripts: scripts, latin: latin };
+  }
+
+  function renderLookalike() {
+    var p = $("lookalike");
+    var b = last && last.kind === "scan" ? last.body : null;
+    var f = b && b.unicodeDomain ? lookalike(b.unicodeDomain) : null;
+    p.hidden = !f;
+    if (!f) { p.textContent = ""; return; }
+    var names = f.scripts.map(function (s) {
+      if (lang !== "zh") { return s; }
+      var m = SCRIPTS.filter(function (x) { return x.name === s; })[0];
+      return m ? m.zh : "其他文字";
+    });
+    var joined = lang === "zh" ? names.join(t("scriptAnd")) :
+      (names.length > 1 ? names.slice(0, -1).join(", ") + t("scriptAnd") + names[names.length - 1] : names.join(""));
+    var key = (f.mixed ? "lookMixed" : "lookWhole") + (f.latin ? "" : "Any");
+    p.textContent = t(key, { scripts: joined, latin: f.latin });
+  }
+
+  // ---- "did my fix work?": the last result per domain, in this browser
+  // only (localStorage, never sent), compared on a rescan ----
+
+  var HISTORY_KEY = "mailauth.lastResults";
+  var HISTORY_MAX = 50;
+  // The service keeps DNS answers for their TTL, at most 5 minutes
+  // (resolver.MaxCacheTTL).
+  var CACHE_MS = 5 * 60 * 1000;
+
+  function historyLoad() {
+    try {
+      var h = JSON.parse(window.localStorage.getItem(HISTORY_KEY) || "{}");
+      return (h && typeof h === "object") ? h : {};
+    } catch (e) { return {}; }
+  }
+
+  function historySave(h) {
+    try { window.localStorage.setItem(HISTORY_KEY, JSON.stringify(h)); } catch (e) { /* private mode or full */ }
+  }
+
+  // remember stores the result's statuses under its domain and attaches
+  // to the result the one stored before and whether its answers may come
+  // from the service's DNS cache. The contract has no field for that:
+  // a scan that took (almost) no time, or a rescan within the cache's
+  // lifetime, may have been answered from it, and the page says "may".
+  function remember(result) {
+    var b = result.body || {};
+    if (!b.domain || domainMissing(b)) { return; }
+    var h = historyLoad();
+    var prev = h[b.domain] || null;
+    var at = Date.parse(b.scannedAt || "");
+    var prevAt = prev ? Date.parse(prev.at || "") : NaN;
+    result.prev = prev;
+    result.cached = (typeof b.durationMs === "number" && b.durationMs <= 20) ||
+      (!isNaN(at) && !isNaN(prevAt) && at - prevAt >= 0 && at - prevAt < CACHE_MS);
+    var statuses = {};
+    (b.checks || []).forEach(function (c) { statuses[c.id] = isUndetermined(c) ? "undetermined" : c.status; });
+    h[b.domain] = { at: b.scannedAt || "", statuses: statuses };
+    var keys = Object.keys(h);
+    if (keys.length > HISTORY_MAX) {
+      keys.sort(function (x, y) { return String(h[x].at).localeCompare(String(h[y].at)); });
+      keys.slice(0, keys.length - HISTORY_MAX).forEach(function (k) { delete h[k]; });
+    }
+    historySave(h);
+    if (result.cached) { setStatus("doneCached"); }
+  }
+
+  function forgetHistory() {
+    try { window.localStorage.removeItem(HISTORY_KEY); } catch (e) { /* private mode */ }
+    if (last) { last.prev = null; renderChanges(); }
+    setStatus("forgotten");
+  }
+
+  function statusName(s) {
+    if (s === "undetermined") { return t("notDetermined"); }
+    return STATUS[s] ? STATUS[s][lang] || STATUS[s].en : s;
+  }
+
+  // renderChanges draws the cache note, the changes since the last check
+  // of the domain (above the fix-first list) and the note on what this
+  // browser keeps.
+  function renderChanges() {
+    var r = last;
+    var scan = !!(r && r.kind === "scan");
+    $("cache-note").hidden = !(scan && r.cached);
+    setText($("cache-note"), scan && r.cached ? t("cacheNote") : "");
+    var box = $("changes");
+    var list = $("changes-list");
+    list.textContent = "";
+    box.hidden = true;
+    var kept = Object.keys(historyLoad()).length > 0;
+    setText($("history-text"), t(kept ? "historyKept" : "historyNone"));
+    $("forget").hidden = !kept;
+    if (!scan || !r.prev || nxShown) { return; }
+    var bad = { fail: 2, warn: 1 };
+    var same = 0;
+    var changed = 0;
+    var groups = { fixed: [], worse: [], other: [] };
+    (r.body.checks || []).forEach(function (c) {
+      var was = r.prev.statuses[c.id];
+      var now = isUndetermined(c) ? "undetermined" : c.status;
+      if (!was || was === now) { same += was ? 1 : 0; return; }
+      changed++;
+      var key = "changeOther";
+      var cls = "";
+      if ((bad[was] || 0) > (bad[now] || 0) && now !== "undetermined") { key = "changeFixed"; cls = "fixed"; }
+      if ((bad[now] || 0) > (bad[was] || 0)) { key = "changeWorse"; cls = "worse"; }
+      var li = el("li", cls);
+      li.setAttribute("data-change", cls || "other");
+      li.setAttribute("data-check", c.id);
+      li.textContent = t(key, { t: loc(c.title), from: statusName(was), to: statusName(now) });
+      groups[cls || "other"].push(li);
+    });
+    // Fixed first (the answer to "did my fix work?"), then what newly
+    // fails, then other changes.
+    groups.fixed.concat(groups.worse, groups.other).forEach(function (li) { list.appendChild(li); });
+    if (!changed) { list.appendChild(el("li", null, t("changeNone"))); }
+    if (changed && same) { list.appendChild(el("li", null, t("changeSame", { n: same }))); }
+    var d = new Date(r.prev.at);
+    $("changes-heading").textContent = t("changesHeading", {
+      when: isNaN(d.getTime()) ? "?" : d.toLocaleString(lang === "zh" ? "zh-CN" : "en")
+    });
+    box.hidden = false;
   }
 
   // nxBlock is the one message of a name that does not exist, in place
@@ -1023,6 +1283,7 @@
     $("scan-form").addEventListener("submit", submitScan);
     $("ptr-form").addEventListener("submit", submitPtr);
     $("retry").addEventListener("click", function () { if (retryFn) { retryFn(); } });
+    $("forget").addEventListener("click", forgetHistory);
     // A shared link fills the form and waits for the person to press
     // Check: a link must not run a check of a name dressed up to look
     // like another, nor spend the visitor's allowance, by itself.
