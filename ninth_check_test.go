@@ -60,7 +60,10 @@ var ninthCheckSteps = []editStep{
 	{"example_test.go (the Example that prints every check)", func(t *testing.T, dir string) {
 		replace(t, dir, "example_test.go", "\t// caa      info\n", "\t// caa      info\n\t// ninth    info\n")
 	}},
-	{"httpapi/helptext.go (its help page, and the fix of each finding)", func(t *testing.T, dir string) {
+	{"testdata/finding-ids.txt (the ids of its findings, pinned for good)", func(t *testing.T, dir string) {
+		replace(t, dir, "testdata/finding-ids.txt", "caa.wild-only\n", "caa.wild-only\nninth.pass\nninth.missing\n")
+	}},
+	{"httpapi/helptext.go (its help page, and the fix of each finding, by finding id)", func(t *testing.T, dir string) {
 		replace(t, dir, "httpapi/helptext.go", "var checkHelps = map[mailauth.CheckID]checkHelp{\n", "var checkHelps = map[mailauth.CheckID]checkHelp{\n"+ninthHelp)
 		replace(t, dir, "httpapi/helptext.go", "var findingFixes = map[string]mailauth.LocalizedText{\n", "var findingFixes = map[string]mailauth.LocalizedText{\n"+ninthFixes)
 	}},
@@ -113,8 +116,8 @@ import (
 )
 
 var (
-	ninthPass    = rule{status: StatusPass, severity: SeverityInfo, say: msg("找到第九项记录。", "The ninth record is published.")}
-	ninthMissing = rule{status: StatusInfo, severity: SeverityInfo, say: msg("没有第九项记录。", "There is no ninth record.")}
+	ninthPass    = rule{id: "ninth.pass", status: StatusPass, severity: SeverityInfo, say: msg("找到第九项记录。", "The ninth record is published.")}
+	ninthMissing = rule{id: "ninth.missing", status: StatusInfo, severity: SeverityInfo, say: msg("没有第九项记录。", "There is no ninth record.")}
 )
 
 func (r *run) checkNinth(ctx context.Context, dns resolver.Resolver) verdict {
@@ -141,8 +144,8 @@ const ninthHelp = `	mailauth.CheckNinth: {
 	},
 `
 
-const ninthFixes = `	"The ninth record is published.": bi("无需处理。", "Nothing to fix."),
-	"There is no ninth record.":      bi("发布第九项记录。", "Publish the ninth record."),
+const ninthFixes = `	"ninth.pass":    bi("无需处理。", "Nothing to fix."),
+	"ninth.missing": bi("发布第九项记录。", "Publish the ninth record."),
 `
 
 const ninthRow = `	{

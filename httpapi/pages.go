@@ -120,8 +120,12 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
+	findings, err := findingsJSON()
+	if err != nil {
+		return page{}, err
+	}
 	var b bytes.Buffer
-	data := struct{ Undetermined, NXDomain, Faults string }{und, mailauth.NXDomainSummary().EN, faults}
+	data := struct{ Undetermined, NXDomain, Faults, Findings string }{und, mailauth.NXDomainSummary().EN, faults, findings}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}
