@@ -130,32 +130,3 @@ func TestMaxConcurrentScansWaitEndsWithContext(t *testing.T) {
 		assert.NoError(t, first()[0])
 	})
 }
-
-// TestMaxConcurrentScansRecords: Records takes a slot like a scan: with a
-// bound of 1 held by a scan, it waits without asking anything, and runs
-// once the scan ends.
-func TestMaxConcurrentScansRecords(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		g := &gateResolver{gate: make(chan struct{}), domains: map[string]bool{}}
-		s := New(Config{Resolver: g, MaxConcurrentScans: 1})
-		wait := startScans(s, t.Context(), 1)
-		synctest.Wait()
-		require.Equal(t, 1, g.started())
-		done := make(chan error, 1)
-		go func() {
-			_, err := s.Records(t.Context(), ScanRequest{Domain: "d7.example.com"})
-			done <- err
-		}()
-		synctest.Wait()
-		assert.Equal(t, 1, g.started(), "Records past the bound must not start")
-		close(g.gate)
-		for _, err := range wait() {
-			assert.NoError(t, err)
-		}
-		assert.NoError(t, <-done)
-		assert.Equal(t, 2, g.started())
-		running, _ := s.ScansRunning()
-		assert.Zero(t, running, "every slot is given back")
-	})
-}

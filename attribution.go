@@ -208,23 +208,23 @@ func sideOf(f fault) resolver.Side {
 var (
 	faultRules = map[fault][2]rule{
 		faultDNSSEC: {
-			{status: StatusFail, severity: SeverityHigh, say: msg("该域名的 DNSSEC 签名无法通过验证：进行 DNSSEC 验证的收件方（多数大型邮箱服务商都会验证）看不到它的任何记录。", "The domain's DNSSEC signatures do not validate: receivers that validate (most large mailbox providers do) see none of its records.")},
-			{status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的 DNSSEC 签名无法通过验证：进行验证的收件方看不到它的记录。", "The DNSSEC signatures of a name this check depends on do not validate: receivers that validate see none of its records.")},
+			{id: "scan.dnssec-bogus", status: StatusFail, severity: SeverityHigh, say: msg("该域名的 DNSSEC 签名无法通过验证：进行 DNSSEC 验证的收件方（多数大型邮箱服务商都会验证）看不到它的任何记录。", "The domain's DNSSEC signatures do not validate: receivers that validate (most large mailbox providers do) see none of its records.")},
+			{id: "scan.dnssec-bogus-elsewhere", status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的 DNSSEC 签名无法通过验证：进行验证的收件方看不到它的记录。", "The DNSSEC signatures of a name this check depends on do not validate: receivers that validate see none of its records.")},
 		},
 		faultNoAnswer: {
-			{status: StatusFail, severity: SeverityHigh, say: msg("该域名的域名服务器没有应答（拒绝查询、无响应或响应超时），收件方同样查不到这些记录。", "The domain's name servers do not answer (they refuse, stay silent or answer too late), so receivers cannot read these records either.")},
-			{status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的域名服务器没有应答（拒绝查询、无响应或响应超时），收件方同样查不到它。", "The name servers of a name this check depends on do not answer (they refuse, stay silent or answer too late), so receivers cannot read it either.")},
+			{id: "scan.no-answer", status: StatusFail, severity: SeverityHigh, say: msg("该域名的域名服务器没有应答（拒绝查询、无响应或响应超时），收件方同样查不到这些记录。", "The domain's name servers do not answer (they refuse, stay silent or answer too late), so receivers cannot read these records either.")},
+			{id: "scan.no-answer-elsewhere", status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的域名服务器没有应答（拒绝查询、无响应或响应超时），收件方同样查不到它。", "The name servers of a name this check depends on do not answer (they refuse, stay silent or answer too late), so receivers cannot read it either.")},
 		},
 		faultAlias: {
-			{status: StatusFail, severity: SeverityHigh, say: msg("该域名的别名（CNAME）链循环或过长，解析器会放弃查询，收件方同样查不到这些记录。", "An alias (CNAME) chain of the domain loops or is too long: resolvers give up on it, so receivers cannot read these records either.")},
-			{status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的别名（CNAME）链循环或过长，解析器会放弃查询。", "An alias (CNAME) chain of a name this check depends on loops or is too long: resolvers give up on it.")},
+			{id: "scan.alias-broken", status: StatusFail, severity: SeverityHigh, say: msg("该域名的别名（CNAME）链循环或过长，解析器会放弃查询，收件方同样查不到这些记录。", "An alias (CNAME) chain of the domain loops or is too long: resolvers give up on it, so receivers cannot read these records either.")},
+			{id: "scan.alias-broken-elsewhere", status: StatusFail, severity: SeverityHigh, say: msg("这项检查依赖的某个名称的别名（CNAME）链循环或过长，解析器会放弃查询。", "An alias (CNAME) chain of a name this check depends on loops or is too long: resolvers give up on it.")},
 		},
 	}
 	faultDetails = msg("本服务的解析器能正常回答其他查询，因此问题出在被查询域名的 DNS 上，而不是本服务；重新扫描不会改变结果，直到问题修复。",
 		"The service's resolver answers other questions normally, so the fault lies in the queried domain's DNS, not in this service; scanning again will not change the result until it is fixed.")
 	// slowRule leads the verdict of a check whose lookups were still being
 	// worked on when its time ran out: a warn, left out of the score.
-	slowRule = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, slow: true, say: msg(
+	slowRule = rule{id: "scan.slow", status: StatusWarn, severity: SeverityMedium, undetermined: true, slow: true, say: msg(
 		"该域名的域名服务器应答太慢，本次扫描没有等到结果；超时时间更短的收件方可能什么也查不到。请重新扫描。",
 		"The domain's name servers answered too slowly for this scan; receivers with shorter time-outs may see nothing. Scan again.")}
 	txtSlowDetails = msg(

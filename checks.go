@@ -91,8 +91,9 @@ func keyedByString[C ~string, V any](m map[C]V) map[string]V {
 //     enum in internal/report/openapi.json and raise the bounds that are
 //     the number of checks (ScanSummary.checks min/maxItems, the
 //     StatusCounts maxima). Run go generate ./... (contract.go).
-//  3. Write judge_<id>.go: the finding table, the check method and the
-//     pure judge function.
+//  3. Write judge_<id>.go: the finding table (each rule with its finding
+//     id, <id>.kebab-case-name), the check method and the pure judge
+//     function; add the finding ids to testdata/finding-ids.txt.
 //  4. Add one row here, its codes column from its package's Codes() and
 //     the judge's tables (TestEveryCodeJudged). Take its weight from the
 //     other rows so the weights still sum to 100 (0 reports the check
@@ -109,8 +110,8 @@ func keyedByString[C ~string, V any](m map[C]V) map[string]V {
 //     TestScanIncomplete (scanner_test.go) expects count that domain's
 //     evaluated checks: one more.
 //  7. Write its help page in httpapi/helptext.go: what it looks at, a good
-//     record, and the fix of each finding (TestHelpCoversRules names any
-//     missing).
+//     record, and the fix of each finding, keyed by finding id
+//     (TestHelpCoversRules names any missing).
 //  8. Add a migration creating its analytics column to
 //     analytics/migrate.go (analytics/rows.go's statusColumn names it).
 //  9. Regenerate the goldens and the developer samples (go test . ./httpapi

@@ -29,15 +29,12 @@
 //
 // A [Scanner] runs the checks concurrently over one per-scan resolver,
 // judges their facts into a status and severity per check, a score and a
-// grade, and words the result in Chinese and English. The result never
-// carries raw records, hostnames, addresses, URIs, policy text or key
-// material: only counts, states and the caller's own inputs.
-//
-// The one exception is [Scanner.Records], a separate call for a person
-// scanning their own domain on their own machine (the CLI's scan
-// -records): it returns the raw records behind a scan, through the
-// Scanner's resolver. The HTTP service never calls it, and what it returns
-// must never be logged, stored or sent.
+// grade, and words the result in Chinese and English. No result of this
+// package carries raw records, hostnames, addresses, URIs, policy text or
+// key material: only counts, states and the caller's own inputs. (A
+// person who wants to see their own records reads them with the CLI's
+// scan -records, which collects them itself through the protocol
+// packages and prints them on their machine.)
 //
 // A Scanner bounds the scans it runs at once (Config.MaxConcurrentScans);
 // more wait for a slot within their caller's context.

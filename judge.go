@@ -5,6 +5,11 @@ import "sort"
 // rule is one row of a check's judgement table: what a finding means for
 // the check's status and severity, and the sentence that says so.
 type rule struct {
+	// id names the finding for good: the check's id, a dot and what the
+	// finding says in kebab case (spf.lookup-limit-exceeded). Help texts,
+	// the help pages' anchors and the developer page key by it; it never
+	// changes when the sentence is reworded.
+	id       string
 	status   Status
 	severity Severity
 	say      text
@@ -38,8 +43,8 @@ func (a rule) determination() Determination {
 
 // warnLow is the rule of a finding that warns with low severity, the
 // commonest row of the judgement tables.
-func warnLow(zh, en string) rule {
-	return rule{status: StatusWarn, severity: SeverityLow, say: msg(zh, en)}
+func warnLow(id, zh, en string) rule {
+	return rule{id: id, status: StatusWarn, severity: SeverityLow, say: msg(zh, en)}
 }
 
 var statusRank = map[Status]int{StatusInfo: 0, StatusPass: 1, StatusWarn: 2, StatusFail: 3}

@@ -8,24 +8,24 @@ import (
 )
 
 var (
-	caaPass          = rule{status: StatusPass, severity: SeverityInfo, say: msg("CAA 记录限定了可以为该域名签发证书的证书颁发机构。", "CAA records limit which certificate authorities may issue certificates for the domain.")}
-	caaNone          = rule{status: StatusInfo, severity: SeverityInfo, say: msg("没有 CAA 记录：任何公开信任的证书颁发机构都可以为该域名签发证书。", "There are no CAA records: any publicly trusted certificate authority may issue certificates for the domain.")}
-	caaNoRestrict    = rule{status: StatusInfo, severity: SeverityInfo, say: msg("CAA 记录中没有 issue 或 issuewild 属性，因此不限制证书签发。", "The CAA records have no issue or issuewild property, so they do not restrict issuance.")}
-	caaWildOnly      = rule{status: StatusInfo, severity: SeverityInfo, say: msg("CAA 记录只限制通配符证书（issuewild），普通证书仍可由任何证书颁发机构签发。", "The CAA records restrict only wildcard certificates (issuewild); any certificate authority may still issue ordinary certificates.")}
-	caaCritical      = rule{status: StatusFail, severity: SeverityHigh, say: msg("CAA 记录含有标记为关键（critical）的未知属性，任何证书颁发机构都必须拒绝签发。", "A CAA property marked critical has an unknown tag, so every certificate authority must refuse to issue.")}
-	caaForbidAll     = rule{status: StatusWarn, severity: SeverityMedium, say: msg("CAA 记录不允许任何证书颁发机构为该域名签发证书。", "The CAA records allow no certificate authority to issue certificates for the domain.")}
-	caaMTASTSForbid  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("适用于 MTA-STS 策略主机的 CAA 记录不允许任何证书颁发机构签发证书，该主机将无法获得或续期证书。", "The CAA records that apply to the MTA-STS policy host allow no certificate authority to issue, so that host cannot obtain or renew a certificate.")}
-	caaMTASTSUnknown = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("MTA-STS 策略主机的 CAA 查询没有得到明确结果，证书颁发机构可能拒绝为它签发证书。", "The CAA lookup for the MTA-STS policy host gave no conclusive answer, so certificate authorities may refuse to issue for it.")}
+	caaPass          = rule{id: "caa.pass", status: StatusPass, severity: SeverityInfo, say: msg("CAA 记录限定了可以为该域名签发证书的证书颁发机构。", "CAA records limit which certificate authorities may issue certificates for the domain.")}
+	caaNone          = rule{id: "caa.none", status: StatusInfo, severity: SeverityInfo, say: msg("没有 CAA 记录：任何公开信任的证书颁发机构都可以为该域名签发证书。", "There are no CAA records: any publicly trusted certificate authority may issue certificates for the domain.")}
+	caaNoRestrict    = rule{id: "caa.no-restrict", status: StatusInfo, severity: SeverityInfo, say: msg("CAA 记录中没有 issue 或 issuewild 属性，因此不限制证书签发。", "The CAA records have no issue or issuewild property, so they do not restrict issuance.")}
+	caaWildOnly      = rule{id: "caa.wild-only", status: StatusInfo, severity: SeverityInfo, say: msg("CAA 记录只限制通配符证书（issuewild），普通证书仍可由任何证书颁发机构签发。", "The CAA records restrict only wildcard certificates (issuewild); any certificate authority may still issue ordinary certificates.")}
+	caaCritical      = rule{id: "caa.critical", status: StatusFail, severity: SeverityHigh, say: msg("CAA 记录含有标记为关键（critical）的未知属性，任何证书颁发机构都必须拒绝签发。", "A CAA property marked critical has an unknown tag, so every certificate authority must refuse to issue.")}
+	caaForbidAll     = rule{id: "caa.forbid-all", status: StatusWarn, severity: SeverityMedium, say: msg("CAA 记录不允许任何证书颁发机构为该域名签发证书。", "The CAA records allow no certificate authority to issue certificates for the domain.")}
+	caaMTASTSForbid  = rule{id: "caa.mta-sts-forbid-all", status: StatusWarn, severity: SeverityMedium, say: msg("适用于 MTA-STS 策略主机的 CAA 记录不允许任何证书颁发机构签发证书，该主机将无法获得或续期证书。", "The CAA records that apply to the MTA-STS policy host allow no certificate authority to issue, so that host cannot obtain or renew a certificate.")}
+	caaMTASTSUnknown = rule{id: "caa.mta-sts-inconclusive", status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("MTA-STS 策略主机的 CAA 查询没有得到明确结果，证书颁发机构可能拒绝为它签发证书。", "The CAA lookup for the MTA-STS policy host gave no conclusive answer, so certificate authorities may refuse to issue for it.")}
 	caaRules         = map[caa.Code]rule{
-		caa.CodeInvalidTag:         warnLow("部分 CAA 属性的标签不合法，已被忽略。", "Some CAA properties have an invalid tag and are ignored."),
-		caa.CodeReservedFlags:      warnLow("部分 CAA 属性设置了保留的标志位。", "Some CAA properties set reserved flag bits."),
-		caa.CodeIssueMalformed:     warnLow("部分 issue 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issue properties are malformed, so they authorize no certificate authority."),
-		caa.CodeIssueWildMalformed: warnLow("部分 issuewild 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issuewild properties are malformed, so they authorize no certificate authority."),
-		caa.CodeIssueMailMalformed: warnLow("部分 issuemail 属性的值格式错误。", "Some issuemail properties are malformed."),
-		caa.CodeIssuerTrailingDot:  warnLow("部分证书颁发机构的域名以点结尾，不符合 CAA 语法，各机构的处理方式不一。", "Some issuer names end with a dot, which the CAA grammar does not allow; certificate authorities handle this differently."),
-		caa.CodeIssuerCase:         warnLow("部分证书颁发机构的域名含有大写字母；有些证书颁发机构会与自己的小写名称逐字比较，因此拒绝签发。", "Some issuer names contain upper-case letters; some certificate authorities compare the name exactly with their own lower-case form and refuse to issue."),
-		caa.CodeCriticalOptional:   {status: StatusWarn, severity: SeverityMedium, say: msg("部分标记为关键（critical）的 CAA 属性使用了证书颁发机构不必实现的标签（例如 contactemail 或 contactphone），不实现该标签的证书颁发机构必须拒绝签发。", "A CAA property marked critical has a tag that certificate authorities are not required to implement (such as contactemail or contactphone); an authority that does not implement it must refuse to issue.")},
-		caa.CodeIodefInvalid:       warnLow("iodef 报告地址无效。", "The iodef reporting address is invalid."),
+		caa.CodeInvalidTag:         warnLow("caa.invalid-tag", "部分 CAA 属性的标签不合法，已被忽略。", "Some CAA properties have an invalid tag and are ignored."),
+		caa.CodeReservedFlags:      warnLow("caa.reserved-flags", "部分 CAA 属性设置了保留的标志位。", "Some CAA properties set reserved flag bits."),
+		caa.CodeIssueMalformed:     warnLow("caa.issue-malformed", "部分 issue 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issue properties are malformed, so they authorize no certificate authority."),
+		caa.CodeIssueWildMalformed: warnLow("caa.issue-wild-malformed", "部分 issuewild 属性的值格式错误，它们不授权任何证书颁发机构。", "Some issuewild properties are malformed, so they authorize no certificate authority."),
+		caa.CodeIssueMailMalformed: warnLow("caa.issue-mail-malformed", "部分 issuemail 属性的值格式错误。", "Some issuemail properties are malformed."),
+		caa.CodeIssuerTrailingDot:  warnLow("caa.issuer-trailing-dot", "部分证书颁发机构的域名以点结尾，不符合 CAA 语法，各机构的处理方式不一。", "Some issuer names end with a dot, which the CAA grammar does not allow; certificate authorities handle this differently."),
+		caa.CodeIssuerCase:         warnLow("caa.issuer-case", "部分证书颁发机构的域名含有大写字母；有些证书颁发机构会与自己的小写名称逐字比较，因此拒绝签发。", "Some issuer names contain upper-case letters; some certificate authorities compare the name exactly with their own lower-case form and refuse to issue."),
+		caa.CodeCriticalOptional:   {id: "caa.critical-optional", status: StatusWarn, severity: SeverityMedium, say: msg("部分标记为关键（critical）的 CAA 属性使用了证书颁发机构不必实现的标签（例如 contactemail 或 contactphone），不实现该标签的证书颁发机构必须拒绝签发。", "A CAA property marked critical has a tag that certificate authorities are not required to implement (such as contactemail or contactphone); an authority that does not implement it must refuse to issue.")},
+		caa.CodeIodefInvalid:       warnLow("caa.iodef-invalid", "iodef 报告地址无效。", "The iodef reporting address is invalid."),
 	}
 	caaNotes = map[caa.Code]text{
 		caa.CodeUnknownTag: msg("CAA 记录中有未知的非关键属性，已被忽略。", "The CAA records have unknown non-critical properties, which are ignored."),

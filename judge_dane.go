@@ -20,22 +20,22 @@ var (
 	// stsDANEOnly: no MTA-STS, usable DANE. A pass: DANE is the
 	// stronger of the two mechanisms (no trust on first use), and the
 	// demanding references (internet.nl) grade mail transport by it.
-	stsDANEOnly = rule{status: StatusPass, severity: SeverityInfo, say: msg(
+	stsDANEOnly = rule{id: "mta-sts.dane-only", status: StatusPass, severity: SeverityInfo, say: msg(
 		"没有发布 MTA-STS，但所有收件服务器都有可用的 DANE（经 DNSSEC 验证的 TLSA 记录）：支持 DANE 的发件方会强制使用经过认证的 TLS 投递。再发布 MTA-STS，可以让不验证 DNSSEC 的发件方也强制加密。",
 		"MTA-STS is not published, but every mail server has usable DANE (DNSSEC-validated TLSA records): DANE-aware senders enforce authenticated TLS when delivering. MTA-STS would add the senders that do not validate DNSSEC.")}
 	// stsDANETesting: MTA-STS in testing mode or withdrawn (mode none),
 	// usable DANE.
-	stsDANETesting = rule{status: StatusPass, severity: SeverityInfo, say: msg(
+	stsDANETesting = rule{id: "mta-sts.dane-testing", status: StatusPass, severity: SeverityInfo, say: msg(
 		"所有收件服务器都有可用的 DANE，支持 DANE 的发件方会强制使用经过认证的 TLS；MTA-STS 没有处于强制模式（enforce），不验证 DNSSEC 的发件方仍可能以未加密方式投递。",
 		"Every mail server has usable DANE, which DANE-aware senders enforce with authenticated TLS; MTA-STS is not in enforce mode, so senders that do not validate DNSSEC may still deliver without encryption.")}
 
 	daneRules = map[dane.Code]rule{
-		dane.CodeBogus:      {status: StatusFail, severity: SeverityHigh, say: msg("有收件服务器的 TLSA 记录无法通过 DNSSEC 验证：支持 DANE 的发件方会暂缓向它投递邮件。", "The TLSA records of a mail server fail DNSSEC validation: DANE-aware senders defer mail to that server.")},
-		dane.CodeMXUnsigned: {status: StatusWarn, severity: SeverityLow, say: msg("收件服务器发布了 TLSA 记录，但该域名的 MX 记录没有经过 DNSSEC 验证，发件方无法依靠 DANE：伪造 MX 记录的攻击者可以把邮件引向别的服务器。", "The mail servers publish TLSA records, but the domain's MX records are not DNSSEC-validated, so senders cannot rely on DANE: an attacker who forges the MX records can lead them to other servers.")},
-		dane.CodeUnsigned:   {status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录所在的区域没有 DNSSEC 签名，发件方会忽略这些记录。", "The TLSA records of a mail server are in a zone that is not DNSSEC-signed, so senders ignore them.")},
-		dane.CodePKIXOnly:   {status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录只使用 PKIX 用法（0 或 1），SMTP 发件方把它们视为不可用（RFC 7672）；应发布 DANE-EE（3）或 DANE-TA（2）记录。", "The TLSA records of a mail server use only the PKIX usages (0 or 1), which SMTP senders treat as unusable (RFC 7672); publish DANE-EE (3) or DANE-TA (2) records.")},
-		dane.CodeParameters: {status: StatusWarn, severity: SeverityLow, say: msg("有 TLSA 记录的用法、选择器或匹配类型未知，或关联数据的长度与匹配类型不符，发件方无法使用它。", "A TLSA record has an unknown usage, selector or matching type, or association data whose length does not fit its matching type, so senders cannot use it.")},
-		dane.CodePartial:    {status: StatusWarn, severity: SeverityLow, say: msg("在 %[2]d 台收件服务器中，有 %[1]d 台没有 TLSA 记录，投递到这些服务器的邮件不受 DANE 保护。", "Mail servers without TLSA records: %d of %d; mail delivered to them is not protected by DANE.")},
+		dane.CodeBogus:      {id: "mta-sts.dane-bogus", status: StatusFail, severity: SeverityHigh, say: msg("有收件服务器的 TLSA 记录无法通过 DNSSEC 验证：支持 DANE 的发件方会暂缓向它投递邮件。", "The TLSA records of a mail server fail DNSSEC validation: DANE-aware senders defer mail to that server.")},
+		dane.CodeMXUnsigned: {id: "mta-sts.dane-mx-unsigned", status: StatusWarn, severity: SeverityLow, say: msg("收件服务器发布了 TLSA 记录，但该域名的 MX 记录没有经过 DNSSEC 验证，发件方无法依靠 DANE：伪造 MX 记录的攻击者可以把邮件引向别的服务器。", "The mail servers publish TLSA records, but the domain's MX records are not DNSSEC-validated, so senders cannot rely on DANE: an attacker who forges the MX records can lead them to other servers.")},
+		dane.CodeUnsigned:   {id: "mta-sts.dane-unsigned", status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录所在的区域没有 DNSSEC 签名，发件方会忽略这些记录。", "The TLSA records of a mail server are in a zone that is not DNSSEC-signed, so senders ignore them.")},
+		dane.CodePKIXOnly:   {id: "mta-sts.dane-pkix-only", status: StatusWarn, severity: SeverityLow, say: msg("有收件服务器的 TLSA 记录只使用 PKIX 用法（0 或 1），SMTP 发件方把它们视为不可用（RFC 7672）；应发布 DANE-EE（3）或 DANE-TA（2）记录。", "The TLSA records of a mail server use only the PKIX usages (0 or 1), which SMTP senders treat as unusable (RFC 7672); publish DANE-EE (3) or DANE-TA (2) records.")},
+		dane.CodeParameters: {id: "mta-sts.dane-parameters", status: StatusWarn, severity: SeverityLow, say: msg("有 TLSA 记录的用法、选择器或匹配类型未知，或关联数据的长度与匹配类型不符，发件方无法使用它。", "A TLSA record has an unknown usage, selector or matching type, or association data whose length does not fit its matching type, so senders cannot use it.")},
+		dane.CodePartial:    {id: "mta-sts.dane-partial", status: StatusWarn, severity: SeverityLow, say: msg("在 %[2]d 台收件服务器中，有 %[1]d 台没有 TLSA 记录，投递到这些服务器的邮件不受 DANE 保护。", "Mail servers without TLSA records: %d of %d; mail delivered to them is not protected by DANE.")},
 	}
 
 	daneFactBoth         = msg("DANE 同样可用：支持 DANE 的发件方通过经 DNSSEC 验证的 TLSA 记录认证收件服务器，其他发件方依靠 MTA-STS。", "DANE is usable too: DANE-aware senders authenticate the mail servers through DNSSEC-validated TLSA records, the others rely on MTA-STS.")

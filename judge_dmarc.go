@@ -8,35 +8,35 @@ import (
 )
 
 var (
-	dmarcPassReject     = rule{status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为拒收（reject）：未通过认证的冒用邮件会被拒绝。", "The DMARC policy is reject: mail that fails authentication is refused.")}
-	dmarcPassQuarantine = rule{status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为隔离（quarantine）：未通过认证的邮件会被放入垃圾邮件箱。", "The DMARC policy is quarantine: mail that fails authentication is quarantined, usually into the spam folder.")}
-	dmarcMissing        = rule{status: StatusFail, severity: SeverityHigh, say: msg("没有找到 DMARC 策略，接收方不会拒收冒用该域名的邮件。", "No DMARC policy was found, so receivers do not refuse mail that spoofs the domain.")}
-	dmarcNoPolicy       = rule{status: StatusFail, severity: SeverityHigh, say: msg("找到了 DMARC 记录，但没有有效的策略，也没有可用的汇总报告地址，接收方不会对该域名应用 DMARC。", "A DMARC record was found, but it has no valid policy and no usable aggregate-report address, so receivers apply no DMARC to the domain.")}
-	dmarcNone           = rule{status: StatusWarn, severity: SeverityMedium, say: msg("DMARC 策略为 none：只收集报告，不会阻止冒用邮件。", "The DMARC policy is none: it only collects reports and does not stop spoofed mail.")}
-	dmarcFallback       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("策略标签缺失或无效，由于记录带有有效的汇总报告地址，接收方按 none 处理。", "The policy tag is missing or invalid; because the record has a valid aggregate-report address, receivers treat it as none.")}
-	dmarcTestMode       = rule{status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
+	dmarcPassReject     = rule{id: "dmarc.reject", status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为拒收（reject）：未通过认证的冒用邮件会被拒绝。", "The DMARC policy is reject: mail that fails authentication is refused.")}
+	dmarcPassQuarantine = rule{id: "dmarc.quarantine", status: StatusPass, severity: SeverityInfo, say: msg("DMARC 策略为隔离（quarantine）：未通过认证的邮件会被放入垃圾邮件箱。", "The DMARC policy is quarantine: mail that fails authentication is quarantined, usually into the spam folder.")}
+	dmarcMissing        = rule{id: "dmarc.missing", status: StatusFail, severity: SeverityHigh, say: msg("没有找到 DMARC 策略，接收方不会拒收冒用该域名的邮件。", "No DMARC policy was found, so receivers do not refuse mail that spoofs the domain.")}
+	dmarcNoPolicy       = rule{id: "dmarc.no-policy", status: StatusFail, severity: SeverityHigh, say: msg("找到了 DMARC 记录，但没有有效的策略，也没有可用的汇总报告地址，接收方不会对该域名应用 DMARC。", "A DMARC record was found, but it has no valid policy and no usable aggregate-report address, so receivers apply no DMARC to the domain.")}
+	dmarcNone           = rule{id: "dmarc.none", status: StatusWarn, severity: SeverityMedium, say: msg("DMARC 策略为 none：只收集报告，不会阻止冒用邮件。", "The DMARC policy is none: it only collects reports and does not stop spoofed mail.")}
+	dmarcFallback       = rule{id: "dmarc.fallback", status: StatusWarn, severity: SeverityMedium, say: msg("策略标签缺失或无效，由于记录带有有效的汇总报告地址，接收方按 none 处理。", "The policy tag is missing or invalid; because the record has a valid aggregate-report address, receivers treat it as none.")}
+	dmarcTestMode       = rule{id: "dmarc.test-mode", status: StatusWarn, severity: SeverityMedium, say: msg("记录处于测试模式（t=y），接收方会把策略降低一级执行。", "The record is in test mode (t=y), so receivers apply the policy one level lower.")}
 	// dmarcRules judge the findings. Those that stop reports from arriving
 	// (a malformed rua, a mailbox-less mailto:, an unauthorized external
 	// destination) keep a pass a pass but with severity low: they lead
 	// the verdict's summary and the page lists them under "Fix first".
 	dmarcRules = map[dmarc.Code]rule{
-		dmarc.CodeLegacyPct:            warnLow("记录含有 pct=%d，这是 RFC 9989 已删除的标签：仍遵循旧规范的接收方对未通过 DMARC 的邮件，每 100 封只对其中 %d 封执行策略。", "The record has pct=%d, a tag removed by RFC 9989: receivers that still follow the old specification apply the policy to only %d in 100 messages that fail DMARC."),
-		dmarc.CodeDuplicateTag:         warnLow("记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
-		dmarc.CodeTagNameCase:          {status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写与规范不符（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it.")},
-		dmarc.CodeUppercaseVersionTag:  warnLow("版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
-		dmarc.CodeMalformedTag:         warnLow("记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
-		dmarc.CodeInvalidADKIM:         warnLow("adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidASPF:          warnLow("aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
-		dmarc.CodeInvalidT:             warnLow("t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
-		dmarc.CodeInvalidPSD:           warnLow("psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
-		dmarc.CodeInvalidFO:            warnLow("fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
-		dmarc.CodeInvalidRUF:           warnLow("有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
-		dmarc.CodeNearerRecordIgnored:  warnLow("较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
-		dmarc.CodeSubdomainPolicyNone:  {status: StatusWarn, severity: SeverityMedium, say: msg("该域名自身的策略是拒收或隔离，但 sp=none 让它的子域名不受保护：冒用任何子域名发出的邮件都不会被拦截。", "The domain's own policy is reject or quarantine, but sp=none leaves its subdomains unprotected: mail spoofing any subdomain is not stopped.")},
-		dmarc.CodeInvalidRUA:           {status: StatusPass, severity: SeverityLow, say: msg("部分汇总报告地址（rua）格式无效，不会收到发往它们的报告。", "Some aggregate-report addresses (rua) are malformed, so no reports go to them.")},
-		dmarc.CodeExternalUnauthorized: {status: StatusPass, severity: SeverityLow, say: msg("部分汇总报告地址属于其他域名，而该域名没有发布授权记录，因此报告不会发送过去。", "Some aggregate-report addresses belong to another domain that has not published an authorization record, so reports will not be sent there.")},
-		dmarc.CodeURINoAddress:         {status: StatusPass, severity: SeverityLow, say: msg("有报告地址只写了 mailto:，没有邮箱：它是合法的 URI（因此缺少有效策略时仍可按 none 处理），但报告无处可发。请在 mailto: 后面写上接收报告的邮箱。", "A report address is just mailto: with no mailbox: it is a valid URI (so it still supplies the none fallback when the policy is missing or invalid), but reports cannot go anywhere. Put the mailbox that receives reports after mailto:.")},
-		dmarc.CodeExistenceUnknown:     {status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
+		dmarc.CodeLegacyPct:            warnLow("dmarc.legacy-pct", "记录含有 pct=%d，这是 RFC 9989 已删除的标签：仍遵循旧规范的接收方对未通过 DMARC 的邮件，每 100 封只对其中 %d 封执行策略。", "The record has pct=%d, a tag removed by RFC 9989: receivers that still follow the old specification apply the policy to only %d in 100 messages that fail DMARC."),
+		dmarc.CodeDuplicateTag:         warnLow("dmarc.duplicate-tag", "记录中有重复的标签；严格的接收方可能忽略整条记录。", "A tag appears twice; strict receivers may ignore the whole record."),
+		dmarc.CodeTagNameCase:          {id: "dmarc.tag-name-case", status: StatusWarn, severity: SeverityMedium, say: msg("记录中有标签名的大小写与规范不符（例如 P=reject）：DMARC 标签名区分大小写，接收方不会把它当作对应的标签，而是直接忽略。", "A tag name is written in another case (such as P=reject): DMARC tag names are case-sensitive, so receivers do not read it as that tag and ignore it.")},
+		dmarc.CodeUppercaseVersionTag:  warnLow("dmarc.uppercase-version-tag", "版本标签写成了大写 V=，部分接收方不会识别。", "The version tag is written as upper-case V=, which some receivers do not recognise."),
+		dmarc.CodeMalformedTag:         warnLow("dmarc.malformed-tag", "记录中部分内容格式错误，已被忽略。", "Part of the record is malformed and is ignored."),
+		dmarc.CodeInvalidADKIM:         warnLow("dmarc.invalid-adkim", "adkim 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The adkim value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidASPF:          warnLow("dmarc.invalid-aspf", "aspf 的取值无效，接收方会使用默认的宽松对齐，或忽略记录。", "The aspf value is invalid; receivers use relaxed alignment or ignore the record."),
+		dmarc.CodeInvalidT:             warnLow("dmarc.invalid-t", "t 标签的取值无效，按默认值 n 处理。", "The t value is invalid and is treated as the default n."),
+		dmarc.CodeInvalidPSD:           warnLow("dmarc.invalid-psd", "psd 标签的取值无效，按默认值 u 处理。", "The psd value is invalid and is treated as the default u."),
+		dmarc.CodeInvalidFO:            warnLow("dmarc.invalid-fo", "fo 标签的取值无效，按默认值 0 处理。", "The fo value is invalid and is treated as the default 0."),
+		dmarc.CodeInvalidRUF:           warnLow("dmarc.invalid-ruf", "有失败报告地址（ruf）格式无效。", "A failure-report address (ruf) is malformed."),
+		dmarc.CodeNearerRecordIgnored:  warnLow("dmarc.nearer-record-ignored", "较近的上级域名有 DMARC 记录，但按 RFC 9989 的规则，生效的是更上层的记录。", "A nearer parent domain has a DMARC record, but under RFC 9989 a record higher up takes effect."),
+		dmarc.CodeSubdomainPolicyNone:  {id: "dmarc.subdomain-policy-none", status: StatusWarn, severity: SeverityMedium, say: msg("该域名自身的策略是拒收或隔离，但 sp=none 让它的子域名不受保护：冒用任何子域名发出的邮件都不会被拦截。", "The domain's own policy is reject or quarantine, but sp=none leaves its subdomains unprotected: mail spoofing any subdomain is not stopped.")},
+		dmarc.CodeInvalidRUA:           {id: "dmarc.invalid-rua", status: StatusPass, severity: SeverityLow, say: msg("部分汇总报告地址（rua）格式无效，不会收到发往它们的报告。", "Some aggregate-report addresses (rua) are malformed, so no reports go to them.")},
+		dmarc.CodeExternalUnauthorized: {id: "dmarc.external-unauthorized", status: StatusPass, severity: SeverityLow, say: msg("部分汇总报告地址属于其他域名，而该域名没有发布授权记录，因此报告不会发送过去。", "Some aggregate-report addresses belong to another domain that has not published an authorization record, so reports will not be sent there.")},
+		dmarc.CodeURINoAddress:         {id: "dmarc.uri-no-address", status: StatusPass, severity: SeverityLow, say: msg("有报告地址只写了 mailto:，没有邮箱：它是合法的 URI（因此缺少有效策略时仍可按 none 处理），但报告无处可发。请在 mailto: 后面写上接收报告的邮箱。", "A report address is just mailto: with no mailbox: it is a valid URI (so it still supplies the none fallback when the policy is missing or invalid), but reports cannot go anywhere. Put the mailbox that receives reports after mailto:.")},
+		dmarc.CodeExistenceUnknown:     {id: "dmarc.existence-unknown", status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("无法确定该域名是否存在，而上级记录对存在与不存在的子域名规定了不同的策略；此处按存在处理（sp 或 p），实际生效的策略可能不同。", "Whether the domain exists could not be determined, and the parent record sets different policies for existing and non-existent subdomains; it is treated as existing (sp or p), so the policy that really applies may differ.")},
 	}
 	dmarcNotes = map[dmarc.Code]text{
 		dmarc.CodeMultipleRecords:    msg("查询到的某个名称下有多条 DMARC 记录，这些记录全部被忽略。", "A queried name has several DMARC records; all of them are ignored."),
@@ -56,7 +56,7 @@ var (
 		dmarc.CodeTreeWalkShortcut:   msg("域名层级较深，查询时跳过了部分中间层级的记录。", "The name is deep, so policy discovery skipped some intermediate levels."),
 		dmarc.CodeExternalUnverified: msg("部分汇总报告地址属于其他域名，无法确认对方是否授权接收报告。", "Some aggregate-report addresses belong to another domain whose authorization could not be confirmed."),
 	}
-	dmarcOwnDiscarded  = rule{status: StatusWarn, severity: SeverityMedium, say: msg("该域名自己的 _dmarc 名称下有多条 DMARC 记录，全部被忽略，生效的是上级域名的策略。", "The domain's own _dmarc name has several DMARC records, which are all ignored, so a parent domain's policy applies instead.")}
+	dmarcOwnDiscarded  = rule{id: "dmarc.own-discarded", status: StatusWarn, severity: SeverityMedium, say: msg("该域名自己的 _dmarc 名称下有多条 DMARC 记录，全部被忽略，生效的是上级域名的策略。", "The domain's own _dmarc name has several DMARC records, which are all ignored, so a parent domain's policy applies instead.")}
 	dmarcFactDirect    = msg("策略记录发布在该域名自己的 _dmarc 名称下。", "The policy record is published at the domain's own _dmarc name.")
 	dmarcFactRUA       = msg("记录请求发送汇总报告（rua）。", "The record asks for aggregate reports (rua).")
 	dmarcFactWalk      = msg("在该域名及其上级域名的 _dmarc 名称下都没有找到 DMARC 记录（共查询了 %d 个名称）。", "No DMARC record was found at _dmarc of the domain or of its parent domains (%d names queried).")

@@ -9,23 +9,23 @@ import (
 )
 
 var (
-	stsEnforce      = rule{status: StatusPass, severity: SeverityInfo, say: msg("MTA-STS 处于强制模式（enforce），策略有效。", "MTA-STS is in enforce mode with a valid policy.")}
-	stsMissing      = rule{status: StatusFail, severity: SeverityLow, say: msg("没有发布 MTA-STS，发件方无法得知投递到该域名时必须使用加密连接。", "MTA-STS is not published, so senders cannot know that delivery to the domain must be encrypted.")}
-	stsNoMail       = rule{status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 MTA-STS。", "The domain accepts no mail (null MX), so MTA-STS is not needed.")}
-	stsBadAnnounce  = rule{status: StatusFail, severity: SeverityMedium, say: msg("_mta-sts 记录无效或不唯一，发件方会认为该域名没有 MTA-STS。", "The _mta-sts record is invalid or not unique, so senders treat the domain as having no MTA-STS.")}
-	stsUnreachable  = rule{status: StatusFail, severity: SeverityMedium, say: msg("已声明 MTA-STS，但无法通过 HTTPS 获取策略文件，发件方会当作没有策略。", "MTA-STS is announced, but the policy file cannot be fetched over HTTPS, so senders act as if there were no policy.")}
-	stsFetchUnknown = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("无法确定：策略主机的 DNS 查询或 HTTPS 获取超时，或没有得到明确结果。", "Could not be determined: the policy host's DNS lookup or the HTTPS fetch timed out or gave no conclusive answer.")}
-	stsInvalid      = rule{status: StatusFail, severity: SeverityMedium, say: msg("获取到了策略文件，但它不是有效的 MTA-STS 策略，发件方会忽略它。", "The policy file was fetched but is not a valid MTA-STS policy, so senders ignore it.")}
-	stsTesting      = rule{status: StatusWarn, severity: SeverityLow, say: msg("MTA-STS 处于测试模式（testing）：加密失败只会被报告，邮件仍会投递。", "MTA-STS is in testing mode: failures are only reported and mail is still delivered.")}
-	stsModeNone     = rule{status: StatusFail, severity: SeverityLow, say: msg("MTA-STS 策略模式为 none，表示策略已撤销，不提供保护。", "The MTA-STS policy mode is none: the policy is withdrawn and protects nothing.")}
-	stsUncovered    = rule{status: StatusFail, severity: SeverityHigh, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；在强制模式下，遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in enforce mode, compliant senders will not deliver to them.")}
-	stsUncoveredTry = rule{status: StatusWarn, severity: SeverityLow, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；测试模式下只会产生失败报告，强制模式下遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in testing mode this only produces failure reports, but in enforce mode compliant senders would not deliver to them.")}
-	stsMXUnknown    = rule{status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("MX 记录没有查到明确结果，无法核对策略是否覆盖了所有收件服务器。", "The MX lookup gave no conclusive answer, so whether the policy covers every mail server could not be checked.")}
+	stsEnforce      = rule{id: "mta-sts.enforce", status: StatusPass, severity: SeverityInfo, say: msg("MTA-STS 处于强制模式（enforce），策略有效。", "MTA-STS is in enforce mode with a valid policy.")}
+	stsMissing      = rule{id: "mta-sts.missing", status: StatusFail, severity: SeverityLow, say: msg("没有发布 MTA-STS，发件方无法得知投递到该域名时必须使用加密连接。", "MTA-STS is not published, so senders cannot know that delivery to the domain must be encrypted.")}
+	stsNoMail       = rule{id: "mta-sts.no-mail", status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 MTA-STS。", "The domain accepts no mail (null MX), so MTA-STS is not needed.")}
+	stsBadAnnounce  = rule{id: "mta-sts.announcement-invalid", status: StatusFail, severity: SeverityMedium, say: msg("_mta-sts 记录无效或不唯一，发件方会认为该域名没有 MTA-STS。", "The _mta-sts record is invalid or not unique, so senders treat the domain as having no MTA-STS.")}
+	stsUnreachable  = rule{id: "mta-sts.unreachable", status: StatusFail, severity: SeverityMedium, say: msg("已声明 MTA-STS，但无法通过 HTTPS 获取策略文件，发件方会当作没有策略。", "MTA-STS is announced, but the policy file cannot be fetched over HTTPS, so senders act as if there were no policy.")}
+	stsFetchUnknown = rule{id: "mta-sts.fetch-inconclusive", status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("无法确定：策略主机的 DNS 查询或 HTTPS 获取超时，或没有得到明确结果。", "Could not be determined: the policy host's DNS lookup or the HTTPS fetch timed out or gave no conclusive answer.")}
+	stsInvalid      = rule{id: "mta-sts.invalid", status: StatusFail, severity: SeverityMedium, say: msg("获取到了策略文件，但它不是有效的 MTA-STS 策略，发件方会忽略它。", "The policy file was fetched but is not a valid MTA-STS policy, so senders ignore it.")}
+	stsTesting      = rule{id: "mta-sts.testing", status: StatusWarn, severity: SeverityLow, say: msg("MTA-STS 处于测试模式（testing）：加密失败只会被报告，邮件仍会投递。", "MTA-STS is in testing mode: failures are only reported and mail is still delivered.")}
+	stsModeNone     = rule{id: "mta-sts.mode-none", status: StatusFail, severity: SeverityLow, say: msg("MTA-STS 策略模式为 none，表示策略已撤销，不提供保护。", "The MTA-STS policy mode is none: the policy is withdrawn and protects nothing.")}
+	stsUncovered    = rule{id: "mta-sts.uncovered", status: StatusFail, severity: SeverityHigh, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；在强制模式下，遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in enforce mode, compliant senders will not deliver to them.")}
+	stsUncoveredTry = rule{id: "mta-sts.uncovered-testing", status: StatusWarn, severity: SeverityLow, say: msg("不在策略 mx 列表中的收件服务器共 %d 台；测试模式下只会产生失败报告，强制模式下遵守 MTA-STS 的发件方不会向它们投递。", "Mail servers not covered by the policy's mx patterns: %d; in testing mode this only produces failure reports, but in enforce mode compliant senders would not deliver to them.")}
+	stsMXUnknown    = rule{id: "mta-sts.mx-inconclusive", status: StatusWarn, severity: SeverityMedium, undetermined: true, say: msg("MX 记录没有查到明确结果，无法核对策略是否覆盖了所有收件服务器。", "The MX lookup gave no conclusive answer, so whether the policy covers every mail server could not be checked.")}
 	stsRules        = map[mtasts.Code]rule{
-		mtasts.CodePolicyMediaType:            {status: StatusWarn, severity: SeverityLow, say: msg("策略文件的类型不是 text/plain，部分发件方会拒绝使用它。", "The policy file is not served as text/plain, which some senders reject.")},
-		mtasts.CodePolicyMaxAgeZero:           {status: StatusWarn, severity: SeverityLow, say: msg("max_age 为 0，发件方不会缓存策略，保护作用有限。", "max_age is 0, so senders do not cache the policy and protection is limited.")},
-		mtasts.CodePolicyDuplicateField:       {status: StatusWarn, severity: SeverityLow, say: msg("策略文件中有重复字段，只有第一个生效。", "The policy file repeats a field; only the first one counts.")},
-		mtasts.CodeAnnouncementDuplicateField: {status: StatusWarn, severity: SeverityLow, say: msg("_mta-sts 记录中有重复字段。", "The _mta-sts record repeats a field.")},
+		mtasts.CodePolicyMediaType:            {id: "mta-sts.policy-media-type", status: StatusWarn, severity: SeverityLow, say: msg("策略文件的类型不是 text/plain，部分发件方会拒绝使用它。", "The policy file is not served as text/plain, which some senders reject.")},
+		mtasts.CodePolicyMaxAgeZero:           {id: "mta-sts.policy-max-age-zero", status: StatusWarn, severity: SeverityLow, say: msg("max_age 为 0，发件方不会缓存策略，保护作用有限。", "max_age is 0, so senders do not cache the policy and protection is limited.")},
+		mtasts.CodePolicyDuplicateField:       {id: "mta-sts.policy-duplicate-field", status: StatusWarn, severity: SeverityLow, say: msg("策略文件中有重复字段，只有第一个生效。", "The policy file repeats a field; only the first one counts.")},
+		mtasts.CodeAnnouncementDuplicateField: {id: "mta-sts.announcement-duplicate-field", status: StatusWarn, severity: SeverityLow, say: msg("_mta-sts 记录中有重复字段。", "The _mta-sts record repeats a field.")},
 	}
 	// stsNotes say why a fetch or a policy failed.
 	stsNotes = map[mtasts.Code]text{

@@ -8,14 +8,14 @@ import (
 )
 
 var (
-	rptPass    = rule{status: StatusPass, severity: SeverityInfo, say: msg("已配置 TLS 报告（TLS-RPT），发件方会报告加密投递失败的情况。", "TLS reporting (TLS-RPT) is configured, so senders report failed encrypted deliveries.")}
-	rptMissing = rule{status: StatusFail, severity: SeverityLow, say: msg("没有 TLS-RPT 记录，加密投递失败时不会收到报告。", "There is no TLS-RPT record, so no reports arrive when encrypted delivery fails.")}
-	rptNoMail  = rule{status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 TLS 报告。", "The domain accepts no mail (null MX), so TLS reporting is not needed.")}
-	rptInvalid = rule{status: StatusFail, severity: SeverityLow, say: msg("TLS-RPT 记录无效或没有可用的报告地址，发件方不会发送报告。", "The TLS-RPT record is invalid or has no usable report address, so senders send no reports.")}
+	rptPass    = rule{id: "tls-rpt.pass", status: StatusPass, severity: SeverityInfo, say: msg("已配置 TLS 报告（TLS-RPT），发件方会报告加密投递失败的情况。", "TLS reporting (TLS-RPT) is configured, so senders report failed encrypted deliveries.")}
+	rptMissing = rule{id: "tls-rpt.missing", status: StatusFail, severity: SeverityLow, say: msg("没有 TLS-RPT 记录，加密投递失败时不会收到报告。", "There is no TLS-RPT record, so no reports arrive when encrypted delivery fails.")}
+	rptNoMail  = rule{id: "tls-rpt.no-mail", status: StatusInfo, severity: SeverityInfo, say: msg("该域名不接收邮件（空 MX），无需 TLS 报告。", "The domain accepts no mail (null MX), so TLS reporting is not needed.")}
+	rptInvalid = rule{id: "tls-rpt.invalid", status: StatusFail, severity: SeverityLow, say: msg("TLS-RPT 记录无效或没有可用的报告地址，发件方不会发送报告。", "The TLS-RPT record is invalid or has no usable report address, so senders send no reports.")}
 	rptRules   = map[tlsrpt.Code]rule{
-		tlsrpt.CodeMultipleRecords:         {status: StatusFail, severity: SeverityLow, say: msg("找到 %d 条 TLS-RPT 记录；只能有一条，发件方会视为未配置。", "%d TLS-RPT records were found; only one is allowed, so senders treat reporting as not configured.")},
-		tlsrpt.CodeSomeInvalidDestinations: {status: StatusWarn, severity: SeverityLow, say: msg("部分报告地址无效（只支持 mailto: 和 https:），不会收到发往它们的报告。", "Some report addresses are invalid (only mailto: and https: work), so no reports reach them.")},
-		tlsrpt.CodeDuplicateRUA:            {status: StatusWarn, severity: SeverityLow, say: msg("记录中有多个 rua 字段，部分发件方只会读取第一个。", "The record has more than one rua field; some senders read only the first.")},
+		tlsrpt.CodeMultipleRecords:         {id: "tls-rpt.multiple-records", status: StatusFail, severity: SeverityLow, say: msg("找到 %d 条 TLS-RPT 记录；只能有一条，发件方会视为未配置。", "%d TLS-RPT records were found; only one is allowed, so senders treat reporting as not configured.")},
+		tlsrpt.CodeSomeInvalidDestinations: {id: "tls-rpt.some-invalid-destinations", status: StatusWarn, severity: SeverityLow, say: msg("部分报告地址无效（只支持 mailto: 和 https:），不会收到发往它们的报告。", "Some report addresses are invalid (only mailto: and https: work), so no reports reach them.")},
+		tlsrpt.CodeDuplicateRUA:            {id: "tls-rpt.duplicate-rua", status: StatusWarn, severity: SeverityLow, say: msg("记录中有多个 rua 字段，部分发件方只会读取第一个。", "The record has more than one rua field; some senders read only the first.")},
 	}
 	rptNotes = map[tlsrpt.Code]text{
 		tlsrpt.CodeSyntaxError:          msg("TLS-RPT 记录不符合 RFC 8460 的语法。", "The TLS-RPT record does not follow the RFC 8460 grammar."),

@@ -90,9 +90,8 @@ type Config struct {
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)
-	// MaxConcurrentScans bounds the scans, IP checks and Records calls
-	// that run at the same time; more wait, in arrival order, for one to
-	// finish. 0 means
+	// MaxConcurrentScans bounds the scans and IP checks that run at the
+	// same time; more wait, in arrival order, for one to finish. 0 means
 	// DefaultMaxConcurrentScans; a negative value means no bound. The
 	// wait counts against the caller's context (a scan whose context ends
 	// while it waits returns the context's error and costs nothing), not

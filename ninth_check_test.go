@@ -176,7 +176,10 @@ var ninthCheckSteps = []editStep{
 		last := regexp.QuoteMeta(string(order[len(order)-1]))
 		replaceRe(t, dir, "example_test.go", regexp.MustCompile(`(?m)^(\t// `+last+` +\w+\n)`), "${1}\t// ninth    info\n")
 	}},
-	{"httpapi/helptext.go (its help page, and the fix of each finding)", func(t *testing.T, dir string) {
+	{"testdata/finding-ids.txt (the ids of its findings, pinned for good)", func(t *testing.T, dir string) {
+		replace(t, dir, "testdata/finding-ids.txt", "caa.wild-only\n", "caa.wild-only\nninth.pass\nninth.no-record\nninth.multiple-records\nninth.no-location\nninth.insecure-location\n")
+	}},
+	{"httpapi/helptext.go (its help page, and the fix of each finding, by finding id)", func(t *testing.T, dir string) {
 		replace(t, dir, "httpapi/helptext.go", "var checkHelps = map[mailauth.CheckID]checkHelp{\n", "var checkHelps = map[mailauth.CheckID]checkHelp{\n"+ninthHelp)
 		replace(t, dir, "httpapi/helptext.go", "var findingFixes = map[string]mailauth.LocalizedText{\n", "var findingFixes = map[string]mailauth.LocalizedText{\n"+ninthFixes)
 	}},
@@ -294,12 +297,12 @@ import (
 )
 
 var (
-	ninthPass  = rule{status: StatusPass, severity: SeverityInfo, say: msg("已发布第九项记录，其中的地址使用 HTTPS。", "The ninth record is published and its location uses HTTPS.")}
+	ninthPass  = rule{id: "ninth.pass", status: StatusPass, severity: SeverityInfo, say: msg("已发布第九项记录，其中的地址使用 HTTPS。", "The ninth record is published and its location uses HTTPS.")}
 	ninthRules = map[ninth.Code]rule{
-		ninth.CodeNoRecord:         {status: StatusInfo, severity: SeverityInfo, say: msg("没有第九项记录。", "There is no ninth record.")},
-		ninth.CodeMultipleRecords:  {status: StatusWarn, severity: SeverityMedium, say: msg("第九项记录不止一条，收件方一条也不会使用。", "There is more than one ninth record, so receivers use none of them.")},
-		ninth.CodeNoLocation:       warnLow("第九项记录缺少 l= 标签。", "The ninth record has no l= tag."),
-		ninth.CodeInsecureLocation: warnLow("第九项记录中的地址没有使用 HTTPS。", "The ninth record's location does not use HTTPS."),
+		ninth.CodeNoRecord:         {id: "ninth.no-record", status: StatusInfo, severity: SeverityInfo, say: msg("没有第九项记录。", "There is no ninth record.")},
+		ninth.CodeMultipleRecords:  {id: "ninth.multiple-records", status: StatusWarn, severity: SeverityMedium, say: msg("第九项记录不止一条，收件方一条也不会使用。", "There is more than one ninth record, so receivers use none of them.")},
+		ninth.CodeNoLocation:       warnLow("ninth.no-location", "第九项记录缺少 l= 标签。", "The ninth record has no l= tag."),
+		ninth.CodeInsecureLocation: warnLow("ninth.insecure-location", "第九项记录中的地址没有使用 HTTPS。", "The ninth record's location does not use HTTPS."),
 	}
 	ninthFactCount = msg("找到 %d 条第九项记录。", "Ninth records found: %d.")
 )
@@ -333,11 +336,11 @@ const ninthHelp = `	mailauth.CheckNinth: {
 	},
 `
 
-const ninthFixes = `	"The ninth record is published and its location uses HTTPS.":       bi("无需处理。", "Nothing to fix."),
-	"There is no ninth record.":                                          bi("如需使用，发布一条第九项记录。", "Publish a ninth record if you want one."),
-	"There is more than one ninth record, so receivers use none of them.": bi("只保留一条第九项记录。", "Keep exactly one ninth record."),
-	"The ninth record has no l= tag.":                                    bi("在记录中加入 l= 标签。", "Add an l= tag to the record."),
-	"The ninth record's location does not use HTTPS.":                    bi("把 l= 标签改为 HTTPS 地址。", "Change the l= tag to an HTTPS URL."),
+const ninthFixes = `	"ninth.pass":              bi("无需处理。", "Nothing to fix."),
+	"ninth.no-record":         bi("如需使用，发布一条第九项记录。", "Publish a ninth record if you want one."),
+	"ninth.multiple-records":  bi("只保留一条第九项记录。", "Keep exactly one ninth record."),
+	"ninth.no-location":       bi("在记录中加入 l= 标签。", "Add an l= tag to the record."),
+	"ninth.insecure-location": bi("把 l= 标签改为 HTTPS 地址。", "Change the l= tag to an HTTPS URL."),
 `
 
 var ninthRow = `	{

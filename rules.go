@@ -43,9 +43,16 @@ func GradeFloors() []GradeFloor {
 	return out
 }
 
-// StatusRule is one verdict a check can reach: its status, its severity
-// and the sentence that states it (a count in the sentence is written N).
+// StatusRule is one verdict a check can reach: its id, its status, its
+// severity and the sentence that states it (a count in the sentence is
+// written N).
 type StatusRule struct {
+	// ID names the finding for good, whatever its sentence says: the
+	// check's id (scan for the rules shared by every check), a dot and
+	// the finding in kebab case, such as spf.lookup-limit-exceeded. It is
+	// a valid URL fragment and HTML id; the help pages anchor each
+	// finding by it.
+	ID string
 	// Check is the check the rule belongs to; empty for the rules that
 	// apply to every check (a lookup that could not be concluded).
 	Check    CheckID
@@ -64,10 +71,10 @@ func StatusRules() []StatusRule {
 		out = append(out, docRule("", r))
 	}
 	for _, c := range checkTable {
-		seen := map[text]bool{}
+		seen := map[string]bool{}
 		for _, r := range sortRules(append(c.rules(), tooLongRules(c.id)...)) {
-			if !seen[r.say] {
-				seen[r.say] = true
+			if !seen[r.id] {
+				seen[r.id] = true
 				out = append(out, docRule(c.id, r))
 			}
 		}
@@ -78,15 +85,15 @@ func StatusRules() []StatusRule {
 // sharedRules are the verdicts any check can reach.
 func sharedRules() []rule {
 	return append([]rule{
-		{status: StatusWarn, severity: SeverityMedium, say: txtInconclusive, undetermined: true},
-		{status: StatusWarn, severity: SeverityMedium, say: txtTimedOut, undetermined: true},
-		{status: StatusWarn, severity: SeverityMedium, say: txtInternal, undetermined: true},
+		{id: "scan.inconclusive", status: StatusWarn, severity: SeverityMedium, say: txtInconclusive, undetermined: true},
+		{id: "scan.timed-out", status: StatusWarn, severity: SeverityMedium, say: txtTimedOut, undetermined: true},
+		{id: "scan.internal-error", status: StatusWarn, severity: SeverityMedium, say: txtInternal, undetermined: true},
 	}, attributionRules()...)
 }
 
 // notEvaluated is the info rule of a check that lacks its input.
-func notEvaluated(say text) rule {
-	return rule{status: StatusInfo, severity: SeverityInfo, say: say}
+func notEvaluated(id string, say text) rule {
+	return rule{id: id, status: StatusInfo, severity: SeverityInfo, say: say}
 }
 
 // tableRules returns the rules of a finding table in a stable order.
@@ -110,6 +117,7 @@ var countVerb = regexp.MustCompile(`%(\[\d+\])?d`)
 // docRule renders a rule for documentation, its counts written N.
 func docRule(id CheckID, r rule) StatusRule {
 	return StatusRule{
+		ID:       r.id,
 		Check:    id,
 		Status:   r.status,
 		Severity: r.severity,

@@ -58,11 +58,12 @@ func ruleTexts(t *testing.T, file string) []string {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
 			if id, ok := n.Type.(*ast.Ident); ok && id.Name == "rule" {
-				out = append(out, sayOf(n)...)
+				out = append(out, sayOf(t, file, n)...)
 			}
 		case *ast.CallExpr:
-			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "warnLow" && len(n.Args) == 2 {
-				out = append(out, stringLit(n.Args[1])...)
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "warnLow" && len(n.Args) == 3 {
+				assert.NotEmpty(t, stringLit(n.Args[0]), "%s: warnLow without a literal id", file)
+				out = append(out, stringLit(n.Args[2])...)
 			}
 		}
 		return true
@@ -83,7 +84,7 @@ func ruleTexts(t *testing.T, file string) []string {
 		for _, e := range cl.Elts {
 			if kv, ok := e.(*ast.KeyValueExpr); ok {
 				if v, ok := kv.Value.(*ast.CompositeLit); ok && v.Type == nil {
-					out = append(out, sayOf(v)...)
+					out = append(out, sayOf(t, file, v)...)
 				}
 			}
 		}
@@ -93,7 +94,17 @@ func ruleTexts(t *testing.T, file string) []string {
 }
 
 // sayOf returns the English text of a rule literal's say: msg(zh, en).
-func sayOf(cl *ast.CompositeLit) []string {
+// A literal with a sentence must declare its id beside it.
+func sayOf(t *testing.T, file string, cl *ast.CompositeLit) []string {
+	t.Helper()
+	var id []string
+	for _, e := range cl.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "id" {
+				id = stringLit(kv.Value)
+			}
+		}
+	}
 	for _, e := range cl.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)
 		if !ok {
@@ -106,8 +117,12 @@ func sayOf(cl *ast.CompositeLit) []string {
 		if !ok || len(call.Args) < 2 {
 			continue
 		}
-		if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "msg" {
-			return stringLit(call.Args[1])
+		if fn, ok := call.Fun.(*ast.Ident); ok && fn.Name == "msg" {
+			en := stringLit(call.Args[1])
+			if len(en) > 0 { // a literal sentence, not warnLow's own body
+				assert.NotEmpty(t, id, "%s: rule %q declares no literal id", file, en)
+			}
+			return en
 		}
 	}
 	return nil

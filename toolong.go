@@ -11,11 +11,11 @@ package mailauth
 // for an mta-sts host that cannot exist (package caa).
 
 var (
-	stsNameTooLong = rule{status: StatusInfo, severity: SeverityInfo, say: msg(
+	stsNameTooLong = rule{id: "mta-sts.name-too-long", status: StatusInfo, severity: SeverityInfo, say: msg(
 		"没有发布 MTA-STS：它应发布在“_mta-sts.”加上域名的名称下，而这个名称超过了 DNS 名称 %d 个字符的上限，不可能存在。",
 		"MTA-STS is not published: the name it would be published at, \"_mta-sts.\" followed by the domain, is longer than the %d-character limit of a DNS name, so it cannot exist.",
 		MaxDomainLen)}
-	rptNameTooLong = rule{status: StatusInfo, severity: SeverityInfo, say: msg(
+	rptNameTooLong = rule{id: "tls-rpt.name-too-long", status: StatusInfo, severity: SeverityInfo, say: msg(
 		"没有发布 TLS-RPT：它应发布在“_smtp._tls.”加上域名的名称下，而这个名称超过了 DNS 名称 %d 个字符的上限，不可能存在。",
 		"TLS-RPT is not published: the name it would be published at, \"_smtp._tls.\" followed by the domain, is longer than the %d-character limit of a DNS name, so it cannot exist.",
 		MaxDomainLen)}

@@ -53,9 +53,16 @@ func TestProviderCorpusOverHTTP(t *testing.T) {
 		var sum struct {
 			Grade  string
 			Score  int
-			Checks []struct{ ID, Status string }
+			Checks []struct {
+				ID, Status string
+				Summary    struct{ EN string }
+			}
 		}
 		require.NoError(t, json.Unmarshal(r.Body, &sum), d.Domain)
+		for _, ch := range sum.Checks {
+			assert.NotEmpty(t, findingOf(mailauth.CheckID(ch.ID), ch.Summary.EN),
+				"%s: the %s summary %q is no finding the page can link to", d.Domain, ch.ID, ch.Summary.EN)
+		}
 		want, grade, score := d.Want()
 		got := map[string]string{}
 		for _, ch := range sum.Checks {

@@ -12,6 +12,8 @@ func helpPath(id mailauth.CheckID) string { return "/help/" + string(id) + "/" }
 // helpFinding is one verdict on a help page: what it says and how it is
 // usually fixed.
 type helpFinding struct {
+	// ID is the finding's id, the anchor of its entry on the page.
+	ID           string
 	Status       mailauth.Status
 	Severity     mailauth.Severity
 	StatusWord   mailauth.LocalizedText
@@ -59,8 +61,8 @@ func helpPages() ([]helpPage, error) {
 	return pages, err
 }
 
-// helpPagesFrom is helpPages with the fixes taken from fixes; missing
-// lists the verdicts (English) that fixes has no entry for.
+// helpPagesFrom is helpPages with the fixes taken from fixes, keyed by
+// finding id; missing lists the ids that fixes has no entry for.
 func helpPagesFrom(fixes map[string]mailauth.LocalizedText) (pages []helpPage, missing []string, err error) {
 	weights := map[mailauth.CheckID]int{}
 	for _, w := range mailauth.ScoreWeights() {
@@ -69,12 +71,12 @@ func helpPagesFrom(fixes map[string]mailauth.LocalizedText) (pages []helpPage, m
 	var shared, faults []helpFinding
 	byCheck := map[mailauth.CheckID][]helpFinding{}
 	for _, r := range mailauth.StatusRules() {
-		fix, ok := fixes[r.Text.EN]
+		fix, ok := fixes[r.ID]
 		if !ok {
-			missing = append(missing, r.Text.EN)
+			missing = append(missing, r.ID)
 			fix = noFixYet
 		}
-		f := helpFinding{Status: r.Status, Severity: r.Severity, Text: r.Text, Fix: fix,
+		f := helpFinding{ID: r.ID, Status: r.Status, Severity: r.Severity, Text: r.Text, Fix: fix,
 			StatusWord: statusWords[r.Status], SeverityWord: severityWords[r.Severity]}
 		switch {
 		case r.Check == "" && r.Status == mailauth.StatusFail:

@@ -28,16 +28,16 @@ func TestHelpCoversRules(t *testing.T) {
 	t.Parallel()
 	rules := map[string]bool{}
 	for _, r := range mailauth.StatusRules() {
-		rules[r.Text.EN] = true
-		fix, ok := findingFixes[r.Text.EN]
-		if assert.True(t, ok, "no fix for the %s verdict %q", r.Check, r.Text.EN) {
-			assert.Regexp(t, han, fix.ZH, "%q: the Chinese fix", r.Text.EN)
-			assert.NotEmpty(t, fix.EN, "%q: the English fix", r.Text.EN)
-			assert.NotRegexp(t, han, fix.EN, "%q: the English fix", r.Text.EN)
+		rules[r.ID] = true
+		fix, ok := findingFixes[r.ID]
+		if assert.True(t, ok, "no fix for the %s verdict %s (%q)", r.Check, r.ID, r.Text.EN) {
+			assert.Regexp(t, han, fix.ZH, "%s: the Chinese fix", r.ID)
+			assert.NotEmpty(t, fix.EN, "%s: the English fix", r.ID)
+			assert.NotRegexp(t, han, fix.EN, "%s: the English fix", r.ID)
 		}
 	}
-	for en := range findingFixes {
-		assert.True(t, rules[en], "a fix for a verdict that no table has: %q", en)
+	for id := range findingFixes {
+		assert.True(t, rules[id], "a fix for a finding id that no table has: %q", id)
 	}
 	for _, id := range mailauth.CheckOrder() {
 		h, ok := checkHelps[id]
@@ -50,8 +50,8 @@ func TestHelpCoversRules(t *testing.T) {
 		}
 	}
 	fewer := maps.Clone(findingFixes)
-	for en := range fewer {
-		delete(fewer, en)
+	for id := range fewer {
+		delete(fewer, id)
 		break
 	}
 	_, missing, err := helpPagesFrom(findingFixes)

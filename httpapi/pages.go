@@ -128,8 +128,12 @@ func indexPage(src func() []mailauth.LocalizedText) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
+	findings, err := findingsJSON()
+	if err != nil {
+		return page{}, err
+	}
 	var b bytes.Buffer
-	data := struct{ Undetermined, NXDomain, Faults, Errors, Confusables string }{und, mailauth.NXDomainSummary().EN, faults, errTexts, conf}
+	data := struct{ Undetermined, NXDomain, Faults, Errors, Confusables, Findings string }{und, mailauth.NXDomainSummary().EN, faults, errTexts, conf, findings}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return page{}, fmt.Errorf("index.html: %w", err)
 	}

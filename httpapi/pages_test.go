@@ -261,7 +261,7 @@ func TestDeveloperStatusRules(t *testing.T) {
 		}
 	})
 	for _, r := range mailauth.StatusRules() {
-		row := string(r.Status) + "|" + string(r.Severity) + "|" + r.Text.EN + r.Text.ZH
+		row := r.ID + "|" + string(r.Status) + "|" + string(r.Severity) + "|" + r.Text.EN + r.Text.ZH
 		assert.True(t, onPage[row], "rule not on the page: %s", row)
 	}
 }

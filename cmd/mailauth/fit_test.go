@@ -152,7 +152,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 // any other control.
 func TestRecordsNoBidiControl(t *testing.T) {
 	bidi := "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-	r := mailauth.Records{
+	r := rawRecords{
 		Domain: "example.com",
 		SPF:    []string{"v=spf1 \u202eall- include:a.example.com"},
 		DMARC:  []string{"v=DMARC1; p=\u2067none\u2069"}, DMARCAt: "_dmarc.example.com",

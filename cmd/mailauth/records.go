@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/dane"
 )
 
@@ -118,7 +117,7 @@ func (p recordPrinter) values(vs []string, inconclusive bool) {
 
 // renderRecords prints the raw records of a local scan, marked as raw
 // data from the user's own resolver.
-func renderRecords(w io.Writer, r mailauth.Records, o renderOptions) {
+func renderRecords(w io.Writer, r rawRecords, o renderOptions) {
 	p := recordPrinter{printer{w, o}}
 	name := cleanText(r.Domain)
 	p.line("")
@@ -161,7 +160,7 @@ func renderRecords(w io.Writer, r mailauth.Records, o renderOptions) {
 }
 
 // spf prints the SPF records, the lookup count and the include tree.
-func (p recordPrinter) spf(r mailauth.Records) {
+func (p recordPrinter) spf(r rawRecords) {
 	p.heading(p.label("spf", cleanText(r.Domain)))
 	p.values(r.SPF, r.Inconclusive.SPF)
 	if r.SPFLookups != nil {
@@ -174,7 +173,7 @@ func (p recordPrinter) spf(r mailauth.Records) {
 }
 
 // includes prints one level of the include tree, numbered by position.
-func (p recordPrinter) includes(incs []mailauth.SPFInclude, indent string) {
+func (p recordPrinter) includes(incs []spfNode, indent string) {
 	for i, inc := range incs {
 		cost := p.label("costs", inc.Lookups)
 		if inc.Lookups == 1 {
@@ -199,7 +198,7 @@ func (p recordPrinter) includes(incs []mailauth.SPFInclude, indent string) {
 // tlsa prints the mail servers' TLSA records, when the domain has mail
 // servers: usage, selector and matching type as numbers and RFC 7218
 // mnemonics, the association data elided like a DKIM key.
-func (p recordPrinter) tlsa(r mailauth.Records) {
+func (p recordPrinter) tlsa(r rawRecords) {
 	hosts := false
 	for _, m := range r.MX {
 		hosts = hosts || m.Host != ""
@@ -225,7 +224,7 @@ func (p recordPrinter) tlsa(r mailauth.Records) {
 }
 
 // mtasts prints the announcement records and the fetched policy.
-func (p recordPrinter) mtasts(r mailauth.Records) {
+func (p recordPrinter) mtasts(r rawRecords) {
 	p.heading(p.label("mtasts", cleanText(r.Domain)))
 	p.values(r.MTASTS, r.Inconclusive.MTASTS)
 	if len(r.MTASTS) == 0 {
@@ -254,7 +253,7 @@ func orDash(s string) string {
 }
 
 // mxLines are "preference host" lines; a null MX says so.
-func mxLines(mx []mailauth.MXRecord, null string) []string {
+func mxLines(mx []mxRecord, null string) []string {
 	out := make([]string, 0, len(mx))
 	for _, m := range mx {
 		host := m.Host
@@ -267,7 +266,7 @@ func mxLines(mx []mailauth.MXRecord, null string) []string {
 }
 
 // caaLines are CAA records in zone-file form.
-func caaLines(caa []mailauth.CAARecord) []string {
+func caaLines(caa []caaRecord) []string {
 	out := make([]string, 0, len(caa))
 	for _, c := range caa {
 		out = append(out, fmt.Sprintf("%d %s %q", c.Flags, c.Tag, c.Value))

@@ -303,7 +303,7 @@ func scanOne(ctx context.Context, c scanConfig, domain string, std stdio, out *o
 	out.write(raw, func(o renderOptions) { renderScan(std.out, sum, o) }, rows)
 	out.note(domain, sum, 0)
 	if c.records {
-		recs, err := mailauth.New(c.cfg).Records(ctx, req)
+		recs, err := collectRecords(ctx, c.cfg, req)
 		if err != nil {
 			return failureExit(err, errOut)
 		}

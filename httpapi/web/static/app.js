@@ -1202,7 +1202,7 @@
     li.appendChild(head);
     li.appendChild(el("p", "card-summary", loc(c.summary)));
     var help = el("a", "help-link", t(needsFix(c) && !nxShown ? "helpFix" : "helpAbout"));
-    help.href = "/help/" + encodeURIComponent(c.id) + "/";
+    help.href = helpHref(c);
     help.appendChild(el("span", "visually-hidden", t("helpOf", { t: loc(c.title) })));
     li.appendChild(el("p", "card-help")).appendChild(help);
     var det = el("details", "card-details");
@@ -1214,6 +1214,34 @@
     if (c.diagnostics) { det.appendChild(diagTable(c)); }
     li.appendChild(det);
     return li;
+  }
+
+  // helpHref is the address of the help on a card's finding: the check's
+  // help page, at the anchor of the finding that sets its summary. The
+  // contract has no field for the finding: the server embeds every
+  // finding as [check, id, pattern] (httpapi/findingids.go), the pattern
+  // matching its English sentence with any counts; a summary that matches
+  // none links to the top of the page.
+  var findingTable = null;
+  function findingID(c) {
+    if (!findingTable) {
+      findingTable = [];
+      try {
+        JSON.parse($("results").getAttribute("data-findings") || "[]").forEach(function (f) {
+          findingTable.push({ check: f[0], id: f[1], re: new RegExp(f[2]) });
+        });
+      } catch (e) { findingTable = []; }
+    }
+    var en = (c.summary && c.summary.en) || "";
+    for (var i = 0; i < findingTable.length; i++) {
+      var f = findingTable[i];
+      if ((f.check === "" || f.check === c.id) && f.re.test(en)) { return f.id; }
+    }
+    return "";
+  }
+  function helpHref(c) {
+    var id = findingID(c);
+    return "/help/" + encodeURIComponent(c.id) + "/" + (id ? "#" + encodeURIComponent(id) : "");
   }
 
   function diagTable(c) {

@@ -1,4 +1,4 @@
-package mailauth
+package main
 
 import (
 	"context"
@@ -6,24 +6,31 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/miekg/dns"
-
+	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
+	"github.com/mailauth/mailauth/tlsrpt"
 )
 
-// Records is the raw data behind a local scan: the record texts, names and
-// addresses a [ScanSummary] never carries, for people looking at their own
-// domain through their own resolver (the CLI's `scan -records`).
+// The -records section of scan: the raw records behind a local scan,
+// collected here in the CLI and nowhere in the importable library, whose
+// results never carry raw records. Each section reads its records the way
+// its check does, with the protocol package's own Select (and Parse for
+// the SPF include tree and TLSA), so what it shows is what the checks
+// read.
+
+// rawRecords is the raw data behind a local scan: the record texts, names
+// and addresses a mailauth.ScanSummary never carries, for a person looking
+// at their own domain through their own resolver (scan -records).
 //
-// It is wire data. The HTTP service never asks for it, and it must never
-// be logged, stored or sent anywhere: it exists to be shown to the person
-// who ran the scan on their own machine. A DKIM key's p= value is elided.
-type Records struct {
+// It is wire data, only ever printed to the person who ran the scan on
+// their own machine: never logged, stored or sent anywhere. A DKIM key's
+// p= value and a TLSA record's association data are elided.
+type rawRecords struct {
 	// Domain is the scanned name (normalized, ASCII).
 	Domain string
 	// SPF lists the TXT records at Domain that start with v=spf1.
@@ -32,7 +39,7 @@ type Records struct {
 	// include mechanisms that an evaluation reaches, in record order,
 	// then the redirect= it follows (if any), each with what it costs and
 	// the includes of its own target.
-	SPFIncludes []SPFInclude
+	SPFIncludes []spfNode
 	// SPFLookups is the DNS lookup count of the whole policy, as the SPF
 	// check counts it (nil when it has no unique parsed record), and
 	// SPFLookupLimit the limit (spf.MaxLookups).
@@ -54,29 +61,29 @@ type Records struct {
 	DKIM   []string
 	DKIMAt string
 	// MX lists the domain's MX records by preference.
-	MX []MXRecord
+	MX []mxRecord
 	// TLSA lists the DANE TLSA records (RFC 7672) of the mail servers of
 	// MX, at most dane.MaxHosts of them, in MX order, the association
 	// data elided.
-	TLSA []TLSARecord
+	TLSA []tlsaRecord
 	// PTR lists the names the PTR records of PTRFor, the sending IP, give
 	// (both empty without a sending IP).
 	PTR    []string
 	PTRFor string
 	// CAA lists the relevant CAA set (RFC 8659 §3), found at CAAAt: the
 	// domain or its closest ancestor with CAA records ("" when none).
-	CAA   []CAARecord
+	CAA   []caaRecord
 	CAAAt string
 	// Inconclusive marks the sections whose lookup gave no conclusive
 	// answer (a timeout, SERVFAIL, the deadline…): their lists are empty
 	// because nothing could be learnt, not because there is no record.
-	Inconclusive RecordsInconclusive
+	Inconclusive rawInconclusive
 }
 
-// RecordsInconclusive has one flag per section of [Records]: true when a
+// rawInconclusive has one flag per section of [rawRecords]: true when a
 // lookup that section depends on was inconclusive, so an empty list there
 // means "unknown", not "none".
-type RecordsInconclusive struct {
+type rawInconclusive struct {
 	SPF    bool // the TXT lookup at the domain
 	DMARC  bool // policy discovery (dmarc.DiscoveryInconclusive)
 	MTASTS bool // the TXT lookup at _mta-sts (the policy fetch has its own "not fetched")
@@ -88,9 +95,9 @@ type RecordsInconclusive struct {
 	CAA    bool // a CAA lookup on the way up before a set was found
 }
 
-// SPFInclude is one include mechanism of an SPF record, or its redirect=
+// spfNode is one include mechanism of an SPF record, or its redirect=
 // modifier.
-type SPFInclude struct {
+type spfNode struct {
 	// Target is the include's domain-spec as written (macros unexpanded).
 	Target string
 	// Redirect is true for a redirect= modifier (RFC 7208 §6.1) that an
@@ -110,18 +117,18 @@ type SPFInclude struct {
 	// Includes are the includes of the target's own record, each costed
 	// by the SPF check of that target; nil when it has none, its target
 	// has macros, or the tree is deeper than the display bound.
-	Includes []SPFInclude
+	Includes []spfNode
 }
 
-// MXRecord is one MX record.
-type MXRecord struct {
+// mxRecord is one MX record.
+type mxRecord struct {
 	Preference uint16
 	Host       string // "" for a null MX (RFC 7505)
 }
 
-// TLSARecord is one TLSA record of a mail server, without its
+// tlsaRecord is one TLSA record of a mail server, without its
 // certificate association data (RFC 6698 §2.1).
-type TLSARecord struct {
+type tlsaRecord struct {
 	// Host is the mail server; the record is at _25._tcp.<Host>.
 	Host         string
 	Usage        uint8
@@ -135,8 +142,8 @@ type TLSARecord struct {
 	Validated bool
 }
 
-// CAARecord is one CAA record.
-type CAARecord struct {
+// caaRecord is one CAA record.
+type caaRecord struct {
 	Flags      uint8
 	Tag, Value string
 }
@@ -148,66 +155,61 @@ const (
 	maxIncludeNodes = 100
 )
 
-// Records looks up the raw records of req's domain (and of its selector
-// and sending IP, when given) through the Scanner's resolver, without the
-// scan's budget or guard, within the scan timeout (Config.ScanTimeout)
-// and ctx. It takes a slot among the scans running at once, as a scan
-// does (Config.MaxConcurrentScans): it asks as many questions as a scan,
-// and may fetch the MTA-STS policy. A lookup that gives no conclusive
-// answer, the deadline's included, marks its section in
-// Records.Inconclusive. The include costs are those of the SPF check:
-// the top level is spf.Check's Includes for the domain, each lower level
-// spf.Check's for the include's target. It is meant for the CLI; see
-// [Records] for what may be done with it. req is checked by
-// [ScanRequest.Validate], as a scan's is.
-func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error) {
+// collectRecords looks up the raw records of req's domain (and of its
+// selector and sending IP, when given) through cfg's resolver, within
+// cfg's scan timeout (mailauth.DefaultScanTimeout when unset) and ctx. A
+// lookup that gives no conclusive answer, the deadline's included, marks
+// its section in rawRecords.Inconclusive. The include costs are those of
+// the SPF check: the top level is spf.Check's Includes for the domain,
+// each lower level spf.Check's for the include's target. req is checked
+// by mailauth.ScanRequest.Validate, as a scan's is.
+func collectRecords(ctx context.Context, cfg mailauth.Config, req mailauth.ScanRequest) (rawRecords, error) {
 	in, err := req.Validate()
 	if err != nil {
-		return Records{}, err
+		return rawRecords{}, err
 	}
 	d, ip := in.Domain, in.SendingIP
-	release, err := s.admit(ctx)
-	if err != nil {
-		return Records{}, err
+	timeout := cfg.ScanTimeout
+	if timeout <= 0 {
+		timeout = mailauth.DefaultScanTimeout
 	}
-	defer release()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := &collector{r: &memo{r: s.upstream(), m: map[memoKey]resolver.Answer{}}, out: Records{Domain: d.ASCII}}
+	up := cfg.Resolver
+	if up == nil {
+		up = &resolver.Client{Servers: cfg.DNSServers} // host:port already (parseDNSServers)
+	}
+	c := &collector{r: &memo{r: up, m: map[memoKey]resolver.Answer{}}, out: rawRecords{Domain: d.ASCII}}
 	inc := &c.out.Inconclusive
 	c.spf(ctx, d.ASCII)
 	c.dmarc(ctx, d.ASCII)
 	c.out.MTASTS = mtasts.Select(c.txtAt(ctx, "_mta-sts."+d.ASCII, &inc.MTASTS))
 	if len(c.out.MTASTS) > 0 {
-		res := mtasts.Check(ctx, c.r, d.ASCII, mtasts.Options{Port: s.cfg.HTTPSPort, RootCAs: s.cfg.RootCAs,
-			AllowLoopback: s.cfg.AllowLoopbackTargets, Timeout: s.cfg.FetchTimeout})
+		res := mtasts.Check(ctx, c.r, d.ASCII, mtasts.Options{Port: cfg.HTTPSPort, RootCAs: cfg.RootCAs,
+			AllowLoopback: cfg.AllowLoopbackTargets, Timeout: cfg.FetchTimeout})
 		if res.FetchState == mtasts.Fetched {
 			c.out.MTASTSPolicy = &res.Policy
 		}
 	}
-	c.out.TLSRPT = tlsrptSelect(c.txtAt(ctx, "_smtp._tls."+d.ASCII, &inc.TLSRPT))
+	c.out.TLSRPT = tlsrpt.Select(c.txtAt(ctx, "_smtp._tls."+d.ASCII, &inc.TLSRPT))
 	if in.Selector != "" {
 		c.out.DKIMAt = dkim.Name(in.Selector, d.ASCII)
 		for _, t := range c.txtAt(ctx, c.out.DKIMAt, &inc.DKIM) {
-			c.out.DKIM = append(c.out.DKIM, ElideDKIMKey(t))
+			c.out.DKIM = append(c.out.DKIM, elideDKIMKey(t))
 		}
 	}
 	mx := c.r.Lookup(ctx, d.ASCII, resolver.TypeMX)
 	inc.MX = !mx.Conclusive()
 	for _, rr := range mx.Records {
 		if rr.Type == resolver.TypeMX {
-			c.out.MX = append(c.out.MX, MXRecord{Preference: rr.Preference, Host: rr.Target})
+			c.out.MX = append(c.out.MX, mxRecord{Preference: rr.Preference, Host: rr.Target})
 		}
 	}
 	sortMX(c.out.MX)
 	c.tlsa(ctx)
 	if ip.IsValid() {
-		rev, err := dns.ReverseAddr(ip.String())
-		if err != nil {
-			return Records{}, fmt.Errorf("mailauth: reverse name: %w", err)
-		}
 		c.out.PTRFor = ip.String()
-		ptr := c.r.Lookup(ctx, strings.TrimSuffix(rev, "."), resolver.TypePTR)
+		ptr := c.r.Lookup(ctx, resolver.ReverseName(ip), resolver.TypePTR)
 		c.out.PTR, inc.PTR = ptr.Targets(), !ptr.Conclusive()
 	}
 	c.caa(ctx, d.ASCII)
@@ -217,7 +219,7 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 // collector gathers one Records.
 type collector struct {
 	r     resolver.Resolver
-	out   Records
+	out   rawRecords
 	nodes int // SPF include nodes shown so far
 }
 
@@ -247,12 +249,12 @@ func (c *collector) spf(ctx context.Context, domain string) {
 // includes pairs the include terms an evaluation of record reaches with
 // their costs (spf.Result.Includes, in record order) and descends; a
 // redirect an evaluation follows comes last.
-func (c *collector) includes(ctx context.Context, record string, costs []spf.Include, depth int) []SPFInclude {
+func (c *collector) includes(ctx context.Context, record string, costs []spf.Include, depth int) []spfNode {
 	rec, err := spf.Parse(record)
 	if err != nil {
 		return nil
 	}
-	var out []SPFInclude
+	var out []spfNode
 	for _, t := range rec.Terms {
 		if len(out) == len(costs) || c.nodes >= maxIncludeNodes {
 			break
@@ -261,7 +263,7 @@ func (c *collector) includes(ctx context.Context, record string, costs []spf.Inc
 			continue
 		}
 		c.nodes++
-		inc := SPFInclude{Target: t.DomainSpec, Lookups: costs[len(out)].Lookups, Problem: costs[len(out)].Problem}
+		inc := spfNode{Target: t.DomainSpec, Lookups: costs[len(out)].Lookups, Problem: costs[len(out)].Problem}
 		c.expand(ctx, &inc, depth)
 		out = append(out, inc)
 	}
@@ -275,7 +277,7 @@ func (c *collector) includes(ctx context.Context, record string, costs []spf.Inc
 // follows it (rec has no all, RFC 7208 §6.1): it costs one lookup plus
 // the lookup count of the target's policy, and its problem is the error
 // the target's evaluation ends in. nil when there is none to show.
-func (c *collector) redirect(ctx context.Context, rec spf.Record, depth int) *SPFInclude {
+func (c *collector) redirect(ctx context.Context, rec spf.Record, depth int) *spfNode {
 	if _, at := rec.All(); at >= 0 || c.nodes >= maxIncludeNodes {
 		return nil
 	}
@@ -284,7 +286,7 @@ func (c *collector) redirect(ctx context.Context, rec spf.Record, depth int) *SP
 			continue
 		}
 		c.nodes++
-		node := &SPFInclude{Target: t.DomainSpec, Redirect: true, Lookups: 1}
+		node := &spfNode{Target: t.DomainSpec, Redirect: true, Lookups: 1}
 		if !strings.Contains(t.DomainSpec, "%") {
 			res := spf.Check(ctx, c.r, strings.ToLower(strings.TrimSuffix(t.DomainSpec, ".")))
 			if res.LookupCount != nil {
@@ -300,7 +302,7 @@ func (c *collector) redirect(ctx context.Context, rec spf.Record, depth int) *SP
 
 // expand fills the includes of inc's target, below the display bound and
 // when its domain-spec has no macros.
-func (c *collector) expand(ctx context.Context, inc *SPFInclude, depth int) {
+func (c *collector) expand(ctx context.Context, inc *spfNode, depth int) {
 	if depth+1 >= maxIncludeDepth || strings.Contains(inc.Target, "%") {
 		return
 	}
@@ -324,8 +326,8 @@ func (c *collector) dmarc(ctx context.Context, domain string) {
 // caa fills the relevant CAA set: the records of the closest name, from
 // the domain up, that has any (RFC 8659 §3).
 func (c *collector) caa(ctx context.Context, domain string) {
-	for name := domain; strings.Contains(name, "."); name = parentOf(name) {
-		var set []CAARecord
+	for name := domain; strings.Contains(name, "."); name = parentName(name) {
+		var set []caaRecord
 		a := c.r.Lookup(ctx, name, resolver.TypeCAA)
 		if !a.Conclusive() {
 			c.out.Inconclusive.CAA = true // the relevant set is unknown
@@ -333,7 +335,7 @@ func (c *collector) caa(ctx context.Context, domain string) {
 		}
 		for _, rr := range a.Records {
 			if rr.Type == resolver.TypeCAA {
-				set = append(set, CAARecord{Flags: rr.CAAFlags, Tag: rr.CAATag, Value: rr.CAAValue})
+				set = append(set, caaRecord{Flags: rr.CAAFlags, Tag: rr.CAATag, Value: rr.CAAValue})
 			}
 		}
 		if len(set) > 0 {
@@ -361,26 +363,21 @@ func (c *collector) tlsa(ctx context.Context) {
 			if rr.Type != resolver.TypeTLSA || err != nil {
 				continue
 			}
-			c.out.TLSA = append(c.out.TLSA, TLSARecord{Host: m.Host, Usage: t.Usage, Selector: t.Selector,
+			c.out.TLSA = append(c.out.TLSA, tlsaRecord{Host: m.Host, Usage: t.Usage, Selector: t.Selector,
 				MatchingType: t.MatchingType, DataLength: len(t.Data), Validated: a.Authentic})
 		}
 	}
 }
 
-// tlsrptSelect keeps the TXT strings that start with v=TLSRPTv1.
-func tlsrptSelect(txts []string) []string {
-	var out []string
-	for _, t := range txts {
-		if strings.HasPrefix(t, "v=TLSRPTv1") {
-			out = append(out, t)
-		}
-	}
-	return out
+// parentName is name without its first label ("" for a single label).
+func parentName(name string) string {
+	_, parent, _ := strings.Cut(name, ".")
+	return parent
 }
 
 // sortMX orders MX records by preference, then host (insertion sort:
 // a domain has a handful).
-func sortMX(mx []MXRecord) {
+func sortMX(mx []mxRecord) {
 	for i := 1; i < len(mx); i++ {
 		for j := i; j > 0 && (mx[j].Preference < mx[j-1].Preference ||
 			mx[j].Preference == mx[j-1].Preference && mx[j].Host < mx[j-1].Host); j-- {
@@ -389,11 +386,11 @@ func sortMX(mx []MXRecord) {
 	}
 }
 
-// ElideDKIMKey returns a DKIM key record with the value of its p= tag
+// elideDKIMKey returns a DKIM key record with the value of its p= tag
 // replaced by a note of its length, so that no key material is shown:
 // "v=DKIM1; k=rsa; p=MIIB…" becomes "v=DKIM1; k=rsa; p=(392 characters elided)".
 // An empty p= (a revoked key) stays empty.
-func ElideDKIMKey(record string) string {
+func elideDKIMKey(record string) string {
 	tags := strings.Split(record, ";")
 	for i, tag := range tags {
 		name, value, ok := strings.Cut(tag, "=")
