@@ -32,6 +32,8 @@ var errorTextsZH = map[string]string{
 	errBusy.msg:            "服务繁忙：正在进行的诊断太多，请稍后重试",
 	errResolverDown.msg:    "DNS 解析暂时不可用",
 	errScanIncomplete.msg:  "检查未完成：大多数检查得到的 DNS 应答无法使用，因此无法评级；请稍后重试",
+	errScanSlow.msg:        "检查未完成：等待该域名的服务器应答时用完了扫描时间，因此无法评级；请重新扫描",
+	connBusyMessage:        "服务繁忙：连接太多，请在 Retry-After 给出的秒数之后重试",
 	errInternal.msg:        "内部错误",
 	errCanceledRequest.msg: "诊断完成之前请求已被取消",
 }

@@ -218,10 +218,13 @@ func (l *Listener) answerRefused(c net.Conn) {
 	_ = c.Close()
 }
 
+// connBusyMessage is the error of a connection refused at the total cap.
+const connBusyMessage = "server busy: too many connections; retry after the number of seconds in Retry-After"
+
 // busyAnswer is the whole response to a connection refused at the total
 // cap.
 var busyAnswer = func() []byte {
-	body, _ := Encode(errorBody{Error: "server busy: too many connections; retry after the number of seconds in Retry-After"})
+	body, _ := Encode(errorBody{Error: connBusyMessage})
 	return fmt.Appendf(nil, "HTTP/1.1 500 Internal Server Error\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n"+
 		"Content-Type: application/json\r\nRetry-After: %d\r\nX-Content-Type-Options: nosniff\r\n\r\n%s", len(body), refuseRetry, body)
 }()
