@@ -8,21 +8,14 @@
 package testlab
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -54,16 +47,15 @@ func Start(tb testing.TB, zoneFiles []string, policies map[string]string) *Lab {
 	for n := range policies {
 		names = append(names, n)
 	}
-	ca, cert := certificates(tb, names)
+	cert, roots, caPEM := dnstest.TLSCertificate(tb, names...) // a test CA and a leaf for names
 	srv := httptest.NewUnstartedServer(policyHandler(policies))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	srv.StartTLS()
 	tb.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	lab.HTTPSPort, _ = strconv.Atoi(port)
-	lab.RootCAs = x509.NewCertPool()
-	lab.RootCAs.AddCert(ca)
-	lab.CAPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw})
+	lab.RootCAs = roots
+	lab.CAPEM = caPEM
 	return lab
 }
 
@@ -81,49 +73,4 @@ func policyHandler(policies map[string]string) http.Handler {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte(body))
 	})
-}
-
-// certificates makes a CA and a leaf certificate for names signed by it.
-func certificates(tb testing.TB, names []string) (*x509.Certificate, tls.Certificate) {
-	tb.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "mailauth test CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	leafTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: names[0]},
-		DNSNames:     names,
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return ca, tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
 }
