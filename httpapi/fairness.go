@@ -29,8 +29,10 @@ import (
 //     none for minutes;
 //   - slots that come back go to fresh waiting requests first, the least
 //     recent slow slot time first;
-//   - while slots run short, a diagnostic with no DNS reply for
-//     noProgressAfter has its deadline cut and its slot given back;
+//   - while fresh requests wait, a diagnostic with no DNS reply for
+//     noProgressAfter has its deadline cut and its slot given back for
+//     each; while other requests wait or the pool is nearly full, one
+//     that never had a reply in noProgressAfter since its start;
 //   - a diagnostic whose groups have nothing in flight runs with the full
 //     scan deadline, a source's second and third with laterDeadline;
 //   - each source, /56 and /48 has a budget of diagnostic time per window,
@@ -123,10 +125,6 @@ const (
 	// flight are looked at for the cut.
 	cutTick = 250 * time.Millisecond
 )
-
-// nearlyFullOf is the number of free slots at or under which the pool of
-// total counts as nearly full: a sixteenth, at least one.
-func nearlyFullOf(total int) int { return max(total/16, 1) }
 
 // watch lets the scheduler see a diagnostic's progress and cut it.
 type watch struct {
@@ -259,15 +257,7 @@ func (s *scheduler) admissible(ad admission, now time.Time) bool {
 	if s.fresh(ad, now) {
 		return true
 	}
-	if s.free <= s.reserve {
-		return false
-	}
-	for _, g := range ad.groups {
-		if s.inFlight[g.key] >= g.cap {
-			return false
-		}
-	}
-	return true
+	return s.free > s.reserve && !s.atCap(ad)
 }
 
 // take and giveBack count a slot in and out; take reports whether ad's
@@ -305,56 +295,116 @@ func (s *scheduler) release(sl *slot) {
 	s.dispatch()
 }
 
+// nearlyFullOf is the number of free slots at or under which the pool of
+// total counts as nearly full: a sixteenth, at least one.
+func nearlyFullOf(total int) int { return max(total/16, 1) }
+
 // pressed reports whether slots run short: the pool is nearly full, or
 // requests are waiting. Called with mu held.
 func (s *scheduler) pressed() bool {
 	return s.free <= nearlyFullOf(s.total) || s.queued > 0
 }
 
-// stalled picks, while slots run short, the diagnostics to cut: those
-// with no DNS reply for noProgressAfter (counted from their start when
-// they never had one), longest first, as many as it takes for the free
-// slots to cover the waiting requests and leave the pool no longer
-// nearly full. Their slots are given back at once (and granted to the
-// waiting requests): a cut scan winds down (checkGrace, and the probe of
-// the resolver when none of its questions was answered) outside the
-// pool. It returns their cut funcs, to be called without mu. Called with
-// mu held.
+// freshWaiting returns the number of sources whose oldest waiting request
+// is fresh: the waiting requests a freed slot can always be granted to.
+// The others may take only a slot beyond the reserve (and one at its own
+// in-flight cap none at all), so they cut nothing. Called with mu held.
+func (s *scheduler) freshWaiting(now time.Time) int {
+	n := 0
+	for _, src := range s.ring {
+		if s.fresh(s.queues[src][0].ad, now) {
+			n++
+		}
+	}
+	return n
+}
+
+// atCap reports whether one of ad's groups is at its in-flight cap.
+// Called with mu held.
+func (s *scheduler) atCap(ad admission) bool {
+	for _, g := range ad.groups {
+		if s.inFlight[g.key] >= g.cap {
+			return true
+		}
+	}
+	return false
+}
+
+// stalled picks, while slots run short, the diagnostics to cut, in two
+// tiers, each longest without a reply first:
+//
+//   - for the fresh waiting requests (the only ones a freed slot can
+//     always be granted to), as many as they lack, among the diagnostics
+//     with no DNS reply for noProgressAfter;
+//   - for the other waiting requests and to leave the pool no longer
+//     nearly full, as many more as that takes, among the diagnostics
+//     that never had a DNS reply in noProgressAfter since their start: a
+//     domain that answered nothing at all is made to be slow (or gone),
+//     and its scan would end with those lookups unanswered anyway. A scan that had replies and
+//     then waits (a slow MTA-STS fetch, one slow name server) is not cut
+//     for headroom, nor for a waiting request that could not take the
+//     slot: slots held by scans that keep replying (an attacker's
+//     dripping answers) never make it the one cut.
+//
+// Their slots are given back at once (and granted to the waiting
+// requests): a cut scan winds down (checkGrace, and the probe of the
+// resolver when none of its questions was answered) outside the pool. It
+// returns their cut funcs, to be called without mu. Called with mu held.
 func (s *scheduler) stalled() []func() {
 	if !s.pressed() {
 		return nil
 	}
-	want := s.queued + nearlyFullOf(s.total) + 1 - s.free
-	if want <= 0 {
+	now := s.now()
+	fresh := s.freshWaiting(now)
+	forWaiting := fresh - s.free
+	forHeadroom := s.queued + nearlyFullOf(s.total) + 1 - s.free
+	if forWaiting <= 0 && forHeadroom <= 0 {
 		return nil
 	}
-	now := s.now()
 	type cand struct {
 		sl    *slot
 		since time.Time
+		never bool // no reply since the start
 	}
 	var cands []cand
 	for sl := range s.held {
 		if sl.cut || sl.watch == nil || sl.watch.cut == nil {
 			continue
 		}
-		since := sl.start
+		since, never := sl.start, true
 		if sl.watch.lastReply != nil {
-			if t := sl.watch.lastReply(); t.After(since) {
-				since = t
+			if t := sl.watch.lastReply(); !t.IsZero() {
+				never = false
+				if t.After(since) {
+					since = t
+				}
 			}
 		}
 		if now.Sub(since) >= noProgressAfter {
-			cands = append(cands, cand{sl, since})
+			cands = append(cands, cand{sl, since, never})
 		}
 	}
 	slices.SortFunc(cands, func(a, b cand) int { return a.since.Compare(b.since) })
 	var cuts []func()
-	for _, c := range cands[:min(want, len(cands))] {
+	cut := func(c cand) {
 		c.sl.cut = true
 		s.cuts++
 		cuts = append(cuts, c.sl.watch.cut)
 		s.giveBack(c.sl)
+	}
+	for _, c := range cands { // for the fresh waiting requests
+		if len(cuts) >= forWaiting {
+			break
+		}
+		cut(c)
+	}
+	for _, c := range cands { // for headroom: scans that never had a reply
+		if len(cuts) >= forHeadroom {
+			break
+		}
+		if c.never && !c.sl.cut {
+			cut(c)
+		}
 	}
 	if len(cuts) > 0 {
 		s.dispatch()
