@@ -492,7 +492,7 @@ func (s *scheduler) setQueue(src string, q []*waiter) {
 
 // dispatch grants free slots to waiting requests: first to the fresh
 // oldest request of the source whose groups used least slot time
-// recently (ties in turn order), then, when no fresh request waits, in
+// recently (ties to the one served least recently, then in turn order), then, when no fresh request waits, in
 // turn to each source with an admissible oldest request. Called with mu
 // held.
 func (s *scheduler) dispatch() {
@@ -517,19 +517,27 @@ func (s *scheduler) dispatch() {
 }
 
 // freshest returns the ring index of the source whose oldest request is
-// fresh and whose groups used least slot time recently, the first in
-// turn order among equals; -1 when no waiting request is fresh. Called
-// with mu held.
+// fresh and whose groups used least slot time recently, among equals the
+// one whose groups were served least recently (never first), then the
+// first in turn order; -1 when no waiting request is fresh. A source that
+// scans quickly is charged nothing (quickHold) and stays fresh, so
+// without the second key any number of sources scanning quickly would tie
+// with a visitor and share the turns with it. Called with mu held.
 func (s *scheduler) freshest(now time.Time) int {
-	best, bestUsed := -1, math.Inf(1)
+	best, bestUsed, bestLast := -1, math.Inf(1), time.Time{}
 	for k := range len(s.ring) {
 		i := (s.next + k) % len(s.ring)
 		ad := s.queues[s.ring[i]][0].ad
 		if !s.idle(ad) {
 			continue
 		}
-		if u := s.usage.recent(ad.groups, now); u < freshLimit.Seconds() && u < bestUsed {
-			best, bestUsed = i, u
+		u := s.usage.recent(ad.groups, now)
+		if u >= freshLimit.Seconds() {
+			continue
+		}
+		last := s.usage.last(ad.groups)
+		if u < bestUsed || (u == bestUsed && last.Before(bestLast)) {
+			best, bestUsed, bestLast = i, u, last
 		}
 	}
 	return best

@@ -61,6 +61,19 @@ func (u used) decayed(now time.Time) float64 {
 	return u.secs * math.Exp(-dt.Seconds()/usageDecay.Seconds())
 }
 
+// last returns when a diagnostic of any of groups last gave its slot back
+// within the memory of the table (about the last usageDecay to twice
+// that), the zero Time when none did.
+func (u *usage) last(groups []capKey) time.Time {
+	var t time.Time
+	for _, g := range groups {
+		if e, ok := u.m[g.key]; ok && e.at.After(t) {
+			t = e.at
+		}
+	}
+	return t
+}
+
 // recent returns the most recent slot time of any of groups, in seconds.
 func (u *usage) recent(groups []capKey, now time.Time) float64 {
 	worst := 0.0
@@ -72,7 +85,10 @@ func (u *usage) recent(groups []capKey, now time.Time) float64 {
 	return worst
 }
 
-// add charges held to every group.
+// add charges held to every group and notes now as its last use: a group
+// is remembered for at least usageDecay after its last diagnostic, even
+// one charged nothing, so that fresh waiters can be ordered by how
+// recently they were served.
 func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 	u.sweep(now)
 	for _, g := range groups {
@@ -80,9 +96,6 @@ func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 		e, ok := u.m[g.key]
 		if ok {
 			v += e.decayed(now)
-		}
-		if v < forgetBelow.Seconds() {
-			continue
 		}
 		if !ok && len(u.m) >= maxUsageKeys {
 			for k := range u.m {
@@ -96,7 +109,7 @@ func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 }
 
 // sweep forgets, at most once per usageDecay, the groups decayed under
-// forgetBelow, and rebuilds the map when it fell to a quarter of its
+// forgetBelow and last used usageDecay ago or more, and rebuilds the map when it fell to a quarter of its
 // peak (Go maps never shrink).
 func (u *usage) sweep(now time.Time) {
 	if now.Sub(u.lastSweep) < usageDecay {
@@ -104,7 +117,7 @@ func (u *usage) sweep(now time.Time) {
 	}
 	u.lastSweep = now
 	for k, e := range u.m {
-		if e.decayed(now) < forgetBelow.Seconds() {
+		if e.decayed(now) < forgetBelow.Seconds() && now.Sub(e.at) >= usageDecay {
 			delete(u.m, k)
 		}
 	}
