@@ -266,7 +266,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 		l.bySrc[g.key]++
 	}
 	l.peak = max(l.peak, len(l.bySrc))
-	lc = &limitedConn{Conn: c, l: l, groups: groups}
+	lc = &limitedConn{Conn: c, l: l, groups: groups, exempt: exempt}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true, false
@@ -348,11 +348,23 @@ func (l *Listener) slowBody(now time.Time) *limitedConn {
 // overReserve returns, when the connections of sources holding many
 // (fewConns or more) are more than the places outside the reserve, the
 // newest connection of the source holding most: the reserve for sources
-// holding few covers busy connections too. Called with mu held.
+// holding few covers busy connections too. The connections of trusted
+// proxies are left out of both counts: a proxy carries the requests of
+// every visitor behind it, so it would always be the source holding most.
+// Called with mu held.
 func (l *Listener) overReserve() *limitedConn {
 	many := 0
+	var proxied map[string]bool // source keys of trusted proxies
 	for e := l.conns.Front(); e != nil; e = e.Next() {
-		if !l.holdsFew(e.Value.(*limitedConn).groups) {
+		c := e.Value.(*limitedConn)
+		if c.exempt {
+			if proxied == nil {
+				proxied = map[string]bool{}
+			}
+			proxied[c.groups[0].key] = true
+			continue
+		}
+		if !l.holdsFew(c.groups) {
 			many++
 		}
 	}
@@ -361,12 +373,12 @@ func (l *Listener) overReserve() *limitedConn {
 	}
 	top, most := "", 0
 	for k, n := range l.bySrc {
-		if n > most && !strings.HasPrefix(k, networkGroupPrefix) {
+		if n > most && !strings.HasPrefix(k, networkGroupPrefix) && !proxied[k] {
 			top, most = k, n
 		}
 	}
 	for e := l.conns.Back(); e != nil; e = e.Prev() {
-		if c := e.Value.(*limitedConn); c.groups[0].key == top {
+		if c := e.Value.(*limitedConn); c.groups[0].key == top && !c.exempt {
 			return c
 		}
 	}
@@ -509,6 +521,7 @@ type limitedConn struct {
 	quiet  *list.Element // in l.quiet while quiet
 	all    *list.Element // in l.conns while open
 	gone   bool          // its place was given back
+	exempt bool          // from a trusted proxy: never shed for being busy
 
 	writingSince atomic.Int64 // UnixNano when the Write in progress began; 0 when none
 	read         atomic.Int64 // bytes read from the connection
