@@ -15,8 +15,13 @@ import (
 // safe for concurrent use.
 type Progress struct {
 	answers atomic.Int64
-	last    atomic.Int64 // UnixNano of the latest reply; 0 before the first
+	last    atomic.Int64 // monoBase-relative nanoseconds of the latest reply, plus one; 0 before the first
 }
+
+// monoBase is the process's reference instant for Progress: times are kept
+// as the monotonic time elapsed since it, so that a step of the wall clock
+// (NTP, an operator) makes no scan look stalled or fresh.
+var monoBase = time.Now()
 
 // Answers returns the number of DNS replies received so far: answers,
 // denials and error codes, not time-outs, unreachable servers, canceled
@@ -24,10 +29,11 @@ type Progress struct {
 func (p *Progress) Answers() int64 { return p.answers.Load() }
 
 // Last returns when the latest DNS reply came, the zero Time before the
-// first.
+// first. The Time carries a monotonic clock reading, so comparing it with
+// time.Now (Sub, Before, After) is immune to steps of the wall clock.
 func (p *Progress) Last() time.Time {
 	if n := p.last.Load(); n != 0 {
-		return time.Unix(0, n)
+		return monoBase.Add(time.Duration(n - 1))
 	}
 	return time.Time{}
 }
@@ -47,7 +53,7 @@ func noteProgress(next resolver.Resolver) resolver.Resolver {
 	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
 		a := next.Lookup(ctx, name, qtype)
 		if p, ok := ctx.Value(progressKey{}).(*Progress); ok && repliedTo(a.Reason) {
-			p.last.Store(time.Now().UnixNano())
+			p.last.Store(int64(time.Since(monoBase)) + 1)
 			p.answers.Add(1)
 		}
 		return a

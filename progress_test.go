@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,8 @@ func TestScanProgress(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, p.Answers())
 	assert.False(t, p.Last().IsZero())
+	assert.Contains(t, p.Last().String(), " m=", "the time of the last reply carries a monotonic reading: a step of the wall clock does not make the scan look stalled")
+	assert.False(t, p.Last().After(time.Now()))
 
 	silent := New(Config{Resolver: resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
 		return resolver.Fail(resolver.ReasonTimeout)

@@ -307,7 +307,7 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 		l.stalled++
 		return stalled
 	}
-	if slow := l.slowBody(time.Now()); slow != nil {
+	if slow := l.slowBody(monoNow()); slow != nil {
 		l.slowBodies++
 		return slow
 	}
@@ -327,7 +327,7 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 // slowBody returns the connection whose request body has been read
 // longest, if for at least slowAfter and at under minBodyRate bytes a
 // second. Called with mu held.
-func (l *Listener) slowBody(now time.Time) *limitedConn {
+func (l *Listener) slowBody(now int64) *limitedConn {
 	var oldest *limitedConn
 	var since int64
 	for e := l.conns.Front(); e != nil; e = e.Next() {
@@ -336,7 +336,7 @@ func (l *Listener) slowBody(now time.Time) *limitedConn {
 		if bs == 0 || (oldest != nil && bs >= since) {
 			continue
 		}
-		took := now.Sub(time.Unix(0, bs))
+		took := time.Duration(now - bs)
 		if took < l.slowAfter || float64(c.read.Load()-c.bodyBase.Load()) >= minBodyRate*took.Seconds() {
 			continue
 		}
@@ -396,7 +396,7 @@ func (l *Listener) stalledWriter() *limitedConn {
 			oldest, since = c, ws
 		}
 	}
-	if oldest == nil || time.Since(time.Unix(0, since)) < l.stallAfter {
+	if oldest == nil || time.Duration(monoNow()-since) < l.stallAfter {
 		return nil
 	}
 	return oldest
@@ -523,9 +523,9 @@ type limitedConn struct {
 	gone   bool          // its place was given back
 	exempt bool          // from a trusted proxy: never shed for being busy
 
-	writingSince atomic.Int64 // UnixNano when the Write in progress began; 0 when none
+	writingSince atomic.Int64 // monoNow when the Write in progress began; 0 when none
 	read         atomic.Int64 // bytes read from the connection
-	bodySince    atomic.Int64 // UnixNano when the handler began reading a request body; 0 when none
+	bodySince    atomic.Int64 // monoNow when the handler began reading a request body; 0 when none
 	bodyBase     atomic.Int64 // read when it began
 }
 
@@ -539,7 +539,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 // startBody notes that a request body is being read from now on.
 func (c *limitedConn) startBody() {
 	c.bodyBase.Store(c.read.Load())
-	c.bodySince.Store(time.Now().UnixNano())
+	c.bodySince.Store(monoNow())
 }
 
 // endBody notes that no request body is being read.
@@ -566,7 +566,7 @@ func (c *limitedConn) CloseWrite() error {
 // Write passes p through, except net/http's own plain-text error
 // response, which it replaces by the JSON equivalent.
 func (c *limitedConn) Write(p []byte) (int, error) {
-	c.writingSince.Store(time.Now().UnixNano())
+	c.writingSince.Store(monoNow())
 	defer c.writingSince.Store(0)
 	if status, ok := serverErrorStatus(p); ok {
 		if _, err := c.Conn.Write(jsonServerError(status)); err != nil {
@@ -623,3 +623,12 @@ func jsonServerError(status int) []byte {
 		"Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n\r\n%s",
 		status, http.StatusText(status), len(body), body)
 }
+
+// monoBase is the listener's reference instant: connection times are kept
+// as the monotonic time elapsed since it (monoNow), so that a step of the
+// wall clock (NTP, an operator) makes no connection look stalled.
+var monoBase = time.Now()
+
+// monoNow returns the nanoseconds elapsed since monoBase, plus one so that
+// it is never 0 (which marks "none").
+func monoNow() int64 { return int64(time.Since(monoBase)) + 1 }

@@ -336,3 +336,18 @@ func TestBusyShedSparesTrustedProxy(t *testing.T) {
 	}
 	assert.Zero(t, l.Stats().BusyShed)
 }
+
+// TestConnTimesAreMonotonic: the times a connection's body read and
+// write began are kept on the monotonic clock (nanoseconds since
+// monoBase), not the wall clock, so that a step of the wall clock (NTP)
+// makes no connection look stalled or slow.
+func TestConnTimesAreMonotonic(t *testing.T) {
+	t.Parallel()
+	before := monoNow()
+	c := &limitedConn{}
+	c.startBody()
+	bs := c.bodySince.Load()
+	assert.GreaterOrEqual(t, bs, before)
+	assert.LessOrEqual(t, bs, monoNow())
+	assert.Less(t, bs, time.Now().UnixNano()/2, "not wall-clock nanoseconds")
+}
