@@ -120,3 +120,30 @@ func TestQuickScanCoalitionCannotDenyVisitors(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageEvictionKeepsHeavyGroups: at the key cap, a spray of new
+// sources with quick scans (an IPv6 attacker has /64s to spare) evicts
+// groups with little slot time, not a /48 that held a slot for 15 s,
+// which would otherwise read as fresh again.
+func TestUsageEvictionKeepsHeavyGroups(t *testing.T) {
+	t.Parallel()
+	now := NewTestClock().Now()
+	u := newUsage()
+	u.lastSweep = now
+	for i := range maxUsageKeys {
+		u.add([]capKey{{fmt.Sprint("src spray", i), 3}}, 100*time.Millisecond, now)
+	}
+	forgotten := 0
+	for trial := range 20 {
+		heavy := []capKey{{fmt.Sprint("net heavy", trial), 12}}
+		u.add(heavy, 15*time.Second, now)
+		for i := range 20000 { // about a minute of spray at 330 new /64s a second
+			u.add([]capKey{{fmt.Sprint("src new", trial, " ", i), 3}}, 100*time.Millisecond, now)
+		}
+		if u.recent(heavy, now) < freshLimit.Seconds() {
+			forgotten++
+		}
+	}
+	assert.Zero(t, forgotten, "heavy groups forgotten after 20,000 new keys, of 20")
+	assert.LessOrEqual(t, len(u.m), maxUsageKeys)
+}

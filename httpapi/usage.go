@@ -29,9 +29,14 @@ const (
 	// about 15 minutes.
 	forgetBelow = 10 * time.Millisecond
 	// maxUsageKeys bounds the groups whose slot time is kept (about 100
-	// bytes each). Past it a new group evicts an arbitrary one, which
-	// then counts as fresh: the table degrades towards leniency.
+	// bytes each). Past it a new group evicts the least of evictSample
+	// groups taken at random, which then counts as fresh: the table
+	// degrades towards leniency, but a group with seconds of slot time is
+	// kept while a sample holds one with less (a spray of new sources
+	// with quick scans evicts each other, not a heavy /48).
 	maxUsageKeys = 1 << 16
+	// evictSample is the number of groups looked at for an eviction.
+	evictSample = 8
 )
 
 // usage is the recent slow slot time of every group (source, IPv6 /56
@@ -98,14 +103,27 @@ func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 			v += e.decayed(now)
 		}
 		if !ok && len(u.m) >= maxUsageKeys {
-			for k := range u.m {
-				delete(u.m, k)
-				break
-			}
+			u.evict(now)
 		}
 		u.m[g.key] = used{secs: v, at: now}
 	}
 	u.peak = max(u.peak, len(u.m))
+}
+
+// evict forgets, of evictSample groups taken at random (Go's map order),
+// the one with the least slot time at now, the least recently used among
+// equals.
+func (u *usage) evict(now time.Time) {
+	victim, least, at, n := "", math.Inf(1), time.Time{}, 0
+	for k, e := range u.m {
+		if v := e.decayed(now); v < least || (v == least && e.at.Before(at)) {
+			victim, least, at = k, v, e.at
+		}
+		if n++; n >= evictSample {
+			break
+		}
+	}
+	delete(u.m, victim)
 }
 
 // sweep forgets, at most once per usageDecay, the groups decayed under
