@@ -67,6 +67,10 @@ const (
 	// closes, so that closing does not reset the connection under the
 	// answer.
 	refuseLinger = 2 * time.Second
+	// minRefuseLinger is the shortest linger (refuseLingerFor), when
+	// maxRefusing are being answered at once: still some round trips for
+	// a client to read the answer and close.
+	minRefuseLinger = 100 * time.Millisecond
 	// refuseRetry is the Retry-After of a connection refused at the
 	// total cap, in seconds.
 	refuseRetry = 2
@@ -201,14 +205,18 @@ func (l *Listener) Accept() (net.Conn, error) {
 
 // answerRefused writes the busy answer to a connection refused at the
 // total cap, reads and drops what the client sends until it closes (at
-// most refuseLinger), and closes it.
+// most refuseLingerFor the refused connections being answered), and
+// closes it.
 func (l *Listener) answerRefused(c net.Conn) {
 	defer func() {
 		l.mu.Lock()
 		l.refusing--
 		l.mu.Unlock()
 	}()
-	_ = c.SetDeadline(time.Now().Add(refuseLinger))
+	l.mu.Lock()
+	linger := refuseLingerFor(l.refusing)
+	l.mu.Unlock()
+	_ = c.SetDeadline(time.Now().Add(linger))
 	if _, err := c.Write(busyAnswer); err == nil {
 		if cw, ok := c.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
@@ -216,6 +224,16 @@ func (l *Listener) answerRefused(c net.Conn) {
 		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 	}
 	_ = c.Close()
+}
+
+// refuseLingerFor returns how long a refused connection is kept to hand
+// its answer over while refusing are being answered (this one included):
+// refuseLinger for the first, shortening in proportion as they approach
+// maxRefusing, at least minRefuseLinger, so that a flood of connections
+// that never close keeps the answering slots busy for a short time only.
+func refuseLingerFor(refusing int) time.Duration {
+	left := max(maxRefusing-refusing+1, 0)
+	return max(refuseLinger*time.Duration(left)/maxRefusing, minRefuseLinger)
 }
 
 // busyAnswer is the whole response to a connection refused at the total

@@ -351,3 +351,17 @@ func TestConnTimesAreMonotonic(t *testing.T) {
 	assert.LessOrEqual(t, bs, monoNow())
 	assert.Less(t, bs, time.Now().UnixNano()/2, "not wall-clock nanoseconds")
 }
+
+// TestRefuseLingerShortens: a refused connection is kept refuseLinger to
+// hand its answer over while few are being answered, and less as they
+// approach maxRefusing, so that clients that never close cannot keep every
+// answering slot for the whole linger.
+func TestRefuseLingerShortens(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, refuseLinger, refuseLingerFor(1))
+	assert.Equal(t, refuseLinger/2+refuseLinger/maxRefusing, refuseLingerFor(maxRefusing/2))
+	assert.Equal(t, minRefuseLinger, refuseLingerFor(maxRefusing))
+	for n := 2; n <= maxRefusing; n++ {
+		assert.LessOrEqual(t, refuseLingerFor(n), refuseLingerFor(n-1))
+	}
+}
