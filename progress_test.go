@@ -34,3 +34,18 @@ func TestScanProgress(t *testing.T) {
 	assert.Zero(t, q.Answers(), "time-outs are no progress")
 	assert.True(t, q.Last().IsZero())
 }
+
+// TestFetchProgress: the policy fetch of a scan whose context carries a
+// Progress moves its Last (a slow MTA-STS server that sends bytes is
+// progress, not a stall); without one the fetch reports nothing.
+func TestFetchProgress(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, fetchProgress(t.Context()))
+	var p Progress
+	step := fetchProgress(WithProgress(t.Context(), &p))
+	require.NotNil(t, step)
+	before := time.Now()
+	step()
+	assert.False(t, p.Last().Before(before))
+	assert.Zero(t, p.Answers(), "a fetch step is not a DNS reply")
+}

@@ -180,7 +180,7 @@ func (s *Scanner) Records(ctx context.Context, req ScanRequest) (Records, error)
 	c.out.MTASTS = mtasts.Select(c.txtAt(ctx, "_mta-sts."+d.ASCII, &inc.MTASTS))
 	if len(c.out.MTASTS) > 0 {
 		res := mtasts.Check(ctx, c.r, d.ASCII, mtasts.Options{Port: s.cfg.HTTPSPort, RootCAs: s.cfg.RootCAs,
-			AllowLoopback: s.cfg.AllowLoopbackTargets, Timeout: s.cfg.FetchTimeout})
+			AllowLoopback: s.cfg.AllowLoopbackTargets, Timeout: s.cfg.FetchTimeout, Progress: fetchProgress(ctx)})
 		if res.FetchState == mtasts.Fetched {
 			c.out.MTASTSPolicy = &res.Policy
 		}

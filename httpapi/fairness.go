@@ -29,10 +29,11 @@ import (
 //     none for minutes;
 //   - slots that come back go to fresh waiting requests first, the least
 //     recent slow slot time first;
-//   - while fresh requests wait, a diagnostic with no DNS reply for
-//     noProgressAfter has its deadline cut and its slot given back for
-//     each; while other requests wait or the pool is nearly full, one
-//     that never had a reply in noProgressAfter since its start;
+//   - while fresh requests wait, a diagnostic with no progress (a DNS
+//     reply, a step of its MTA-STS policy fetch) for noProgressAfter has
+//     its deadline cut and its slot given back for each; while other
+//     requests wait or the pool is nearly full, one that never had any
+//     in noProgressAfter since its start;
 //   - a diagnostic whose groups have nothing in flight runs with the full
 //     scan deadline, a source's second and third with laterDeadline;
 //   - each source, /56 and /48 has a budget of diagnostic time per window,
@@ -116,8 +117,9 @@ func sourceGroups(a netip.Addr, perSource, per56, per48 int) []capKey {
 
 // The no-progress cut (RELIABILITY.md, "The admission model").
 const (
-	// noProgressAfter is how long a diagnostic may go without a DNS reply
-	// before, when slots run short, its deadline is cut: a domain that
+	// noProgressAfter is how long a diagnostic may go without progress
+	// (a DNS reply, a step of its policy fetch) before, when slots run
+	// short, its deadline may be cut (scheduler.stalled): a domain that
 	// has answered nothing for that long is made to be slow, and its scan
 	// would end with those lookups unanswered anyway.
 	noProgressAfter = 3 * time.Second
@@ -128,8 +130,9 @@ const (
 
 // watch lets the scheduler see a diagnostic's progress and cut it.
 type watch struct {
-	// lastReply returns when the diagnostic last got a DNS reply (the
-	// zero Time when never); nil means never. It is called with the
+	// lastReply returns when the diagnostic last made progress (a DNS
+	// reply, a step of its policy fetch; the zero Time when never); nil
+	// means never. It is called with the
 	// scheduler's lock held and must not block.
 	lastReply func() time.Time
 	// cut ends the diagnostic's deadline now; it is called without the
@@ -156,10 +159,11 @@ type waiter struct {
 
 // scheduler hands out the global diagnostic slots: at once when a slot is
 // free and the request may take it, else, as slots come back, first to
-// the fresh request whose groups used least slot time recently, then in
-// round-robin order between the sources that have requests waiting. While
-// slots run short it cuts the deadline of the diagnostics that have had
-// no DNS reply for noProgressAfter, longest first. All its state is per
+// the fresh request whose groups used least slot time recently (among
+// equals, served least recently), then in round-robin order between the
+// sources that have requests waiting. While slots run short it cuts the
+// deadline of diagnostics that have had no progress for noProgressAfter,
+// longest first (stalled). All its state is per
 // group, per diagnostic in flight or per waiting request and is dropped
 // when they end (the recent slot time after it decays), so its memory
 // follows the requests.
@@ -331,20 +335,21 @@ func (s *scheduler) atCap(ad admission) bool {
 }
 
 // stalled picks, while slots run short, the diagnostics to cut, in two
-// tiers, each longest without a reply first:
+// tiers, each longest without progress first:
 //
 //   - for the fresh waiting requests (the only ones a freed slot can
 //     always be granted to), as many as they lack, among the diagnostics
-//     with no DNS reply for noProgressAfter;
+//     with no progress (a DNS reply, a step of the policy fetch) for
+//     noProgressAfter;
 //   - for the other waiting requests and to leave the pool no longer
 //     nearly full, as many more as that takes, among the diagnostics
-//     that never had a DNS reply in noProgressAfter since their start: a
-//     domain that answered nothing at all is made to be slow (or gone),
-//     and its scan would end with those lookups unanswered anyway. A scan that had replies and
-//     then waits (a slow MTA-STS fetch, one slow name server) is not cut
-//     for headroom, nor for a waiting request that could not take the
-//     slot: slots held by scans that keep replying (an attacker's
-//     dripping answers) never make it the one cut.
+//     that never had any in noProgressAfter since their start: a domain
+//     that answered nothing at all is made to be slow (or gone), and its
+//     scan would end with those lookups unanswered anyway. A scan that
+//     had replies and then waits (one slow name server) is not cut for
+//     headroom, nor for a waiting request that could not take the slot:
+//     slots held by scans that keep replying (an attacker's dripping
+//     answers) never make it the one cut.
 //
 // Their slots are given back at once (and granted to the waiting
 // requests): a cut scan winds down (checkGrace, and the probe of the
@@ -398,7 +403,7 @@ func (s *scheduler) stalled() []func() {
 		}
 		cut(c)
 	}
-	for _, c := range cands { // for headroom: scans that never had a reply
+	for _, c := range cands { // for headroom: scans that never had progress
 		if len(cuts) >= forHeadroom {
 			break
 		}
@@ -600,8 +605,9 @@ func newFairness(slots int, opts Options) fairness {
 // groups had nothing in flight, laterDeadline otherwise, at most the
 // budget left), which is charged to the budgets at once, the source's key
 // as the scan's source tag (mailauth.WithSource) and a mailauth.Progress
-// through which the scheduler sees the scan's DNS replies: while slots
-// run short, a scan with none for noProgressAfter has its deadline cut.
+// through which the scheduler sees the scan's progress (DNS replies,
+// policy fetch steps): while slots run short, a scan with none for
+// noProgressAfter may have its deadline cut (scheduler.stalled).
 // The returned func refunds what was not used and gives the slot back. A
 // spent budget is errSourceBudget, with the wait until it renews in retry.
 func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retry time.Duration, e *apiError) {
