@@ -79,7 +79,9 @@ func (r *run) mtastsOptions() mtasts.Options {
 }
 
 func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
-	res := mtasts.Check(ctx, dns, r.domain.ASCII, r.mtastsOptions())
+	opts := r.mtastsOptions()
+	opts.Progress = fetchProgress(ctx)
+	res := mtasts.Check(ctx, dns, r.domain.ASCII, opts)
 	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
 	return judgeMTASTS(res, r.waitMX(ctx))
 }

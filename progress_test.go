@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,8 @@ func TestScanProgress(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, p.Answers())
 	assert.False(t, p.Last().IsZero())
+	assert.Contains(t, p.Last().String(), " m=", "the time of the last reply carries a monotonic reading: a step of the wall clock does not make the scan look stalled")
+	assert.False(t, p.Last().After(time.Now()))
 
 	silent := New(Config{Resolver: resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
 		return resolver.Fail(resolver.ReasonTimeout)
@@ -30,4 +33,19 @@ func TestScanProgress(t *testing.T) {
 	_, _ = silent.Scan(WithProgress(t.Context(), &q), ScanRequest{Domain: "x.example.com"})
 	assert.Zero(t, q.Answers(), "time-outs are no progress")
 	assert.True(t, q.Last().IsZero())
+}
+
+// TestFetchProgress: the policy fetch of a scan whose context carries a
+// Progress moves its Last (a slow MTA-STS server that sends bytes is
+// progress, not a stall); without one the fetch reports nothing.
+func TestFetchProgress(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, fetchProgress(t.Context()))
+	var p Progress
+	step := fetchProgress(WithProgress(t.Context(), &p))
+	require.NotNil(t, step)
+	before := time.Now()
+	step()
+	assert.False(t, p.Last().Before(before))
+	assert.Zero(t, p.Answers(), "a fetch step is not a DNS reply")
 }

@@ -300,6 +300,65 @@ func TestNoProgressCut(t *testing.T) {
 	rel()
 }
 
+// TestVisitorScanNotCutForUnusableWaiters: the scans holding every slot
+// but one keep getting DNS replies (an attacker's dripping answers: never
+// candidates for the cut); the last slot holds a visitor's scan that had
+// its first replies and then none for noProgressAfter (a slow MTA-STS
+// fetch, one slow name server). It is not cut to keep the pool from being
+// nearly full, nor for a waiting request that could not take the slot
+// (its source at its in-flight cap) or may not take the reserve (not
+// fresh); it is cut for a fresh waiting request, which gets the slot.
+func TestVisitorScanNotCutForUnusableWaiters(t *testing.T) {
+	t.Parallel()
+	clock := NewTestClock()
+	s := newScheduler(DefaultMaxInFlight)
+	s.now = clock.Now
+	drip := func() time.Time { return clock.Now() } // always just replied
+	atk := admissionFor(netip.MustParseAddr("203.0.113.1"), DefaultSourceInFlight)
+	for i := range DefaultMaxInFlight - 1 {
+		ad := admissionFor(netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)}), DefaultSourceInFlight)
+		if i < DefaultSourceInFlight {
+			ad = atk // the first source at its cap
+		}
+		_, _, e := s.acquire(context.Background(), ad, 0, &watch{lastReply: drip, cut: func() {}})
+		require.Nil(t, e)
+	}
+	var mu sync.Mutex
+	visitorCut := false
+	wasCut := func() bool { mu.Lock(); defer mu.Unlock(); return visitorCut }
+	firstReply := clock.Now()
+	vis := admissionFor(netip.MustParseAddr("198.51.100.7"), DefaultSourceInFlight)
+	rel, _, e := s.acquire(context.Background(), vis, 0, &watch{
+		lastReply: func() time.Time { return firstReply },
+		cut:       func() { mu.Lock(); visitorCut = true; mu.Unlock() },
+	})
+	require.Nil(t, e)
+	defer rel()
+	clock.Advance(noProgressAfter)
+	s.cutNow()
+	assert.False(t, wasCut(), "the pool is full but nobody waits: a scan that had replies is not cut for headroom")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.acquire(ctx, atk, time.Hour, nil) // over its own cap: it just waits
+	eventually(t, "the request to queue", func() bool { return s.waiting() == 1 })
+	go s.acquire(ctx, admissionFor(netip.MustParseAddr("203.0.113.5"), DefaultSourceInFlight), time.Hour, nil) // not fresh
+	eventually(t, "the request to queue", func() bool { return s.waiting() == 2 })
+	s.cutNow()
+	assert.False(t, wasCut(), "no waiting request could take the visitor's slot")
+
+	newcomer := admissionFor(netip.MustParseAddr("198.51.100.8"), DefaultSourceInFlight)
+	granted := make(chan struct{})
+	go func() {
+		if rel, _, e := s.acquire(ctx, newcomer, time.Hour, nil); e == nil {
+			rel()
+			close(granted)
+		}
+	}()
+	<-granted
+	assert.True(t, wasCut(), "a fresh waiting request cuts the scan with no reply for longest")
+}
+
 // TestCutContext: a cut ends the context as its deadline would, so a scan
 // reports what it has instead of failing as canceled; contexts derived
 // from it end with it; values pass through.

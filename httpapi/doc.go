@@ -80,8 +80,10 @@
 // waiting requests served fresh sources first (least recent slow slot
 // time first), then round-robin between sources, half of the slots kept
 // for fresh sources (nothing in flight and under a second of recent slow
-// slot time), and, while slots run short, the deadline of a diagnostic
-// with no DNS reply for 3 s cut; [DefaultSourceBudget] of
+// slot time; among equals the least recently served first), and, while
+// slots run short, the deadline of a diagnostic with no progress (DNS
+// reply, policy fetch step) for 3 s cut (one that had replies only for
+// a fresh waiting request); [DefaultSourceBudget] of
 // diagnostic time per source and window (twice per IPv6 /56, four times
 // per /48), charged at admission, 429 with Retry-After when used up;
 // aggregate rate limits per IPv6

@@ -29,8 +29,11 @@ import (
 //     none for minutes;
 //   - slots that come back go to fresh waiting requests first, the least
 //     recent slow slot time first;
-//   - while slots run short, a diagnostic with no DNS reply for
-//     noProgressAfter has its deadline cut and its slot given back;
+//   - while fresh requests wait, a diagnostic with no progress (a DNS
+//     reply, a step of its MTA-STS policy fetch) for noProgressAfter has
+//     its deadline cut and its slot given back for each; while other
+//     requests wait or the pool is nearly full, one that never had any
+//     in noProgressAfter since its start;
 //   - a diagnostic whose groups have nothing in flight runs with the full
 //     scan deadline, a source's second and third with laterDeadline;
 //   - each source, /56 and /48 has a budget of diagnostic time per window,
@@ -114,8 +117,9 @@ func sourceGroups(a netip.Addr, perSource, per56, per48 int) []capKey {
 
 // The no-progress cut (RELIABILITY.md, "The admission model").
 const (
-	// noProgressAfter is how long a diagnostic may go without a DNS reply
-	// before, when slots run short, its deadline is cut: a domain that
+	// noProgressAfter is how long a diagnostic may go without progress
+	// (a DNS reply, a step of its policy fetch) before, when slots run
+	// short, its deadline may be cut (scheduler.stalled): a domain that
 	// has answered nothing for that long is made to be slow, and its scan
 	// would end with those lookups unanswered anyway.
 	noProgressAfter = 3 * time.Second
@@ -124,14 +128,11 @@ const (
 	cutTick = 250 * time.Millisecond
 )
 
-// nearlyFullOf is the number of free slots at or under which the pool of
-// total counts as nearly full: a sixteenth, at least one.
-func nearlyFullOf(total int) int { return max(total/16, 1) }
-
 // watch lets the scheduler see a diagnostic's progress and cut it.
 type watch struct {
-	// lastReply returns when the diagnostic last got a DNS reply (the
-	// zero Time when never); nil means never. It is called with the
+	// lastReply returns when the diagnostic last made progress (a DNS
+	// reply, a step of its policy fetch; the zero Time when never); nil
+	// means never. It is called with the
 	// scheduler's lock held and must not block.
 	lastReply func() time.Time
 	// cut ends the diagnostic's deadline now; it is called without the
@@ -158,10 +159,11 @@ type waiter struct {
 
 // scheduler hands out the global diagnostic slots: at once when a slot is
 // free and the request may take it, else, as slots come back, first to
-// the fresh request whose groups used least slot time recently, then in
-// round-robin order between the sources that have requests waiting. While
-// slots run short it cuts the deadline of the diagnostics that have had
-// no DNS reply for noProgressAfter, longest first. All its state is per
+// the fresh request whose groups used least slot time recently (among
+// equals, served least recently), then in round-robin order between the
+// sources that have requests waiting. While slots run short it cuts the
+// deadline of diagnostics that have had no progress for noProgressAfter,
+// longest first (stalled). All its state is per
 // group, per diagnostic in flight or per waiting request and is dropped
 // when they end (the recent slot time after it decays), so its memory
 // follows the requests.
@@ -259,15 +261,7 @@ func (s *scheduler) admissible(ad admission, now time.Time) bool {
 	if s.fresh(ad, now) {
 		return true
 	}
-	if s.free <= s.reserve {
-		return false
-	}
-	for _, g := range ad.groups {
-		if s.inFlight[g.key] >= g.cap {
-			return false
-		}
-	}
-	return true
+	return s.free > s.reserve && !s.atCap(ad)
 }
 
 // take and giveBack count a slot in and out; take reports whether ad's
@@ -305,56 +299,117 @@ func (s *scheduler) release(sl *slot) {
 	s.dispatch()
 }
 
+// nearlyFullOf is the number of free slots at or under which the pool of
+// total counts as nearly full: a sixteenth, at least one.
+func nearlyFullOf(total int) int { return max(total/16, 1) }
+
 // pressed reports whether slots run short: the pool is nearly full, or
 // requests are waiting. Called with mu held.
 func (s *scheduler) pressed() bool {
 	return s.free <= nearlyFullOf(s.total) || s.queued > 0
 }
 
-// stalled picks, while slots run short, the diagnostics to cut: those
-// with no DNS reply for noProgressAfter (counted from their start when
-// they never had one), longest first, as many as it takes for the free
-// slots to cover the waiting requests and leave the pool no longer
-// nearly full. Their slots are given back at once (and granted to the
-// waiting requests): a cut scan winds down (checkGrace, and the probe of
-// the resolver when none of its questions was answered) outside the
-// pool. It returns their cut funcs, to be called without mu. Called with
-// mu held.
+// freshWaiting returns the number of sources whose oldest waiting request
+// is fresh: the waiting requests a freed slot can always be granted to.
+// The others may take only a slot beyond the reserve (and one at its own
+// in-flight cap none at all), so they cut nothing. Called with mu held.
+func (s *scheduler) freshWaiting(now time.Time) int {
+	n := 0
+	for _, src := range s.ring {
+		if s.fresh(s.queues[src][0].ad, now) {
+			n++
+		}
+	}
+	return n
+}
+
+// atCap reports whether one of ad's groups is at its in-flight cap.
+// Called with mu held.
+func (s *scheduler) atCap(ad admission) bool {
+	for _, g := range ad.groups {
+		if s.inFlight[g.key] >= g.cap {
+			return true
+		}
+	}
+	return false
+}
+
+// stalled picks, while slots run short, the diagnostics to cut, in two
+// tiers, each longest without progress first:
+//
+//   - for the fresh waiting requests (the only ones a freed slot can
+//     always be granted to), as many as they lack, among the diagnostics
+//     with no progress (a DNS reply, a step of the policy fetch) for
+//     noProgressAfter;
+//   - for the other waiting requests and to leave the pool no longer
+//     nearly full, as many more as that takes, among the diagnostics
+//     that never had any in noProgressAfter since their start: a domain
+//     that answered nothing at all is made to be slow (or gone), and its
+//     scan would end with those lookups unanswered anyway. A scan that
+//     had replies and then waits (one slow name server) is not cut for
+//     headroom, nor for a waiting request that could not take the slot:
+//     slots held by scans that keep replying (an attacker's dripping
+//     answers) never make it the one cut.
+//
+// Their slots are given back at once (and granted to the waiting
+// requests): a cut scan winds down (checkGrace, and the probe of the
+// resolver when none of its questions was answered) outside the pool. It
+// returns their cut funcs, to be called without mu. Called with mu held.
 func (s *scheduler) stalled() []func() {
 	if !s.pressed() {
 		return nil
 	}
-	want := s.queued + nearlyFullOf(s.total) + 1 - s.free
-	if want <= 0 {
+	now := s.now()
+	fresh := s.freshWaiting(now)
+	forWaiting := fresh - s.free
+	forHeadroom := s.queued + nearlyFullOf(s.total) + 1 - s.free
+	if forWaiting <= 0 && forHeadroom <= 0 {
 		return nil
 	}
-	now := s.now()
 	type cand struct {
 		sl    *slot
 		since time.Time
+		never bool // no reply since the start
 	}
 	var cands []cand
 	for sl := range s.held {
 		if sl.cut || sl.watch == nil || sl.watch.cut == nil {
 			continue
 		}
-		since := sl.start
+		since, never := sl.start, true
 		if sl.watch.lastReply != nil {
-			if t := sl.watch.lastReply(); t.After(since) {
-				since = t
+			if t := sl.watch.lastReply(); !t.IsZero() {
+				never = false
+				if t.After(since) {
+					since = t
+				}
 			}
 		}
 		if now.Sub(since) >= noProgressAfter {
-			cands = append(cands, cand{sl, since})
+			cands = append(cands, cand{sl, since, never})
 		}
 	}
 	slices.SortFunc(cands, func(a, b cand) int { return a.since.Compare(b.since) })
 	var cuts []func()
-	for _, c := range cands[:min(want, len(cands))] {
+	cut := func(c cand) {
 		c.sl.cut = true
 		s.cuts++
 		cuts = append(cuts, c.sl.watch.cut)
 		s.giveBack(c.sl)
+	}
+	for _, c := range cands { // for the fresh waiting requests
+		if len(cuts) >= forWaiting {
+			break
+		}
+		cut(c)
+	}
+	for _, c := range cands { // for headroom: scans that never had progress
+		if len(cuts) >= forHeadroom {
+			break
+		}
+		if c.never && !c.sl.cut {
+			cut(c)
+		}
 	}
 	if len(cuts) > 0 {
 		s.dispatch()
@@ -442,7 +497,7 @@ func (s *scheduler) setQueue(src string, q []*waiter) {
 
 // dispatch grants free slots to waiting requests: first to the fresh
 // oldest request of the source whose groups used least slot time
-// recently (ties in turn order), then, when no fresh request waits, in
+// recently (ties to the one served least recently, then in turn order), then, when no fresh request waits, in
 // turn to each source with an admissible oldest request. Called with mu
 // held.
 func (s *scheduler) dispatch() {
@@ -467,19 +522,27 @@ func (s *scheduler) dispatch() {
 }
 
 // freshest returns the ring index of the source whose oldest request is
-// fresh and whose groups used least slot time recently, the first in
-// turn order among equals; -1 when no waiting request is fresh. Called
-// with mu held.
+// fresh and whose groups used least slot time recently, among equals the
+// one whose groups were served least recently (never first), then the
+// first in turn order; -1 when no waiting request is fresh. A source that
+// scans quickly is charged nothing (quickHold) and stays fresh, so
+// without the second key any number of sources scanning quickly would tie
+// with a visitor and share the turns with it. Called with mu held.
 func (s *scheduler) freshest(now time.Time) int {
-	best, bestUsed := -1, math.Inf(1)
+	best, bestUsed, bestLast := -1, math.Inf(1), time.Time{}
 	for k := range len(s.ring) {
 		i := (s.next + k) % len(s.ring)
 		ad := s.queues[s.ring[i]][0].ad
 		if !s.idle(ad) {
 			continue
 		}
-		if u := s.usage.recent(ad.groups, now); u < freshLimit.Seconds() && u < bestUsed {
-			best, bestUsed = i, u
+		u := s.usage.recent(ad.groups, now)
+		if u >= freshLimit.Seconds() {
+			continue
+		}
+		last := s.usage.last(ad.groups)
+		if u < bestUsed || (u == bestUsed && last.Before(bestLast)) {
+			best, bestUsed, bestLast = i, u, last
 		}
 	}
 	return best
@@ -542,8 +605,9 @@ func newFairness(slots int, opts Options) fairness {
 // groups had nothing in flight, laterDeadline otherwise, at most the
 // budget left), which is charged to the budgets at once, the source's key
 // as the scan's source tag (mailauth.WithSource) and a mailauth.Progress
-// through which the scheduler sees the scan's DNS replies: while slots
-// run short, a scan with none for noProgressAfter has its deadline cut.
+// through which the scheduler sees the scan's progress (DNS replies,
+// policy fetch steps): while slots run short, a scan with none for
+// noProgressAfter may have its deadline cut (scheduler.stalled).
 // The returned func refunds what was not used and gives the slot back. A
 // spent budget is errSourceBudget, with the wait until it renews in retry.
 func (h *handler) admit(r *http.Request) (ctx context.Context, done func(), retry time.Duration, e *apiError) {

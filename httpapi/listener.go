@@ -67,6 +67,10 @@ const (
 	// closes, so that closing does not reset the connection under the
 	// answer.
 	refuseLinger = 2 * time.Second
+	// minRefuseLinger is the shortest linger (refuseLingerFor), when
+	// maxRefusing are being answered at once: still some round trips for
+	// a client to read the answer and close.
+	minRefuseLinger = 100 * time.Millisecond
 	// refuseRetry is the Retry-After of a connection refused at the
 	// total cap, in seconds.
 	refuseRetry = 2
@@ -201,14 +205,18 @@ func (l *Listener) Accept() (net.Conn, error) {
 
 // answerRefused writes the busy answer to a connection refused at the
 // total cap, reads and drops what the client sends until it closes (at
-// most refuseLinger), and closes it.
+// most refuseLingerFor the refused connections being answered), and
+// closes it.
 func (l *Listener) answerRefused(c net.Conn) {
 	defer func() {
 		l.mu.Lock()
 		l.refusing--
 		l.mu.Unlock()
 	}()
-	_ = c.SetDeadline(time.Now().Add(refuseLinger))
+	l.mu.Lock()
+	linger := refuseLingerFor(l.refusing)
+	l.mu.Unlock()
+	_ = c.SetDeadline(time.Now().Add(linger))
 	if _, err := c.Write(busyAnswer); err == nil {
 		if cw, ok := c.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
@@ -220,6 +228,16 @@ func (l *Listener) answerRefused(c net.Conn) {
 
 // connBusyMessage is the error of a connection refused at the total cap.
 const connBusyMessage = "server busy: too many connections; retry after the number of seconds in Retry-After"
+
+// refuseLingerFor returns how long a refused connection is kept to hand
+// its answer over while refusing are being answered (this one included):
+// refuseLinger for the first, shortening in proportion as they approach
+// maxRefusing, at least minRefuseLinger, so that a flood of connections
+// that never close keeps the answering slots busy for a short time only.
+func refuseLingerFor(refusing int) time.Duration {
+	left := max(maxRefusing-refusing+1, 0)
+	return max(refuseLinger*time.Duration(left)/maxRefusing, minRefuseLinger)
+}
 
 // busyAnswer is the whole response to a connection refused at the total
 // cap.
@@ -269,7 +287,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 		l.bySrc[g.key]++
 	}
 	l.peak = max(l.peak, len(l.bySrc))
-	lc = &limitedConn{Conn: c, l: l, groups: groups}
+	lc = &limitedConn{Conn: c, l: l, groups: groups, exempt: exempt}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true, false
@@ -310,7 +328,7 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 		l.stalled++
 		return stalled
 	}
-	if slow := l.slowBody(time.Now()); slow != nil {
+	if slow := l.slowBody(monoNow()); slow != nil {
 		l.slowBodies++
 		return slow
 	}
@@ -330,7 +348,7 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 // slowBody returns the connection whose request body has been read
 // longest, if for at least slowAfter and at under minBodyRate bytes a
 // second. Called with mu held.
-func (l *Listener) slowBody(now time.Time) *limitedConn {
+func (l *Listener) slowBody(now int64) *limitedConn {
 	var oldest *limitedConn
 	var since int64
 	for e := l.conns.Front(); e != nil; e = e.Next() {
@@ -339,7 +357,7 @@ func (l *Listener) slowBody(now time.Time) *limitedConn {
 		if bs == 0 || (oldest != nil && bs >= since) {
 			continue
 		}
-		took := now.Sub(time.Unix(0, bs))
+		took := time.Duration(now - bs)
 		if took < l.slowAfter || float64(c.read.Load()-c.bodyBase.Load()) >= minBodyRate*took.Seconds() {
 			continue
 		}
@@ -351,11 +369,23 @@ func (l *Listener) slowBody(now time.Time) *limitedConn {
 // overReserve returns, when the connections of sources holding many
 // (fewConns or more) are more than the places outside the reserve, the
 // newest connection of the source holding most: the reserve for sources
-// holding few covers busy connections too. Called with mu held.
+// holding few covers busy connections too. The connections of trusted
+// proxies are left out of both counts: a proxy carries the requests of
+// every visitor behind it, so it would always be the source holding most.
+// Called with mu held.
 func (l *Listener) overReserve() *limitedConn {
 	many := 0
+	var proxied map[string]bool // source keys of trusted proxies
 	for e := l.conns.Front(); e != nil; e = e.Next() {
-		if !l.holdsFew(e.Value.(*limitedConn).groups) {
+		c := e.Value.(*limitedConn)
+		if c.exempt {
+			if proxied == nil {
+				proxied = map[string]bool{}
+			}
+			proxied[c.groups[0].key] = true
+			continue
+		}
+		if !l.holdsFew(c.groups) {
 			many++
 		}
 	}
@@ -364,12 +394,12 @@ func (l *Listener) overReserve() *limitedConn {
 	}
 	top, most := "", 0
 	for k, n := range l.bySrc {
-		if n > most && !strings.HasPrefix(k, networkGroupPrefix) {
+		if n > most && !strings.HasPrefix(k, networkGroupPrefix) && !proxied[k] {
 			top, most = k, n
 		}
 	}
 	for e := l.conns.Back(); e != nil; e = e.Prev() {
-		if c := e.Value.(*limitedConn); c.groups[0].key == top {
+		if c := e.Value.(*limitedConn); c.groups[0].key == top && !c.exempt {
 			return c
 		}
 	}
@@ -387,7 +417,7 @@ func (l *Listener) stalledWriter() *limitedConn {
 			oldest, since = c, ws
 		}
 	}
-	if oldest == nil || time.Since(time.Unix(0, since)) < l.stallAfter {
+	if oldest == nil || time.Duration(monoNow()-since) < l.stallAfter {
 		return nil
 	}
 	return oldest
@@ -512,10 +542,11 @@ type limitedConn struct {
 	quiet  *list.Element // in l.quiet while quiet
 	all    *list.Element // in l.conns while open
 	gone   bool          // its place was given back
+	exempt bool          // from a trusted proxy: never shed for being busy
 
-	writingSince atomic.Int64 // UnixNano when the Write in progress began; 0 when none
+	writingSince atomic.Int64 // monoNow when the Write in progress began; 0 when none
 	read         atomic.Int64 // bytes read from the connection
-	bodySince    atomic.Int64 // UnixNano when the handler began reading a request body; 0 when none
+	bodySince    atomic.Int64 // monoNow when the handler began reading a request body; 0 when none
 	bodyBase     atomic.Int64 // read when it began
 }
 
@@ -529,7 +560,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 // startBody notes that a request body is being read from now on.
 func (c *limitedConn) startBody() {
 	c.bodyBase.Store(c.read.Load())
-	c.bodySince.Store(time.Now().UnixNano())
+	c.bodySince.Store(monoNow())
 }
 
 // endBody notes that no request body is being read.
@@ -556,7 +587,7 @@ func (c *limitedConn) CloseWrite() error {
 // Write passes p through, except net/http's own plain-text error
 // response, which it replaces by the JSON equivalent.
 func (c *limitedConn) Write(p []byte) (int, error) {
-	c.writingSince.Store(time.Now().UnixNano())
+	c.writingSince.Store(monoNow())
 	defer c.writingSince.Store(0)
 	if status, ok := serverErrorStatus(p); ok {
 		if _, err := c.Conn.Write(jsonServerError(status)); err != nil {
@@ -613,3 +644,12 @@ func jsonServerError(status int) []byte {
 		"Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n\r\n%s",
 		status, http.StatusText(status), len(body), body)
 }
+
+// monoBase is the listener's reference instant: connection times are kept
+// as the monotonic time elapsed since it (monoNow), so that a step of the
+// wall clock (NTP, an operator) makes no connection look stalled.
+var monoBase = time.Now()
+
+// monoNow returns the nanoseconds elapsed since monoBase, plus one so that
+// it is never 0 (which marks "none").
+func monoNow() int64 { return int64(time.Since(monoBase)) + 1 }

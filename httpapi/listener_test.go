@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"syscall"
@@ -308,4 +309,59 @@ func TestListenerReturnsMemory(t *testing.T) {
 	l.mu.Lock()
 	assert.LessOrEqual(t, l.connPeak, 1, "the peak starts again from what was open then")
 	l.mu.Unlock()
+}
+
+// TestBusyShedSparesTrustedProxy: a trusted proxy holds most connections
+// (it carries every visitor behind it), each busy with a request; a
+// direct newcomer at the total cap does not take the place of a proxied
+// visitor's connection in the middle of its request, since the
+// connections of trusted proxies count neither as a source holding many
+// nor as a victim of the busy-shed rule.
+func TestBusyShedSparesTrustedProxy(t *testing.T) {
+	t.Parallel()
+	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 4,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}})
+	from := func(ip string) net.Conn { return fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1234}} }
+	for range 15 {
+		lc, _, ok, _ := l.admit(from("10.0.0.1"))
+		require.True(t, ok, "a trusted proxy is exempt from the per-source cap")
+		l.ConnState(lc, http.StateActive) // a visitor's request in progress
+	}
+	lc, _, ok, _ := l.admit(from("198.51.100.9"))
+	require.True(t, ok)
+	l.ConnState(lc, http.StateActive)
+	_, victim, _, _ := l.admit(from("198.51.100.10"))
+	if victim != nil {
+		assert.NotEqual(t, "src 10.0.0.1", victim.groups[0].key, "a proxied visitor's busy connection is not shed")
+	}
+	assert.Zero(t, l.Stats().BusyShed)
+}
+
+// TestConnTimesAreMonotonic: the times a connection's body read and
+// write began are kept on the monotonic clock (nanoseconds since
+// monoBase), not the wall clock, so that a step of the wall clock (NTP)
+// makes no connection look stalled or slow.
+func TestConnTimesAreMonotonic(t *testing.T) {
+	t.Parallel()
+	before := monoNow()
+	c := &limitedConn{}
+	c.startBody()
+	bs := c.bodySince.Load()
+	assert.GreaterOrEqual(t, bs, before)
+	assert.LessOrEqual(t, bs, monoNow())
+	assert.Less(t, bs, time.Now().UnixNano()/2, "not wall-clock nanoseconds")
+}
+
+// TestRefuseLingerShortens: a refused connection is kept refuseLinger to
+// hand its answer over while few are being answered, and less as they
+// approach maxRefusing, so that clients that never close cannot keep every
+// answering slot for the whole linger.
+func TestRefuseLingerShortens(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, refuseLinger, refuseLingerFor(1))
+	assert.Equal(t, refuseLinger/2+refuseLinger/maxRefusing, refuseLingerFor(maxRefusing/2))
+	assert.Equal(t, minRefuseLinger, refuseLingerFor(maxRefusing))
+	for n := 2; n <= maxRefusing; n++ {
+		assert.LessOrEqual(t, refuseLingerFor(n), refuseLingerFor(n-1))
+	}
 }

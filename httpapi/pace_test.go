@@ -5,6 +5,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestListenerShedsStalledWriter(t *testing.T) {
 		defer l.mu.Unlock()
 		n := 0
 		for e := l.conns.Front(); e != nil; e = e.Next() {
-			if ws := e.Value.(*limitedConn).writingSince.Load(); ws != 0 && time.Since(time.Unix(0, ws)) > 200*time.Millisecond {
+			if ws := e.Value.(*limitedConn).writingSince.Load(); ws != 0 && time.Duration(monoNow()-ws) > 200*time.Millisecond {
 				n++
 			}
 		}
@@ -112,4 +113,38 @@ func TestPipelinedNonReaderClosed(t *testing.T) {
 	eventually(t, "the connection to open", func() bool { return l.Stats().Open == 1 })
 	assert.Eventually(t, func() bool { return l.Stats().Open == 0 }, 15*time.Second, 20*time.Millisecond,
 		"the non-reading connection is still open")
+}
+
+// TestUnsentCountsOnlyUnsent: unsent reports the bytes left in the send
+// queue while the peer does not read (its receive window closed), and
+// none once the peer has read them: what it counts is what was not sent,
+// not what waits for an acknowledgement.
+func TestUnsentCountsOnlyUnsent(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("SIOCOUTQNSD is Linux's")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer peer.Close()
+	c, err := ln.Accept()
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	assert.Zero(t, unsent(c))
+	// Write until the send buffer is full: the peer reads nothing.
+	chunk := make([]byte, 16<<10)
+	for {
+		require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
+		if _, err := c.Write(chunk); err != nil {
+			break
+		}
+	}
+	assert.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	eventually(t, "the queue to drain", func() bool { return unsent(c) == 0 })
 }

@@ -30,7 +30,7 @@ func bodiesBeingRead(l *Listener, d time.Duration) int {
 	defer l.mu.Unlock()
 	n := 0
 	for e := l.conns.Front(); e != nil; e = e.Next() {
-		if bs := e.Value.(*limitedConn).bodySince.Load(); bs != 0 && time.Since(time.Unix(0, bs)) > d {
+		if bs := e.Value.(*limitedConn).bodySince.Load(); bs != 0 && time.Duration(monoNow()-bs) > d {
 			n++
 		}
 	}

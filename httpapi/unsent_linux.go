@@ -6,13 +6,15 @@ import (
 	"unsafe"
 )
 
-// siocoutq is Linux's SIOCOUTQ (= TIOCOUTQ): the bytes of a TCP socket's
-// send queue not yet acknowledged by the peer.
-const siocoutq = 0x5411
+// siocoutqnsd is Linux's SIOCOUTQNSD (since 2.6.38): the bytes of a TCP
+// socket's send queue not yet sent. Unlike SIOCOUTQ it leaves out the
+// bytes sent and waiting for their acknowledgement, which a client far
+// away or on a lossy link has in flight without being slow to read.
+const siocoutqnsd = 0x894B
 
-// unsent returns the bytes c has written that the peer has not yet
-// acknowledged (a peer that does not read stops acknowledging once its
-// receive buffer is full), or 0 when that cannot be told.
+// unsent returns the bytes c has written that are not yet sent (a peer
+// that does not read closes its receive window once its buffer is full,
+// and what follows stays unsent), or 0 when that cannot be told.
 func unsent(c net.Conn) int {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -24,7 +26,7 @@ func unsent(c net.Conn) int {
 	}
 	var n int32
 	_ = raw.Control(func(fd uintptr) {
-		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, siocoutq, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, siocoutqnsd, uintptr(unsafe.Pointer(&n))); errno != 0 {
 			n = 0
 		}
 	})

@@ -29,9 +29,14 @@ const (
 	// about 15 minutes.
 	forgetBelow = 10 * time.Millisecond
 	// maxUsageKeys bounds the groups whose slot time is kept (about 100
-	// bytes each). Past it a new group evicts an arbitrary one, which
-	// then counts as fresh: the table degrades towards leniency.
+	// bytes each). Past it a new group evicts the least of evictSample
+	// groups taken at random, which then counts as fresh: the table
+	// degrades towards leniency, but a group with seconds of slot time is
+	// kept while a sample holds one with less (a spray of new sources
+	// with quick scans evicts each other, not a heavy /48).
 	maxUsageKeys = 1 << 16
+	// evictSample is the number of groups looked at for an eviction.
+	evictSample = 8
 )
 
 // usage is the recent slow slot time of every group (source, IPv6 /56
@@ -61,6 +66,19 @@ func (u used) decayed(now time.Time) float64 {
 	return u.secs * math.Exp(-dt.Seconds()/usageDecay.Seconds())
 }
 
+// last returns when a diagnostic of any of groups last gave its slot back
+// within the memory of the table (about the last usageDecay to twice
+// that), the zero Time when none did.
+func (u *usage) last(groups []capKey) time.Time {
+	var t time.Time
+	for _, g := range groups {
+		if e, ok := u.m[g.key]; ok && e.at.After(t) {
+			t = e.at
+		}
+	}
+	return t
+}
+
 // recent returns the most recent slot time of any of groups, in seconds.
 func (u *usage) recent(groups []capKey, now time.Time) float64 {
 	worst := 0.0
@@ -72,7 +90,10 @@ func (u *usage) recent(groups []capKey, now time.Time) float64 {
 	return worst
 }
 
-// add charges held to every group.
+// add charges held to every group and notes now as its last use: a group
+// is remembered for at least usageDecay after its last diagnostic, even
+// one charged nothing, so that fresh waiters can be ordered by how
+// recently they were served.
 func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 	u.sweep(now)
 	for _, g := range groups {
@@ -81,22 +102,32 @@ func (u *usage) add(groups []capKey, held time.Duration, now time.Time) {
 		if ok {
 			v += e.decayed(now)
 		}
-		if v < forgetBelow.Seconds() {
-			continue
-		}
 		if !ok && len(u.m) >= maxUsageKeys {
-			for k := range u.m {
-				delete(u.m, k)
-				break
-			}
+			u.evict(now)
 		}
 		u.m[g.key] = used{secs: v, at: now}
 	}
 	u.peak = max(u.peak, len(u.m))
 }
 
+// evict forgets, of evictSample groups taken at random (Go's map order),
+// the one with the least slot time at now, the least recently used among
+// equals.
+func (u *usage) evict(now time.Time) {
+	victim, least, at, n := "", math.Inf(1), time.Time{}, 0
+	for k, e := range u.m {
+		if v := e.decayed(now); v < least || (v == least && e.at.Before(at)) {
+			victim, least, at = k, v, e.at
+		}
+		if n++; n >= evictSample {
+			break
+		}
+	}
+	delete(u.m, victim)
+}
+
 // sweep forgets, at most once per usageDecay, the groups decayed under
-// forgetBelow, and rebuilds the map when it fell to a quarter of its
+// forgetBelow and last used usageDecay ago or more, and rebuilds the map when it fell to a quarter of its
 // peak (Go maps never shrink).
 func (u *usage) sweep(now time.Time) {
 	if now.Sub(u.lastSweep) < usageDecay {
@@ -104,7 +135,7 @@ func (u *usage) sweep(now time.Time) {
 	}
 	u.lastSweep = now
 	for k, e := range u.m {
-		if e.decayed(now) < forgetBelow.Seconds() {
+		if e.decayed(now) < forgetBelow.Seconds() && now.Sub(e.at) >= usageDecay {
 			delete(u.m, k)
 		}
 	}

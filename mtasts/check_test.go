@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -340,6 +341,27 @@ func TestCheckObserve(t *testing.T) {
 			require.NotContains(t, out, v, "%s: Result carries observed value %q", label, v)
 		}
 	}
+}
+
+// TestCheckProgress: a policy fetch reports its steps through
+// Options.Progress (the connection, then the bytes the server sends), and
+// none when it cannot connect.
+func TestCheckProgress(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	var steps atomic.Int64
+	opts := e.options(&recordingDialer{connect: true})
+	opts.Progress = func() { steps.Add(1) }
+	got := Check(context.Background(), dnstest.NewResolver(e.zones), "pass"+zoneSuffix, opts)
+	require.Equal(t, Fetched, got.FetchState)
+	assert.Greater(t, steps.Load(), int64(2), "the connection, the handshake's records and the response")
+
+	steps.Store(0)
+	opts = e.options(&recordingDialer{connect: false})
+	opts.Progress = func() { steps.Add(1) }
+	got = Check(context.Background(), dnstest.NewResolver(e.zones), "pass"+zoneSuffix, opts)
+	require.NotEqual(t, Fetched, got.FetchState)
+	assert.Zero(t, steps.Load(), "nothing from a server never reached")
 }
 
 // TestCheckCanceled: a caller's context that is already done yields an

@@ -157,7 +157,25 @@ func dialOne(ctx context.Context, dial DialFunc, target string, opts Options) (n
 	if err != nil {
 		return nil, fmt.Errorf("mtasts: dial policy host: %w", err)
 	}
+	opts.progress()
+	if opts.Progress != nil {
+		conn = progressConn{conn, opts.Progress}
+	}
 	return conn, nil
+}
+
+// progressConn calls progress after every Read that returned bytes.
+type progressConn struct {
+	net.Conn
+	progress func()
+}
+
+func (c progressConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.progress()
+	}
+	return n, err
 }
 
 // noConnection turns a fetch that never connected into its state and

@@ -59,6 +59,14 @@ type Options struct {
 	// pattern. The redaction guard uses it to prove none of them reaches
 	// the output. It must be safe for concurrent use.
 	Observe func(value string)
+	// Progress, when set, is called at each step of the policy fetch
+	// that got something from the policy server: the TCP connection
+	// established, and every read from it that returned bytes (the TLS
+	// handshake's records, the response's headers and body). Whoever runs
+	// the check can so tell a fetch that is moving from one whose server
+	// has sent nothing for a while. It must be safe for concurrent use and
+	// not block.
+	Progress func()
 	// Sessions, when set, keeps TLS sessions across fetches so that a
 	// host fetched again resumes TLS (see SessionCache); nil means a full
 	// handshake every time.
@@ -92,6 +100,13 @@ func (o Options) dial() DialFunc {
 	}
 	var d net.Dialer
 	return d.DialContext
+}
+
+// progress calls Progress when set.
+func (o Options) progress() {
+	if o.Progress != nil {
+		o.Progress()
+	}
 }
 
 func (o Options) observe(v string) {
