@@ -2,6 +2,8 @@ package mailauth
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dane"
@@ -234,7 +236,16 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			if v, ok := r.tooLongVerdict(id); ok {
 				return v // the record's name cannot exist: nothing to ask
 			}
-			return r.attributed(id, c.check(r, ctx, log), log)
+			start := time.Now()
+			v := r.attributed(id, c.check(r, ctx, log), log)
+			if v.determination == UndeterminedLookup && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// Undetermined by the scan's deadline, with no lookup
+				// of its own to say so (it waited on another check's
+				// facts, whose lookup the deadline cut at the same
+				// moment): slowness, not a finding.
+				return slowVerdict(time.Since(start), v)
+			}
+			return v
 		}
 	}
 	return out

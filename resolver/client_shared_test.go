@@ -29,8 +29,7 @@ type rawServer struct {
 
 func startRaw(t *testing.T, h func(s *rawServer, q *dns.Msg, from net.Addr)) *rawServer {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	require.NoError(t, err)
+	pc := listenUDPAndTCP(t)
 	s := &rawServer{pc: pc, from: map[string]int{}}
 	s.wg.Add(1)
 	go func() {
@@ -315,4 +314,44 @@ func TestClientTCPFallbackShared(t *testing.T) {
 	assert.Equal(t, 1, srv.CountOver("big.resolver.test", resolver.TypeTXT, "tcp"))
 	assert.Equal(t, 1, srv.CountOver("txt.resolver.test", resolver.TypeTXT, "tcp"))
 	assert.Equal(t, 0, srv.CountOver("a.resolver.test", resolver.TypeTXT, "tcp"))
+}
+
+// reservedTCP holds, by address, the TCP listener that listenUDPAndTCP
+// opened beside a raw server's UDP socket, for serveTCP or refuseTCP to
+// take: another process cannot take the port in between.
+var reservedTCP sync.Map
+
+// listenUDPAndTCP opens a UDP socket on 127.0.0.1 whose port is free for
+// TCP too, and reserves that TCP port (reservedTCP) until the test ends.
+func listenUDPAndTCP(t *testing.T) net.PacketConn {
+	t.Helper()
+	for try := 0; ; try++ {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		require.NoError(t, err)
+		l, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err != nil && try < 50 {
+			pc.Close() // the port is taken for TCP: another one
+			continue
+		}
+		require.NoError(t, err)
+		addr := pc.LocalAddr().String()
+		reservedTCP.Store(addr, l)
+		t.Cleanup(func() {
+			if v, ok := reservedTCP.LoadAndDelete(addr); ok {
+				v.(net.Listener).Close()
+			}
+		})
+		return pc
+	}
+}
+
+// listenTCP returns the TCP listener reserved for addr, or a new one.
+func listenTCP(t *testing.T, addr string) net.Listener {
+	t.Helper()
+	if v, ok := reservedTCP.LoadAndDelete(addr); ok {
+		return v.(net.Listener)
+	}
+	l, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	return l
 }
