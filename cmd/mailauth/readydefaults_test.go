@@ -163,3 +163,46 @@ func TestScanRefusesAuthoritativeOnly(t *testing.T) {
 	assert.Equal(t, exitUnavailable, code)
 	assert.Contains(t, errOut, "does not offer recursion")
 }
+
+// TestServeAdminDefault: serve started with no -admin-listen listens for
+// the operator on defaultAdminListen (127.0.0.1:8081), and healthcheck
+// with no -admin and no MAILAUTH_ADMIN_LISTEN asks there and exits 0.
+// Every other test of this package passes -admin-listen 127.0.0.1:0, and
+// this one is not parallel, so that no test here takes the port. When
+// another program holds it, serve must refuse to start, saying why.
+func TestServeAdminDefault(t *testing.T) {
+	z, err := dnstest.Parse(labRoot, ".")
+	require.NoError(t, err)
+	dnsSrv := dnstest.Start(t, z)
+	args := []string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", dnsSrv.Addr()}
+	if probe, err := net.Listen("tcp", defaultAdminListen); err != nil {
+		var log syncbuf.Buffer
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		defer cancel()
+		code := runServe(ctx, args, mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{})
+		assert.Equal(t, exitUnavailable, code, "another program holds %s: %s", defaultAdminListen, log.String())
+		assert.Contains(t, log.String(), "-admin-listen: cannot listen")
+		return
+	} else {
+		probe.Close()
+	}
+	// runServe itself, not startServe, which passes -admin-listen
+	// 127.0.0.1:0 (testAdmin).
+	var log syncbuf.Buffer
+	ctx, cancel := context.WithCancel(t.Context())
+	adminc, done := make(chan string, 1), make(chan int, 1)
+	go func() {
+		done <- runServe(ctx, args, mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{admin: func(a string) { adminc <- a }})
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case a := <-adminc:
+		assert.Equal(t, defaultAdminListen, a, "the default admin address")
+	case code := <-done:
+		require.Failf(t, "serve exited", "exit %d: %s", code, log.String())
+	}
+	require.Eventually(t, func() bool {
+		code, _, _ := runCLI(t, nil, "healthcheck")
+		return code == exitOK
+	}, 30*time.Second, 50*time.Millisecond, "healthcheck on its default address: %s", log.String())
+}
