@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -149,20 +148,7 @@ const capacityEnv = "MAILAUTH_ABUSE_CAPACITY"
 // runCapacityAttacker is the capacity siege child: it runs phase i
 // against base until its standard input closes.
 func runCapacityAttacker(i int, base string) int {
-	if i < 0 || i >= len(capacityPhases) {
-		return 2
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	var c counters
-	done := make(chan struct{})
-	go func() { defer close(done); capacityPhases[i].run(ctx, base, &c) }()
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	stop()
-	<-done
-	if err := json.NewEncoder(os.Stdout).Encode(attackReport{Hostile: c.snapshot()["h"], CPUms: cpuTicks() * 10}); err != nil {
-		return 1
-	}
-	return 0
+	return runPhaseChild(capacityPhases, i, base)
 }
 
 // runCapacity measures the good client unloaded, then under each

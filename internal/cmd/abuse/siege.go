@@ -306,13 +306,19 @@ type attackReport struct {
 // runAttacker is the siege child: it runs phase i against base until its
 // standard input closes.
 func runAttacker(i int, base string) int {
-	if i < 0 || i >= len(siegePhases) {
+	return runPhaseChild(siegePhases, i, base)
+}
+
+// runPhaseChild runs phases[i] against base until standard input
+// closes, then prints its attackReport: the body of a siege child.
+func runPhaseChild(phases []siegePhase, i int, base string) int {
+	if i < 0 || i >= len(phases) {
 		return 2
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var c counters
 	done := make(chan struct{})
-	go func() { defer close(done); siegePhases[i].run(ctx, base, &c) }()
+	go func() { defer close(done); phases[i].run(ctx, base, &c) }()
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	stop()
 	<-done
@@ -329,24 +335,9 @@ type attacker struct {
 	out   *bytes.Buffer
 }
 
-// startAttacker starts the child that runs phase i.
+// startAttacker starts the child that runs siege phase i.
 func startAttacker(i int, base string) (*attacker, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "-base", base)
-	cmd.Env = append(os.Environ(), siegeEnv+"="+strconv.Itoa(i), loadEnv+"=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil
+	return startPhaseAttacker(siegeEnv, i, base)
 }
 
 // stop ends the attack and returns its outcomes and CPU.
