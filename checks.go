@@ -89,10 +89,16 @@ func keyedByString[C ~string, V any](m map[C]V) map[string]V {
 //     see doc/design.md).
 //  2. The contract: add its CheckID constant (and, when the contract
 //     gives it diagnostics, the Diagnostics type and its NewDiagnostics
-//     case) in internal/report/report.go; add the id to CheckSummary's
-//     enum in internal/report/openapi.json and raise the bounds that are
-//     the number of checks (ScanSummary.checks min/maxItems, the
-//     StatusCounts maxima). Run go generate ./... (contract.go).
+//     case) in internal/report/report.go. In
+//     internal/report/openapi.json, add its item schema, named from the
+//     id ("mta-sts" → MtaStsCheck): a copy of another check's, its id
+//     the const of the new id, its diagnostics the new diagnostics
+//     schema (also in goTypes of internal/report/contract_test.go) or
+//     none; add it to CheckSummary's oneOf and discriminator mapping
+//     (TestCheckItemsDiscriminated names what is missing), and raise the
+//     bounds that are the number of checks (ScanSummary.checks
+//     min/maxItems, the StatusCounts maxima). Run go generate ./...
+//     (contract.go).
 //  3. Write judge_<id>.go: the finding table (each rule with its finding
 //     id, <id>.kebab-case-name), the check method and the pure judge
 //     function; add the finding ids to testdata/finding-ids.txt.

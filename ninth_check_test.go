@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,7 +129,7 @@ var ninthCheckSteps = []editStep{
 	{"internal/report/report.go (the check id, after the last one)", func(t *testing.T, dir string) {
 		insertIntoBlock(t, dir, "internal/report/report.go", regexp.MustCompile(`(?m)^const \(\n(?:\tCheck\w+ +CheckID = "[^"]*"\n)+()\)`), "\tCheckNinth CheckID = \"ninth\"\n")
 	}},
-	{"internal/report/openapi.json (id enum, counts and checks bounds)", func(t *testing.T, dir string) {
+	{"internal/report/openapi.json (the check's item schema, in CheckSummary's oneOf and discriminator mapping; counts and checks bounds)", func(t *testing.T, dir string) {
 		widenContract(t, dir, "ninth")
 	}},
 	{"judge_ninth.go (the finding table, the check method, the judge)", func(t *testing.T, dir string) {
@@ -351,8 +352,11 @@ var ninthRow = `	{
 	},
 `
 
-// widenContract adds id to the check-id enum of openapi.json and raises
-// every bound that is the number of checks by one.
+// widenContract adds check id's item schema to openapi.json (a copy of
+// the item schema of a check without diagnostics, its id the const id,
+// named as the others are: "ninth" → NinthCheck), puts it in
+// CheckSummary's oneOf and discriminator mapping, and raises every bound
+// that is the number of checks by one.
 func widenContract(t *testing.T, dir, id string) {
 	t.Helper()
 	path := filepath.Join(dir, "internal/report/openapi.json")
@@ -364,8 +368,29 @@ func widenContract(t *testing.T, dir, id string) {
 	props := func(name string) map[string]any {
 		return schemas[name].(map[string]any)["properties"].(map[string]any)
 	}
-	idProp := props("CheckSummary")["id"].(map[string]any)
-	idProp["enum"] = append(idProp["enum"].([]any), id)
+	union := schemas["CheckSummary"].(map[string]any)
+	mapping := union["discriminator"].(map[string]any)["mapping"].(map[string]any)
+	var item map[string]any
+	for _, ref := range mapping {
+		name := strings.TrimPrefix(ref.(string), "#/components/schemas/")
+		if _, has := props(name)["diagnostics"]; !has {
+			branch, err := json.Marshal(schemas[name])
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(branch, &item))
+			break
+		}
+	}
+	require.NotNil(t, item, "openapi.json: no item schema of a check without diagnostics to copy")
+	name := "Check"
+	for _, part := range slices.Backward(strings.Split(id, "-")) {
+		name = strings.ToUpper(part[:1]) + part[1:] + name
+	}
+	ref := "#/components/schemas/" + name
+	item["description"] = "The " + id + " check: an item of ScanSummary.checks whose id is " + id + ". It has no diagnostics."
+	item["properties"].(map[string]any)["id"].(map[string]any)["const"] = id
+	schemas[name] = item
+	union["oneOf"] = append(union["oneOf"].([]any), map[string]any{"$ref": ref})
+	mapping[id] = ref
 	n := float64(len(CheckOrder()) + 1)
 	checks := props("ScanSummary")["checks"].(map[string]any)
 	checks["minItems"], checks["maxItems"] = n, n

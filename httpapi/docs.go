@@ -49,7 +49,8 @@ func checkNames() string {
 }
 
 // docSchemaOrder lists the contract's objects in the order the API page
-// shows them.
+// shows them. A union (CheckSummary) is followed by its branches, one
+// item schema per check, in the document's order (docSchemas).
 var docSchemaOrder = []string{
 	"ScanRequest", "PtrCheckRequest", "ScanSummary", "PtrCheckSummary", "CheckSummary",
 	"SpfDiagnostics", "DmarcDiagnostics", "DkimDiagnostics", "MtaStsDiagnostics",
@@ -62,10 +63,19 @@ type docField struct {
 	Required                        bool
 }
 
-// docSchema is one object of the contract.
+// docSchema is one object of the contract, or a union of objects.
 type docSchema struct {
 	Name, Description string
 	Fields            []docField
+	// Variants are a union's objects: which value of its discriminator
+	// chooses which object.
+	Variants []docVariant
+}
+
+// docVariant is one object of a union: the discriminator's value (a
+// check id) that chooses it, and its diagnostics object ("" for none).
+type docVariant struct {
+	Value, Schema, Diagnostics string
 }
 
 // docGrade is one row of the grade table.
@@ -293,9 +303,33 @@ func docSchemas(doc []byte) ([]docSchema, error) {
 		if !ok {
 			return nil, fmt.Errorf("openapi.json: no schema %s", name)
 		}
-		out = append(out, s.doc(name))
+		d := s.doc(name)
+		var branches []docSchema
+		for _, o := range s.OneOf {
+			b, ok := spec.Components.Schemas[refName(o.Ref)]
+			if o.Ref == "" || !ok {
+				return nil, fmt.Errorf("openapi.json: %s: a branch that is not a schema of the document (%q)", name, o.Ref)
+			}
+			d.Variants = append(d.Variants, b.variant(refName(o.Ref)))
+			branches = append(branches, b.doc(refName(o.Ref)))
+		}
+		out = append(append(out, d), branches...)
 	}
 	return out, nil
+}
+
+// variant is the row of the union's table for its branch name.
+func (s schemaDoc) variant(name string) docVariant {
+	v := docVariant{Schema: name}
+	for _, p := range s.Properties {
+		switch p.name {
+		case "id":
+			v.Value = fmt.Sprint(p.schema.Const)
+		case "diagnostics":
+			v.Diagnostics = refName(p.schema.Ref)
+		}
+	}
+	return v
 }
 
 // schemaDoc is the part of a JSON Schema the field tables show.

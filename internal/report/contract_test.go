@@ -23,7 +23,10 @@ import (
 
 // goTypes maps each response schema of the OpenAPI document to the Go
 // type that is encoded for it. The request schemas (ScanRequest,
-// PtrCheckRequest) are decoded by httpapi and tested there.
+// PtrCheckRequest) are decoded by httpapi and tested there. CheckSummary
+// is the union of the per-check item schemas (MxCheck, SpfCheck, …),
+// each of them also a CheckSummary in Go (checkBranches; see
+// TestCheckItemsDiscriminated).
 var goTypes = map[string]reflect.Type{
 	"ScanSummary":       reflect.TypeFor[ScanSummary](),
 	"PtrCheckSummary":   reflect.TypeFor[PTRCheckSummary](),
@@ -60,9 +63,11 @@ func schemas(t *testing.T) map[string]map[string]any {
 // Go type names a schema the document does not have.
 func TestEverySchemaHasAGoType(t *testing.T) {
 	s := schemas(t)
+	branches := checkBranches(t)
 	for name := range s {
 		_, typed := goTypes[name]
-		assert.True(t, typed || slices.Contains(requestSchemas, name), "schema %s has no Go type", name)
+		_, branch := branches[name]
+		assert.True(t, typed || branch || slices.Contains(requestSchemas, name), "schema %s has no Go type", name)
 	}
 	for name := range goTypes {
 		assert.Contains(t, s, name, "Go type for %s has no schema", name)
@@ -95,16 +100,25 @@ func jsonFields(t reflect.Type) map[string]field {
 // TestGoTypesMatchSchemas: for every response schema, the Go type has
 // exactly its properties, omits none that is required (no omitempty on a
 // required property), is a pointer exactly where the schema allows null,
-// and has the JSON type the schema gives.
+// and has the JSON type the schema gives. A check's item schema has
+// CheckSummary's fields, without diagnostics where the check has none.
 func TestGoTypesMatchSchemas(t *testing.T) {
+	branches := checkBranches(t)
 	for name, sch := range schemas(t) {
 		gt, ok := goTypes[name]
-		if !ok {
-			continue
+		id, branch := branches[name]
+		if name == "CheckSummary" || (!ok && !branch) {
+			continue // the union: TestCheckItemsDiscriminated
 		}
 		t.Run(name, func(t *testing.T) {
 			props, _ := sch["properties"].(map[string]any)
+			if branch {
+				gt = reflect.TypeFor[CheckSummary]()
+			}
 			fields := jsonFields(gt)
+			if branch && NewDiagnostics(id) == nil {
+				delete(fields, "diagnostics")
+			}
 			required := stringSet(sch["required"])
 			assert.ElementsMatch(t, keys(props), keys(fields), "properties")
 			for prop, raw := range props {
@@ -168,14 +182,21 @@ func jsonType(t reflect.Type) string {
 
 // TestEnumsMatchConstants: every property whose Go type is one of this
 // package's named string types allows exactly that type's constants
-// (and null where the field is a pointer).
+// (and null where the field is a pointer). A property that is a const
+// (the id of a check's item schema) holds one of them, and the consts of
+// one type together are all of them.
 func TestEnumsMatchConstants(t *testing.T) {
 	consts := constantsByType(t)
 	seen := map[string]bool{}
+	constValues := map[string][]string{}
+	branches := checkBranches(t)
 	for name, sch := range schemas(t) {
 		gt, ok := goTypes[name]
-		if !ok {
-			continue
+		if _, branch := branches[name]; branch {
+			gt, ok = reflect.TypeFor[CheckSummary](), true
+		}
+		if !ok || name == "CheckSummary" {
+			continue // the union has no properties of its own
 		}
 		props, _ := sch["properties"].(map[string]any)
 		for prop, f := range jsonFields(gt) {
@@ -189,6 +210,10 @@ func TestEnumsMatchConstants(t *testing.T) {
 			}
 			seen[et.Name()] = true
 			p, _ := props[prop].(map[string]any)
+			if c, isConst := p["const"].(string); isConst {
+				constValues[et.Name()] = append(constValues[et.Name()], c)
+				continue
+			}
 			var enum []string
 			for _, v := range asList(p["enum"]) {
 				if s, ok := v.(string); ok {
@@ -197,6 +222,9 @@ func TestEnumsMatchConstants(t *testing.T) {
 			}
 			assert.ElementsMatch(t, values, enum, "%s.%s: enum against the constants of %s", name, prop, et.Name())
 		}
+	}
+	for typ, got := range constValues {
+		assert.ElementsMatch(t, consts[typ], got, "the consts of %s against its constants", typ)
 	}
 	for typ := range consts {
 		if typ != "Determination" {
