@@ -29,7 +29,7 @@ func refContains(v *Vocabulary, f string) bool {
 
 func refInside(v *Vocabulary, f string) bool {
 	for i := 0; i+4 <= len(f); i++ {
-		if _, ok := v.grams[gram(f[i:])]; !ok {
+		if !v.grams.has(gram(f[i:])) {
 			return false
 		}
 	}
