@@ -305,7 +305,9 @@ func hasACE(s string) bool {
 }
 
 // isSpace reports whether the ASCII c is white space to strings.TrimSpace.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
 
 // isASCIIString reports whether s holds only ASCII bytes.
 func isASCIIString(s string) bool {

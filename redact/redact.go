@@ -79,8 +79,8 @@ func NewSet() *Set {
 // ("。其" where one Chinese sentence ends and the next begins, "pass. Of"
 // in English) is in the vocabulary too. It is safe for concurrent use.
 type Vocabulary struct {
-	index  *suffixarray.Index  // of the lower-case texts, each between its group's markers
-	grams  gramSet // every 4-byte window of the texts, a quick negative test
+	index  *suffixarray.Index // of the lower-case texts, each between its group's markers
+	grams  gramSet            // every 4-byte window of the texts, a quick negative test
 	groups []joinGroup
 }
 
@@ -257,7 +257,6 @@ func missing[T byteString](v *Vocabulary, f T) missingWindows[T] {
 	}
 	return m
 }
-
 
 // clean reports whether f[a:b] holds no window that occurs nowhere in the
 // vocabulary: false proves f[a:b] is not in the text. A prefix or a
