@@ -22,6 +22,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -836,7 +837,10 @@ func (s *Set) Contains(text string) bool {
 	if text == "" {
 		return false
 	}
-	t := strings.ToLower(text)
+	t := text
+	if !isLower(text) {
+		t = strings.ToLower(text)
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.allow[t]; ok {
@@ -924,8 +928,12 @@ func (s *Set) Verify(body []byte) error {
 				return fmt.Errorf("redact: decode output: %w", err)
 			}
 			hit = s.Contains(str)
+		case !isASCII(raw) && isLower(raw):
+			// Valid JSON without escapes: the bytes are the string's
+			// UTF-8, already in lower case (a Chinese text): searched in
+			// place.
+			hit = s.containsLower(raw)
 		case !isASCII(raw):
-			// Valid JSON without escapes: the bytes are the string's UTF-8.
 			hit = s.Contains(string(raw))
 		default:
 			lower = asciiLower(lower[:0], raw)
@@ -940,6 +948,46 @@ func (s *Set) Verify(body []byte) error {
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
 	}
 	return nil
+}
+
+// caseless is a bit set of the runes below U+10000 that unicode.ToLower
+// leaves as they are (all of CJK), built on first use.
+var caseless = sync.OnceValue(func() *[1 << 16 / 64]uint64 {
+	var b [1 << 16 / 64]uint64
+	for r := range rune(1 << 16) {
+		if unicode.ToLower(r) == r {
+			b[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &b
+})
+
+// isLower reports whether strings.ToLower leaves t as it is: valid UTF-8
+// without a rune that has a lower-case mapping.
+func isLower[T byteString](t T) bool {
+	var table *[1 << 16 / 64]uint64
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+		if r == utf8.RuneError && n == 1 {
+			return false // ToLower writes U+FFFD for it
+		}
+		if table == nil {
+			table = caseless()
+		}
+		if r < 1<<16 && table[r/64]&(1<<(r%64)) == 0 || r >= 1<<16 && unicode.ToLower(r) != r {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // isASCII reports whether b holds only ASCII bytes.
@@ -963,8 +1011,8 @@ func asciiLower(dst, b []byte) []byte {
 	return dst
 }
 
-// containsLower is Contains for an ASCII text already lower-cased, read
-// without copying it into a string.
+// containsLower is Contains for a text already lower-cased (strings.ToLower
+// leaves it as it is), read without copying it into a string.
 func (s *Set) containsLower(t []byte) bool {
 	if len(t) == 0 {
 		return false

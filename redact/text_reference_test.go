@@ -152,3 +152,15 @@ func FuzzIsAddressBytes(f *testing.F) {
 		require.Equal(t, want, isAddressBytes([]byte(s)), "%q", s)
 	})
 }
+
+// FuzzIsLower: a text isLower accepts is one strings.ToLower leaves as
+// it is, and the other way round.
+func FuzzIsLower(f *testing.F) {
+	for _, s := range []string{"abc", "ABC", "服务器。", "bücher", "BÜCHER", "İ", "\xff", "\uFFFD", "ｆｕｌｌ", "ＦＵＬＬ", "𝐀", "𐐀", "ǅ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		require.Equal(t, strings.ToLower(s) == s, isLower(s), "%q", s)
+		require.Equal(t, strings.ToLower(s) == s, isLower([]byte(s)), "%q", s)
+	})
+}
