@@ -204,12 +204,20 @@ func (src textSource) release(entries int) {
 // value records text[i:j] as Add would. It reports false when the Set is
 // full.
 func (src textSource) value(i, j int) bool {
+	as, _ := src.valueAs(i, j)
+	return as != refused
+}
+
+// valueAs is value, telling what it did (for again) and the length of
+// the form; unknown when the value went through addValue (an A-label, a
+// text that is not ASCII).
+func (src textSource) valueAs(i, j int) (recordedAs, int) {
 	s := src.s
 	if s.overflowed {
-		return false
+		return refused, 0
 	}
 	if src.blk < 0 {
-		return s.addValue(src.text[i:j])
+		return unknownAs(s.addValue(src.text[i:j])), 0
 	}
 	t := src.text
 	for i < j && isSpace(t[i]) {
@@ -222,12 +230,37 @@ func (src textSource) value(i, j int) bool {
 		j--
 	}
 	if src.ace && hasACE(t[i:j]) {
-		return s.addValue(t[i:j]) // the Unicode form too
+		return unknownAs(s.addValue(t[i:j])), 0 // the Unicode form too
 	}
 	if j-i < MinLen || j-i > MaxValueLen {
-		return true
+		return skipped, 0
 	}
-	return s.consider(src.blk, src.off+i, j-i, true)
+	return s.considerAs(src.blk, src.off+i, j-i, true), j - i
+}
+
+// unknown is what valueAs reports for a value recorded through addValue:
+// a repeat must go through it again.
+const unknown recordedAs = -1
+
+func unknownAs(ok bool) recordedAs {
+	if ok {
+		return unknown
+	}
+	return refused
+}
+
+// again repeats value(i, j), which did as with a form of n bytes: a form
+// in the store is not looked up again, a form not worth recording is not
+// considered again (both depend on the form alone), and only the check
+// that the Set is not full is made, as Add would make it.
+func (src textSource) again(as recordedAs, n, i, j int) {
+	switch {
+	case src.s.overflowed:
+	case as == kept:
+		src.s.full(n)
+	case as == unknown:
+		src.value(i, j)
+	}
 }
 
 // token records the token text[a:b] and, when it looks like it can carry
@@ -251,11 +284,25 @@ func (src textSource) token(a, b int) {
 		}
 	case isScheme(tok[:colon]) && !hasCTL(tok):
 		// url.Parse reads "scheme:opaque" with no host: the opaque part
-		// is the rest of the token.
-		src.value(a+colon+1, b)
-		if at := strings.LastIndexByte(tok, '@'); at > colon {
+		// is the rest of the token, recorded again just below, and so is
+		// its mailbox's domain.
+		restAs, restLen := src.valueAs(a+colon+1, b)
+		at := strings.LastIndexByte(tok, '@')
+		var domAs recordedAs
+		var domLen int
+		if at > colon {
+			domAs, domLen = src.valueAs(a+at+1, b)
+		}
+		src.again(restAs, restLen, a+colon+1, b)
+		if j := strings.IndexByte(tok[colon+1:], '/'); j >= 0 {
+			src.value(a+colon+1, a+colon+1+j)
+		}
+		if at > colon {
+			src.again(domAs, domLen, a+at+1, b)
+		} else if at >= 0 {
 			src.value(a+at+1, b)
 		}
+		return
 	}
 	if colon >= 0 {
 		// "include:_spf.example.net", "mx: mail.example.com", "ip4:192.0.2.1/24"

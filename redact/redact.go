@@ -195,7 +195,8 @@ func vocabularyHas[T byteString](v *Vocabulary, f T, scratch *[]byte) bool {
 	if m.first == len(f) && v.hasKey(append(key, f...)) {
 		return true
 	}
-	for _, g := range v.groups {
+	for k := range v.groups {
+		g := &v.groups[k]
 		if m.first < len(f) && !cutsNear(g, f, m.first) || m.last < len(f) && !cutsNear(g, f, m.last) {
 			// A window of f found nowhere in the texts, with no place
 			// near it where f could cross a seam, lies inside one
@@ -294,7 +295,7 @@ func hasMarker[T byteString](f T) bool {
 // seamCuts returns the positions in f right after a rune that ends a
 // sentence of g, the places where f may cross a seam, appended to buf;
 // nil when there are more than maxSeamCuts.
-func seamCuts[T byteString](f T, g joinGroup, buf []int) []int {
+func seamCuts[T byteString](f T, g *joinGroup, buf []int) []int {
 	cuts := buf[:0]
 	for i := 0; i < len(f); {
 		r, n := rune(f[i]), 1
@@ -317,7 +318,7 @@ func seamCuts[T byteString](f T, g joinGroup, buf []int) []int {
 // can a window that occurs nowhere in the texts be part of a value that
 // crosses seams. It answers true when it cannot tell cheaply (f is not
 // ASCII).
-func cutsNear[T byteString](g joinGroup, f T, p int) bool {
+func cutsNear[T byteString](g *joinGroup, f T, p int) bool {
 	lo := max(p-len(g.sep)+1, 0)
 	hi := min(p+3, len(f))
 	if lo == 0 && g.sep != "" && hasPrefix(f, g.sep) {
@@ -338,7 +339,7 @@ func cutsNear[T byteString](g joinGroup, f T, p int) bool {
 // candidateCuts returns the places where f may cross a seam of g,
 // appended to buf: 0 when f starts with the separator, then the positions
 // right after a rune that ends a sentence of g (none past maxSeamCuts).
-func candidateCuts[T byteString](g joinGroup, f T, buf []int) []int {
+func candidateCuts[T byteString](g *joinGroup, f T, buf []int) []int {
 	cuts := buf[:0]
 	if g.sep != "" && hasPrefix(f, g.sep) {
 		cuts = append(cuts, 0) // f starts at a seam, with the separator
@@ -354,7 +355,7 @@ func candidateCuts[T byteString](g joinGroup, f T, buf []int) []int {
 // separator: a value the output can hold only where sentences meet. cuts
 // are f's candidateCuts for g, m its missingWindows; key is scratch space
 // of capacity len(f)+2.
-func acrossSeams[T byteString](v *Vocabulary, f T, g joinGroup, cuts []int, m missingWindows[T], key []byte) bool {
+func acrossSeams[T byteString](v *Vocabulary, f T, g *joinGroup, cuts []int, m missingWindows[T], key []byte) bool {
 	var ends [maxSeamCuts + 2]bool
 	// ends[k]: f[:cuts[k]] is a sentence's end followed by whole
 	// sentences, each after the separator (or f starts at a seam).
@@ -390,7 +391,7 @@ func acrossSeams[T byteString](v *Vocabulary, f T, g joinGroup, cuts []int, m mi
 }
 
 // sentenceEnd reports whether end is the end of a sentence of g.
-func sentenceEnd[T byteString](v *Vocabulary, end T, g joinGroup, m missingWindows[T], key []byte) bool {
+func sentenceEnd[T byteString](v *Vocabulary, end T, g *joinGroup, m missingWindows[T], key []byte) bool {
 	n := len(end)
 	if !m.clean(0, n) || n >= 3 && !v.hasGram(end[n-3], end[n-2], end[n-1], g.end) {
 		return false
@@ -399,7 +400,7 @@ func sentenceEnd[T byteString](v *Vocabulary, end T, g joinGroup, m missingWindo
 }
 
 // sentenceStart reports whether f[from:] is the start of a sentence of g.
-func sentenceStart[T byteString](v *Vocabulary, f T, from int, g joinGroup, m missingWindows[T], key []byte) bool {
+func sentenceStart[T byteString](v *Vocabulary, f T, from int, g *joinGroup, m missingWindows[T], key []byte) bool {
 	s := f[from:]
 	if !m.clean(from, len(f)) || len(s) >= 3 && !v.hasGram(g.start, s[0], s[1], s[2]) {
 		return false
@@ -409,7 +410,7 @@ func sentenceStart[T byteString](v *Vocabulary, f T, from int, g joinGroup, m mi
 
 // wholeSentence reports whether f[from:to] is g's separator and then one
 // whole sentence of g.
-func wholeSentence[T byteString](v *Vocabulary, f T, from, to int, g joinGroup, m missingWindows[T], key []byte) bool {
+func wholeSentence[T byteString](v *Vocabulary, f T, from, to int, g *joinGroup, m missingWindows[T], key []byte) bool {
 	piece := f[from:to]
 	if !hasPrefix(piece, g.sep) || len(piece) == len(g.sep) || !m.clean(from+len(g.sep), to) {
 		return false
@@ -420,7 +421,7 @@ func wholeSentence[T byteString](v *Vocabulary, f T, from, to int, g joinGroup, 
 
 // wholeAfter reports whether piece is g's separator and then one whole
 // sentence of g.
-func (v *Vocabulary) wholeAfter(piece string, g joinGroup) bool {
+func (v *Vocabulary) wholeAfter(piece string, g *joinGroup) bool {
 	s, ok := strings.CutPrefix(piece, g.sep)
 	return ok && s != "" && v.has(string(g.start)+s+string(g.end))
 }
@@ -432,7 +433,8 @@ func (v *Vocabulary) Composes(t string) bool {
 	if v == nil || t == "" || hasMarker(t) {
 		return false
 	}
-	for _, g := range v.groups {
+	for k := range v.groups {
+		g := &v.groups[k]
 		if v.has(string(g.start) + t + string(g.end)) {
 			return true
 		}
@@ -604,20 +606,39 @@ func (s *Set) recordForm(f string, check bool) bool {
 // duplicate counts, so a Set fills at the same call whatever the order of
 // equal values. Called with mu held.
 func (s *Set) consider(blk, off, n int, check bool) bool {
+	as := s.considerAs(blk, off, n, check)
+	return as != refused
+}
+
+// What considering a form did, so that a repeat of the same form can be
+// answered without looking it up again.
+type recordedAs int8
+
+const (
+	refused recordedAs = iota // the Set is full
+	skipped                   // not worth recording: a repeat does nothing
+	kept                      // in the store: a repeat only checks that the Set is not full
+)
+
+// considerAs is consider, telling what it did.
+func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 	f := s.store.span(blk, off, n)
 	h := hashOf(f)
 	if s.store.find(f, h) >= 0 {
-		return !s.full(n)
+		if s.full(n) {
+			return refused
+		}
+		return kept
 	}
 	if check && !s.worthRecording(f) {
-		return true
+		return skipped
 	}
 	if s.full(n) {
-		return false
+		return refused
 	}
 	s.store.take(blk, off+n)
 	s.store.add(blk, off, n, h)
-	return true
+	return kept
 }
 
 // full reports whether a value of n bytes no longer fits, and marks the
