@@ -83,6 +83,9 @@ type Vocabulary struct {
 	index  *suffixarray.Index // of the lower-case texts, each between its group's markers
 	grams  gramSet            // every 4-byte window of the texts, a quick negative test
 	groups []joinGroup
+
+	anyLast    [utf8.RuneSelf]bool // the groups' lastASCII, together
+	longestSep int                 // bytes of the groups' longest separator
 }
 
 // Joined is a group of sentences the output may join in any order, with
@@ -144,6 +147,10 @@ func NewJoinedVocabulary(words []string, joined ...Joined) *Vocabulary {
 			b.WriteByte(g.end)
 		}
 		v.groups = append(v.groups, g)
+		for r, ok := range g.lastASCII {
+			v.anyLast[r] = v.anyLast[r] || ok
+		}
+		v.longestSep = max(v.longestSep, len(g.sep))
 	}
 	text := b.String()
 	v.index = suffixarray.New([]byte(text))
@@ -179,10 +186,20 @@ type byteString interface{ ~string | ~[]byte }
 // vocabularyHas is Vocabulary.contains for a string or bytes; scratch,
 // if not nil, is space for the keys looked up, kept for the next call.
 func vocabularyHas[T byteString](v *Vocabulary, f T, scratch *[]byte) bool {
-	if v == nil || len(f) < 4 || hasMarker(f) {
+	if v == nil || len(f) < 4 {
 		return false
 	}
-	m := missing(v, f)
+	first := firstMissing(v, f)
+	if first < len(f) && !cutNearAny(v, f, first) {
+		// The common case, a wire value: a window of f found nowhere in
+		// the texts, with no place near it where f could cross a seam
+		// of any group, lies inside one sentence's text: f is not there.
+		return false
+	}
+	if hasMarker(f) {
+		return false
+	}
+	m := missing(v, f, first)
 	var key []byte
 	if scratch == nil {
 		key = make([]byte, 0, len(f)+2)
@@ -240,14 +257,8 @@ type missingWindows[T byteString] struct {
 // missing returns the missingWindows of f: two scans that stop at the
 // first missing window from either end, so a wire value costs a few
 // lookups, not one per byte.
-func missing[T byteString](v *Vocabulary, f T) missingWindows[T] {
-	m := missingWindows[T]{v: v, f: f, first: len(f), last: len(f)}
-	for i := 0; i+4 <= len(f); i++ {
-		if !v.grams.has(gram(f[i:])) {
-			m.first = i
-			break
-		}
-	}
+func missing[T byteString](v *Vocabulary, f T, first int) missingWindows[T] {
+	m := missingWindows[T]{v: v, f: f, first: first, last: len(f)}
 	if m.first == len(f) {
 		return m
 	}
@@ -258,6 +269,36 @@ func missing[T byteString](v *Vocabulary, f T) missingWindows[T] {
 		}
 	}
 	return m
+}
+
+// firstMissing returns the start of the first window of f that occurs
+// nowhere in the texts, len(f) when there is none.
+func firstMissing[T byteString](v *Vocabulary, f T) int {
+	for i := 0; i+4 <= len(f); i++ {
+		if !v.grams.has(gram(f[i:])) {
+			return i
+		}
+	}
+	return len(f)
+}
+
+// cutNearAny is cutsNear for any of the groups at once, from a table of
+// the ASCII sentence ends of them all: false proves cutsNear false for
+// each.
+func cutNearAny[T byteString](v *Vocabulary, f T, p int) bool {
+	if p < v.longestSep {
+		for k := range v.groups {
+			if g := &v.groups[k]; g.sep != "" && hasPrefix(f, g.sep) {
+				return true
+			}
+		}
+	}
+	for c := max(p-v.longestSep+1, 1); c <= min(p+3, len(f)); c++ {
+		if b := f[c-1]; b >= utf8.RuneSelf || v.anyLast[b] {
+			return true
+		}
+	}
+	return false
 }
 
 // clean reports whether f[a:b] holds no window that occurs nowhere in the

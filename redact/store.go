@@ -6,7 +6,7 @@ import (
 )
 
 // valueStore holds a Set's recorded values in compact form: their
-// lower-case bytes back to back in a few large blocks, 12 bytes of entry
+// lower-case bytes back to back in a few large blocks, 16 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
 // value's hash (to find a duplicate) and one by its first 4 bytes (for
 // the search). A value is often a piece of a text stored once (the
@@ -29,6 +29,7 @@ type entry struct {
 	blk  uint16
 	n    uint16 // at most MaxValueLen
 	next int32  // the previous entry with the same first 4 bytes, -1 when none
+	hash uint32 // the low bits of its hash (byHash is far shorter than 1<<32)
 }
 
 // gramSlot is one slot of the table by first 4 bytes: the newest entry
@@ -102,7 +103,7 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	e := int32(len(st.entries))
 	f := st.span(blk, off, n)
 	g := gram(f)
-	st.entries = append(st.entries, entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1})
+	st.entries = append(st.entries, entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1, hash: uint32(h)})
 	st.bytes += n
 	if 2*len(st.entries) > len(st.byHash) {
 		st.rehash()
@@ -136,7 +137,7 @@ func (st *valueStore) insertHash(e int32, h uint64) {
 func (st *valueStore) rehash() {
 	st.byHash = make([]int32, max(64, 2*len(st.byHash)))
 	for e := range st.entries {
-		st.insertHash(int32(e), hashOf(st.value(int32(e))))
+		st.insertHash(int32(e), uint64(st.entries[e].hash))
 	}
 }
 
