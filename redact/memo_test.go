@@ -29,8 +29,8 @@ func (s *Set) valueSet() map[string]bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := map[string]bool{}
-	for e := range s.store.entries {
-		out[string(s.store.value(int32(e)))] = true
+	for e := range int32(s.store.count) {
+		out[string(s.store.value(e))] = true
 	}
 	return out
 }

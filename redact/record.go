@@ -64,10 +64,10 @@ func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
 	tmp := NewSet()
 	tmp.vocabulary = v
 	tmp.addAnswer(a)
-	out := &recorded{forms: make([]string, 0, len(tmp.store.entries)), overflowed: tmp.overflowed}
+	out := &recorded{forms: make([]string, 0, tmp.store.count), overflowed: tmp.overflowed}
 	size := 48
-	for e := range tmp.store.entries {
-		f := string(tmp.store.value(int32(e)))
+	for e := range int32(tmp.store.count) {
+		f := string(tmp.store.value(e))
 		out.forms = append(out.forms, f)
 		size += 16 + len(f)
 	}
@@ -155,7 +155,7 @@ func (s *Set) addText(text string, pieces ...string) {
 		src.blk, src.off = s.store.reserve(len(text))
 		lowerInto(s.store.span(src.blk, src.off, len(text)), text)
 		s.store.take(src.blk, src.off+len(text))
-		defer src.release(len(s.store.entries))
+		defer src.release(s.store.count)
 	}
 	at := 0
 	for _, p := range pieces {
@@ -196,7 +196,7 @@ type textSource struct {
 // them.
 func (src textSource) release(entries int) {
 	st := &src.s.store
-	if len(st.entries) == entries && len(st.blocks[src.blk]) == src.off+len(src.text) {
+	if st.count == entries && len(st.blocks[src.blk]) == src.off+len(src.text) {
 		st.blocks[src.blk] = st.blocks[src.blk][:src.off]
 	}
 }

@@ -685,7 +685,7 @@ func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 // full reports whether a value of n bytes no longer fits, and marks the
 // Set overflowed then. Called with mu held.
 func (s *Set) full(n int) bool {
-	if len(s.store.entries) >= MaxValues || s.store.bytes+n > MaxBytes {
+	if s.store.count >= MaxValues || s.store.bytes+n > MaxBytes {
 		s.overflowed = true
 	}
 	return s.overflowed
@@ -890,7 +890,7 @@ func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
 func (s *Set) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.store.entries)
+	return s.store.count
 }
 
 // Contains reports whether text contains any recorded value that is not
@@ -949,7 +949,7 @@ func recordedIn[T byteString](s *Set, t T) bool {
 		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
 			continue
 		}
-		for e := st.head(gram(t[i:])); e >= 0; e = st.entries[e].next {
+		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next {
 			v := st.value(e)
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
 				if _, ok := s.allow[string(v)]; !ok {

@@ -15,7 +15,8 @@ import (
 type valueStore struct {
 	blocks  [][]byte // len: the bytes in use; a new block when one is full
 	next    int      // capacity of the next block
-	entries []entry
+	pages   [][]entry // the entries, pageSize to a page: growing copies none
+	count   int       // entries
 	byHash  []int32    // entry index + 1, 0 when free; a power of two long
 	byGram  []gramSlot // a power of two long
 	grams   int        // used slots of byGram
@@ -51,9 +52,31 @@ var hashSeed = maphash.MakeSeed()
 
 func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
 
+// pageSize is the number of entries of a page: 8 KiB. The first page
+// grows up to it, so that a scan's few dozen values take little.
+const pageSize = 512
+
+// at returns entry e.
+func (st *valueStore) at(e int32) *entry { return &st.pages[e/pageSize][e%pageSize] }
+
+// push appends an entry.
+func (st *valueStore) push(x entry) {
+	k := len(st.pages) - 1
+	if k < 0 || len(st.pages[k]) == pageSize {
+		size := pageSize
+		if k < 0 {
+			size = 16 // the first page grows by append
+		}
+		st.pages = append(st.pages, make([]entry, 0, size))
+		k++
+	}
+	st.pages[k] = append(st.pages[k], x)
+	st.count++
+}
+
 // value returns the bytes of entry e.
 func (st *valueStore) value(e int32) []byte {
-	x := st.entries[e]
+	x := st.at(e)
 	return st.blocks[x.blk][x.off : int(x.off)+int(x.n)]
 }
 
@@ -91,7 +114,7 @@ func (st *valueStore) find(f []byte, h uint64) int32 {
 		if e < 0 {
 			return -1
 		}
-		if x := st.entries[e]; int(x.n) == len(f) && string(st.value(e)) == string(f) {
+		if x := st.at(e); int(x.n) == len(f) && string(st.value(e)) == string(f) {
 			return e
 		}
 	}
@@ -100,12 +123,12 @@ func (st *valueStore) find(f []byte, h uint64) int32 {
 // add records the n bytes at off in block blk (hash h) as a new value;
 // the caller has checked that it is not a duplicate and has taken them.
 func (st *valueStore) add(blk, off, n int, h uint64) {
-	e := int32(len(st.entries))
+	e := int32(st.count)
 	f := st.span(blk, off, n)
 	g := gram(f)
-	st.entries = append(st.entries, entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1, hash: uint32(h)})
+	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1, hash: uint32(h)})
 	st.bytes += n
-	if 2*len(st.entries) > len(st.byHash) {
+	if 2*st.count > len(st.byHash) {
 		st.rehash()
 	} else {
 		st.insertHash(e, h)
@@ -118,7 +141,7 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 		slot.gram = g
 		st.grams++
 	}
-	st.entries[e].next = slot.head - 1
+	st.at(e).next = slot.head - 1
 	slot.head = e + 1
 	w, bit := prefixBit(f[0], f[1])
 	st.first2[w] |= bit
@@ -136,8 +159,8 @@ func (st *valueStore) insertHash(e int32, h uint64) {
 // rehash doubles the table by hash and inserts every entry again.
 func (st *valueStore) rehash() {
 	st.byHash = make([]int32, max(64, 2*len(st.byHash)))
-	for e := range st.entries {
-		st.insertHash(int32(e), uint64(st.entries[e].hash))
+	for e := range int32(st.count) {
+		st.insertHash(e, uint64(st.at(e).hash))
 	}
 }
 
