@@ -13,15 +13,15 @@ import (
 // tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
-	blocks  [][]byte // len: the bytes in use; a new block when one is full
-	next    int      // capacity of the next block
-	pages   [][]entry // the entries, pageSize to a page: growing copies none
-	count   int       // entries
-	byHash  []int32    // entry index + 1, 0 when free; a power of two long
-	byGram  []gramSlot // a power of two long
-	grams   int        // used slots of byGram
-	first2  [prefixBits / 64]uint64
-	bytes   int // the bytes of the values (a piece shared by two counts twice)
+	blocks [][]byte   // len: the bytes in use; a new block when one is full
+	next   int        // capacity of the next block
+	pages  [][]entry  // the entries, pageSize to a page: growing copies none
+	count  int        // entries
+	byHash []int32    // entry index + 1, 0 when free; a power of two long
+	byGram []gramSlot // a power of two long
+	grams  int        // used slots of byGram
+	first2 [prefixBits / 64]uint64
+	bytes  int // the bytes of the values (a piece shared by two counts twice)
 }
 
 // entry locates one recorded value.
