@@ -899,16 +899,39 @@ func (s *Set) Contains(text string) bool {
 	if text == "" {
 		return false
 	}
-	t := text
-	if !isLower(text) {
-		t = strings.ToLower(text)
+	if isLower(text) {
+		return containsLowered(s, text)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.allow[t]; ok {
-		return false
+	var buf [256]byte
+	return containsLowered(s, appendLower(buf[:0], text))
+}
+
+// appendLower appends strings.ToLower(t) to dst: each rune lower-cased by
+// unicode.ToLower, each byte of an invalid sequence written as U+FFFD.
+func appendLower[T byteString](dst []byte, t T) []byte {
+	var table *[1 << 16 / 64]uint64
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+		if table == nil {
+			table = caseless()
+		}
+		if n > 1 && r < 1<<16 && table[r/64]&(1<<(r%64)) != 0 {
+			dst = append(dst, t[i:i+n]...) // a caseless rune (CJK), as it is
+		} else {
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		}
+		i += n
 	}
-	return s.containsCut(t)
+	return dst
 }
 
 // containsCut reports whether the lower-case t, cut at the generated
@@ -996,7 +1019,8 @@ func (s *Set) Verify(body []byte) error {
 			// place.
 			hit = s.containsLower(raw)
 		case !isASCII(raw):
-			hit = s.Contains(string(raw))
+			var buf [256]byte
+			hit = s.containsLower(appendLower(buf[:0], raw))
 		default:
 			lower = asciiLower(lower[:0], raw)
 			hit = s.containsLower(lower)
@@ -1075,7 +1099,10 @@ func asciiLower(dst, b []byte) []byte {
 
 // containsLower is Contains for a text already lower-cased (strings.ToLower
 // leaves it as it is), read without copying it into a string.
-func (s *Set) containsLower(t []byte) bool {
+func (s *Set) containsLower(t []byte) bool { return containsLowered(s, t) }
+
+// containsLowered is containsLower for a string or bytes.
+func containsLowered[T byteString](s *Set, t T) bool {
 	if len(t) == 0 {
 		return false
 	}

@@ -154,7 +154,7 @@ func FuzzIsAddressBytes(f *testing.F) {
 }
 
 // FuzzIsLower: a text isLower accepts is one strings.ToLower leaves as
-// it is, and the other way round.
+// it is, and the other way round; appendLower writes strings.ToLower.
 func FuzzIsLower(f *testing.F) {
 	for _, s := range []string{"abc", "ABC", "服务器。", "bücher", "BÜCHER", "İ", "\xff", "\uFFFD", "ｆｕｌｌ", "ＦＵＬＬ", "𝐀", "𐐀", "ǅ"} {
 		f.Add(s)
@@ -162,5 +162,7 @@ func FuzzIsLower(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		require.Equal(t, strings.ToLower(s) == s, isLower(s), "%q", s)
 		require.Equal(t, strings.ToLower(s) == s, isLower([]byte(s)), "%q", s)
+		require.Equal(t, strings.ToLower(s), string(appendLower(nil, s)), "%q", s)
+		require.Equal(t, strings.ToLower(s), string(appendLower([]byte("x"), []byte(s))[1:]), "%q", s)
 	})
 }
