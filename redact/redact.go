@@ -988,35 +988,30 @@ func recordedIn[T byteString](s *Set, t T) bool {
 // Contains. It returns an error wrapping ErrLeak that counts the hits
 // without naming them, or a decoding error.
 //
-// It reads the strings straight out of the validated document instead of
-// decoding it into maps and slices: outside its strings a valid JSON
-// document holds no quotation mark, so each one opens a string. Only a
-// string with escapes is unquoted by the JSON decoder; any other is its
-// own bytes (a scan's Chinese texts are read without a decoder).
+// It reads the strings straight out of the document as it validates it
+// (one pass, scanJSON, which decides validity as json.Valid does) instead
+// of decoding it into maps and slices. Only a string with escapes is
+// unquoted by the JSON decoder; any other is its own bytes (a scan's
+// Chinese texts are read without a decoder).
 func (s *Set) Verify(body []byte) error {
-	if !json.Valid(body) {
-		return errors.New("redact: decode output: not valid JSON")
-	}
 	n := 0
 	var lower []byte
-	for i := 0; i < len(body); i++ {
-		if body[i] != '"' {
-			continue
-		}
-		end, escaped := stringEnd(body, i+1)
-		raw := body[i+1 : end]
+	var derr error
+	valid := scanJSON(body, func(from, end int, escaped bool) {
+		raw := body[from:end]
 		var hit bool
 		switch {
+		case derr != nil:
 		case escaped:
 			var str string
-			if err := json.Unmarshal(body[i:end+1], &str); err != nil {
-				return fmt.Errorf("redact: decode output: %w", err)
+			if err := json.Unmarshal(body[from-1:end+1], &str); err != nil {
+				derr = err
+				return
 			}
 			hit = s.Contains(str)
 		case !isASCII(raw) && isLower(raw):
-			// Valid JSON without escapes: the bytes are the string's
-			// UTF-8, already in lower case (a Chinese text): searched in
-			// place.
+			// Without escapes, the bytes are the string's UTF-8, here
+			// already in lower case (a Chinese text): searched in place.
 			hit = s.containsLower(raw)
 		case !isASCII(raw):
 			var buf [256]byte
@@ -1028,9 +1023,13 @@ func (s *Set) Verify(body []byte) error {
 		if hit {
 			n++
 		}
-		i = end
-	}
-	if n > 0 {
+	})
+	switch {
+	case !valid:
+		return errors.New("redact: decode output: not valid JSON")
+	case derr != nil:
+		return fmt.Errorf("redact: decode output: %w", derr)
+	case n > 0:
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
 	}
 	return nil
@@ -1118,22 +1117,6 @@ func containsLowered[T byteString](s *Set, t T) bool {
 		return true
 	}
 	return s.containsCut(string(t)) // cut at the service's own values (Generated)
-}
-
-// stringEnd returns the index of the quotation mark that closes the JSON
-// string whose content starts at from, and whether the string holds an
-// escape. body is valid JSON, so the closing mark exists.
-func stringEnd(body []byte, from int) (end int, escaped bool) {
-	for j := from; j < len(body); j++ {
-		switch body[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
-		}
-	}
-	return len(body) - 1, escaped
 }
 
 // forms returns the comparison forms of v: lower-case without a trailing

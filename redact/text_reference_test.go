@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -165,4 +166,42 @@ func FuzzIsLower(f *testing.F) {
 		require.Equal(t, strings.ToLower(s), string(appendLower(nil, s)), "%q", s)
 		require.Equal(t, strings.ToLower(s), string(appendLower([]byte("x"), []byte(s))[1:]), "%q", s)
 	})
+}
+
+// FuzzScanJSON: scanJSON decides validity as json.Valid does, and in a
+// valid document it finds the strings the former reading found (every
+// quotation mark outside a string opens one).
+func FuzzScanJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"mail.canary.example"}`, `["x","\"q\"",1,-0.5e+3,true,false,null,{}]`, `{"k\u00e9y":"服务器"}`,
+		`{`, `"unterminated`, `[1,]`, `{"a" 1}`, `01`, `-`, `1.`, `1e`, `"\x"`, `"\u12g4"`, "\"a\x01\"", ` `, ``,
+		`[[[[]]]]`, `{"a":{"b":[{"c":"d"}]}}`, " \t\n\r[ 1 , 2 ]\n", `nul`, `[true false]`, `"\ud800"`, "\"\xff\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got [][2]int
+		valid := scanJSON(body, func(from, end int, _ bool) { got = append(got, [2]int{from, end}) })
+		require.Equal(t, json.Valid(body), valid, "%q", body)
+		if !valid {
+			return
+		}
+		var want [][2]int
+		for i := 0; i < len(body); i++ {
+			if body[i] == '"' {
+				end, _ := stringEnd(body, i+1)
+				want = append(want, [2]int{i + 1, end})
+				i = end
+			}
+		}
+		require.Equal(t, want, got, "%q", body)
+	})
+}
+
+// TestScanJSONDepth: the nesting json.Valid accepts, and one more.
+func TestScanJSONDepth(t *testing.T) {
+	for _, n := range []int{maxJSONDepth, maxJSONDepth + 1} {
+		body := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		require.Equal(t, json.Valid(body), scanJSON(body, func(int, int, bool) {}), "depth %d", n)
+	}
 }
