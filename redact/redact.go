@@ -1009,15 +1009,10 @@ func (s *Set) Verify(body []byte) error {
 				return
 			}
 			hit = s.Contains(str)
-		case !isASCII(raw) && isLower(raw):
-			// Without escapes, the bytes are the string's UTF-8, here
-			// already in lower case (a Chinese text): searched in place.
-			hit = s.containsLower(raw)
-		case !isASCII(raw):
-			var buf [256]byte
-			hit = s.containsLower(appendLower(buf[:0], raw))
 		default:
-			lower = asciiLower(lower[:0], raw)
+			// Without escapes, the bytes are the string's UTF-8:
+			// lower-cased into one buffer in one pass.
+			lower = appendLower(lower[:0], raw)
 			hit = s.containsLower(lower)
 		}
 		if hit {
@@ -1073,27 +1068,6 @@ func isLower[T byteString](t T) bool {
 		i += n
 	}
 	return true
-}
-
-// isASCII reports whether b holds only ASCII bytes.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// asciiLower appends b lower-cased to dst; b is ASCII.
-func asciiLower(dst, b []byte) []byte {
-	for _, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
 }
 
 // containsLower is Contains for a text already lower-cased (strings.ToLower

@@ -347,3 +347,24 @@ func stringEnd(body []byte, from int) (end int, escaped bool) {
 	}
 	return len(body) - 1, escaped
 }
+
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower appends b lower-cased to dst; b is ASCII.
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
