@@ -86,6 +86,38 @@ type Vocabulary struct {
 
 	anyLast    [utf8.RuneSelf]bool // the groups' lastASCII, together
 	longestSep int                 // bytes of the groups' longest separator
+
+	found foundSet // values found in it, the output's own words, kept to answer them at once
+}
+
+// foundSet holds values found in a Vocabulary. They are pieces of its
+// texts (a message catalogue, field names), never wire data: a value not
+// found is not kept. At most maxFound are kept.
+type foundSet struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+// maxFound bounds a foundSet: the words a scan's records and policies
+// share with the output number in the dozens.
+const maxFound = 4096
+
+func foundHas[T byteString](s *foundSet, f T) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.m[string(f)]
+	return ok
+}
+
+func foundAdd[T byteString](s *foundSet, f T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]struct{}{}
+	}
+	if len(s.m) < maxFound {
+		s.m[string(f)] = struct{}{}
+	}
 }
 
 // Joined is a group of sentences the output may join in any order, with
@@ -199,6 +231,20 @@ func vocabularyHas[T byteString](v *Vocabulary, f T, scratch *[]byte) bool {
 	if hasMarker(f) {
 		return false
 	}
+	if foundHas(&v.found, f) {
+		return true
+	}
+	if vocabularySearch(v, f, first, scratch) {
+		foundAdd(&v.found, f)
+		return true
+	}
+	return false
+}
+
+// vocabularySearch is vocabularyHas past its quick tests: f, of at least
+// 4 bytes and without a marker, is looked up in the suffix array, whole
+// and across the seams of each group.
+func vocabularySearch[T byteString](v *Vocabulary, f T, first int, scratch *[]byte) bool {
 	m := missing(v, f, first)
 	var key []byte
 	if scratch == nil {
