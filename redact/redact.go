@@ -41,12 +41,13 @@ const (
 	// MaxValues bounds the values one Set holds; past it, further values
 	// are dropped and Overflowed reports true.
 	MaxValues = 4096
-	// MaxBytes bounds the bytes of the values one Set holds, so that its
-	// memory stays near MaxBytes times a small factor (map and index
-	// entries) whatever the zones publish: a memory bound per
-	// scan; past it, further values are dropped and Overflowed reports
-	// true. The scan's DNS data is bounded by resolver.MaxScanBytes, the
-	// same size.
+	// MaxBytes bounds the bytes of the values one Set holds (a piece of
+	// a text stored once counts as often as it is a value), so that its
+	// memory stays near MaxBytes times a small factor (16-byte entries,
+	// their tables, and the texts whose pieces they are) whatever the
+	// zones publish: a memory bound per scan; past it, further values
+	// are dropped and Overflowed reports true. The scan's DNS data is
+	// bounded by resolver.MaxScanBytes, the same size.
 	MaxBytes = 512 << 10
 )
 
