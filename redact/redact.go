@@ -953,6 +953,17 @@ func (s *Set) Contains(text string) bool {
 	return containsLowered(s, appendLower(buf[:0], text))
 }
 
+// runeAt decodes the rune that starts at t[i], as utf8.DecodeRune does:
+// a 3-byte sequence led by 0xE1–0xEC (U+1000–U+CFFF, all of common CJK),
+// which is always valid when its two continuation bytes are, is read in
+// place.
+func runeAt[T byteString](t T, i int) (rune, int) {
+	if c := t[i]; c >= 0xe1 && c <= 0xec && i+2 < len(t) && t[i+1]&0xc0 == 0x80 && t[i+2]&0xc0 == 0x80 {
+		return rune(c&0x0f)<<12 | rune(t[i+1]&0x3f)<<6 | rune(t[i+2]&0x3f), 3
+	}
+	return utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+}
+
 // appendLower appends strings.ToLower(t) to dst: each rune lower-cased by
 // unicode.ToLower, each byte of an invalid sequence written as U+FFFD.
 func appendLower[T byteString](dst []byte, t T) []byte {
@@ -967,7 +978,7 @@ func appendLower[T byteString](dst []byte, t T) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+		r, n := runeAt(t, i)
 		if table == nil {
 			table = caseless()
 		}
@@ -1102,7 +1113,7 @@ func isLower[T byteString](t T) bool {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+		r, n := runeAt(t, i)
 		if r == utf8.RuneError && n == 1 {
 			return false // ToLower writes U+FFFD for it
 		}
@@ -1128,11 +1139,11 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, ok := s.allow[string(t)]; ok {
-		return false
-	}
 	if !recordedIn(s, t) {
 		return false // the common case: no copy, no allocation
+	}
+	if _, ok := s.allow[string(t)]; ok {
+		return false // an allowed text is never a leak; asked second, as it is rarely needed
 	}
 	if len(s.generated) == 0 {
 		return true

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -204,4 +205,19 @@ func TestScanJSONDepth(t *testing.T) {
 		body := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
 		require.Equal(t, json.Valid(body), scanJSON(body, func(int, int, bool) {}), "depth %d", n)
 	}
+}
+
+// FuzzRuneAt: runeAt decodes as utf8.DecodeRune.
+func FuzzRuneAt(f *testing.F) {
+	for _, s := range []string{"服", "\xe1\x80\x80", "\xec\xbf\xbf", "\xed\x9f\xbf", "\xe1\x80", "\xe1\xc0\x80", "a", "\xff", "😀"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		r, n := runeAt(b, 0)
+		wr, wn := utf8.DecodeRune(b)
+		require.Equal(t, [2]int{int(wr), wn}, [2]int{int(r), n}, "%q", b)
+	})
 }
