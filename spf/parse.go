@@ -89,7 +89,8 @@ func parseTerm(t *Term, s string) Code {
 			return CodeSyntaxCharacter
 		}
 	}
-	if eq := strings.IndexByte(s, '='); eq >= 0 && !strings.ContainsAny(s[:eq], ":/") {
+	end := indexColonOrSlash(s)
+	if eq := strings.IndexByte(s, '='); eq >= 0 && (end < 0 || end > eq) {
 		return parseModifier(t, s[:eq], s[eq+1:])
 	}
 	t.Qualifier = QualifierPass
@@ -97,8 +98,7 @@ func parseTerm(t *Term, s string) Code {
 	case '+', '-', '~', '?':
 		t.Qualifier, s = Qualifier(s[:1]), s[1:]
 	}
-	end := strings.IndexAny(s, ":/")
-	if end < 0 {
+	if end = indexColonOrSlash(s); end < 0 {
 		end = len(s)
 	}
 	name, arg := s[:end], s[end:]
@@ -117,6 +117,17 @@ func parseTerm(t *Term, s string) Code {
 		return parseIPArg(t, arg)
 	}
 	return CodeSyntaxUnknownMechanism
+}
+
+// indexColonOrSlash is strings.IndexAny(s, ":/") without building a set
+// per call: it runs for every term.
+func indexColonOrSlash(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' || s[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 // mechanismKind returns the mechanism named name (any case), "" for none.
