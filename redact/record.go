@@ -275,7 +275,7 @@ func (src textSource) token(a, b int) {
 	switch {
 	case colon < 0:
 		// No scheme: url.Parse gives nothing to record.
-	case strings.ContainsAny(tok, "?#") || strings.HasPrefix(tok[colon+1:], "/"):
+	case hasByte(tok, '?', '#', '#') || strings.HasPrefix(tok[colon+1:], "/"):
 		if u, err := url.Parse(tok); err == nil && u.Scheme != "" {
 			src.s.add(u.Host, u.Hostname(), u.Opaque)
 			if at := strings.LastIndexByte(u.Opaque, '@'); at >= 0 {
@@ -314,6 +314,17 @@ func (src textSource) token(a, b int) {
 	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
 		src.value(a+at+1, b)
 	}
+}
+
+// hasByte reports whether s holds a, b or c (strings.ContainsAny without
+// building a set per call: it runs for every token).
+func hasByte(s string, a, b, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if x := s[i]; x == a || x == b || x == c {
+			return true
+		}
+	}
+	return false
 }
 
 // isScheme reports whether s is a URI scheme as url.Parse reads one: a
@@ -399,7 +410,7 @@ func tokens(line string) []string {
 // and recording them would flag ordinary prose.
 func valueLike(tok string) bool {
 	tok = strings.TrimRight(tok, ":")
-	if strings.ContainsAny(tok, ".@/") {
+	if hasByte(tok, '.', '@', '/') {
 		return true
 	}
 	if i := strings.IndexByte(tok, ':'); i >= 0 {
