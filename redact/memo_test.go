@@ -24,6 +24,17 @@ func (c *countingMemoizer) LookupMemo(ctx context.Context, name string, qtype re
 	})
 }
 
+// valueSet returns the recorded values.
+func (s *Set) valueSet() map[string]bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string]bool{}
+	for e := range int32(s.store.count) {
+		out[string(s.store.value(e))] = true
+	}
+	return out
+}
+
 // TestResolverMemoRecordsTheSame: Sets recording through a shared Cache
 // (the values kept with each answer) hold exactly what a Set recording
 // the answers itself holds; once the values of a held answer are worked
@@ -54,7 +65,7 @@ target-canary 300 A 192.0.2.56
 		return s
 	}
 	want := scan(dnstest.NewResolver(z))
-	require.NotEmpty(t, want.values)
+	require.NotEmpty(t, want.valueSet())
 	shared := &countingMemoizer{Cache: resolver.NewCache(dnstest.NewResolver(z), 0)}
 	first := scan(shared)
 	assert.Zero(t, shared.computed, "answers fresh from the wire are recorded directly")
@@ -62,9 +73,9 @@ target-canary 300 A 192.0.2.56
 	assert.Equal(t, len(questions), shared.computed, "the first scan served from the cache works each answer's values out once")
 	third := scan(shared)
 	assert.Equal(t, len(questions), shared.computed, "the third scan reused every held answer's values")
-	assert.Equal(t, want.values, first.values)
-	assert.Equal(t, want.values, second.values)
-	assert.Equal(t, want.values, third.values)
+	assert.Equal(t, want.valueSet(), first.valueSet())
+	assert.Equal(t, want.valueSet(), second.valueSet())
+	assert.Equal(t, want.valueSet(), third.valueSet())
 	for _, val := range []string{"_spf.canary-txt.test", "canary-two.test", "mx-canary.example.test", "192.0.2.55", "target-canary.example.test", "canary-caa.test"} {
 		assert.True(t, third.Contains("x "+val+" y"), val)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -63,9 +64,10 @@ func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
 	tmp := NewSet()
 	tmp.vocabulary = v
 	tmp.addAnswer(a)
-	out := &recorded{forms: make([]string, 0, len(tmp.values)), overflowed: tmp.overflowed}
+	out := &recorded{forms: make([]string, 0, tmp.store.count), overflowed: tmp.overflowed}
 	size := 48
-	for f := range tmp.values {
+	for e := range int32(tmp.store.count) {
+		f := string(tmp.store.value(e))
 		out.forms = append(out.forms, f)
 		size += 16 + len(f)
 	}
@@ -75,7 +77,9 @@ func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
 // addAnswer records the values of an answer: its aliases and its
 // records' data.
 func (s *Set) addAnswer(a resolver.Answer) {
-	s.Add(a.CNAMEs...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(a.CNAMEs...)
 	for _, r := range a.Records {
 		s.addRecord(r)
 	}
@@ -87,32 +91,43 @@ func (s *Set) addRecorded(forms []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range forms {
-		if s.overflowed || !s.store(f) {
+		if s.overflowed || !s.recordForm(f, false) {
 			return
 		}
 	}
 }
 
+// addRecord records the values of one record. Called with mu held.
 func (s *Set) addRecord(r resolver.Record) {
-	s.Add(r.Target)
-	if r.Addr.IsValid() {
-		s.Add(r.Addr.String())
+	s.add(r.Target)
+	if r.Addr.IsValid() && !s.overflowed {
+		var buf [64]byte
+		s.addBytes(r.Addr.AppendTo(buf[:0]))
 	}
 	if r.CAAValue != "" {
-		s.AddText(r.CAAValue)
+		s.addText(r.CAAValue)
 	}
 	if len(r.RData) > 3 {
 		// A TLSA record's association data, in the forms a text would
 		// carry it (RFC 6698 §2.2 presents it in hexadecimal).
 		data := hex.EncodeToString(r.RData[3:])
-		s.Add(data, strings.ToUpper(data))
+		s.add(data, strings.ToUpper(data))
 	}
 	if len(r.TXT) > 0 {
-		for _, t := range r.TXT {
-			s.Add(t)
-		}
-		s.AddText(r.JoinedTXT())
+		s.addText(r.JoinedTXT(), r.TXT...)
 	}
+}
+
+// addBytes is Add of one value given as ASCII bytes without spaces, a
+// trailing dot or an A-label, in lower case (an address as netip writes
+// it). Called with mu held.
+func (s *Set) addBytes(b []byte) {
+	if len(b) < MinLen || len(b) > MaxValueLen {
+		return
+	}
+	blk, off := s.store.reserve(len(b))
+	copy(s.store.span(blk, off, len(b)), b)
+	s.consider(blk, off, len(b), true)
 }
 
 // AddText records a free text (a TXT record, a policy body, a CAA value)
@@ -120,13 +135,266 @@ func (s *Set) addRecord(r resolver.Record) {
 // "="); tokens that look like a name, an address, a URI or a mailbox also
 // give their host and mailbox parts. Add's filters apply to each.
 func (s *Set) AddText(text string) {
-	s.Add(text)
-	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		s.Add(line)
-		for _, tok := range tokens(line) {
-			s.addToken(tok)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addText(text)
+}
+
+// addText is AddText, called with mu held, after Add of pieces: the
+// strings that text joins (a TXT record's character-strings), if any.
+// An ASCII text is lower-cased once into the store, and every value taken
+// from it (a piece, itself, a line, a token, a token's host part) is
+// recorded as a piece of those bytes: no copy per value. The bytes are
+// given back when none was recorded.
+func (s *Set) addText(text string, pieces ...string) {
+	if s.overflowed {
+		return
+	}
+	src := textSource{s: s, text: text, blk: -1, ace: hasACE(text)}
+	if isASCIIString(text) {
+		src.blk, src.off = s.store.reserve(len(text))
+		lowerInto(s.store.span(src.blk, src.off, len(text)), text)
+		s.store.take(src.blk, src.off+len(text))
+		defer src.release(s.store.count)
+	}
+	at := 0
+	for _, p := range pieces {
+		src.value(at, at+len(p))
+		at += len(p)
+	}
+	src.value(0, len(text))
+	for i := 0; i < len(text); {
+		a, b := field(text, i, isLineBreak)
+		if a == b {
+			break
+		}
+		src.value(a, b)
+		for k := a; k < b; {
+			ta, tb := field(text[:b], k, isTokenBreak)
+			if ta == tb {
+				break
+			}
+			src.token(ta, tb)
+			k = tb
+		}
+		i = b
+	}
+}
+
+// textSource records values taken from one text: pieces of its
+// lower-case bytes at off in block blk of the store, or (blk -1, a text
+// that is not ASCII) through addValue.
+type textSource struct {
+	s        *Set
+	text     string
+	blk, off int
+	ace      bool // text holds an A-label ("xn--" in any case)
+}
+
+// release gives the text's bytes back to the store when no value was
+// recorded since it held entries values, and nothing was stored after
+// them.
+func (src textSource) release(entries int) {
+	st := &src.s.store
+	if st.count == entries && len(st.blocks[src.blk]) == src.off+len(src.text) {
+		st.blocks[src.blk] = st.blocks[src.blk][:src.off]
+	}
+}
+
+// value records text[i:j] as Add would. It reports false when the Set is
+// full.
+func (src textSource) value(i, j int) bool {
+	as, _ := src.valueAs(i, j)
+	return as != refused
+}
+
+// valueAs is value, telling what it did (for again) and the length of
+// the form; unknown when the value went through addValue (an A-label, a
+// text that is not ASCII).
+func (src textSource) valueAs(i, j int) (recordedAs, int) {
+	s := src.s
+	if s.overflowed {
+		return refused, 0
+	}
+	if src.blk < 0 {
+		return unknownAs(s.addValue(src.text[i:j])), 0
+	}
+	t := src.text
+	for i < j && isSpace(t[i]) {
+		i++
+	}
+	for j > i && isSpace(t[j-1]) {
+		j--
+	}
+	if j > i && t[j-1] == '.' {
+		j--
+	}
+	if src.ace && hasACE(t[i:j]) {
+		return unknownAs(s.addValue(t[i:j])), 0 // the Unicode form too
+	}
+	if j-i < MinLen || j-i > MaxValueLen {
+		return skipped, 0
+	}
+	return s.considerAs(src.blk, src.off+i, j-i, true), j - i
+}
+
+// unknown is what valueAs reports for a value recorded through addValue:
+// a repeat must go through it again.
+const unknown recordedAs = -1
+
+func unknownAs(ok bool) recordedAs {
+	if ok {
+		return unknown
+	}
+	return refused
+}
+
+// again repeats value(i, j), which did as with a form of n bytes: a form
+// in the store is not looked up again, a form not worth recording is not
+// considered again (both depend on the form alone), and only the check
+// that the Set is not full is made, as Add would make it.
+func (src textSource) again(as recordedAs, n, i, j int) {
+	switch {
+	case src.s.overflowed:
+	case as == kept:
+		src.s.full(n)
+	case as == unknown:
+		src.value(i, j)
+	}
+}
+
+// token records the token text[a:b] and, when it looks like it can carry
+// a name, an address, a URI or a mailbox, its host and mailbox parts.
+func (src textSource) token(a, b int) {
+	tok := src.text[a:b]
+	src.value(a, b) // every token; the vocabulary keeps the output's own words out
+	if !valueLike(tok) {
+		return
+	}
+	colon := strings.IndexByte(tok, ':')
+	switch {
+	case colon < 0:
+		// No scheme: url.Parse gives nothing to record.
+	case hasByte(tok, '?', '#', '#') || strings.HasPrefix(tok[colon+1:], "/"):
+		if u, err := url.Parse(tok); err == nil && u.Scheme != "" {
+			src.s.add(u.Host, u.Hostname(), u.Opaque)
+			if at := strings.LastIndexByte(u.Opaque, '@'); at >= 0 {
+				src.s.add(u.Opaque[at+1:])
+			}
+		}
+	case isScheme(tok[:colon]) && !hasCTL(tok):
+		// url.Parse reads "scheme:opaque" with no host: the opaque part
+		// is the rest of the token, recorded again just below, and so is
+		// its mailbox's domain.
+		restAs, restLen := src.valueAs(a+colon+1, b)
+		at := strings.LastIndexByte(tok, '@')
+		var domAs recordedAs
+		var domLen int
+		if at > colon {
+			domAs, domLen = src.valueAs(a+at+1, b)
+		}
+		src.again(restAs, restLen, a+colon+1, b)
+		if j := strings.IndexByte(tok[colon+1:], '/'); j >= 0 {
+			src.value(a+colon+1, a+colon+1+j)
+		}
+		if at > colon {
+			src.again(domAs, domLen, a+at+1, b)
+		} else if at >= 0 {
+			src.value(a+at+1, b)
+		}
+		return
+	}
+	if colon >= 0 {
+		// "include:_spf.example.net", "mx: mail.example.com", "ip4:192.0.2.1/24"
+		src.value(a+colon+1, b)
+		if j := strings.IndexByte(tok[colon+1:], '/'); j >= 0 {
+			src.value(a+colon+1, a+colon+1+j)
 		}
 	}
+	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
+		src.value(a+at+1, b)
+	}
+}
+
+// hasByte reports whether s holds a, b or c (strings.ContainsAny without
+// building a set per call: it runs for every token).
+func hasByte(s string, a, b, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if x := s[i]; x == a || x == b || x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// isScheme reports whether s is a URI scheme as url.Parse reads one: a
+// letter, then letters, digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	if s == "" || s[0]|0x20 < 'a' || s[0]|0x20 > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// hasCTL reports whether s holds an ASCII control character, which
+// url.Parse refuses.
+func hasCTL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// hasACE reports whether s holds "xn--" in any case.
+func hasACE(s string) bool {
+	for i := 2; i+1 < len(s); i++ {
+		if s[i] == '-' && s[i+1] == '-' && s[i-1]|0x20 == 'n' && s[i-2]|0x20 == 'x' {
+			return true
+		}
+	}
+	return false
+}
+
+// isSpace reports whether the ASCII c is white space to strings.TrimSpace.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// isASCIIString reports whether s holds only ASCII bytes.
+func isASCIIString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func isLineBreak(c byte) bool { return c == '\n' || c == '\r' }
+
+// isTokenBreak reports whether c separates the tokens of a line: the
+// separators of the TXT grammars (space, tab, ';', ',', '=').
+func isTokenBreak(c byte) bool { return c == ' ' || c == '\t' || c == ';' || c == ',' || c == '=' }
+
+// field returns the bounds of the first run of t from i that holds no
+// byte where brk is true; a == b when there is none. The separators are
+// ASCII, so cutting bytes is cutting runes (strings.FieldsFunc).
+func field(t string, i int, brk func(byte) bool) (a, b int) {
+	for i < len(t) && brk(t[i]) {
+		i++
+	}
+	a = i
+	for i < len(t) && !brk(t[i]) {
+		i++
+	}
+	return a, i
 }
 
 // tokens splits a line at the separators of the TXT grammars
@@ -137,36 +405,12 @@ func tokens(line string) []string {
 	})
 }
 
-func (s *Set) addToken(tok string) {
-	s.Add(tok) // every token; the vocabulary keeps the output's own words out
-	if !valueLike(tok) {
-		return
-	}
-	if u, err := url.Parse(tok); err == nil && u.Scheme != "" {
-		s.Add(u.Host, u.Hostname(), u.Opaque)
-		if at := strings.LastIndexByte(u.Opaque, '@'); at >= 0 {
-			s.Add(u.Opaque[at+1:])
-		}
-	}
-	if i := strings.IndexByte(tok, ':'); i >= 0 {
-		// "include:_spf.example.net", "mx: mail.example.com", "ip4:192.0.2.1/24"
-		rest := tok[i+1:]
-		s.Add(rest)
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			s.Add(rest[:j])
-		}
-	}
-	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
-		s.Add(tok[at+1:])
-	}
-}
-
 // valueLike reports whether a token can carry a name, an address, a URI
 // or a mailbox. Bare words and keys such as "mode:" or "v=spf1" cannot,
 // and recording them would flag ordinary prose.
 func valueLike(tok string) bool {
 	tok = strings.TrimRight(tok, ":")
-	if strings.ContainsAny(tok, ".@/") {
+	if hasByte(tok, '.', '@', '/') {
 		return true
 	}
 	if i := strings.IndexByte(tok, ':'); i >= 0 {

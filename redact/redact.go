@@ -18,9 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"index/suffixarray"
+	"math/bits"
 	"net/netip"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -39,12 +41,13 @@ const (
 	// MaxValues bounds the values one Set holds; past it, further values
 	// are dropped and Overflowed reports true.
 	MaxValues = 4096
-	// MaxBytes bounds the bytes of the values one Set holds, so that its
-	// memory stays near MaxBytes times a small factor (map and index
-	// entries) whatever the zones publish: a memory bound per
-	// scan; past it, further values are dropped and Overflowed reports
-	// true. The scan's DNS data is bounded by resolver.MaxScanBytes, the
-	// same size.
+	// MaxBytes bounds the bytes of the values one Set holds (a piece of
+	// a text stored once counts as often as it is a value), so that its
+	// memory stays near MaxBytes times a small factor (16-byte entries,
+	// their tables, and the texts whose pieces they are) whatever the
+	// zones publish: a memory bound per scan; past it, further values
+	// are dropped and Overflowed reports true. The scan's DNS data is
+	// bounded by resolver.MaxScanBytes, the same size.
 	MaxBytes = 512 << 10
 )
 
@@ -55,19 +58,17 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 // use. The zero value is not usable; call NewSet.
 type Set struct {
 	mu         sync.RWMutex
-	values     map[string]struct{}
-	byGram     map[uint32][]string     // recorded values by their first 4 bytes, for Contains
-	first2     [prefixBits / 64]uint64 // bit set of the values' first 2 bytes, hashed: skips most map lookups
+	store      valueStore
 	allow      map[string]struct{}
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
-	bytes      int
+	scratch    []byte // keys of the vocabulary's lookups
 	overflowed bool
 }
 
 // NewSet returns an empty Set.
 func NewSet() *Set {
-	return &Set{values: map[string]struct{}{}, byGram: map[uint32][]string{}, allow: map[string]struct{}{}}
+	return &Set{allow: map[string]struct{}{}}
 }
 
 // Vocabulary is the fixed text an output is made of (a message catalogue,
@@ -80,9 +81,44 @@ func NewSet() *Set {
 // ("。其" where one Chinese sentence ends and the next begins, "pass. Of"
 // in English) is in the vocabulary too. It is safe for concurrent use.
 type Vocabulary struct {
-	index  *suffixarray.Index  // of the lower-case texts, each between its group's markers
-	grams  map[uint32]struct{} // every 4-byte window of the texts, a quick negative test
+	index  *suffixarray.Index // of the lower-case texts, each between its group's markers
+	grams  gramSet            // every 4-byte window of the texts, a quick negative test
 	groups []joinGroup
+
+	anyLast    [utf8.RuneSelf]bool // the groups' lastASCII, together
+	longestSep int                 // bytes of the groups' longest separator
+
+	found foundSet // values found in it, the output's own words, kept to answer them at once
+}
+
+// foundSet holds values found in a Vocabulary. They are pieces of its
+// texts (a message catalogue, field names), never wire data: a value not
+// found is not kept. At most maxFound are kept.
+type foundSet struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+// maxFound bounds a foundSet: the words a scan's records and policies
+// share with the output number in the dozens.
+const maxFound = 4096
+
+func foundHas[T byteString](s *foundSet, f T) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.m[string(f)]
+	return ok
+}
+
+func foundAdd[T byteString](s *foundSet, f T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]struct{}{}
+	}
+	if len(s.m) < maxFound {
+		s.m[string(f)] = struct{}{}
+	}
 }
 
 // Joined is a group of sentences the output may join in any order, with
@@ -127,7 +163,7 @@ func NewJoinedVocabulary(words []string, joined ...Joined) *Vocabulary {
 		b.WriteString(strings.ToLower(w))
 	}
 	b.WriteByte(wordMark)
-	v := &Vocabulary{grams: map[uint32]struct{}{}}
+	v := &Vocabulary{}
 	for k, j := range joined[:min(len(joined), 3)] {
 		g := joinGroup{sep: j.Sep, start: byte(wordMark + 1 + 2*k), end: byte(wordMark + 2 + 2*k), last: map[rune]bool{}}
 		for _, t := range j.Sentences {
@@ -144,12 +180,14 @@ func NewJoinedVocabulary(words []string, joined ...Joined) *Vocabulary {
 			b.WriteByte(g.end)
 		}
 		v.groups = append(v.groups, g)
+		for r, ok := range g.lastASCII {
+			v.anyLast[r] = v.anyLast[r] || ok
+		}
+		v.longestSep = max(v.longestSep, len(g.sep))
 	}
 	text := b.String()
 	v.index = suffixarray.New([]byte(text))
-	for i := 0; i+4 <= len(text); i++ {
-		v.grams[gram(text[i:])] = struct{}{}
-	}
+	v.grams = newGramSet(text)
 	return v
 }
 
@@ -172,26 +210,69 @@ func lastRune(s string) rune {
 // array, in time that grows with their length and the logarithm of the
 // vocabulary's, not with the vocabulary. The work is linear in the
 // length of f plus a bounded number of lookups per sentence end in it.
-func (v *Vocabulary) contains(f string) bool {
-	if v == nil || len(f) < 4 || hasMarker(f) {
+func (v *Vocabulary) contains(f string) bool { return vocabularyHas(v, f, nil) }
+
+// byteString is a value as the guard reads it: a string, or bytes of a
+// Set's store, searched without a copy.
+type byteString interface{ ~string | ~[]byte }
+
+// vocabularyHas is Vocabulary.contains for a string or bytes; scratch,
+// if not nil, is space for the keys looked up, kept for the next call.
+func vocabularyHas[T byteString](v *Vocabulary, f T, scratch *[]byte) bool {
+	if v == nil || len(f) < 4 {
 		return false
 	}
-	m := v.missing(f)
-	if m.first == len(f) && v.has(f) {
+	first := firstMissing(v, f)
+	if first < len(f) && !cutNearAny(v, f, first) {
+		// The common case, a wire value: a window of f found nowhere in
+		// the texts, with no place near it where f could cross a seam
+		// of any group, lies inside one sentence's text: f is not there.
+		return false
+	}
+	if hasMarker(f) {
+		return false
+	}
+	if foundHas(&v.found, f) {
 		return true
 	}
-	var kb [128]byte
-	key := kb[:0]
-	if len(f)+2 > len(kb) {
-		key = make([]byte, 0, len(f)+2)
+	if vocabularySearch(v, f, first, scratch) {
+		foundAdd(&v.found, f)
+		return true
 	}
-	for _, g := range v.groups {
+	return false
+}
+
+// vocabularySearch is vocabularyHas past its quick tests: f, of at least
+// 4 bytes and without a marker, is looked up in the suffix array, whole
+// and across the seams of each group.
+func vocabularySearch[T byteString](v *Vocabulary, f T, first int, scratch *[]byte) bool {
+	m := missing(v, f, first)
+	var key []byte
+	if scratch == nil {
+		key = make([]byte, 0, len(f)+2)
+	} else {
+		if cap(*scratch) < len(f)+2 {
+			*scratch = make([]byte, 0, max(len(f)+2, 128))
+		}
+		key = (*scratch)[:0]
+	}
+	if m.first == len(f) && v.hasKey(append(key, f...)) {
+		return true
+	}
+	for k := range v.groups {
+		g := &v.groups[k]
+		if m.first < len(f) && !cutsNear(g, f, m.first) || m.last < len(f) && !cutsNear(g, f, m.last) {
+			// A window of f found nowhere in the texts, with no place
+			// near it where f could cross a seam, lies inside one
+			// sentence's text: f is not there.
+			continue
+		}
 		var buf [maxSeamCuts + 2]int
-		cuts := g.candidateCuts(f, buf[:0])
+		cuts := candidateCuts(g, f, buf[:0])
 		if len(cuts) == 0 {
 			continue
 		}
-		if v.acrossSeams(f, g, cuts, m, key) {
+		if acrossSeams(v, f, g, cuts, m, key) {
 			return true
 		}
 	}
@@ -207,36 +288,29 @@ func (v *Vocabulary) hasKey(key []byte) bool { return len(v.index.Lookup(key, 1)
 // hasGram reports whether the 4 bytes a, b, c, d occur in this order in
 // the indexed text.
 func (v *Vocabulary) hasGram(a, b, c, d byte) bool {
-	_, ok := v.grams[uint32(a)<<24|uint32(b)<<16|uint32(c)<<8|uint32(d)]
-	return ok
+	return v.grams.has(uint32(a)<<24 | uint32(b)<<16 | uint32(c)<<8 | uint32(d))
 }
 
 // missingWindows locates, in a value f, the 4-byte windows that occur
 // nowhere in a vocabulary's text: a piece of f holding one is not in the
 // text. first is the start of the first such window, last of the last;
 // both are len(f) when there is none.
-type missingWindows struct {
+type missingWindows[T byteString] struct {
 	v           *Vocabulary
-	f           string
+	f           T
 	first, last int
 }
 
 // missing returns the missingWindows of f: two scans that stop at the
 // first missing window from either end, so a wire value costs a few
 // lookups, not one per byte.
-func (v *Vocabulary) missing(f string) missingWindows {
-	m := missingWindows{v: v, f: f, first: len(f), last: len(f)}
-	for i := 0; i+4 <= len(f); i++ {
-		if !v.hasWindow(f[i:]) {
-			m.first = i
-			break
-		}
-	}
+func missing[T byteString](v *Vocabulary, f T, first int) missingWindows[T] {
+	m := missingWindows[T]{v: v, f: f, first: first, last: len(f)}
 	if m.first == len(f) {
 		return m
 	}
 	for i := len(f) - 4; i >= m.first; i-- {
-		if !v.hasWindow(f[i:]) {
+		if !v.grams.has(gram(f[i:])) {
 			m.last = i
 			break
 		}
@@ -244,16 +318,40 @@ func (v *Vocabulary) missing(f string) missingWindows {
 	return m
 }
 
-// hasWindow reports whether the first 4 bytes of s occur in the text.
-func (v *Vocabulary) hasWindow(s string) bool {
-	_, ok := v.grams[gram(s)]
-	return ok
+// firstMissing returns the start of the first window of f that occurs
+// nowhere in the texts, len(f) when there is none.
+func firstMissing[T byteString](v *Vocabulary, f T) int {
+	for i := 0; i+4 <= len(f); i++ {
+		if !v.grams.has(gram(f[i:])) {
+			return i
+		}
+	}
+	return len(f)
+}
+
+// cutNearAny is cutsNear for any of the groups at once, from a table of
+// the ASCII sentence ends of them all: false proves cutsNear false for
+// each.
+func cutNearAny[T byteString](v *Vocabulary, f T, p int) bool {
+	if p < v.longestSep {
+		for k := range v.groups {
+			if g := &v.groups[k]; g.sep != "" && hasPrefix(f, g.sep) {
+				return true
+			}
+		}
+	}
+	for c := max(p-v.longestSep+1, 1); c <= min(p+3, len(f)); c++ {
+		if b := f[c-1]; b >= utf8.RuneSelf || v.anyLast[b] {
+			return true
+		}
+	}
+	return false
 }
 
 // clean reports whether f[a:b] holds no window that occurs nowhere in the
 // vocabulary: false proves f[a:b] is not in the text. A prefix or a
 // suffix of f is answered at once; another piece is scanned.
-func (m missingWindows) clean(a, b int) bool {
+func (m missingWindows[T]) clean(a, b int) bool {
 	switch {
 	case b-a < 4 || m.first == len(m.f):
 		return true
@@ -265,7 +363,7 @@ func (m missingWindows) clean(a, b int) bool {
 		return true
 	}
 	for i := a; i+4 <= b; i++ {
-		if !m.v.hasWindow(m.f[i:]) {
+		if !m.v.grams.has(gram(m.f[i:])) {
 			return false
 		}
 	}
@@ -273,7 +371,7 @@ func (m missingWindows) clean(a, b int) bool {
 }
 
 // hasMarker reports whether f holds a byte used as a marker.
-func hasMarker(f string) bool {
+func hasMarker[T byteString](f T) bool {
 	for i := 0; i < len(f); i++ {
 		if f[i] <= wordMark+6 {
 			return true
@@ -285,12 +383,12 @@ func hasMarker(f string) bool {
 // seamCuts returns the positions in f right after a rune that ends a
 // sentence of g, the places where f may cross a seam, appended to buf;
 // nil when there are more than maxSeamCuts.
-func seamCuts(f string, g joinGroup, buf []int) []int {
+func seamCuts[T byteString](f T, g *joinGroup, buf []int) []int {
 	cuts := buf[:0]
 	for i := 0; i < len(f); {
 		r, n := rune(f[i]), 1
 		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRuneInString(f[i:])
+			r, n = utf8.DecodeRuneInString(string(f[i:min(i+utf8.UTFMax, len(f))]))
 		}
 		i += n
 		if r < utf8.RuneSelf && g.lastASCII[r] || r >= utf8.RuneSelf && g.last[r] {
@@ -302,12 +400,36 @@ func seamCuts(f string, g joinGroup, buf []int) []int {
 	return cuts
 }
 
+// cutsNear reports whether f may cross a seam of g at a place c with
+// p-len(g.sep) < c < p+4, that is inside or next to the window of f at p
+// (a separator before the cut, or the window straddling it): only there
+// can a window that occurs nowhere in the texts be part of a value that
+// crosses seams. It answers true when it cannot tell cheaply (f is not
+// ASCII).
+func cutsNear[T byteString](g *joinGroup, f T, p int) bool {
+	lo := max(p-len(g.sep)+1, 0)
+	hi := min(p+3, len(f))
+	if lo == 0 && g.sep != "" && hasPrefix(f, g.sep) {
+		return true // the cut at 0
+	}
+	for c := max(lo, 1); c <= hi; c++ {
+		b := f[c-1]
+		if b >= utf8.RuneSelf {
+			return true
+		}
+		if g.lastASCII[b] {
+			return true
+		}
+	}
+	return false
+}
+
 // candidateCuts returns the places where f may cross a seam of g,
 // appended to buf: 0 when f starts with the separator, then the positions
 // right after a rune that ends a sentence of g (none past maxSeamCuts).
-func (g joinGroup) candidateCuts(f string, buf []int) []int {
+func candidateCuts[T byteString](g *joinGroup, f T, buf []int) []int {
 	cuts := buf[:0]
-	if g.sep != "" && strings.HasPrefix(f, g.sep) {
+	if g.sep != "" && hasPrefix(f, g.sep) {
 		cuts = append(cuts, 0) // f starts at a seam, with the separator
 	}
 	if more := seamCuts(f, g, cuts[len(cuts):]); more != nil {
@@ -321,19 +443,19 @@ func (g joinGroup) candidateCuts(f string, buf []int) []int {
 // separator: a value the output can hold only where sentences meet. cuts
 // are f's candidateCuts for g, m its missingWindows; key is scratch space
 // of capacity len(f)+2.
-func (v *Vocabulary) acrossSeams(f string, g joinGroup, cuts []int, m missingWindows, key []byte) bool {
+func acrossSeams[T byteString](v *Vocabulary, f T, g *joinGroup, cuts []int, m missingWindows[T], key []byte) bool {
 	var ends [maxSeamCuts + 2]bool
 	// ends[k]: f[:cuts[k]] is a sentence's end followed by whole
 	// sentences, each after the separator (or f starts at a seam).
 	for k, c := range cuts {
-		if c == 0 || v.sentenceEnd(f[:c], g, m, key) {
+		if c == 0 || sentenceEnd(v, f[:c], g, m, key) {
 			ends[k] = true
 			continue
 		}
 		// A whole sentence between two cuts is at most g.longest bytes
 		// after the separator: earlier cuts are too far to try.
 		for j := k - 1; j >= 0 && c-cuts[j] <= len(g.sep)+g.longest; j-- {
-			if ends[j] && v.wholeSentence(f, cuts[j], c, g, m, key) {
+			if ends[j] && wholeSentence(v, f, cuts[j], c, g, m, key) {
 				ends[k] = true
 				break
 			}
@@ -346,10 +468,10 @@ func (v *Vocabulary) acrossSeams(f string, g joinGroup, cuts []int, m missingWin
 		if c == len(f) {
 			return true
 		}
-		if !strings.HasPrefix(f[c:], g.sep) {
+		if !hasPrefix(f[c:], g.sep) {
 			continue
 		}
-		if rest := c + len(g.sep); rest == len(f) || v.sentenceStart(f, rest, g, m, key) {
+		if rest := c + len(g.sep); rest == len(f) || sentenceStart(v, f, rest, g, m, key) {
 			return true
 		}
 	}
@@ -357,7 +479,7 @@ func (v *Vocabulary) acrossSeams(f string, g joinGroup, cuts []int, m missingWin
 }
 
 // sentenceEnd reports whether end is the end of a sentence of g.
-func (v *Vocabulary) sentenceEnd(end string, g joinGroup, m missingWindows, key []byte) bool {
+func sentenceEnd[T byteString](v *Vocabulary, end T, g *joinGroup, m missingWindows[T], key []byte) bool {
 	n := len(end)
 	if !m.clean(0, n) || n >= 3 && !v.hasGram(end[n-3], end[n-2], end[n-1], g.end) {
 		return false
@@ -366,7 +488,7 @@ func (v *Vocabulary) sentenceEnd(end string, g joinGroup, m missingWindows, key 
 }
 
 // sentenceStart reports whether f[from:] is the start of a sentence of g.
-func (v *Vocabulary) sentenceStart(f string, from int, g joinGroup, m missingWindows, key []byte) bool {
+func sentenceStart[T byteString](v *Vocabulary, f T, from int, g *joinGroup, m missingWindows[T], key []byte) bool {
 	s := f[from:]
 	if !m.clean(from, len(f)) || len(s) >= 3 && !v.hasGram(g.start, s[0], s[1], s[2]) {
 		return false
@@ -376,9 +498,9 @@ func (v *Vocabulary) sentenceStart(f string, from int, g joinGroup, m missingWin
 
 // wholeSentence reports whether f[from:to] is g's separator and then one
 // whole sentence of g.
-func (v *Vocabulary) wholeSentence(f string, from, to int, g joinGroup, m missingWindows, key []byte) bool {
+func wholeSentence[T byteString](v *Vocabulary, f T, from, to int, g *joinGroup, m missingWindows[T], key []byte) bool {
 	piece := f[from:to]
-	if !strings.HasPrefix(piece, g.sep) || len(piece) == len(g.sep) || !m.clean(from+len(g.sep), to) {
+	if !hasPrefix(piece, g.sep) || len(piece) == len(g.sep) || !m.clean(from+len(g.sep), to) {
 		return false
 	}
 	key = append(append(append(key[:0], g.start), piece[len(g.sep):]...), g.end)
@@ -387,7 +509,7 @@ func (v *Vocabulary) wholeSentence(f string, from, to int, g joinGroup, m missin
 
 // wholeAfter reports whether piece is g's separator and then one whole
 // sentence of g.
-func (v *Vocabulary) wholeAfter(piece string, g joinGroup) bool {
+func (v *Vocabulary) wholeAfter(piece string, g *joinGroup) bool {
 	s, ok := strings.CutPrefix(piece, g.sep)
 	return ok && s != "" && v.has(string(g.start)+s+string(g.end))
 }
@@ -399,7 +521,8 @@ func (v *Vocabulary) Composes(t string) bool {
 	if v == nil || t == "" || hasMarker(t) {
 		return false
 	}
-	for _, g := range v.groups {
+	for k := range v.groups {
+		g := &v.groups[k]
 		if v.has(string(g.start) + t + string(g.end)) {
 			return true
 		}
@@ -435,7 +558,50 @@ func prefixBit(a, b byte) (word int, bit uint64) {
 	return int(h / 64), 1 << (h % 64)
 }
 
-func gram(s string) uint32 {
+// hasPrefix is strings.HasPrefix for a string or bytes.
+func hasPrefix[T byteString](f T, prefix string) bool {
+	return len(f) >= len(prefix) && string(f[:len(prefix)]) == prefix
+}
+
+// gramSet is a set of 4-byte windows: a map, behind a bit set of their
+// hashes that answers most absent windows with one memory read.
+type gramSet struct {
+	m     map[uint32]struct{}
+	bits  []uint64
+	shift uint
+}
+
+// newGramSet returns the set of every 4-byte window of text.
+func newGramSet(text string) gramSet {
+	g := gramSet{m: map[uint32]struct{}{}}
+	for i := 0; i+4 <= len(text); i++ {
+		g.m[gram(text[i:])] = struct{}{}
+	}
+	n := 1 << 12 // bits: about 16 per window
+	for n < 16*len(g.m) && n < 1<<24 {
+		n <<= 1
+	}
+	g.bits = make([]uint64, n/64)
+	g.shift = uint(32 - bits.Len(uint(n-1)))
+	for w := range g.m {
+		h := g.hash(w)
+		g.bits[h/64] |= 1 << (h % 64)
+	}
+	return g
+}
+
+func (g gramSet) hash(w uint32) uint32 { return (w * 0x9e3779b1) >> g.shift }
+
+func (g gramSet) has(w uint32) bool {
+	if h := g.hash(w); g.bits[h/64]&(1<<(h%64)) == 0 {
+		return false
+	}
+	_, ok := g.m[w]
+	return ok
+}
+
+// gram returns the first 4 bytes of s as one number.
+func gram[T byteString](s T) uint32 {
 	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 }
 
@@ -455,55 +621,136 @@ func (s *Set) UseVocabulary(v *Vocabulary) {
 func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.add(values...)
+}
+
+// add is Add, called with mu held.
+func (s *Set) add(values ...string) {
 	for _, v := range values {
-		if s.overflowed {
+		if s.overflowed || !s.addValue(v) {
 			return // a full set stops at once: no more work per value
 		}
-		lower, unicode := forms(v)
-		if !s.record(lower) || unicode != "" && !s.record(unicode) {
-			return
+	}
+}
+
+// addValue records the comparison forms of one value. It reports false
+// when the Set is full. Called with mu held.
+func (s *Set) addValue(v string) bool {
+	if t, ok := plainForm(v); ok {
+		if len(t) < MinLen || len(t) > MaxValueLen {
+			return true // not worth recording, whatever its letters
 		}
+		blk, off := s.store.reserve(len(t))
+		lowerInto(s.store.span(blk, off, len(t)), t)
+		return s.consider(blk, off, len(t), true)
+	}
+	lower, unicode := forms(v)
+	return s.record(lower) && (unicode == "" || s.record(unicode))
+}
+
+// plainForm returns v without surrounding spaces and a trailing dot when
+// v is ASCII without an A-label ("xn--" in any case): then its comparison
+// form is that, lower-cased byte by byte, and there is no Unicode form.
+func plainForm(v string) (string, bool) {
+	t := strings.TrimSpace(v)
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c >= utf8.RuneSelf || c == '-' && i >= 2 && i+1 < len(t) && t[i+1] == '-' && t[i-2]|0x20 == 'x' && t[i-1]|0x20 == 'n' {
+			return "", false
+		}
+	}
+	return strings.TrimSuffix(t, "."), true
+}
+
+// lowerInto writes the ASCII t lower-cased into dst, of the same length.
+func lowerInto(dst []byte, t string) {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
 	}
 }
 
 // record stores one comparison form f if it is worth recording. It
 // reports false when the Set is full. Called with mu held.
-func (s *Set) record(f string) bool {
-	if !s.worthRecording(f) {
-		return true
+func (s *Set) record(f string) bool { return s.recordForm(f, true) }
+
+// recordForm copies the comparison form f into the store and considers
+// it (see consider). Called with mu held.
+func (s *Set) recordForm(f string, check bool) bool {
+	if len(f) < MinLen || len(f) > MaxValueLen {
+		return true // not worth recording (a memo's forms never are)
 	}
-	return s.store(f)
+	blk, off := s.store.reserve(len(f))
+	copy(s.store.span(blk, off, len(f)), f)
+	return s.consider(blk, off, len(f), check)
 }
 
-// store stores f, a form worth recording. It reports false when the Set
-// is full. Called with mu held.
-func (s *Set) store(f string) bool {
-	if len(s.values) >= MaxValues || s.bytes+len(f) > MaxBytes {
+// consider records the comparison form written at off in block blk of
+// the store (already in use or just reserved), n bytes long, unless it is
+// a duplicate or (when check is set) not worth recording. It reports
+// false when the Set is full, as a form worth recording arrives: a
+// duplicate counts, so a Set fills at the same call whatever the order of
+// equal values. Called with mu held.
+func (s *Set) consider(blk, off, n int, check bool) bool {
+	as := s.considerAs(blk, off, n, check)
+	return as != refused
+}
+
+// What considering a form did, so that a repeat of the same form can be
+// answered without looking it up again.
+type recordedAs int8
+
+const (
+	refused recordedAs = iota // the Set is full
+	skipped                   // not worth recording: a repeat does nothing
+	kept                      // in the store: a repeat only checks that the Set is not full
+)
+
+// considerAs is consider, telling what it did.
+func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
+	f := s.store.span(blk, off, n)
+	h := hashOf(f)
+	if s.store.find(f, h) >= 0 {
+		if s.full(n) {
+			return refused
+		}
+		return kept
+	}
+	if check && !s.worthRecording(f) {
+		return skipped
+	}
+	if s.full(n) {
+		return refused
+	}
+	s.store.take(blk, off+n)
+	s.store.add(blk, off, n, h)
+	return kept
+}
+
+// full reports whether a value of n bytes no longer fits, and marks the
+// Set overflowed then. Called with mu held.
+func (s *Set) full(n int) bool {
+	if s.store.count >= MaxValues || s.store.bytes+n > MaxBytes {
 		s.overflowed = true
-		return false
 	}
-	if _, dup := s.values[f]; !dup {
-		s.bytes += len(f)
-		s.values[f] = struct{}{}
-		s.byGram[gram(f)] = append(s.byGram[gram(f)], f)
-		w, bit := prefixBit(f[0], f[1])
-		s.first2[w] |= bit
-	}
-	return true
+	return s.overflowed
 }
 
-func (s *Set) worthRecording(f string) bool {
-	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddress(f)) {
+func (s *Set) worthRecording(f []byte) bool {
+	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddressBytes(f)) {
 		return false
 	}
-	return !s.vocabulary.contains(f)
+	return !vocabularyHas(s.vocabulary, f, &s.scratch)
 }
 
 // hasLetter reports whether s has a character other than an ASCII digit,
-// punctuation or space.
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if r > 0x7f || (r|0x20 >= 'a' && r|0x20 <= 'z') {
+// punctuation or space (any byte of a multi-byte or invalid sequence is
+// one).
+func hasLetter[T byteString](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || (c|0x20 >= 'a' && c|0x20 <= 'z') {
 			return true
 		}
 	}
@@ -520,11 +767,66 @@ func isAddress(s string) bool {
 	return err == nil
 }
 
+// isAddressBytes is isAddress for bytes. A dotted IPv4 address or prefix
+// (digits, dots and a slash) is read in place; anything else is handed
+// to isAddress.
+func isAddressBytes(f []byte) bool {
+	slash := -1
+	for i, c := range f {
+		switch {
+		case c >= '0' && c <= '9' || c == '.':
+		case c == '/':
+			slash = i
+		default:
+			return isAddress(string(f))
+		}
+	}
+	if slash < 0 {
+		return isIPv4(f)
+	}
+	addr, bits := f[:slash], f[slash+1:]
+	if !isIPv4(addr) || len(bits) == 0 || len(bits) > 2 || len(bits) == 2 && bits[0] == '0' {
+		return false
+	}
+	n := 0
+	for _, c := range bits {
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n <= 32
+}
+
+// isIPv4 reports whether f, of digits and dots, is a dotted IPv4 address
+// as netip.ParseAddr reads one: four fields of 1 to 3 digits, at most
+// 255, without a leading zero.
+func isIPv4(f []byte) bool {
+	fields, val, digits := 1, 0, 0
+	for i, c := range f {
+		if c == '.' {
+			if digits == 0 || i == len(f)-1 {
+				return false
+			}
+			fields, val, digits = fields+1, 0, 0
+			continue
+		}
+		if c < '0' || c > '9' || digits == 1 && val == 0 {
+			return false
+		}
+		val, digits = 10*val+int(c-'0'), digits+1
+		if val > 255 {
+			return false
+		}
+	}
+	return fields == 4 && digits > 0
+}
+
 // Bytes returns the bytes of the recorded values (at most MaxBytes).
 func (s *Set) Bytes() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.bytes
+	return s.store.bytes
 }
 
 // Overflowed reports whether values were dropped because the Set was full.
@@ -635,7 +937,7 @@ func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
 func (s *Set) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.values)
+	return s.store.count
 }
 
 // Contains reports whether text contains any recorded value that is not
@@ -644,13 +946,50 @@ func (s *Set) Contains(text string) bool {
 	if text == "" {
 		return false
 	}
-	t := strings.ToLower(text)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.allow[t]; ok {
-		return false
+	if isLower(text) {
+		return containsLowered(s, text)
 	}
-	return s.containsCut(t)
+	var buf [256]byte
+	return containsLowered(s, appendLower(buf[:0], text))
+}
+
+// runeAt decodes the rune that starts at t[i], as utf8.DecodeRune does:
+// a 3-byte sequence led by 0xE1–0xEC (U+1000–U+CFFF, all of common CJK),
+// which is always valid when its two continuation bytes are, is read in
+// place.
+func runeAt[T byteString](t T, i int) (rune, int) {
+	if c := t[i]; c >= 0xe1 && c <= 0xec && i+2 < len(t) && t[i+1]&0xc0 == 0x80 && t[i+2]&0xc0 == 0x80 {
+		return rune(c&0x0f)<<12 | rune(t[i+1]&0x3f)<<6 | rune(t[i+2]&0x3f), 3
+	}
+	return utf8.DecodeRuneInString(string(t[i:min(i+utf8.UTFMax, len(t))]))
+}
+
+// appendLower appends strings.ToLower(t) to dst: each rune lower-cased by
+// unicode.ToLower, each byte of an invalid sequence written as U+FFFD.
+func appendLower[T byteString](dst []byte, t T) []byte {
+	var table *[1 << 16 / 64]uint64
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := runeAt(t, i)
+		if table == nil {
+			table = caseless()
+		}
+		if n > 1 && r < 1<<16 && table[r/64]&(1<<(r%64)) != 0 {
+			dst = append(dst, t[i:i+n]...) // a caseless rune (CJK), as it is
+		} else {
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		}
+		i += n
+	}
+	return dst
 }
 
 // containsCut reports whether the lower-case t, cut at the generated
@@ -677,17 +1016,26 @@ func (s *Set) containsCut(t string) bool {
 
 // containsRecorded reports whether the lower-case t contains a recorded
 // value that is not allowed. Called with mu held (read).
-func (s *Set) containsRecorded(t string) bool {
+func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t) }
+
+// recordedIn reports whether the lower-case t, a string or bytes read
+// without a copy, contains a recorded value that is not allowed. Called
+// with mu held (read).
+func recordedIn[T byteString](s *Set, t T) bool {
+	st := &s.store
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.
 	for i := 0; i+MinLen <= len(t); i++ {
-		if w, bit := prefixBit(t[i], t[i+1]); s.first2[w]&bit == 0 {
+		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
 			continue
 		}
-		for _, v := range s.byGram[gram(t[i:])] {
-			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) {
-				return true
+		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next {
+			v := st.value(e)
+			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
+				if _, ok := s.allow[string(v)]; !ok {
+					return true
+				}
 			}
 		}
 	}
@@ -698,123 +1046,109 @@ func (s *Set) containsRecorded(t string) bool {
 // Contains. It returns an error wrapping ErrLeak that counts the hits
 // without naming them, or a decoding error.
 //
-// It reads the strings straight out of the validated document instead of
-// decoding it into maps and slices: outside its strings a valid JSON
-// document holds no quotation mark, so each one opens a string. Only a
-// string with escapes is unquoted by the JSON decoder; any other is its
-// own bytes (a scan's Chinese texts are read without a decoder).
+// It reads the strings straight out of the document as it validates it
+// (one pass, scanJSON, which decides validity as json.Valid does) instead
+// of decoding it into maps and slices. Only a string with escapes is
+// unquoted by the JSON decoder; any other is its own bytes (a scan's
+// Chinese texts are read without a decoder).
 func (s *Set) Verify(body []byte) error {
-	if !json.Valid(body) {
-		return errors.New("redact: decode output: not valid JSON")
-	}
 	n := 0
 	var lower []byte
-	for i := 0; i < len(body); i++ {
-		if body[i] != '"' {
-			continue
-		}
-		end, escaped := stringEnd(body, i+1)
-		raw := body[i+1 : end]
+	var derr error
+	valid := scanJSON(body, func(from, end int, escaped bool) {
+		raw := body[from:end]
 		var hit bool
 		switch {
+		case derr != nil:
 		case escaped:
 			var str string
-			if err := json.Unmarshal(body[i:end+1], &str); err != nil {
-				return fmt.Errorf("redact: decode output: %w", err)
+			if err := json.Unmarshal(body[from-1:end+1], &str); err != nil {
+				derr = err
+				return
 			}
 			hit = s.Contains(str)
-		case !isASCII(raw):
-			// Valid JSON without escapes: the bytes are the string's UTF-8.
-			hit = s.Contains(string(raw))
 		default:
-			lower = asciiLower(lower[:0], raw)
+			// Without escapes, the bytes are the string's UTF-8:
+			// lower-cased into one buffer in one pass.
+			lower = appendLower(lower[:0], raw)
 			hit = s.containsLower(lower)
 		}
 		if hit {
 			n++
 		}
-		i = end
-	}
-	if n > 0 {
+	})
+	switch {
+	case !valid:
+		return errors.New("redact: decode output: not valid JSON")
+	case derr != nil:
+		return fmt.Errorf("redact: decode output: %w", derr)
+	case n > 0:
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
 	}
 	return nil
 }
 
-// isASCII reports whether b holds only ASCII bytes.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
+// caseless is a bit set of the runes below U+10000 that unicode.ToLower
+// leaves as they are (all of CJK), built on first use.
+var caseless = sync.OnceValue(func() *[1 << 16 / 64]uint64 {
+	var b [1 << 16 / 64]uint64
+	for r := range rune(1 << 16) {
+		if unicode.ToLower(r) == r {
+			b[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &b
+})
+
+// isLower reports whether strings.ToLower leaves t as it is: valid UTF-8
+// without a rune that has a lower-case mapping.
+func isLower[T byteString](t T) bool {
+	var table *[1 << 16 / 64]uint64
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := runeAt(t, i)
+		if r == utf8.RuneError && n == 1 {
+			return false // ToLower writes U+FFFD for it
+		}
+		if table == nil {
+			table = caseless()
+		}
+		if r < 1<<16 && table[r/64]&(1<<(r%64)) == 0 || r >= 1<<16 && unicode.ToLower(r) != r {
 			return false
 		}
+		i += n
 	}
 	return true
 }
 
-// asciiLower appends b lower-cased to dst; b is ASCII.
-func asciiLower(dst, b []byte) []byte {
-	for _, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
+// containsLower is Contains for a text already lower-cased (strings.ToLower
+// leaves it as it is), read without copying it into a string.
+func (s *Set) containsLower(t []byte) bool { return containsLowered(s, t) }
 
-// containsLower is Contains for an ASCII text already lower-cased, read
-// without copying it into a string.
-func (s *Set) containsLower(t []byte) bool {
+// containsLowered is containsLower for a string or bytes.
+func containsLowered[T byteString](s *Set, t T) bool {
 	if len(t) == 0 {
 		return false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, ok := s.allow[string(t)]; ok {
-		return false
-	}
-	if !s.recordedIn(t) {
+	if !recordedIn(s, t) {
 		return false // the common case: no copy, no allocation
+	}
+	if _, ok := s.allow[string(t)]; ok {
+		return false // an allowed text is never a leak; asked second, as it is rarely needed
 	}
 	if len(s.generated) == 0 {
 		return true
 	}
 	return s.containsCut(string(t)) // cut at the service's own values (Generated)
-}
-
-// recordedIn is containsRecorded for a byte slice, read without copying
-// it into a string. Called with mu held (read).
-func (s *Set) recordedIn(t []byte) bool {
-	for i := 0; i+MinLen <= len(t); i++ {
-		if w, bit := prefixBit(t[i], t[i+1]); s.first2[w]&bit == 0 {
-			continue
-		}
-		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
-		for _, v := range s.byGram[g] {
-			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == v {
-				if _, ok := s.allow[v]; !ok {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// stringEnd returns the index of the quotation mark that closes the JSON
-// string whose content starts at from, and whether the string holds an
-// escape. body is valid JSON, so the closing mark exists.
-func stringEnd(body []byte, from int) (end int, escaped bool) {
-	for j := from; j < len(body); j++ {
-		switch body[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
-		}
-	}
-	return len(body) - 1, escaped
 }
 
 // forms returns the comparison forms of v: lower-case without a trailing

@@ -6,7 +6,7 @@ package redact
 // only as the reference of the differential tests in
 // differential_test.go: each change claims to be equivalent for every
 // input, and these tests check that claim. The helpers the changes left
-// as they were (hasLetter, cutStandalone, stringEnd, ...) are the
+// as they were (hasLetter, cutStandalone, ...) are the
 // package's own.
 
 import (
@@ -330,4 +330,41 @@ func refForms(v string) []string {
 		}
 	}
 	return out
+}
+
+// stringEnd returns the index of the quotation mark that closes the JSON
+// string whose content starts at from, and whether the string holds an
+// escape. body is valid JSON, so the closing mark exists.
+func stringEnd(body []byte, from int) (end int, escaped bool) {
+	for j := from; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return len(body) - 1, escaped
+}
+
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower appends b lower-cased to dst; b is ASCII.
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }

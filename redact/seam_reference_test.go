@@ -19,8 +19,8 @@ func refContains(v *Vocabulary, f string) bool {
 	if refInside(v, f) {
 		return true
 	}
-	for _, g := range v.groups {
-		if refAcrossSeams(v, f, g) {
+	for k := range v.groups {
+		if refAcrossSeams(v, f, &v.groups[k]) {
 			return true
 		}
 	}
@@ -29,14 +29,14 @@ func refContains(v *Vocabulary, f string) bool {
 
 func refInside(v *Vocabulary, f string) bool {
 	for i := 0; i+4 <= len(f); i++ {
-		if _, ok := v.grams[gram(f[i:])]; !ok {
+		if !v.grams.has(gram(f[i:])) {
 			return false
 		}
 	}
 	return v.has(f)
 }
 
-func refAcrossSeams(v *Vocabulary, f string, g joinGroup) bool {
+func refAcrossSeams(v *Vocabulary, f string, g *joinGroup) bool {
 	var buf [maxSeamCuts + 1]int
 	cuts := seamCuts(f, g, buf[:0])
 	if len(cuts) == 0 && (g.sep == "" || !strings.HasPrefix(f, g.sep)) {

@@ -51,13 +51,16 @@ type node struct {
 	steps  []step
 }
 
-// target is the TXT lookup of an include or redirect target. ans is set
-// before done is closed; next is the target's one valid record, set
-// under fetcher.mu when the answer has one.
+// target is the TXT lookup of an include or redirect target. ans, and
+// rec and parsed (its one valid record, recordOf), are set before done is
+// closed: the walker reads the record parsed once here; next is the
+// target's node, set under fetcher.mu when the answer has one.
 type target struct {
-	done chan struct{}
-	ans  resolver.Answer
-	next *node
+	done   chan struct{}
+	ans    resolver.Answer
+	rec    Record
+	parsed bool
+	next   *node
 }
 
 // fetcher starts the walk's lookups. mu guards the tree's shape (every
@@ -148,15 +151,15 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 	p.running.Go(func() {
 		defer close(t.done)
 		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
-		rec, ok := recordOf(t.ans)
-		if !ok || p.ctx.Err() != nil { // no record, or the walk is over
+		t.rec, t.parsed = recordOf(t.ans)
+		if !t.parsed || p.ctx.Err() != nil { // no record, or the walk is over
 			return
 		}
 		next := n.childNode(i, name)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		t.next = next
-		p.expand(next, rec)
+		p.expand(next, t.rec)
 	})
 	return t
 }

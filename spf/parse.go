@@ -63,7 +63,9 @@ func Parse(s string) (Record, error) {
 		} else {
 			rest = ""
 		}
-		t, code := parseTerm(raw)
+		rec.Terms = append(rec.Terms, Term{}) // parsed in place: a Term is 120 bytes
+		t := &rec.Terms[len(rec.Terms)-1]
+		code := parseTerm(t, raw)
 		if code == "" && (t.Kind == KindRedirect && redirect || t.Kind == KindExp && exp) {
 			code = CodeSyntaxDuplicateModifier
 		}
@@ -72,7 +74,6 @@ func Parse(s string) (Record, error) {
 		}
 		redirect = redirect || t.Kind == KindRedirect
 		exp = exp || t.Kind == KindExp
-		rec.Terms = append(rec.Terms, t)
 	}
 	if len(rec.Terms) == 0 {
 		rec.Terms = nil // "v=spf1 " and "v=spf1" are the same record
@@ -80,23 +81,24 @@ func Parse(s string) (Record, error) {
 	return rec, nil
 }
 
-// parseTerm parses one term (a directive or a modifier).
-func parseTerm(s string) (Term, Code) {
+// parseTerm parses one term (a directive or a modifier) into the zero
+// Term t; t is left partly set when it returns a Code.
+func parseTerm(t *Term, s string) Code {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x21 || s[i] > 0x7e {
-			return Term{}, CodeSyntaxCharacter
+			return CodeSyntaxCharacter
 		}
 	}
-	if eq := strings.IndexByte(s, '='); eq >= 0 && !strings.ContainsAny(s[:eq], ":/") {
-		return parseModifier(s[:eq], s[eq+1:])
+	end := indexColonOrSlash(s)
+	if eq := strings.IndexByte(s, '='); eq >= 0 && (end < 0 || end > eq) {
+		return parseModifier(t, s[:eq], s[eq+1:])
 	}
-	t := Term{Qualifier: QualifierPass}
+	t.Qualifier = QualifierPass
 	switch s[0] {
 	case '+', '-', '~', '?':
 		t.Qualifier, s = Qualifier(s[:1]), s[1:]
 	}
-	end := strings.IndexAny(s, ":/")
-	if end < 0 {
+	if end = indexColonOrSlash(s); end < 0 {
 		end = len(s)
 	}
 	name, arg := s[:end], s[end:]
@@ -104,9 +106,9 @@ func parseTerm(s string) (Term, Code) {
 	switch t.Kind {
 	case KindAll:
 		if arg != "" {
-			return Term{}, CodeSyntaxArgument
+			return CodeSyntaxArgument
 		}
-		return t, ""
+		return ""
 	case KindInclude, KindExists, KindPTR:
 		return parseDomainArg(t, arg)
 	case KindA, KindMX:
@@ -114,33 +116,71 @@ func parseTerm(s string) (Term, Code) {
 	case KindIP4, KindIP6:
 		return parseIPArg(t, arg)
 	}
-	return Term{}, CodeSyntaxUnknownMechanism
+	return CodeSyntaxUnknownMechanism
 }
 
-func mechanismKind(name string) Kind {
-	for _, k := range [...]Kind{KindAll, KindInclude, KindA, KindMX, KindPTR, KindIP4, KindIP6, KindExists} {
-		if strings.EqualFold(name, string(k)) {
-			return k
+// indexColonOrSlash is strings.IndexAny(s, ":/") without building a set
+// per call: it runs for every term.
+func indexColonOrSlash(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' || s[i] == '/' {
+			return i
 		}
+	}
+	return -1
+}
+
+// mechanismKind returns the mechanism named name (any case), "" for none.
+// name is printable ASCII (parseTerm), so its length and first letters
+// pick the one candidate.
+func mechanismKind(name string) Kind {
+	var k Kind
+	switch len(name) {
+	case 1:
+		k = KindA
+	case 2:
+		k = KindMX
+	case 3:
+		switch name[0] | 0x20 {
+		case 'a':
+			k = KindAll
+		case 'p':
+			k = KindPTR
+		case 'i':
+			k = KindIP6
+			if name[2] == '4' {
+				k = KindIP4
+			}
+		}
+	case 6:
+		k = KindExists
+	case 7:
+		k = KindInclude
+	}
+	if k != "" && strings.EqualFold(name, string(k)) {
+		return k
 	}
 	return ""
 }
 
-// parseModifier parses name=value (RFC 7208 §6).
-func parseModifier(name, value string) (Term, Code) {
+// parseModifier parses name=value (RFC 7208 §6) into t.
+func parseModifier(t *Term, name, value string) Code {
 	if !isModifierName(name) {
-		return Term{}, CodeSyntaxModifier
+		return CodeSyntaxModifier
 	}
 	switch {
 	case strings.EqualFold(name, string(KindRedirect)):
-		return Term{Kind: KindRedirect, DomainSpec: value}, checkDomainSpec(value)
+		*t = Term{Kind: KindRedirect, DomainSpec: value}
+		return checkDomainSpec(value)
 	case strings.EqualFold(name, string(KindExp)):
-		return Term{Kind: KindExp, DomainSpec: value}, checkDomainSpec(value)
+		*t = Term{Kind: KindExp, DomainSpec: value}
+		return checkDomainSpec(value)
 	}
 	if _, ok := scanMacroString(value, true); !ok {
-		return Term{}, CodeSyntaxMacro
+		return CodeSyntaxMacro
 	}
-	return Term{Kind: KindModifier, Name: name, Value: value}, ""
+	*t = Term{Kind: KindModifier, Name: name, Value: value}
+	return ""
 }
 
 // isModifierName: name = ALPHA *( ALPHA / DIGIT / "-" / "_" / "." ).
@@ -159,43 +199,40 @@ func isModifierName(s string) bool {
 
 // parseDomainArg parses the ":domain-spec" of include and exists
 // (required) and ptr (optional).
-func parseDomainArg(t Term, arg string) (Term, Code) {
+func parseDomainArg(t *Term, arg string) Code {
 	return parseDomainSpec(t, arg, t.Kind == KindPTR)
 }
 
 // parseDomainSpec parses ":" domain-spec into t.DomainSpec (RFC 7208
 // §4.6.1); optional says whether an empty arg (no domain) is allowed.
-func parseDomainSpec(t Term, arg string, optional bool) (Term, Code) {
+func parseDomainSpec(t *Term, arg string, optional bool) Code {
 	switch {
 	case arg == "" && optional:
-		return t, ""
+		return ""
 	case arg == "" || arg == ":":
-		return Term{}, CodeSyntaxMissingDomain
+		return CodeSyntaxMissingDomain
 	case arg[0] != ':':
-		return Term{}, CodeSyntaxArgument
+		return CodeSyntaxArgument
 	}
 	t.DomainSpec = arg[1:]
-	if code := checkDomainSpec(t.DomainSpec); code != "" {
-		return Term{}, code
-	}
-	return t, ""
+	return checkDomainSpec(t.DomainSpec)
 }
 
 // parseDualCIDRArg parses the [":" domain-spec] [dual-cidr-length] of a
 // and mx (RFC 7208 §5.3, §5.4), reading the CIDR lengths from the end.
-func parseDualCIDRArg(t Term, arg string) (Term, Code) {
+func parseDualCIDRArg(t *Term, arg string) Code {
 	t.CIDR4, t.CIDR6 = 32, 128
 	if i := strings.LastIndex(arg, "//"); i >= 0 && allDigits(arg[i+2:]) {
 		n, ok := cidrLength(arg[i+2:], 128)
 		if !ok {
-			return Term{}, CodeSyntaxCIDR
+			return CodeSyntaxCIDR
 		}
 		t.CIDR6, arg = uint8(n), arg[:i]
 	}
 	if i := strings.LastIndexByte(arg, '/'); i >= 0 && allDigits(arg[i+1:]) {
 		n, ok := cidrLength(arg[i+1:], 32)
 		if !ok {
-			return Term{}, CodeSyntaxCIDR
+			return CodeSyntaxCIDR
 		}
 		t.CIDR4, arg = uint8(n), arg[:i]
 	}
@@ -203,35 +240,35 @@ func parseDualCIDRArg(t Term, arg string) (Term, Code) {
 }
 
 // parseIPArg parses ":network[/length]" of ip4 and ip6 (RFC 7208 §5.6).
-func parseIPArg(t Term, arg string) (Term, Code) {
+func parseIPArg(t *Term, arg string) Code {
 	bad, limit := CodeSyntaxIP4, 32
 	if t.Kind == KindIP6 {
 		bad, limit = CodeSyntaxIP6, 128
 	}
 	if len(arg) < 2 || arg[0] != ':' {
-		return Term{}, bad
+		return bad
 	}
 	network, length := arg[1:], ""
 	if i := strings.IndexByte(network, '/'); i >= 0 {
 		network, length = network[:i], network[i+1:]
 		if !allDigits(length) {
-			return Term{}, CodeSyntaxCIDR
+			return CodeSyntaxCIDR
 		}
 	}
 	addr, err := netip.ParseAddr(network)
 	if err != nil || addr.Zone() != "" || addr.Is4() != (t.Kind == KindIP4) {
-		return Term{}, bad
+		return bad
 	}
 	bits := limit
 	if length != "" {
 		n, ok := cidrLength(length, limit)
 		if !ok {
-			return Term{}, CodeSyntaxCIDR
+			return CodeSyntaxCIDR
 		}
 		bits = n
 	}
 	t.Net = netip.PrefixFrom(addr, bits)
-	return t, ""
+	return ""
 }
 
 func allDigits(s string) bool {

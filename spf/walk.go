@@ -324,7 +324,7 @@ func (w *walker) descend(ctx context.Context, n *node, i int) outcome {
 		return outcome{}
 	}
 	t := w.p.await(n, i, name)
-	rec, ok := w.targetRecord(t.ans, codes)
+	rec, ok := w.targetRecord(t, codes)
 	if !ok {
 		return outcome{}
 	}
@@ -332,8 +332,10 @@ func (w *walker) descend(ctx context.Context, n *node, i int) outcome {
 }
 
 // targetRecord turns the TXT answer of a target into its one parsed
-// record, or records why there is none.
-func (w *walker) targetRecord(ans resolver.Answer, codes targetCodes) (Record, bool) {
+// record, or records why there is none. The record the fetcher parsed
+// (recordOf: the cases in which this returns one) is taken as it is.
+func (w *walker) targetRecord(t *target, codes targetCodes) (Record, bool) {
+	ans := t.ans
 	if !ans.Conclusive() {
 		w.f.add(codes.inconclusive)
 		w.complete = false
@@ -341,6 +343,9 @@ func (w *walker) targetRecord(ans resolver.Answer, codes targetCodes) (Record, b
 	}
 	if ans.Absent() {
 		w.void(1)
+	}
+	if t.parsed {
+		return t.rec, true
 	}
 	recs := Select(ans.TXTs())
 	switch len(recs) {

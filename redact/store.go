@@ -1,0 +1,198 @@
+package redact
+
+import (
+	"hash/maphash"
+	"math/bits"
+)
+
+// valueStore holds a Set's recorded values in compact form: their
+// lower-case bytes back to back in a few large blocks, 16 bytes of entry
+// per value, and two open-addressing tables of small integers, one by the
+// value's hash (to find a duplicate) and one by its first 4 bytes (for
+// the search). A value is often a piece of a text stored once (the
+// tokens of an SPF record point into the record's own bytes), and no
+// value costs a map entry, a string header or an allocation of its own.
+type valueStore struct {
+	blocks [][]byte   // len: the bytes in use; a new block when one is full
+	next   int        // capacity of the next block
+	pages  [][]entry  // the entries, pageSize to a page: growing copies none
+	count  int        // entries
+	byHash []int32    // entry index + 1, 0 when free; a power of two long
+	byGram []gramSlot // a power of two long
+	grams  int        // used slots of byGram
+	first2 [prefixBits / 64]uint64
+	bytes  int // the bytes of the values (a piece shared by two counts twice)
+}
+
+// entry locates one recorded value.
+type entry struct {
+	off  uint32 // in its block
+	blk  uint16
+	n    uint16 // at most MaxValueLen
+	next int32  // the previous entry with the same first 4 bytes, -1 when none
+	hash uint32 // the low bits of its hash (byHash is far shorter than 1<<32)
+}
+
+// gramSlot is one slot of the table by first 4 bytes: the newest entry
+// starting with gram, whose next field links the older ones.
+type gramSlot struct {
+	gram uint32
+	head int32 // entry index + 1, 0 when free
+}
+
+// Block sizes: the first is small (a scan records a few kilobytes), the
+// next ones double up to maxBlock; a text longer than that gets a block
+// of its own size.
+const (
+	firstBlock = 2 << 10
+	maxBlock   = 64 << 10
+)
+
+var hashSeed = maphash.MakeSeed()
+
+func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
+
+// pageSize is the number of entries of a page: 8 KiB. The first page
+// grows up to it, so that a scan's few dozen values take little.
+const pageSize = 512
+
+// at returns entry e.
+func (st *valueStore) at(e int32) *entry { return &st.pages[e/pageSize][e%pageSize] }
+
+// push appends an entry.
+func (st *valueStore) push(x entry) {
+	k := len(st.pages) - 1
+	if k < 0 || len(st.pages[k]) == pageSize {
+		size := pageSize
+		if k < 0 {
+			size = 16 // the first page grows by append
+		}
+		st.pages = append(st.pages, make([]entry, 0, size))
+		k++
+	}
+	st.pages[k] = append(st.pages[k], x)
+	st.count++
+}
+
+// value returns the bytes of entry e.
+func (st *valueStore) value(e int32) []byte {
+	x := st.at(e)
+	return st.blocks[x.blk][x.off : int(x.off)+int(x.n)]
+}
+
+// reserve returns a block and offset with room for n bytes, beyond the
+// bytes in use: the caller writes there and then either keeps them
+// (take) or leaves them to be overwritten.
+func (st *valueStore) reserve(n int) (blk, off int) {
+	if k := len(st.blocks) - 1; k >= 0 && cap(st.blocks[k])-len(st.blocks[k]) >= n {
+		return k, len(st.blocks[k])
+	}
+	size := max(st.next, firstBlock)
+	st.next = min(2*size, maxBlock)
+	st.blocks = append(st.blocks, make([]byte, 0, max(size, n)))
+	return len(st.blocks) - 1, 0
+}
+
+// span returns the n bytes at off in block blk, in use or reserved.
+func (st *valueStore) span(blk, off, n int) []byte { return st.blocks[blk][off : off+n] }
+
+// take marks the bytes of block blk up to end as in use.
+func (st *valueStore) take(blk, end int) {
+	if b := st.blocks[blk]; end > len(b) {
+		st.blocks[blk] = b[:end]
+	}
+}
+
+// find returns the entry holding f, whose hash is h, or -1.
+func (st *valueStore) find(f []byte, h uint64) int32 {
+	if len(st.byHash) == 0 {
+		return -1
+	}
+	mask := uint64(len(st.byHash) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := st.byHash[i] - 1
+		if e < 0 {
+			return -1
+		}
+		if x := st.at(e); int(x.n) == len(f) && string(st.value(e)) == string(f) {
+			return e
+		}
+	}
+}
+
+// add records the n bytes at off in block blk (hash h) as a new value;
+// the caller has checked that it is not a duplicate and has taken them.
+func (st *valueStore) add(blk, off, n int, h uint64) {
+	e := int32(st.count)
+	f := st.span(blk, off, n)
+	g := gram(f)
+	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1, hash: uint32(h)})
+	st.bytes += n
+	if 2*st.count > len(st.byHash) {
+		st.rehash()
+	} else {
+		st.insertHash(e, h)
+	}
+	if 2*(st.grams+1) > len(st.byGram) {
+		st.regram()
+	}
+	slot := st.gramSlot(g)
+	if slot.head == 0 {
+		slot.gram = g
+		st.grams++
+	}
+	st.at(e).next = slot.head - 1
+	slot.head = e + 1
+	w, bit := prefixBit(f[0], f[1])
+	st.first2[w] |= bit
+}
+
+func (st *valueStore) insertHash(e int32, h uint64) {
+	mask := uint64(len(st.byHash) - 1)
+	i := h & mask
+	for st.byHash[i] != 0 {
+		i = (i + 1) & mask
+	}
+	st.byHash[i] = e + 1
+}
+
+// rehash doubles the table by hash and inserts every entry again.
+func (st *valueStore) rehash() {
+	st.byHash = make([]int32, max(64, 2*len(st.byHash)))
+	for e := range int32(st.count) {
+		st.insertHash(e, uint64(st.at(e).hash))
+	}
+}
+
+// gramIndex returns the slot of byGram for gram g: its own, or the free
+// slot where it belongs.
+func (st *valueStore) gramIndex(g uint32) int {
+	mask := len(st.byGram) - 1
+	shift := 32 - bits.Len(uint(mask))
+	i := int((g*0x9e3779b1)>>shift) & mask
+	for st.byGram[i].head != 0 && st.byGram[i].gram != g {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (st *valueStore) gramSlot(g uint32) *gramSlot { return &st.byGram[st.gramIndex(g)] }
+
+// regram doubles the table by first 4 bytes, keeping each chain.
+func (st *valueStore) regram() {
+	old := st.byGram
+	st.byGram = make([]gramSlot, max(64, 2*len(old)))
+	for _, s := range old {
+		if s.head != 0 {
+			st.byGram[st.gramIndex(s.gram)] = s
+		}
+	}
+}
+
+// head returns the newest entry whose first 4 bytes are g, or -1.
+func (st *valueStore) head(g uint32) int32 {
+	if len(st.byGram) == 0 {
+		return -1
+	}
+	return st.byGram[st.gramIndex(g)].head - 1
+}
