@@ -205,13 +205,8 @@ func recordTTL(next Resolver) func(context.Context, string, Type) (Answer, uint3
 // gives up, the waiters with live contexts ask again. Every caller gets
 // its own copy of the answer's slices.
 func (c *Cache) Lookup(ctx context.Context, name string, qtype Type) Answer {
-	a, _ := c.lookup(ctx, name, qtype, nil)
+	a, _ := c.LookupMemo(ctx, name, qtype, nil, nil)
 	return a
-}
-
-// LookupMemo implements Memoizer.
-func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
-	return c.lookup(ctx, name, qtype, &memoReq{key: key, compute: compute})
 }
 
 // memoReq is a LookupMemo's request for a memo.
@@ -220,8 +215,15 @@ type memoReq struct {
 	compute func(Answer) (any, int)
 }
 
-// lookup is Lookup, with the memo m asks for (nil m: none).
-func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq) (Answer, any) {
+// LookupMemo implements Memoizer; a nil compute asks for no memo (Lookup).
+// It is one function rather than a wrapper around a shared one: every
+// lookup in flight below a Scan waits in it, and a frame fewer keeps more
+// of their stacks at the smallest size.
+func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
+	var m *memoReq
+	if compute != nil {
+		m = &memoReq{key: key, compute: compute}
+	}
 	q := question{CanonicalName(name), qtype}
 	again := false
 	for {
@@ -315,6 +317,17 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 	}()
 	h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
 	a, ttl := c.ttl(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
+	c.keep(ctx, q, f, h, a, ttl)
+	return a, nil
+}
+
+// keep hands a, the answer send got for q with its ttl, to f's waiters
+// and stores it when it may be cached. It is a function of its own, not
+// inlined, so that its locals are not in send's frame, under which the
+// lookup waits.
+//
+//go:noinline
+func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a Answer, ttl uint32) {
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
 	kept := cloneAnswer(a)
@@ -329,7 +342,6 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 		c.store(&cacheEntry{q: q, gen: f.gen, answer: kept, size: answerSize(q, kept),
 			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))}, f)
 	}
-	return a, nil
 }
 
 // invalidate drops the answer flight f brought for q: a reply that came
