@@ -122,6 +122,15 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	}
 }
 
+// unlogged returns the resolver l reads through, its limit included,
+// without l's notes.
+func (l *faultLog) unlogged() resolver.Resolver {
+	if l.limit != nil {
+		return l.limit
+	}
+	return l.next
+}
+
 // logged returns a copy of the inconclusive answers noted so far.
 func (l *faultLog) logged() []lookupFault {
 	l.mu.Lock()
