@@ -58,7 +58,9 @@ const inFlightDomains = 20 * inFlightScans
 // scanner and the shared cache, which is not the scans'), divided by
 // the scans in flight: B/scan (live heap and stacks), heap-B/scan,
 // stack-B/scan and goroutines/scan. With MAILAUTH_INFLIGHT_GOROUTINES=F
-// in the environment it writes the goroutines at the second sample to F.
+// in the environment it writes the goroutines at the second sample to F,
+// and the heap profile then to F.heap (the profile is a collection late:
+// takeMemSnap has just run two).
 //
 //	go test -run XXX -bench BenchmarkScansInFlight -benchtime 1x .
 func BenchmarkScansInFlight(b *testing.B) {
@@ -125,7 +127,7 @@ func BenchmarkScansInFlight(b *testing.B) {
 
 // writeGoroutines writes the goroutines, grouped by stack, to the file
 // path (none when path is empty): where the stacks of the scans in
-// flight wait.
+// flight wait; and the heap profile to path.heap.
 func writeGoroutines(tb testing.TB, path string) {
 	if path == "" {
 		return
@@ -134,6 +136,10 @@ func writeGoroutines(tb testing.TB, path string) {
 	require.NoError(tb, err)
 	defer f.Close()
 	require.NoError(tb, pprof.Lookup("goroutine").WriteTo(f, 1))
+	h, err := os.Create(path + ".heap")
+	require.NoError(tb, err)
+	defer h.Close()
+	require.NoError(tb, pprof.Lookup("heap").WriteTo(h, 0))
 }
 
 // memSnap is the process's memory after two collections.
