@@ -205,31 +205,62 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	defer cancel()
 	// The names seen: a slice, not a map, whose bucket would sit in this
 	// frame under which the lookup waits; a chain is short.
-	seen := append(make([]string, 0, 4), name)
-	var chain []string
-	ttl := uint32(math.MaxUint32)
+	h := hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}
 	for {
-		a, next, hopTTL := c.ask(ctx, name, qtype)
-		ttl = min(ttl, hopTTL)
-		for _, alias := range a.CNAMEs {
-			if slices.Contains(seen, alias) {
-				a.CNAMEs = append(chain, a.CNAMEs...)
-				return failWith(a, ReasonCNAMELoop), 0
-			}
-			seen = append(seen, alias)
+		// Each hop is asked here rather than in a function of its own,
+		// and what its answer means is worked out in follow: this frame,
+		// under which the lookup waits, stays small.
+		var res result
+		if ended(ctx) {
+			res.a = Fail(ReasonCanceled)
+		} else {
+			servers := c.servers()
+			res = c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
+			c.settle(ctx, servers, name, qtype, &res)
 		}
-		a.CNAMEs = append(chain, a.CNAMEs...)
-		if len(a.CNAMEs) > MaxCNAMEChain {
-			return failWith(a, ReasonCNAMEChain), 0
+		if h.follow(&res, &name) {
+			return res.a, h.ttl
 		}
-		if next == "" {
-			if !a.Conclusive() {
-				ttl = 0
-			}
-			return a, ttl
-		}
-		chain, name = a.CNAMEs, next
 	}
+}
+
+// hops is what LookupTTL keeps along a CNAME chain: the names seen, the
+// aliases so far and the smallest TTL.
+type hops struct {
+	seen  []string
+	chain []string
+	ttl   uint32
+}
+
+// follow takes one hop's result: it reports whether the lookup is over
+// (res.a its answer, h.ttl its TTL), else sets name to the alias to ask
+// next. Not inlined (see LookupTTL).
+//
+//go:noinline
+func (h *hops) follow(res *result, name *string) bool {
+	a := &res.a
+	h.ttl = min(h.ttl, res.ttl)
+	for _, alias := range a.CNAMEs {
+		if slices.Contains(h.seen, alias) {
+			a.CNAMEs = append(h.chain, a.CNAMEs...)
+			*a, h.ttl = failWith(*a, ReasonCNAMELoop), 0
+			return true
+		}
+		h.seen = append(h.seen, alias)
+	}
+	a.CNAMEs = append(h.chain, a.CNAMEs...)
+	if len(a.CNAMEs) > MaxCNAMEChain {
+		*a, h.ttl = failWith(*a, ReasonCNAMEChain), 0
+		return true
+	}
+	if res.next == "" {
+		if !a.Conclusive() {
+			h.ttl = 0
+		}
+		return true
+	}
+	h.chain, *name = a.CNAMEs, res.next
+	return false
 }
 
 // wireName returns name as it reads back from the wire: escapes such as
@@ -262,22 +293,11 @@ func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, DefaultLookupTimeout)
 }
 
-// ask asks one question ("" is the root) and returns its decoded reply
-// and how long it may be cached (see msgTTL). A SERVFAIL that no EDE
-// explains goes through the CD test (see cdTest).
-func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
-	if ended(ctx) {
-		return Fail(ReasonCanceled), "", 0
-	}
-	servers := c.servers()
-	res := c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
-	c.settle(ctx, servers, name, qtype, &res)
-	return res.a, res.next, res.ttl
-}
-
-// settle explains a SERVFAIL res of ask's question and keeps a tainted
-// answer out of caches. It is not inlined, so that its locals are not in
-// ask's frame, under which the lookup waits.
+// settle explains a SERVFAIL res of one hop's question (the attempts
+// of LookupTTL; "" is the root) and keeps a tainted answer out of
+// caches: a SERVFAIL that no EDE explains goes through the CD test (see
+// cdTest). It is not inlined, so that its locals are not in LookupTTL's
+// frame, under which the lookup waits.
 //
 //go:noinline
 func (c *Client) settle(ctx context.Context, servers []string, name string, qtype Type, res *result) {
