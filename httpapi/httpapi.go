@@ -18,9 +18,9 @@ const (
 	MaxBodyBytes = 8 << 10
 	// DefaultMaxInFlight is the default number of diagnostics (scans and
 	// ptr-checks together) allowed to run at the same time. It bounds
-	// memory: a scan in flight holds about 160 KB of heap and goroutine
+	// memory: a scan in flight holds about 150 KB of heap and goroutine
 	// stacks (BENCHMARKS.md, BenchmarkScansInFlight), so the 128 slots
-	// cost about 20 MiB; a scan of a hostile zone holds up to about 1.1 MB
+	// cost about 19 MiB; a scan of a hostile zone holds up to about 1.1 MB
 	// (RELIABILITY.md), so 128 of them stay, with the shared DNS cache,
 	// under the service's 256 MiB soft memory limit (internal/gctune).
 	DefaultMaxInFlight = 128
