@@ -56,11 +56,13 @@ const (
 // judged by the worst (slowness only when nothing worse was said).
 var faultRank = map[fault]int{faultNone: 0, faultSlow: 1, faultDNSSEC: 2, faultNoAnswer: 3, faultAlias: 4, faultService: 5}
 
-// faultLog is a Resolver that notes the inconclusive answers one check
-// received, and whether the domain's MX answer was DNSSEC-validated.
+// faultLog is a Resolver that bounds one check's questions to its share
+// of the budget (limit) and notes the inconclusive answers it received,
+// and whether the domain's MX answer was DNSSEC-validated.
 type faultLog struct {
-	next   resolver.Resolver
-	domain string // the scanned domain, canonical
+	limit  *resolver.Limited // nil: no limit
+	next   resolver.Resolver // limit's Resolver, asked directly once limit admits a question
+	domain string            // the scanned domain, canonical
 	// early is called on the first inconclusive answer: it starts the
 	// control question at once, so that its answer is there when the
 	// check is judged (a check that waited out the scan's deadline has
@@ -88,7 +90,22 @@ type lookupFault struct {
 // Lookup implements resolver.Resolver.
 func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
 	start := time.Now()
-	a := l.next.Lookup(ctx, name, qtype)
+	var a resolver.Answer
+	if l.limit == nil || l.limit.Admit(name, qtype) { // not the limit's own Lookup: one frame fewer
+		a = l.next.Lookup(ctx, name, qtype)
+	} else {
+		a = resolver.Fail(resolver.ReasonBudgetExhausted)
+	}
+	l.note(ctx, name, qtype, &a, start)
+	return a
+}
+
+// note notes the answer a to a question asked at start. It is not
+// inlined, so that its locals are not in Lookup's frame, under which the
+// lookup waits.
+//
+//go:noinline
+func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a *resolver.Answer, start time.Time) {
 	canon := resolver.CanonicalName(name)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -103,7 +120,15 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	if qtype == resolver.TypeMX && canon == l.domain && a.Outcome == resolver.Found && a.Authentic {
 		l.validated = true
 	}
-	return a
+}
+
+// unlogged returns the resolver l reads through, its limit included,
+// without l's notes.
+func (l *faultLog) unlogged() resolver.Resolver {
+	if l.limit != nil {
+		return l.limit
+	}
+	return l.next
 }
 
 // logged returns a copy of the inconclusive answers noted so far.
@@ -295,7 +320,8 @@ func (r *run) faultLog(id CheckID) *faultLog {
 	if r.domain.ASCII != "" {
 		domain = resolver.CanonicalName(r.domain.ASCII)
 	}
-	l := &faultLog{next: r.dnsFor(id), domain: domain, early: r.probeEarly}
+	limit := r.dnsFor(id)
+	l := &faultLog{limit: limit, next: limit.Next(), domain: domain, early: r.probeEarly}
 	r.logs = append(r.logs, l)
 	return l
 }

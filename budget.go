@@ -21,7 +21,7 @@ func spfBudget(total int) int {
 
 // dnsFor returns the resolver check id uses: the scan's shared resolver,
 // bounded to the check's share of the budget.
-func (r *run) dnsFor(id CheckID) resolver.Resolver {
+func (r *run) dnsFor(id CheckID) *resolver.Limited {
 	limit, ok := checkBudgets[id]
 	if !ok {
 		limit = spfBudget(r.cfg.QueryBudget)

@@ -238,23 +238,45 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if id == CheckMX {
 			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
 		}
-		out[id] = func(ctx context.Context) verdict {
-			if v, ok := r.tooLongVerdict(id); ok {
+		out[id] = func(ctx context.Context) (v verdict) {
+			if r.tooLong(id, &v) {
 				return v // the record's name cannot exist: nothing to ask
 			}
 			start := time.Now()
-			v := r.attributed(id, c.check(r, ctx, log), log)
-			if v.determination == UndeterminedLookup && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				// Undetermined by the scan's deadline, with no lookup
-				// of its own to say so (it waited on another check's
-				// facts, whose lookup the deadline cut at the same
-				// moment): slowness, not a finding.
-				return slowVerdict(time.Since(start), v)
-			}
+			v = c.check(r, ctx, log)
+			r.conclude(ctx, id, &v, log, start)
 			return v
 		}
 	}
 	return out
+}
+
+// tooLong sets *v to tooLongVerdict's verdict for check id, if it has
+// one, and reports whether it did. It and conclude are not inlined, so
+// that their verdicts are not in the frame of the check's goroutine, under
+// which its lookups wait.
+//
+//go:noinline
+func (r *run) tooLong(id CheckID, v *verdict) bool {
+	tl, ok := r.tooLongVerdict(id)
+	if ok {
+		*v = tl
+	}
+	return ok
+}
+
+// conclude turns *v, the verdict check id reached after starting at
+// start, into the one it reports (attributed).
+//
+//go:noinline
+func (r *run) conclude(ctx context.Context, id CheckID, v *verdict, log *faultLog, start time.Time) {
+	*v = r.attributed(id, *v, log)
+	if v.determination == UndeterminedLookup && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Undetermined by the scan's deadline, with no lookup of its own
+		// to say so (it waited on another check's facts, whose lookup
+		// the deadline cut at the same moment): slowness, not a finding.
+		*v = slowVerdict(time.Since(start), *v)
+	}
 }
 
 // The fallback diagnostics of each check: every fact unknown, the

@@ -73,7 +73,7 @@ func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usa
 // unanswered TLSA lookup is a DANE fact, not a fault of the MX records.
 func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver) daneFacts {
 	if log, ok := dns.(*faultLog); ok {
-		dns = log.next
+		dns = log.unlogged()
 	}
 	domain := resolver.CanonicalName(r.domain.ASCII)
 	a := dns.Lookup(ctx, domain, resolver.TypeMX)
@@ -105,7 +105,7 @@ func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Resul
 		return early
 	}
 	if log, ok := dns.(*faultLog); ok {
-		dns = log.next
+		dns = log.unlogged()
 	}
 	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, res.Exchanges, res.Validated)}
 }

@@ -62,17 +62,15 @@ func WithProgress(ctx context.Context, p *Progress) context.Context {
 	return context.WithValue(ctx, progressKey{}, p)
 }
 
-// noteProgress wraps next so that every lookup that got a DNS reply
-// moves the Progress its context carries, if any.
-func noteProgress(next resolver.Resolver) resolver.Resolver {
-	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-		a := next.Lookup(ctx, name, qtype)
-		if p, ok := ctx.Value(progressKey{}).(*Progress); ok && repliedTo(a.Reason) {
-			p.note()
-			p.answers.Add(1)
-		}
-		return a
-	})
+// noteProgress moves the Progress ctx carries, if any, when the answer a
+// lookup got came from a DNS reply. The guard's resolver calls it with
+// every answer (redact.Set.ResolverThen), beneath the per-scan
+// resolver: once per distinct question.
+func noteProgress(ctx context.Context, a resolver.Answer) {
+	if p, ok := ctx.Value(progressKey{}).(*Progress); ok && repliedTo(a.Reason) {
+		p.note()
+		p.answers.Add(1)
+	}
 }
 
 // repliedTo reports whether a lookup that ended for reason got a reply

@@ -48,9 +48,15 @@ const (
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
 	var mx, apex resolver.Answer
+	// One goroutine asks both, one after the other: in a scan the MX and
+	// SPF checks ask the same two questions at its start, so the second
+	// is in flight already when this one gets to it; a goroutine each
+	// would only hold one more stack waiting on the same answers.
 	var wg sync.WaitGroup
-	wg.Go(func() { mx = r.Lookup(ctx, domain, resolver.TypeMX) })
-	wg.Go(func() { apex = r.Lookup(ctx, domain, resolver.TypeTXT) })
+	wg.Go(func() {
+		mx = r.Lookup(ctx, domain, resolver.TypeMX)
+		apex = r.Lookup(ctx, domain, resolver.TypeTXT)
+	})
 	w := runWalk(ctx, r, domain)
 	wg.Wait()
 

@@ -44,36 +44,42 @@ func assertFreshServed(t *testing.T, s *scheduler, held []func()) {
 	assert.Equal(t, DefaultMaxInFlight, s.free, "every slot given back")
 }
 
-// TestCoalitionOfIPv4SourcesCannotStarve: 30 IPv4 addresses running 3
-// diagnostics each (22 were once enough to hold all 64 slots) leave
-// a slot for a source with nothing in flight.
+// TestCoalitionOfIPv4SourcesCannotStarve: IPv4 addresses running 3
+// diagnostics each, enough of them to ask for more than every slot (a
+// third of the slots were once enough to hold them all), leave a slot for
+// a source with nothing in flight.
 func TestCoalitionOfIPv4SourcesCannotStarve(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(DefaultMaxInFlight)
+	n := DefaultMaxInFlight/2 - 2 // 30 of 64 slots
+	require.Greater(t, n*DefaultSourceInFlight, DefaultMaxInFlight)
+	require.Less(t, n, 255, "one /24 of addresses")
 	var addrs []netip.Addr
-	for i := range 30 {
+	for i := range n {
 		addrs = append(addrs, netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)}))
 	}
 	held := fillFrom(t, s, addrs, DefaultSourceInFlight)
-	assert.LessOrEqual(t, len(held), 30+DefaultMaxInFlight-reserveOf(DefaultMaxInFlight),
+	assert.LessOrEqual(t, len(held), n+DefaultMaxInFlight-reserveOf(DefaultMaxInFlight),
 		"the coalition holds at most one reserved slot per address")
 	assertFreshServed(t, s, held)
 }
 
-// TestCoalitionOfIPv6NetworksCannotStarve: 6 IPv6 /48s, each spread over
-// 8 /64s in 4 /56s running 3 diagnostics each, leave a slot for a source
-// with nothing in flight.
+// TestCoalitionOfIPv6NetworksCannotStarve: IPv6 /48s, each spread over
+// 8 /64s in 4 /56s running 3 diagnostics each, enough /48s to ask for
+// more than every slot (6 for 64 slots), leave a slot for a source with
+// nothing in flight.
 func TestCoalitionOfIPv6NetworksCannotStarve(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(DefaultMaxInFlight)
+	nets := DefaultMaxInFlight/networkInFlight48 + 1 // 6 for 64 slots
 	var addrs []netip.Addr
-	for n := range 6 {
+	for n := range nets {
 		for i := range 8 {
 			addrs = append(addrs, netip.MustParseAddr(fmt.Sprintf("2001:db8:%x:%x%02x::1", n+1, i/2, i)))
 		}
 	}
 	held := fillFrom(t, s, addrs, DefaultSourceInFlight)
-	assert.LessOrEqual(t, len(held), 6+DefaultMaxInFlight-reserveOf(DefaultMaxInFlight),
+	assert.LessOrEqual(t, len(held), nets+DefaultMaxInFlight-reserveOf(DefaultMaxInFlight),
 		"the coalition holds at most one reserved slot per /48")
 	assertFreshServed(t, s, held)
 }

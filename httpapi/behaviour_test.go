@@ -85,16 +85,17 @@ func (g *siege) settle(t *testing.T, extra int) {
 	})
 }
 
-// TestCoalitionOfFreshSourcesCannotStarve: 64 and 500 IPv4 addresses,
-// each keeping one scan of a domain that never answers in flight (asking
-// again the moment one ends), against the 64 slots. Before admission by
+// TestCoalitionOfFreshSourcesCannotStarve: as many IPv4 addresses as
+// there are slots, and 500, each keeping one scan of a domain that never
+// answers in flight (asking again the moment one ends), against the
+// DefaultMaxInFlight slots. Before admission by
 // behaviour each of them was fresh whenever its scan had ended, and they
 // held every slot; now a new source is admitted within the queue wait
 // (simulated time: the clock is a fake one, stepped a second at a time
 // with a look for scans to cut at each step), once each attacker has had
 // its first turn.
 func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
-	for _, n := range []int{64, 500} {
+	for _, n := range []int{DefaultMaxInFlight, 500} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			clock := NewTestClock()
@@ -107,7 +108,7 @@ func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
 				s.cutNow()
 				g.settle(t, extra)
 			}
-			// Every attacker's first turn: n/64 rounds of one
+			// Every attacker's first turn: n/DefaultMaxInFlight rounds of one
 			// noProgressAfter each, and some.
 			warm := time.Duration(n/DefaultMaxInFlight+2) * noProgressAfter
 			for range int(warm / time.Second) {

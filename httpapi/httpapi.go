@@ -17,8 +17,13 @@ const (
 	// MaxBodyBytes is the largest accepted request body: 8 KiB.
 	MaxBodyBytes = 8 << 10
 	// DefaultMaxInFlight is the default number of diagnostics (scans and
-	// ptr-checks together) allowed to run at the same time.
-	DefaultMaxInFlight = 64
+	// ptr-checks together) allowed to run at the same time. It bounds
+	// memory: a scan in flight holds about 150 KB of heap and goroutine
+	// stacks (BENCHMARKS.md, BenchmarkScansInFlight), so the 128 slots
+	// cost about 19 MiB; a scan of a hostile zone holds up to about 1.1 MB
+	// (RELIABILITY.md), so 128 of them stay, with the shared DNS cache,
+	// under the service's 256 MiB soft memory limit (internal/gctune).
+	DefaultMaxInFlight = 128
 	// DefaultQueueWait is how long a diagnostic waits for a free slot
 	// before it is refused with 500.
 	DefaultQueueWait = 2 * time.Second

@@ -36,6 +36,10 @@ func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host
 	hosts := make([]host, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
+		if i == len(names)-1 { // in this goroutine: one fewer stack waiting
+			hosts[i] = resolveHost(ctx, r, name)
+			break
+		}
 		wg.Go(func() { hosts[i] = resolveHost(ctx, r, name) })
 	}
 	wg.Wait()

@@ -99,6 +99,10 @@ func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []
 	out := make([]forward, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
+		if i == len(names)-1 { // in this goroutine: one fewer stack waiting
+			out[i] = lookupForward(ctx, r, name, res.ForwardType, addr)
+			break
+		}
 		wg.Go(func() { out[i] = lookupForward(ctx, r, name, res.ForwardType, addr) })
 	}
 	wg.Wait()

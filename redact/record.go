@@ -24,28 +24,53 @@ import (
 // directly, as without a cache: most (a distinct domain's own records)
 // are never asked again.
 func (s *Set) Resolver(next resolver.Resolver) resolver.Resolver {
-	m, memoizes := next.(resolver.Memoizer)
-	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-		if !memoizes {
-			a := next.Lookup(ctx, name, qtype)
-			s.Add(name)
-			s.addAnswer(a)
-			return a
-		}
+	return s.ResolverThen(next, nil)
+}
+
+// ResolverThen is Resolver, that also calls then (unless nil) with each
+// answer, and the lookup's context, before returning it: what a caller
+// would do in a wrapper of its own, without the wrapper's frame on the
+// stack of every lookup in flight.
+func (s *Set) ResolverThen(next resolver.Resolver, then func(context.Context, resolver.Answer)) resolver.Resolver {
+	m, _ := next.(resolver.Memoizer)
+	return &recorder{set: s, next: next, memo: m, then: then}
+}
+
+// recorder is the Resolver of Set.ResolverThen: a type of its own rather
+// than a resolver.Func, so that a lookup's stack holds one frame for it,
+// not two.
+type recorder struct {
+	set  *Set
+	next resolver.Resolver
+	memo resolver.Memoizer // next as a Memoizer; nil when it is not one
+	then func(context.Context, resolver.Answer)
+}
+
+// Lookup implements resolver.Resolver.
+func (r *recorder) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	s := r.set
+	var a resolver.Answer
+	if r.memo == nil {
+		a = r.next.Lookup(ctx, name, qtype)
+		s.Add(name)
+		s.addAnswer(a)
+	} else {
 		s.mu.RLock()
 		v := s.vocabulary
 		s.mu.RUnlock()
-		a, memo := m.LookupMemo(ctx, name, qtype, memoKey{v}, func(a resolver.Answer) (any, int) {
-			return answerValues(v, a)
-		})
+		var memo any
+		a, memo = r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)
 		s.Add(name)
 		if vals, ok := memo.(*recorded); ok && !vals.overflowed {
 			s.addRecorded(vals.forms)
 		} else {
 			s.addAnswer(a)
 		}
-		return a
-	})
+	}
+	if r.then != nil {
+		r.then(ctx, a)
+	}
+	return a
 }
 
 // memoKey tells the memos of answers recorded against one Vocabulary.
@@ -57,6 +82,10 @@ type recorded struct {
 	forms      []string
 	overflowed bool // past a Set's bounds on its own: recorded directly instead
 }
+
+// memoize is answerValues for v, as a Memoizer's memo function (a method
+// value: no closure allocated per lookup).
+func (v *Vocabulary) memoize(a resolver.Answer) (any, int) { return answerValues(v, a) }
 
 // answerValues returns the memo of a for Sets using the vocabulary v, and
 // its size in bytes.

@@ -205,13 +205,8 @@ func recordTTL(next Resolver) func(context.Context, string, Type) (Answer, uint3
 // gives up, the waiters with live contexts ask again. Every caller gets
 // its own copy of the answer's slices.
 func (c *Cache) Lookup(ctx context.Context, name string, qtype Type) Answer {
-	a, _ := c.lookup(ctx, name, qtype, nil)
+	a, _ := c.LookupMemo(ctx, name, qtype, nil, nil)
 	return a
-}
-
-// LookupMemo implements Memoizer.
-func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
-	return c.lookup(ctx, name, qtype, &memoReq{key: key, compute: compute})
 }
 
 // memoReq is a LookupMemo's request for a memo.
@@ -220,8 +215,15 @@ type memoReq struct {
 	compute func(Answer) (any, int)
 }
 
-// lookup is Lookup, with the memo m asks for (nil m: none).
-func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq) (Answer, any) {
+// LookupMemo implements Memoizer; a nil compute asks for no memo (Lookup).
+// It is one function rather than a wrapper around a shared one: every
+// lookup in flight below a Scan waits in it, and a frame fewer keeps more
+// of their stacks at the smallest size.
+func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
+	var m *memoReq
+	if compute != nil {
+		m = &memoReq{key: key, compute: compute}
+	}
 	q := question{CanonicalName(name), qtype}
 	again := false
 	for {
@@ -237,7 +239,17 @@ func (c *Cache) lookup(ctx context.Context, name string, qtype Type, m *memoReq)
 			return a, memo
 		}
 		if owner {
-			return c.send(ctx, q, f)
+			// The sender's work is here rather than in a function of its
+			// own: one frame fewer under every lookup in flight. It asks
+			// q below, stores a cacheable answer (keep) and releases the
+			// waiters (land), also when the resolver below panics (the
+			// panic goes on up).
+			f.senderEnded = true // until the answer is in
+			defer c.land(q, f)
+			h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
+			a, ttl := c.ttl(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
+			c.keep(ctx, q, f, h, a, ttl)
+			return a, nil
 		}
 		select {
 		case <-f.done:
@@ -303,23 +315,27 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, ow
 	return Answer{}, nil, f, true
 }
 
-// send asks q below, stores a cacheable answer and releases the waiters,
-// also when the resolver below panics (the panic goes on up).
-func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
-	f.senderEnded = true // until the answer is in
-	defer func() {
-		c.mu.Lock()
-		delete(c.flights, q)
-		c.mu.Unlock()
-		close(f.done)
-	}()
-	h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
-	a, ttl := c.ttl(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
+// land ends flight f of q: it is no longer in flight, and its waiters
+// are released.
+func (c *Cache) land(q question, f *flight) {
+	c.mu.Lock()
+	delete(c.flights, q)
+	c.mu.Unlock()
+	close(f.done)
+}
+
+// keep hands a, the answer the sender got for q with its ttl, to f's waiters
+// and stores it when it may be cached. It is a function of its own, not
+// inlined, so that its locals are not in LookupMemo's frame, under which
+// the lookup waits.
+//
+//go:noinline
+func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a Answer, ttl uint32) {
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
 	kept := cloneAnswer(a)
 	// A canceled answer is the sender's alone, also when ctx has not
-	// reported it yet (Client.ask answers canceled once the deadline has
+	// reported it yet (Client.LookupTTL answers canceled once the deadline has
 	// passed, a moment before ctx's timer fires).
 	f.answer, f.senderEnded = kept, ctx.Err() != nil || a.Reason == ReasonCanceled
 	c.mu.Lock()
@@ -329,7 +345,6 @@ func (c *Cache) send(ctx context.Context, q question, f *flight) (Answer, any) {
 		c.store(&cacheEntry{q: q, gen: f.gen, answer: kept, size: answerSize(q, kept),
 			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))}, f)
 	}
-	return a, nil
 }
 
 // invalidate drops the answer flight f brought for q: a reply that came

@@ -203,36 +203,72 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	}
 	ctx, cancel := withDeadline(ctx)
 	defer cancel()
-	seen := map[string]bool{name: true}
-	var chain []string
-	ttl := uint32(math.MaxUint32)
+	// The names seen: a slice, not a map, whose bucket would sit in this
+	// frame under which the lookup waits; a chain is short.
+	h := hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}
 	for {
-		a, next, hopTTL := c.ask(ctx, name, qtype)
-		ttl = min(ttl, hopTTL)
-		for _, alias := range a.CNAMEs {
-			if seen[alias] {
-				a.CNAMEs = append(chain, a.CNAMEs...)
-				return failWith(a, ReasonCNAMELoop), 0
-			}
-			seen[alias] = true
+		// Each hop is asked here rather than in a function of its own,
+		// and what its answer means is worked out in follow: this frame,
+		// under which the lookup waits, stays small.
+		var res result
+		if ended(ctx) {
+			res.a = Fail(ReasonCanceled)
+		} else {
+			servers := c.servers()
+			res = c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
+			c.settle(ctx, servers, name, qtype, &res)
 		}
-		a.CNAMEs = append(chain, a.CNAMEs...)
-		if len(a.CNAMEs) > MaxCNAMEChain {
-			return failWith(a, ReasonCNAMEChain), 0
+		if h.follow(&res, &name) {
+			return res.a, h.ttl
 		}
-		if next == "" {
-			if !a.Conclusive() {
-				ttl = 0
-			}
-			return a, ttl
-		}
-		chain, name = a.CNAMEs, next
 	}
+}
+
+// hops is what LookupTTL keeps along a CNAME chain: the names seen, the
+// aliases so far and the smallest TTL.
+type hops struct {
+	seen  []string
+	chain []string
+	ttl   uint32
+}
+
+// follow takes one hop's result: it reports whether the lookup is over
+// (res.a its answer, h.ttl its TTL), else sets name to the alias to ask
+// next. Not inlined (see LookupTTL).
+//
+//go:noinline
+func (h *hops) follow(res *result, name *string) bool {
+	a := &res.a
+	h.ttl = min(h.ttl, res.ttl)
+	for _, alias := range a.CNAMEs {
+		if slices.Contains(h.seen, alias) {
+			a.CNAMEs = append(h.chain, a.CNAMEs...)
+			*a, h.ttl = failWith(*a, ReasonCNAMELoop), 0
+			return true
+		}
+		h.seen = append(h.seen, alias)
+	}
+	a.CNAMEs = append(h.chain, a.CNAMEs...)
+	if len(a.CNAMEs) > MaxCNAMEChain {
+		*a, h.ttl = failWith(*a, ReasonCNAMEChain), 0
+		return true
+	}
+	if res.next == "" {
+		if !a.Conclusive() {
+			h.ttl = 0
+		}
+		return true
+	}
+	h.chain, *name = a.CNAMEs, res.next
+	return false
 }
 
 // wireName returns name as it reads back from the wire: escapes such as
 // \065 for A resolved (and lower-cased), so that it compares with the
-// names of replies, which come unpacked. The root stays "".
+// names of replies, which come unpacked. The root stays "". Not inlined:
+// its buffer would sit in LookupTTL's frame, under which lookups wait.
+//
+//go:noinline
 func wireName(name string) (string, bool) {
 	if name == "" {
 		return "", true
@@ -257,18 +293,17 @@ func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, DefaultLookupTimeout)
 }
 
-// ask asks one question ("" is the root) and returns its decoded reply
-// and how long it may be cached (see msgTTL). A SERVFAIL that no EDE
-// explains goes through the CD test (see cdTest).
-func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, string, uint32) {
-	if ended(ctx) {
-		return Fail(ReasonCanceled), "", 0
-	}
-	servers := c.servers()
-	res := c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
+// settle explains a SERVFAIL res of one hop's question (the attempts
+// of LookupTTL; "" is the root) and keeps a tainted answer out of
+// caches: a SERVFAIL that no EDE explains goes through the CD test (see
+// cdTest). It is not inlined, so that its locals are not in LookupTTL's
+// frame, under which the lookup waits.
+//
+//go:noinline
+func (c *Client) settle(ctx context.Context, servers []string, name string, qtype Type, res *result) {
 	if res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx) {
 		server := servers[res.server]
-		res = c.cdTest(ctx, server, name, qtype, res)
+		*res = c.cdTest(ctx, server, name, qtype, *res)
 		if res.a.Reason == ReasonServFail && name != "" && qtype != TypeCNAME && !ended(ctx) {
 			res.a.Reason = c.chainTest(ctx, server, name, qtype)
 		}
@@ -283,7 +318,6 @@ func (c *Client) ask(ctx context.Context, name string, qtype Type) (Answer, stri
 			h.tainted.Store(true)
 		}
 	}
-	return res.a, res.next, res.ttl
 }
 
 // chainTest explains a SERVFAIL that neither an EDE nor the CD test
@@ -430,133 +464,223 @@ func failure(r Reason, server int) result { return result{a: Fail(r), server: se
 // query but for the case of its name or its cookie has the question
 // asked again at once, on a fresh socket (up to maxQuickResends).
 func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) result {
-	deadline, _ := ctx.Deadline()
-	start := time.Now()
-	r := newRetry(sched, len(servers), deadline)
-	w := newWaiter()
-	if h := hookOf(ctx); h != nil {
-		w.conflict = h.conflict
-	}
-	var tickets []ticket
-	defer func() { c.release(w, tickets) }()
+	l := c.newLookup(ctx, servers, name, qtype, q, sched)
+	defer l.end()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	// The TCP retries of truncated replies: made at the first one.
-	var tcpCtx context.Context
-	var tcpc chan tcpResult
-	var tcpTries []int
-	stopTCP := func() {}
-	defer func() { stopTCP() }()
-	var reask []int // the query asked again after a server's first error reply; 0: none
-	seq, quick := 0, 0
-	send := func(server int, fresh bool) (int, error) {
-		seq++
-		if IsTLS(servers[server]) {
-			c.sendTLS(ctx, servers[server], server, seq, q, w) // DNS over TLS (dot.go)
-			return seq, nil
+	for {
+		wait, stop := l.step()
+		if stop {
+			l.stop()
+			return l.res
 		}
-		t, err := c.send(servers[server], server, seq, q, w, fresh)
-		if err == nil || errors.Is(err, errICMPSend) {
-			tickets = append(tickets, t) // an attempt lost to ICMP errors waits like any other
-			return seq, nil
-		}
-		return 0, err
-	}
-	// errorFrom notes an error reply of server to its query n over UDP.
-	errorFrom := func(server, n int) {
-		if reask == nil {
-			reask = make([]int, len(servers))
-		}
-		switch {
-		case reask[server] == 0:
-			if n, err := send(server, true); err == nil {
-				reask[server] = n
-				return
+		timer.Reset(wait)
+		select {
+		case rep := <-l.w.ch:
+			if l.udp(rep) {
+				return l.res
 			}
-			r.fail(server, time.Now())
-		case n >= reask[server]:
-			r.fail(server, time.Now())
+		case tr := <-l.tcpc:
+			if l.tcp(tr) {
+				return l.res
+			}
+		case <-timer.C:
+		case <-ctx.Done():
+			l.stop()
+			return l.res
 		}
-		// Else a reply to a query sent before the server was asked again
-		// (a forger's copy): not its word.
 	}
-	finish := func(res result) result {
-		res.tainted = res.tainted || w.tainted.Load()
-		w.decide(res.udp)
-		return res
+}
+
+// lookup is the state of one question's attempts (Client.attempts). It
+// lives on the heap, and the work on a reply is done in its methods,
+// none inlined into attempts: the frame a lookup waits in stays small,
+// and with it the stack of every goroutine that waits on the DNS.
+type lookup struct {
+	c        *Client
+	ctx      context.Context
+	servers  []string
+	name     string
+	qtype    Type
+	q        *dns.Msg
+	deadline time.Time
+	start    time.Time
+	r        *retry
+	w        *waiter
+	tickets  []ticket
+	// The TCP retries of truncated replies: made at the first one.
+	tcpCtx   context.Context
+	tcpc     chan tcpResult // nil until then: attempts never receives from it
+	tcpTries []int
+	stopTCP  context.CancelFunc
+	reask    []int // the query asked again after a server's first error reply; 0: none
+	seq      int
+	quick    int
+	last     result // the best failure so far
+	res      result // how the lookup ended, once udp, tcp or stop said so
+}
+
+// newLookup returns the state of a new lookup. It is not inlined, so that
+// the state is on the heap, not in attempts's frame.
+//
+//go:noinline
+func (c *Client) newLookup(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) *lookup {
+	deadline, _ := ctx.Deadline()
+	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: q, deadline: deadline,
+		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1}}
+	if h := hookOf(ctx); h != nil {
+		l.w.conflict = h.conflict
 	}
-	last := result{server: -1}
+	return l
+}
+
+// end releases the lookup's queries (see Client.release) and stops its
+// TCP retries.
+func (l *lookup) end() {
+	if l.stopTCP != nil {
+		l.stopTCP()
+	}
+	l.c.release(l.w, l.tickets)
+}
+
+// step sends what the schedule says is due, and returns how long to
+// wait for replies, or stop when the lookup is over.
+//
+//go:noinline
+func (l *lookup) step() (wait time.Duration, stop bool) {
 	for {
 		now := time.Now()
-		act := r.next(now)
+		act := l.r.next(now)
 		if act.kind == actStop {
-			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
+			return 0, true
 		}
 		if act.kind == actSend {
-			if _, err := send(act.server, false); err != nil {
-				r.fail(act.server, now)
-				last = prefer(last, failure(ReasonNetwork, act.server))
+			if _, err := l.send(act.server, false); err != nil {
+				l.r.fail(act.server, now)
+				l.last = prefer(l.last, failure(ReasonNetwork, act.server))
 				continue
 			}
 		}
-		timer.Reset(act.until.Sub(now))
-		var rep reply
-		select {
-		case rep = <-w.ch:
-			if rep.reason != ReasonNone { // a DNS-over-TLS server that cannot be asked (dot.go)
-				r.fail(rep.server, time.Now())
-				last = prefer(last, failure(rep.reason, rep.server))
-				continue
-			}
-			if rep.msg == nil {
-				if quick < maxQuickResends {
-					quick++
-					_, _ = send(rep.server, true) // on failure, the attempt's timeout stands
-				}
-				continue
-			}
-			if rep.msg.Truncated && !rep.tcp {
-				if tcpc == nil {
-					var cancel context.CancelFunc
-					tcpCtx, cancel = context.WithCancel(ctx)
-					stopTCP = cancel
-					tcpc = make(chan tcpResult, maxTCPPerServer*len(servers)) // never blocks a TCP goroutine
-					tcpTries = make([]int, len(servers))
-				}
-				if tcpTries[rep.server] < maxTCPPerServer {
-					tcpTries[rep.server]++
-					go func(rep reply) {
-						m, reason := c.overTCP(tcpCtx, servers[rep.server], q, deadline)
-						tcpc <- tcpResult{rep: rep, msg: m, reason: reason}
-					}(rep)
-				}
-				continue
-			}
-		case tr := <-tcpc:
-			if tr.msg == nil {
-				if tr.reason != ReasonCanceled {
-					last = prefer(last, failure(tr.reason, tr.rep.server))
-					errorFrom(tr.rep.server, tr.rep.seq)
-				}
-				continue
-			}
-			rep = reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true}
-		case <-timer.C:
-			continue
-		case <-ctx.Done():
-			return finish(c.giveUp(ctx, r, c.drain(name, qtype, w, last), start, tickets, w))
-		}
-		res, done := c.take(name, qtype, rep)
-		if done {
-			return finish(res)
-		}
-		last = prefer(last, res)
-		if rep.tcp {
-			r.fail(rep.server, time.Now()) // over TCP, the server's own word
-		} else {
-			errorFrom(rep.server, rep.seq)
-		}
+		return act.until.Sub(now), false
 	}
+}
+
+// stop ends the lookup with what it has: an answer that arrived as it
+// ended, or its best failure.
+//
+//go:noinline
+func (l *lookup) stop() {
+	l.finish(l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w))
+}
+
+// finish sets the lookup's result.
+func (l *lookup) finish(res result) {
+	res.tainted = res.tainted || l.w.tainted.Load()
+	l.w.decide(res.udp)
+	l.res = res
+}
+
+// send sends the query to server (an index in servers), fresh asking for
+// a socket of its own, and returns its number in the lookup.
+func (l *lookup) send(server int, fresh bool) (int, error) {
+	l.seq++
+	if IsTLS(l.servers[server]) {
+		l.c.sendTLS(l.ctx, l.servers[server], server, l.seq, l.q, l.w) // DNS over TLS (dot.go)
+		return l.seq, nil
+	}
+	t, err := l.c.send(l.servers[server], server, l.seq, l.q, l.w, fresh)
+	if err == nil || errors.Is(err, errICMPSend) {
+		l.tickets = append(l.tickets, t) // an attempt lost to ICMP errors waits like any other
+		return l.seq, nil
+	}
+	return 0, err
+}
+
+// errorFrom notes an error reply of server to its query n over UDP.
+func (l *lookup) errorFrom(server, n int) {
+	if l.reask == nil {
+		l.reask = make([]int, len(l.servers))
+	}
+	switch {
+	case l.reask[server] == 0:
+		if n, err := l.send(server, true); err == nil {
+			l.reask[server] = n
+			return
+		}
+		l.r.fail(server, time.Now())
+	case n >= l.reask[server]:
+		l.r.fail(server, time.Now())
+	}
+	// Else a reply to a query sent before the server was asked again
+	// (a forger's copy): not its word.
+}
+
+// udp handles what came on the waiter's channel, and reports whether the
+// lookup is over (its result in l.res).
+//
+//go:noinline
+func (l *lookup) udp(rep reply) bool {
+	if rep.reason != ReasonNone { // a DNS-over-TLS server that cannot be asked (dot.go)
+		l.r.fail(rep.server, time.Now())
+		l.last = prefer(l.last, failure(rep.reason, rep.server))
+		return false
+	}
+	if rep.msg == nil {
+		if l.quick < maxQuickResends {
+			l.quick++
+			_, _ = l.send(rep.server, true) // on failure, the attempt's timeout stands
+		}
+		return false
+	}
+	if rep.msg.Truncated && !rep.tcp {
+		if l.tcpc == nil {
+			l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
+			l.tcpc = make(chan tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
+			l.tcpTries = make([]int, len(l.servers))
+		}
+		if l.tcpTries[rep.server] < maxTCPPerServer {
+			l.tcpTries[rep.server]++
+			c, tcpCtx, tcpc, server, q, deadline := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline
+			go func() {
+				m, reason := c.overTCP(tcpCtx, server, q, deadline)
+				tcpc <- tcpResult{rep: rep, msg: m, reason: reason}
+			}()
+		}
+		return false
+	}
+	return l.reply(rep)
+}
+
+// tcp handles how a TCP retry ended, and reports whether the lookup is
+// over (its result in l.res).
+//
+//go:noinline
+func (l *lookup) tcp(tr tcpResult) bool {
+	if tr.msg == nil {
+		if tr.reason != ReasonCanceled {
+			l.last = prefer(l.last, failure(tr.reason, tr.rep.server))
+			l.errorFrom(tr.rep.server, tr.rep.seq)
+		}
+		return false
+	}
+	return l.reply(reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true})
+}
+
+// reply takes a reply (not a truncated UDP one): the lookup's result, or
+// its server's error.
+func (l *lookup) reply(rep reply) bool {
+	res, done := l.c.take(l.name, l.qtype, rep)
+	if done {
+		l.finish(res)
+		return true
+	}
+	l.last = prefer(l.last, res)
+	if rep.tcp {
+		l.r.fail(rep.server, time.Now()) // over TCP, the server's own word
+	} else {
+		l.errorFrom(rep.server, rep.seq)
+	}
+	return false
 }
 
 // maxTCPPerServer bounds the TCP retries of one lookup per server, so

@@ -29,15 +29,28 @@ func Limit(next Resolver, limit int) *Limited {
 
 // Lookup implements Resolver.
 func (l *Limited) Lookup(ctx context.Context, name string, qtype Type) Answer {
+	if !l.Admit(name, qtype) {
+		return Fail(ReasonBudgetExhausted)
+	}
+	return l.next.Lookup(ctx, name, qtype)
+}
+
+// Admit counts the question against the limit and reports whether it may
+// be asked: a question already admitted always may. A wrapper that asks
+// l's Resolver itself after Admit, rather than calling Lookup, saves a
+// frame on the stack of every lookup in flight.
+func (l *Limited) Admit(name string, qtype Type) bool {
 	q := question{CanonicalName(name), qtype}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if !l.asked[q] {
 		if len(l.asked) >= l.limit {
-			l.mu.Unlock()
-			return Fail(ReasonBudgetExhausted)
+			return false
 		}
 		l.asked[q] = true
 	}
-	l.mu.Unlock()
-	return l.next.Lookup(ctx, name, qtype)
+	return true
 }
+
+// Next returns the Resolver l asks the questions it admits.
+func (l *Limited) Next() Resolver { return l.next }

@@ -202,6 +202,11 @@ func (w *waiter) decide(taken *dns.Msg) {
 		case r := <-w.ch:
 			w.compare(r.msg)
 		default:
+			// Nothing sends on ch once decided is set, and the lookup has
+			// ended: its buffer (replyQueue replies) goes now, not with
+			// the waiter when its tombstones are released (tombstoneFor
+			// later; under load, thousands of waiters at once).
+			w.ch = nil
 			return
 		}
 	}

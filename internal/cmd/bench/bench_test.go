@@ -72,6 +72,10 @@ func TestBenchSmoke(t *testing.T) {
 		assert.NotZero(t, lr.heap.Goroutines, heapWant, lr.heap)
 		assert.GreaterOrEqual(t, lr.heap.Sys, lr.heap.HeapInuse, heapWant, lr.heap)
 	}
+	g, err := os.ReadFile(filepath.Join(dir, "heap.goroutine.txt"))
+	if assert.NoError(t, err, "want the service's goroutines beside its heap profile") {
+		assert.Contains(t, string(g), "goroutine profile:", "heap.goroutine.txt: want the goroutines grouped by stack")
+	}
 	for _, f := range []string{heap, cpu} {
 		b, err := os.ReadFile(f)
 		assert.NoError(t, err, "%s: want a gzipped profile", filepath.Base(f))

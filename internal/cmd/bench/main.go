@@ -62,6 +62,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
 // options are the bench's flags.
@@ -121,7 +123,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	clients := fs.String("clients", "1,10,100,500", "concurrent clients of the load phases")
 	loadDelays := fs.String("load-delays", "0,20ms", "DNS delays per answer for the load phases")
 	fs.DurationVar(&o.loadDur, "load-dur", 0, "length of each load phase (default 5s, 2s with -quick)")
-	fs.IntVar(&o.maxInFlight, "max-inflight", 512, "the service's concurrent-diagnostics bound (product default 64); the 500-client phases need 500")
+	fs.IntVar(&o.maxInFlight, "max-inflight", 512, fmt.Sprintf("the service's concurrent-diagnostics bound (product default %d); the 500-client phases need 500", httpapi.DefaultMaxInFlight))
 	fs.BoolVar(&o.rssPhase, "rss", true, "run the memory phase: 500 clients at 100 ms per answer")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the bench's main process (lab, load generator, scan phases) to this file")
 	fs.StringVar(&o.serviceCPUProfile, "service-cpuprofile", "", "write a CPU profile of each load phase's service process, one file per phase: F.prof becomes F-D0s-100c.prof (-run2 and up after the first run)")

@@ -333,7 +333,20 @@ func writeHeapProfile(path string) (heapSnapshot, error) {
 		f.Close()
 		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
 	}
-	return snap, f.Close()
+	if err := f.Close(); err != nil {
+		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
+	}
+	// The goroutines at the same moment, grouped by stack: where the
+	// stack bytes of the snapshot wait.
+	g, err := os.Create(strings.TrimSuffix(path, ".prof") + ".goroutine.txt")
+	if err != nil {
+		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
+	}
+	if err := pprof.Lookup("goroutine").WriteTo(g, 1); err != nil {
+		g.Close()
+		return heapSnapshot{}, fmt.Errorf("heap: goroutines: %w", err)
+	}
+	return snap, g.Close()
 }
 
 // close stops serving and returns the figures.

@@ -152,13 +152,14 @@ func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, map[string
 // taken.
 func heapNote(p loadPhase, r loadResult) string {
 	h := r.heap
-	perScan := math.NaN()
+	perScan, perScanAll := math.NaN(), math.NaN()
 	if r.inFlight > 0 {
 		perScan = float64(h.HeapLive) / float64(r.inFlight) / 1024
+		perScanAll = float64(h.HeapLive+h.StackInuse) / float64(r.inFlight) / 1024
 	}
-	return fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines, %.1f MiB from the OS; peak RSS of the phase %.0f MiB",
+	return fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines, %.1f MiB from the OS; live heap and stacks %.0f KiB per request in flight; peak RSS of the phase %.0f MiB",
 		p.delay, p.clients, r.inFlight, h.GCTook.Round(time.Millisecond), mib(int64(h.HeapLive)), perScan, mib(int64(h.HeapInuse)), mib(int64(h.HeapIdle)),
-		mib(int64(h.StackInuse)), h.Goroutines, mib(int64(h.Sys)), mib(r.peakRSS))
+		mib(int64(h.StackInuse)), h.Goroutines, mib(int64(h.Sys)), perScanAll, mib(r.peakRSS))
 }
 
 // plannedLoadPhases lists the load phases of one run: every delay with
