@@ -254,9 +254,12 @@ func (r *run) scrub(checks []CheckSummary) {
 func (r *run) leaks(t LocalizedText) bool { return r.guard.Contains(t.ZH) || r.guard.Contains(t.EN) }
 
 // ErrLeakBlocked means the redaction guard found a recorded wire value in
-// a finished result outside the texts it can replace. The result is
-// withheld; the HTTP service answers 500. It indicates a bug, never a
-// property of the scanned domain.
+// a finished result outside the texts it can replace, or could not vouch
+// for the result because a value (an MTA-STS policy's text) arrived when
+// it was full. The result is withheld; the HTTP service answers 500. The
+// first indicates a bug, never a property of the scanned domain, and is
+// counted by OnLeak; the second a zone that published more than the
+// guard's bound, and is not.
 var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
 
 // encode encodes the result once, as the service sends it
@@ -268,7 +271,7 @@ func (r *run) encode(v any) ([]byte, error) {
 		return nil, fmt.Errorf("mailauth: encode result: %w", err)
 	}
 	if err := r.guard.Verify(body); err != nil {
-		if r.cfg.OnLeak != nil {
+		if r.cfg.OnLeak != nil && !errors.Is(err, redact.ErrUnguarded) {
 			r.cfg.OnLeak(r.source, 1)
 		}
 		return nil, ErrLeakBlocked

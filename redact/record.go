@@ -52,7 +52,7 @@ func (r *recorder) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	var a resolver.Answer
 	if r.memo == nil {
 		a = r.next.Lookup(ctx, name, qtype)
-		s.Add(name)
+		s.addName(name)
 		s.addAnswer(a)
 	} else {
 		s.mu.RLock()
@@ -60,12 +60,17 @@ func (r *recorder) Lookup(ctx context.Context, name string, qtype resolver.Type)
 		s.mu.RUnlock()
 		var memo any
 		a, memo = r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)
-		s.Add(name)
+		s.addName(name)
 		if vals, ok := memo.(*recorded); ok && !vals.overflowed {
 			s.addRecorded(vals.forms)
 		} else {
 			s.addAnswer(a)
 		}
+	}
+	if s.Overflowed() {
+		// Values of this answer (or of the name) may not be recorded:
+		// it is never handed out, so nothing unguarded reaches a check.
+		a = resolver.Fail(resolver.ReasonBudgetExhausted)
 	}
 	if r.then != nil {
 		r.then(ctx, a)
@@ -101,6 +106,14 @@ func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
 		size += 16 + len(f)
 	}
 	return out, size
+}
+
+// addName records a looked-up name: Add, without marking the Set
+// unguarded when it is full (the lookup fails instead).
+func (s *Set) addName(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.add(name)
 }
 
 // addAnswer records the values of an answer: its aliases and its
@@ -167,6 +180,7 @@ func (s *Set) AddText(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.addText(text)
+	s.unguarded = s.unguarded || s.overflowed
 }
 
 // addText is AddText, called with mu held, after Add of pieces: the

@@ -39,8 +39,11 @@ const (
 	// still recorded line by line and token by token.
 	MaxValueLen = 1024
 	// MaxValues bounds the values one Set holds; past it, further values
-	// are dropped and Overflowed reports true.
-	MaxValues = 4096
+	// are dropped and Overflowed reports true. A value costs a 16-byte
+	// entry beside its text, so MaxBytes is the bound that matters; a
+	// 50-include SPF tree of 40 addresses each (about 6,000 values)
+	// fits.
+	MaxValues = 8192
 	// MaxBytes bounds the bytes of the values one Set holds (a piece of
 	// a text stored once counts as often as it is a value), so that its
 	// memory stays near MaxBytes times a small factor (16-byte entries,
@@ -54,6 +57,12 @@ const (
 // ErrLeak is returned by Verify when a recorded value was found.
 var ErrLeak = errors.New("redact: sensitive value in output")
 
+// ErrUnguarded is returned by Verify when a value given to Add or AddText
+// was dropped because the Set was full: the Set cannot vouch for an
+// output that may carry it. (An answer read through Resolver whose
+// values did not fit is never handed out: the lookup fails instead.)
+var ErrUnguarded = errors.New("redact: a value was not recorded (the guard was full)")
+
 // Set holds the sensitive values of one scan. It is safe for concurrent
 // use. The zero value is not usable; call NewSet.
 type Set struct {
@@ -64,6 +73,7 @@ type Set struct {
 	vocabulary *Vocabulary
 	scratch    []byte // keys of the vocabulary's lookups
 	overflowed bool
+	unguarded  bool // a value given to Add or AddText was dropped, see Verify
 }
 
 // NewSet returns an empty Set.
@@ -622,6 +632,7 @@ func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.add(values...)
+	s.unguarded = s.unguarded || s.overflowed
 }
 
 // add is Add, called with mu held.
@@ -827,6 +838,14 @@ func (s *Set) Bytes() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.store.bytes
+}
+
+// isUnguarded reports whether a value given to Add or AddText was
+// dropped.
+func (s *Set) isUnguarded() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.unguarded
 }
 
 // Overflowed reports whether values were dropped because the Set was full.
@@ -1078,6 +1097,8 @@ func (s *Set) Verify(body []byte) error {
 		}
 	})
 	switch {
+	case s.isUnguarded():
+		return ErrUnguarded
 	case !valid:
 		return errors.New("redact: decode output: not valid JSON")
 	case derr != nil:
