@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,7 @@ type options struct {
 	delay    time.Duration
 	recover  time.Duration
 	skip     string
+	cpuProf  string
 	// -mode spoof
 	dnsAddr    string
 	dropsAddr  string
@@ -75,6 +77,7 @@ func main() {
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
+	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
 	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")
@@ -174,7 +177,12 @@ func serve(o options, out io.Writer) error {
 	time.Sleep(time.Second)
 	baseline := l.readSample(start)
 	cpu0 := cpuTicks()
+	stopProfile, err := startCPUProfile(o.cpuProf)
+	if err != nil {
+		return err
+	}
 	res, samples, err := runLoad(o, l, start)
+	stopProfile()
 	if err != nil {
 		return err
 	}
@@ -281,4 +289,21 @@ func skipSet(s string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// startCPUProfile profiles the server's CPU into path until the returned
+// func is called; an empty path profiles nothing.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
