@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -145,4 +146,47 @@ func TestListenerCountsBodiesAndWriters(t *testing.T) {
 	require.NoError(t, lc.Close())
 	assert.Equal(t, int64(0), l.bodies.Load(), "closed while reading a body")
 	assert.Zero(t, l.Stats().Open)
+}
+
+// TestManyHolderShedsNoBusyConn: a newcomer from a source holding many
+// connections takes the place of no slow body and no stalled writer, not
+// even one of its own: a flood of them reconnecting is refused (a reset,
+// or the busy answer) rather than shedding its own connections as fast as
+// it reconnects. A newcomer holding few (a visitor) still takes their
+// places.
+func TestManyHolderShedsNoBusyConn(t *testing.T) {
+	t.Parallel()
+	long := int64(time.Minute)
+	for _, kind := range []string{"slow body", "stalled writer"} {
+		l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
+		admit := func(ip string, busy bool) bool {
+			lc, _, ok, _ := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+			if !ok {
+				return false
+			}
+			l.ConnState(lc, http.StateActive)
+			switch {
+			case !busy: // progressing
+			case kind == "slow body":
+				lc.startBody()
+				lc.bodySince.Store(monoNow() - long)
+			default: // as in a Write that does not return
+				lc.writingSince.Store(monoNow() - long)
+				l.writers.Add(1)
+			}
+			return true
+		}
+		for range 14 { // the places outside the reserve (16 - 16/8)
+			require.True(t, admit("203.0.113.1", true), kind)
+		}
+		assert.False(t, admit("203.0.113.1", true), "a source holding many takes the place of its own %s", kind)
+		st := l.Stats()
+		assert.Zero(t, st.SlowBodies+st.Stalled, "%s: %+v", kind, st)
+		require.True(t, admit("198.51.100.1", false), kind) // the reserve
+		require.True(t, admit("198.51.100.2", false), kind)
+		assert.True(t, admit("198.51.100.3", false), "a visitor at the cap takes the place of a %s", kind)
+		st = l.Stats()
+		assert.Equal(t, 1, st.SlowBodies+st.Stalled, "%s: %+v", kind, st)
+		assert.Equal(t, 16, st.Open, kind)
+	}
 }

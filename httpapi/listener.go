@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -91,6 +92,23 @@ const (
 	// hold descriptors without bound.
 	maxClosing = 4096
 )
+
+// Listen listens on the TCP address addr as the service does: TCP
+// keep-alive probes are off on the connections it accepts. Every state of
+// a connection has a timeout of its own (ServerReadHeaderTimeout,
+// ServerReadTimeout, the write timeouts, ServerIdleTimeout), so the probes
+// would find no dead peer those do not, and the system calls that set
+// them on each new connection were a quarter of the accept loop's time
+// in a flood of new connections (RELIABILITY.md, "Connections"). Wrap
+// the listener with LimitListener.
+func Listen(ctx context.Context, addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("service listener: %w", err)
+	}
+	return ln, nil
+}
 
 // connReserveOf is the part of the total cap kept for sources holding
 // fewer than fewConns connections (and, for IPv6, whose /56 and /48 do):
@@ -410,7 +428,13 @@ func (c *limitedConn) holdsFew() bool {
 // outside the reserve, the newest busy connection of the source holding
 // most; nil when there is none. The connections of sources holding few
 // are spared while another will do, and always when the newcomer itself
-// holds many (manyOnly). Called with mu held.
+// holds many (manyOnly). A newcomer holding many takes only the place of
+// a quiet connection: stalled writers and slow bodies are shed for
+// newcomers holding few (visitors) only. Otherwise a flood of slow
+// bodies from sources holding many sheds its own connections as fast as
+// it reconnects, and each of its newcomers costs the server a request
+// read and a close where a refusal costs a reset (RELIABILITY.md,
+// "Connections"). Called with mu held.
 func (l *Listener) victim(manyOnly bool) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
@@ -423,6 +447,9 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 			spared = c
 		}
 	}
+	if manyOnly {
+		return nil
+	}
 	if stalled := l.stalledWriter(); stalled != nil {
 		l.stalled++
 		return stalled
@@ -431,13 +458,11 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 		l.slowBodies++
 		return slow
 	}
-	if !manyOnly {
-		if busy := l.overReserve(); busy != nil {
-			l.busyShed++
-			return busy
-		}
+	if busy := l.overReserve(); busy != nil {
+		l.busyShed++
+		return busy
 	}
-	if spared != nil && !manyOnly {
+	if spared != nil {
 		l.shed++
 		return spared
 	}

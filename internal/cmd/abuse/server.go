@@ -67,7 +67,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		cfg.DNSCacheBytes = spoofCacheMB << 20 // the shared cache the forged answers aim at
 	}
 	svc := mailauth.New(cfg)
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	raw, err := httpapi.Listen(context.Background(), "127.0.0.1:0")
 	if err != nil {
 		stopDNS()
 		return nil, err
