@@ -88,9 +88,10 @@ const (
 	returnMemoryConns = 512
 	// maxClosing bounds the connections shed or refused that wait to be
 	// closed outside the accept loop (closeSoon); past it the accept loop
-	// closes them itself, so that a closer slower than the flood cannot
-	// hold descriptors without bound.
-	maxClosing = 4096
+	// closes them itself, so that a closer slower than the flood holds
+	// few descriptors beyond DefaultMaxConns (the soft limit may be 4,096)
+	// and the attacker learns of its refusals without delay.
+	maxClosing = 256
 )
 
 // Listen listens on the TCP address addr as the service does: TCP

@@ -86,6 +86,8 @@ type latencies struct {
 	// Slowest are the slowest requests (at most slowestKept), slowest
 	// first, with where their time went.
 	Slowest []timing `json:"slowest,omitempty"`
+	// Server is the server's side of the same requests (capacity mode).
+	Server serverSide `json:"server"`
 }
 
 // slowestKept is how many of a phase's slowest requests are reported

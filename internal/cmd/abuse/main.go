@@ -60,6 +60,7 @@ type options struct {
 	// -mode spoof
 	dnsAddr    string
 	dropsAddr  string
+	timesAddr  string
 	spoofRate  int
 	spoofDelay time.Duration
 }
@@ -80,6 +81,7 @@ func main() {
 	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
+	flag.StringVar(&o.timesAddr, "times-addr", "", "(load process) where the lab serves the server's side of the well-behaved client's requests")
 	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")
 	flag.DurationVar(&o.spoofDelay, "spoof-delay", 1900*time.Millisecond, "how long the resolver takes to answer a question about a spoof domain (spoof)")
 	flag.Parse()
@@ -128,7 +130,7 @@ func load(o options) int {
 	case "siege":
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "capacity":
-		v = runCapacity(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
+		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
@@ -213,7 +215,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
 		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
-		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
+		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer
