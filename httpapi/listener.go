@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -85,7 +86,30 @@ const (
 	// (a non-reading siege left 183 MB of RSS two minutes after it ended,
 	// against a 28 MB baseline and 26 MB live).
 	returnMemoryConns = 512
+	// maxClosing bounds the connections shed or refused that wait to be
+	// closed outside the accept loop (closeSoon); past it the accept loop
+	// closes them itself, so that a closer slower than the flood holds
+	// few descriptors beyond DefaultMaxConns (the soft limit may be 4,096)
+	// and the attacker learns of its refusals without delay.
+	maxClosing = 256
 )
+
+// Listen listens on the TCP address addr as the service does: TCP
+// keep-alive probes are off on the connections it accepts. Every state of
+// a connection has a timeout of its own (ServerReadHeaderTimeout,
+// ServerReadTimeout, the write timeouts, ServerIdleTimeout), so the probes
+// would find no dead peer those do not, and the system calls that set
+// them on each new connection were a quarter of the accept loop's time
+// in a flood of new connections (RELIABILITY.md, "Connections"). Wrap
+// the listener with LimitListener.
+func Listen(ctx context.Context, addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("service listener: %w", err)
+	}
+	return ln, nil
+}
 
 // connReserveOf is the part of the total cap kept for sources holding
 // fewer than fewConns connections (and, for IPv6, whose /56 and /48 do):
@@ -136,10 +160,24 @@ type Listener struct {
 	stallAfter time.Duration
 	slowAfter  time.Duration // slowBodyAfter; tests shorten it
 
+	// writers and bodies count the connections writing and reading a
+	// request body now (at least: a connection gone while reading one
+	// may stay counted until its read ends); while either is 0 the accept
+	// loop does not look through every connection for a stalled writer
+	// or a slow body.
+	writers atomic.Int64
+	bodies  atomic.Int64
+
+	// cmu guards closing and closer: the connections shed or refused,
+	// closed by one goroutine outside the accept loop (closeSoon).
+	cmu     sync.Mutex
+	closing []pendingClose
+	closer  bool // a goroutine is closing them
+
 	mu    sync.Mutex
 	open  int
-	bySrc map[string]int // by source and by IPv6 network (capKey.key)
-	peak  int            // most keys bySrc has held since it was last rebuilt
+	bySrc map[string]*connCount // by source and by IPv6 network (capKey.key)
+	peak  int                   // most keys bySrc has held since it was last rebuilt
 	// connPeak is the most connections open since memory was last
 	// returned; returnConns the peak from which a fall to an eighth of it
 	// returns memory to the system (returnMemory).
@@ -159,7 +197,7 @@ type Listener struct {
 // LimitListener returns ln with connection caps.
 func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 	l := &Listener{Listener: ln, maxConns: o.MaxConns, perSource: o.MaxConnsPerSource,
-		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]int{}, quiet: list.New(), conns: list.New(),
+		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]*connCount{}, quiet: list.New(), conns: list.New(),
 		stallAfter: stallAfter, slowAfter: slowBodyAfter, returnConns: returnMemoryConns}
 	if l.maxConns <= 0 {
 		l.maxConns = DefaultMaxConns
@@ -174,7 +212,13 @@ func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 // Accept returns the next connection within the caps, closing those over
 // them: a connection refused at the total cap is answered with a JSON
 // 500 and Retry-After while fewer than maxRefusing are being answered,
-// any other refused connection is reset.
+// any other refused connection is reset. The accept loop does nothing
+// but take connections from the kernel and count them: the connections
+// it sheds or resets are closed by another goroutine (closeSoon), and
+// an admitted connection's send buffer is set by its own goroutine, so
+// that a flood of new connections is drained from the kernel's accept
+// queue as fast as it can be, and a visitor's connection behind it
+// waits in that queue as little as possible.
 func (l *Listener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
@@ -183,24 +227,74 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		lc, victim, ok, answer := l.admit(c)
 		if victim != nil {
-			_ = victim.Conn.Close() // its accounting was already given back
+			l.closeSoon(victim.Conn, false) // its accounting was already given back
 		}
 		if !ok {
 			if answer {
 				go l.answerRefused(c)
 				continue
 			}
-			if tc, ok := c.(*net.TCPConn); ok {
-				_ = tc.SetLinger(0) // a reset: nothing to deliver, no TIME_WAIT state kept for it
-			}
-			_ = c.Close()
+			l.closeSoon(c, true) // a reset: nothing to deliver, no TIME_WAIT state kept for it
 			continue
-		}
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.SetWriteBuffer(connWriteBuffer)
 		}
 		return lc, nil
 	}
+}
+
+// pendingClose is a connection waiting to be closed (closeSoon).
+type pendingClose struct {
+	c     net.Conn
+	reset bool // close with a reset (SO_LINGER 0)
+}
+
+// closeSoon has c closed (reset, with SO_LINGER 0, when reset is true) by
+// a goroutine of its own rather than by the accept loop: the close of a
+// TCP connection is a system call that sends its FIN or reset, as costly
+// as the accept itself (a third of the accept loop's time in the
+// slow-body siege). One goroutine closes them while any wait, and exits
+// when none is left; past maxClosing waiting, the caller closes c itself.
+func (l *Listener) closeSoon(c net.Conn, reset bool) {
+	l.cmu.Lock()
+	if len(l.closing) >= maxClosing {
+		l.cmu.Unlock()
+		closeConn(pendingClose{c, reset})
+		return
+	}
+	l.closing = append(l.closing, pendingClose{c, reset})
+	start := !l.closer
+	l.closer = true
+	l.cmu.Unlock()
+	if start {
+		go l.closeAll()
+	}
+}
+
+// closeAll closes the connections closeSoon was given until none is
+// left.
+func (l *Listener) closeAll() {
+	var batch []pendingClose
+	for {
+		l.cmu.Lock()
+		batch, l.closing = l.closing, batch[:0]
+		if len(batch) == 0 {
+			l.closer = false
+			l.cmu.Unlock()
+			return
+		}
+		l.cmu.Unlock()
+		for i, p := range batch {
+			closeConn(p)
+			batch[i] = pendingClose{}
+		}
+	}
+}
+
+// closeConn closes p.c, with a reset when p.reset.
+func closeConn(p pendingClose) {
+	if tc, ok := p.c.(*net.TCPConn); ok && p.reset {
+		_ = tc.SetLinger(0)
+	}
+	_ = p.c.Close()
 }
 
 // answerRefused writes the busy answer to a connection refused at the
@@ -283,21 +377,45 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 	}
 	l.open++
 	l.connPeak = max(l.connPeak, l.open)
-	for _, g := range groups {
-		l.bySrc[g.key]++
+	counts := make([]*connCount, len(groups))
+	for i, g := range groups {
+		n := l.bySrc[g.key]
+		if n == nil {
+			n = new(connCount)
+			l.bySrc[g.key] = n
+		}
+		n.n++
+		counts[i] = n
 	}
 	l.peak = max(l.peak, len(l.bySrc))
-	lc = &limitedConn{Conn: c, l: l, groups: groups, exempt: exempt}
+	lc = &limitedConn{Conn: c, l: l, groups: groups, counts: counts, exempt: exempt}
 	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true, false
 }
 
+// connCount is the number of open connections of one group (a source,
+// an IPv6 /56 or /48); each connection keeps pointers to its groups'
+// counts, so that looking at its own takes no map lookup. Guarded by the
+// Listener's mu.
+type connCount struct{ n int }
+
 // holdsFew reports whether the source and its networks hold fewer than
 // fewConns connections each. Called with mu held.
 func (l *Listener) holdsFew(groups []capKey) bool {
 	for _, g := range groups {
-		if l.bySrc[g.key] >= fewConns {
+		if n := l.bySrc[g.key]; n != nil && n.n >= fewConns {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsFew reports whether c's source and networks hold fewer than
+// fewConns connections each. Called with the Listener's mu held.
+func (c *limitedConn) holdsFew() bool {
+	for _, n := range c.counts {
+		if n.n >= fewConns {
 			return false
 		}
 	}
@@ -311,18 +429,27 @@ func (l *Listener) holdsFew(groups []capKey) bool {
 // outside the reserve, the newest busy connection of the source holding
 // most; nil when there is none. The connections of sources holding few
 // are spared while another will do, and always when the newcomer itself
-// holds many (manyOnly). Called with mu held.
+// holds many (manyOnly). A newcomer holding many takes only the place of
+// a quiet connection: stalled writers and slow bodies are shed for
+// newcomers holding few (visitors) only. Otherwise a flood of slow
+// bodies from sources holding many sheds its own connections as fast as
+// it reconnects, and each of its newcomers costs the server a request
+// read and a close where a refusal costs a reset (RELIABILITY.md,
+// "Connections"). Called with mu held.
 func (l *Listener) victim(manyOnly bool) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
-		if !l.holdsFew(c.groups) {
+		if !c.holdsFew() {
 			l.shed++
 			return c
 		}
 		if spared == nil {
 			spared = c
 		}
+	}
+	if manyOnly {
+		return nil
 	}
 	if stalled := l.stalledWriter(); stalled != nil {
 		l.stalled++
@@ -332,13 +459,11 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 		l.slowBodies++
 		return slow
 	}
-	if !manyOnly {
-		if busy := l.overReserve(); busy != nil {
-			l.busyShed++
-			return busy
-		}
+	if busy := l.overReserve(); busy != nil {
+		l.busyShed++
+		return busy
 	}
-	if spared != nil && !manyOnly {
+	if spared != nil {
 		l.shed++
 		return spared
 	}
@@ -349,6 +474,9 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 // longest, if for at least slowAfter and at under minBodyRate bytes a
 // second. Called with mu held.
 func (l *Listener) slowBody(now int64) *limitedConn {
+	if l.bodies.Load() == 0 {
+		return nil
+	}
 	var oldest *limitedConn
 	var since int64
 	for e := l.conns.Front(); e != nil; e = e.Next() {
@@ -385,7 +513,7 @@ func (l *Listener) overReserve() *limitedConn {
 			proxied[c.groups[0].key] = true
 			continue
 		}
-		if !l.holdsFew(c.groups) {
+		if !c.holdsFew() {
 			many++
 		}
 	}
@@ -394,8 +522,8 @@ func (l *Listener) overReserve() *limitedConn {
 	}
 	top, most := "", 0
 	for k, n := range l.bySrc {
-		if n > most && !strings.HasPrefix(k, networkGroupPrefix) && !proxied[k] {
-			top, most = k, n
+		if n.n > most && !strings.HasPrefix(k, networkGroupPrefix) && !proxied[k] {
+			top, most = k, n.n
 		}
 	}
 	for e := l.conns.Back(); e != nil; e = e.Prev() {
@@ -409,6 +537,9 @@ func (l *Listener) overReserve() *limitedConn {
 // stalledWriter returns the connection blocked longest writing, if at
 // least stallAfter. Called with mu held.
 func (l *Listener) stalledWriter() *limitedConn {
+	if l.writers.Load() == 0 {
+		return nil
+	}
 	var oldest *limitedConn
 	var since int64
 	for e := l.conns.Front(); e != nil; e = e.Next() {
@@ -439,13 +570,15 @@ func (l *Listener) forget(c *limitedConn) {
 		c.all = nil
 	}
 	l.open--
-	for _, g := range c.groups {
-		if l.bySrc[g.key]--; l.bySrc[g.key] <= 0 {
+	c.endBody()
+	for i, g := range c.groups {
+		n := c.counts[i]
+		if n.n--; n.n <= 0 {
 			delete(l.bySrc, g.key)
 		}
 	}
 	if len(l.bySrc) == 0 && l.peak > rebuildMin {
-		l.bySrc, l.peak = map[string]int{}, 0 // Go maps never shrink
+		l.bySrc, l.peak = map[string]*connCount{}, 0 // Go maps never shrink
 	}
 	if l.connPeak >= l.returnConns && l.open <= l.connPeak/8 {
 		// A flood of connections has drained: their buffers and
@@ -461,7 +594,7 @@ func (l *Listener) forget(c *limitedConn) {
 // connection. Called with mu held.
 func (l *Listener) underCaps(groups []capKey) bool {
 	for _, g := range groups {
-		if l.bySrc[g.key] >= g.cap {
+		if n := l.bySrc[g.key]; n != nil && n.n >= g.cap {
 			return false
 		}
 	}
@@ -539,6 +672,7 @@ type limitedConn struct {
 	net.Conn
 	l      *Listener
 	groups []capKey      // its source and, for IPv6, the source's /56 and /48
+	counts []*connCount  // the open connections of each of groups (bySrc)
 	quiet  *list.Element // in l.quiet while quiet
 	all    *list.Element // in l.conns while open
 	gone   bool          // its place was given back
@@ -548,10 +682,24 @@ type limitedConn struct {
 	read         atomic.Int64 // bytes read from the connection
 	bodySince    atomic.Int64 // monoNow when the handler began reading a request body; 0 when none
 	bodyBase     atomic.Int64 // read when it began
+	sized        atomic.Bool  // its send buffer was set (sizeBuffer)
+}
+
+// sizeBuffer sets the connection's send buffer to connWriteBuffer once,
+// from the connection's own goroutine (its first Read or Write) rather
+// than the accept loop.
+func (c *limitedConn) sizeBuffer() {
+	if c.sized.Load() || c.sized.Swap(true) {
+		return
+	}
+	if tc, ok := c.Conn.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(connWriteBuffer)
+	}
 }
 
 // Read passes p through, counting the bytes.
 func (c *limitedConn) Read(p []byte) (int, error) {
+	c.sizeBuffer()
 	n, err := c.Conn.Read(p)
 	c.read.Add(int64(n))
 	return n, err
@@ -560,11 +708,17 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 // startBody notes that a request body is being read from now on.
 func (c *limitedConn) startBody() {
 	c.bodyBase.Store(c.read.Load())
-	c.bodySince.Store(monoNow())
+	if c.bodySince.Swap(monoNow()) == 0 && c.l != nil {
+		c.l.bodies.Add(1)
+	}
 }
 
 // endBody notes that no request body is being read.
-func (c *limitedConn) endBody() { c.bodySince.Store(0) }
+func (c *limitedConn) endBody() {
+	if c.bodySince.Swap(0) != 0 && c.l != nil {
+		c.l.bodies.Add(-1)
+	}
+}
 
 // Close closes the connection and gives its place back.
 func (c *limitedConn) Close() error {
@@ -587,6 +741,11 @@ func (c *limitedConn) CloseWrite() error {
 // Write passes p through, except net/http's own plain-text error
 // response, which it replaces by the JSON equivalent.
 func (c *limitedConn) Write(p []byte) (int, error) {
+	c.sizeBuffer()
+	if c.l != nil {
+		c.l.writers.Add(1)
+		defer c.l.writers.Add(-1)
+	}
 	c.writingSince.Store(monoNow())
 	defer c.writingSince.Store(0)
 	if status, ok := serverErrorStatus(p); ok {

@@ -36,8 +36,30 @@ func writeBytes(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b)
 }
 
-// writeError answers with the catalogue entry e.
+// writeError answers with the catalogue entry e: the fixed entries from
+// their bodies encoded once (catalogueBodies), so that the refusals an
+// attacker draws by the thousand (429, 500 busy) cost no JSON encoding.
 func writeError(w http.ResponseWriter, r *http.Request, e apiError) {
 	noteError(r, e.class)
+	if b, ok := catalogueBodies[e.msg]; ok {
+		writeBytes(w, e.status, b)
+		return
+	}
 	writeJSON(w, r, e.status, errorBody{Error: e.msg})
 }
+
+// catalogueBodies are the encoded bodies of the error catalogue's fixed
+// entries (errors.go), by message; the field errors, built per request
+// from fixed texts, are encoded when written.
+var catalogueBodies = func() map[string][]byte {
+	m := map[string][]byte{}
+	for _, e := range []apiError{errNotFound, errMethod, errRateLimited, errMediaType, errTooLarge, errBodyRead,
+		errBodyEncoding, errBodySyntax, errBodyNotObject, errBodyTrailing, errUnknownField, errDuplicateField,
+		errQuerySyntax, errUTMRepeated, errLimiterDown, errSourceBudget, errNetworkLimited, errBusy,
+		errResolverDown, errScanIncomplete, errScanSlow, errInternal, errCanceledRequest} {
+		if b, err := Encode(errorBody{Error: e.msg}); err == nil {
+			m[e.msg] = b
+		}
+	}
+	return m
+}()

@@ -441,7 +441,7 @@ var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:
 // (httpapi.LimitListener, lo); onListener, when set, receives the
 // listener (its counters).
 func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions, onListener func(*httpapi.Listener)) error {
-	raw, err := net.Listen("tcp", addr)
+	raw, err := httpapi.Listen(ctx, addr)
 	if err != nil {
 		return err
 	}

@@ -153,15 +153,18 @@ func runCapacityAttacker(i int, base string) int {
 
 // runCapacity measures the good client unloaded, then under each
 // capacity siege (after capWarmup, at most attack), and watches the
-// server's RSS for recover after each.
-func runCapacity(base string, unloaded, attack, recover time.Duration, skip map[string]bool) siegeResult {
+// server's RSS for recover after each. timesAddr serves the server's
+// side of the good client's requests (serverTimes).
+func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool) siegeResult {
 	var res siegeResult
 	var rec recorder
 	res.BaselineKB, _ = serverRSSKB()
+	readServerSide(timesAddr)
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
 	runGood(ctx, base, &rec)
 	cancel()
 	res.Unloaded = rec.summary()
+	res.Unloaded.Server = readServerSide(timesAddr)
 	for i, p := range capacityPhases {
 		if skip[strings.SplitN(p.name, ":", 2)[0]] {
 			continue
@@ -176,13 +179,16 @@ func runCapacity(base string, unloaded, attack, recover time.Duration, skip map[
 		}
 		time.Sleep(min(capWarmup, attack))
 		var good recorder
+		readServerSide(timesAddr)
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
 		runGood(gctx, base, &good)
 		gcancel()
 		load := loadAvg()
+		server := readServerSide(timesAddr)
 		hostile, attackCPU := a.stop()
 		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
 			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: load}
+		r.Good.Server = server
 		r.Memory = watchServer(p.name, mem, recover)
 		res.Phases = append(res.Phases, r)
 		time.Sleep(siegeCooldown - min(recover, siegeCooldown))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,6 +83,30 @@ type latencies struct {
 	// the kernel's accept queue, not the service.
 	Dialled     int     `json:"dialled"`
 	SlowestDial float64 `json:"slowestDialMs"`
+	// Slowest are the slowest requests (at most slowestKept), slowest
+	// first, with where their time went.
+	Slowest []timing `json:"slowest,omitempty"`
+	// Server is the server's side of the same requests (capacity mode).
+	Server serverSide `json:"server"`
+}
+
+// slowestKept is how many of a phase's slowest requests are reported
+// with their breakdown.
+const slowestKept = 3
+
+// timing is one request's latency and where it went: the connection
+// setup (0 when a kept-alive connection was reused) and the wait from
+// the request written to the first byte of the answer (the server's
+// admission and scan, and any wait for the accept loop).
+type timing struct {
+	Total float64 `json:"totalMs"`
+	Dial  float64 `json:"dialMs"`
+	Wait  float64 `json:"waitMs"`
+}
+
+// String formats t for the report.
+func (t timing) String() string {
+	return fmt.Sprintf("%.1f ms (dial %.1f, first byte after %.1f)", t.Total, t.Dial, t.Wait)
 }
 
 // tally counts statuses (0 = transport error).
@@ -97,6 +122,7 @@ type recorder struct {
 	status  tally
 	dialled int     // requests that opened a new connection
 	slowest float64 // longest connection setup, ms
+	timings []timing
 }
 
 // dialled notes a request that opened a connection taking d.
@@ -107,15 +133,20 @@ func (r *recorder) dial(d time.Duration) {
 	r.slowest = max(r.slowest, float64(d.Microseconds())/1000)
 }
 
-func (r *recorder) add(status int, d time.Duration) {
+// addTiming notes one request's status and timing.
+func (r *recorder) addTiming(status int, t timing) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.timings = append(r.timings, t)
 	if r.status == nil {
 		r.status = tally{}
 	}
 	r.status[status]++
-	r.ms = append(r.ms, float64(d.Microseconds())/1000)
+	r.ms = append(r.ms, t.Total)
 }
+
+// ms returns d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (r *recorder) summary() latencies {
 	r.mu.Lock()
@@ -123,6 +154,9 @@ func (r *recorder) summary() latencies {
 	ms := slices.Clone(r.ms)
 	slices.Sort(ms)
 	l := latencies{N: len(ms), OK: r.status[200], Status: r.status, Dialled: r.dialled, SlowestDial: r.slowest}
+	ts := slices.Clone(r.timings)
+	slices.SortFunc(ts, func(a, b timing) int { return cmp.Compare(b.Total, a.Total) })
+	l.Slowest = ts[:min(len(ts), slowestKept)]
 	if l.N == 0 {
 		return l
 	}
@@ -151,18 +185,26 @@ func runGood(ctx context.Context, base string, rec *recorder) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var connStart time.Time
+			var connStart, wrote, first time.Time
+			var dial time.Duration
 			trace := &httptrace.ClientTrace{
 				ConnectStart: func(string, string) { connStart = time.Now() },
 				ConnectDone: func(string, string, error) {
 					if !connStart.IsZero() {
-						rec.dial(time.Since(connStart))
+						dial = time.Since(connStart)
+						rec.dial(dial)
 					}
 				},
+				WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+				GotFirstResponseByte: func() { first = time.Now() },
 			}
 			ctx := httptrace.WithClientTrace(context.Background(), trace)
 			status, d := post(ctx, clients[i%goodSources], base, scanBody(goodDomain), "")
-			rec.add(status, d)
+			t := timing{Total: ms(d), Dial: ms(dial)}
+			if !wrote.IsZero() && !first.IsZero() {
+				t.Wait = ms(first.Sub(wrote))
+			}
+			rec.addTiming(status, t)
 		}()
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -55,9 +56,11 @@ type options struct {
 	delay    time.Duration
 	recover  time.Duration
 	skip     string
+	cpuProf  string
 	// -mode spoof
 	dnsAddr    string
 	dropsAddr  string
+	timesAddr  string
 	spoofRate  int
 	spoofDelay time.Duration
 }
@@ -75,8 +78,10 @@ func main() {
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
+	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
+	flag.StringVar(&o.timesAddr, "times-addr", "", "(load process) where the lab serves the server's side of the well-behaved client's requests")
 	flag.IntVar(&o.spoofRate, "spoof-rate", 40000, "forged packets a second at most (spoof; icmp-live sends at most 1000)")
 	flag.DurationVar(&o.spoofDelay, "spoof-delay", 1900*time.Millisecond, "how long the resolver takes to answer a question about a spoof domain (spoof)")
 	flag.Parse()
@@ -125,7 +130,7 @@ func load(o options) int {
 	case "siege":
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "capacity":
-		v = runCapacity(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
+		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
@@ -174,7 +179,12 @@ func serve(o options, out io.Writer) error {
 	time.Sleep(time.Second)
 	baseline := l.readSample(start)
 	cpu0 := cpuTicks()
+	stopProfile, err := startCPUProfile(o.cpuProf)
+	if err != nil {
+		return err
+	}
 	res, samples, err := runLoad(o, l, start)
+	stopProfile()
 	if err != nil {
 		return err
 	}
@@ -205,7 +215,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
 		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
-		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
+		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer
@@ -281,4 +291,21 @@ func skipSet(s string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// startCPUProfile profiles the server's CPU into path until the returned
+// func is called; an empty path profiles nothing.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }

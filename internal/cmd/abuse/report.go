@@ -117,6 +117,13 @@ func printSiege(out io.Writer, r siegeResult) {
 	line := func(name string, l latencies) {
 		fmt.Fprintf(out, "%-52s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v  new conns %d (slowest setup %.1f ms)\n",
 			name, l.N, l.Success, l.P50, l.P99, l.Max, l.Status, l.Dialled, l.SlowestDial)
+		if s := l.Server; s.N > 0 {
+			fmt.Fprintf(out, "%-52s   server side (n %d): handler p50 %.1f p99 %.1f max %.1f ms; scan p50 %.1f p99 %.1f max %.1f ms\n",
+				"", s.N, s.HandlerP50, s.HandlerP99, s.HandlerMax, s.ScanP50, s.ScanP99, s.ScanMax)
+		}
+		for _, t := range l.Slowest {
+			fmt.Fprintf(out, "%-52s   slow: %s\n", "", t)
+		}
 	}
 	line("unloaded", r.Unloaded)
 	for _, p := range r.Phases {

@@ -43,6 +43,10 @@ type lab struct {
 	// as forged so far, by kind (dropsServer).
 	dropsAddr string
 	drops     *http.Server
+	// timesAddr serves the server's side of the well-behaved client's
+	// requests (serverTimes).
+	timesAddr string
+	timesSrv  *http.Server
 }
 
 // startLab starts the DNS child over zoneFiles and serves the service on
@@ -67,7 +71,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		cfg.DNSCacheBytes = spoofCacheMB << 20 // the shared cache the forged answers aim at
 	}
 	svc := mailauth.New(cfg)
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	raw, err := httpapi.Listen(context.Background(), "127.0.0.1:0")
 	if err != nil {
 		stopDNS()
 		return nil, err
@@ -78,14 +82,19 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	if o.mode == "spray" {
 		maxKeys = 0 // the default capacity: the spray measures memory at full size
 	}
-	h := httpapi.New(svc, httpapi.Options{
+	times := new(serverTimes)
+	h := httpapi.New(timedService{svc: svc, times: times}, httpapi.Options{
 		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: maxKeys}),
 		TrustedProxies: proxy,
 		Logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})
-	srv := httpapi.NewServer(h, ln, log.New(io.Discard, "", 0))
+	srv := httpapi.NewServer(times.wrap(h), ln, log.New(io.Discard, "", 0))
 	go func() { _ = srv.Serve(ln) }()
 	l := &lab{srv: srv, ln: ln, addr: raw.Addr().String(), dnsAddr: dnsAddr, stopDNS: stopDNS}
+	if l.timesSrv, l.timesAddr, err = timesServer(times); err != nil {
+		l.close()
+		return nil, err
+	}
 	if o.mode == "spoof" {
 		if l.drops, l.dropsAddr, err = dropsServer(client); err != nil {
 			l.close()
@@ -125,6 +134,9 @@ func (l *lab) close() {
 	_ = l.srv.Shutdown(ctx)
 	if l.drops != nil {
 		_ = l.drops.Shutdown(ctx)
+	}
+	if l.timesSrv != nil {
+		_ = l.timesSrv.Shutdown(ctx)
 	}
 	l.stopDNS()
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/httpapi"
+)
+
+// The server's side of the well-behaved client's requests: how long the
+// handler took (admission, the scan, the answer) and, within it, the scan
+// alone. The client's latency beyond the handler's is the connection's
+// way to the handler (the kernel's queues, the accept loop, reading the
+// request, waiting for a core); the handler's beyond the scan is the
+// admission (the rate limit, the budget, the wait for a slot).
+
+// goodPrefix holds the well-behaved client's sources (goodSource).
+var goodPrefix = netip.MustParsePrefix("127.0.1.0/24")
+
+// goodKey marks the context of a well-behaved client's request.
+type goodKey struct{}
+
+// serverTimes collects the handler's and the scan's durations of the
+// well-behaved client's requests since the last reset.
+type serverTimes struct {
+	mu      sync.Mutex
+	handler []float64 // ms
+	scan    []float64 // ms
+}
+
+// wrap times h's requests from goodPrefix.
+func (s *serverTimes) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil || !goodPrefix.Contains(ap.Addr().Unmap()) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		t0 := time.Now()
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), goodKey{}, true)))
+		s.add(&s.handler, time.Since(t0))
+	})
+}
+
+func (s *serverTimes) add(to *[]float64, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*to = append(*to, ms(d))
+}
+
+// timedService times the scans of the well-behaved client's requests.
+type timedService struct {
+	svc   *mailauth.Scanner
+	times *serverTimes
+}
+
+var (
+	_ httpapi.Service        = timedService{}
+	_ httpapi.EncodedService = timedService{}
+)
+
+func (t timedService) timed(ctx context.Context) func() {
+	if ctx.Value(goodKey{}) == nil {
+		return func() {}
+	}
+	t0 := time.Now()
+	return func() { t.times.add(&t.times.scan, time.Since(t0)) }
+}
+
+// Scan implements httpapi.Service.
+func (t timedService) Scan(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, error) {
+	defer t.timed(ctx)()
+	return t.svc.Scan(ctx, req)
+}
+
+// CheckIP implements httpapi.Service.
+func (t timedService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, error) {
+	return t.svc.CheckIP(ctx, ip)
+}
+
+// ScanEncoded implements httpapi.EncodedService.
+func (t timedService) ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error) {
+	defer t.timed(ctx)()
+	return t.svc.ScanEncoded(ctx, req)
+}
+
+// CheckIPEncoded implements httpapi.EncodedService.
+func (t timedService) CheckIPEncoded(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error) {
+	return t.svc.CheckIPEncoded(ctx, ip)
+}
+
+// serverSide summarises the server's side of a phase's well-behaved
+// requests (ms).
+type serverSide struct {
+	N          int     `json:"n"`
+	HandlerP50 float64 `json:"handlerP50ms"`
+	HandlerP99 float64 `json:"handlerP99ms"`
+	HandlerMax float64 `json:"handlerMaxms"`
+	ScanP50    float64 `json:"scanP50ms"`
+	ScanP99    float64 `json:"scanP99ms"`
+	ScanMax    float64 `json:"scanMaxms"`
+}
+
+// take summarises and resets the durations.
+func (s *serverTimes) take() serverSide {
+	s.mu.Lock()
+	h, sc := s.handler, s.scan
+	s.handler, s.scan = nil, nil
+	s.mu.Unlock()
+	q := func(v []float64) (p50, p99, mx float64) {
+		if len(v) == 0 {
+			return 0, 0, 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2], v[min(len(v)-1, len(v)*99/100)], v[len(v)-1]
+	}
+	out := serverSide{N: len(h)}
+	out.HandlerP50, out.HandlerP99, out.HandlerMax = q(h)
+	out.ScanP50, out.ScanP99, out.ScanMax = q(sc)
+	return out
+}
+
+// timesServer serves, on a loopback port of its own, GET /: the summary
+// of the durations since the last GET, which it resets.
+func timesServer(s *serverTimes) (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", fmt.Errorf("times listener: %w", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.take())
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
+}
+
+// readServerSide fetches (and resets) the lab's server-side durations;
+// the zero summary when addr is empty or the lab does not answer.
+func readServerSide(addr string) serverSide {
+	var out serverSide
+	if addr == "" {
+		return out
+	}
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return out
+}
