@@ -290,6 +290,27 @@ func (l *lab) serve(host, storage string) *instance {
 	return in
 }
 
+// admissions is an instance's mailauth_admissions_total of outcome
+// admitted: the diagnostics it has let past admission so far.
+func (in *instance) admissions(t *testing.T) float64 {
+	resp, err := http.Get(in.admin + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	sum := 0.0
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if !strings.HasPrefix(line, `mailauth_admissions_total{outcome="admitted"} `) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		require.NoError(t, err, line)
+		sum += v
+	}
+	return sum
+}
+
 // readiness is an instance's /readyz.
 type readiness struct {
 	Status     string
@@ -477,15 +498,31 @@ func (l *lab) killDuringScans(t *testing.T) {
 	defer l.dns.DelayAll(0)
 	nonce := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	answers := make([]answer, 8)
+	admitted := l.a.admissions(t)
 	var wg sync.WaitGroup
 	for i := range answers {
 		wg.Go(func() {
 			answers[i] = post(l.nginx, fmt.Sprintf("127.0.3.%d", i+1), fmt.Sprintf("k%d-%s.example.com", i, nonce))
 		})
 	}
-	time.Sleep(400 * time.Millisecond)
+	// Kill A once it has admitted a scan of these (each then waits
+	// seconds on the delayed DNS), however long the scans took to reach
+	// it: not after a fixed pause, which on a loaded machine may end
+	// before any scan arrived.
+	waitFor(t, 30*time.Second, func() bool { return l.a.admissions(t) > admitted }, l.a.out.String)
 	l.a.kill()
 	wg.Wait()
+	// nginx logs a request after its answer is sent: wait for the 8
+	// lines before reading them.
+	waitFor(t, 30*time.Second, func() bool {
+		log := readFile(filepath.Join(l.dir, "access.log"))
+		for _, a := range answers {
+			if a.id == "" || !strings.Contains(log, "request_id="+a.id) {
+				return false
+			}
+		}
+		return true
+	}, func() string { return readFile(filepath.Join(l.dir, "access.log")) })
 	ok := 0
 	for i, a := range answers {
 		assert.True(t, jsonAnswer(a), "client %d got %d %q %q %v", i, a.status, a.ctype, a.body, a.err)
