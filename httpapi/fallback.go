@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -85,22 +86,32 @@ func newFallbackPair(primary, fallback Limiter, st *fallbackState) *FallbackLimi
 
 // Allow implements Limiter: in the store while it answers, else in
 // memory. It fails when the fallback does (never, for memory), or with
-// ctx's error when the store's call failed because ctx ended: a client
-// that hangs up says nothing about the store, and must not switch the
-// instance to per-instance limits.
+// the store's error when that error is ctx's own (canceled or deadline
+// exceeded) and ctx has ended: a client that hangs up says nothing about
+// the store, and must not switch the instance to per-instance limits. Any
+// other failure (a refused or closed connection, a protocol error) is
+// the store's, whatever ctx says by then: on a slow machine ctx may end
+// while the client library retries a store that refuses connections, and
+// the instance must still switch.
 func (f *FallbackLimiter) Allow(ctx context.Context, key string) (Decision, error) {
 	if !f.st.down.Load() {
 		d, err := f.primary.Allow(ctx, key)
 		if err == nil {
 			return d, nil
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && isContextError(err) {
 			return Decision{}, err
 		}
 		f.st.wentDown(err)
 	}
 	f.st.decisions.Add(1)
 	return f.fallback.Allow(ctx, key)
+}
+
+// isContextError reports whether err is a context's end (canceled or
+// deadline exceeded) rather than a failure of the store itself.
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // MarkDown switches to memory as a failed call would: for a store found

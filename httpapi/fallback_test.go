@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,6 +141,61 @@ func TestFallbackLimiterClientHangUp(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.False(t, f.Degraded(), "nor is the request's own deadline")
 	assert.Equal(t, int64(2), store.calls.Load(), "the store is still asked")
+}
+
+// refusedLimiter is a store that refuses connections, found out only
+// once the caller's context has ended: as when a client library retries
+// and backs off against a dead port on a slow machine.
+type refusedLimiter struct{ calls atomic.Int64 }
+
+func (r *refusedLimiter) Allow(ctx context.Context, _ string) (Decision, error) {
+	r.calls.Add(1)
+	<-ctx.Done()
+	return Decision{}, fmt.Errorf("redis: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+}
+
+// TestFallbackLimiterRefusedAfterContextEnds: a store that refuses
+// connections switches the instance to memory even when the caller's
+// context has ended by the time the store's error comes back (canceled
+// or past its deadline): the refusal is the store's fault, not the
+// caller's. The decision is made in memory, logged once, and the store
+// is not asked again.
+func TestFallbackLimiterRefusedAfterContextEnds(t *testing.T) {
+	t.Parallel()
+	for name, end := range map[string]func(context.Context) (context.Context, context.CancelFunc){
+		"canceled": func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return ctx, cancel
+		},
+		"deadline": func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithDeadline(ctx, time.Unix(0, 0))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store := &refusedLimiter{}
+			var log syncbuf.Buffer
+			f := &FallbackLimiter{primary: store, fallback: NewMemoryLimiter(MemoryLimiterOptions{Limit: 2}),
+				st: &fallbackState{probe: func(context.Context) error { return errStoreDown }, interval: time.Hour,
+					logger: slog.New(slog.NewJSONHandler(&log, nil)), stop: make(chan struct{})}}
+			defer f.Close()
+			ctx, cancel := end(t.Context())
+			defer cancel()
+			d, err := f.Allow(ctx, "192.0.2.1")
+			require.NoError(t, err, "a refused connection is decided in memory")
+			assert.True(t, d.Allowed)
+			assert.True(t, f.Degraded(), "a refused connection is a store outage whatever the context says")
+			assert.Equal(t, int64(1), f.Outages())
+			assert.Equal(t, int64(1), f.FallbackDecisions())
+			assert.Equal(t, 1, strings.Count(log.String(), "rate-limit store unreachable"))
+
+			d, err = f.Allow(t.Context(), "192.0.2.1")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, int64(1), store.calls.Load(), "a store known down is not asked")
+		})
+	}
 }
 
 // TestFallbackLimiterServes: end to end, a handler whose shared store

@@ -34,11 +34,21 @@ import (
 )
 
 // Redis client defaults applied by Open when the URL leaves
-// them unset: a limiter that cannot answer quickly answers 500 quickly.
+// them unset: a limiter that cannot answer quickly answers 500 quickly
+// (or, behind an httpapi.FallbackLimiter, switches to memory quickly).
+// One call makes at most redisMaxRetries+1 tries of redisDialerRetries
+// dials each, so a server that refuses connections is found after two
+// refused dials and one short backoff, not the client library's default
+// of five dials with 100 ms pauses per try (about a second per call on
+// an idle machine, several on a loaded one, where redisCallTimeout could
+// end first); and a server that does not answer at all costs at most
+// (redisMaxRetries+1) × redisDialTimeout, within redisCallTimeout.
 const (
-	redisDialTimeout = time.Second
-	redisIOTimeout   = 500 * time.Millisecond
-	redisCallTimeout = 2 * time.Second
+	redisDialTimeout   = time.Second
+	redisIOTimeout     = 500 * time.Millisecond
+	redisCallTimeout   = 2 * time.Second
+	redisMaxRetries    = 1
+	redisDialerRetries = 1
 )
 
 // DefaultPrefix is the prefix of the limiter's Redis keys.
@@ -146,7 +156,10 @@ func Open(rawURL string, o Options) (*Limiter, error) {
 		opt.WriteTimeout = redisIOTimeout
 	}
 	if opt.MaxRetries == 0 {
-		opt.MaxRetries = 1
+		opt.MaxRetries = redisMaxRetries
+	}
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = redisDialerRetries
 	}
 	opt.ContextTimeoutEnabled = true
 	c := redis.NewClient(opt)

@@ -210,6 +210,23 @@ func TestLimiterDown(t *testing.T) {
 	assert.NotContains(t, ts.log.String(), "127.0.0.1", "log names an address")
 }
 
+// TestOpenBoundsRetries: Open's client dials once per try and retries a
+// call once, so a refused Redis is found after two dials, and two dial
+// timeouts fit in one call's timeout.
+func TestOpenBoundsRetries(t *testing.T) {
+	t.Parallel()
+	l, err := Open("redis://127.0.0.1:1/0", Options{})
+	require.NoError(t, err)
+	defer l.Close()
+	c, ok := l.client.(*redis.Client)
+	require.True(t, ok)
+	o := c.Options()
+	assert.Equal(t, 1, o.DialerRetries, "dials per try")
+	assert.Equal(t, 1, o.MaxRetries, "retries per call")
+	assert.LessOrEqual(t, time.Duration(o.MaxRetries+1)*o.DialTimeout, redisCallTimeout,
+		"the dials of one call fit in its timeout")
+}
+
 // TestOpenBadURL rejects a malformed URL.
 func TestOpenBadURL(t *testing.T) {
 	t.Parallel()
