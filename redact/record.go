@@ -164,7 +164,8 @@ func (s *Set) addRecord(r resolver.Record) {
 // trailing dot or an A-label, in lower case (an address as netip writes
 // it). Called with mu held.
 func (s *Set) addBytes(b []byte) {
-	if len(b) < MinLen || len(b) > MaxValueLen {
+	b = b[:capLen(b)]
+	if len(b) < MinLen {
 		return
 	}
 	blk, off := s.store.reserve(len(b))
@@ -275,10 +276,11 @@ func (src textSource) valueAs(i, j int) (recordedAs, int) {
 	if src.ace && hasACE(t[i:j]) {
 		return unknownAs(s.addValue(t[i:j])), 0 // the Unicode form too
 	}
-	if j-i < MinLen || j-i > MaxValueLen {
+	n := capLen(t[i:j])
+	if n < MinLen {
 		return skipped, 0
 	}
-	return s.considerAs(src.blk, src.off+i, j-i, true), j - i
+	return s.considerAs(src.blk, src.off+i, n, true), n
 }
 
 // unknown is what valueAs reports for a value recorded through addValue:

@@ -36,7 +36,9 @@ const (
 	// "ca") are protocol words that would match ordinary text.
 	MinLen = 4
 	// MaxValueLen is the longest value recorded whole; a longer text is
-	// still recorded line by line and token by token.
+	// still recorded line by line and token by token, and a longer
+	// token (a large key) by its first MaxValueLen bytes, cut at a
+	// character boundary: an output carrying the token carries them.
 	MaxValueLen = 1024
 	// MaxValues bounds the values one Set holds; past it, further values
 	// are dropped and Overflowed reports true. A value costs a 16-byte
@@ -648,7 +650,8 @@ func (s *Set) add(values ...string) {
 // when the Set is full. Called with mu held.
 func (s *Set) addValue(v string) bool {
 	if t, ok := plainForm(v); ok {
-		if len(t) < MinLen || len(t) > MaxValueLen {
+		t = t[:capLen(t)]
+		if len(t) < MinLen {
 			return true // not worth recording, whatever its letters
 		}
 		blk, off := s.store.reserve(len(t))
@@ -657,6 +660,20 @@ func (s *Set) addValue(v string) bool {
 	}
 	lower, unicode := forms(v)
 	return s.record(lower) && (unicode == "" || s.record(unicode))
+}
+
+// capLen is the length of the part of f a Set records: all of it, or,
+// past MaxValueLen, its first MaxValueLen bytes less those of a character
+// the cut would split.
+func capLen[T byteString](f T) int {
+	if len(f) <= MaxValueLen {
+		return len(f)
+	}
+	n := MaxValueLen
+	for n > 0 && !utf8.RuneStart(f[n]) {
+		n--
+	}
+	return n
 }
 
 // plainForm returns v without surrounding spaces and a trailing dot when
@@ -690,7 +707,8 @@ func (s *Set) record(f string) bool { return s.recordForm(f, true) }
 // recordForm copies the comparison form f into the store and considers
 // it (see consider). Called with mu held.
 func (s *Set) recordForm(f string, check bool) bool {
-	if len(f) < MinLen || len(f) > MaxValueLen {
+	f = f[:capLen(f)]
+	if len(f) < MinLen {
 		return true // not worth recording (a memo's forms never are)
 	}
 	blk, off := s.store.reserve(len(f))

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -94,6 +95,14 @@ func (s *refSet) Add(values ...string) {
 			return // a full set stops at once: no more work per value
 		}
 		for _, f := range refForms(v) {
+			if len(f) > MaxValueLen {
+				// A large key's first MaxValueLen bytes, whole characters.
+				n := MaxValueLen
+				for n > 0 && !utf8.RuneStart(f[n]) {
+					n--
+				}
+				f = f[:n]
+			}
 			if !s.worthRecording(f) {
 				continue
 			}

@@ -230,11 +230,11 @@ func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any
 		if ctx.Err() != nil {
 			return Fail(ReasonCanceled), nil
 		}
-		a, memo, f, owner := c.claim(q, m)
+		a, memo, gen, f, owner := c.claim(q, m)
 		if f == nil {
 			noteCacheHit(ctx)
 			if m != nil && memo == nil {
-				memo = c.attach(q, a, m)
+				memo = c.attach(q, gen, a, m)
 			}
 			return a, memo
 		}
@@ -268,7 +268,7 @@ func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any
 
 // attach computes the memo of a, the answer held for q, and keeps it with
 // the entry if the entry is still there and has none for the key.
-func (c *Cache) attach(q question, a Answer, m *memoReq) any {
+func (c *Cache) attach(q question, gen uint64, a Answer, m *memoReq) any {
 	memo, size := m.compute(a)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -277,8 +277,8 @@ func (c *Cache) attach(q question, a Answer, m *memoReq) any {
 		return memo
 	}
 	e := el.Value.(*cacheEntry)
-	if e.memoKey != nil {
-		return memo
+	if e.memoKey != nil || e.gen != gen {
+		return memo // another answer is held now: a's memo is not its memo
 	}
 	c.remove(el)
 	e.memoKey, e.memo, e.size = m.key, memo, e.size+size
@@ -289,7 +289,7 @@ func (c *Cache) attach(q question, a Answer, m *memoReq) any {
 // claim returns the cached answer for q and its memo for m's key, if any
 // (f nil), or the flight to wait on, or a new flight the caller owns and
 // must send.
-func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, owner bool) {
+func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f *flight, owner bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[q]; ok {
@@ -300,19 +300,19 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, f *flight, ow
 			if m != nil && e.memoKey == m.key {
 				memo = e.memo
 			}
-			return cloneAnswer(e.answer), memo, nil, false
+			return cloneAnswer(e.answer), memo, e.gen, nil, false
 		}
 		c.remove(el)
 	}
 	if f, ok := c.flights[q]; ok {
 		c.stats.Shared++
-		return Answer{}, nil, f, false
+		return Answer{}, nil, 0, f, false
 	}
 	c.gens++
 	f = &flight{done: make(chan struct{}), gen: c.gens}
 	c.flights[q] = f
 	c.stats.Misses++
-	return Answer{}, nil, f, true
+	return Answer{}, nil, 0, f, true
 }
 
 // land ends flight f of q: it is no longer in flight, and its waiters
