@@ -122,10 +122,15 @@ func TestSetIsBounded(t *testing.T) {
 	s.AddText(b.String())
 	require.LessOrEqual(t, s.Len(), MaxValues, "Len %d, Overflowed %v: the set must stop at MaxValues and say so", s.Len(), s.Overflowed())
 	require.True(t, s.Overflowed(), "Len %d, Overflowed %v: the set must stop at MaxValues and say so", s.Len(), s.Overflowed())
-	long := strings.Repeat("x", MaxValueLen+1)
+	long := strings.Repeat("x", MaxValueLen) + "é" + strings.Repeat("y", 10)
 	s2 := NewSet()
 	s2.Add(long)
-	require.Equal(t, 0, s2.Len(), "a value longer than MaxValueLen was stored whole")
+	require.Equal(t, 1, s2.Len(), "a value longer than MaxValueLen is stored by its first MaxValueLen bytes")
+	require.Equal(t, MaxValueLen, s2.Bytes(), "only the first MaxValueLen bytes are stored")
+	require.True(t, s2.Contains("k "+long+" k"), "an output carrying the long value carries its stored prefix")
+	s3 := NewSet()
+	s3.Add(strings.Repeat("x", MaxValueLen-1) + "é")
+	require.Equal(t, MaxValueLen-1, s3.Bytes(), "the cut never splits a character")
 }
 
 func TestVocabularyContains(t *testing.T) {
