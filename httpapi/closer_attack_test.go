@@ -66,7 +66,7 @@ func TestAttackCatalogueBodiesSharedAcrossRequests(t *testing.T) {
 			writeError(w, r, errRateLimited)
 			body := w.Body.Bytes()
 			body = append(body[:len(body):len(body)], "mutated"...) // a writer that appends
-			copy(body, "XXXX")                                     // and one that scribbles on what it was given
+			copy(body, "XXXX")                                      // and one that scribbles on what it was given
 			assert.Equal(t, fmt.Sprint(i+1), w.Header().Get("Retry-After"))
 			assert.Equal(t, http.StatusTooManyRequests, w.Code)
 		}()
