@@ -173,6 +173,7 @@ type Listener struct {
 	cmu     sync.Mutex
 	closing []pendingClose
 	closer  bool // a goroutine is closing them
+	inBatch int  // connections the closer took and has not closed yet
 
 	mu    sync.Mutex
 	open  int
@@ -255,7 +256,7 @@ type pendingClose struct {
 // when none is left; past maxClosing waiting, the caller closes c itself.
 func (l *Listener) closeSoon(c net.Conn, reset bool) {
 	l.cmu.Lock()
-	if len(l.closing) >= maxClosing {
+	if len(l.closing)+l.inBatch >= maxClosing {
 		l.cmu.Unlock()
 		closeConn(pendingClose{c, reset})
 		return
@@ -276,6 +277,7 @@ func (l *Listener) closeAll() {
 	for {
 		l.cmu.Lock()
 		batch, l.closing = l.closing, batch[:0]
+		l.inBatch = len(batch)
 		if len(batch) == 0 {
 			l.closer = false
 			l.cmu.Unlock()
@@ -285,6 +287,9 @@ func (l *Listener) closeAll() {
 		for i, p := range batch {
 			closeConn(p)
 			batch[i] = pendingClose{}
+			l.cmu.Lock()
+			l.inBatch--
+			l.cmu.Unlock()
 		}
 	}
 }
@@ -364,7 +369,8 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 		limit -= l.reserve
 	}
 	if l.open >= limit {
-		if victim = l.victim(limit < l.maxConns); victim == nil {
+		ownMany := !exempt && l.bySrc[groups[0].key] != nil && l.bySrc[groups[0].key].n >= fewConns
+		if victim = l.victim(limit < l.maxConns, ownMany); victim == nil {
 			l.refused++
 			if l.refusing < maxRefusing {
 				l.refusing++
@@ -428,15 +434,17 @@ func (c *limitedConn) holdsFew() bool {
 // holding few while the sources holding many have more than the places
 // outside the reserve, the newest busy connection of the source holding
 // most; nil when there is none. The connections of sources holding few
-// are spared while another will do, and always when the newcomer itself
-// holds many (manyOnly). A newcomer holding many takes only the place of
-// a quiet connection: stalled writers and slow bodies are shed for
-// newcomers holding few (visitors) only. Otherwise a flood of slow
+// are spared while another will do, and always when the newcomer itself,
+// its /56 or its /48 holds many (manyOnly). A newcomer whose own source
+// (address or /64) holds many (quietOnly) takes only the place of a
+// quiet connection: stalled writers and slow bodies are shed for
+// newcomers whose own source holds few only. Otherwise a flood of slow
 // bodies from sources holding many sheds its own connections as fast as
 // it reconnects, and each of its newcomers costs the server a request
 // read and a close where a refusal costs a reset (RELIABILITY.md,
-// "Connections"). Called with mu held.
-func (l *Listener) victim(manyOnly bool) *limitedConn {
+// "Connections"); and a neighbour holding many in a visitor's /48 does
+// not make the visitor one. Called with mu held.
+func (l *Listener) victim(manyOnly, quietOnly bool) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
@@ -448,7 +456,7 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 			spared = c
 		}
 	}
-	if manyOnly {
+	if quietOnly {
 		return nil
 	}
 	if stalled := l.stalledWriter(); stalled != nil {
@@ -458,6 +466,9 @@ func (l *Listener) victim(manyOnly bool) *limitedConn {
 	if slow := l.slowBody(monoNow()); slow != nil {
 		l.slowBodies++
 		return slow
+	}
+	if manyOnly {
+		return nil
 	}
 	if busy := l.overReserve(); busy != nil {
 		l.busyShed++
@@ -608,6 +619,12 @@ func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
 	if !ok {
 		return
 	}
+	if state != http.StateNew && state != http.StateActive {
+		// A request's body ends with its connection's request, even for
+		// a connection already shed (closed later by closeSoon): the
+		// count of bodies in progress must not drift.
+		lc.endBody()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if lc.gone {
@@ -615,14 +632,10 @@ func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
 	}
 	switch state {
 	case http.StateIdle:
-		lc.endBody()
 		if lc.quiet == nil {
 			lc.quiet = l.quiet.PushBack(lc)
 		}
 	case http.StateActive, http.StateHijacked:
-		if state == http.StateHijacked {
-			lc.endBody()
-		}
 		if lc.quiet != nil {
 			l.quiet.Remove(lc.quiet)
 			lc.quiet = nil
