@@ -37,7 +37,7 @@ func TestServeDefaults(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8080", c.listen, "defaults: %+v", c)
 	assert.Equal(t, "memory", c.rateLimit, "defaults: %+v", c)
 	assert.Equal(t, 30, c.rateLimitMax, "defaults: %+v", c)
-	assert.Equal(t, 64, c.maxInFlight, "defaults: %+v", c)
+	assert.Equal(t, 128, c.maxInFlight, "defaults: %+v", c)
 	assert.Equal(t, 443, c.scanner.httpsPort, "defaults: %+v", c)
 	assert.Equal(t, 443, c.scan.HTTPSPort, "defaults: %+v", c)
 	assert.False(t, c.scanner.allowLoopback, "defaults: %+v", c)
