@@ -22,6 +22,9 @@ import (
 
 // Admin listener settings.
 const (
+	// defaultListen is where serve answers the public when -listen is
+	// not given: loopback, so that a first run exposes nothing.
+	defaultListen = "127.0.0.1:8080"
 	// defaultAdminListen is loopback only: readiness and metrics are for
 	// the operator's probes and scrapers, never for the public listener.
 	// Its port is the one after the public default (8080), outside the

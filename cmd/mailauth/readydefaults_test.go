@@ -164,43 +164,58 @@ func TestScanRefusesAuthoritativeOnly(t *testing.T) {
 	assert.Contains(t, errOut, "does not offer recursion")
 }
 
-// TestServeAdminDefault: serve started with no -admin-listen listens for
+// TestServeAdminDefault: serve started with neither -listen nor
+// -admin-listen answers the public on defaultListen (127.0.0.1:8080) and
 // the operator on defaultAdminListen (127.0.0.1:8081), and healthcheck
 // with no -admin and no MAILAUTH_ADMIN_LISTEN asks there and exits 0.
-// Every other test of this package passes -admin-listen 127.0.0.1:0, and
-// this one is not parallel, so that no test here takes the port. When
-// another program holds it, serve must refuse to start, saying why.
+// Every other test of this package passes -listen and -admin-listen
+// 127.0.0.1:0, and this one is not parallel, so that no test here takes
+// the ports. When another program holds one, serve must refuse to start,
+// saying why.
 func TestServeAdminDefault(t *testing.T) {
 	z, err := dnstest.Parse(labRoot, ".")
 	require.NoError(t, err)
 	dnsSrv := dnstest.Start(t, z)
-	args := []string{"-listen", "127.0.0.1:0", "-storage", "none", "-dns", dnsSrv.Addr()}
-	if probe, err := net.Listen("tcp", defaultAdminListen); err != nil {
+	args := []string{"-storage", "none", "-dns", dnsSrv.Addr()}
+	for addr, flag := range map[string]string{defaultListen: "-listen", defaultAdminListen: "-admin-listen"} {
+		probe, err := net.Listen("tcp", addr)
+		if err == nil {
+			probe.Close()
+			continue
+		}
 		var log syncbuf.Buffer
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
 		code := runServe(ctx, args, mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{})
-		assert.Equal(t, exitUnavailable, code, "another program holds %s: %s", defaultAdminListen, log.String())
-		assert.Contains(t, log.String(), "-admin-listen: cannot listen")
+		assert.NotEqual(t, exitOK, code, "another program holds %s: %s", addr, log.String())
+		assert.Contains(t, log.String(), flag, "another program holds %s: the message names %s", addr, flag)
 		return
-	} else {
-		probe.Close()
 	}
 	// runServe itself, not startServe, which passes -admin-listen
 	// 127.0.0.1:0 (testAdmin).
 	var log syncbuf.Buffer
 	ctx, cancel := context.WithCancel(t.Context())
-	adminc, done := make(chan string, 1), make(chan int, 1)
+	adminc, readyc, done := make(chan string, 1), make(chan string, 1), make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, args, mapEnv(nil), stdio{out: io.Discard, err: &log}, serveHooks{admin: func(a string) { adminc <- a }})
+		done <- runServe(ctx, args, mapEnv(nil), stdio{out: io.Discard, err: &log},
+			serveHooks{admin: func(a string) { adminc <- a }, ready: func(a string) { readyc <- a }})
 	}()
 	defer func() { cancel(); <-done }()
-	select {
-	case a := <-adminc:
-		assert.Equal(t, defaultAdminListen, a, "the default admin address")
-	case code := <-done:
-		require.Failf(t, "serve exited", "exit %d: %s", code, log.String())
+	for _, want := range []struct {
+		c    chan string
+		addr string
+	}{{adminc, defaultAdminListen}, {readyc, defaultListen}} {
+		select {
+		case a := <-want.c:
+			assert.Equal(t, want.addr, a, "a default address")
+		case code := <-done:
+			require.Failf(t, "serve exited", "exit %d: %s", code, log.String())
+		}
 	}
+	resp, err := http.Get("http://" + defaultListen + "/api/health")
+	require.NoError(t, err, "the public listener on its default address")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Eventually(t, func() bool {
 		code, _, _ := runCLI(t, nil, "healthcheck")
 		return code == exitOK

@@ -93,7 +93,7 @@ var serveFlagNames = append([]string{"listen", "storage", "ratelimit", "rate-lim
 func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	var c serveConfig
 	fs := newFlagSet("serve", serveHead, out)
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on, host:port")
+	fs.StringVar(&c.listen, "listen", defaultListen, "address to listen on, host:port")
 	fs.StringVar(&c.storage, "storage", defaultStorage(getenv), "analytics store: sqlite:PATH (one file, this instance), postgres://user:password@host/db (shared by every instance) or none; the default file is analytics.db in $STATE_DIRECTORY (systemd), else mailauth/analytics.db under $XDG_STATE_HOME or ~/.local/state")
 	fs.StringVar(&c.rateLimit, "ratelimit", "memory", "rate-limit store: memory (this instance only) or redis://[user:password@]host:port[/db] (shared by every instance using it)")
 	fs.IntVar(&c.rateLimitMax, "rate-limit-max", httpapi.DefaultRateLimit, "diagnostic requests allowed per source (an IPv4 address, or the /64 of an IPv6 address) and 60-second window")
@@ -443,7 +443,7 @@ var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:
 func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions, onListener func(*httpapi.Listener)) error {
 	raw, err := httpapi.Listen(ctx, addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("-listen: cannot listen (another program holds the port? give another address): %w", err)
 	}
 	ln := httpapi.LimitListener(raw, lo)
 	if onListener != nil {
