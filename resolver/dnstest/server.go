@@ -2,6 +2,7 @@ package dnstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -63,12 +64,22 @@ func Start(tb testing.TB, z *Zones) *Server {
 	return s
 }
 
-// Listen starts a Server for z; the caller must Close it.
-func Listen(z *Zones) (*Server, error) {
+// Listen starts a Server for z on a free loopback port; the caller must
+// Close it.
+func Listen(z *Zones) (*Server, error) { return listen(z, "127.0.0.1:0", 10) }
+
+// ListenAt starts a Server for z on addr, UDP and TCP (a fixed port, such
+// as 53 in a network namespace of a test's own, where /etc/resolv.conf
+// can name no other); the caller must Close it.
+func ListenAt(z *Zones, addr string) (*Server, error) { return listen(z, addr, 1) }
+
+// listen binds TCP at addr and UDP at the same address, tries times (a
+// free port for TCP may be taken for UDP).
+func listen(z *Zones, addr string, tries int) (*Server, error) {
 	s := &Server{zones: z, stop: make(chan struct{})}
-	var lastErr error
-	for try := 0; try < 10; try++ {
-		tl, err := net.Listen("tcp", "127.0.0.1:0")
+	lastErr := errors.New("no try")
+	for try := 0; try < tries; try++ {
+		tl, err := net.Listen("tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("dnstest: listen tcp: %w", err)
 		}
