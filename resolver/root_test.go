@@ -12,15 +12,6 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-// rootZone is a root zone as a lab's resolver would answer it: its SOA
-// and NS set.
-const rootZone = `$ORIGIN .
-$TTL 300
-@ SOA a.root-servers.test. hostmaster.test. 1 3600 600 86400 300
-@ NS a.root-servers.test.
-a.root-servers.test. A 127.0.0.1
-`
-
 // TestQuestionName: "." is the root, asked as such; an empty or invalid
 // name cannot be asked.
 func TestQuestionName(t *testing.T) {
@@ -46,7 +37,7 @@ func TestQuestionName(t *testing.T) {
 // owner of the records is the root, "".
 func TestLookupRoot(t *testing.T) {
 	t.Parallel()
-	z, err := dnstest.Parse(rootZone, ".")
+	z, err := dnstest.Parse(dnstest.RootZone, ".")
 	require.NoError(t, err)
 	srv := dnstest.Start(t, z)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

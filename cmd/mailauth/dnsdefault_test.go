@@ -57,7 +57,7 @@ func TestServeOnEveryDefault(t *testing.T) {
 }
 
 func serveOnEveryDefault(t *testing.T) {
-	z, err := dnstest.Parse(labRoot, ".")
+	z, err := dnstest.Parse(dnstest.RootZone, ".")
 	require.NoError(t, err)
 	dnsSrv, err := dnstest.ListenAt(z, "127.0.0.1:53")
 	require.NoError(t, err)

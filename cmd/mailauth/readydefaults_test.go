@@ -18,21 +18,12 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-// labRoot is a root zone for a loopback resolver that stands in for a
-// recursive one: the default canary asks the root's NS set.
-const labRoot = `$ORIGIN .
-$TTL 300
-@ SOA a.root-servers.test. hostmaster.test. 1 3600 600 86400 300
-@ NS a.root-servers.test.
-a.root-servers.test. A 127.0.0.1
-`
-
 // TestServeReadyOnDefaults: serve started with no -canary-name (the root,
 // ".") and a loopback resolver that serves the root is ready: /readyz
 // 200 with the resolver ok, and `mailauth healthcheck` exits 0.
 func TestServeReadyOnDefaults(t *testing.T) {
 	t.Parallel()
-	z, err := dnstest.Parse(labRoot, ".")
+	z, err := dnstest.Parse(dnstest.RootZone, ".")
 	require.NoError(t, err)
 	dnsSrv := dnstest.Start(t, z)
 	adminc := make(chan string, 1)
@@ -173,7 +164,7 @@ func TestScanRefusesAuthoritativeOnly(t *testing.T) {
 // the ports. When another program holds one, serve must refuse to start,
 // saying why.
 func TestServeAdminDefault(t *testing.T) {
-	z, err := dnstest.Parse(labRoot, ".")
+	z, err := dnstest.Parse(dnstest.RootZone, ".")
 	require.NoError(t, err)
 	dnsSrv := dnstest.Start(t, z)
 	args := []string{"-storage", "none", "-dns", dnsSrv.Addr()}
