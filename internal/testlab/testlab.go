@@ -48,7 +48,7 @@ func Start(tb testing.TB, zoneFiles []string, policies map[string]string) *Lab {
 		names = append(names, n)
 	}
 	cert, roots, caPEM := dnstest.TLSCertificate(tb, names...) // a test CA and a leaf for names
-	srv := httptest.NewUnstartedServer(policyHandler(policies))
+	srv := httptest.NewUnstartedServer(PolicyHandler(policies))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	srv.StartTLS()
 	tb.Cleanup(srv.Close)
@@ -59,7 +59,10 @@ func Start(tb testing.TB, zoneFiles []string, policies map[string]string) *Lab {
 	return lab
 }
 
-func policyHandler(policies map[string]string) http.Handler {
+// PolicyHandler serves, for each "mta-sts.<domain>" key of policies, its
+// policy text at /.well-known/mta-sts.txt as text/plain to requests for
+// that host, and 404 to any other host or path.
+func PolicyHandler(policies map[string]string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := strings.ToLower(r.Host)
 		if h, _, err := net.SplitHostPort(host); err == nil {
