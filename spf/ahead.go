@@ -52,13 +52,14 @@ type node struct {
 }
 
 // target is the TXT lookup of an include or redirect target. ans, and
-// rec and parsed (its one valid record, recordOf), are set before done is
-// closed: the walker reads the record parsed once here; next is the
-// target's node, set under fetcher.mu when the answer has one.
+// rec and parsed (the shape of its one valid record, recordOf), are set
+// before done is closed: the walker reads the record parsed once here;
+// next is the target's node, set under fetcher.mu when the answer has
+// one.
 type target struct {
 	done   chan struct{}
 	ans    resolver.Answer
-	rec    Record
+	rec    shape
 	parsed bool
 	next   *node
 }
@@ -100,20 +101,21 @@ func newFetcher(ctx context.Context, r resolver.Resolver, sender string, ahead b
 	return p
 }
 
-// root returns the node of the checked domain's record and starts its
-// lookups.
-func (p *fetcher) root(domain string, rec Record) *node {
+// root returns the node of the checked domain's record, whose shape is
+// sh, and starts its lookups.
+func (p *fetcher) root(domain string, sh *shape) *node {
 	n := &node{domain: domain, stack: []string{domain}}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.expand(n, rec)
+	p.expand(n, sh)
 	return n
 }
 
-// expand lists the steps of n's record and starts the lookups whose lower
-// bound is within the limits. p.mu is held.
-func (p *fetcher) expand(n *node, rec Record) {
-	n.steps = reach(rec)
+// expand gives n the steps of its record, whose shape is sh (a shape is
+// expanded once: its steps become the node's), and starts the lookups
+// whose lower bound is within the limits. p.mu is held.
+func (p *fetcher) expand(n *node, sh *shape) {
+	n.steps = sh.steps
 	pos := p.position(n)
 	for i := range n.steps {
 		pos++
@@ -159,7 +161,7 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		t.next = next
-		p.expand(next, t.rec)
+		p.expand(next, &t.rec)
 	})
 	return t
 }
@@ -177,14 +179,14 @@ func (p *fetcher) await(n *node, i int, name string) *target {
 	return t
 }
 
-// child returns the node of rec, the record of t (n's step i, whose
-// target is name), which the walker parsed from t.ans. p.mu is not held.
-func (p *fetcher) child(n *node, i int, name string, t *target, rec Record) *node {
+// child returns the node of the record of t (n's step i, whose target is
+// name), whose shape sh the walker read from t.ans. p.mu is not held.
+func (p *fetcher) child(n *node, i int, name string, t *target, sh *shape) *node {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t.next == nil { // recordOf and targetRecord agree; kept total anyway
 		t.next = n.childNode(i, name)
-		p.expand(t.next, rec)
+		p.expand(t.next, sh)
 	}
 	return t.next
 }
@@ -223,18 +225,18 @@ func (p *fetcher) below(s *step) int {
 	return n
 }
 
-// recordOf returns the one valid SPF record of a target's TXT answer: the
-// cases in which the walker's targetRecord returns one.
-func recordOf(ans resolver.Answer) (Record, bool) {
+// recordOf returns the shape of the one valid SPF record of a target's
+// TXT answer: the cases in which the walker's targetRecord returns one.
+func recordOf(ans resolver.Answer) (shape, bool) {
 	if !ans.Conclusive() {
-		return Record{}, false
+		return shape{}, false
 	}
 	recs := Select(ans.TXTs())
 	if len(recs) != 1 {
-		return Record{}, false
+		return shape{}, false
 	}
-	rec, err := Parse(recs[0])
-	return rec, err == nil
+	sh, err := shapeOf(recs[0])
+	return sh, err == nil
 }
 
 // askable reports whether an expanded target name can be asked for
