@@ -3,10 +3,12 @@ package redact
 import (
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
 )
 
 // valueStore holds a Set's recorded values in compact form: their
-// lower-case bytes back to back in a few large blocks, 12 bytes of entry
+// lower-case bytes back to back in a few large blocks (or, for a text
+// already in lower-case ASCII, in the text itself), 12 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
 // value's hash (to find a duplicate: a 4-byte slot per value, up to 7/8
 // full, that holds the entry's index and the hash's high bits) and one by
@@ -14,7 +16,8 @@ import (
 // tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
-	blocks [][]byte   // len: the bytes in use; a new block when one is full
+	blocks [][]byte   // len: the bytes in use; a new block when one is full; views (see view)
+	cur    int        // index + 1 of the block reserve writes into, 0 when none
 	next   int        // capacity of the next block
 	pages  [][]entry  // the entries, pageSize to a page: growing copies none
 	count  int        // entries
@@ -109,13 +112,45 @@ func (st *valueStore) value(e int32) []byte {
 // bytes in use: the caller writes there and then either keeps them
 // (take) or leaves them to be overwritten.
 func (st *valueStore) reserve(n int) (blk, off int) {
-	if k := len(st.blocks) - 1; k >= 0 && cap(st.blocks[k])-len(st.blocks[k]) >= n {
+	if k := st.cur - 1; k >= 0 && cap(st.blocks[k])-len(st.blocks[k]) >= n {
 		return k, len(st.blocks[k])
 	}
 	size := max(st.next, firstBlock)
 	st.next = min(2*size, maxBlock)
 	st.blocks = append(st.blocks, make([]byte, 0, max(size, n)))
-	return len(st.blocks) - 1, 0
+	st.cur = len(st.blocks)
+	return st.cur - 1, 0
+}
+
+// maxViews bounds the blocks that views add: entry.blk indexes every
+// block in 16 bits, and a written block holds at least firstBlock bytes,
+// so the written ones stay far below the rest.
+const maxViews = 1 << 15
+
+// view adds the bytes of text, which is lower-case ASCII, as a block of
+// their own, read in place: no copy. It reports false, adding nothing,
+// when the store holds maxViews blocks already.
+//
+// The block aliases the string's memory, which must never be written: a
+// view is never the block reserve writes into (cur), its capacity is its
+// length, so take never extends it, and it is only ever read (span,
+// value).
+func (st *valueStore) view(text string) (blk int, ok bool) {
+	if len(text) == 0 || len(st.blocks) >= maxViews {
+		return 0, false
+	}
+	st.blocks = append(st.blocks, unsafe.Slice(unsafe.StringData(text), len(text)))
+	return len(st.blocks) - 1, true
+}
+
+// unview drops the view blk when no block was added after it (its
+// values, if any, are recorded: the caller drops a view none of whose
+// bytes a value holds).
+func (st *valueStore) unview(blk int) {
+	if blk == len(st.blocks)-1 {
+		st.blocks[blk] = nil
+		st.blocks = st.blocks[:blk]
+	}
 }
 
 // span returns the n bytes at off in block blk, in use or reserved.
