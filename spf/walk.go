@@ -177,6 +177,9 @@ func shapeOf(s string) (shape, error) {
 		case t.Kind == KindAll:
 			sh.all, sh.hasAll = t.Qualifier, true
 		case t.CausesLookup():
+			if sh.steps == nil {
+				sh.steps = make([]step, 0, 4) // a step is 136 bytes: skip the appends' 1 and 2
+			}
 			sh.steps = append(sh.steps, step{term: t})
 		case (t.Kind == KindIP4 || t.Kind == KindIP6) && t.Qualifier == QualifierPass && t.Net.Bits() == 0:
 			sh.rangeAll = true
