@@ -75,26 +75,61 @@ type fetcher struct {
 	targets int // target lookups the fetcher may still start ahead
 	terms   int // a, mx and exists lookups it may still start ahead
 
-	running sync.WaitGroup // the lookups it started; wait ends the walk
+	running sync.WaitGroup // the goroutines it started; wait ends the walk
+	work    chan func()    // hands a lookup to an idle goroutine of the walk; closed by wait
+	closed  bool           // work is closed
+}
+
+// start runs task, a lookup, in the background, tracked so that wait can
+// end it with the walk: on a goroutine of the walk that is idle, else on
+// a new one, which then stays, idle between lookups, until wait. A lookup
+// runs deep (the resolver's layers, the leak guard recording the answer),
+// so a new goroutine grows its stack once or twice on its first one; one
+// that stays has grown it already. Either way the lookup starts at once.
+// p.mu is held.
+func (p *fetcher) start(task func()) {
+	if !p.closed {
+		select {
+		case p.work <- task:
+			return
+		default: // no goroutine is idle
+		}
+	}
+	p.running.Go(func() {
+		task()
+		for task := range p.work {
+			task()
+		}
+	})
 }
 
 // startTerm starts the lookups of an a, mx or exists term in the
-// background, tracked so that wait can end them with the walk.
+// background, tracked so that wait can end them with the walk. p.mu is
+// held.
 func (p *fetcher) startTerm(kind Kind, name string) <-chan termResult {
 	ch := make(chan termResult, 1)
-	p.running.Go(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
+	p.start(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
 	return ch
 }
 
-// wait returns once every lookup the fetcher started has returned. The
-// walk's context is canceled first, so the lookups it never reached end
-// at once: no lookup of a walk outlives the Check that started it.
-func (p *fetcher) wait() { p.running.Wait() }
+// wait returns once every lookup the fetcher started has returned and its
+// goroutines have ended. The walk's context is canceled first, so the
+// lookups it never reached end at once: no lookup of a walk outlives the
+// Check that started it.
+func (p *fetcher) wait() {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.work)
+	}
+	p.mu.Unlock()
+	p.running.Wait()
+}
 
 // newFetcher returns a fetcher for one walk; ahead false makes it start
 // nothing ahead (the walk fetches as it goes: the sequential reference).
 func newFetcher(ctx context.Context, r resolver.Resolver, sender string, ahead bool) *fetcher {
-	p := &fetcher{ctx: ctx, r: r, sender: sender}
+	p := &fetcher{ctx: ctx, r: r, sender: sender, work: make(chan func())}
 	if ahead {
 		p.targets, p.terms = aheadTargets, aheadTerms
 	}
@@ -150,7 +185,7 @@ func (n *node) descends(name string) bool {
 func (p *fetcher) fetch(n *node, i int, name string) *target {
 	t := &target{done: make(chan struct{})}
 	n.steps[i].next = t
-	p.running.Go(func() {
+	p.start(func() {
 		defer close(t.done)
 		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
 		t.rec, t.parsed = recordOf(t.ans)
