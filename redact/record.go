@@ -186,16 +186,26 @@ func (s *Set) AddText(text string) {
 
 // addText is AddText, called with mu held, after Add of pieces: the
 // strings that text joins (a TXT record's character-strings), if any.
-// An ASCII text is lower-cased once into the store, and every value taken
+// An ASCII text is lower-cased once into the store (or, already in lower
+// case, read in place as a view of the store), and every value taken
 // from it (a piece, itself, a line, a token, a token's host part) is
-// recorded as a piece of those bytes: no copy per value. The bytes are
-// given back when none was recorded.
+// recorded as a piece of those bytes: no copy per value. The bytes (or
+// the view) are given back when none was recorded.
 func (s *Set) addText(text string, pieces ...string) {
 	if s.overflowed {
 		return
 	}
 	src := textSource{s: s, text: text, blk: -1, ace: hasACE(text)}
-	if isASCIIString(text) {
+	switch lower, ascii := asciiCase(text); {
+	case !ascii:
+	case lower:
+		if blk, ok := s.store.view(text); ok {
+			src.blk = blk
+			defer src.unview(s.store.count)
+			break
+		}
+		fallthrough
+	default:
 		src.blk, src.off = s.store.reserve(len(text))
 		lowerInto(s.store.span(src.blk, src.off, len(text)), text)
 		s.store.take(src.blk, src.off+len(text))
@@ -233,6 +243,14 @@ type textSource struct {
 	text     string
 	blk, off int
 	ace      bool // text holds an A-label ("xn--" in any case)
+}
+
+// unview drops the text's view when no value was recorded since the
+// store held entries values.
+func (src textSource) unview(entries int) {
+	if st := &src.s.store; st.count == entries {
+		st.unview(src.blk)
+	}
 }
 
 // release gives the text's bytes back to the store when no value was
@@ -412,14 +430,19 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// isASCIIString reports whether s holds only ASCII bytes.
-func isASCIIString(s string) bool {
+// asciiCase reports whether s holds no upper-case ASCII letter, and
+// whether it holds only ASCII bytes.
+func asciiCase(s string) (lower, ascii bool) {
+	lower = true
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false, false
+		case c >= 'A' && c <= 'Z':
+			lower = false
 		}
 	}
-	return true
+	return lower, true
 }
 
 func isLineBreak(c byte) bool { return c == '\n' || c == '\r' }

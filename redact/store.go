@@ -3,21 +3,25 @@ package redact
 import (
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
 )
 
 // valueStore holds a Set's recorded values in compact form: their
-// lower-case bytes back to back in a few large blocks, 16 bytes of entry
+// lower-case bytes back to back in a few large blocks (or, for a text
+// already in lower-case ASCII, in the text itself), 12 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
-// value's hash (to find a duplicate) and one by its first 4 bytes (for
-// the search). A value is often a piece of a text stored once (the
+// value's hash (to find a duplicate: a 4-byte slot per value, up to 7/8
+// full, that holds the entry's index and the hash's high bits) and one by
+// its first 4 bytes (for the search). A value is often a piece of a text stored once (the
 // tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
-	blocks [][]byte   // len: the bytes in use; a new block when one is full
+	blocks [][]byte   // len: the bytes in use; a new block when one is full; views (see view)
+	cur    int        // index + 1 of the block reserve writes into, 0 when none
 	next   int        // capacity of the next block
 	pages  [][]entry  // the entries, pageSize to a page: growing copies none
 	count  int        // entries
-	byHash []int32    // entry index + 1, 0 when free; a power of two long
+	byHash []uint32   // hashSlot values, 0 when free; a power of two long
 	byGram []gramSlot // a power of two long
 	grams  int        // used slots of byGram
 	first2 [prefixBits / 64]uint64
@@ -30,8 +34,32 @@ type entry struct {
 	blk  uint16
 	n    uint16 // at most MaxValueLen
 	next int32  // the previous entry with the same first 4 bytes, -1 when none
-	hash uint32 // the low bits of its hash (byHash is far shorter than 1<<32)
 }
+
+// A slot of byHash holds an entry's index + 1 in its low indexBits bits
+// and the top 32 - indexBits bits of the 32-bit hash key (hashKey) of its
+// value in the others: a probe compares those bits before it reads an
+// entry, and a rehash places a slot again from its own bits (the table's
+// index is the key's top bits, and it never has more than 1<<(32 -
+// indexBits) slots).
+const (
+	indexBits = 14
+	indexMask = 1<<indexBits - 1
+)
+
+// Every entry index + 1 fits in indexBits: MaxValues entries at most (see
+// Set.full), and answerValues's Set is bounded the same way.
+var _ [indexMask - MaxValues]struct{}
+
+// maxHashLog is the log2 of the longest byHash the slots can be placed
+// in: the key bits a slot keeps. The table doubles when it is 7/8 full,
+// so it stays under 4*MaxValues slots.
+const maxHashLog = 32 - indexBits
+
+var _ [1<<maxHashLog - 4*MaxValues]struct{}
+
+// hashKey is the 32 bits of a value's hash that byHash uses.
+func hashKey(h uint64) uint32 { return uint32(h >> 32) }
 
 // gramSlot is one slot of the table by first 4 bytes: the newest entry
 // starting with gram, whose next field links the older ones.
@@ -84,13 +112,45 @@ func (st *valueStore) value(e int32) []byte {
 // bytes in use: the caller writes there and then either keeps them
 // (take) or leaves them to be overwritten.
 func (st *valueStore) reserve(n int) (blk, off int) {
-	if k := len(st.blocks) - 1; k >= 0 && cap(st.blocks[k])-len(st.blocks[k]) >= n {
+	if k := st.cur - 1; k >= 0 && cap(st.blocks[k])-len(st.blocks[k]) >= n {
 		return k, len(st.blocks[k])
 	}
 	size := max(st.next, firstBlock)
 	st.next = min(2*size, maxBlock)
 	st.blocks = append(st.blocks, make([]byte, 0, max(size, n)))
-	return len(st.blocks) - 1, 0
+	st.cur = len(st.blocks)
+	return st.cur - 1, 0
+}
+
+// maxViews bounds the blocks that views add: entry.blk indexes every
+// block in 16 bits, and a written block holds at least firstBlock bytes,
+// so the written ones stay far below the rest.
+const maxViews = 1 << 15
+
+// view adds the bytes of text, which is lower-case ASCII, as a block of
+// their own, read in place: no copy. It reports false, adding nothing,
+// when the store holds maxViews blocks already.
+//
+// The block aliases the string's memory, which must never be written: a
+// view is never the block reserve writes into (cur), its capacity is its
+// length, so take never extends it, and it is only ever read (span,
+// value).
+func (st *valueStore) view(text string) (blk int, ok bool) {
+	if len(text) == 0 || len(st.blocks) >= maxViews {
+		return 0, false
+	}
+	st.blocks = append(st.blocks, unsafe.Slice(unsafe.StringData(text), len(text)))
+	return len(st.blocks) - 1, true
+}
+
+// unview drops the view blk when no block was added after it (its
+// values, if any, are recorded: the caller drops a view none of whose
+// bytes a value holds).
+func (st *valueStore) unview(blk int) {
+	if blk == len(st.blocks)-1 {
+		st.blocks[blk] = nil
+		st.blocks = st.blocks[:blk]
+	}
 }
 
 // span returns the n bytes at off in block blk, in use or reserved.
@@ -103,17 +163,28 @@ func (st *valueStore) take(blk, end int) {
 	}
 }
 
+// hashIndex returns the first slot of byHash to probe for key k.
+func (st *valueStore) hashIndex(k uint32) int {
+	return int(k >> (32 - bits.Len(uint(len(st.byHash)-1))))
+}
+
 // find returns the entry holding f, whose hash is h, or -1.
 func (st *valueStore) find(f []byte, h uint64) int32 {
 	if len(st.byHash) == 0 {
 		return -1
 	}
-	mask := uint64(len(st.byHash) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		e := st.byHash[i] - 1
-		if e < 0 {
+	k := hashKey(h)
+	tag := k &^ indexMask
+	mask := len(st.byHash) - 1
+	for i, step := st.hashIndex(k), 1; ; i, step = (i+step)&mask, step+1 {
+		slot := st.byHash[i]
+		if slot == 0 {
 			return -1
 		}
+		if slot&^indexMask != tag {
+			continue
+		}
+		e := int32(slot&indexMask) - 1
 		if x := st.at(e); int(x.n) == len(f) && string(st.value(e)) == string(f) {
 			return e
 		}
@@ -126,13 +197,12 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	e := int32(st.count)
 	f := st.span(blk, off, n)
 	g := gram(f)
-	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1, hash: uint32(h)})
+	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1})
 	st.bytes += n
-	if 2*st.count > len(st.byHash) {
+	if 8*st.count > 7*len(st.byHash) {
 		st.rehash()
-	} else {
-		st.insertHash(e, h)
 	}
+	st.insertHash(hashKey(h)&^indexMask | uint32(e+1))
 	if 2*(st.grams+1) > len(st.byGram) {
 		st.regram()
 	}
@@ -147,20 +217,28 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	st.first2[w] |= bit
 }
 
-func (st *valueStore) insertHash(e int32, h uint64) {
-	mask := uint64(len(st.byHash) - 1)
-	i := h & mask
+// insertHash places slot (see indexBits) in byHash, which has room. The
+// probe sequence (find's) steps by 1, 2, 3, ... slots: in a table a power
+// of two long it visits every slot, and it keeps the probes short at 7/8
+// full, where stepping by one slot makes long runs.
+func (st *valueStore) insertHash(slot uint32) {
+	mask := len(st.byHash) - 1
+	i, step := st.hashIndex(slot&^indexMask), 1
 	for st.byHash[i] != 0 {
-		i = (i + 1) & mask
+		i, step = (i+step)&mask, step+1
 	}
-	st.byHash[i] = e + 1
+	st.byHash[i] = slot
 }
 
-// rehash doubles the table by hash and inserts every entry again.
+// rehash doubles the table by hash and places every slot again, from its
+// own bits.
 func (st *valueStore) rehash() {
-	st.byHash = make([]int32, max(64, 2*len(st.byHash)))
-	for e := range int32(st.count) {
-		st.insertHash(e, uint64(st.at(e).hash))
+	old := st.byHash
+	st.byHash = make([]uint32, max(64, 2*len(old)))
+	for _, slot := range old {
+		if slot != 0 {
+			st.insertHash(slot)
+		}
 	}
 }
 

@@ -52,13 +52,14 @@ type node struct {
 }
 
 // target is the TXT lookup of an include or redirect target. ans, and
-// rec and parsed (its one valid record, recordOf), are set before done is
-// closed: the walker reads the record parsed once here; next is the
-// target's node, set under fetcher.mu when the answer has one.
+// rec and parsed (the shape of its one valid record, recordOf), are set
+// before done is closed: the walker reads the record parsed once here;
+// next is the target's node, set under fetcher.mu when the answer has
+// one.
 type target struct {
 	done   chan struct{}
 	ans    resolver.Answer
-	rec    Record
+	rec    shape
 	parsed bool
 	next   *node
 }
@@ -74,46 +75,82 @@ type fetcher struct {
 	targets int // target lookups the fetcher may still start ahead
 	terms   int // a, mx and exists lookups it may still start ahead
 
-	running sync.WaitGroup // the lookups it started; wait ends the walk
+	running sync.WaitGroup // the goroutines it started; wait ends the walk
+	work    chan func()    // hands a lookup to an idle goroutine of the walk; closed by wait
+	closed  bool           // work is closed
+}
+
+// start runs task, a lookup, in the background, tracked so that wait can
+// end it with the walk: on a goroutine of the walk that is idle, else on
+// a new one, which then stays, idle between lookups, until wait. A lookup
+// runs deep (the resolver's layers, the leak guard recording the answer),
+// so a new goroutine grows its stack once or twice on its first one; one
+// that stays has grown it already. Either way the lookup starts at once.
+// p.mu is held.
+func (p *fetcher) start(task func()) {
+	if !p.closed {
+		select {
+		case p.work <- task:
+			return
+		default: // no goroutine is idle
+		}
+	}
+	p.running.Go(func() {
+		task()
+		for task := range p.work {
+			task()
+		}
+	})
 }
 
 // startTerm starts the lookups of an a, mx or exists term in the
-// background, tracked so that wait can end them with the walk.
+// background, tracked so that wait can end them with the walk. p.mu is
+// held.
 func (p *fetcher) startTerm(kind Kind, name string) <-chan termResult {
 	ch := make(chan termResult, 1)
-	p.running.Go(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
+	p.start(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
 	return ch
 }
 
-// wait returns once every lookup the fetcher started has returned. The
-// walk's context is canceled first, so the lookups it never reached end
-// at once: no lookup of a walk outlives the Check that started it.
-func (p *fetcher) wait() { p.running.Wait() }
+// wait returns once every lookup the fetcher started has returned and its
+// goroutines have ended. The walk's context is canceled first, so the
+// lookups it never reached end at once: no lookup of a walk outlives the
+// Check that started it.
+func (p *fetcher) wait() {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.work)
+	}
+	p.mu.Unlock()
+	p.running.Wait()
+}
 
 // newFetcher returns a fetcher for one walk; ahead false makes it start
 // nothing ahead (the walk fetches as it goes: the sequential reference).
 func newFetcher(ctx context.Context, r resolver.Resolver, sender string, ahead bool) *fetcher {
-	p := &fetcher{ctx: ctx, r: r, sender: sender}
+	p := &fetcher{ctx: ctx, r: r, sender: sender, work: make(chan func())}
 	if ahead {
 		p.targets, p.terms = aheadTargets, aheadTerms
 	}
 	return p
 }
 
-// root returns the node of the checked domain's record and starts its
-// lookups.
-func (p *fetcher) root(domain string, rec Record) *node {
+// root returns the node of the checked domain's record, whose shape is
+// sh, and starts its lookups.
+func (p *fetcher) root(domain string, sh *shape) *node {
 	n := &node{domain: domain, stack: []string{domain}}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.expand(n, rec)
+	p.expand(n, sh)
 	return n
 }
 
-// expand lists the steps of n's record and starts the lookups whose lower
-// bound is within the limits. p.mu is held.
-func (p *fetcher) expand(n *node, rec Record) {
-	n.steps = reach(rec)
+// expand gives n the steps of its record, whose shape is sh (a shape is
+// expanded once: its steps become the node's), and starts the lookups
+// whose lower bound is within the limits. p.mu is held.
+func (p *fetcher) expand(n *node, sh *shape) {
+	n.steps = sh.steps
 	pos := p.position(n)
 	for i := range n.steps {
 		pos++
@@ -148,7 +185,7 @@ func (n *node) descends(name string) bool {
 func (p *fetcher) fetch(n *node, i int, name string) *target {
 	t := &target{done: make(chan struct{})}
 	n.steps[i].next = t
-	p.running.Go(func() {
+	p.start(func() {
 		defer close(t.done)
 		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
 		t.rec, t.parsed = recordOf(t.ans)
@@ -159,7 +196,7 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		t.next = next
-		p.expand(next, t.rec)
+		p.expand(next, &t.rec)
 	})
 	return t
 }
@@ -177,14 +214,14 @@ func (p *fetcher) await(n *node, i int, name string) *target {
 	return t
 }
 
-// child returns the node of rec, the record of t (n's step i, whose
-// target is name), which the walker parsed from t.ans. p.mu is not held.
-func (p *fetcher) child(n *node, i int, name string, t *target, rec Record) *node {
+// child returns the node of the record of t (n's step i, whose target is
+// name), whose shape sh the walker read from t.ans. p.mu is not held.
+func (p *fetcher) child(n *node, i int, name string, t *target, sh *shape) *node {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t.next == nil { // recordOf and targetRecord agree; kept total anyway
 		t.next = n.childNode(i, name)
-		p.expand(t.next, rec)
+		p.expand(t.next, sh)
 	}
 	return t.next
 }
@@ -223,18 +260,18 @@ func (p *fetcher) below(s *step) int {
 	return n
 }
 
-// recordOf returns the one valid SPF record of a target's TXT answer: the
-// cases in which the walker's targetRecord returns one.
-func recordOf(ans resolver.Answer) (Record, bool) {
+// recordOf returns the shape of the one valid SPF record of a target's
+// TXT answer: the cases in which the walker's targetRecord returns one.
+func recordOf(ans resolver.Answer) (shape, bool) {
 	if !ans.Conclusive() {
-		return Record{}, false
+		return shape{}, false
 	}
 	recs := Select(ans.TXTs())
 	if len(recs) != 1 {
-		return Record{}, false
+		return shape{}, false
 	}
-	rec, err := Parse(recs[0])
-	return rec, err == nil
+	sh, err := shapeOf(recs[0])
+	return sh, err == nil
 }
 
 // askable reports whether an expanded target name can be asked for

@@ -71,7 +71,7 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 	case len(text) > RecordSizeGuideline:
 		f.add(CodeRecordLong)
 	}
-	rec, err := Parse(text)
+	sh, err := shapeOf(text)
 	if err != nil {
 		f.add(syntaxCode(err))
 		var se *SyntaxError
@@ -80,14 +80,13 @@ func checkRecord(ctx context.Context, r resolver.Resolver, domain, text string, 
 		}
 		return
 	}
-	res.All, _ = rec.All()
-	_, res.HasRedirect = rec.Redirect()
+	res.All, res.HasRedirect = sh.all, sh.redirect
 	ctx, cancel := context.WithCancel(ctx)
 	p := newFetcher(ctx, r, domain, ahead)
 	defer p.wait()
 	defer cancel() // abandon lookups started for terms never reached (before p.wait)
 	w := &walker{r: r, p: p, sender: domain, complete: true, f: f}
-	o := w.visit(ctx, p.root(domain, rec), rec)
+	o := w.visit(ctx, p.root(domain, &sh), &sh)
 	res.LookupCount = new(w.count)
 	res.LookupComplete = w.complete
 	res.VoidLookups, res.MacroTerms, res.PTRTerms = w.voids, w.macros, w.ptrs

@@ -42,43 +42,75 @@ func nearMiss(s string) bool {
 // spaces are allowed. Any violation, also in a term after all, returns a
 // *SyntaxError wrapping ErrSyntax. Parse does no DNS and expands no macro.
 func Parse(s string) (Record, error) {
-	if !hasVersion(s) {
-		end := min(len(s), len(versionTag)+1)
-		return Record{}, &SyntaxError{Term: s[:end], Code: CodeSyntaxVersion}
+	tr, err := readTerms(s)
+	if err != nil {
+		return Record{}, err
 	}
-	rest := s[len(versionTag):]
 	var rec Record
-	if n := strings.Count(rest, " "); n > 0 {
+	if n := strings.Count(tr.rest, " "); n > 0 {
 		rec.Terms = make([]Term, 0, n)
 	}
-	var redirect, exp bool
-	for index := 1; ; index++ {
-		rest = strings.TrimLeft(rest, " ")
-		if rest == "" {
-			break
-		}
-		raw := rest
-		if i := strings.IndexByte(rest, ' '); i >= 0 {
-			raw, rest = rest[:i], rest[i:]
-		} else {
-			rest = ""
-		}
+	for raw, ok := tr.token(); ok; raw, ok = tr.token() {
 		rec.Terms = append(rec.Terms, Term{}) // parsed in place: a Term is 120 bytes
-		t := &rec.Terms[len(rec.Terms)-1]
-		code := parseTerm(t, raw)
-		if code == "" && (t.Kind == KindRedirect && redirect || t.Kind == KindExp && exp) {
-			code = CodeSyntaxDuplicateModifier
+		if err := tr.parse(&rec.Terms[len(rec.Terms)-1], raw); err != nil {
+			return Record{}, err
 		}
-		if code != "" {
-			return Record{}, &SyntaxError{Term: raw, Index: index, Code: code}
-		}
-		redirect = redirect || t.Kind == KindRedirect
-		exp = exp || t.Kind == KindExp
 	}
 	if len(rec.Terms) == 0 {
 		rec.Terms = nil // "v=spf1 " and "v=spf1" are the same record
 	}
 	return rec, nil
+}
+
+// termReader reads the terms of a record one at a time, as Parse does:
+// a caller that only looks at each term in turn (the walk, see shapeOf)
+// parses the record without holding all of its terms at once.
+type termReader struct {
+	rest          string // the terms not yet read
+	index         int    // 1-based index of the last term read
+	redirect, exp bool   // a redirect or an exp modifier was read
+}
+
+// readTerms returns a termReader for the record s, or the *SyntaxError of
+// a missing version tag.
+func readTerms(s string) (termReader, error) {
+	if !hasVersion(s) {
+		end := min(len(s), len(versionTag)+1)
+		return termReader{}, &SyntaxError{Term: s[:end], Code: CodeSyntaxVersion}
+	}
+	return termReader{rest: s[len(versionTag):]}, nil
+}
+
+// token returns the next term as written; ok is false at the end of the
+// record.
+func (tr *termReader) token() (raw string, ok bool) {
+	tr.rest = strings.TrimLeft(tr.rest, " ")
+	if tr.rest == "" {
+		return "", false
+	}
+	raw = tr.rest
+	if i := strings.IndexByte(tr.rest, ' '); i >= 0 {
+		raw, tr.rest = tr.rest[:i], tr.rest[i:]
+	} else {
+		tr.rest = ""
+	}
+	tr.index++
+	return raw, true
+}
+
+// parse parses raw, the term token returned, into the zero Term t, or
+// returns its *SyntaxError (a second redirect or exp modifier is one).
+func (tr *termReader) parse(t *Term, raw string) error {
+	code := parseTerm(t, raw)
+	if code == "" && (t.Kind == KindRedirect && tr.redirect || t.Kind == KindExp && tr.exp) {
+		code = CodeSyntaxDuplicateModifier
+	}
+	if code != "" {
+		return &SyntaxError{Term: raw, Index: tr.index, Code: code}
+	}
+	tr.redirect = tr.redirect || t.Kind == KindRedirect
+	tr.exp = tr.exp || t.Kind == KindExp
+	return nil
 }
 
 // parseTerm parses one term (a directive or a modifier) into the zero

@@ -66,11 +66,15 @@ func (o outcome) passesEveryone() bool {
 	return o.everyone || o.known && o.q == QualifierPass
 }
 
-// visit expands rec, the record of n. It returns how the evaluation ends
-// for a client that matches nothing.
-func (w *walker) visit(ctx context.Context, n *node, rec Record) outcome {
-	all, hasAll := w.plan(rec)
-	everyone := w.rangesCoverAll(rec)
+// visit expands the record of n, whose shape is sh. It returns how the
+// evaluation ends for a client that matches nothing.
+func (w *walker) visit(ctx context.Context, n *node, sh *shape) outcome {
+	w.plan(sh)
+	everyone := sh.rangeAll
+	if everyone {
+		w.passAll(CodeRangePassAll)
+	}
+	all, hasAll := sh.all, sh.hasAll
 	w.prefetch(n)
 	for i := range n.steps {
 		if w.stopped || !w.countTerm() {
@@ -131,65 +135,74 @@ func (w *walker) include(ctx context.Context, n *node, i int) outcome {
 	return o
 }
 
-// rangesCoverAll reports whether a + ip4 or ip6 mechanism before all
-// covers a whole address family (prefix length 0, RFC 7208 §5.6): every
-// client of that family passes.
-func (w *walker) rangesCoverAll(rec Record) bool {
-	_, at := rec.All()
-	for i, t := range rec.Terms {
-		if at >= 0 && i > at {
-			break
-		}
-		if (t.Kind == KindIP4 || t.Kind == KindIP6) && t.Qualifier == QualifierPass && t.Net.Bits() == 0 {
-			w.passAll(CodeRangePassAll)
-			return true
-		}
-	}
-	return false
+// shape is what the walk reads of a valid record: the facts of its form
+// (see plan), whether a + ip4 or ip6 mechanism before all covers a whole
+// address family (prefix length 0, RFC 7208 §5.6: every client of that
+// family passes), and the DNS-causing terms an evaluation reaches: the
+// mechanisms before all, then redirect when the record has no all (§5.1,
+// §6.1). shapeOf reads it one term at a time, as Parse reads them: a
+// record of many ip4 and ip6 terms, which the walk never looks at again,
+// costs no []Term.
+type shape struct {
+	all      Qualifier // of the first all mechanism; QualifierNone when none
+	hasAll   bool      // the record has an all mechanism
+	redirect bool      // the record has a redirect modifier
+	modifier bool      // the record has an unknown modifier
+	dead     bool      // a mechanism follows all
+	rangeAll bool      // a + ip4 or ip6 mechanism of prefix length 0 before all
+	steps    []step    // the DNS-causing terms reached, in order
 }
 
-// plan records the findings about the shape of rec and returns its all
-// qualifier, if it has one.
-func (w *walker) plan(rec Record) (all Qualifier, hasAll bool) {
-	all, at := rec.All()
-	hasAll = at >= 0
-	redirect := false
-	for i, t := range rec.Terms {
+// shapeOf parses the record s (Parse's grammar and *SyntaxError) and
+// returns its shape.
+func shapeOf(s string) (shape, error) {
+	tr, err := readTerms(s)
+	if err != nil {
+		return shape{}, err
+	}
+	var sh shape
+	var redirect Term
+	for raw, ok := tr.token(); ok; raw, ok = tr.token() {
+		var t Term
+		if err := tr.parse(&t, raw); err != nil {
+			return shape{}, err
+		}
 		switch {
 		case t.Kind == KindRedirect:
-			redirect = true
+			sh.redirect, redirect = true, t
 		case t.Kind == KindModifier:
-			w.f.add(CodeUnknownModifier)
-		case hasAll && i > at && t.IsMechanism():
-			w.f.add(CodeDeadTerms)
+			sh.modifier = true
+		case sh.hasAll:
+			sh.dead = sh.dead || t.IsMechanism()
+		case t.Kind == KindAll:
+			sh.all, sh.hasAll = t.Qualifier, true
+		case t.CausesLookup():
+			if sh.steps == nil {
+				sh.steps = make([]step, 0, 4) // a step is 136 bytes: skip the appends' 1 and 2
+			}
+			sh.steps = append(sh.steps, step{term: t})
+		case (t.Kind == KindIP4 || t.Kind == KindIP6) && t.Qualifier == QualifierPass && t.Net.Bits() == 0:
+			sh.rangeAll = true
 		}
 	}
-	if redirect && hasAll {
+	if sh.redirect && !sh.hasAll {
+		sh.steps = append(sh.steps, step{term: redirect})
+	}
+	return sh, nil
+}
+
+// plan records the findings about the shape of a record: an unknown
+// modifier, mechanisms after all, a redirect that all makes ignored.
+func (w *walker) plan(sh *shape) {
+	if sh.modifier {
+		w.f.add(CodeUnknownModifier)
+	}
+	if sh.dead {
+		w.f.add(CodeDeadTerms)
+	}
+	if sh.redirect && sh.hasAll {
 		w.f.add(CodeRedirectIgnored)
 	}
-	return all, hasAll
-}
-
-// reach lists the DNS-causing terms an evaluation of rec reaches: the
-// mechanisms before all, then redirect when the record has no all (§5.1,
-// §6.1).
-func reach(rec Record) []step {
-	_, at := rec.All()
-	hasAll := at >= 0
-	var steps []step
-	var redirect *Term
-	for i, t := range rec.Terms {
-		switch {
-		case t.Kind == KindRedirect:
-			redirect = &rec.Terms[i]
-		case (!hasAll || i < at) && t.CausesLookup() && t.Kind != KindModifier:
-			steps = append(steps, step{term: t})
-		}
-	}
-	if redirect != nil && !hasAll {
-		steps = append(steps, step{term: *redirect})
-	}
-	return steps
 }
 
 // prefetch starts the lookups of n's steps that the fetcher did not start
@@ -324,46 +337,46 @@ func (w *walker) descend(ctx context.Context, n *node, i int) outcome {
 		return outcome{}
 	}
 	t := w.p.await(n, i, name)
-	rec, ok := w.targetRecord(t, codes)
+	sh, ok := w.targetRecord(t, codes)
 	if !ok {
 		return outcome{}
 	}
-	return w.visit(ctx, w.p.child(n, i, name, t, rec), rec)
+	return w.visit(ctx, w.p.child(n, i, name, t, sh), sh)
 }
 
-// targetRecord turns the TXT answer of a target into its one parsed
-// record, or records why there is none. The record the fetcher parsed
-// (recordOf: the cases in which this returns one) is taken as it is.
-func (w *walker) targetRecord(t *target, codes targetCodes) (Record, bool) {
+// targetRecord turns the TXT answer of a target into the shape of its one
+// parsed record, or records why there is none. The shape the fetcher
+// read (recordOf: the cases in which this returns one) is taken as it is.
+func (w *walker) targetRecord(t *target, codes targetCodes) (*shape, bool) {
 	ans := t.ans
 	if !ans.Conclusive() {
 		w.f.add(codes.inconclusive)
 		w.complete = false
-		return Record{}, false
+		return nil, false
 	}
 	if ans.Absent() {
 		w.void(1)
 	}
 	if t.parsed {
-		return t.rec, true
+		return &t.rec, true
 	}
 	recs := Select(ans.TXTs())
 	switch len(recs) {
 	case 0:
 		w.f.add(codes.noRecord)
-		return Record{}, false
+		return nil, false
 	case 1:
 	default:
 		w.f.add(codes.multiple)
-		return Record{}, false
+		return nil, false
 	}
-	rec, err := Parse(recs[0])
+	sh, err := shapeOf(recs[0])
 	if err != nil {
 		w.f.add(codes.invalid)
 		w.f.add(syntaxCode(err))
-		return Record{}, false
+		return nil, false
 	}
-	return rec, true
+	return &sh, true
 }
 
 // termLookup consumes the lookup of an a, mx or exists term. It reports
