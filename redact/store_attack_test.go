@@ -1,0 +1,210 @@
+package redact
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Attacks on the store change of 01ae776/888098c/7d145e7: in-place views
+// of lower-case texts, the byHash slots (tag bits + index), growth at 7/8,
+// probes 1, 2, 3, ... They pass: each documents an attack that was tried.
+
+// TestAttackViewsNeverWritten: lower-case texts (read in place) interleaved
+// with mixed-case texts, non-ASCII ones, plain values and addresses
+// (written into the store's blocks), enough to fill several blocks and
+// grow both tables many times: no caller string changes, every value of
+// every text is found, and no entry's block is a view that reserve writes
+// into.
+func TestAttackViewsNeverWritten(t *testing.T) {
+	s := NewSet()
+	var texts, clones []string
+	for i := range 600 {
+		var text string
+		switch i % 4 {
+		case 0:
+			text = fmt.Sprintf("v=spf1 include:_spf%d.lower.example ip4:198.51.%d.%d -all", i, i/250, i%250)
+		case 1:
+			text = fmt.Sprintf("v=spf1 Include:_SPF%d.Mixed.example -all", i)
+		case 2:
+			text = fmt.Sprintf("rua=mailto:r%d@bücher.example", i)
+		default:
+			text = fmt.Sprintf("https://host%d.url.example/x?y xn--bcher-kva%d.example", i, i)
+		}
+		texts = append(texts, text)
+		clones = append(clones, strings.Clone(text))
+		s.AddText(text)
+		s.Add(fmt.Sprintf("VALUE%d.add.example", i))
+	}
+	for i, text := range texts {
+		require.Equal(t, clones[i], text, "text %d was written", i)
+	}
+	cur := -1
+	if s.store.cur > 0 {
+		cur = s.store.cur - 1
+	}
+	for k, b := range s.store.blocks {
+		for i, text := range texts {
+			if len(b) > 0 && unsafe.SliceData(b) == unsafe.StringData(text) {
+				require.NotEqual(t, cur, k, "text %d's view is the block reserve writes into", i)
+				require.Equal(t, len(b), cap(b), "a view has room")
+			}
+		}
+	}
+	for i := range 600 {
+		var v string
+		switch i % 4 {
+		case 0:
+			v = fmt.Sprintf("_spf%d.lower.example", i)
+		case 1:
+			v = fmt.Sprintf("_spf%d.mixed.example", i)
+		case 2:
+			v = fmt.Sprintf("r%d@bücher.example", i)
+		default:
+			v = fmt.Sprintf("host%d.url.example", i)
+		}
+		require.True(t, s.Contains("x "+strings.ToUpper(v)+" y"), "value %q missed", v)
+		require.ErrorIs(t, s.Verify([]byte(`{"k":"`+v+`"}`)), ErrLeak, "value %q missed", v)
+		require.True(t, s.Contains(fmt.Sprintf("value%d.add.example", i)))
+	}
+}
+
+// TestAttackViewDroppedThenBlockReused: a lower-case text that records
+// nothing (its view dropped) right after one that did, then a text with
+// upper case that is written where the dropped view's index was: the
+// earlier values still read their own bytes.
+func TestAttackViewDroppedThenBlockReused(t *testing.T) {
+	s := NewSet()
+	s.AddText("first.lower.example")
+	s.AddText("1234 5678 12 34")     // lower case, nothing worth recording: view dropped
+	s.AddText("first.lower.example") // duplicates only: view dropped
+	s.AddText("SECOND.UPPER.example")
+	s.AddText("third.lower.example")
+	for _, v := range []string{"first.lower.example", "second.upper.example", "third.lower.example"} {
+		require.True(t, s.Contains(v), v)
+	}
+	require.Equal(t, 3, s.Len())
+}
+
+// TestAttackViewsPastMaxViews: with the store already at maxViews blocks
+// (views of other texts), a lower-case text is copied instead; its
+// values are found and it is not written.
+func TestAttackViewsPastMaxViews(t *testing.T) {
+	s := NewSet()
+	filler := "filler.view.example"
+	for range maxViews - 1 {
+		_, ok := s.store.view(filler)
+		require.True(t, ok)
+	}
+	s.AddText("a.last-view.example")  // the last view: len(blocks) reaches maxViews
+	s.AddText("b.after-max.example")  // copied
+	s.AddText("C.AFTER-MAX.example")  // copied
+	s.AddText("d.after-max2.example") // copied
+	require.LessOrEqual(t, len(s.store.blocks), maxViews+1)
+	for _, v := range []string{"a.last-view.example", "b.after-max.example", "c.after-max.example", "d.after-max2.example"} {
+		require.True(t, s.Contains(v), v)
+	}
+}
+
+// TestAttackHashSlotCollisions drives the table by hash directly with
+// chosen hashes: every value with the same hash (same tag, same first
+// slot), then hashes that share the first slot but not the tag, then
+// hashes that share the tag but not the first slot, past several
+// doublings and up to MaxValues entries. Every value is found again as
+// itself and only itself, and a value not added is never found.
+func TestAttackHashSlotCollisions(t *testing.T) {
+	hashes := map[string]func(i int) uint64{
+		"same hash":        func(int) uint64 { return 0xdeadbeef_00000000 },
+		"same slot no tag": func(i int) uint64 { return uint64(0xfc000000|uint32(i)<<indexBits&0x03ffffff) << 32 },
+		"same tag low":     func(i int) uint64 { return 0xabcd0000_00000000 | uint64(i) },
+		"top bits zero":    func(i int) uint64 { return uint64(uint32(i)<<indexBits&0x0003ffff) << 32 },
+		"spread":           func(i int) uint64 { return uint64(uint32(i)*0x9e3779b1) << 32 },
+	}
+	for name, hash := range hashes {
+		t.Run(name, func(t *testing.T) {
+			var st valueStore
+			n := MaxValues
+			if name == "same hash" || name == "same tag low" {
+				n = 1500 // a chain as long as the table: quadratic, keep it short
+			}
+			vals := make([]string, n)
+			for i := range n {
+				vals[i] = fmt.Sprintf("v%05d.example", i)
+				blk, off := st.reserve(len(vals[i]))
+				copy(st.span(blk, off, len(vals[i])), vals[i])
+				f := st.span(blk, off, len(vals[i]))
+				require.EqualValues(t, -1, st.find(f, hash(i)), "%q found before it was added", vals[i])
+				st.take(blk, off+len(vals[i]))
+				st.add(blk, off, len(vals[i]), hash(i))
+			}
+			require.LessOrEqual(t, 8*st.count, 7*len(st.byHash))
+			for i, v := range vals {
+				e := st.find([]byte(v), hash(i))
+				require.GreaterOrEqual(t, e, int32(0), "%q not found", v)
+				require.Equal(t, v, string(st.value(e)))
+				require.EqualValues(t, -1, st.find([]byte(v+"x"), hash(i)))
+			}
+		})
+	}
+}
+
+// TestAttackDuplicatesAcrossGrowth: the same values added again after
+// the table grew (7/8) are duplicates, whether they came through Add, a
+// lower-case text (a view) or a mixed-case one (a copy): the Set never
+// holds one twice, and fills at MaxValues exactly.
+func TestAttackDuplicatesAcrossGrowth(t *testing.T) {
+	s := NewSet()
+	const n = 7000
+	for i := range n {
+		s.Add(fmt.Sprintf("dup%d.example", i))
+	}
+	require.Equal(t, n, s.Len())
+	for i := range n {
+		switch i % 3 {
+		case 0:
+			s.AddText(fmt.Sprintf("dup%d.example", i))
+		case 1:
+			s.AddText(fmt.Sprintf("DUP%d.EXAMPLE", i))
+		default:
+			s.Add(fmt.Sprintf("Dup%d.Example.", i))
+		}
+	}
+	require.Equal(t, n, s.Len(), "a duplicate was recorded again")
+	require.False(t, s.Overflowed())
+	for i := n; s.Len() < MaxValues-1; i++ {
+		s.Add(fmt.Sprintf("new%d.example", i))
+	}
+	require.False(t, s.Overflowed())
+	s.Add("last.example")
+	require.False(t, s.Overflowed())
+	require.Equal(t, MaxValues, s.Len())
+	s.Add("one-more.example")
+	require.True(t, s.Overflowed())
+	require.ErrorIs(t, s.Verify([]byte(`{}`)), ErrUnguarded)
+}
+
+// TestAttackConcurrentViewsAndVerify: texts read in place by one Set
+// from several goroutines while others verify (go test -race).
+func TestAttackConcurrentViewsAndVerify(t *testing.T) {
+	s := NewSet()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 300 {
+				s.AddText(fmt.Sprintf("txt g%d-%d.conc.example", g, i))
+				require.True(t, s.Contains(fmt.Sprintf("G%d-%d.CONC.example", g, i)))
+			}
+		})
+		wg.Go(func() {
+			for i := range 300 {
+				_ = s.Verify([]byte(fmt.Sprintf(`{"a":"g%d-%d.conc.example"}`, g, i)))
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 2*4*300, s.Len()) // each text and its token
+}
