@@ -554,15 +554,28 @@ func (l *lookup) step() (wait time.Duration, stop bool) {
 		if act.kind == actStop {
 			return 0, true
 		}
-		if act.kind == actSend {
-			if _, err := l.send(act.server, false); err != nil {
-				l.r.fail(act.server, now)
-				l.last = prefer(l.last, failure(ReasonNetwork, act.server))
-				continue
-			}
+		if act.kind == actSend && !l.sendDue(act.server, now) {
+			continue
 		}
 		return act.until.Sub(now), false
 	}
+}
+
+// sendDue sends the attempt the schedule says is due to server, and
+// reports whether it left; a send that failed fails the server. It is
+// not inlined, so that the send's locals (the query copy, its packing,
+// the socket write) are not in step's frame: they stack on top of every
+// resolver layer above the lookup, and a lookup's stack stays within
+// its smaller size.
+//
+//go:noinline
+func (l *lookup) sendDue(server int, now time.Time) bool {
+	if _, err := l.send(server, false); err != nil {
+		l.r.fail(server, now)
+		l.last = prefer(l.last, failure(ReasonNetwork, server))
+		return false
+	}
+	return true
 }
 
 // stop ends the lookup with what it has: an answer that arrived as it

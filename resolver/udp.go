@@ -307,6 +307,7 @@ type upstream struct {
 	addr    string
 	log     *slog.Logger // nil: none
 	bufSize int
+	bufs    sync.Pool // of *[]byte of bufSize: the sockets' read buffers, shared
 	slots   [slotsPerServer]slot
 
 	caseMiss    atomic.Int32 // replies in a row that matched but for the case
@@ -678,12 +679,23 @@ func (s *socket) closeLocked() {
 }
 
 // read receives datagrams until the socket is closed. A read error is an
-// ICMP error (see icmp).
+// ICMP error (see icmp). It waits for a datagram without a buffer (see
+// awaitDatagram) and reads it into one of the upstream's buffers, held
+// only while the datagram is handled: thousands of sockets wait at once
+// under load (each retired one for tombstoneFor), and a buffer each would
+// cost more than the lookups they serve.
 func (s *socket) read() {
-	buf := make([]byte, s.up.bufSize)
 	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		err := s.awaitDatagram()
+		var n int
+		var from netip.AddrPort
+		var buf *[]byte
+		if err == nil {
+			buf = s.up.buffer()
+			n, from, err = s.conn.ReadFromUDPAddrPort(*buf)
+		}
 		if err != nil {
+			s.up.putBuffer(buf)
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -695,10 +707,28 @@ func (s *socket) read() {
 			continue
 		}
 		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != s.peer {
+			s.up.putBuffer(buf)
 			s.drop(dropWrongSource, nil)
 			continue
 		}
-		s.handle(buf[:n])
+		s.handle((*buf)[:n])
+		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
+	}
+}
+
+// buffer returns a read buffer of u's size.
+func (u *upstream) buffer() *[]byte {
+	if b, ok := u.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, u.bufSize)
+	return &b
+}
+
+// putBuffer returns b (nil: none) to u's buffers.
+func (u *upstream) putBuffer(b *[]byte) {
+	if b != nil {
+		u.bufs.Put(b)
 	}
 }
 
