@@ -86,7 +86,7 @@ type TTLResolver interface {
 // A Cache serves one upstream: put it directly above the resolver that
 // asks the wire, below each scan's [Scan]. It is safe for concurrent use.
 type Cache struct {
-	next     Resolver
+	next Resolver
 	// ttl asks below: next itself when it is a TTLResolver (an interface
 	// call, not a method value, whose wrapper would add a frame under
 	// every lookup in flight), else recordTTL's adapter.

@@ -153,7 +153,7 @@ type reply struct {
 // waiter receives the replies to every attempt of one lookup, and what
 // its sockets saw besides.
 type waiter struct {
-	ch chan reply
+	ch chan *reply // pointers: what a lookup receives is not copied into the frame it waits in
 	// tainted: a datagram was dropped that carried the ID of one of the
 	// lookup's queries, or that a socket carrying one of them could not
 	// match, or an ICMP error reached such a socket; its answer is not
@@ -172,7 +172,7 @@ type waiter struct {
 	conflicted bool
 }
 
-func newWaiter() *waiter { return &waiter{ch: make(chan reply, replyQueue)} }
+func newWaiter() *waiter { return &waiter{ch: make(chan *reply, replyQueue)} }
 
 // deliver hands r to the lookup without ever blocking the reader; once
 // the lookup has ended, a reply is compared with the one it took.
@@ -180,7 +180,7 @@ func (w *waiter) deliver(r reply) {
 	w.mu.Lock()
 	if !w.decided {
 		select {
-		case w.ch <- r:
+		case w.ch <- &r:
 		default:
 		}
 		w.mu.Unlock()
@@ -547,22 +547,39 @@ func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
 }
 
 // dial opens a connected UDP socket to u on a random local port, for at
-// most limit queries, and starts its reader.
+// most limit queries, and starts its reader. The socket is opened on the
+// reader's goroutine (see open), not on the caller's: the caller is a
+// lookup, under every resolver layer and check above it, and the dial's
+// deep calls into the network stack would grow its stack past its
+// smaller size for good; the reader's stack is shallow.
 func (u *upstream) dial(limit int) (*socket, error) {
-	raddr, err := net.ResolveUDPAddr("udp", u.addr)
+	s := &socket{up: u, limit: limit, pending: make(map[uint16]entry, limit)}
+	opened := make(chan error, 1)
+	go s.open(opened)
+	if err := <-opened; err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open dials s, reports how that went on opened, and then reads s (see
+// read) when it is open.
+func (s *socket) open(opened chan<- error) {
+	raddr, err := net.ResolveUDPAddr("udp", s.up.addr)
 	if err != nil {
-		return nil, fmt.Errorf("resolver: server address: %w", err)
+		opened <- fmt.Errorf("resolver: server address: %w", err)
+		return
 	}
 	conn, err := net.DialUDP("udp", nil, raddr)
 	if err != nil {
-		return nil, fmt.Errorf("resolver: dial: %w", err)
+		opened <- fmt.Errorf("resolver: dial: %w", err)
+		return
 	}
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
-	s := &socket{up: u, conn: conn, peer: netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()),
-		born: time.Now(), limit: limit, pending: make(map[uint16]entry, limit)}
-	go s.read()
-	return s, nil
+	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
+	opened <- nil
+	s.read()
 }
 
 // socket is one connected UDP socket to one server, on a port the kernel
