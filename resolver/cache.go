@@ -265,7 +265,7 @@ func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any
 			continue
 		}
 		if !f.senderEnded {
-			return cloneAnswer(f.answer), nil
+			return cloneAnswer(&f.answer), nil
 		}
 	}
 }
@@ -304,7 +304,7 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 			if m != nil && e.memoKey == m.key {
 				memo = e.memo
 			}
-			return cloneAnswer(e.answer), memo, e.gen, nil, false
+			return cloneAnswer(&e.answer), memo, e.gen, nil, false
 		}
 		c.remove(el)
 	}
@@ -337,7 +337,7 @@ func (c *Cache) land(q question, f *flight) {
 func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a Answer, ttl uint32) {
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
-	kept := cloneAnswer(a)
+	kept := cloneAnswer(&a)
 	// A canceled answer is the sender's alone, also when ctx has not
 	// reported it yet (Client.LookupTTL answers canceled once the deadline has
 	// passed, a moment before ctx's timer fires).
