@@ -529,6 +529,7 @@ type lookup struct {
 	quick    int
 	last     result // the best failure so far
 	res      result // how the lookup ended, once udp, tcp or stop said so
+	scratch  result // a result being worked out (see reply, stop)
 	timer    *time.Timer
 	rep      *reply     // the latest reply received (see udp)
 	tr       *tcpResult // the latest TCP retry's end received (see tcp)
@@ -607,14 +608,15 @@ func (l *lookup) sendFailed(server int, now time.Time) {
 //
 //go:noinline
 func (l *lookup) stop() {
-	l.finish(l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w))
+	l.scratch = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w)
+	l.finish(&l.scratch)
 }
 
-// finish sets the lookup's result.
-func (l *lookup) finish(res result) {
+// finish sets the lookup's result to res.
+func (l *lookup) finish(res *result) {
 	res.tainted = res.tainted || l.w.tainted.Load()
 	l.w.decide(res.udp)
-	l.res = res
+	l.res = *res
 }
 
 // send sends the query to server (an index in servers), fresh asking for
@@ -660,36 +662,52 @@ func (l *lookup) errorFrom(server, n int) {
 //
 //go:noinline
 func (l *lookup) udp() bool {
-	rep := *l.rep
-	if rep.reason != ReasonNone { // a DNS-over-TLS server that cannot be asked (dot.go)
-		l.r.fail(rep.server, time.Now())
-		l.last = prefer(l.last, failure(rep.reason, rep.server))
-		return false
-	}
-	if rep.msg == nil {
+	rep := l.rep
+	switch {
+	case rep.reason != ReasonNone: // a DNS-over-TLS server that cannot be asked (dot.go)
+		l.unaskable(rep)
+	case rep.msg == nil:
 		if l.quick < maxQuickResends {
 			l.quick++
 			_, _ = l.send(rep.server, true) // on failure, the attempt's timeout stands
 		}
-		return false
+	case rep.msg.Truncated && !rep.tcp:
+		l.retryTCP(rep)
+	default:
+		return l.reply(rep)
 	}
-	if rep.msg.Truncated && !rep.tcp {
-		if l.tcpc == nil {
-			l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
-			l.tcpc = make(chan *tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
-			l.tcpTries = make([]int, len(l.servers))
-		}
-		if l.tcpTries[rep.server] < maxTCPPerServer {
-			l.tcpTries[rep.server]++
-			c, tcpCtx, tcpc, server, q, deadline := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline
-			go func() {
-				m, reason := c.overTCP(tcpCtx, server, q, deadline)
-				tcpc <- &tcpResult{rep: rep, msg: m, reason: reason}
-			}()
-		}
-		return false
+	return false
+}
+
+// unaskable fails rep's server, which could not be asked. It, retryTCP
+// and reply are not inlined: results are large, and udp's frame is
+// under the check that waits for the lookup.
+//
+//go:noinline
+func (l *lookup) unaskable(rep *reply) {
+	l.r.fail(rep.server, time.Now())
+	l.last = prefer(l.last, failure(rep.reason, rep.server))
+}
+
+// retryTCP asks the question of rep's server again over TCP, after its
+// truncated reply rep, in a goroutine of its own (at most
+// maxTCPPerServer per server).
+//
+//go:noinline
+func (l *lookup) retryTCP(rep *reply) {
+	if l.tcpc == nil {
+		l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
+		l.tcpc = make(chan *tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
+		l.tcpTries = make([]int, len(l.servers))
 	}
-	return l.reply(rep)
+	if l.tcpTries[rep.server] < maxTCPPerServer {
+		l.tcpTries[rep.server]++
+		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline, *rep
+		go func() {
+			m, reason := c.overTCP(tcpCtx, server, q, deadline)
+			tcpc <- &tcpResult{rep: r, msg: m, reason: reason}
+		}()
+	}
 }
 
 // tcp handles how a TCP retry ended, and reports whether the lookup is
@@ -697,7 +715,7 @@ func (l *lookup) udp() bool {
 //
 //go:noinline
 func (l *lookup) tcp() bool {
-	tr := *l.tr
+	tr := l.tr
 	if tr.msg == nil {
 		if tr.reason != ReasonCanceled {
 			l.last = prefer(l.last, failure(tr.reason, tr.rep.server))
@@ -705,24 +723,35 @@ func (l *lookup) tcp() bool {
 		}
 		return false
 	}
-	return l.reply(reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true})
+	return l.reply(&reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true})
 }
 
 // reply takes a reply (not a truncated UDP one): the lookup's result, or
-// its server's error.
-func (l *lookup) reply(rep reply) bool {
-	res, done := l.c.take(l.name, l.qtype, rep)
-	if done {
+// its server's error. The result is worked out in the lookup's state,
+// not in this frame.
+//
+//go:noinline
+func (l *lookup) reply(rep *reply) bool {
+	res := &l.scratch
+	if l.c.take(l.name, l.qtype, rep, res) {
 		l.finish(res)
 		return true
 	}
-	l.last = prefer(l.last, res)
+	l.errorReply(rep, res)
+	return false
+}
+
+// errorReply notes res, the error reply rep of a server. Not inlined
+// (see reply).
+//
+//go:noinline
+func (l *lookup) errorReply(rep *reply, res *result) {
+	l.last = prefer(l.last, *res)
 	if rep.tcp {
 		l.r.fail(rep.server, time.Now()) // over TCP, the server's own word
 	} else {
 		l.errorFrom(rep.server, rep.seq)
 	}
-	return false
 }
 
 // maxTCPPerServer bounds the TCP retries of one lookup per server, so
@@ -800,17 +829,19 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 }
 
 // take turns one reply (not a truncated UDP one) into the lookup's
-// result (done) or into the error of its server (not done).
-func (c *Client) take(name string, qtype Type, rep reply) (res result, done bool) {
-	a, next := FromMsg(name, qtype, rep.msg)
-	if retryable(a) {
-		return result{a: a, server: rep.server}, false
+// result (done) or into the error of its server (not done), in *res.
+func (c *Client) take(name string, qtype Type, rep *reply, res *result) (done bool) {
+	*res = result{server: rep.server}
+	res.a, res.next = FromMsg(name, qtype, rep.msg)
+	if retryable(res.a) {
+		res.next = ""
+		return false
 	}
-	res = result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+	res.ttl, res.server = msgTTL(res.a, res.next, rep.msg), -1
 	if !rep.tcp {
 		res.udp = rep.msg
 	}
-	return res, true
+	return true
 }
 
 // prefer keeps the more telling of two error results: one whose Reason
