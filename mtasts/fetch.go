@@ -60,11 +60,19 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 // the given resolver only (never the system resolver). It returns the
 // addresses, A first, and whether either lookup was inconclusive.
 func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip.Addr, bool) {
-	var answers [2]resolver.Answer
+	answers := new([2]resolver.Answer) // on the heap: this frame is under the AAAA lookup
 	var wg sync.WaitGroup
 	wg.Go(func() { answers[0] = r.Lookup(ctx, host, resolver.TypeA) })
 	answers[1] = r.Lookup(ctx, host, resolver.TypeAAAA) // in this goroutine: one fewer stack waiting per fetch
 	wg.Wait()
+	return hostAddrs(answers)
+}
+
+// hostAddrs returns the addresses of answers, A first, and whether either
+// lookup was inconclusive. Not inlined (see resolveHost).
+//
+//go:noinline
+func hostAddrs(answers *[2]resolver.Answer) ([]netip.Addr, bool) {
 	var addrs []netip.Addr
 	inconclusive := false
 	for _, a := range answers {

@@ -430,9 +430,11 @@ func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, re
 
 // query builds the query for one question: recursion desired, the AD bit
 // asked for (RFC 6840 §5.7), EDNS0, and CD (checking disabled) when cd.
+// Its ID is 0: every transport gives each send a fresh random ID of its
+// own (Msg.SetQuestion would draw one more, for nothing).
 func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 	q := new(dns.Msg)
-	q.SetQuestion(dns.Fqdn(name), uint16(qtype))
+	q.Question = []dns.Question{{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}}
 	q.RecursionDesired = true
 	q.AuthenticatedData = true
 	q.CheckingDisabled = cd
