@@ -39,9 +39,11 @@ type verdict struct {
 // as it starts, and the bench's sequential baseline waits in it for the
 // check to end.
 func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
+	// A check's verdict comes as a pointer: its slot holds no verdict
+	// while the check is in flight.
 	type slot struct {
 		id CheckID
-		ch chan verdict
+		ch chan *verdict
 	}
 	var slots []slot
 	r.paths = make(map[CheckID]*resolver.Path, len(fns))
@@ -54,7 +56,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		if !ok {
 			continue
 		}
-		s := slot{id: id, ch: make(chan verdict, 1)}
+		s := slot{id: id, ch: make(chan *verdict, 1)}
 		slots = append(slots, s)
 		ctx := resolver.WithPath(ctx, r.paths[id])
 		done := make(chan struct{})
@@ -65,10 +67,12 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 					if r.cfg.OnPanic != nil {
 						r.cfg.OnPanic(s.id)
 					}
-					s.ch <- r.fallback(s.id, UndeterminedInternal)
+					v := r.fallback(s.id, UndeterminedInternal)
+					s.ch <- &v
 				}
 			}()
-			s.ch <- fn(ctx)
+			v := fn(ctx)
+			s.ch <- &v
 		}()
 		if observe != nil {
 			observe(done)
@@ -83,10 +87,12 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 	for i, s := range slots {
 		var v verdict
 		select {
-		case v = <-s.ch:
+		case p := <-s.ch:
+			v = *p
 		case <-grace:
 			select {
-			case v = <-s.ch: // finished just in time
+			case p := <-s.ch: // finished just in time
+				v = *p
 			default:
 				v = r.fallback(s.id, UndeterminedTimeout)
 			}

@@ -194,6 +194,12 @@ func (w *waiter) deliver(r reply) {
 // one over TCP). Replies queued or still to come to its queries are
 // compared with taken (see compare).
 func (w *waiter) decide(taken *dns.Msg) {
+	if taken != nil {
+		// Only what compare reads is kept for the tombstones' time: the
+		// header and the answer section, not the question, authority and
+		// additional sections (the OPT record and its cookie).
+		taken = &dns.Msg{MsgHdr: taken.MsgHdr, Answer: taken.Answer}
+	}
 	w.mu.Lock()
 	w.decided, w.taken = true, taken
 	w.mu.Unlock()
@@ -407,13 +413,13 @@ var errICMPSend = errors.New("resolver: every send met an ICMP error")
 // times; then errICMPSend.
 func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
 	u := p.upstream(server, log, udpSize)
-	e, err := u.entry(q, idx, w)
-	e.seq = seq
-	if err != nil {
+	var e entry
+	if err := u.entry(q, idx, w, &e); err != nil {
 		return ticket{}, err
 	}
+	e.seq = seq
 	for try := 0; try < sendTries; try++ {
-		s, id, err := u.register(e, fresh || try > 0)
+		s, id, err := u.register(&e, fresh || try > 0)
 		if err != nil {
 			return ticket{}, err
 		}
@@ -435,9 +441,10 @@ func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bo
 	return ticket{icmp: e.icmp}, errICMPSend
 }
 
-// entry builds the query q for u: a copy with its name in random case
-// (unless u does not echo it) and the cookie option, packed with ID 0.
-func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
+// entry builds the query q for u into e: a copy with its name in random
+// case (unless u does not echo it) and the cookie option, packed with ID
+// 0.
+func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) error {
 	asked := q.Question[0]
 	exact := u.caseOn()
 	if exact {
@@ -450,9 +457,10 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
 	m.Extra = u.withCookie(q.Extra, cookie)
 	b, err := m.Pack()
 	if err != nil {
-		return entry{}, fmt.Errorf("resolver: pack query: %w", err)
+		return fmt.Errorf("resolver: pack query: %w", err)
 	}
-	return entry{q: asked, exact: exact, cookie: cookie, w: w, server: idx, wire: b, icmp: new(atomic.Bool)}, nil
+	e.q, e.exact, e.cookie, e.w, e.server, e.wire, e.icmp = asked, exact, cookie, w, idx, b, new(atomic.Bool)
+	return nil
 }
 
 // caseOn reports whether u gets 0x20 questions.
@@ -510,7 +518,7 @@ func mixCase(name string) string {
 // one that becomes the slot's when it has none that takes queries. The
 // slot's lock is held only to take its socket: a new socket is opened
 // without it.
-func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
+func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 	sl := &u.slots[randomInt(slotsPerServer)]
 	if !fresh {
 		sl.mu.Lock()
@@ -604,7 +612,7 @@ type socket struct {
 
 // register reserves a random ID that no query in flight on s uses. A
 // socket that carried its batch, or is past its age, retires.
-func (s *socket) register(e entry) (uint16, bool) {
+func (s *socket) register(e *entry) (uint16, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.retired && time.Since(s.born) >= socketMaxAge {
@@ -618,7 +626,7 @@ func (s *socket) register(e entry) (uint16, bool) {
 		if _, taken := s.pending[id]; taken {
 			continue
 		}
-		s.pending[id] = e
+		s.pending[id] = *e
 		s.sent++
 		if s.sent >= s.limit {
 			s.retired = true

@@ -17,8 +17,8 @@ func queryEntry(t *testing.T, u *upstream, name string) entry {
 	q := new(dns.Msg)
 	q.SetQuestion(name, dns.TypeA)
 	q.SetEdns0(DefaultUDPSize, false)
-	e, err := u.entry(q, 0, newWaiter())
-	require.NoError(t, err)
+	var e entry
+	require.NoError(t, u.entry(q, 0, newWaiter(), &e))
 	return e
 }
 
@@ -40,12 +40,13 @@ func TestICMPKeepsQueriesOpen(t *testing.T) {
 	t.Cleanup(func() { s.retire() })
 
 	e := queryEntry(t, u, "q.example.test.")
-	id, ok := s.register(e)
+	id, ok := s.register(&e)
 	require.True(t, ok)
 	require.NoError(t, s.write(id, e.wire))
 	require.Eventually(t, func() bool { return p.drops[dropICMP].Load() == 1 }, 30*time.Second, 5*time.Millisecond, "the reader sees the ICMP error")
 	assert.True(t, e.icmp.Load(), "the query in flight is marked")
-	_, ok = s.register(queryEntry(t, u, "r.example.test."))
+	r := queryEntry(t, u, "r.example.test.")
+	_, ok = s.register(&r)
 	assert.False(t, ok, "the socket takes no new query")
 
 	// The server is back, and answers the query in flight.
