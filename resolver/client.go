@@ -782,6 +782,9 @@ func (c *Client) release(w *waiter, tickets []ticket) {
 		releaseAll()
 		return
 	}
+	for _, t := range tickets {
+		t.bury()
+	}
 	d := c.pool.tombstone
 	if d <= 0 {
 		d = tombstoneFor

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -280,6 +281,9 @@ type entry struct {
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
+	// tomb: the query's lookup has ended; the query stays registered
+	// for its tombstone (see Client.release).
+	tomb bool
 }
 
 // pool holds a Client's sockets and what it learned of each server. Its
@@ -290,6 +294,11 @@ type pool struct {
 	drops   [numDropKinds]atomic.Uint64
 	// tombstone overrides tombstoneFor (tests); 0: tombstoneFor.
 	tombstone time.Duration
+	// batch overrides socketBatch (tests); 0: socketBatch.
+	batch int
+	// watch reads the retired sockets whose queries are all tombstones
+	// (see socket.handOver; Linux only).
+	watch watcher
 }
 
 // count counts one dropped datagram or ICMP error.
@@ -392,6 +401,13 @@ type ticket struct {
 	s    *socket
 	id   uint16
 	icmp *atomic.Bool
+}
+
+// bury marks t's query as a tombstone (see socket.bury).
+func (t ticket) bury() {
+	if t.s != nil {
+		t.s.bury(t.id)
+	}
 }
 
 // release forgets t's query; later replies to it are dropped.
@@ -532,6 +548,9 @@ func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 		sl.mu.Unlock()
 	}
 	limit := socketBatch
+	if u.pool.batch > 0 {
+		limit = u.pool.batch
+	}
 	if fresh {
 		limit = 1
 	}
@@ -604,10 +623,17 @@ type socket struct {
 
 	mu      sync.Mutex
 	pending map[uint16]entry
+	live    int // entries in pending whose lookup has not ended (the others are tombstones)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
 	idle    *time.Timer
+	// handing: the socket is retired with tombstones only, and its reader
+	// hands it to the pool's watcher (see handOver); watched: the watcher
+	// reads it, under token.
+	handing atomic.Bool
+	watched bool
+	token   uint64
 }
 
 // register reserves a random ID that no query in flight on s uses. A
@@ -627,6 +653,7 @@ func (s *socket) register(e *entry) (uint16, bool) {
 			continue
 		}
 		s.pending[id] = *e
+		s.live++
 		s.sent++
 		if s.sent >= s.limit {
 			s.retired = true
@@ -661,12 +688,47 @@ func (s *socket) retireLocked() {
 	if len(s.pending) == 0 && !s.closed {
 		s.closeLocked()
 	}
+	s.handOverLocked()
+}
+
+// bury marks the query with id as a tombstone: its lookup has ended, and
+// it stays registered so that a later reply to it is still compared (see
+// Client.release).
+func (s *socket) bury(id uint16) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.pending[id]
+	if !ok || e.tomb {
+		return
+	}
+	e.tomb = true
+	s.pending[id] = e
+	s.live--
+	s.handOverLocked()
+}
+
+// handOverLocked asks the reader of s, once s is retired and holds
+// tombstones only, to hand it to the pool's watcher (Linux), which reads
+// every such socket of the pool from one goroutine: most sockets spend
+// most of their life so, tombstoneFor after their last lookup ended, and
+// a goroutine each would cost more than the lookups in flight. The
+// watcher handles their datagrams as the reader would, as they come. The
+// caller holds s.mu.
+func (s *socket) handOverLocked() {
+	if !canWatch || !s.retired || s.closed || s.live > 0 || len(s.pending) == 0 || s.handing.Load() {
+		return
+	}
+	s.handing.Store(true)
+	_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // wakes the reader, which hands s over
 }
 
 // release forgets the query with id: later replies to it are dropped.
 func (s *socket) release(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e, ok := s.pending[id]; ok && !e.tomb {
+		s.live--
+	}
 	delete(s.pending, id)
 	if len(s.pending) > 0 || s.closed {
 		return
@@ -700,6 +762,9 @@ func (s *socket) closeLocked() {
 		s.idle.Stop()
 		s.idle = nil
 	}
+	if s.watched {
+		s.up.pool.watch.forget(s)
+	}
 	_ = s.conn.Close()
 }
 
@@ -711,6 +776,9 @@ func (s *socket) closeLocked() {
 // cost more than the lookups they serve.
 func (s *socket) read() {
 	for {
+		if s.handing.Load() && s.up.pool.watch.add(s) {
+			return // the watcher reads s from now on
+		}
 		err := s.awaitDatagram()
 		var n int
 		var from netip.AddrPort
@@ -723,6 +791,9 @@ func (s *socket) read() {
 			s.up.putBuffer(buf)
 			if errors.Is(err, net.ErrClosed) {
 				return
+			}
+			if s.handing.Load() && errors.Is(err, os.ErrDeadlineExceeded) {
+				continue // handOverLocked woke the reader
 			}
 			if icmpError(err) {
 				s.icmp()
