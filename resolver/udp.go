@@ -731,6 +731,7 @@ func (s *socket) release(id uint16) {
 	}
 	delete(s.pending, id)
 	if len(s.pending) > 0 || s.closed {
+		s.handOverLocked() // the last live query may have gone
 		return
 	}
 	if s.retired {
