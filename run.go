@@ -85,21 +85,38 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(checkGrace, func() { close(grace) }) })
 	defer stop()
 	for i, s := range slots {
-		var v verdict
-		select {
-		case p := <-s.ch:
-			v = *p
-		case <-grace:
-			select {
-			case p := <-s.ch: // finished just in time
-				v = *p
-			default:
-				v = r.fallback(s.id, UndeterminedTimeout)
-			}
-		}
-		out[i] = v.toSummary(s.id)
+		r.summarize(&out[i], s.id, awaitVerdict(s.ch, grace))
 	}
 	return out
+}
+
+// awaitVerdict waits for a check's verdict on ch, or for grace; nil: the
+// check did not finish. It and summarize keep the verdict and its
+// summary out of runChecks's frame, under which the scan waits.
+func awaitVerdict(ch <-chan *verdict, grace <-chan struct{}) *verdict {
+	select {
+	case p := <-ch:
+		return p
+	case <-grace:
+		select {
+		case p := <-ch: // finished just in time
+			return p
+		default:
+			return nil
+		}
+	}
+}
+
+// summarize sets *out to the CheckSummary of check id from its verdict v
+// (nil: the check did not finish).
+//
+//go:noinline
+func (r *run) summarize(out *CheckSummary, id CheckID, v *verdict) {
+	if v == nil {
+		f := r.fallback(id, UndeterminedTimeout)
+		v = &f
+	}
+	*out = v.toSummary(id)
 }
 
 // toSummary turns a verdict into the CheckSummary of check id.
