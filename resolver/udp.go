@@ -580,7 +580,7 @@ func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 // deep calls into the network stack would grow its stack past its
 // smaller size for good; the reader's stack is shallow.
 func (u *upstream) dial(limit int) (*socket, error) {
-	s := &socket{up: u, limit: limit, pending: make(map[uint16]entry, limit)}
+	s := &socket{up: u, limit: limit, pending: make([]pendingQuery, 0, limit)}
 	opened := make(chan error, 1)
 	go s.open(opened)
 	if err := <-opened; err != nil {
@@ -622,7 +622,7 @@ type socket struct {
 	limit int
 
 	mu      sync.Mutex
-	pending map[uint16]entry
+	pending []pendingQuery // a few: a slice, searched, is smaller than a map
 	live    int // entries in pending whose lookup has not ended (the others are tombstones)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
@@ -649,10 +649,10 @@ func (s *socket) register(e *entry) (uint16, bool) {
 	}
 	for {
 		id := randomID()
-		if _, taken := s.pending[id]; taken {
+		if s.find(id) >= 0 {
 			continue
 		}
-		s.pending[id] = *e
+		s.pending = append(s.pending, pendingQuery{id: id, e: *e})
 		s.live++
 		s.sent++
 		if s.sent >= s.limit {
@@ -697,12 +697,11 @@ func (s *socket) retireLocked() {
 func (s *socket) bury(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.pending[id]
-	if !ok || e.tomb {
+	i := s.find(id)
+	if i < 0 || s.pending[i].e.tomb {
 		return
 	}
-	e.tomb = true
-	s.pending[id] = e
+	s.pending[i].e.tomb = true
 	s.live--
 	s.handOverLocked()
 }
@@ -726,10 +725,12 @@ func (s *socket) handOverLocked() {
 func (s *socket) release(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.pending[id]; ok && !e.tomb {
-		s.live--
+	if i := s.find(id); i >= 0 {
+		if !s.pending[i].e.tomb {
+			s.live--
+		}
+		s.pending = slices.Delete(s.pending, i, i+1)
 	}
-	delete(s.pending, id)
 	if len(s.pending) > 0 || s.closed {
 		s.handOverLocked() // the last live query may have gone
 		return
@@ -841,7 +842,8 @@ func (s *socket) icmp() {
 	s.up.pool.count(dropICMP)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.pending {
+	for i := range s.pending {
+		e := &s.pending[i].e
 		e.icmp.Store(true)
 		e.w.tainted.Store(true) // someone knows the port
 	}
@@ -855,7 +857,9 @@ func (s *socket) handle(b []byte) {
 	var found bool
 	_, m, kind := demux(b, func(id uint16) (expect, bool) {
 		s.mu.Lock()
-		e, found = s.pending[id]
+		if i := s.find(id); i >= 0 {
+			e, found = s.pending[i].e, true
+		}
 		s.mu.Unlock()
 		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
 	})
@@ -893,9 +897,26 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.pending {
-		e.w.tainted.Store(true)
+	for i := range s.pending {
+		s.pending[i].e.w.tainted.Store(true)
 	}
+}
+
+// pendingQuery is one query registered on a socket, under its ID.
+type pendingQuery struct {
+	id uint16
+	e  entry
+}
+
+// find returns the index in s.pending of the query with id, or -1. The
+// caller holds s.mu.
+func (s *socket) find(id uint16) int {
+	for i := range s.pending {
+		if s.pending[i].id == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // learn notes what a reply taken from u says of it: it echoed the 0x20
