@@ -623,7 +623,7 @@ type socket struct {
 
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map
-	live    int // entries in pending whose lookup has not ended (the others are tombstones)
+	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
