@@ -502,10 +502,23 @@ func (u *upstream) withCookie(extra []dns.RR, client string) []dns.RR {
 				o.Option = append(o.Option, eo)
 			}
 		}
-		o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie})
+		o.Option = append(o.Option, cookieOption(cookie))
 		out[i] = o
 	}
 	return out
+}
+
+// cookieOption is the COOKIE option carrying cookie (hex), decoded once
+// here: an EDNS0_COOKIE decodes its hex each time a message is measured
+// and packed, deep under the lookup that sends it. The wire form is the
+// same; a cookie that is not hex stays an EDNS0_COOKIE, whose packing
+// fails as before.
+func cookieOption(cookie string) dns.EDNS0 {
+	b, err := hex.DecodeString(cookie)
+	if err != nil {
+		return &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}
+	}
+	return &dns.EDNS0_LOCAL{Code: dns.EDNS0COOKIE, Data: b}
 }
 
 // mixCase returns name with each ASCII letter in a random case (the "0x20"

@@ -200,3 +200,29 @@ func TestCaseStaysOnWithoutTCP(t *testing.T) {
 	assert.Positive(t, accepted.Load(), "asked over TCP")
 	assert.True(t, u.caseOn(), "0x20 stays on")
 }
+
+// TestCookieOptionWire: the COOKIE option a query carries (decoded once,
+// see cookieOption) packs to the same bytes as miekg/dns's EDNS0_COOKIE,
+// for a client cookie alone and with server cookies of 8 and 32 octets,
+// and reads back as the same cookie.
+func TestCookieOptionWire(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"0123456789abcdef", "0123456789abcdef0011223344556677", "0123456789abcdef00112233445566778899aabbccddeeff0011223344556677"} {
+		m := new(dns.Msg)
+		m.SetQuestion("a.example.", dns.TypeA)
+		m.SetEdns0(DefaultUDPSize, false)
+		want, got := m.Copy(), m.Copy()
+		want.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: c}}
+		got.IsEdns0().Option = []dns.EDNS0{cookieOption(c)}
+		pw, err := want.Pack()
+		require.NoError(t, err)
+		pg, err := got.Pack()
+		require.NoError(t, err)
+		require.Equal(t, pw, pg)
+		back := new(dns.Msg)
+		require.NoError(t, back.Unpack(pg))
+		read, ok := cookieOf(back)
+		require.True(t, ok)
+		assert.Equal(t, c, read)
+	}
+}
