@@ -48,7 +48,7 @@ const (
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
 	d := discover(ctx, r, domain)
-	return d.result(ctx, r, domain)
+	return *d.result(ctx, r, domain)
 }
 
 // discovery is what Check learns from the DNS before it judges: the
@@ -78,13 +78,14 @@ func discover(ctx context.Context, r resolver.Resolver, domain string) *discover
 	return d
 }
 
-// result judges what discover found; external's lookups run in
-// goroutines of their own. Not inlined (see discovery).
+// result judges what discover found, into a Result on the heap (Check's
+// frame, under which the lookups wait, holds none); external's lookups
+// run in goroutines of their own. Not inlined (see discovery).
 //
 //go:noinline
-func (d *discovery) result(ctx context.Context, r resolver.Resolver, domain string) Result {
+func (d *discovery) result(ctx context.Context, r resolver.Resolver, domain string) *Result {
 	w := &d.w
-	res := Result{
+	res := &Result{
 		Domain:             domain,
 		Outcome:            w.direct.Outcome,
 		Reason:             w.direct.Reason,

@@ -45,11 +45,20 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	opts.observe(url)
 
 	addrs, dnsInconclusive := resolveHost(ctx, r, host)
-	conn, rep := dialGuarded(ctx, addrs, opts)
+	return fetchFrom(ctx, addrs, dnsInconclusive, host, url, &opts)
+}
+
+// fetchFrom connects to the policy host's addresses and GETs the policy
+// (see fetch). It is not inlined, so that its locals are not in fetch's
+// frame, under which the host's lookups wait.
+//
+//go:noinline
+func fetchFrom(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, host, url string, opts *Options) fetchResult {
+	conn, rep := dialGuarded(ctx, addrs, *opts)
 	if conn == nil {
 		return noConnection(ctx, addrs, dnsInconclusive, rep)
 	}
-	res := getPolicy(ctx, conn, host, url, opts)
+	res := getPolicy(ctx, conn, host, url, *opts)
 	if rep.refused > 0 {
 		res.add(CodePolicyHostNonPublic)
 	}

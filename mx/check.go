@@ -13,23 +13,42 @@ import (
 // DNS outcome, including an inconclusive one, is reported in the Result.
 // Check makes at most 1 + 2 × MaxExchanges lookups through r.
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
-	domain = resolver.CanonicalName(domain)
-	a := r.Lookup(ctx, domain, resolver.TypeMX)
-	res := Result{Outcome: a.Outcome, Reason: a.Reason, Validated: a.Conclusive() && a.Authentic}
+	return *check(ctx, r, resolver.CanonicalName(domain))
+}
+
+// check is Check with its result on the heap, and the domain's MX answer
+// asked in domainMX: the frames under which the lookups wait (the MX
+// question's, and the exchanges' in explicit and implicit) hold neither.
+// Not inlined.
+//
+//go:noinline
+func check(ctx context.Context, r resolver.Resolver, domain string) *Result {
+	a := domainMX(ctx, r, domain)
+	res := &Result{Outcome: a.Outcome, Reason: a.Reason, Validated: a.Conclusive() && a.Authentic}
 	if a.Conclusive() {
 		res.DomainAliased = len(a.CNAMEs) > 0
 	}
 	switch a.Outcome {
 	case resolver.Found:
-		explicit(ctx, r, a.Records, &res)
+		explicit(ctx, r, a.Records, res)
 	case resolver.NoData:
-		implicit(ctx, r, domain, &res)
+		implicit(ctx, r, domain, res)
 	case resolver.NXDomain:
 		res.Kind = KindNXDomain
 	default:
 		res.Kind = KindInconclusive
 	}
 	return res
+}
+
+// domainMX asks the domain's MX records, its answer on the heap. Not
+// inlined (see check).
+//
+//go:noinline
+func domainMX(ctx context.Context, r resolver.Resolver, domain string) *resolver.Answer {
+	a := new(resolver.Answer)
+	*a = r.Lookup(ctx, domain, resolver.TypeMX)
+	return a
 }
 
 // explicit evaluates a Found MX answer. Its frame is under the
