@@ -79,11 +79,29 @@ func (r *run) mtastsOptions() mtasts.Options {
 }
 
 func (r *run) checkMTASTS(ctx context.Context, dns resolver.Resolver) verdict {
+	res := r.mtastsCheck(ctx, dns)
+	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
+	return r.judgeMTASTSWithMX(ctx, res)
+}
+
+// judgeMTASTSWithMX waits for the MX facts and judges res with them. Not
+// inlined (see mtastsCheck): its arguments are large.
+//
+//go:noinline
+func (r *run) judgeMTASTSWithMX(ctx context.Context, res *mtasts.Result) verdict {
+	return judgeMTASTS(*res, r.waitMX(ctx))
+}
+
+// mtastsCheck is mtasts.Check with the scan's options, its result on the
+// heap. It is not inlined, so that checkMTASTS's frame, under which the
+// check's lookups wait, holds neither the options nor the result.
+//
+//go:noinline
+func (r *run) mtastsCheck(ctx context.Context, dns resolver.Resolver) *mtasts.Result {
 	opts := r.mtastsOptions()
 	opts.Progress = fetchProgress(ctx)
 	res := mtasts.Check(ctx, dns, r.domain.ASCII, opts)
-	resolver.PathFrom(ctx).Step(time.Now()) // the policy fetch waited on the host's addresses
-	return judgeMTASTS(res, r.waitMX(ctx))
+	return &res
 }
 
 // judgeMTASTS is the verdict on the facts of an MTA-STS check and the MX

@@ -33,23 +33,56 @@ var (
 
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	early := make(chan daneFacts, 1)
-	var earlyPanic any
+	early := r.startDANEEarly(ctx, dns)
+	res := mxCheck(ctx, dns, r.domain.ASCII)
+	return r.finishMX(ctx, dns, res, early)
+}
+
+// earlyDANE is the DANE lookups checkMX starts before the MX answer is
+// in: their facts, or the panic they ended in.
+type earlyDANE struct {
+	facts    chan daneFacts
+	panicked any
+}
+
+// startDANEEarly starts checkDANEEarly in a goroutine of its own. It and
+// mxCheck and finishMX are not inlined, so that checkMX's frame, under
+// which the MX lookups wait, stays small.
+//
+//go:noinline
+func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
+	e := &earlyDANE{facts: make(chan daneFacts, 1)}
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				earlyPanic = p // panicked again below, where runChecks recovers it
-				early <- daneFacts{}
+				e.panicked = p // panicked again in finishMX, where runChecks recovers it
+				e.facts <- daneFacts{}
 			}
 		}()
-		early <- r.checkDANEEarly(ctx, dns)
+		e.facts <- r.checkDANEEarly(ctx, dns)
 	}()
-	res := mx.Check(ctx, dns, r.domain.ASCII)
-	f := <-early
-	if earlyPanic != nil {
-		panic(earlyPanic)
+	return e
+}
+
+// mxCheck is mx.Check, its result on the heap.
+//
+//go:noinline
+func mxCheck(ctx context.Context, dns resolver.Resolver, domain string) *mx.Result {
+	res := mx.Check(ctx, dns, domain)
+	return &res
+}
+
+// finishMX waits for the early DANE facts, completes the DANE check with
+// the MX answer res, notes the MX facts for the checks that wait on them
+// and judges.
+//
+//go:noinline
+func (r *run) finishMX(ctx context.Context, dns resolver.Resolver, res *mx.Result, early *earlyDANE) verdict {
+	f := <-early.facts
+	if early.panicked != nil {
+		panic(early.panicked)
 	}
-	tlsa := r.checkDANE(ctx, dns, res, f)
+	tlsa := r.checkDANE(ctx, dns, *res, f)
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,
@@ -59,7 +92,7 @@ func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 		nxdomain: res.Kind == mx.KindNXDomain,
 	}
 	r.mxOnce.Do(func() { close(r.mxDone) })
-	v := judgeMX(res)
+	v := judgeMX(*res)
 	v.details = append(v.details, mxDANEFacts(tlsa)...)
 	return v
 }

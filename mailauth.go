@@ -183,37 +183,59 @@ func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error
 // as the service sends it (report.Encode) and verified by the leak guard:
 // the bytes the guard checked are the bytes a server should send.
 func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary, []byte, error) {
+	out, body, err := s.scanEncoded(ctx, req)
+	if err != nil {
+		return ScanSummary{}, nil, err
+	}
+	return *out, body, nil
+}
+
+// scanEncoded is ScanEncoded with the summary on the heap. It runs the
+// checks in runScan and concludes in conclude, neither inlined: the scan
+// waits for its checks under ScanEncoded's and this frame, which hold no
+// summary.
+//
+//go:noinline
+func (s *Scanner) scanEncoded(ctx context.Context, req ScanRequest) (*ScanSummary, []byte, error) {
 	start := s.cfg.Now()
 	wallStart := time.Now()
 	r := s.newRun()
 	r.source = Source(ctx)
 	if err := r.parseRequest(req); err != nil {
-		return ScanSummary{}, nil, err
+		return nil, nil, err
 	}
 	release, err := s.admit(ctx)
 	if err != nil {
-		return ScanSummary{}, nil, err
+		return nil, nil, err
 	}
 	defer release()
 	parent := ctx
 	if err := r.learnResolver(ctx, s); err != nil {
-		return ScanSummary{}, nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 
 	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
 	if err := r.finish(parent, checks); err != nil {
-		return ScanSummary{}, nil, err
+		return nil, nil, err
 	}
+	return s.conclude(r, start, wallStart, checks)
+}
+
+// conclude builds the scan's summary from its checks and encodes it (see
+// scanEncoded).
+//
+//go:noinline
+func (s *Scanner) conclude(r *run, start, wallStart time.Time, checks []CheckSummary) (*ScanSummary, []byte, error) {
 	out := r.summary(start, s.cfg.Now(), checks)
 	r.markGenerated(out.ScannedAt, out.Summary, out.Disclaimer)
 	body, err := r.encode(out)
 	if err != nil {
-		return ScanSummary{}, nil, err
+		return nil, nil, err
 	}
 	r.stats(wallStart)
-	return out, body, nil
+	return &out, body, nil
 }
 
 // admit waits for a slot among the scans running at once

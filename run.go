@@ -39,9 +39,11 @@ type verdict struct {
 // as it starts, and the bench's sequential baseline waits in it for the
 // check to end.
 func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
+	// A check's verdict comes as a pointer: its slot holds no verdict
+	// while the check is in flight.
 	type slot struct {
 		id CheckID
-		ch chan verdict
+		ch chan *verdict
 	}
 	var slots []slot
 	r.paths = make(map[CheckID]*resolver.Path, len(fns))
@@ -54,7 +56,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		if !ok {
 			continue
 		}
-		s := slot{id: id, ch: make(chan verdict, 1)}
+		s := slot{id: id, ch: make(chan *verdict, 1)}
 		slots = append(slots, s)
 		ctx := resolver.WithPath(ctx, r.paths[id])
 		done := make(chan struct{})
@@ -65,10 +67,12 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 					if r.cfg.OnPanic != nil {
 						r.cfg.OnPanic(s.id)
 					}
-					s.ch <- r.fallback(s.id, UndeterminedInternal)
+					v := r.fallback(s.id, UndeterminedInternal)
+					s.ch <- &v
 				}
 			}()
-			s.ch <- fn(ctx)
+			v := fn(ctx)
+			s.ch <- &v
 		}()
 		if observe != nil {
 			observe(done)
@@ -81,19 +85,38 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(checkGrace, func() { close(grace) }) })
 	defer stop()
 	for i, s := range slots {
-		var v verdict
-		select {
-		case v = <-s.ch:
-		case <-grace:
-			select {
-			case v = <-s.ch: // finished just in time
-			default:
-				v = r.fallback(s.id, UndeterminedTimeout)
-			}
-		}
-		out[i] = v.toSummary(s.id)
+		r.summarize(&out[i], s.id, awaitVerdict(s.ch, grace))
 	}
 	return out
+}
+
+// awaitVerdict waits for a check's verdict on ch, or for grace; nil: the
+// check did not finish. It and summarize keep the verdict and its
+// summary out of runChecks's frame, under which the scan waits.
+func awaitVerdict(ch <-chan *verdict, grace <-chan struct{}) *verdict {
+	select {
+	case p := <-ch:
+		return p
+	case <-grace:
+		select {
+		case p := <-ch: // finished just in time
+			return p
+		default:
+			return nil
+		}
+	}
+}
+
+// summarize sets *out to the CheckSummary of check id from its verdict v
+// (nil: the check did not finish).
+//
+//go:noinline
+func (r *run) summarize(out *CheckSummary, id CheckID, v *verdict) {
+	if v == nil {
+		f := r.fallback(id, UndeterminedTimeout)
+		v = &f
+	}
+	*out = v.toSummary(id)
 }
 
 // toSummary turns a verdict into the CheckSummary of check id.

@@ -47,34 +47,59 @@ const (
 // A DNS problem never fails Check: it shows in the Result.
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
-	var mx, apex resolver.Answer
-	// One goroutine asks both, one after the other: in a scan the MX and
-	// SPF checks ask the same two questions at its start, so the second
-	// is in flight already when this one gets to it; a goroutine each
-	// would only hold one more stack waiting on the same answers.
+	d := discover(ctx, r, domain)
+	return *d.result(ctx, r, domain)
+}
+
+// discovery is what Check learns from the DNS before it judges: the
+// domain's MX and TXT answers and the tree walk. It lives on the heap,
+// so that the frames under which the lookups wait stay small.
+type discovery struct {
+	mx, apex resolver.Answer
+	w        walk
+}
+
+// discover asks Check's questions. One goroutine asks the MX and TXT
+// questions, one after the other: in a scan the MX and SPF checks ask
+// the same two at its start, so the second is in flight already when
+// this one gets to it; a goroutine each would only hold one more stack
+// waiting on the same answers. Not inlined (see discovery).
+//
+//go:noinline
+func discover(ctx context.Context, r resolver.Resolver, domain string) *discovery {
+	d := new(discovery)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		mx = r.Lookup(ctx, domain, resolver.TypeMX)
-		apex = r.Lookup(ctx, domain, resolver.TypeTXT)
+		d.mx = r.Lookup(ctx, domain, resolver.TypeMX)
+		d.apex = r.Lookup(ctx, domain, resolver.TypeTXT)
 	})
-	w := runWalk(ctx, r, domain)
+	d.w.run(ctx, r, domain)
 	wg.Wait()
+	return d
+}
 
-	res := Result{
+// result judges what discover found, into a Result on the heap (Check's
+// frame, under which the lookups wait, holds none); external's lookups
+// run in goroutines of their own. Not inlined (see discovery).
+//
+//go:noinline
+func (d *discovery) result(ctx context.Context, r resolver.Resolver, domain string) *Result {
+	w := &d.w
+	res := &Result{
 		Domain:             domain,
 		Outcome:            w.direct.Outcome,
 		Reason:             w.direct.Reason,
 		Discovery:          DiscoveryInconclusive,
 		TreeWalkQueries:    w.queries,
 		ConflictingRecords: w.conflicting,
-		DomainExistence:    existence(mx, apex, w.direct),
+		DomainExistence:    existence(d.mx, d.apex, w.direct),
 	}
 	if w.direct.Conclusive() {
 		res.DirectRecordCount = new(w.directCount)
 	}
 	var codes []Code
 	codes = append(codes, w.codes(domain)...)
-	if len(Select(apex.TXTs())) > 0 {
+	if len(Select(d.apex.TXTs())) > 0 {
 		codes = append(codes, CodeRecordAtApex)
 	}
 	if !w.inconclusive {

@@ -66,12 +66,14 @@ type walk struct {
 	records      []foundAt       // targets with one record, in walk order
 }
 
-// runWalk performs the DNS Tree Walk for policy discovery (RFC 9989
+// run performs the DNS Tree Walk for policy discovery (RFC 9989
 // §4.10, §4.10.1). It stops at a record for the author domain itself, at
 // a single record with psd=y or psd=n, after the last label, or at the
 // first inconclusive answer: from then on nothing can be decided.
-func runWalk(ctx context.Context, r resolver.Resolver, domain string) walk {
-	var w walk
+//
+// Each answer is taken in take, not here: this frame, under which the
+// lookups wait, holds little more than the answer.
+func (w *walk) run(ctx context.Context, r resolver.Resolver, domain string) {
 	for i, target := range Targets(domain) {
 		var a resolver.Answer
 		if len(target) <= MaxNameLen && len(dmarcName(target)) > MaxNameLen {
@@ -83,30 +85,37 @@ func runWalk(ctx context.Context, r resolver.Resolver, domain string) walk {
 			a = r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
 			w.queries++
 		}
-		recs := w.filter(a)
-		if i == 0 {
-			w.direct, w.directCount = a, len(recs)
-		}
-		if a.Outcome == resolver.Inconclusive {
-			w.inconclusive = true
-			return w
-		}
-		if len(recs) > 1 {
-			w.conflicting = true // all discarded (§4.10 steps 2 and 6)
-		}
-		if len(recs) != 1 {
-			continue
-		}
-		rec, err := Parse(recs[0])
-		if err != nil {
-			continue // unreachable: Select kept only parseable records
-		}
-		w.records = append(w.records, foundAt{target, rec})
-		if i == 0 || rec.PSD == PSDYes || rec.PSD == PSDNo {
-			return w
+		if w.take(i, target, &a) {
+			return
 		}
 	}
-	return w
+}
+
+// take takes the answer a for the walk's target number i, and reports
+// whether the walk is over. Not inlined (see run).
+//
+//go:noinline
+func (w *walk) take(i int, target string, a *resolver.Answer) bool {
+	recs := w.filter(*a)
+	if i == 0 {
+		w.direct, w.directCount = *a, len(recs)
+	}
+	if a.Outcome == resolver.Inconclusive {
+		w.inconclusive = true
+		return true
+	}
+	if len(recs) > 1 {
+		w.conflicting = true // all discarded (§4.10 steps 2 and 6)
+	}
+	if len(recs) != 1 {
+		return false
+	}
+	rec, err := Parse(recs[0])
+	if err != nil {
+		return false // unreachable: Select kept only parseable records
+	}
+	w.records = append(w.records, foundAt{target, rec})
+	return i == 0 || rec.PSD == PSDYes || rec.PSD == PSDNo
 }
 
 // filter returns the DMARC records of an answer and notes TXT records

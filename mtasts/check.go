@@ -29,9 +29,17 @@ const (
 // is an ASCII (A-label) name. Check never looks up MX records: pass the MX
 // set you have to Covers.
 func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options) Result {
-	domain = resolver.CanonicalName(domain)
-	var res Result
-	ans := r.Lookup(ctx, "_mta-sts."+domain, resolver.TypeTXT)
+	return *check(ctx, r, resolver.CanonicalName(domain), &opts)
+}
+
+// check is Check with its result on the heap: the frames under which the
+// announcement's and the policy host's lookups wait hold no Result. Not
+// inlined.
+//
+//go:noinline
+func check(ctx context.Context, r resolver.Resolver, domain string, opts *Options) *Result {
+	res := new(Result)
+	ans := askAnnouncement(ctx, r, domain)
 	res.Outcome, res.Reason = ans.Outcome, ans.Reason
 	if !ans.Conclusive() {
 		res.FetchState = Inconclusive
@@ -40,14 +48,24 @@ func Check(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	if !res.announce(ans.TXTs()) {
 		return res
 	}
-	f := fetch(ctx, r, domain, opts)
+	f := fetch(ctx, r, domain, *opts)
 	res.FetchState, res.HTTPStatus = f.state, f.status
 	res.Findings = append(res.Findings, f.codes...)
 	if f.state == Fetched {
-		res.applyPolicy(f.body, opts)
+		res.applyPolicy(f.body, *opts)
 	}
 	res.Findings = findings.Normalize(res.Findings)
 	return res
+}
+
+// askAnnouncement asks the TXT records at _mta-sts.<domain>, its answer on
+// the heap. Not inlined (see check).
+//
+//go:noinline
+func askAnnouncement(ctx context.Context, r resolver.Resolver, domain string) *resolver.Answer {
+	a := new(resolver.Answer)
+	*a = r.Lookup(ctx, "_mta-sts."+domain, resolver.TypeTXT)
+	return a
 }
 
 // announce evaluates the announcement records (RFC 8461 §3.1) and reports

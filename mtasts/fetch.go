@@ -45,11 +45,20 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 	opts.observe(url)
 
 	addrs, dnsInconclusive := resolveHost(ctx, r, host)
-	conn, rep := dialGuarded(ctx, addrs, opts)
+	return fetchFrom(ctx, addrs, dnsInconclusive, host, url, &opts)
+}
+
+// fetchFrom connects to the policy host's addresses and GETs the policy
+// (see fetch). It is not inlined, so that its locals are not in fetch's
+// frame, under which the host's lookups wait.
+//
+//go:noinline
+func fetchFrom(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, host, url string, opts *Options) fetchResult {
+	conn, rep := dialGuarded(ctx, addrs, *opts)
 	if conn == nil {
 		return noConnection(ctx, addrs, dnsInconclusive, rep)
 	}
-	res := getPolicy(ctx, conn, host, url, opts)
+	res := getPolicy(ctx, conn, host, url, *opts)
 	if rep.refused > 0 {
 		res.add(CodePolicyHostNonPublic)
 	}
@@ -60,11 +69,19 @@ func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options
 // the given resolver only (never the system resolver). It returns the
 // addresses, A first, and whether either lookup was inconclusive.
 func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip.Addr, bool) {
-	var answers [2]resolver.Answer
+	answers := new([2]resolver.Answer) // on the heap: this frame is under the AAAA lookup
 	var wg sync.WaitGroup
 	wg.Go(func() { answers[0] = r.Lookup(ctx, host, resolver.TypeA) })
 	answers[1] = r.Lookup(ctx, host, resolver.TypeAAAA) // in this goroutine: one fewer stack waiting per fetch
 	wg.Wait()
+	return hostAddrs(answers)
+}
+
+// hostAddrs returns the addresses of answers, A first, and whether either
+// lookup was inconclusive. Not inlined (see resolveHost).
+//
+//go:noinline
+func hostAddrs(answers *[2]resolver.Answer) ([]netip.Addr, bool) {
 	var addrs []netip.Addr
 	inconclusive := false
 	for _, a := range answers {

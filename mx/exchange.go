@@ -51,24 +51,25 @@ func resolveHost(ctx context.Context, r resolver.Resolver, name string) host {
 	if isIPLiteral(name) {
 		return host{state: stateIPLiteral}
 	}
-	a4, a6 := lookupAddrs(ctx, r, name)
-	h := evaluate(a4, a6)
+	a := lookupAddrs(ctx, r, name)
+	h := evaluate(&a[0], &a[1])
 	h.notHostname = !isHostname(name)
 	return h
 }
 
 // lookupAddrs asks for A and AAAA of name concurrently.
-func lookupAddrs(ctx context.Context, r resolver.Resolver, name string) (a4, a6 resolver.Answer) {
+func lookupAddrs(ctx context.Context, r resolver.Resolver, name string) *[2]resolver.Answer {
+	a := new([2]resolver.Answer) // A, AAAA; on the heap: this frame is under the AAAA lookup
 	var wg sync.WaitGroup
-	wg.Go(func() { a4 = r.Lookup(ctx, name, resolver.TypeA) })
-	a6 = r.Lookup(ctx, name, resolver.TypeAAAA)
+	wg.Go(func() { a[0] = r.Lookup(ctx, name, resolver.TypeA) })
+	a[1] = r.Lookup(ctx, name, resolver.TypeAAAA)
 	wg.Wait()
-	return a4, a6
+	return a
 }
 
 // evaluate classifies an exchange from its A and AAAA answers. Only
 // conclusive answers make an exchange unusable (doc/design.md §2).
-func evaluate(a4, a6 resolver.Answer) host {
+func evaluate(a4, a6 *resolver.Answer) host {
 	h := host{
 		alias:    len(a4.CNAMEs)+len(a6.CNAMEs) > 0,
 		ipv6Only: a4.Absent() && a6.Outcome == resolver.Found,

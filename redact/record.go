@@ -46,36 +46,51 @@ type recorder struct {
 	then func(context.Context, resolver.Answer)
 }
 
-// Lookup implements resolver.Resolver.
+// Lookup implements resolver.Resolver. What the answer adds to the Set
+// is recorded in record, not here: this frame is under every lookup in
+// flight.
 func (r *recorder) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	s := r.set
 	var a resolver.Answer
+	var memo any
 	if r.memo == nil {
 		a = r.next.Lookup(ctx, name, qtype)
-		s.addName(name)
-		s.addAnswer(a)
 	} else {
-		s.mu.RLock()
-		v := s.vocabulary
-		s.mu.RUnlock()
-		var memo any
+		v := r.set.vocab()
 		a, memo = r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)
-		s.addName(name)
-		if vals, ok := memo.(*recorded); ok && !vals.overflowed {
-			s.addRecorded(vals.forms)
-		} else {
-			s.addAnswer(a)
-		}
+	}
+	r.record(ctx, name, &a, memo)
+	return a
+}
+
+// vocab returns the Set's vocabulary.
+func (s *Set) vocab() *Vocabulary {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.vocabulary
+}
+
+// record records the name asked and its answer a (through memo, the
+// answer's memo, when it has one) in the Set, and hands a to then. An
+// answer whose values may not be recorded becomes inconclusive. Not
+// inlined (see Lookup).
+//
+//go:noinline
+func (r *recorder) record(ctx context.Context, name string, a *resolver.Answer, memo any) {
+	s := r.set
+	s.addName(name)
+	if vals, ok := memo.(*recorded); ok && !vals.overflowed {
+		s.addRecorded(vals.forms)
+	} else {
+		s.addAnswer(*a)
 	}
 	if s.Overflowed() {
 		// Values of this answer (or of the name) may not be recorded:
 		// it is never handed out, so nothing unguarded reaches a check.
-		a = resolver.Fail(resolver.ReasonBudgetExhausted)
+		*a = resolver.Fail(resolver.ReasonBudgetExhausted)
 	}
 	if r.then != nil {
-		r.then(ctx, a)
+		r.then(ctx, *a)
 	}
-	return a
 }
 
 // memoKey tells the memos of answers recorded against one Vocabulary.

@@ -86,8 +86,11 @@ type TTLResolver interface {
 // A Cache serves one upstream: put it directly above the resolver that
 // asks the wire, below each scan's [Scan]. It is safe for concurrent use.
 type Cache struct {
-	next     Resolver
-	ttl      func(ctx context.Context, name string, qtype Type) (Answer, uint32)
+	next Resolver
+	// ttl asks below: next itself when it is a TTLResolver (an interface
+	// call, not a method value, whose wrapper would add a frame under
+	// every lookup in flight), else recordTTL's adapter.
+	ttl      TTLResolver
 	maxBytes int
 	now      func() time.Time
 
@@ -177,27 +180,28 @@ func NewCache(next Resolver, maxBytes int) *Cache {
 		next: next, maxBytes: maxBytes, now: time.Now,
 		entries: make(map[question]*list.Element), flights: make(map[question]*flight),
 	}
-	c.ttl = recordTTL(next)
+	c.ttl = recordTTL{next}
 	if t, ok := next.(TTLResolver); ok {
-		c.ttl = t.LookupTTL
+		c.ttl = t
 	}
 	return c
 }
 
 // recordTTL adapts a plain Resolver: a Found answer lives for its
 // smallest record TTL, nothing else is kept.
-func recordTTL(next Resolver) func(context.Context, string, Type) (Answer, uint32) {
-	return func(ctx context.Context, name string, qtype Type) (Answer, uint32) {
-		a := next.Lookup(ctx, name, qtype)
-		if a.Outcome != Found || len(a.Records) == 0 {
-			return a, 0
-		}
-		ttl := a.Records[0].TTL
-		for _, r := range a.Records[1:] {
-			ttl = min(ttl, r.TTL)
-		}
-		return a, ttl
+type recordTTL struct{ Resolver }
+
+// LookupTTL implements TTLResolver.
+func (r recordTTL) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
+	a := r.Lookup(ctx, name, qtype)
+	if a.Outcome != Found || len(a.Records) == 0 {
+		return a, 0
 	}
+	ttl := a.Records[0].TTL
+	for _, r := range a.Records[1:] {
+		ttl = min(ttl, r.TTL)
+	}
+	return a, ttl
 }
 
 // Lookup implements Resolver. A caller whose ctx has ended gets
@@ -247,7 +251,7 @@ func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any
 			f.senderEnded = true // until the answer is in
 			defer c.land(q, f)
 			h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
-			a, ttl := c.ttl(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
+			a, ttl := c.ttl.LookupTTL(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
 			c.keep(ctx, q, f, h, a, ttl)
 			return a, nil
 		}
@@ -261,7 +265,7 @@ func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any
 			continue
 		}
 		if !f.senderEnded {
-			return cloneAnswer(f.answer), nil
+			return cloneAnswer(&f.answer), nil
 		}
 	}
 }
@@ -300,7 +304,7 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 			if m != nil && e.memoKey == m.key {
 				memo = e.memo
 			}
-			return cloneAnswer(e.answer), memo, e.gen, nil, false
+			return cloneAnswer(&e.answer), memo, e.gen, nil, false
 		}
 		c.remove(el)
 	}
@@ -333,7 +337,7 @@ func (c *Cache) land(q question, f *flight) {
 func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a Answer, ttl uint32) {
 	// The waiters and the cache share one copy that nobody changes (each
 	// reader clones it); the sender's caller owns a.
-	kept := cloneAnswer(a)
+	kept := cloneAnswer(&a)
 	// A canceled answer is the sender's alone, also when ctx has not
 	// reported it yet (Client.LookupTTL answers canceled once the deadline has
 	// passed, a moment before ctx's timer fires).

@@ -207,21 +207,29 @@ func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer
 	// frame under which the lookup waits; a chain is short.
 	h := hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}
 	for {
-		// Each hop is asked here rather than in a function of its own,
-		// and what its answer means is worked out in follow: this frame,
-		// under which the lookup waits, stays small.
-		var res result
-		if ended(ctx) {
-			res.a = Fail(ReasonCanceled)
-		} else {
-			servers := c.servers()
-			res = c.attempts(ctx, servers, name, qtype, c.query(name, qtype, false), c.schedule())
-			c.settle(ctx, servers, name, qtype, &res)
-		}
-		if h.follow(&res, &name) {
+		// Each hop is asked in hop, and what its answer means is worked
+		// out in follow: this frame, under which the lookup waits, holds
+		// no result of its own.
+		res := c.hop(ctx, name, qtype)
+		if h.follow(res, &name) {
 			return res.a, h.ttl
 		}
 	}
+}
+
+// hop asks one hop's question (see LookupTTL) and returns how it ended,
+// settled (see settle). The result lives on the heap with the lookup's
+// state. Not inlined (see LookupTTL).
+//
+//go:noinline
+func (c *Client) hop(ctx context.Context, name string, qtype Type) *result {
+	if ended(ctx) {
+		return &result{a: Fail(ReasonCanceled)}
+	}
+	servers := c.servers()
+	res := c.attempts(ctx, servers, name, qtype, false, c.schedule())
+	c.settle(ctx, servers, name, qtype, res)
+	return res
 }
 
 // hops is what LookupTTL keeps along a CNAME chain: the names seen, the
@@ -342,7 +350,7 @@ func (c *Client) chainTest(ctx context.Context, server, name string, qtype Type)
 		if ended(ctx) {
 			return ReasonServFail
 		}
-		res := c.attempts(ctx, one, cur, TypeCNAME, c.query(cur, TypeCNAME, false), once)
+		res := c.attempts(ctx, one, cur, TypeCNAME, false, once)
 		target := cnameTarget(res.a, cur)
 		switch {
 		case target == "" && links == 0:
@@ -375,7 +383,7 @@ func (c *Client) chainEnd(ctx context.Context, servers []string, end string, qty
 	if ended(ctx) {
 		return ReasonServFail
 	}
-	res := c.attempts(ctx, servers, end, qtype, c.query(end, qtype, false), once)
+	res := c.attempts(ctx, servers, end, qtype, false, once)
 	if res.a.Conclusive() {
 		return ReasonCNAMEChain
 	}
@@ -405,15 +413,15 @@ func cnameTarget(a Answer, owner string) string {
 func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, res result) result {
 	once := Schedule{First: c.timeout(), Max: c.timeout(), Attempts: 1}
 	one := []string{server}
-	cd := c.attempts(ctx, one, name, qtype, c.query(name, qtype, true), once)
+	cd := c.attempts(ctx, one, name, qtype, true, once)
 	if !cd.a.Conclusive() || ended(ctx) {
 		return res
 	}
-	again := c.attempts(ctx, one, name, qtype, c.query(name, qtype, false), once)
+	again := c.attempts(ctx, one, name, qtype, false, once)
 	again.tainted = again.tainted || cd.tainted || res.tainted
 	switch {
 	case again.a.Conclusive():
-		return again
+		return *again
 	case again.a.Reason == ReasonServFail:
 		res.a.Reason = ReasonDNSSEC
 	}
@@ -422,9 +430,11 @@ func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, re
 
 // query builds the query for one question: recursion desired, the AD bit
 // asked for (RFC 6840 §5.7), EDNS0, and CD (checking disabled) when cd.
+// Its ID is 0: every transport gives each send a fresh random ID of its
+// own (Msg.SetQuestion would draw one more, for nothing).
 func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 	q := new(dns.Msg)
-	q.SetQuestion(dns.Fqdn(name), uint16(qtype))
+	q.Question = []dns.Question{{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}}
 	q.RecursionDesired = true
 	q.AuthenticatedData = true
 	q.CheckingDisabled = cd
@@ -449,7 +459,8 @@ type result struct {
 
 func failure(r Reason, server int) result { return result{a: Fail(r), server: server} }
 
-// attempts asks q of servers as sched and the retry rules say, until an
+// attempts asks the question of name and qtype (with the CD bit when
+// cd) of servers as sched and the retry rules say, until an
 // answer comes, every server has replied with an error, the attempts are
 // spent or ctx ends. Every attempt's ID stays registered until then, so
 // that a late answer to an earlier attempt is taken, and, when the answer
@@ -462,32 +473,34 @@ func failure(r Reason, server int) result { return result{a: Fail(r), server: se
 // whose real answer is on its way. A truncated reply is asked again over
 // TCP while the UDP replies are still awaited. A reply that matched a
 // query but for the case of its name or its cookie has the question
-// asked again at once, on a fresh socket (up to maxQuickResends).
-func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) result {
-	l := c.newLookup(ctx, servers, name, qtype, q, sched)
+// asked again at once, on a fresh socket (up to maxQuickResends). The
+// result lives on the heap with the lookup's state, so that no caller
+// under which the lookup waits holds a copy in its frame.
+func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule) *result {
+	l := c.newLookup(ctx, servers, name, qtype, cd, sched)
 	defer l.end()
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	for {
 		wait, stop := l.step()
 		if stop {
 			l.stop()
-			return l.res
+			return &l.res
 		}
-		timer.Reset(wait)
+		l.timer.Reset(wait)
+		// What comes is received into the lookup's state on the heap,
+		// not into this frame, under which the lookup waits.
 		select {
-		case rep := <-l.w.ch:
-			if l.udp(rep) {
-				return l.res
+		case l.rep = <-l.w.ch:
+			if l.udp() {
+				return &l.res
 			}
-		case tr := <-l.tcpc:
-			if l.tcp(tr) {
-				return l.res
+		case l.tr = <-l.tcpc:
+			if l.tcp() {
+				return &l.res
 			}
-		case <-timer.C:
+		case <-l.timer.C:
 		case <-ctx.Done():
 			l.stop()
-			return l.res
+			return &l.res
 		}
 	}
 }
@@ -510,7 +523,7 @@ type lookup struct {
 	tickets  []ticket
 	// The TCP retries of truncated replies: made at the first one.
 	tcpCtx   context.Context
-	tcpc     chan tcpResult // nil until then: attempts never receives from it
+	tcpc     chan *tcpResult // nil until then: attempts never receives from it
 	tcpTries []int
 	stopTCP  context.CancelFunc
 	reask    []int // the query asked again after a server's first error reply; 0: none
@@ -518,16 +531,21 @@ type lookup struct {
 	quick    int
 	last     result // the best failure so far
 	res      result // how the lookup ended, once udp, tcp or stop said so
+	scratch  result // a result being worked out (see reply, stop)
+	timer    *time.Timer
+	rep      *reply     // the latest reply received (see udp)
+	tr       *tcpResult // the latest TCP retry's end received (see tcp)
 }
 
 // newLookup returns the state of a new lookup. It is not inlined, so that
 // the state is on the heap, not in attempts's frame.
 //
 //go:noinline
-func (c *Client) newLookup(ctx context.Context, servers []string, name string, qtype Type, q *dns.Msg, sched Schedule) *lookup {
+func (c *Client) newLookup(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule) *lookup {
 	deadline, _ := ctx.Deadline()
-	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: q, deadline: deadline,
-		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1}}
+	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
+		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
+		timer: time.NewTimer(time.Hour)}
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h.conflict
 	}
@@ -537,6 +555,7 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 // end releases the lookup's queries (see Client.release) and stops its
 // TCP retries.
 func (l *lookup) end() {
+	l.timer.Stop()
 	if l.stopTCP != nil {
 		l.stopTCP()
 	}
@@ -554,15 +573,36 @@ func (l *lookup) step() (wait time.Duration, stop bool) {
 		if act.kind == actStop {
 			return 0, true
 		}
-		if act.kind == actSend {
-			if _, err := l.send(act.server, false); err != nil {
-				l.r.fail(act.server, now)
-				l.last = prefer(l.last, failure(ReasonNetwork, act.server))
-				continue
-			}
+		if act.kind == actSend && !l.sendDue(act.server, now) {
+			continue
 		}
 		return act.until.Sub(now), false
 	}
+}
+
+// sendDue sends the attempt the schedule says is due to server, and
+// reports whether it left; a send that failed fails the server. It is
+// not inlined, so that the send's locals (the query copy, its packing,
+// the socket write) are not in step's frame: they stack on top of every
+// resolver layer above the lookup, and a lookup's stack stays within
+// its smaller size.
+//
+//go:noinline
+func (l *lookup) sendDue(server int, now time.Time) bool {
+	if _, err := l.send(server, false); err != nil {
+		l.sendFailed(server, now)
+		return false
+	}
+	return true
+}
+
+// sendFailed fails server, whose attempt could not be sent. Not inlined
+// (see sendDue): results are large.
+//
+//go:noinline
+func (l *lookup) sendFailed(server int, now time.Time) {
+	l.r.fail(server, now)
+	l.last = prefer(l.last, failure(ReasonNetwork, server))
 }
 
 // stop ends the lookup with what it has: an answer that arrived as it
@@ -570,18 +610,22 @@ func (l *lookup) step() (wait time.Duration, stop bool) {
 //
 //go:noinline
 func (l *lookup) stop() {
-	l.finish(l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w))
+	l.scratch = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w)
+	l.finish(&l.scratch)
 }
 
-// finish sets the lookup's result.
-func (l *lookup) finish(res result) {
+// finish sets the lookup's result to res.
+func (l *lookup) finish(res *result) {
 	res.tainted = res.tainted || l.w.tainted.Load()
 	l.w.decide(res.udp)
-	l.res = res
+	l.res = *res
 }
 
 // send sends the query to server (an index in servers), fresh asking for
-// a socket of its own, and returns its number in the lookup.
+// a socket of its own, and returns its number in the lookup. Not inlined
+// (see sendDue).
+//
+//go:noinline
 func (l *lookup) send(server int, fresh bool) (int, error) {
 	l.seq++
 	if IsTLS(l.servers[server]) {
@@ -619,43 +663,61 @@ func (l *lookup) errorFrom(server, n int) {
 // lookup is over (its result in l.res).
 //
 //go:noinline
-func (l *lookup) udp(rep reply) bool {
-	if rep.reason != ReasonNone { // a DNS-over-TLS server that cannot be asked (dot.go)
-		l.r.fail(rep.server, time.Now())
-		l.last = prefer(l.last, failure(rep.reason, rep.server))
-		return false
-	}
-	if rep.msg == nil {
+func (l *lookup) udp() bool {
+	rep := l.rep
+	switch {
+	case rep.reason != ReasonNone: // a DNS-over-TLS server that cannot be asked (dot.go)
+		l.unaskable(rep)
+	case rep.msg == nil:
 		if l.quick < maxQuickResends {
 			l.quick++
 			_, _ = l.send(rep.server, true) // on failure, the attempt's timeout stands
 		}
-		return false
+	case rep.msg.Truncated && !rep.tcp:
+		l.retryTCP(rep)
+	default:
+		return l.reply(rep)
 	}
-	if rep.msg.Truncated && !rep.tcp {
-		if l.tcpc == nil {
-			l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
-			l.tcpc = make(chan tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
-			l.tcpTries = make([]int, len(l.servers))
-		}
-		if l.tcpTries[rep.server] < maxTCPPerServer {
-			l.tcpTries[rep.server]++
-			c, tcpCtx, tcpc, server, q, deadline := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline
-			go func() {
-				m, reason := c.overTCP(tcpCtx, server, q, deadline)
-				tcpc <- tcpResult{rep: rep, msg: m, reason: reason}
-			}()
-		}
-		return false
+	return false
+}
+
+// unaskable fails rep's server, which could not be asked. It, retryTCP
+// and reply are not inlined: results are large, and udp's frame is
+// under the check that waits for the lookup.
+//
+//go:noinline
+func (l *lookup) unaskable(rep *reply) {
+	l.r.fail(rep.server, time.Now())
+	l.last = prefer(l.last, failure(rep.reason, rep.server))
+}
+
+// retryTCP asks the question of rep's server again over TCP, after its
+// truncated reply rep, in a goroutine of its own (at most
+// maxTCPPerServer per server).
+//
+//go:noinline
+func (l *lookup) retryTCP(rep *reply) {
+	if l.tcpc == nil {
+		l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
+		l.tcpc = make(chan *tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
+		l.tcpTries = make([]int, len(l.servers))
 	}
-	return l.reply(rep)
+	if l.tcpTries[rep.server] < maxTCPPerServer {
+		l.tcpTries[rep.server]++
+		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline, *rep
+		go func() {
+			m, reason := c.overTCP(tcpCtx, server, q, deadline)
+			tcpc <- &tcpResult{rep: r, msg: m, reason: reason}
+		}()
+	}
 }
 
 // tcp handles how a TCP retry ended, and reports whether the lookup is
 // over (its result in l.res).
 //
 //go:noinline
-func (l *lookup) tcp(tr tcpResult) bool {
+func (l *lookup) tcp() bool {
+	tr := l.tr
 	if tr.msg == nil {
 		if tr.reason != ReasonCanceled {
 			l.last = prefer(l.last, failure(tr.reason, tr.rep.server))
@@ -663,24 +725,35 @@ func (l *lookup) tcp(tr tcpResult) bool {
 		}
 		return false
 	}
-	return l.reply(reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true})
+	return l.reply(&reply{server: tr.rep.server, seq: tr.rep.seq, msg: tr.msg, tcp: true})
 }
 
 // reply takes a reply (not a truncated UDP one): the lookup's result, or
-// its server's error.
-func (l *lookup) reply(rep reply) bool {
-	res, done := l.c.take(l.name, l.qtype, rep)
-	if done {
+// its server's error. The result is worked out in the lookup's state,
+// not in this frame.
+//
+//go:noinline
+func (l *lookup) reply(rep *reply) bool {
+	res := &l.scratch
+	if l.c.take(l.name, l.qtype, rep, res) {
 		l.finish(res)
 		return true
 	}
-	l.last = prefer(l.last, res)
+	l.errorReply(rep, res)
+	return false
+}
+
+// errorReply notes res, the error reply rep of a server. Not inlined
+// (see reply).
+//
+//go:noinline
+func (l *lookup) errorReply(rep *reply, res *result) {
+	l.last = prefer(l.last, *res)
 	if rep.tcp {
 		l.r.fail(rep.server, time.Now()) // over TCP, the server's own word
 	} else {
 		l.errorFrom(rep.server, rep.seq)
 	}
-	return false
 }
 
 // maxTCPPerServer bounds the TCP retries of one lookup per server, so
@@ -708,6 +781,9 @@ func (c *Client) release(w *waiter, tickets []ticket) {
 	if !w.tombstones() {
 		releaseAll()
 		return
+	}
+	for _, t := range tickets {
+		t.bury()
 	}
 	d := c.pool.tombstone
 	if d <= 0 {
@@ -758,17 +834,19 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 }
 
 // take turns one reply (not a truncated UDP one) into the lookup's
-// result (done) or into the error of its server (not done).
-func (c *Client) take(name string, qtype Type, rep reply) (res result, done bool) {
-	a, next := FromMsg(name, qtype, rep.msg)
-	if retryable(a) {
-		return result{a: a, server: rep.server}, false
+// result (done) or into the error of its server (not done), in *res.
+func (c *Client) take(name string, qtype Type, rep *reply, res *result) (done bool) {
+	*res = result{server: rep.server}
+	res.a, res.next = FromMsg(name, qtype, rep.msg)
+	if retryable(res.a) {
+		res.next = ""
+		return false
 	}
-	res = result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+	res.ttl, res.server = msgTTL(res.a, res.next, rep.msg), -1
 	if !rep.tcp {
 		res.udp = rep.msg
 	}
-	return res, true
+	return true
 }
 
 // prefer keeps the more telling of two error results: one whose Reason

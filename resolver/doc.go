@@ -88,11 +88,17 @@
 //     time, a query takes one at random under that socket's own lock,
 //     and an idle one closes after 1 s: under load, hundreds of ports
 //     are in use, and none stays useful long to someone who learned it.
-//     Each socket costs a file descriptor and a reader goroutine: about
-//     one per 8 queries in flight (or kept as tombstones, below), plus
-//     up to 16 per server. The kernel delivers to a connected socket only
-//     datagrams from the server's address and port; the reader checks
-//     the source again (wrong_source). The port is secret only as long
+//     Each socket costs a file descriptor: about one per 8 queries in
+//     flight (or kept as tombstones, below), plus up to 16 per server.
+//     A socket with a query in flight has a reader goroutine of its own,
+//     which waits for a datagram without a buffer (on Linux) and reads it
+//     into one its server's sockets share. A socket that takes no new
+//     query and keeps tombstones only is read, on Linux, by one goroutine
+//     per Client (the watcher, over an epoll instance of its own), which
+//     handles each datagram as it comes, exactly as the reader would. The
+//     kernel delivers to a connected socket only datagrams from the
+//     server's address and port; the reader checks the source again
+//     (wrong_source). The port is secret only as long
 //     as the kernel does not leak it: this relies on the kernel's
 //     defences against the SAD DNS side channel (Linux 5.10 and later
 //     randomize the ICMP rate limit, CVE-2020-25705).

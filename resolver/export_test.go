@@ -41,3 +41,11 @@ func Drops(c *Client) int64 {
 // SetTombstone sets how long the queries of a lookup that took a UDP
 // answer stay registered after it (tests only).
 func SetTombstone(c *Client, d time.Duration) { c.pool.tombstone = d }
+
+// SetSocketBatch sets how many queries one UDP socket of c carries (tests
+// only; 0: socketBatch).
+func SetSocketBatch(c *Client, n int) { c.pool.batch = n }
+
+// WatchedSockets returns how many sockets of c the watcher reads now
+// (tests only).
+func WatchedSockets(c *Client) int { return c.pool.watch.count() }

@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"context"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,6 +160,28 @@ func TestForgedDowngradeNeedsTCP(t *testing.T) {
 func TestOneShotForgeryEvicted(t *testing.T) {
 	t.Parallel()
 	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1}
+	oneShotForgery(t, c, func() bool { return true })
+}
+
+// TestOneShotForgeryEvictedByWatcher is TestOneShotForgeryEvicted with
+// the real reply coming once the forged answer's socket, retired after
+// its one query, holds tombstones only and is read by the pool's watcher
+// rather than by a reader of its own (Linux): the contradiction still
+// evicts the forgery as it comes.
+func TestOneShotForgeryEvictedByWatcher(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher reads tombstones on Linux only")
+	}
+	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1}
+	resolver.SetSocketBatch(c, 1)
+	oneShotForgery(t, c, func() bool { return resolver.WatchedSockets(c) == 1 })
+}
+
+// oneShotForgery runs the one-shot forgery against c: the real reply is
+// sent once the forgery is cached and ready reports true.
+func oneShotForgery(t *testing.T, c *resolver.Client, ready func() bool) {
+	t.Helper()
 	resolver.SetTombstone(c, spoofTimeout)
 	cache := resolver.NewCache(c, 0)
 	var asked atomic.Int32
@@ -170,8 +193,8 @@ func TestOneShotForgeryEvicted(t *testing.T) {
 		f := answerA(q, "192.0.2.66")
 		f.Answer[0].Header().Ttl = 3600
 		s.send(t, f, from)
-		if !eventually(func() bool { return cache.Stats().Entries == 1 }) {
-			t.Errorf("the forgery was not cached")
+		if !eventually(func() bool { return cache.Stats().Entries == 1 && ready() }) {
+			t.Errorf("the forgery was not cached, or its socket not ready")
 			return
 		}
 		s.send(t, answerA(q, "192.0.2.1"), from) // the real reply, late
@@ -180,6 +203,7 @@ func TestOneShotForgeryEvicted(t *testing.T) {
 	a := cache.Lookup(t.Context(), "_dmarc.victim.example", resolver.TypeA)
 	require.Equal(t, []string{"192.0.2.66"}, addrsOf(a), "the forger won the race")
 	require.True(t, eventually(func() bool { return cache.Stats().Entries == 0 }), "the contradicted forgery stays cached")
+	assert.Equal(t, uint64(1), cache.Stats().Invalidated)
 	a = cache.Lookup(t.Context(), "_dmarc.victim.example", resolver.TypeA)
 	assert.Equal(t, []string{"192.0.2.1"}, addrsOf(a))
 	assert.Equal(t, int32(2), asked.Load(), "asked the wire again")

@@ -78,12 +78,18 @@ type question struct {
 }
 
 type call struct {
+	q      question
 	done   chan struct{}
 	answer Answer
-	asked  time.Duration // the sender's Path bound when it asked
-	hops   int           // the sender's Path hops when it asked
-	wire   time.Duration // how long the question took below the Scan
-	trip   int           // 1 when the question went to the wire, 0 for a cache hit
+	// While the question is asked (see run): when, what the Cache below
+	// said of it, and whether the resolver below returned.
+	start    time.Time
+	note     *cacheNote
+	answered bool
+	asked    time.Duration // the sender's Path bound when it asked
+	hops     int           // the sender's Path hops when it asked
+	wire     time.Duration // how long the question took below the Scan
+	trip     int           // 1 when the question went to the wire, 0 for a cache hit
 }
 
 // NewScan returns a per-scan resolver over next with the given query
@@ -124,7 +130,7 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 			// In a schedule that waited on nothing else, the question
 			// would have been sent by the earlier of the two strands.
 			path.reach(min(asked, c.asked)+c.wire, min(hops, c.hops)+c.trip, s.now())
-			return cloneAnswer(c.answer)
+			return cloneAnswer(&c.answer)
 		}
 		// The sender gave up; the loop returns at once if ctx did too,
 		// and otherwise asks again (bounded by the budget).
@@ -160,7 +166,7 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 	if len(s.calls)+s.dropped >= s.budget {
 		return nil, false, false
 	}
-	c = &call{done: make(chan struct{})}
+	c = &call{q: q, done: make(chan struct{})}
 	s.calls[q] = c
 	return c, true, true
 }
@@ -174,43 +180,49 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 // would end the whole process (the service with it), and done is closed
 // either way so that no waiter hangs.
 func (s *Scan) run(ctx context.Context, q question, c *call) {
-	start := s.now()
-	note := &cacheNote{}
+	// The call's own fields hold what the deferred call needs, rather
+	// than this frame, under which the lookup waits.
+	c.start, c.note = s.now(), &cacheNote{}
 	// The answer is published by a deferred call, which a panic below
 	// reaches too, rather than from a function literal that recovers:
 	// one frame fewer under every lookup in flight.
-	panicked := true
-	defer func() {
-		if panicked && recover() != nil {
-			s.publish(q, c, Fail(ReasonMalformed), start, note)
-		}
-		close(c.done)
-	}()
-	a := s.next.Lookup(context.WithValue(ctx, noteKey{}, note), q.name, q.qtype)
-	panicked = false
-	s.publish(q, c, a, start, note)
+	defer s.land(c)
+	c.answer = s.next.Lookup(context.WithValue(ctx, noteKey{}, c.note), q.name, q.qtype)
+	c.answered = true
+	s.publish(q, c)
 }
 
-// publish keeps a, the answer to q that c waited for, and notes it in
-// the Scan's log.
-func (s *Scan) publish(q question, c *call, a Answer, start time.Time, note *cacheNote) {
-	if !note.hit {
+// land publishes a failure when the resolver below c's lookup panicked
+// (see run), and releases c's waiters.
+func (s *Scan) land(c *call) {
+	if !c.answered && recover() != nil {
+		c.answer = Fail(ReasonMalformed)
+		s.publish(c.q, c)
+	}
+	close(c.done)
+}
+
+// publish keeps c.answer, the answer to q that c waited for, and notes
+// it in the Scan's log.
+func (s *Scan) publish(q question, c *call) {
+	if !c.note.hit {
 		c.trip = 1
 	}
 	end := s.now()
 	s.mu.Lock()
-	if n := answerBytes(a); s.bytes+n > MaxScanBytes {
-		a = Fail(ReasonBudgetExhausted)
+	if n := answerBytes(c.answer); s.bytes+n > MaxScanBytes {
+		c.answer = Fail(ReasonBudgetExhausted)
 	} else {
 		s.bytes += n
 	}
-	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: start, End: end, Outcome: a.Outcome, Reason: a.Reason})
+	a := &c.answer
+	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: c.start, End: end, Outcome: a.Outcome, Reason: a.Reason})
 	if a.Reason == ReasonCanceled {
 		delete(s.calls, q)
 		s.dropped++
 	}
 	s.mu.Unlock()
-	c.answer, c.wire = a, end.Sub(start)
+	c.wire = end.Sub(c.start)
 }
 
 // answerBytes estimates the memory an answer keeps: its texts plus the
@@ -243,7 +255,8 @@ func (s *Scan) Bytes() int {
 // that calls it, under which lookups wait.
 //
 //go:noinline
-func cloneAnswer(a Answer) Answer {
+func cloneAnswer(src *Answer) Answer {
+	a := *src
 	a.CNAMEs = slices.Clone(a.CNAMEs)
 	if a.Records != nil {
 		recs := make([]Record, len(a.Records))

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -153,7 +154,7 @@ type reply struct {
 // waiter receives the replies to every attempt of one lookup, and what
 // its sockets saw besides.
 type waiter struct {
-	ch chan reply
+	ch chan *reply // pointers: what a lookup receives is not copied into the frame it waits in
 	// tainted: a datagram was dropped that carried the ID of one of the
 	// lookup's queries, or that a socket carrying one of them could not
 	// match, or an ICMP error reached such a socket; its answer is not
@@ -172,7 +173,7 @@ type waiter struct {
 	conflicted bool
 }
 
-func newWaiter() *waiter { return &waiter{ch: make(chan reply, replyQueue)} }
+func newWaiter() *waiter { return &waiter{ch: make(chan *reply, replyQueue)} }
 
 // deliver hands r to the lookup without ever blocking the reader; once
 // the lookup has ended, a reply is compared with the one it took.
@@ -180,7 +181,7 @@ func (w *waiter) deliver(r reply) {
 	w.mu.Lock()
 	if !w.decided {
 		select {
-		case w.ch <- r:
+		case w.ch <- &r:
 		default:
 		}
 		w.mu.Unlock()
@@ -194,6 +195,12 @@ func (w *waiter) deliver(r reply) {
 // one over TCP). Replies queued or still to come to its queries are
 // compared with taken (see compare).
 func (w *waiter) decide(taken *dns.Msg) {
+	if taken != nil {
+		// Only what compare reads is kept for the tombstones' time: the
+		// header and the answer section, not the question, authority and
+		// additional sections (the OPT record and its cookie).
+		taken = &dns.Msg{MsgHdr: taken.MsgHdr, Answer: taken.Answer}
+	}
 	w.mu.Lock()
 	w.decided, w.taken = true, taken
 	w.mu.Unlock()
@@ -274,6 +281,9 @@ type entry struct {
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
+	// tomb: the query's lookup has ended; the query stays registered
+	// for its tombstone (see Client.release).
+	tomb bool
 }
 
 // pool holds a Client's sockets and what it learned of each server. Its
@@ -284,6 +294,11 @@ type pool struct {
 	drops   [numDropKinds]atomic.Uint64
 	// tombstone overrides tombstoneFor (tests); 0: tombstoneFor.
 	tombstone time.Duration
+	// batch overrides socketBatch (tests); 0: socketBatch.
+	batch int
+	// watch reads the retired sockets whose queries are all tombstones
+	// (see socket.handOver; Linux only).
+	watch watcher
 }
 
 // count counts one dropped datagram or ICMP error.
@@ -307,6 +322,7 @@ type upstream struct {
 	addr    string
 	log     *slog.Logger // nil: none
 	bufSize int
+	bufs    sync.Pool // of *[]byte of bufSize: the sockets' read buffers, shared
 	slots   [slotsPerServer]slot
 
 	caseMiss    atomic.Int32 // replies in a row that matched but for the case
@@ -387,6 +403,13 @@ type ticket struct {
 	icmp *atomic.Bool
 }
 
+// bury marks t's query as a tombstone (see socket.bury).
+func (t ticket) bury() {
+	if t.s != nil {
+		t.s.bury(t.id)
+	}
+}
+
 // release forgets t's query; later replies to it are dropped.
 func (t ticket) release() {
 	if t.s != nil {
@@ -406,13 +429,13 @@ var errICMPSend = errors.New("resolver: every send met an ICMP error")
 // times; then errICMPSend.
 func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
 	u := p.upstream(server, log, udpSize)
-	e, err := u.entry(q, idx, w)
-	e.seq = seq
-	if err != nil {
+	var e entry
+	if err := u.entry(q, idx, w, &e); err != nil {
 		return ticket{}, err
 	}
+	e.seq = seq
 	for try := 0; try < sendTries; try++ {
-		s, id, err := u.register(e, fresh || try > 0)
+		s, id, err := u.register(&e, fresh || try > 0)
 		if err != nil {
 			return ticket{}, err
 		}
@@ -434,9 +457,10 @@ func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bo
 	return ticket{icmp: e.icmp}, errICMPSend
 }
 
-// entry builds the query q for u: a copy with its name in random case
-// (unless u does not echo it) and the cookie option, packed with ID 0.
-func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
+// entry builds the query q for u into e: a copy with its name in random
+// case (unless u does not echo it) and the cookie option, packed with ID
+// 0.
+func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) error {
 	asked := q.Question[0]
 	exact := u.caseOn()
 	if exact {
@@ -449,9 +473,10 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter) (entry, error) {
 	m.Extra = u.withCookie(q.Extra, cookie)
 	b, err := m.Pack()
 	if err != nil {
-		return entry{}, fmt.Errorf("resolver: pack query: %w", err)
+		return fmt.Errorf("resolver: pack query: %w", err)
 	}
-	return entry{q: asked, exact: exact, cookie: cookie, w: w, server: idx, wire: b, icmp: new(atomic.Bool)}, nil
+	e.q, e.exact, e.cookie, e.w, e.server, e.wire, e.icmp = asked, exact, cookie, w, idx, b, new(atomic.Bool)
+	return nil
 }
 
 // caseOn reports whether u gets 0x20 questions.
@@ -477,10 +502,23 @@ func (u *upstream) withCookie(extra []dns.RR, client string) []dns.RR {
 				o.Option = append(o.Option, eo)
 			}
 		}
-		o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie})
+		o.Option = append(o.Option, cookieOption(cookie))
 		out[i] = o
 	}
 	return out
+}
+
+// cookieOption is the COOKIE option carrying cookie (hex), decoded once
+// here: an EDNS0_COOKIE decodes its hex each time a message is measured
+// and packed, deep under the lookup that sends it. The wire form is the
+// same; a cookie that is not hex stays an EDNS0_COOKIE, whose packing
+// fails as before.
+func cookieOption(cookie string) dns.EDNS0 {
+	b, err := hex.DecodeString(cookie)
+	if err != nil {
+		return &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}
+	}
+	return &dns.EDNS0_LOCAL{Code: dns.EDNS0COOKIE, Data: b}
 }
 
 // mixCase returns name with each ASCII letter in a random case (the "0x20"
@@ -509,7 +547,7 @@ func mixCase(name string) string {
 // one that becomes the slot's when it has none that takes queries. The
 // slot's lock is held only to take its socket: a new socket is opened
 // without it.
-func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
+func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 	sl := &u.slots[randomInt(slotsPerServer)]
 	if !fresh {
 		sl.mu.Lock()
@@ -523,6 +561,9 @@ func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
 		sl.mu.Unlock()
 	}
 	limit := socketBatch
+	if u.pool.batch > 0 {
+		limit = u.pool.batch
+	}
 	if fresh {
 		limit = 1
 	}
@@ -546,22 +587,39 @@ func (u *upstream) register(e entry, fresh bool) (*socket, uint16, error) {
 }
 
 // dial opens a connected UDP socket to u on a random local port, for at
-// most limit queries, and starts its reader.
+// most limit queries, and starts its reader. The socket is opened on the
+// reader's goroutine (see open), not on the caller's: the caller is a
+// lookup, under every resolver layer and check above it, and the dial's
+// deep calls into the network stack would grow its stack past its
+// smaller size for good; the reader's stack is shallow.
 func (u *upstream) dial(limit int) (*socket, error) {
-	raddr, err := net.ResolveUDPAddr("udp", u.addr)
+	s := &socket{up: u, limit: limit, pending: make([]pendingQuery, 0, limit)}
+	opened := make(chan error, 1)
+	go s.open(opened)
+	if err := <-opened; err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open dials s, reports how that went on opened, and then reads s (see
+// read) when it is open.
+func (s *socket) open(opened chan<- error) {
+	raddr, err := net.ResolveUDPAddr("udp", s.up.addr)
 	if err != nil {
-		return nil, fmt.Errorf("resolver: server address: %w", err)
+		opened <- fmt.Errorf("resolver: server address: %w", err)
+		return
 	}
 	conn, err := net.DialUDP("udp", nil, raddr)
 	if err != nil {
-		return nil, fmt.Errorf("resolver: dial: %w", err)
+		opened <- fmt.Errorf("resolver: dial: %w", err)
+		return
 	}
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
-	s := &socket{up: u, conn: conn, peer: netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()),
-		born: time.Now(), limit: limit, pending: make(map[uint16]entry, limit)}
-	go s.read()
-	return s, nil
+	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
+	opened <- nil
+	s.read()
 }
 
 // socket is one connected UDP socket to one server, on a port the kernel
@@ -577,16 +635,23 @@ type socket struct {
 	limit int
 
 	mu      sync.Mutex
-	pending map[uint16]entry
+	pending []pendingQuery // a few: a slice, searched, is smaller than a map
+	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
 	idle    *time.Timer
+	// handing: the socket is retired with tombstones only, and its reader
+	// hands it to the pool's watcher (see handOver); watched: the watcher
+	// reads it, under token.
+	handing atomic.Bool
+	watched bool
+	token   uint64
 }
 
 // register reserves a random ID that no query in flight on s uses. A
 // socket that carried its batch, or is past its age, retires.
-func (s *socket) register(e entry) (uint16, bool) {
+func (s *socket) register(e *entry) (uint16, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.retired && time.Since(s.born) >= socketMaxAge {
@@ -597,10 +662,11 @@ func (s *socket) register(e entry) (uint16, bool) {
 	}
 	for {
 		id := randomID()
-		if _, taken := s.pending[id]; taken {
+		if s.find(id) >= 0 {
 			continue
 		}
-		s.pending[id] = e
+		s.pending = append(s.pending, pendingQuery{id: id, e: *e})
+		s.live++
 		s.sent++
 		if s.sent >= s.limit {
 			s.retired = true
@@ -635,14 +701,51 @@ func (s *socket) retireLocked() {
 	if len(s.pending) == 0 && !s.closed {
 		s.closeLocked()
 	}
+	s.handOverLocked()
+}
+
+// bury marks the query with id as a tombstone: its lookup has ended, and
+// it stays registered so that a later reply to it is still compared (see
+// Client.release).
+func (s *socket) bury(id uint16) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.find(id)
+	if i < 0 || s.pending[i].e.tomb {
+		return
+	}
+	s.pending[i].e.tomb = true
+	s.live--
+	s.handOverLocked()
+}
+
+// handOverLocked asks the reader of s, once s is retired and holds
+// tombstones only, to hand it to the pool's watcher (Linux), which reads
+// every such socket of the pool from one goroutine: most sockets spend
+// most of their life so, tombstoneFor after their last lookup ended, and
+// a goroutine each would cost more than the lookups in flight. The
+// watcher handles their datagrams as the reader would, as they come. The
+// caller holds s.mu.
+func (s *socket) handOverLocked() {
+	if !canWatch || !s.retired || s.closed || s.live > 0 || len(s.pending) == 0 || s.handing.Load() {
+		return
+	}
+	s.handing.Store(true)
+	_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // wakes the reader, which hands s over
 }
 
 // release forgets the query with id: later replies to it are dropped.
 func (s *socket) release(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.pending, id)
+	if i := s.find(id); i >= 0 {
+		if !s.pending[i].e.tomb {
+			s.live--
+		}
+		s.pending = slices.Delete(s.pending, i, i+1)
+	}
 	if len(s.pending) > 0 || s.closed {
+		s.handOverLocked() // the last live query may have gone
 		return
 	}
 	if s.retired {
@@ -674,18 +777,38 @@ func (s *socket) closeLocked() {
 		s.idle.Stop()
 		s.idle = nil
 	}
+	if s.watched {
+		s.up.pool.watch.forget(s)
+	}
 	_ = s.conn.Close()
 }
 
 // read receives datagrams until the socket is closed. A read error is an
-// ICMP error (see icmp).
+// ICMP error (see icmp). It waits for a datagram without a buffer (see
+// awaitDatagram) and reads it into one of the upstream's buffers, held
+// only while the datagram is handled: thousands of sockets wait at once
+// under load (each retired one for tombstoneFor), and a buffer each would
+// cost more than the lookups they serve.
 func (s *socket) read() {
-	buf := make([]byte, s.up.bufSize)
 	for {
-		n, from, err := s.conn.ReadFromUDPAddrPort(buf)
+		if s.handing.Load() && s.up.pool.watch.add(s) {
+			return // the watcher reads s from now on
+		}
+		err := s.awaitDatagram()
+		var n int
+		var from netip.AddrPort
+		var buf *[]byte
+		if err == nil {
+			buf = s.up.buffer()
+			n, from, err = s.conn.ReadFromUDPAddrPort(*buf)
+		}
 		if err != nil {
+			s.up.putBuffer(buf)
 			if errors.Is(err, net.ErrClosed) {
 				return
+			}
+			if s.handing.Load() && errors.Is(err, os.ErrDeadlineExceeded) {
+				continue // handOverLocked woke the reader
 			}
 			if icmpError(err) {
 				s.icmp()
@@ -695,10 +818,28 @@ func (s *socket) read() {
 			continue
 		}
 		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != s.peer {
+			s.up.putBuffer(buf)
 			s.drop(dropWrongSource, nil)
 			continue
 		}
-		s.handle(buf[:n])
+		s.handle((*buf)[:n])
+		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
+	}
+}
+
+// buffer returns a read buffer of u's size.
+func (u *upstream) buffer() *[]byte {
+	if b, ok := u.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, u.bufSize)
+	return &b
+}
+
+// putBuffer returns b (nil: none) to u's buffers.
+func (u *upstream) putBuffer(b *[]byte) {
+	if b != nil {
+		u.bufs.Put(b)
 	}
 }
 
@@ -714,7 +855,8 @@ func (s *socket) icmp() {
 	s.up.pool.count(dropICMP)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.pending {
+	for i := range s.pending {
+		e := &s.pending[i].e
 		e.icmp.Store(true)
 		e.w.tainted.Store(true) // someone knows the port
 	}
@@ -728,7 +870,9 @@ func (s *socket) handle(b []byte) {
 	var found bool
 	_, m, kind := demux(b, func(id uint16) (expect, bool) {
 		s.mu.Lock()
-		e, found = s.pending[id]
+		if i := s.find(id); i >= 0 {
+			e, found = s.pending[i].e, true
+		}
 		s.mu.Unlock()
 		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
 	})
@@ -766,9 +910,26 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.pending {
-		e.w.tainted.Store(true)
+	for i := range s.pending {
+		s.pending[i].e.w.tainted.Store(true)
 	}
+}
+
+// pendingQuery is one query registered on a socket, under its ID.
+type pendingQuery struct {
+	id uint16
+	e  entry
+}
+
+// find returns the index in s.pending of the query with id, or -1. The
+// caller holds s.mu.
+func (s *socket) find(id uint16) int {
+	for i := range s.pending {
+		if s.pending[i].id == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // learn notes what a reply taken from u says of it: it echoed the 0x20

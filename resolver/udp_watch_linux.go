@@ -1,0 +1,177 @@
+//go:build linux
+
+package resolver
+
+import (
+	"errors"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// canWatch: sockets holding tombstones only are handed to the watcher.
+const canWatch = true
+
+// watchWait is how long the watcher waits for datagrams at a time (ms);
+// it ends once it has no socket left after a wait.
+const watchWait = 500
+
+// watcher reads, from one goroutine, the retired sockets of a pool whose
+// queries are all tombstones (see socket.handOverLocked), through an
+// epoll instance of its own: each datagram is handled as the socket's
+// reader would handle it (source check, then demux, compare and drop
+// counting in socket.handle), as soon as it comes. Its zero value is
+// ready to use; it runs only while it has sockets.
+type watcher struct {
+	mu      sync.Mutex
+	epfd    int // valid while running
+	running bool
+	next    uint64
+	socks   map[uint64]*socket
+}
+
+// add starts watching s and reports whether it does; the caller, s's
+// reader, stops reading s if so. A closed s is not watched (its reader
+// ends all the same: true).
+func (w *watcher) add(s *socket) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.running {
+		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			return s.keepReading()
+		}
+		w.epfd, w.running = fd, true
+		go w.run(fd)
+	}
+	w.next++
+	token := w.next
+	raw, err := s.conn.SyscallConn()
+	if err != nil {
+		return s.keepReading()
+	}
+	var ctlErr error
+	err = raw.Control(func(fd uintptr) {
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(token), Pad: int32(token >> 32)}
+		ctlErr = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_ADD, int(fd), &ev)
+	})
+	if err != nil || ctlErr != nil {
+		return s.keepReading()
+	}
+	if w.socks == nil {
+		w.socks = make(map[uint64]*socket)
+	}
+	w.socks[token] = s
+	s.watched, s.token = true, token
+	return true
+}
+
+// keepReading has s's reader go on reading it (the watcher could not take
+// it). The caller holds s.mu.
+func (s *socket) keepReading() bool {
+	s.handing.Store(false)
+	_ = s.conn.SetReadDeadline(time.Time{})
+	return false
+}
+
+// forget stops watching s, which is closing; the caller holds s.mu. Its
+// descriptor leaves the epoll instance when it is closed.
+func (w *watcher) forget(s *socket) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.socks, s.token)
+}
+
+// run waits for datagrams on the watched sockets and handles them, until
+// a wait ends with no socket left.
+func (w *watcher) run(epfd int) {
+	events := make([]syscall.EpollEvent, 64)
+	var ready []*socket
+	for {
+		n, err := syscall.EpollWait(epfd, events, watchWait)
+		if err != nil && !errors.Is(err, syscall.EINTR) {
+			n = 0
+		}
+		ready = ready[:0]
+		w.mu.Lock()
+		for _, ev := range events[:max(n, 0)] {
+			if s, ok := w.socks[uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32]; ok {
+				ready = append(ready, s)
+			}
+		}
+		if n <= 0 && len(w.socks) == 0 {
+			w.running = false
+			_ = syscall.Close(epfd)
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		for _, s := range ready {
+			s.drain()
+		}
+	}
+}
+
+// drain handles the datagrams queued on s, and ICMP errors, without
+// waiting.
+func (s *socket) drain() {
+	raw, err := s.conn.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		buf := s.up.buffer()
+		var n int
+		var from syscall.Sockaddr
+		var rerr error
+		err := raw.Control(func(fd uintptr) {
+			n, from, rerr = syscall.Recvfrom(int(fd), *buf, syscall.MSG_DONTWAIT)
+		})
+		switch {
+		case err != nil || errors.Is(rerr, syscall.EAGAIN): // closed, or nothing more queued
+			s.up.putBuffer(buf)
+			return
+		case errors.Is(rerr, syscall.EINTR):
+			s.up.putBuffer(buf)
+			continue
+		case icmpError(rerr):
+			s.up.putBuffer(buf)
+			s.icmp()
+			continue
+		case rerr != nil:
+			s.up.putBuffer(buf)
+			return
+		}
+		if sockaddrPort(from) != s.peer {
+			s.up.putBuffer(buf)
+			s.drop(dropWrongSource, nil)
+			continue
+		}
+		s.handle((*buf)[:n])
+		s.up.putBuffer(buf)
+	}
+}
+
+// sockaddrPort returns sa's address (unmapped) and port.
+func sockaddrPort(sa syscall.Sockaddr) netip.AddrPort {
+	switch a := sa.(type) {
+	case *syscall.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port))
+	case *syscall.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port))
+	}
+	return netip.AddrPort{}
+}
+
+// count returns how many sockets w watches.
+func (w *watcher) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.socks)
+}
