@@ -26,7 +26,7 @@ const (
 	// service's 256 MiB soft memory limit (internal/gctune), the rest for
 	// the limiter tables. 1,024 slots would hold about 285 MiB alone, over
 	// the limit. Scans of a hostile zone hold more: 512 of them at once
-	// peaked at 471 MB RSS (RELIABILITY.md, "Memory with every slot
+	// peaked at 471–507 MB RSS (RELIABILITY.md, "Memory with every slot
 	// full"). Half of the slots are the reserve of fresh sources
 	// (reserveOf).
 	DefaultMaxInFlight = 512
