@@ -51,12 +51,11 @@ func assertFreshServed(t *testing.T, s *scheduler, held []func()) {
 func TestCoalitionOfIPv4SourcesCannotStarve(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(DefaultMaxInFlight)
-	n := DefaultMaxInFlight/2 - 2 // 30 of 64 slots
+	n := DefaultMaxInFlight/2 - 2 // 254 of 512 slots
 	require.Greater(t, n*DefaultSourceInFlight, DefaultMaxInFlight)
-	require.Less(t, n, 255, "one /24 of addresses")
 	var addrs []netip.Addr
 	for i := range n {
-		addrs = append(addrs, netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)}))
+		addrs = append(addrs, siegeAddr(i))
 	}
 	held := fillFrom(t, s, addrs, DefaultSourceInFlight)
 	assert.LessOrEqual(t, len(held), n+DefaultMaxInFlight-reserveOf(DefaultMaxInFlight),
@@ -66,12 +65,12 @@ func TestCoalitionOfIPv4SourcesCannotStarve(t *testing.T) {
 
 // TestCoalitionOfIPv6NetworksCannotStarve: IPv6 /48s, each spread over
 // 8 /64s in 4 /56s running 3 diagnostics each, enough /48s to ask for
-// more than every slot (6 for 64 slots), leave a slot for a source with
+// more than every slot (43 for 512 slots), leave a slot for a source with
 // nothing in flight.
 func TestCoalitionOfIPv6NetworksCannotStarve(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(DefaultMaxInFlight)
-	nets := DefaultMaxInFlight/networkInFlight48 + 1 // 6 for 64 slots
+	nets := DefaultMaxInFlight/networkInFlight48 + 1 // 43 for 512 slots
 	var addrs []netip.Addr
 	for n := range nets {
 		for i := range 8 {
@@ -171,4 +170,20 @@ func TestWindowTableSweep(t *testing.T) {
 	require.NoError(t, err)
 	assert.Eventually(t, func() bool { return real.Len() == 0 }, 30*time.Second, 50*time.Millisecond,
 		"the timer sweeps an expired window with no further request")
+}
+
+// TestDefaultSlots: a handler built with no MaxInFlight admits
+// DefaultMaxInFlight diagnostics at once, half of them the reserve of
+// fresh sources, and its pool counts as short of slots only at its last
+// sixteenth.
+func TestDefaultSlots(t *testing.T) {
+	t.Parallel()
+	h := newHandler(&FakeService{}, Options{})
+	assert.Equal(t, 512, DefaultMaxInFlight, "the default the docs' arithmetic is made for")
+	assert.Equal(t, DefaultMaxInFlight, h.sched.total, "slots")
+	assert.Equal(t, DefaultMaxInFlight, h.sched.free, "free slots")
+	assert.Equal(t, DefaultMaxInFlight/2, h.sched.reserve, "reserve")
+	assert.Equal(t, DefaultMaxInFlight/16, nearlyFullOf(h.sched.total), "nearly full at")
+	assert.Equal(t, DefaultSourceInFlight, h.perSource, "per-source cap")
+	assert.Equal(t, DefaultQueueWait, h.wait, "queue wait")
 }

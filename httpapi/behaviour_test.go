@@ -48,11 +48,17 @@ type siege struct {
 	wg     sync.WaitGroup
 }
 
+// siegeAddr is the i-th attacker address of the simulations (203.0.113.1
+// on, 250 per /24; distinct for i below 35,750).
+func siegeAddr(i int) netip.Addr {
+	return netip.AddrFrom4([4]byte{203, 0, byte(113 + i/250), byte(1 + i%250)})
+}
+
 func startSiege(t *testing.T, s *scheduler, n int) *siege {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &siege{s: s, n: n, cancel: cancel}
 	for i := range n {
-		ad := admissionFor(netip.AddrFrom4([4]byte{203, 0, byte(113 + i/250), byte(1 + i%250)}), DefaultSourceInFlight)
+		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
@@ -86,7 +92,7 @@ func (g *siege) settle(t *testing.T, extra int) {
 }
 
 // TestCoalitionOfFreshSourcesCannotStarve: as many IPv4 addresses as
-// there are slots, and 500, each keeping one scan of a domain that never
+// there are slots, and twice as many, each keeping one scan of a domain that never
 // answers in flight (asking again the moment one ends), against the
 // DefaultMaxInFlight slots. Before admission by
 // behaviour each of them was fresh whenever its scan had ended, and they
@@ -95,7 +101,7 @@ func (g *siege) settle(t *testing.T, extra int) {
 // with a look for scans to cut at each step), once each attacker has had
 // its first turn.
 func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
-	for _, n := range []int{DefaultMaxInFlight, 500} {
+	for _, n := range []int{DefaultMaxInFlight, 2 * DefaultMaxInFlight} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			clock := NewTestClock()
@@ -317,7 +323,7 @@ func TestVisitorScanNotCutForUnusableWaiters(t *testing.T) {
 	drip := func() time.Time { return clock.Now() } // always just replied
 	atk := admissionFor(netip.MustParseAddr("203.0.113.1"), DefaultSourceInFlight)
 	for i := range DefaultMaxInFlight - 1 {
-		ad := admissionFor(netip.AddrFrom4([4]byte{203, 0, 113, byte(i + 1)}), DefaultSourceInFlight)
+		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
 		if i < DefaultSourceInFlight {
 			ad = atk // the first source at its cap
 		}

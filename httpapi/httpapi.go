@@ -18,12 +18,18 @@ const (
 	MaxBodyBytes = 8 << 10
 	// DefaultMaxInFlight is the default number of diagnostics (scans and
 	// ptr-checks together) allowed to run at the same time. It bounds
-	// memory: a scan in flight holds about 150 KB of heap and goroutine
-	// stacks (BENCHMARKS.md, BenchmarkScansInFlight), so the 128 slots
-	// cost about 19 MiB; a scan of a hostile zone holds up to about 1.1 MB
-	// (RELIABILITY.md), so 128 of them stay, with the shared DNS cache,
-	// under the service's 256 MiB soft memory limit (internal/gctune).
-	DefaultMaxInFlight = 128
+	// memory: a scan in flight in the service holds about 260–285 KB of
+	// live heap and goroutine stacks (a domain that never answers, with
+	// every slot full; 244–256 KiB for an ordinary domain, BENCHMARKS.md),
+	// so the 512 slots hold about 140 MiB, and with the 32 MiB shared DNS
+	// cache and the idle process about 185 MiB stay in use of the
+	// service's 256 MiB soft memory limit (internal/gctune), the rest for
+	// the limiter tables. 1,024 slots would hold about 285 MiB alone, over
+	// the limit. Scans of a hostile zone hold more: 512 of them at once
+	// peaked at 471–507 MB RSS (RELIABILITY.md, "Memory with every slot
+	// full"). Half of the slots are the reserve of fresh sources
+	// (reserveOf).
+	DefaultMaxInFlight = 512
 	// DefaultQueueWait is how long a diagnostic waits for a free slot
 	// before it is refused with 500.
 	DefaultQueueWait = 2 * time.Second
@@ -130,6 +136,16 @@ type handler struct {
 
 // New returns the service's http.Handler for svc.
 func New(svc Service, opts Options) http.Handler {
+	h := newHandler(svc, opts)
+	var idProxies []netip.Prefix
+	if opts.RequestIDFromProxy {
+		idProxies = h.proxies
+	}
+	return chain(h.routes(), pace, commonHeaders, accessLog(opts.Logger, h.obs, idProxies), recoverPanic)
+}
+
+// newHandler fills in opts' defaults and returns the endpoints' state.
+func newHandler(svc Service, opts Options) *handler {
 	h := &handler{
 		svc:     svc,
 		limiter: opts.Limiter,
@@ -163,11 +179,7 @@ func New(svc Service, opts Options) http.Handler {
 	if h.version == "" {
 		h.version = buildVersion()
 	}
-	var idProxies []netip.Prefix
-	if opts.RequestIDFromProxy {
-		idProxies = h.proxies
-	}
-	return chain(h.routes(), pace, commonHeaders, accessLog(opts.Logger, h.obs, idProxies), recoverPanic)
+	return h
 }
 
 // buildVersion is the main module's version from the build info, or

@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
 func mapEnv(m map[string]string) env { return func(k string) string { return m[k] } }
@@ -37,7 +39,8 @@ func TestServeDefaults(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8080", c.listen, "defaults: %+v", c)
 	assert.Equal(t, "memory", c.rateLimit, "defaults: %+v", c)
 	assert.Equal(t, 30, c.rateLimitMax, "defaults: %+v", c)
-	assert.Equal(t, 128, c.maxInFlight, "defaults: %+v", c)
+	assert.Equal(t, httpapi.DefaultMaxInFlight, c.maxInFlight, "defaults: %+v", c)
+	assert.Equal(t, 512, c.maxInFlight, "the default the docs' arithmetic is made for")
 	assert.Equal(t, 443, c.scanner.httpsPort, "defaults: %+v", c)
 	assert.Equal(t, 443, c.scan.HTTPSPort, "defaults: %+v", c)
 	assert.False(t, c.scanner.allowLoopback, "defaults: %+v", c)

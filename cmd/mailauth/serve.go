@@ -100,7 +100,7 @@ func parseServe(args []string, getenv env, out io.Writer) (serveConfig, error) {
 	fs.StringVar(&c.publicURL, "public-url", "", "origin the /developers/ pages' examples name, such as https://mailauth.example.org, behind a proxy that does not send X-Forwarded-Host and X-Forwarded-Proto; empty means the origin each request was made to")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "comma-separated CIDR prefixes or addresses of reverse proxies whose X-Forwarded-For is believed; empty means none (the TCP peer is the client)")
 	fs.StringVar(&c.analyticsSecret, "analytics-secret", "", "HMAC-SHA-256 secret (at least 16 bytes) of the analytics hashes and the Redis rate-limit keys; empty means one generated and kept in the store on first start")
-	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time; more wait briefly, then get 500")
+	fs.IntVar(&c.maxInFlight, "max-inflight", httpapi.DefaultMaxInFlight, "diagnostics allowed to run at the same time, half of them kept for sources with nothing recent; each holds about 260 KiB of memory (up to about 1 MiB scanning a hostile zone); more wait briefly, then get 500")
 	fs.IntVar(&c.dnsCacheMB, "dns-cache-mb", defaultDNSCacheMB, "MiB of DNS answers shared across scans for their TTL (at most 5 minutes); 0 turns the shared cache off")
 	fs.StringVar(&c.secretFile, "analytics-secret-file", "", "file holding -analytics-secret (a container or systemd secret); surrounding white space is ignored")
 	fs.StringVar(&c.adminListen, "admin-listen", defaultAdminListen, "operator address of /livez, /readyz and /metrics, host:port (keep it private: loopback or an internal network), or none")

@@ -27,9 +27,10 @@ const (
 	capMixSlow      = 250 // slow-scan sources of the mix
 	// capWarmup is how long each attack runs before the good client is
 	// measured: with 500 fresh sources, every one of them has had its
-	// first turn (500 × about 3.5 s over 64 slots is about 27 s); in
-	// that first round a visitor shares its turns with sources that never
-	// had one, which nothing can tell apart from it.
+	// first turn (500 of the 512 default slots at once; over 64 slots it
+	// took 500 × about 3.5 s / 64, about 27 s); in that first round a
+	// visitor shares its turns with sources that never had one, which
+	// nothing can tell apart from it.
 	capWarmup = 30 * time.Second
 )
 

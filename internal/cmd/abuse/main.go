@@ -11,7 +11,7 @@
 //	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix]
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
-//	abuse -mode memory [-sample 20ms]   # 64 concurrent scans of a hostile zone, twice
+//	abuse -mode memory [-sample 20ms] [-memory-domain big|slow]   # as many concurrent scans as the service has slots, twice
 //	abuse -mode spoof [-attack 60s] [-spoof-rate 40000] [-spoof-delay 1.9s] [-skip icmp-sweep,icmp-live,undecodable,refused,forge,undecodable-slow,case-downgrade,forge-downgraded]
 //
 // Every address it uses is in 127.0.0.0/8; scripts/abuse runs it inside a
@@ -56,7 +56,9 @@ type options struct {
 	delay    time.Duration
 	recover  time.Duration
 	skip     string
-	cpuProf  string
+	// memDomain is -memory-domain: "big" or "slow" (memoryDomains).
+	memDomain string
+	cpuProf   string
 	// -mode spoof
 	dnsAddr    string
 	dropsAddr  string
@@ -78,6 +80,7 @@ func main() {
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
+	flag.StringVar(&o.memDomain, "memory-domain", "big", "what -mode memory fills every slot with: big (the big hostile domain) or slow (the never-answering one)")
 	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
@@ -105,6 +108,10 @@ func main() {
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
 	}
+	if _, ok := memoryDomains[o.memDomain]; !ok {
+		fmt.Fprintln(os.Stderr, "abuse: -memory-domain must be big or slow")
+		os.Exit(2)
+	}
 	if o.mode == "spoof" {
 		if err := privateNetns(); err != nil {
 			fmt.Fprintln(os.Stderr, "abuse: -mode spoof forges packets and runs only inside a private network namespace (scripts/abuse -mode spoof, as root):", err)
@@ -126,7 +133,7 @@ func load(o options) int {
 	case "soak":
 		v = runSoak(o.base, o.soak)
 	case "memory":
-		v = runMemory(o.base)
+		v = runMemory(o.base, memoryDomains[o.memDomain])
 	case "siege":
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
 	case "capacity":
@@ -215,7 +222,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
 		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
-		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String()}
+		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String(), "-memory-domain", o.memDomain}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
 	var stdout bytes.Buffer

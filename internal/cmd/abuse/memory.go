@@ -7,20 +7,34 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mailauth/mailauth/httpapi"
 )
 
-// memoryScans is the number of concurrent scans of the big hostile
-// domain in -mode memory, each from its own source (RELIABILITY.md:
-// 64 at once peaked at 280 MB).
-const memoryScans = 64
+// memoryScans is the number of concurrent scans in -mode memory, each
+// from its own source: every diagnostic slot of the service's default
+// (httpapi.DefaultMaxInFlight), so the peak is the service with its slots
+// full.
+const memoryScans = httpapi.DefaultMaxInFlight
+
+// memoryDomains are the domains -mode memory can fill the slots with
+// (-memory-domain): the big hostile domain, whose scans end quickly but
+// hold the most, and the never-answering one, whose scans hold their
+// slots until they are cut or reach their deadline.
+var memoryDomains = map[string]string{"big": bigDomain, "slow": slowDomain}
 
 // memoryResult is what the load process reports for -mode memory.
 type memoryResult struct {
-	Scans outcomes `json:"scans"`
+	Domain string   `json:"domain"`
+	Scans  outcomes `json:"scans"`
 }
 
-// runMemory sends memoryScans scans of bigDomain at once, twice.
-func runMemory(base string) memoryResult {
+// memorySource is the i-th source address of -mode memory (127.3.0.1
+// on): 250 per /24.
+func memorySource(i int) string { return fmt.Sprintf("127.3.%d.%d", i/250, i%250+1) }
+
+// runMemory sends memoryScans scans of domain at once, twice.
+func runMemory(base, domain string) memoryResult {
 	var c counters
 	for range 2 {
 		var wg sync.WaitGroup
@@ -28,14 +42,15 @@ func runMemory(base string) memoryResult {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cl := newClient(fmt.Sprintf("127.0.3.%d", i+1), 1)
-				status, msg, _ := postMsg(context.Background(), cl, base, scanBody(bigDomain), "")
-				c.add("big", status, msg)
+				cl := newClient(memorySource(i), 1)
+				status, msg, _ := postMsg(context.Background(), cl, base, scanBody(domain), "")
+				cl.CloseIdleConnections() // the next round's clients are new ones
+				c.add("scan", status, msg)
 			}()
 		}
 		wg.Wait()
 	}
-	return memoryResult{Scans: c.snapshot()["big"]}
+	return memoryResult{Domain: domain, Scans: c.snapshot()["scan"]}
 }
 
 // cpuTicks returns the process's user and system time in clock ticks

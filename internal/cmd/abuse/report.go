@@ -18,11 +18,12 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 	peak := baseline
 	for _, s := range samples {
 		peak.RSSKB, peak.HeapKB, peak.LiveKB = max(peak.RSSKB, s.RSSKB), max(peak.HeapKB, s.HeapKB), max(peak.LiveKB, s.LiveKB)
+		peak.StackKB = max(peak.StackKB, s.StackKB)
 		peak.Goroutines, peak.FDs, peak.Conns = max(peak.Goroutines, s.Goroutines), max(peak.FDs, s.FDs), max(peak.Conns, s.Conns)
 	}
 	row := func(name string, s sample) {
-		fmt.Fprintf(out, "%-9s rss %7d KB  heap %7d KB  live %7d KB  goroutines %6d  fds %6d  conns %5d\n",
-			name, s.RSSKB, s.HeapKB, s.LiveKB, s.Goroutines, s.FDs, s.Conns)
+		fmt.Fprintf(out, "%-9s rss %7d KB  heap %7d KB  live %7d KB  stacks %6d KB  goroutines %6d  fds %6d  conns %5d\n",
+			name, s.RSSKB, s.HeapKB, s.LiveKB, s.StackKB, s.Goroutines, s.FDs, s.Conns)
 	}
 	fmt.Fprintf(out, "== server resources (%s)\n", o.mode)
 	row("baseline", baseline)
@@ -52,10 +53,7 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return fmt.Errorf("load result: %w", err)
 		}
-		fmt.Fprintf(out, "== %d concurrent scans of %s, twice: %v\n", memoryScans, bigDomain, r.Scans)
-		fmt.Fprintf(out, "heap in use above baseline at peak: %d KB (%d KB per scan in flight); live heap after a GC: %d KB (%d KB per scan)\n",
-			peak.HeapKB-baseline.HeapKB, (peak.HeapKB-baseline.HeapKB)/memoryScans,
-			peak.LiveKB-baseline.LiveKB, (peak.LiveKB-baseline.LiveKB)/memoryScans)
+		printMemory(out, r, baseline, peak)
 	case "soak":
 		var r soakResult
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -155,4 +153,17 @@ func printSiege(out io.Writer, r siegeResult) {
 	for _, p := range r.Phases {
 		printTallies(out, map[string]outcomes{p.Name[:strings.IndexByte(p.Name, ':')]: p.Hostile})
 	}
+}
+
+// printMemory prints what -mode memory's scans held at the peak, above
+// the idle baseline, in all and per slot (memoryScans).
+func printMemory(out io.Writer, r memoryResult, baseline, peak sample) {
+	per := func(a, b uint64) (uint64, uint64) { d := a - min(a, b); return d, d / memoryScans }
+	fmt.Fprintf(out, "== %d concurrent scans of %s (every slot), twice: %v\n", memoryScans, r.Domain, r.Scans)
+	heap, heapPer := per(peak.HeapKB, baseline.HeapKB)
+	live, livePer := per(peak.LiveKB, baseline.LiveKB)
+	stack, stackPer := per(peak.StackKB, baseline.StackKB)
+	rss, rssPer := per(uint64(peak.RSSKB), uint64(baseline.RSSKB))
+	fmt.Fprintf(out, "above baseline at peak: heap in use %d KB (%d KB per slot); live heap after a GC %d KB (%d KB per slot); stacks %d KB (%d KB per slot); RSS %d KB (%d KB per slot)\n",
+		heap, heapPer, live, livePer, stack, stackPer, rss, rssPer)
 }

@@ -66,6 +66,9 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	cfg := mailauth.Config{
 		Resolver:  client,
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
+		// as `mailauth serve` sets it: httpapi's fair queue admits, and
+		// the library's bound must not queue again below it
+		MaxConcurrentScans: httpapi.DefaultMaxInFlight,
 	}
 	if o.mode == "spoof" {
 		cfg.DNSCacheBytes = spoofCacheMB << 20 // the shared cache the forged answers aim at
@@ -159,7 +162,8 @@ type sample struct {
 	FDs        int           `json:"fds"`
 	Conns      int           `json:"conns"`
 	HeapKB     uint64        `json:"heapKB"`
-	LiveKB     uint64        `json:"liveKB"` // heap marked live by the last GC
+	LiveKB     uint64        `json:"liveKB"`  // heap marked live by the last GC
+	StackKB    uint64        `json:"stackKB"` // goroutine stacks in use
 }
 
 // readSample reads RSS, goroutines, descriptors and open connections.
@@ -169,7 +173,7 @@ func (l *lab) readSample(start time.Time) sample {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(live)
 	s := sample{At: time.Since(start).Round(time.Second), Goroutines: runtime.NumGoroutine(),
-		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: live[0].Value.Uint64() >> 10}
+		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: live[0].Value.Uint64() >> 10, StackKB: ms.StackInuse >> 10}
 	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
 		s.FDs = len(ents)
 	}
