@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // The server's side of the well-behaved client's requests: how long the
@@ -34,6 +36,47 @@ type serverTimes struct {
 	mu      sync.Mutex
 	handler []float64 // ms
 	scan    []float64 // ms
+	lookup  []float64 // ms, each DNS lookup of the scans
+	slowest []string  // the slowest lookups ("TXT 31.2 ms"), at most slowLookupsKept
+	worst   []float64 // their durations, slowest first
+}
+
+// slowLookupsKept is how many of a phase's slowest lookups are reported.
+const slowLookupsKept = 5
+
+// addLookup records one lookup of qtype that took d.
+func (s *serverTimes) addLookup(qtype resolver.Type, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := ms(d)
+	s.lookup = append(s.lookup, v)
+	i, _ := slices.BinarySearchFunc(s.worst, v, func(a, b float64) int { return cmp.Compare(b, a) })
+	if i >= slowLookupsKept {
+		return
+	}
+	s.worst = slices.Insert(s.worst, i, v)
+	s.slowest = slices.Insert(s.slowest, i, fmt.Sprintf("%s %.1f ms", qtype, v))
+	if len(s.worst) > slowLookupsKept {
+		s.worst, s.slowest = s.worst[:slowLookupsKept], s.slowest[:slowLookupsKept]
+	}
+}
+
+// timedResolver times the DNS lookups of the well-behaved client's scans
+// (its other methods are the Client's own).
+type timedResolver struct {
+	*resolver.Client
+	times *serverTimes
+}
+
+// Lookup implements resolver.Resolver.
+func (t timedResolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	if ctx.Value(goodKey{}) == nil {
+		return t.Client.Lookup(ctx, name, qtype)
+	}
+	t0 := time.Now()
+	a := t.Client.Lookup(ctx, name, qtype)
+	t.times.addLookup(qtype, time.Since(t0))
+	return a
 }
 
 // wrap times h's requests from goodPrefix.
@@ -107,13 +150,20 @@ type serverSide struct {
 	ScanP50    float64 `json:"scanP50ms"`
 	ScanP99    float64 `json:"scanP99ms"`
 	ScanMax    float64 `json:"scanMaxms"`
+	// The DNS lookups of those scans: how many, their p50, p99 and
+	// maximum, and the slowest ones by type.
+	LookupN       int      `json:"lookupN"`
+	LookupP50     float64  `json:"lookupP50ms"`
+	LookupP99     float64  `json:"lookupP99ms"`
+	LookupMax     float64  `json:"lookupMaxms"`
+	SlowestLookup []string `json:"slowestLookups,omitempty"`
 }
 
 // take summarises and resets the durations.
 func (s *serverTimes) take() serverSide {
 	s.mu.Lock()
-	h, sc := s.handler, s.scan
-	s.handler, s.scan = nil, nil
+	h, sc, lk, slow := s.handler, s.scan, s.lookup, s.slowest
+	s.handler, s.scan, s.lookup, s.slowest, s.worst = nil, nil, nil, nil, nil
 	s.mu.Unlock()
 	q := func(v []float64) (p50, p99, mx float64) {
 		if len(v) == 0 {
@@ -125,6 +175,8 @@ func (s *serverTimes) take() serverSide {
 	out := serverSide{N: len(h)}
 	out.HandlerP50, out.HandlerP99, out.HandlerMax = q(h)
 	out.ScanP50, out.ScanP99, out.ScanMax = q(sc)
+	out.LookupN, out.SlowestLookup = len(lk), slow
+	out.LookupP50, out.LookupP99, out.LookupMax = q(lk)
 	return out
 }
 
