@@ -120,8 +120,13 @@ func printSiege(out io.Writer, r siegeResult) {
 		if s := l.Server; s.N > 0 {
 			fmt.Fprintf(out, "%-52s   server side (n %d): handler p50 %.1f p99 %.1f max %.1f ms; scan p50 %.1f p99 %.1f max %.1f ms\n",
 				"", s.N, s.HandlerP50, s.HandlerP99, s.HandlerMax, s.ScanP50, s.ScanP99, s.ScanMax)
+			fmt.Fprintf(out, "%-52s   before the scan (admission) p99 %.1f max %.1f ms; after it (answer) p99 %.1f max %.1f ms\n",
+				"", s.BeforeP99, s.BeforeMax, s.AfterP99, s.AfterMax)
 			fmt.Fprintf(out, "%-52s   their DNS lookups (n %d): p50 %.1f p99 %.1f max %.1f ms; slowest %s\n",
 				"", s.LookupN, s.LookupP50, s.LookupP99, s.LookupMax, strings.Join(s.SlowestLookup, ", "))
+			rt := s.Runtime
+			fmt.Fprintf(out, "%-52s   server runtime: %d GC cycles, longest pause %.2f ms (stopping the threads %.2f ms); goroutines' wait to run p99 %.2f max %.2f ms\n",
+				"", rt.GCCycles, rt.GCPauseMax, rt.GCStopMax, rt.SchedWaitP99, rt.SchedWaitMax)
 		}
 		for _, t := range l.Slowest {
 			fmt.Fprintf(out, "%-52s   slow: %s\n", "", t)
