@@ -125,8 +125,8 @@ func printSiege(out io.Writer, r siegeResult) {
 			fmt.Fprintf(out, "%-52s   their DNS lookups (n %d): p50 %.1f p99 %.1f max %.1f ms; slowest %s\n",
 				"", s.LookupN, s.LookupP50, s.LookupP99, s.LookupMax, strings.Join(s.SlowestLookup, ", "))
 			rt := s.Runtime
-			fmt.Fprintf(out, "%-52s   server runtime: %d GC cycles, longest pause %.2f ms (stopping the threads %.2f ms); goroutines' wait to run p99 %.2f max %.2f ms\n",
-				"", rt.GCCycles, rt.GCPauseMax, rt.GCStopMax, rt.SchedWaitP99, rt.SchedWaitMax)
+			fmt.Fprintf(out, "%-52s   server runtime: %d GC cycles, longest pause %.2f ms (stopping the threads %.2f ms); goroutines' wait to run p99 %.2f max %.2f ms; threads on a core %.0f ms, waiting for one %.0f ms\n",
+				"", rt.GCCycles, rt.GCPauseMax, rt.GCStopMax, rt.SchedWaitP99, rt.SchedWaitMax, rt.OnCPU, rt.RunQueue)
 		}
 		for _, t := range l.Slowest {
 			fmt.Fprintf(out, "%-52s   slow: %s\n", "", t)

@@ -2,7 +2,11 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 )
 
 // The server's runtime during a phase, from runtime/metrics: the
@@ -27,12 +31,19 @@ type runtimeSide struct {
 	GCStopMax    float64 `json:"gcStopMaxMs"`
 	SchedWaitP99 float64 `json:"schedWaitP99Ms"`
 	SchedWaitMax float64 `json:"schedWaitMaxMs"`
+	// OnCPU and RunQueue are the time the server's threads ran, and
+	// waited in the kernel's run queue for a core (ms; schedstat of
+	// /proc/self/task, proc(5)): a wait near the time run means the
+	// machine did not give the server the cores it wanted.
+	OnCPU    float64 `json:"onCPUms"`
+	RunQueue float64 `json:"runQueueMs"`
 }
 
 // runtimeReading is one reading of the metrics runtimeSide is made of.
 type runtimeReading struct {
 	cycles                 uint64
 	pauses, stops, latency *metrics.Float64Histogram
+	onCPU, runQueue        float64 // ms, summed over the threads (threadTimes)
 }
 
 // readRuntime reads the metrics now.
@@ -51,6 +62,7 @@ func readRuntime() runtimeReading {
 		return &metrics.Float64Histogram{Counts: append([]uint64(nil), h.Counts...), Buckets: h.Buckets}
 	}
 	r.pauses, r.stops, r.latency = hist(s[1].Value), hist(s[2].Value), hist(s[3].Value)
+	r.onCPU, r.runQueue = threadTimes()
 	return r
 }
 
@@ -62,6 +74,8 @@ func (r runtimeReading) since(prev runtimeReading) runtimeSide {
 		GCStopMax:    histQuantile(r.stops, prev.stops, 1),
 		SchedWaitP99: histQuantile(r.latency, prev.latency, 0.99),
 		SchedWaitMax: histQuantile(r.latency, prev.latency, 1),
+		OnCPU:        r.onCPU - prev.onCPU,
+		RunQueue:     r.runQueue - prev.runQueue,
 	}
 }
 
@@ -92,4 +106,23 @@ func histQuantile(h, prev *metrics.Float64Histogram, q float64) float64 {
 		}
 	}
 	return 0
+}
+
+// threadTimes returns the time this process's threads have run and
+// waited in the kernel's run queue (ms), from the first two fields of
+// each /proc/self/task/*/schedstat; 0 where it cannot be read.
+func threadTimes() (onCPU, runQueue float64) {
+	files, _ := filepath.Glob("/proc/self/task/*/schedstat")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if v := strings.Fields(string(b)); len(v) >= 2 {
+			run, _ := strconv.ParseFloat(v[0], 64)
+			wait, _ := strconv.ParseFloat(v[1], 64)
+			onCPU, runQueue = onCPU+run/1e6, runQueue+wait/1e6
+		}
+	}
+	return onCPU, runQueue
 }
