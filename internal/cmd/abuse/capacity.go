@@ -195,29 +195,26 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		res.Phases = append(res.Phases, r)
 		time.Sleep(siegeCooldown - min(recover, siegeCooldown))
 	}
+	res.LoadSched = schedPolicies()
 	return res
 }
 
 // startPhaseAttacker starts the child that runs phase i of the list env
-// names, at the scheduling policy sched names (attackerSched).
+// names, at the scheduling policy sched names (attackerSchedEnv).
 func startPhaseAttacker(env string, i int, base, sched string) (*attacker, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-base", base)
-	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(i), loadEnv+"=")
+	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(i), loadEnv+"=", attackerSchedEnv+"="+sched)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	start := cmd.Start
-	if sched == schedIdle {
-		start = func() error { return startIdle(cmd) }
-	}
-	if err := start(); err != nil {
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("attacker: %w", err)
 	}
 	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil

@@ -56,6 +56,11 @@ const (
 	schedNormal = "normal"
 )
 
+// attackerSchedEnv tells a siege child the policy to put itself at
+// (idleAllThreads): the load process that starts it, which runs the
+// well-behaved client, stays at the normal one.
+const attackerSchedEnv = "MAILAUTH_ABUSE_ATTACKER_SCHED"
+
 type options struct {
 	mode     string
 	hostile  int

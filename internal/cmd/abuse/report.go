@@ -158,7 +158,7 @@ func printSiege(out io.Writer, r siegeResult) {
 		fmt.Fprintf(out, "%s: baseline %d KB, before %d KB, at the end %d KB, %s later %d KB: %.2f x baseline\n",
 			p.Name, r.BaselineKB, m.BeforeKB, m.EndKB, m.After, m.RecoveredKB, rssRatio(m.RecoveredKB, r.BaselineKB))
 	}
-	fmt.Fprintf(out, "== what each attack delivered, from its start to its end (warm-up and measurement)\n")
+	fmt.Fprintf(out, "== what each attack delivered, from its start to its end (warm-up and measurement); the well-behaved client's threads by policy: %s\n", r.LoadSched)
 	for _, p := range r.Phases {
 		fmt.Fprintf(out, "%s: %s\n", p.Name[:strings.IndexByte(p.Name, ':')], deliveredOf(p))
 	}

@@ -3,36 +3,45 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// startIdle starts cmd at the SCHED_IDLE policy (sched(7)): the attacker
-// then runs only on a core that nothing of normal priority wants, and a
-// waking task of normal priority (the server, the lab's DNS, the
-// well-behaved client) takes the core from it at once. The policy is set
-// on one locked thread just before cmd is forked from it, so the child
-// inherits it and every thread the child makes inherits it in turn; the
-// goroutine returns without unlocking, so the runtime ends that thread
-// rather than run other goroutines on it at the lowest priority.
-func startIdle(cmd *exec.Cmd) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0); err != nil {
-			errc <- fmt.Errorf("sched_setattr SCHED_IDLE: %w", err)
-			return
+// idleAllThreads puts every thread of this process at the SCHED_IDLE
+// policy (sched(7)): the process then runs only on a core that nothing
+// of normal priority wants, and a waking task of normal priority takes
+// the core from it at once. Threads made later inherit the policy of the
+// thread that makes them; a pass that finds a thread not yet at the
+// policy is followed by another, so that a thread made during a pass is
+// not missed.
+func idleAllThreads() error {
+	for pass := 0; pass < 100; pass++ {
+		tasks, err := filepath.Glob("/proc/self/task/*")
+		if err != nil {
+			return fmt.Errorf("threads: %w", err)
 		}
-		errc <- cmd.Start()
-	}()
-	return <-errc
+		changed := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(filepath.Base(t))
+			if err != nil || threadPolicy(filepath.Join(t, "stat")) == "idle" {
+				continue
+			}
+			if err := unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: unix.SCHED_IDLE}, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("sched_setattr SCHED_IDLE: %w", err)
+			}
+			changed = true
+		}
+		if !changed {
+			return nil
+		}
+	}
+	return fmt.Errorf("sched_setattr SCHED_IDLE: threads kept appearing")
 }
 
 // schedPolicies returns how many of this process's threads run at each

@@ -2,13 +2,10 @@
 
 package main
 
-import (
-	"errors"
-	"os/exec"
-)
+import "errors"
 
-// startIdle is Linux-only: elsewhere it starts nothing and says so.
-func startIdle(*exec.Cmd) error {
+// idleAllThreads is Linux-only.
+func idleAllThreads() error {
 	return errors.New("SCHED_IDLE is Linux-only: use -attacker-sched normal")
 }
 

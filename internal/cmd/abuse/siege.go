@@ -39,6 +39,10 @@ type siegeResult struct {
 	Unloaded   latencies          `json:"unloaded"`
 	Phases     []siegePhaseResult `json:"phases"`
 	BaselineKB int                `json:"baselineKB"` // the server's RSS before any load (0: not readable)
+	// LoadSched is the well-behaved client's process's threads by
+	// scheduling policy at the end ("normal 9"): the attackers', not
+	// its, are at SCHED_IDLE.
+	LoadSched string `json:"loadSched"`
 }
 
 // siegeMemory is the server's RSS around one siege: before the attack,
@@ -115,6 +119,7 @@ func runSiege(base string, unloaded, attack, recover time.Duration, skip map[str
 		res.Phases = append(res.Phases, r)
 		time.Sleep(siegeCooldown - min(recover, siegeCooldown))
 	}
+	res.LoadSched = schedPolicies()
 	return res
 }
 
@@ -322,6 +327,12 @@ func runAttacker(i int, base string) int {
 func runPhaseChild(phases []siegePhase, i int, base string) int {
 	if i < 0 || i >= len(phases) {
 		return 2
+	}
+	if os.Getenv(attackerSchedEnv) == schedIdle {
+		if err := idleAllThreads(); err != nil {
+			fmt.Fprintln(os.Stderr, "abuse: attacker:", err)
+			return 2
+		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var c counters
