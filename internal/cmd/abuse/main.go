@@ -50,7 +50,7 @@ const loadEnv = "MAILAUTH_ABUSE_LOAD"
 // attacking process gets only the CPU that the server, the lab's DNS
 // and the well-behaved client (all at the normal policy) leave idle, and
 // loses its core as soon as one of them wakes; the report gives what the
-// attack delivered, so that a run shows it was not starved.
+// attack delivered, so that a run shows what the priority cost it.
 const (
 	schedIdle   = "idle"
 	schedNormal = "normal"
