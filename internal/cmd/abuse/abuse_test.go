@@ -41,6 +41,11 @@ func TestSmoke(t *testing.T) {
 	report = string(out)
 	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: 30 addresses x 3 slow scans\s+n\s+[1-9]\d*\s+success`), report, "figures under the siege")
 	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: [^\n]*, 2s later \d+ KB: \d+\.\d\d x baseline`), report, "RSS after the siege")
+	// What the attack delivered, and its process at SCHED_IDLE, every
+	// thread of it, while the measured client's stays at the normal
+	// policy.
+	assert.Regexp(t, regexp.MustCompile(`(?m)^slow-ipv4: in \d+s: [1-9]\d* requests answered .* threads by policy: idle \d+$`), report, "the attack's volume and policy")
+	assert.Regexp(t, regexp.MustCompile(`(?m)the well-behaved client's threads by policy: normal \d+$`), report, "the measured client at the normal policy")
 }
 
 // TestSpoofRefusedOutsideNamespace: -mode spoof does not start in the

@@ -156,7 +156,7 @@ func runCapacityAttacker(i int, base string) int {
 // capacity siege (after capWarmup, at most attack), and watches the
 // server's RSS for recover after each. timesAddr serves the server's
 // side of the good client's requests (serverTimes).
-func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool) siegeResult {
+func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool, sched string) siegeResult {
 	var res siegeResult
 	var rec recorder
 	res.BaselineKB, _ = serverRSSKB()
@@ -173,7 +173,8 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		var mem siegeMemory
 		mem.BeforeKB, _ = serverRSSKB()
 		cpu0 := cpuTicks()
-		a, err := startPhaseAttacker(capacityEnv, i, base)
+		began := time.Now()
+		a, err := startPhaseAttacker(capacityEnv, i, base, sched)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "abuse: capacity attacker:", err)
 			continue
@@ -186,26 +187,28 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		gcancel()
 		load := loadAvg()
 		server := readServerSide(timesAddr)
-		hostile, attackCPU := a.stop()
-		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
-			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: load}
+		rep := a.stop()
+		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: rep.Hostile,
+			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: rep.CPUms, AttackSched: rep.Sched,
+			AttackFor: time.Since(began).Round(time.Second), LoadAvg: load}
 		r.Good.Server = server
 		r.Memory = watchServer(p.name, mem, recover)
 		res.Phases = append(res.Phases, r)
 		time.Sleep(siegeCooldown - min(recover, siegeCooldown))
 	}
+	res.LoadSched = schedPolicies()
 	return res
 }
 
 // startPhaseAttacker starts the child that runs phase i of the list env
-// names.
-func startPhaseAttacker(env string, i int, base string) (*attacker, error) {
+// names, at the scheduling policy sched names (attackerSchedEnv).
+func startPhaseAttacker(env string, i int, base, sched string) (*attacker, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-base", base)
-	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(i), loadEnv+"=")
+	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(i), loadEnv+"=", attackerSchedEnv+"="+sched)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -213,7 +216,7 @@ func startPhaseAttacker(env string, i int, base string) (*attacker, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("attacker: %w", err)
 	}
 	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil
 }

@@ -7,8 +7,8 @@
 // runs in a third process, as a real resolver would.
 //
 //	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
-//	abuse -mode siege [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip slow-ipv4,slow-ipv6,non-reading]
-//	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix]
+//	abuse -mode siege [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip slow-ipv4,slow-ipv6,non-reading] [-attacker-sched idle]
+//	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix] [-attacker-sched idle]
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms] [-memory-domain big|slow]   # as many concurrent scans as the service has slots, twice
@@ -44,6 +44,23 @@ import (
 // loadEnv marks the child process that generates the load.
 const loadEnv = "MAILAUTH_ABUSE_LOAD"
 
+// The values of -attacker-sched. The lab runs on one machine, where an
+// attacker's own CPU would otherwise be taken from the server's cores; a
+// real attacker's is not. At schedIdle (SCHED_IDLE, sched(7)) the
+// attacking process gets only the CPU that the server, the lab's DNS
+// and the well-behaved client (all at the normal policy) leave idle, and
+// loses its core as soon as one of them wakes; the report gives what the
+// attack delivered, so that a run shows what the priority cost it.
+const (
+	schedIdle   = "idle"
+	schedNormal = "normal"
+)
+
+// attackerSchedEnv tells a siege child the policy to put itself at
+// (idleAllThreads): the load process that starts it, which runs the
+// well-behaved client, stays at the normal one.
+const attackerSchedEnv = "MAILAUTH_ABUSE_ATTACKER_SCHED"
+
 type options struct {
 	mode     string
 	hostile  int
@@ -59,6 +76,9 @@ type options struct {
 	// memDomain is -memory-domain: "big" or "slow" (memoryDomains).
 	memDomain string
 	cpuProf   string
+	// attackerSched is the siege attackers' scheduling policy (schedIdle
+	// or schedNormal).
+	attackerSched string
 	// -mode spoof
 	dnsAddr    string
 	dropsAddr  string
@@ -81,6 +101,7 @@ func main() {
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
 	flag.StringVar(&o.memDomain, "memory-domain", "big", "what -mode memory fills every slot with: big (the big hostile domain) or slow (the never-answering one)")
+	flag.StringVar(&o.attackerSched, "attacker-sched", schedIdle, "scheduling policy of the siege and capacity attackers' processes: idle (SCHED_IDLE: only cores the server, the lab's DNS and the well-behaved client leave idle) or normal (the same as theirs)")
 	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
@@ -104,6 +125,10 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(runCapacityAttacker(i, o.base))
+	}
+	if o.attackerSched != schedIdle && o.attackerSched != schedNormal {
+		fmt.Fprintln(os.Stderr, "abuse: -attacker-sched must be idle or normal")
+		os.Exit(2)
 	}
 	if os.Getenv(loadEnv) != "" {
 		os.Exit(load(o))
@@ -135,9 +160,9 @@ func load(o options) int {
 	case "memory":
 		v = runMemory(o.base, memoryDomains[o.memDomain])
 	case "siege":
-		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip))
+		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip), o.attackerSched)
 	case "capacity":
-		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip))
+		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip), o.attackerSched)
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
@@ -221,7 +246,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		return nil, nil, err
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
-		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip,
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip, "-attacker-sched", o.attackerSched,
 		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String(), "-memory-domain", o.memDomain}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")

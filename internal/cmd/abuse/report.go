@@ -118,6 +118,13 @@ func printSiege(out io.Writer, r siegeResult) {
 		if s := l.Server; s.N > 0 {
 			fmt.Fprintf(out, "%-52s   server side (n %d): handler p50 %.1f p99 %.1f max %.1f ms; scan p50 %.1f p99 %.1f max %.1f ms\n",
 				"", s.N, s.HandlerP50, s.HandlerP99, s.HandlerMax, s.ScanP50, s.ScanP99, s.ScanMax)
+			fmt.Fprintf(out, "%-52s   before the scan (admission) p99 %.1f max %.1f ms; after it (answer) p99 %.1f max %.1f ms\n",
+				"", s.BeforeP99, s.BeforeMax, s.AfterP99, s.AfterMax)
+			fmt.Fprintf(out, "%-52s   their DNS lookups (n %d): p50 %.1f p99 %.1f max %.1f ms; slowest %s\n",
+				"", s.LookupN, s.LookupP50, s.LookupP99, s.LookupMax, strings.Join(s.SlowestLookup, ", "))
+			rt := s.Runtime
+			fmt.Fprintf(out, "%-52s   server runtime: %d GC cycles, longest pause %.2f ms (stopping the threads %.2f ms); goroutines' wait to run p99 %.2f max %.2f ms; threads on a core %.0f ms, waiting for one %.0f ms\n",
+				"", rt.GCCycles, rt.GCPauseMax, rt.GCStopMax, rt.SchedWaitP99, rt.SchedWaitMax, rt.OnCPU, rt.RunQueue)
 		}
 		for _, t := range l.Slowest {
 			fmt.Fprintf(out, "%-52s   slow: %s\n", "", t)
@@ -149,6 +156,10 @@ func printSiege(out io.Writer, r siegeResult) {
 		fmt.Fprintf(out, "%s: baseline %d KB, before %d KB, at the end %d KB, %s later %d KB: %.2f x baseline\n",
 			p.Name, r.BaselineKB, m.BeforeKB, m.EndKB, m.After, m.RecoveredKB, rssRatio(m.RecoveredKB, r.BaselineKB))
 	}
+	fmt.Fprintf(out, "== what each attack delivered, from its start to its end (warm-up and measurement); the well-behaved client's threads by policy: %s\n", r.LoadSched)
+	for _, p := range r.Phases {
+		fmt.Fprintf(out, "%s: %s\n", p.Name[:strings.IndexByte(p.Name, ':')], deliveredOf(p))
+	}
 	fmt.Fprintf(out, "== hostile requests by siege and status (0 = transport event)\n")
 	for _, p := range r.Phases {
 		printTallies(out, map[string]outcomes{p.Name[:strings.IndexByte(p.Name, ':')]: p.Hostile})
@@ -166,4 +177,52 @@ func printMemory(out io.Writer, r memoryResult, baseline, peak sample) {
 	rss, rssPer := per(uint64(peak.RSSKB), uint64(baseline.RSSKB))
 	fmt.Fprintf(out, "above baseline at peak: heap in use %d KB (%d KB per slot); live heap after a GC %d KB (%d KB per slot); stacks %d KB (%d KB per slot); RSS %d KB (%d KB per slot)\n",
 		heap, heapPer, live, livePer, stack, stackPer, rss, rssPer)
+}
+
+// delivered sums an attack's outcomes: requests answered (200, refused
+// with 429 or 500 busy, other answers such as a slow scan's 500),
+// requests that got no answer, and connections opened, closed by the
+// server and not made.
+type delivered struct {
+	OK, Refused, Other, NoAnswer int
+	Opened, Closed, DialFailed   int
+}
+
+// sumDelivered classifies the outcome keys of counters.add ("<status>
+// <message>", the key spray's prefixed "keyflood: ").
+func sumDelivered(o outcomes) delivered {
+	var d delivered
+	for k, n := range o {
+		k = strings.TrimPrefix(k, "keyflood: ")
+		status, msg, _ := strings.Cut(k, " ")
+		switch {
+		case status == "200":
+			d.OK += n
+		case status == "429", status == "500" && strings.Contains(msg, "busy"):
+			d.Refused += n
+		case status != "0":
+			d.Other += n
+		case msg == "connection opened":
+			d.Opened += n
+		case msg == "connection closed by the server":
+			d.Closed += n
+		case msg == "dial failed":
+			d.DialFailed += n
+		default:
+			d.NoAnswer += n
+		}
+	}
+	return d
+}
+
+// deliveredOf formats what phase p's attack delivered, per second of
+// its run, with the attacking process's CPU and scheduling policy.
+func deliveredOf(p siegePhaseResult) string {
+	d := sumDelivered(p.Hostile)
+	secs := max(p.AttackFor.Seconds(), 1)
+	answered := d.OK + d.Refused + d.Other
+	return fmt.Sprintf("in %s: %d requests answered (%.0f/s: %d 200, %d refused, %d other), %d unanswered; "+
+		"%d connections opened (%.0f/s), %d closed by the server, %d dials failed; attacker CPU %d ms (%.2f cores), threads by policy: %s",
+		p.AttackFor, answered, float64(answered)/secs, d.OK, d.Refused, d.Other, d.NoAnswer,
+		d.Opened, float64(d.Opened)/secs, d.Closed, d.DialFailed, p.AttackCPU, float64(p.AttackCPU)/1000/secs, p.AttackSched)
 }

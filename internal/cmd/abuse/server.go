@@ -63,8 +63,9 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		return nil, err
 	}
 	client := &resolver.Client{Servers: []string{dnsAddr}}
+	times := new(serverTimes)
 	cfg := mailauth.Config{
-		Resolver:  client,
+		Resolver:  timedResolver{Client: client, times: times},
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,
 		// as `mailauth serve` sets it: httpapi's fair queue admits, and
 		// the library's bound must not queue again below it
@@ -85,7 +86,6 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 	if o.mode == "spray" {
 		maxKeys = 0 // the default capacity: the spray measures memory at full size
 	}
-	times := new(serverTimes)
 	h := httpapi.New(timedService{svc: svc, times: times}, httpapi.Options{
 		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: maxKeys}),
 		TrustedProxies: proxy,

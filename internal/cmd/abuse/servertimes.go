@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/resolver"
 )
 
 // The server's side of the well-behaved client's requests: how long the
@@ -25,15 +27,70 @@ import (
 // goodPrefix holds the well-behaved client's sources (goodSource).
 var goodPrefix = netip.MustParsePrefix("127.0.1.0/24")
 
-// goodKey marks the context of a well-behaved client's request.
+// goodKey marks the context of a well-behaved client's request; its
+// value is the *goodRequest.
 type goodKey struct{}
+
+// goodRequest is when the handler got a well-behaved client's request
+// and when its scan began and ended (mu: the scan may run on another
+// goroutine than the handler's).
+type goodRequest struct {
+	start time.Time
+
+	mu                 sync.Mutex
+	scanStart, scanEnd time.Time
+}
 
 // serverTimes collects the handler's and the scan's durations of the
 // well-behaved client's requests since the last reset.
 type serverTimes struct {
 	mu      sync.Mutex
-	handler []float64 // ms
-	scan    []float64 // ms
+	handler []float64      // ms
+	scan    []float64      // ms
+	before  []float64      // ms from the handler's start to the scan's: decoding, the rate limit, the admission
+	after   []float64      // ms from the scan's end to the handler's: the answer's encoding, the leak guard, the write
+	lookup  []float64      // ms, each DNS lookup of the scans
+	slowest []string       // the slowest lookups ("TXT 31.2 ms"), at most slowLookupsKept
+	worst   []float64      // their durations, slowest first
+	rt      runtimeReading // the runtime's metrics at the last take
+}
+
+// slowLookupsKept is how many of a phase's slowest lookups are reported.
+const slowLookupsKept = 5
+
+// addLookup records one lookup of qtype that took d.
+func (s *serverTimes) addLookup(qtype resolver.Type, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := ms(d)
+	s.lookup = append(s.lookup, v)
+	i, _ := slices.BinarySearchFunc(s.worst, v, func(a, b float64) int { return cmp.Compare(b, a) })
+	if i >= slowLookupsKept {
+		return
+	}
+	s.worst = slices.Insert(s.worst, i, v)
+	s.slowest = slices.Insert(s.slowest, i, fmt.Sprintf("%s %.1f ms", qtype, v))
+	if len(s.worst) > slowLookupsKept {
+		s.worst, s.slowest = s.worst[:slowLookupsKept], s.slowest[:slowLookupsKept]
+	}
+}
+
+// timedResolver times the DNS lookups of the well-behaved client's scans
+// (its other methods are the Client's own).
+type timedResolver struct {
+	*resolver.Client
+	times *serverTimes
+}
+
+// Lookup implements resolver.Resolver.
+func (t timedResolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	if ctx.Value(goodKey{}) == nil {
+		return t.Client.Lookup(ctx, name, qtype)
+	}
+	t0 := time.Now()
+	a := t.Client.Lookup(ctx, name, qtype)
+	t.times.addLookup(qtype, time.Since(t0))
+	return a
 }
 
 // wrap times h's requests from goodPrefix.
@@ -44,9 +101,17 @@ func (s *serverTimes) wrap(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		t0 := time.Now()
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), goodKey{}, true)))
-		s.add(&s.handler, time.Since(t0))
+		g := &goodRequest{start: time.Now()}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), goodKey{}, g)))
+		end := time.Now()
+		s.add(&s.handler, end.Sub(g.start))
+		g.mu.Lock()
+		scanStart, scanEnd := g.scanStart, g.scanEnd
+		g.mu.Unlock()
+		if !scanStart.IsZero() && !scanEnd.IsZero() {
+			s.add(&s.before, scanStart.Sub(g.start))
+			s.add(&s.after, end.Sub(scanEnd))
+		}
 	})
 }
 
@@ -68,11 +133,21 @@ var (
 )
 
 func (t timedService) timed(ctx context.Context) func() {
-	if ctx.Value(goodKey{}) == nil {
+	g, ok := ctx.Value(goodKey{}).(*goodRequest)
+	if !ok {
 		return func() {}
 	}
-	t0 := time.Now()
-	return func() { t.times.add(&t.times.scan, time.Since(t0)) }
+	start := time.Now()
+	g.mu.Lock()
+	g.scanStart = start
+	g.mu.Unlock()
+	return func() {
+		end := time.Now()
+		g.mu.Lock()
+		g.scanEnd = end
+		g.mu.Unlock()
+		t.times.add(&t.times.scan, end.Sub(start))
+	}
 }
 
 // Scan implements httpapi.Service.
@@ -107,13 +182,32 @@ type serverSide struct {
 	ScanP50    float64 `json:"scanP50ms"`
 	ScanP99    float64 `json:"scanP99ms"`
 	ScanMax    float64 `json:"scanMaxms"`
+	// Before the scan (decoding, the rate limit, the admission and its
+	// wait for a slot) and after it (the answer's encoding, the leak
+	// guard, the write): p99 and maximum.
+	BeforeP99 float64 `json:"beforeP99ms"`
+	BeforeMax float64 `json:"beforeMaxms"`
+	AfterP99  float64 `json:"afterP99ms"`
+	AfterMax  float64 `json:"afterMaxms"`
+	// The DNS lookups of those scans: how many, their p50, p99 and
+	// maximum, and the slowest ones by type.
+	LookupN       int      `json:"lookupN"`
+	LookupP50     float64  `json:"lookupP50ms"`
+	LookupP99     float64  `json:"lookupP99ms"`
+	LookupMax     float64  `json:"lookupMaxms"`
+	SlowestLookup []string `json:"slowestLookups,omitempty"`
+	// Runtime is the server's runtime over the same interval: its
+	// collector's pauses and its goroutines' wait to run.
+	Runtime runtimeSide `json:"runtime"`
 }
 
 // take summarises and resets the durations.
 func (s *serverTimes) take() serverSide {
 	s.mu.Lock()
-	h, sc := s.handler, s.scan
-	s.handler, s.scan = nil, nil
+	h, sc, lk, slow, bf, af := s.handler, s.scan, s.lookup, s.slowest, s.before, s.after
+	s.handler, s.scan, s.lookup, s.slowest, s.worst, s.before, s.after = nil, nil, nil, nil, nil, nil, nil
+	rt, prev := readRuntime(), s.rt
+	s.rt = rt
 	s.mu.Unlock()
 	q := func(v []float64) (p50, p99, mx float64) {
 		if len(v) == 0 {
@@ -122,9 +216,13 @@ func (s *serverTimes) take() serverSide {
 		slices.Sort(v)
 		return v[len(v)/2], v[min(len(v)-1, len(v)*99/100)], v[len(v)-1]
 	}
-	out := serverSide{N: len(h)}
+	out := serverSide{N: len(h), Runtime: rt.since(prev)}
 	out.HandlerP50, out.HandlerP99, out.HandlerMax = q(h)
 	out.ScanP50, out.ScanP99, out.ScanMax = q(sc)
+	_, out.BeforeP99, out.BeforeMax = q(bf)
+	_, out.AfterP99, out.AfterMax = q(af)
+	out.LookupN, out.SlowestLookup = len(lk), slow
+	out.LookupP50, out.LookupP99, out.LookupMax = q(lk)
 	return out
 }
 

@@ -39,6 +39,10 @@ type siegeResult struct {
 	Unloaded   latencies          `json:"unloaded"`
 	Phases     []siegePhaseResult `json:"phases"`
 	BaselineKB int                `json:"baselineKB"` // the server's RSS before any load (0: not readable)
+	// LoadSched is the well-behaved client's process's threads by
+	// scheduling policy at the end ("normal 9"): the attackers', not
+	// its, are at SCHED_IDLE.
+	LoadSched string `json:"loadSched"`
 }
 
 // siegeMemory is the server's RSS around one siege: before the attack,
@@ -53,13 +57,17 @@ type siegeMemory struct {
 
 // siegePhaseResult is one attack's figures.
 type siegePhaseResult struct {
-	Name      string      `json:"name"`
-	Good      latencies   `json:"good"`
-	Hostile   outcomes    `json:"hostile"`
-	LoadCPU   int         `json:"loadCPUms"`   // CPU the good client's process used during the phase
-	AttackCPU int         `json:"attackCPUms"` // CPU the attacking process used
-	LoadAvg   string      `json:"loadavg"`     // the machine's load average at the end of the phase
-	Memory    siegeMemory `json:"memory"`
+	Name      string    `json:"name"`
+	Good      latencies `json:"good"`
+	Hostile   outcomes  `json:"hostile"`
+	LoadCPU   int       `json:"loadCPUms"`   // CPU the good client's process used during the phase
+	AttackCPU int       `json:"attackCPUms"` // CPU the attacking process used
+	// AttackSched is the attacking process's threads by scheduling
+	// policy when it ended ("idle 12"), AttackFor how long it ran.
+	AttackSched string        `json:"attackSched"`
+	AttackFor   time.Duration `json:"attackFor"`
+	LoadAvg     string        `json:"loadavg"` // the machine's load average at the end of the phase
+	Memory      siegeMemory   `json:"memory"`
 }
 
 // siegePhase is one attack: it runs until ctx ends.
@@ -77,7 +85,7 @@ var siegePhases = []siegePhase{
 // runSiege measures the good client unloaded, then under each attack,
 // and watches the server's RSS for recover after each (instead of the
 // cooldown, when longer).
-func runSiege(base string, unloaded, attack, recover time.Duration, skip map[string]bool) siegeResult {
+func runSiege(base string, unloaded, attack, recover time.Duration, skip map[string]bool, sched string) siegeResult {
 	var res siegeResult
 	var rec recorder
 	res.BaselineKB, _ = serverRSSKB()
@@ -92,7 +100,8 @@ func runSiege(base string, unloaded, attack, recover time.Duration, skip map[str
 		var mem siegeMemory
 		mem.BeforeKB, _ = serverRSSKB()
 		cpu0 := cpuTicks()
-		attacker, err := startAttacker(i, base)
+		began := time.Now()
+		attacker, err := startAttacker(i, base, sched)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "abuse: siege attacker:", err)
 			continue
@@ -102,13 +111,15 @@ func runSiege(base string, unloaded, attack, recover time.Duration, skip map[str
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
 		runGood(gctx, base, &good)
 		gcancel()
-		hostile, attackCPU := attacker.stop()
-		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: hostile,
-			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: attackCPU, LoadAvg: loadAvg()}
+		rep := attacker.stop()
+		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: rep.Hostile,
+			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: rep.CPUms, AttackSched: rep.Sched,
+			AttackFor: time.Since(began).Round(time.Second), LoadAvg: loadAvg()}
 		r.Memory = watchServer(p.name, mem, recover)
 		res.Phases = append(res.Phases, r)
 		time.Sleep(siegeCooldown - min(recover, siegeCooldown))
 	}
+	res.LoadSched = schedPolicies()
 	return res
 }
 
@@ -297,10 +308,12 @@ func loadAvg() string {
 // its own process's competition with thousands of attacking goroutines.
 const siegeEnv = "MAILAUTH_ABUSE_SIEGE"
 
-// attackReport is what a siege child prints.
+// attackReport is what a siege child prints: what its requests and
+// connections got, the CPU it used and its threads' scheduling policies.
 type attackReport struct {
 	Hostile outcomes `json:"hostile"`
 	CPUms   int      `json:"cpuMs"`
+	Sched   string   `json:"sched"`
 }
 
 // runAttacker is the siege child: it runs phase i against base until its
@@ -315,6 +328,12 @@ func runPhaseChild(phases []siegePhase, i int, base string) int {
 	if i < 0 || i >= len(phases) {
 		return 2
 	}
+	if os.Getenv(attackerSchedEnv) == schedIdle {
+		if err := idleAllThreads(); err != nil {
+			fmt.Fprintln(os.Stderr, "abuse: attacker:", err)
+			return 2
+		}
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	var c counters
 	done := make(chan struct{})
@@ -322,7 +341,16 @@ func runPhaseChild(phases []siegePhase, i int, base string) int {
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	stop()
 	<-done
-	if err := json.NewEncoder(os.Stdout).Encode(attackReport{Hostile: c.snapshot()["h"], CPUms: cpuTicks() * 10}); err != nil {
+	rep := attackReport{Hostile: outcomes{}, CPUms: cpuTicks() * 10, Sched: schedPolicies()}
+	for kind, o := range c.snapshot() {
+		for k, n := range o {
+			if kind != "h" {
+				k = kind + ": " + k // the key spray's requests, in mix
+			}
+			rep.Hostile[k] += n
+		}
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
 		return 1
 	}
 	return 0
@@ -336,17 +364,17 @@ type attacker struct {
 }
 
 // startAttacker starts the child that runs siege phase i.
-func startAttacker(i int, base string) (*attacker, error) {
-	return startPhaseAttacker(siegeEnv, i, base)
+func startAttacker(i int, base, sched string) (*attacker, error) {
+	return startPhaseAttacker(siegeEnv, i, base, sched)
 }
 
-// stop ends the attack and returns its outcomes and CPU.
-func (a *attacker) stop() (outcomes, int) {
+// stop ends the attack and returns its report.
+func (a *attacker) stop() attackReport {
 	_ = a.stdin.Close()
 	_ = a.cmd.Wait()
 	var r attackReport
 	if err := json.Unmarshal(a.out.Bytes(), &r); err != nil {
-		return outcomes{"attacker report unreadable": 1}, 0
+		return attackReport{Hostile: outcomes{"attacker report unreadable": 1}}
 	}
-	return r.Hostile, r.CPUms
+	return r
 }
