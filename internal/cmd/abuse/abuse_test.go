@@ -43,8 +43,9 @@ func TestSmoke(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: [^\n]*, 2s later \d+ KB: \d+\.\d\d x baseline`), report, "RSS after the siege")
 	// What the attack delivered, and its process at SCHED_IDLE, every
 	// thread of it, while the measured client's stays at the normal
-	// policy.
-	assert.Regexp(t, regexp.MustCompile(`(?m)^slow-ipv4: in \d+s: [1-9]\d* requests answered .* threads by policy: idle \d+$`), report, "the attack's volume and policy")
+	// policy. In 2 s every slow scan may still hold a slot (none
+	// answered yet): the line's shape is checked, not its counts.
+	assert.Regexp(t, regexp.MustCompile(`(?m)^slow-ipv4: in \d+s: \d+ requests answered .* threads by policy: idle [1-9]\d*$`), report, "the attack's volume and policy")
 	assert.Regexp(t, regexp.MustCompile(`(?m)the well-behaved client's threads by policy: normal \d+$`), report, "the measured client at the normal policy")
 }
 
