@@ -3,10 +3,12 @@ package resolver_test
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 	"syscall"
@@ -206,4 +208,104 @@ func TestReviewFlooder(t *testing.T) {
 		}()
 	}
 	time.Sleep(time.Minute) // killed long before
+}
+
+// TestReviewWatcherDropsLinkLocalServer: a link-local IPv6 resolver
+// ("nameserver fe80::1%eth0" in resolv.conf, which SystemServers keeps
+// with its zone so that it works). The socket's peer carries the zone;
+// the watcher's source check (sockaddrPort) builds the source of each
+// datagram without it, so every datagram from the server to a watched
+// socket is dropped as wrong_source (and counted as a forgery). The
+// one-shot forgery of TestOneShotForgeryEvictedByWatcher then stays
+// cached: the real, contradicting reply is never compared. A socket read
+// by its own reader (ReadFromUDPAddrPort keeps the zone) evicts it.
+//
+// It runs in a network namespace of its own (this test binary again),
+// where lo carries fe80::1; it needs root and ip(8).
+func TestReviewWatcherDropsLinkLocalServer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is Linux only")
+	}
+	if os.Getenv("REVIEW_DNS_NETNS") == "" {
+		if _, err := exec.LookPath("ip"); err != nil {
+			t.Skip("needs ip(8)")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReviewWatcherDropsLinkLocalServer$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "REVIEW_DNS_NETNS=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+		out, err := cmd.CombinedOutput()
+		if errors.Is(err, syscall.EPERM) {
+			t.Skipf("a network namespace needs root: %v", err)
+		}
+		t.Logf("in its own network namespace:\n%s", out)
+		if err != nil {
+			t.Fatalf("failed in its network namespace: %v", err)
+		}
+		return
+	}
+	for _, args := range [][]string{{"link", "set", "lo", "up"}, {"-6", "addr", "add", "fe80::1/64", "dev", "lo", "nodad"}} {
+		out, err := exec.Command("ip", args...).CombinedOutput()
+		require.NoError(t, err, "ip %v: %s", args, out)
+	}
+	for _, watched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watched=%v", watched), func(t *testing.T) {
+			linkLocalForgery(t, watched)
+		})
+	}
+}
+
+// linkLocalForgery runs the one-shot forgery against a server on
+// [fe80::1%lo]: the real reply comes once the forgery is cached and,
+// when watched, its socket is read by the watcher.
+func linkLocalForgery(t *testing.T, watched bool) {
+	pc, err := net.ListenPacket("udp6", "[fe80::1%lo]:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1, Servers: []string{pc.LocalAddr().String()}}
+	resolver.SetTombstone(c, spoofTimeout)
+	if watched {
+		resolver.SetSocketBatch(c, 1)
+	}
+	cache := resolver.NewCache(c, 0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for asked := 0; ; asked++ {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			q := new(dns.Msg)
+			if q.Unpack(buf[:n]) != nil {
+				continue
+			}
+			send := func(m *dns.Msg) {
+				b, _ := m.Pack()
+				_, _ = pc.WriteTo(b, from)
+			}
+			if asked > 0 {
+				send(answerA(q, "192.0.2.1"))
+				continue
+			}
+			f := answerA(q, "192.0.2.66") // the forger wins
+			f.Answer[0].Header().Ttl = 3600
+			send(f)
+			go func() {
+				if eventually(func() bool { return cache.Stats().Entries == 1 && (!watched || resolver.WatchedSockets(c) == 1) }) {
+					send(answerA(q, "192.0.2.1")) // the real reply, late
+				}
+			}()
+		}
+	}()
+	defer func() { pc.Close(); <-done }()
+	a := cache.Lookup(t.Context(), "victim.example", resolver.TypeA)
+	require.Equal(t, []string{"192.0.2.66"}, addrsOf(a), "the forger won the race")
+	evicted := false
+	for deadline := time.Now().Add(5 * time.Second); !evicted && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		evicted = cache.Stats().Invalidated > 0
+	}
+	if !evicted {
+		t.Errorf("the server's contradicting reply was not compared (drops: %v): the forgery stays cached", c.SpoofDrops())
+	}
 }
