@@ -95,10 +95,13 @@
 //     into one its server's sockets share. A socket that takes no new
 //     query and keeps tombstones only is read, on Linux, by one goroutine
 //     per Client (the watcher, over an epoll instance of its own), which
-//     handles each datagram as it comes, exactly as the reader would. The
-//     kernel delivers to a connected socket only datagrams from the
-//     server's address and port; the reader checks the source again
-//     (wrong_source). The port is secret only as long
+//     handles each datagram as it comes, exactly as the reader would, and
+//     reads at most 16 from one socket before it turns to the others, so
+//     that a flood at one watched port does not hold back a late reply on
+//     another. The kernel delivers to a connected socket only datagrams
+//     from the server's address and port; the reader and the watcher
+//     check the source again (wrong_source), a link-local server's
+//     interface included. The port is secret only as long
 //     as the kernel does not leak it: this relies on the kernel's
 //     defences against the SAD DNS side channel (Linux 5.10 and later
 //     randomize the ICMP rate limit, CVE-2020-25705).

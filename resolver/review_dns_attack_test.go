@@ -216,7 +216,7 @@ func TestReviewFlooder(t *testing.T) {
 // TestReviewWatcherDropsLinkLocalServer: a link-local IPv6 resolver
 // ("nameserver fe80::1%eth0" in resolv.conf, which SystemServers keeps
 // with its zone so that it works). The socket's peer carries the zone;
-// the watcher's source check (sockaddrPort) builds the source of each
+// the watcher's source check (fromPeer) builds the source of each
 // datagram without it, so every datagram from the server to a watched
 // socket is dropped as wrong_source (and counted as a forgery). The
 // one-shot forgery of TestOneShotForgeryEvictedByWatcher then stays

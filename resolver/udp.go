@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -618,6 +619,7 @@ func (s *socket) open(opened chan<- error) {
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
 	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
+	s.peerZone = zoneIndex(peer.Addr().Zone())
 	opened <- nil
 	s.read()
 }
@@ -628,11 +630,14 @@ func (s *socket) open(opened chan<- error) {
 // reader matches each to a query by ID, question, case and cookie (demux)
 // and drops what matches none.
 type socket struct {
-	up    *upstream
-	conn  *net.UDPConn
-	peer  netip.AddrPort
-	born  time.Time
-	limit int
+	up   *upstream
+	conn *net.UDPConn
+	peer netip.AddrPort
+	// peerZone is the index of the interface peer's zone names (0: no
+	// zone), for the watcher's source check.
+	peerZone uint32
+	born     time.Time
+	limit    int
 
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map
@@ -1182,3 +1187,19 @@ func randomID() uint16 {
 // randomInt returns an unpredictable int in [0, n), for a small n (the
 // modulo bias is below n/65536).
 func randomInt(n int) int { return int(randomID()) % n }
+
+// zoneIndex returns the index of the interface an IPv6 zone names (a
+// name, or an index in decimal), or 0 for no zone or one that names no
+// interface.
+func zoneIndex(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
+		return uint32(n)
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	return 0
+}

@@ -226,3 +226,41 @@ func TestCookieOptionWire(t *testing.T) {
 		assert.Equal(t, c, read)
 	}
 }
+
+// TestHandleKeepsNothingOfTheBuffer: the reader's buffer is shared with
+// the next datagram, so a delivered reply must hold no slice of it; the
+// record whose unpacking is most likely to alias the wire bytes (the IP
+// hints of an HTTPS record, which miekg/dns copies) is checked after the
+// buffer is overwritten.
+func TestHandleKeepsNothingOfTheBuffer(t *testing.T) {
+	t.Parallel()
+	p := &pool{}
+	u := p.upstream("127.0.0.1:53", nil, DefaultUDPSize)
+	s := &socket{up: u, born: time.Now(), limit: socketBatch} // no connection: handle is called directly
+	e := queryEntry(t, u, "q.example.test.")
+	id, ok := s.register(&e)
+	require.True(t, ok)
+
+	m := new(dns.Msg)
+	m.Question = []dns.Question{e.q}
+	m.Id, m.Response = id, true
+	hint := &dns.SVCBIPv4Hint{Hint: []net.IP{net.IPv4(192, 0, 2, 1).To4()}}
+	m.Answer = []dns.RR{&dns.HTTPS{SVCB: dns.SVCB{
+		Hdr:      dns.RR_Header{Name: e.q.Name, Rrtype: dns.TypeHTTPS, Class: dns.ClassINET, Ttl: 60},
+		Priority: 1, Target: ".", Value: []dns.SVCBKeyValue{hint},
+	}}}
+	b, err := m.Pack()
+	require.NoError(t, err)
+
+	s.handle(b)
+	clear(b) // the next datagram, read into the same buffer
+	select {
+	case r := <-e.w.ch:
+		require.NotNil(t, r.msg, "the reply, not a failure")
+		require.Len(t, r.msg.Answer, 1)
+		got := r.msg.Answer[0].(*dns.HTTPS).Value[0].(*dns.SVCBIPv4Hint).Hint[0]
+		assert.Equal(t, "192.0.2.1", got.String(), "the hint is the reply's, not the buffer's next contents")
+	default:
+		t.Fatal("no reply delivered")
+	}
+}

@@ -17,6 +17,12 @@ const canWatch = true
 // it ends once it has no socket left after a wait.
 const watchWait = 500
 
+// drainBatch bounds the datagrams the watcher reads from one socket per
+// wake-up: a flood at one watched port cannot keep it from the others
+// (epoll is level-triggered: a socket with more queued is reported
+// again at the next wait).
+const drainBatch = 16
+
 // watcher reads, from one goroutine, the retired sockets of a pool whose
 // queries are all tombstones (see socket.handOverLocked), through an
 // epoll instance of its own: each datagram is handled as the socket's
@@ -118,14 +124,14 @@ func (w *watcher) run(epfd int) {
 	}
 }
 
-// drain handles the datagrams queued on s, and ICMP errors, without
-// waiting.
+// drain handles up to drainBatch of the datagrams queued on s, and ICMP
+// errors, without waiting.
 func (s *socket) drain() {
 	raw, err := s.conn.SyscallConn()
 	if err != nil {
 		return
 	}
-	for {
+	for range drainBatch {
 		buf := s.up.buffer()
 		var n int
 		var from syscall.Sockaddr
@@ -148,7 +154,7 @@ func (s *socket) drain() {
 			s.up.putBuffer(buf)
 			return
 		}
-		if sockaddrPort(from) != s.peer {
+		if !s.fromPeer(from) {
 			s.up.putBuffer(buf)
 			s.drop(dropWrongSource, nil)
 			continue
@@ -158,15 +164,23 @@ func (s *socket) drain() {
 	}
 }
 
-// sockaddrPort returns sa's address (unmapped) and port.
-func sockaddrPort(sa syscall.Sockaddr) netip.AddrPort {
+// fromPeer reports whether sa, a datagram's source, is s's server: its
+// address (unmapped), port and, for a scoped IPv6 server such as a
+// link-local one, the interface (the peer's zone names it, the
+// datagram's scope ID gives its index).
+func (s *socket) fromPeer(sa syscall.Sockaddr) bool {
 	switch a := sa.(type) {
 	case *syscall.SockaddrInet4:
-		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port))
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)) == s.peer
 	case *syscall.SockaddrInet6:
-		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port))
+		from := netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port))
+		if s.peer.Addr().Zone() == "" {
+			return from == s.peer
+		}
+		peer := netip.AddrPortFrom(s.peer.Addr().WithZone(""), s.peer.Port())
+		return from == peer && a.ZoneId == s.peerZone
 	}
-	return netip.AddrPort{}
+	return false
 }
 
 // count returns how many sockets w watches.
