@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -114,23 +116,27 @@ func TestReview2WatcherNumericInterfaceName(t *testing.T) {
 	}
 }
 
-// TestReview2WatcherICMPErrorStarvesSocket: the flood of
-// TestReviewWatcherFloodStarvesLateContradiction (junk at the port of the
-// attacker's own question, whose socket the watcher also reads) no
-// longer starves the victim's socket on its own: drain reads 16
-// datagrams of the flooded socket and turns to the victim's. But drain
-// returns at the first read error that icmpError does not know
-// (ENOPROTOOPT from an ICMP "protocol unreachable", EMSGSIZE from
-// "fragmentation needed", EHOSTDOWN, ENONET, EPROTO; for IPv6 EACCES,
-// EMSGSIZE, EPROTO), and the kernel reports a pending socket error before
-// any queued datagram. So a forger who knows the victim's port (it forged
-// the answer on it) and adds one such ICMP error per watcher round (a
-// round is 16 junk datagrams long: a few thousand ICMP messages a
-// second) has every wake-up of the victim's socket read the error and
-// return: 0 datagrams instead of 16, and the real, contradicting reply
-// stays queued until the tombstone ends (the errors are not counted
-// either). The attack is tried up to icmpTrials times and must fail
-// every time.
+// TestReview2WatcherICMPErrorStarvesSocket: a flood at the ports of
+// watched sockets the attacker knows (those of questions it had the
+// client ask) no longer starves the victim's socket on its own: drain
+// reads 16 datagrams of each flooded socket and turns to the victim's
+// (TestReview2FloodAloneNoLongerStarves). But drain returns at the first
+// read error that icmpError does not know (udp_watch_linux.go, "case
+// rerr != nil: return"): ENOPROTOOPT from an ICMP "protocol
+// unreachable", EMSGSIZE from "fragmentation needed", EHOSTDOWN, ENONET,
+// EPROTO; for IPv6 EACCES, EMSGSIZE, EPROTO. The kernel reports a
+// pending socket error before any queued datagram, so a forger who knows
+// the victim's port (it forged the answer on it) and sends one such
+// ICMP error per watcher round (a round is 16 junk datagrams per flooded
+// socket: here 8 sockets, and some thousands of ICMP messages a second
+// suffice) has every wake-up of the victim's socket read the error and
+// return: 0 datagrams instead of 16. The real, contradicting reply stays
+// queued until the tombstone ends, and the forgery stays cached; the
+// errors are not counted either. With an error icmpError knows (port
+// unreachable) drain goes on, and the reply is read. Needs root (a raw
+// socket, and a real-time thread that spaces the ICMP messages as a link
+// would). The attack is tried up to icmpTrials times and must fail every
+// time (it succeeded in every trial here).
 func TestReview2WatcherICMPErrorStarvesSocket(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the watcher is Linux only")
@@ -154,10 +160,17 @@ func TestReview2WatcherICMPErrorStarvesSocket(t *testing.T) {
 // icmpTrial runs the attack of TestReview2WatcherICMPErrorStarvesSocket
 // once with ICMP destination unreachable code (0: no ICMP, the flood
 // alone), and reports whether the forgery stayed cached, and why.
+//
+// The attacker has the client ask floodSockets questions of its own, so
+// that as many sockets it knows are watched, and floods them all: a
+// round of the watcher is then floodSockets×16 datagrams long, and the
+// sockets' queues hold enough junk that the rounds stay that long while
+// the flooding process waits for a CPU of this shared machine.
 func icmpTrial(t *testing.T, code byte) (kept bool, why string) {
 	const window = 2 * time.Second // tombstoneFor, as the Client has it
+	const floodSockets = 8
 	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1}
-	resolver.SetSocketBatch(c, 1) // each query retires its socket: both are watched once their lookups end
+	resolver.SetSocketBatch(c, 1) // each query retires its socket: all are watched once their lookups end
 	cache := resolver.NewCache(c, 0)
 
 	type pending struct {
@@ -165,7 +178,8 @@ func icmpTrial(t *testing.T, code byte) (kept bool, why string) {
 		from net.Addr
 	}
 	var mu sync.Mutex
-	var victim, flood pending
+	var victim pending
+	var flood []netip.AddrPort
 	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -179,8 +193,8 @@ func icmpTrial(t *testing.T, code byte) (kept bool, why string) {
 			f := answerA(q, "192.0.2.66") // the forger wins
 			f.Answer[0].Header().Ttl = 3600
 			s.send(t, f, from)
-		case "flood.attacker.example.":
-			flood = pending{q, from}
+		default:
+			flood = append(flood, from.(*net.UDPAddr).AddrPort())
 			s.send(t, answerA(q, "192.0.2.9"), from)
 		}
 	})
@@ -189,33 +203,33 @@ func icmpTrial(t *testing.T, code byte) (kept bool, why string) {
 	a := cache.Lookup(t.Context(), "victim.example", resolver.TypeA)
 	require.Equal(t, []string{"192.0.2.66"}, addrsOf(a), "the forger won the race")
 	victimEnded := time.Now()
-	time.Sleep(window / 4)
-	a = cache.Lookup(t.Context(), "flood.attacker.example", resolver.TypeA)
-	require.Equal(t, []string{"192.0.2.9"}, addrsOf(a))
-	require.True(t, eventually(func() bool { return resolver.WatchedSockets(c) == 2 }), "both sockets watched")
+	for i := range floodSockets {
+		a = cache.Lookup(t.Context(), fmt.Sprintf("flood%d.attacker.example", i), resolver.TypeA)
+		require.Equal(t, []string{"192.0.2.9"}, addrsOf(a))
+	}
+	require.True(t, eventually(func() bool { return resolver.WatchedSockets(c) == floodSockets+1 }), "all sockets watched")
 
 	mu.Lock()
-	to := flood.from.(*net.UDPAddr)
-	junk := make([]byte, 12)
-	binary.BigEndian.PutUint16(junk, flood.q.Id^0x8000) // no query carries it
-	junk[2] = 0x80                                      // QR
+	to := slices.Clone(flood)
 	v := victim
 	mu.Unlock()
-	stopFlood := startFlooder(t, srv.pc.(*net.UDPConn), to.AddrPort(), junk)
+	junk := make([]byte, 12)
+	binary.BigEndian.PutUint16(junk, v.q.Id^0x8000) // no query carries it (but by chance)
+	junk[2] = 0x80                                  // QR
+	stopFlood := startMultiFlooder(t, srv.pc.(*net.UDPConn), to, junk)
 	defer stopFlood()
 	if code != 0 {
 		// ICMP destination unreachable quoting the victim's query to the
 		// server, at the victim's port.
 		stopICMP := startICMPFlooder(t, icmpUnreach(code, v.from.(*net.UDPAddr).AddrPort(), srv.pc.LocalAddr().(*net.UDPAddr).AddrPort()))
 		defer stopICMP()
-		time.Sleep(window / 4) // the process starts
 	}
 	base := dropsOf(c, "unmatched_id")
-	require.True(t, eventually(func() bool { return dropsOf(c, "unmatched_id") > base+500 }), "the flood reaches the watcher")
-	time.Sleep(50 * time.Millisecond)
+	require.True(t, eventually(func() bool { return dropsOf(c, "unmatched_id") > base+2000 }), "the flood reaches the watcher")
+	time.Sleep(window / 8)
 
 	sent := time.Now()
-	require.Less(t, sent.Sub(victimEnded), window*9/10, "the real reply is sent inside the window")
+	require.Less(t, sent.Sub(victimEnded), window*3/4, "the real reply is sent inside the window")
 	srv.send(t, answerA(v.q, "192.0.2.1"), v.from)
 	for deadline := victimEnded.Add(window + time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if cache.Stats().Invalidated > 0 {
@@ -224,8 +238,58 @@ func icmpTrial(t *testing.T, code byte) (kept bool, why string) {
 		}
 	}
 	a = cache.Lookup(t.Context(), "victim.example", resolver.TypeA)
-	return true, fmt.Sprintf("the contradiction sent %v after the victim's lookup ended (window %v) was never read; the forgery %v is still served (drops: %v)",
-		sent.Sub(victimEnded).Round(time.Millisecond), window, addrsOf(a), c.SpoofDrops())
+	return true, fmt.Sprintf("the contradiction sent %v after the victim's lookup ended (window %v) was never read; the forgery %v is still served (%d junk datagrams read meanwhile; drops: %v)",
+		sent.Sub(victimEnded).Round(time.Millisecond), window, addrsOf(a), dropsOf(c, "unmatched_id")-base, c.SpoofDrops())
+}
+
+// startMultiFlooder starts this test binary as TestReview2MultiFlooder,
+// which sends junk to every address of to, in turn, from the socket of
+// pc (a duplicate, its fd 3), until stopped (see startFlooder).
+func startMultiFlooder(t *testing.T, pc *net.UDPConn, to []netip.AddrPort, junk []byte) (stop func()) {
+	t.Helper()
+	raw, err := pc.SyscallConn()
+	require.NoError(t, err)
+	dup := -1
+	require.NoError(t, raw.Control(func(fd uintptr) { dup, err = syscall.Dup(int(fd)) }))
+	require.NoError(t, err)
+	defer syscall.Close(dup)
+	var dst []string
+	for _, a := range to {
+		dst = append(dst, a.String())
+	}
+	env := append(os.Environ(), "REVIEW_DNS2_FLOOD_TO="+strings.Join(dst, ","), "REVIEW_DNS2_FLOOD_JUNK="+hex.EncodeToString(junk), "GOMAXPROCS=16")
+	pid, err := syscall.ForkExec(os.Args[0], []string{os.Args[0], "-test.run=^TestReview2MultiFlooder$", "-test.count=1"},
+		&syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2, uintptr(dup)}, Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}})
+	require.NoError(t, err)
+	return func() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+	}
+}
+
+// TestReview2MultiFlooder is the process of startMultiFlooder (skipped
+// otherwise).
+func TestReview2MultiFlooder(t *testing.T) {
+	toS := os.Getenv("REVIEW_DNS2_FLOOD_TO")
+	if toS == "" {
+		t.Skip("the flooding process of startMultiFlooder")
+	}
+	junk, err := hex.DecodeString(os.Getenv("REVIEW_DNS2_FLOOD_JUNK"))
+	require.NoError(t, err)
+	var batches [][]mmsghdr
+	for _, a := range strings.Split(toS, ",") {
+		batches = append(batches, junkBatch(junk, netip.MustParseAddrPort(a), 256))
+	}
+	for i := range 32 {
+		go func() {
+			for j := i; ; j++ {
+				msgs := batches[j%len(batches)]
+				_, _, _ = syscall.Syscall6(sysSendmmsg, 3, uintptr(unsafe.Pointer(&msgs[0])), uintptr(len(msgs)), 0, 0, 0)
+			}
+		}()
+	}
+	time.Sleep(20 * time.Second) // killed long before (or with its parent)
 }
 
 // TestReview2FloodAloneNoLongerStarves is the control of
