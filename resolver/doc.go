@@ -136,8 +136,10 @@
 //     thus costs one query (and at most two TCP connections), and the
 //     real answer that follows it is taken. Over TCP, which an off-path
 //     forger cannot answer, an error reply counts at once.
-//   - ICMP errors. An ICMP error (port, host or network unreachable)
-//     names no query: the kernel reports it to the socket whose ports it
+//   - ICMP errors. An ICMP error (port, host or network unreachable;
+//     on Linux also protocol unreachable, host down or isolated, a
+//     parameter problem, fragmentation needed, administratively
+//     prohibited) names no query: the kernel reports it to the socket whose ports it
 //     quotes, and anyone who knows them can forge it. It is counted
 //     (icmp) and marked on the queries in flight on that socket, which
 //     takes no new query; the queries stay open to their timeouts, and

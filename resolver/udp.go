@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -619,7 +618,7 @@ func (s *socket) open(opened chan<- error) {
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
 	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
-	s.peerZone = zoneIndex(peer.Addr().Zone())
+	s.peerZone = peerScope(conn)
 	opened <- nil
 	s.read()
 }
@@ -633,8 +632,9 @@ type socket struct {
 	up   *upstream
 	conn *net.UDPConn
 	peer netip.AddrPort
-	// peerZone is the index of the interface peer's zone names (0: no
-	// zone), for the watcher's source check.
+	// peerZone is the scope ID of the connected peer as the kernel holds
+	// it (the interface of a link-local server; 0: none), for the
+	// watcher's source check.
 	peerZone uint32
 	born     time.Time
 	limit    int
@@ -1119,9 +1119,10 @@ func cookieOf(m *dns.Msg) (string, bool) {
 }
 
 // icmpError reports whether err is how a connected UDP socket reports an
-// ICMP error: port, host or network unreachable.
+// ICMP error (icmpErrnos).
 func icmpError(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
+	var errno syscall.Errno
+	return errors.As(err, &errno) && slices.Contains(icmpErrnos, errno)
 }
 
 // expect is what a reply to one query in flight must carry.
@@ -1187,19 +1188,3 @@ func randomID() uint16 {
 // randomInt returns an unpredictable int in [0, n), for a small n (the
 // modulo bias is below n/65536).
 func randomInt(n int) int { return int(randomID()) % n }
-
-// zoneIndex returns the index of the interface an IPv6 zone names (a
-// name, or an index in decimal), or 0 for no zone or one that names no
-// interface.
-func zoneIndex(zone string) uint32 {
-	if zone == "" {
-		return 0
-	}
-	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
-		return uint32(n)
-	}
-	if ifi, err := net.InterfaceByName(zone); err == nil {
-		return uint32(ifi.Index)
-	}
-	return 0
-}

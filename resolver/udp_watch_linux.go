@@ -4,6 +4,7 @@ package resolver
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"sync"
 	"syscall"
@@ -150,9 +151,9 @@ func (s *socket) drain() {
 			s.up.putBuffer(buf)
 			s.icmp()
 			continue
-		case rerr != nil:
+		case rerr != nil: // another socket error: reading it cleared it
 			s.up.putBuffer(buf)
-			return
+			continue
 		}
 		if !s.fromPeer(from) {
 			s.up.putBuffer(buf)
@@ -188,4 +189,33 @@ func (w *watcher) count() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.socks)
+}
+
+// icmpErrnos are the errors a connected UDP socket reports for an ICMP
+// error about a datagram it sent (Linux: port, host or network
+// unreachable, protocol unreachable, host down or isolated, a parameter
+// problem, fragmentation needed, administratively prohibited): each is
+// counted and taken as ICMP (socket.icmp), never as the server's reply.
+var icmpErrnos = []syscall.Errno{
+	syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH,
+	syscall.ENOPROTOOPT, syscall.EHOSTDOWN, syscall.ENONET, syscall.EPROTO,
+	syscall.EMSGSIZE, syscall.EACCES,
+}
+
+// peerScope returns the scope ID of c's peer as the kernel holds it (the
+// interface of a link-local IPv6 server), or 0.
+func peerScope(c *net.UDPConn) uint32 {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var id uint32
+	_ = raw.Control(func(fd uintptr) {
+		if sa, err := syscall.Getpeername(int(fd)); err == nil {
+			if a, ok := sa.(*syscall.SockaddrInet6); ok {
+				id = a.ZoneId
+			}
+		}
+	})
+	return id
 }

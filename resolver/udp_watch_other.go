@@ -2,6 +2,11 @@
 
 package resolver
 
+import (
+	"net"
+	"syscall"
+)
+
 // canWatch: sockets holding tombstones only keep their reader (see the
 // Linux watcher).
 const canWatch = false
@@ -17,3 +22,10 @@ func (w *watcher) forget(s *socket) {}
 
 // count is 0: nothing is watched.
 func (w *watcher) count() int { return 0 }
+
+// icmpErrnos are the errors a connected UDP socket reports for an ICMP
+// error about a datagram it sent: port, host or network unreachable.
+var icmpErrnos = []syscall.Errno{syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH}
+
+// peerScope is 0: only the Linux watcher checks a source's scope.
+func peerScope(*net.UDPConn) uint32 { return 0 }
