@@ -24,8 +24,13 @@ func (w *watcher) forget(s *socket) {}
 func (w *watcher) count() int { return 0 }
 
 // icmpErrnos are the errors a connected UDP socket reports for an ICMP
-// error about a datagram it sent: port, host or network unreachable.
-var icmpErrnos = []syscall.Errno{syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH}
+// error about a datagram it sent: port, host or network unreachable, and
+// on the BSDs and macOS fragmentation needed, host down and a parameter
+// problem (Windows reports none: Go turns ICMP reporting off there).
+var icmpErrnos = []syscall.Errno{
+	syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH,
+	syscall.EMSGSIZE, syscall.EHOSTDOWN, syscall.ENOPROTOOPT,
+}
 
 // peerScope is 0: only the Linux watcher checks a source's scope.
 func peerScope(*net.UDPConn) uint32 { return 0 }
