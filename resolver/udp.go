@@ -618,7 +618,7 @@ func (s *socket) open(opened chan<- error) {
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
 	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
-	s.peerZone = peerScope(conn)
+	s.scope = peerScope(conn)
 	opened <- nil
 	s.read()
 }
@@ -632,12 +632,12 @@ type socket struct {
 	up   *upstream
 	conn *net.UDPConn
 	peer netip.AddrPort
-	// peerZone is the scope ID of the connected peer as the kernel holds
+	// scope is the scope ID of the connected peer as the kernel holds
 	// it (the interface of a link-local server; 0: none), for the
 	// watcher's source check.
-	peerZone uint32
-	born     time.Time
-	limit    int
+	scope uint32
+	born  time.Time
+	limit int
 
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map

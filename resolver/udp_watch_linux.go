@@ -167,8 +167,8 @@ func (s *socket) drain() {
 
 // fromPeer reports whether sa, a datagram's source, is s's server: its
 // address (unmapped), port and, for a scoped IPv6 server such as a
-// link-local one, the interface (the peer's zone names it, the
-// datagram's scope ID gives its index).
+// link-local one, the scope ID (the interface), compared with the one
+// the kernel gave for the peer at dial (socket.scope).
 func (s *socket) fromPeer(sa syscall.Sockaddr) bool {
 	switch a := sa.(type) {
 	case *syscall.SockaddrInet4:
@@ -179,7 +179,7 @@ func (s *socket) fromPeer(sa syscall.Sockaddr) bool {
 			return from == s.peer
 		}
 		peer := netip.AddrPortFrom(s.peer.Addr().WithZone(""), s.peer.Port())
-		return from == peer && a.ZoneId == s.peerZone
+		return from == peer && a.ZoneId == s.scope
 	}
 	return false
 }
