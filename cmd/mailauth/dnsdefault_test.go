@@ -68,11 +68,12 @@ var goCertFiles = []string{
 	"/etc/ssl/cert.pem",
 }
 
-// TestServeOnEveryDefault: serve with no flag but -storage none (no
-// -listen, -admin-listen, -dns, -https-port or -ca-file) resolves through
-// the nameservers of /etc/resolv.conf, answers on its default addresses,
-// and fetches an MTA-STS policy over HTTPS on port 443 trusting the
-// system root bundle. It runs the test again inside a network and mount
+// TestServeOnEveryDefault: serve with no flag at all (no -listen,
+// -admin-listen, -dns, -https-port, -ca-file or -storage) resolves
+// through the nameservers of /etc/resolv.conf, answers on its default
+// addresses, keeps its analytics in the default SQLite file under the
+// state directory (HOME is a directory of the test's), and fetches an
+// MTA-STS policy over HTTPS on port 443 trusting the system root bundle. It runs the test again inside a network and mount
 // namespace of its own (unshare; root needed), where /etc/resolv.conf is
 // a file of the test's naming 127.0.0.1, a loopback resolver answers on
 // port 53, the policy host is a public-looking address on the loopback
@@ -134,11 +135,12 @@ func serveOnEveryDefault(t *testing.T) {
 	defer dnsSrv.Close()
 	fetches := startDefaultPolicyServer(t)
 
+	home := t.TempDir()
 	var log syncbuf.Buffer
 	ctx, cancel := context.WithCancel(t.Context())
 	readyc, done := make(chan string, 1), make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, []string{"-storage", "none"}, mapEnv(nil), stdio{out: io.Discard, err: &log},
+		done <- runServe(ctx, nil, mapEnv(map[string]string{"HOME": home}), stdio{out: io.Discard, err: &log},
 			serveHooks{ready: func(a string) { readyc <- a }})
 	}()
 	defer func() { cancel(); <-done }()
@@ -151,6 +153,8 @@ func serveOnEveryDefault(t *testing.T) {
 	assert.Contains(t, log.String(), `"servers":["127.0.0.1:53"],"from":"/etc/resolv.conf"`, "the DNS servers came from /etc/resolv.conf")
 	assert.NotContains(t, log.String(), "-ca-file is set", "no extra roots: the system bundle alone")
 	assert.NotContains(t, log.String(), "-allow-loopback-targets is set", "the guard keeps refusing loopback")
+	db := filepath.Join(home, ".local", "state", "mailauth", "analytics.db")
+	assert.Contains(t, log.String(), `"storage":"sqlite:`+db+`"`, "the default store: SQLite under the state directory")
 	requireDefaultReady(t, &log)
 	assert.NotEmpty(t, dnsSrv.Queries(), "serve asked the resolver /etc/resolv.conf names")
 
@@ -190,6 +194,7 @@ func requireDefaultReady(t *testing.T, log *syncbuf.Buffer) {
 		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil
 	}, time.Minute, 50*time.Millisecond, "readyz on the default admin address: %s", log.String())
 	assert.Equal(t, "ok", body.Components["resolver"], "the resolver of /etc/resolv.conf answers: %s", log.String())
+	assert.Equal(t, "ok", body.Components["analytics"], "the default SQLite store is open: %s", log.String())
 }
 
 // startDefaultPolicyServer puts nsPublicAddr on the loopback interface,
