@@ -62,10 +62,11 @@ func TestWatcherFloodDoesNotStarveLateContradiction(t *testing.T) {
 	for i := range floodTrials {
 		if kept, why := starveTrial(t, starveAttack{
 			floodSockets: 1,
-			askAfter:     tombstoneWindow * 5 / 8,
+			askAfter:     100 * time.Millisecond,
 			batch:        1024,
 			reached:      500,
-			sendBy:       tombstoneWindow * 9 / 10,
+			settle:       250 * time.Millisecond,
+			sendBy:       tombstoneWindow * 2 / 3,
 		}); kept {
 			t.Fatalf("trial %d: %s", i+1, why)
 		}
@@ -110,9 +111,13 @@ func TestWatcherFloodAndPortUnreachableDoNotStarve(t *testing.T) {
 	}
 }
 
-// tombstoneWindow is how long a tombstone lasts (tombstoneFor, as the
-// Client has it by default).
-const tombstoneWindow = 2 * time.Second
+// tombstoneWindow is how long a tombstone lasts in these trials (set
+// with SetTombstone): six times the Client's default, so that a loaded
+// machine (load 30 beside the tests) cannot push the real reply out of
+// the window before it is sent. It does not weaken them: the attacks
+// keep the watcher from the victim's socket for as long as they run,
+// whatever the window.
+const tombstoneWindow = 12 * time.Second
 
 // starveAttack is one way of keeping the watcher from reading the
 // victim's socket: a flood at the ports of watched sockets the attacker
@@ -139,8 +144,8 @@ func icmpStarve(code byte) starveAttack {
 		floodSockets: 8,
 		batch:        256,
 		reached:      2000,
-		settle:       tombstoneWindow / 8,
-		sendBy:       tombstoneWindow * 3 / 4,
+		settle:       250 * time.Millisecond,
+		sendBy:       tombstoneWindow * 2 / 3,
 		icmpCode:     code,
 	}
 }
@@ -150,6 +155,7 @@ func icmpStarve(code byte) starveAttack {
 func starveTrial(t *testing.T, attack starveAttack) (kept bool, why string) {
 	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1}
 	resolver.SetSocketBatch(c, 1) // each query retires its socket: all are watched once their lookups end
+	resolver.SetTombstone(c, tombstoneWindow)
 	cache := resolver.NewCache(c, 0)
 
 	type pending struct {
