@@ -56,6 +56,7 @@ func TestFullSetRefusesToVouch(t *testing.T) {
 			add(s)
 			assert.ErrorIs(t, s.Verify([]byte(`{"note":"policy-canary.example"}`)), ErrUnguarded)
 			assert.ErrorIs(t, s.Verify([]byte(`{"note":"harmless"}`)), ErrUnguarded, "the dropped value could be anywhere")
+			assert.ErrorIs(t, s.Verify([]byte(`{"note":"host7.filler.example"}`)), ErrLeak, "a recorded value found is a leak, counted as one, full guard or not")
 			roomy := NewSet()
 			add(roomy)
 			assert.ErrorIs(t, roomy.Verify([]byte(`{"note":"policy-canary.example"}`)), ErrLeak, "with room the value is recorded and found")

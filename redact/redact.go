@@ -1080,8 +1080,10 @@ func recordedIn[T byteString](s *Set, t T) bool {
 }
 
 // Verify checks every string of a JSON document, keys and values, with
-// Contains. It returns an error wrapping ErrLeak that counts the hits
-// without naming them, or a decoding error.
+// Contains. It returns a decoding error for a document that is not JSON;
+// else an error wrapping ErrLeak that counts the hits without naming
+// them, whenever a recorded value is found (a full Set too); else
+// ErrUnguarded when a value given to Add or AddText was dropped.
 //
 // It reads the strings straight out of the document as it validates it
 // (one pass, scanJSON, which decides validity as json.Valid does) instead
@@ -1115,14 +1117,14 @@ func (s *Set) Verify(body []byte) error {
 		}
 	})
 	switch {
-	case s.isUnguarded():
-		return ErrUnguarded
 	case !valid:
 		return errors.New("redact: decode output: not valid JSON")
 	case derr != nil:
 		return fmt.Errorf("redact: decode output: %w", derr)
-	case n > 0:
+	case n > 0: // a recorded value found is a leak, full guard or not
 		return fmt.Errorf("%w: %d string(s) affected", ErrLeak, n)
+	case s.isUnguarded():
+		return ErrUnguarded
 	}
 	return nil
 }
