@@ -80,7 +80,7 @@ var hashSeed = maphash.MakeSeed()
 
 func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
 
-// pageSize is the number of entries of a page: 8 KiB. The first page
+// pageSize is the number of entries of a page: 6 KiB. The first page
 // grows up to it, so that a scan's few dozen values take little.
 const pageSize = 512
 

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Attacks on the store change of 01ae776/888098c/7d145e7: in-place views
-// of lower-case texts, the byHash slots (tag bits + index), growth at 7/8,
-// probes 1, 2, 3, ... They pass: each documents an attack that was tried.
+// Attacks on the value store: in-place views of lower-case texts, the
+// byHash slots (tag bits + index), growth at 7/8, probes 1, 2, 3, ...
+// Each is an attack that was tried; each must keep failing.
 
 // TestAttackViewsNeverWritten: lower-case texts (read in place) interleaved
 // with mixed-case texts, non-ASCII ones, plain values and addresses

@@ -95,15 +95,22 @@ func (w *watcher) forget(s *socket) {
 	delete(w.socks, s.token)
 }
 
+// watchEvents is how many ready sockets one wait of the watcher takes;
+// epoll reports the others at the next wait, in turn.
+const watchEvents = 64
+
 // run waits for datagrams on the watched sockets and handles them, until
-// a wait ends with no socket left.
+// a wait ends with no socket left. A wait that fails (other than by a
+// signal) pauses the watcher for a wait's length, so that an error that
+// persists cannot make it spin.
 func (w *watcher) run(epfd int) {
-	events := make([]syscall.EpollEvent, 64)
+	events := make([]syscall.EpollEvent, watchEvents)
 	var ready []*socket
 	for {
 		n, err := syscall.EpollWait(epfd, events, watchWait)
 		if err != nil && !errors.Is(err, syscall.EINTR) {
 			n = 0
+			time.Sleep(watchWait * time.Millisecond)
 		}
 		ready = ready[:0]
 		w.mu.Lock()

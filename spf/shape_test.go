@@ -6,9 +6,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// refShape is the shape of rec as the walk computed it from a parsed
-// Record before shapeOf (plan, rangesCoverAll and reach over rec.Terms):
-// the reference shapeOf is checked against.
+// refShape computes the shape of rec from Parse's Record, term by parsed
+// term (the first all, the ranges before it, the terms that cause
+// lookups): the reference shapeOf is checked against.
 func refShape(rec Record) shape {
 	var sh shape
 	all, at := rec.All()
