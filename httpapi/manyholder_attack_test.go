@@ -10,15 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackNeighbourMakesVisitorHoldMany: "holding many" counts the
-// source's IPv6 /56 and /48 too, so an attacker holding 4 connections
-// anywhere in a visitor's /48 (another customer /56 of the same ISP
-// block) makes that visitor's first connection a "many" newcomer. Since
-// the change a many newcomer sheds no slow body and no stalled writer, so
-// with the rest of the cap filled with slow bodies the visitor, holding
-// no connection at all, is refused, while RELIABILITY.md says a source
-// holding many still gets its first 4 places from slow bodies. Before the
-// change it took a slow body's place.
+// TestAttackNeighbourMakesVisitorHoldMany: an attacker holding 4
+// connections anywhere in a visitor's IPv6 /48 (another customer /56 of
+// the same ISP block) must not make that visitor's first connection a
+// newcomer "holding many": with the rest of the cap filled with slow
+// bodies, the visitor, holding no connection of its own, takes a slow
+// body's place (as RELIABILITY.md says a source gets its first 4 places
+// from slow bodies) rather than being refused.
 func TestAttackNeighbourMakesVisitorHoldMany(t *testing.T) {
 	t.Parallel()
 	long := int64(time.Minute)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mailauth/mailauth"
@@ -442,8 +443,11 @@ var errInvalidRedisURL = errors.New("-ratelimit: not a valid redis:// or rediss:
 // listener (its counters).
 func listenAndServe(ctx context.Context, addr string, h http.Handler, logger *slog.Logger, ready func(string), lo httpapi.ListenerOptions, onListener func(*httpapi.Listener)) error {
 	raw, err := httpapi.Listen(ctx, addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("-listen: another program holds the port; give another address: %w", err)
+	}
 	if err != nil {
-		return fmt.Errorf("-listen: cannot listen (another program holds the port? give another address): %w", err)
+		return fmt.Errorf("-listen: %w", err)
 	}
 	ln := httpapi.LimitListener(raw, lo)
 	if onListener != nil {
