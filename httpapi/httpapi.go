@@ -18,16 +18,16 @@ const (
 	MaxBodyBytes = 8 << 10
 	// DefaultMaxInFlight is the default number of diagnostics (scans and
 	// ptr-checks together) allowed to run at the same time. It bounds
-	// memory: a scan in flight in the service holds about 260–285 KB of
-	// live heap and goroutine stacks (a domain that never answers, with
-	// every slot full; 244–256 KiB for an ordinary domain, BENCHMARKS.md),
-	// so the 512 slots hold about 140 MiB, and with the 32 MiB shared DNS
-	// cache and the idle process about 185 MiB stay in use of the
-	// service's 256 MiB soft memory limit (internal/gctune), the rest for
-	// the limiter tables. 1,024 slots would hold about 285 MiB alone, over
-	// the limit. Scans of a hostile zone hold more: 512 of them at once
-	// peaked at 471–507 MB RSS (RELIABILITY.md, "Memory with every slot
-	// full"). Half of the slots are the reserve of fresh sources
+	// memory: a scan in flight in the service holds about 225 KiB of live
+	// heap and goroutine stacks (a domain that never answers, with every
+	// slot full; RELIABILITY.md, "Memory with every slot full"), so the
+	// 512 slots hold about 112 MiB, and with the 32 MiB shared DNS cache
+	// and the idle process about 155 MiB of the service's 256 MiB soft
+	// memory limit (internal/gctune). 1,024 slots would hold about 225 MiB
+	// alone, at the limit. The soft limit is not a bound for every attack:
+	// 512 scans of a hostile zone at once peaked at 471–507 MB RSS, and
+	// the limiter tables can add about 160 MB beside them (the deploy
+	// unit's MemoryHigh and MemoryMax allow for both). Half of the slots are the reserve of fresh sources
 	// (reserveOf).
 	DefaultMaxInFlight = 512
 	// DefaultQueueWait is how long a diagnostic waits for a free slot

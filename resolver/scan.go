@@ -21,7 +21,8 @@ const DefaultBudget = 130
 // CAA values, each counted with a fixed per-record overhead; see
 // answerBytes). A hostile zone can answer each of the budget's questions
 // with a 64 KiB message, so without this bound one scan could hold about
-// 7.5 MiB of answers and 64 concurrent scans about 500 MiB (RELIABILITY.md).
+// 7.5 MiB of answers, and the service's 512 scans at once about 3.75 GiB
+// (RELIABILITY.md).
 // Real domains need a few KiB: the largest SPF trees, with 50 includes of
 // 1 KiB each, need about 60 KiB. An answer that would take a scan past the
 // bound is not kept: the question is answered Inconclusive with

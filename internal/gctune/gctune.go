@@ -9,9 +9,10 @@
 // runs. Measured with scripts/abuse, that made the well-behaved client's
 // p99 9 to 24 times its unloaded p99; with 400 it stayed within 1.05 to 1.4
 // times, for a larger peak heap. The soft memory limit keeps that trade
-// bounded: near it the collector runs as often as it must (64 concurrent
-// scans of a hostile zone peaked at 258 MB RSS with it, 338 MB without it,
-// 179 MB with the default GOGC; RELIABILITY.md).
+// bounded: near it the collector runs as often as it must (in a run of
+// 64 concurrent scans of a hostile zone, RSS peaked at 258 MB with it,
+// 338 MB without it, 179 MB with the default GOGC; RELIABILITY.md and
+// CHANGELOG.md).
 package gctune
 
 import (
