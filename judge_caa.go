@@ -37,7 +37,7 @@ var (
 )
 
 func (r *run) checkCAA(ctx context.Context, dns resolver.Resolver) verdict {
-	return judgeAt(judgeCAA, onHeap(caa.Check, ctx, dns, r.domain.ASCII))
+	return *judgeAt(judgeCAA, onHeap(caa.Check, ctx, dns, r.domain.ASCII))
 }
 
 // caaIgnored are the CAA findings without a rule of their own, and why.

@@ -74,7 +74,7 @@ var dmarcIgnored = map[dmarc.Code]string{
 }
 
 func (r *run) checkDMARC(ctx context.Context, dns resolver.Resolver) verdict {
-	return judgeAt(judgeDMARC, onHeap(dmarc.Check, ctx, dns, r.domain.ASCII))
+	return *judgeAt(judgeDMARC, onHeap(dmarc.Check, ctx, dns, r.domain.ASCII))
 }
 
 // judgeDMARC is the verdict on the facts of a DMARC check; it does no I/O.

@@ -146,7 +146,7 @@ var spfNotes = map[spf.Code]text{
 // checkSPF looks up and expands the domain's SPF policy, judges it, and,
 // when a sending IP was given, says whether the policy authorizes it.
 func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
-	v := judgeAt(judgeSPF, onHeap(spf.Check, ctx, dns, r.domain.ASCII))
+	v := *judgeAt(judgeSPF, onHeap(spf.Check, ctx, dns, r.domain.ASCII))
 	v.details = append(v.details, r.spfSendingIP(ctx, dns)...)
 	return v
 }
