@@ -37,20 +37,8 @@ var (
 )
 
 func (r *run) checkCAA(ctx context.Context, dns resolver.Resolver) verdict {
-	return judgeCAAAt(caaCheck(ctx, dns, r.domain.ASCII))
+	return *judgeAt(judgeCAA, onHeap(caa.Check, ctx, dns, r.domain.ASCII))
 }
-
-// caaCheck is caa.Check, its result on the heap, and judgeCAAAt judges it
-// (see dmarcCheck).
-//
-//go:noinline
-func caaCheck(ctx context.Context, dns resolver.Resolver, domain string) *caa.Result {
-	res := caa.Check(ctx, dns, domain)
-	return &res
-}
-
-//go:noinline
-func judgeCAAAt(res *caa.Result) verdict { return judgeCAA(*res) }
 
 // caaIgnored are the CAA findings without a rule of their own, and why.
 var caaIgnored = map[caa.Code]string{

@@ -74,21 +74,8 @@ var dmarcIgnored = map[dmarc.Code]string{
 }
 
 func (r *run) checkDMARC(ctx context.Context, dns resolver.Resolver) verdict {
-	return judgeDMARCAt(dmarcCheck(ctx, dns, r.domain.ASCII))
+	return *judgeAt(judgeDMARC, onHeap(dmarc.Check, ctx, dns, r.domain.ASCII))
 }
-
-// dmarcCheck is dmarc.Check, its result on the heap, and judgeDMARCAt
-// judges it: neither is inlined, so that checkDMARC's frame, under which
-// the check's lookups wait, holds neither the result nor a copy of it.
-//
-//go:noinline
-func dmarcCheck(ctx context.Context, dns resolver.Resolver, domain string) *dmarc.Result {
-	res := dmarc.Check(ctx, dns, domain)
-	return &res
-}
-
-//go:noinline
-func judgeDMARCAt(res *dmarc.Result) verdict { return judgeDMARC(*res) }
 
 // judgeDMARC is the verdict on the facts of a DMARC check; it does no I/O.
 func judgeDMARC(res dmarc.Result) verdict {

@@ -94,7 +94,11 @@ func (r *run) judgeMTASTSWithMX(ctx context.Context, res *mtasts.Result) verdict
 
 // mtastsCheck is mtasts.Check with the scan's options, its result on the
 // heap. It is not inlined, so that checkMTASTS's frame, under which the
-// check's lookups wait, holds neither the options nor the result.
+// check's lookups wait, holds neither the options nor the result. It is
+// not onHeap: it builds the options, in its own frame, and a function
+// that did so for onHeap would return the result into onHeap's frame
+// after holding it in its own, one result more (424 bytes more of
+// frames under every lookup of the check, by go build -gcflags=-S).
 //
 //go:noinline
 func (r *run) mtastsCheck(ctx context.Context, dns resolver.Resolver) *mtasts.Result {

@@ -34,7 +34,7 @@ var (
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
 	early := r.startDANEEarly(ctx, dns)
-	res := mxCheck(ctx, dns, r.domain.ASCII)
+	res := onHeap(mx.Check, ctx, dns, r.domain.ASCII)
 	return r.finishMX(ctx, dns, res, early)
 }
 
@@ -46,8 +46,9 @@ type earlyDANE struct {
 }
 
 // startDANEEarly starts checkDANEEarly in a goroutine of its own. It and
-// mxCheck and finishMX are not inlined, so that checkMX's frame, under
-// which the MX lookups wait, stays small.
+// finishMX are not inlined, and mx.Check's result is on the heap
+// (onHeap), so that checkMX's frame, under which the MX lookups wait,
+// stays small.
 //
 //go:noinline
 func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
@@ -62,14 +63,6 @@ func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyD
 		e.facts <- r.checkDANEEarly(ctx, dns)
 	}()
 	return e
-}
-
-// mxCheck is mx.Check, its result on the heap.
-//
-//go:noinline
-func mxCheck(ctx context.Context, dns resolver.Resolver, domain string) *mx.Result {
-	res := mx.Check(ctx, dns, domain)
-	return &res
 }
 
 // finishMX waits for the early DANE facts, completes the DANE check with

@@ -146,22 +146,10 @@ var spfNotes = map[spf.Code]text{
 // checkSPF looks up and expands the domain's SPF policy, judges it, and,
 // when a sending IP was given, says whether the policy authorizes it.
 func (r *run) checkSPF(ctx context.Context, dns resolver.Resolver) verdict {
-	v := judgeSPFAt(spfCheck(ctx, dns, r.domain.ASCII))
+	v := *judgeAt(judgeSPF, onHeap(spf.Check, ctx, dns, r.domain.ASCII))
 	v.details = append(v.details, r.spfSendingIP(ctx, dns)...)
 	return v
 }
-
-// spfCheck is spf.Check, its result on the heap, and judgeSPFAt judges it
-// (see dmarcCheck).
-//
-//go:noinline
-func spfCheck(ctx context.Context, dns resolver.Resolver, domain string) *spf.Result {
-	res := spf.Check(ctx, dns, domain)
-	return &res
-}
-
-//go:noinline
-func judgeSPFAt(res *spf.Result) verdict { return judgeSPF(*res) }
 
 // judgeSPF is the verdict on the facts of an SPF check; it does no I/O.
 func judgeSPF(res spf.Result) verdict {

@@ -73,6 +73,12 @@ type Config struct {
 	// program can limit its alarms per source. It never receives the
 	// values.
 	OnLeak func(source string, n int)
+	// OnGuardFull, when set, is called with the source tag of the scan's
+	// context when a result is withheld (ErrLeakBlocked) because a value
+	// (an MTA-STS policy's text) arrived when the redaction guard was
+	// full: a zone that published more than the guard holds, not a bug,
+	// so OnLeak is not called for it. It never receives the values.
+	OnGuardFull func(source string)
 	// OnPanic, when set, is called with the id of a check that panicked
 	// (and was reported as not determined).
 	OnPanic func(CheckID)

@@ -259,7 +259,7 @@ func (r *run) leaks(t LocalizedText) bool { return r.guard.Contains(t.ZH) || r.g
 // it was full. The result is withheld; the HTTP service answers 500. The
 // first indicates a bug, never a property of the scanned domain, and is
 // counted by OnLeak; the second a zone that published more than the
-// guard's bound, and is not.
+// guard's bound, and is reported through OnGuardFull instead.
 var ErrLeakBlocked = errors.New("mailauth: result withheld by the redaction guard")
 
 // encode encodes the result once, as the service sends it
@@ -271,7 +271,12 @@ func (r *run) encode(v any) ([]byte, error) {
 		return nil, fmt.Errorf("mailauth: encode result: %w", err)
 	}
 	if err := r.guard.Verify(body); err != nil {
-		if r.cfg.OnLeak != nil && !errors.Is(err, redact.ErrUnguarded) {
+		switch {
+		case errors.Is(err, redact.ErrUnguarded):
+			if r.cfg.OnGuardFull != nil {
+				r.cfg.OnGuardFull(r.source)
+			}
+		case r.cfg.OnLeak != nil:
 			r.cfg.OnLeak(r.source, 1)
 		}
 		return nil, ErrLeakBlocked

@@ -92,20 +92,32 @@ func (g *siege) settle(t *testing.T, extra int) {
 }
 
 // TestCoalitionOfFreshSourcesCannotStarve: as many IPv4 addresses as
-// there are slots, and twice as many, each keeping one scan of a domain that never
-// answers in flight (asking again the moment one ends), against the
-// DefaultMaxInFlight slots. Before admission by
-// behaviour each of them was fresh whenever its scan had ended, and they
-// held every slot; now a new source is admitted within the queue wait
-// (simulated time: the clock is a fake one, stepped a second at a time
-// with a look for scans to cut at each step), once each attacker has had
-// its first turn.
+// there are slots, and twice as many, each keeping one scan of a domain
+// that never answers in flight (asking again the moment one ends).
+// Before admission by behaviour each of them was fresh whenever its scan
+// had ended, and they held every slot; now a new source is admitted
+// within the queue wait (simulated time: the clock is a fake one,
+// stepped a second at a time with a look for scans to cut at each step),
+// once each attacker has had its first turn. The coalition as large as
+// the slots runs against the DefaultMaxInFlight slots; both sizes run
+// against 128 slots, where the admission's shares of the slots (the
+// reserve, reserveOf, and the headroom, nearlyFullOf) are those of the
+// default: the scheduler's logic is the same at a quarter of the
+// goroutines (twice the default's slots took about 28 s under -race).
 func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
-	for _, n := range []int{DefaultMaxInFlight, 2 * DefaultMaxInFlight} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
+	const fewSlots = 128
+	require.Equal(t, reserveOf(DefaultMaxInFlight)*fewSlots, reserveOf(fewSlots)*DefaultMaxInFlight, "the reserve's share")
+	require.Equal(t, nearlyFullOf(DefaultMaxInFlight)*fewSlots, nearlyFullOf(fewSlots)*DefaultMaxInFlight, "the headroom's share")
+	for _, c := range []struct{ slots, n int }{
+		{DefaultMaxInFlight, DefaultMaxInFlight},
+		{fewSlots, fewSlots},
+		{fewSlots, 2 * fewSlots},
+	} {
+		slots, n := c.slots, c.n
+		t.Run(fmt.Sprintf("%d-slots-%d-sources", slots, n), func(t *testing.T) {
 			t.Parallel()
 			clock := NewTestClock()
-			s := newScheduler(DefaultMaxInFlight)
+			s := newScheduler(slots)
 			s.now = clock.Now
 			g := startSiege(t, s, n)
 			g.settle(t, 0)
@@ -114,9 +126,9 @@ func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
 				s.cutNow()
 				g.settle(t, extra)
 			}
-			// Every attacker's first turn: n/DefaultMaxInFlight rounds of one
+			// Every attacker's first turn: n/slots rounds of one
 			// noProgressAfter each, and some.
-			warm := time.Duration(n/DefaultMaxInFlight+2) * noProgressAfter
+			warm := time.Duration(n/slots+2) * noProgressAfter
 			for range int(warm / time.Second) {
 				step(0)
 			}

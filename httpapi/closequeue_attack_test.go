@@ -11,10 +11,12 @@ import (
 )
 
 // countedConn is a refused connection whose Close is counted when it
-// returns, blocking until release is closed when release is not nil.
+// returns, blocking until release is closed when release is not nil (it
+// then closes entered first).
 type countedConn struct {
 	net.Conn
 	release  chan struct{}
+	entered  chan struct{}
 	returned *atomic.Int64
 }
 
@@ -24,6 +26,7 @@ func (c *countedConn) RemoteAddr() net.Addr {
 
 func (c *countedConn) Close() error {
 	if c.release != nil {
+		close(c.entered)
 		<-c.release
 	}
 	c.returned.Add(1)
@@ -35,7 +38,9 @@ func (c *countedConn) Close() error {
 // unclosed: the closer's batch in progress counts against maxClosing
 // with the queue, so at most maxClosing wait (descriptors held: MaxConns
 // + maxRefusing + maxClosing = 2,368 by default). The loop never stalls:
-// past the bound it closes them itself.
+// past the bound it closes them itself. It waits on the listener's own
+// accounting (closing, inBatch) and on the closer's entering the Close it
+// sticks on, never on a quiet period.
 func TestAttackCloseQueueBound(t *testing.T) {
 	t.Parallel()
 	q := newQueuedListener()
@@ -58,25 +63,39 @@ func TestAttackCloseQueueBound(t *testing.T) {
 	go func() { _, _ = l.Accept() }() // every other connection is refused: Accept never returns
 	fed := 0
 	feed := func(c *countedConn) { q.conns <- c; fed++ }
+	// settle waits until the accept loop has dealt with every connection
+	// fed: each is closed (returned) or waits in the closer's queue or
+	// batch. It is called while the closer sticks in a Close, so that no
+	// connection is counted both as returned and as in its batch.
 	settle := func() {
 		require.Eventually(t, func() bool {
 			if len(q.conns) != 0 {
 				return false
 			}
-			before := returned.Load()
-			time.Sleep(50 * time.Millisecond)
-			return returned.Load() == before && len(q.conns) == 0
-		}, 20*time.Second, 10*time.Millisecond)
+			closed := returned.Load()
+			l.cmu.Lock()
+			pending := len(l.closing) + l.inBatch
+			l.cmu.Unlock()
+			return closed+int64(pending) == int64(fed)
+		}, 20*time.Second, time.Millisecond)
 	}
-	feed(&countedConn{returned: &returned, release: rel1}) // the closer sticks on it
-	time.Sleep(50 * time.Millisecond)
-	feed(&countedConn{returned: &returned, release: rel2}) // first of the next batch: sticks again
+	stuck1, stuck2 := make(chan struct{}), make(chan struct{})
+	awaitStuck := func(entered chan struct{}) {
+		select {
+		case <-entered:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the closer never took the connection it sticks on")
+		}
+	}
+	feed(&countedConn{returned: &returned, release: rel1, entered: stuck1}) // the closer sticks on it
+	awaitStuck(stuck1)
+	feed(&countedConn{returned: &returned, release: rel2, entered: stuck2}) // first of the next batch: sticks again
 	for range 600 {
 		feed(&countedConn{returned: &returned})
 	}
 	settle()
 	close(rel1) // the closer takes the whole queue and sticks on its first
-	time.Sleep(50 * time.Millisecond)
+	awaitStuck(stuck2)
 	for range 600 {
 		feed(&countedConn{returned: &returned})
 	}

@@ -3,7 +3,6 @@ package resolver_test
 import (
 	"net"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +117,8 @@ func startEcho(tb testing.TB) string {
 }
 
 // startCPU returns a function that reports the process CPU time (user +
-// system) spent since startCPU was called.
+// system) spent since startCPU was called (processCPU: 0 where getrusage
+// is not available).
 func startCPU() func() time.Duration {
 	var once sync.Once
 	start := processCPU()
@@ -127,14 +127,6 @@ func startCPU() func() time.Duration {
 		once.Do(func() { spent = processCPU() - start })
 		return spent
 	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkScanHit: a question the Scan has already answered (the dedupe

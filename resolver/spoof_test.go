@@ -3,7 +3,6 @@ package resolver_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -45,22 +44,6 @@ func eventually(cond func() bool) bool {
 // dropsOf returns how many datagrams of kind c dropped.
 func dropsOf(c *resolver.Client, kind string) uint64 { return c.SpoofDrops()[kind] }
 
-// icmpForger sends forged ICMP errors through a raw socket.
-type icmpForger struct{ fd int }
-
-// newICMPForger opens a raw ICMP socket, or skips the test when the
-// process may not (raw sockets need root or CAP_NET_RAW; CI runs as root).
-func newICMPForger(t *testing.T) *icmpForger {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_RAW, syscall.IPPROTO_ICMP)
-	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-		t.Skipf("forging ICMP needs a raw socket (root or CAP_NET_RAW): %v", err)
-	}
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	return &icmpForger{fd: fd}
-}
-
 // portUnreachable sends an ICMP "port unreachable" (type 3, code 3) from
 // 127.0.0.1 that quotes a UDP datagram from client to server: what a
 // host sends when nothing listens on server, and what anyone who knows
@@ -79,7 +62,7 @@ func (f *icmpForger) portUnreachable(client, server netip.AddrPort) error {
 	binary.BigEndian.PutUint16(inner[24:], 8+12)
 	msg := append([]byte{3, 3, 0, 0, 0, 0, 0, 0}, inner...)
 	binary.BigEndian.PutUint16(msg[2:], checksum(msg))
-	return syscall.Sendto(f.fd, msg, 0, &syscall.SockaddrInet4{Addr: src})
+	return f.sendTo(msg, src)
 }
 
 // checksum is the Internet checksum (RFC 1071).

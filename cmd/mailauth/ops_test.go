@@ -123,7 +123,7 @@ var serveMetricNames = []string{
 	"mailauth_analytics_queue_depth", "mailauth_analytics_rows_held", "mailauth_analytics_rows_committed_total",
 	"mailauth_analytics_rows_failed_total", "mailauth_analytics_rows_dropped_total", "mailauth_analytics_ready",
 	"mailauth_analytics_batch_seconds",
-	"mailauth_leak_guard_replacements_total",
+	"mailauth_leak_guard_replacements_total", "mailauth_leak_guard_full_total",
 	"mailauth_dns_cache_hits_total", "mailauth_dns_cache_shared_total", "mailauth_dns_cache_misses_total",
 	"mailauth_dns_cache_evictions_total", "mailauth_dns_cache_entries", "mailauth_dns_cache_bytes",
 	"mailauth_resolver_canary_failures_total", "mailauth_ready", "mailauth_build_info",

@@ -218,6 +218,7 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	}
 	onLeak, onPanic := scannerAlarms(logger, time.Now)
 	c.scan.OnLeak = func(source string, n int) { metrics.Leak(n); onLeak(source, n) }
+	c.scan.OnGuardFull = func(string) { metrics.GuardFull() } // a zone's size, not a bug: no alarm
 	c.scan.OnPanic = onPanic
 	c.scan.OnInconclusive = metrics.Inconclusive
 	c.scan.MaxConcurrentScans = c.maxInFlight // httpapi's fair queue admits; the library's bound must not queue again

@@ -28,6 +28,7 @@ type Metrics struct {
 	admissions *prometheus.CounterVec
 	waits      prometheus.Histogram
 	leaks      prometheus.Counter
+	guardFull  prometheus.Counter
 	batches    *prometheus.HistogramVec
 }
 
@@ -62,12 +63,14 @@ func NewMetrics(version string) *Metrics {
 		Help: "Time diagnostics waited in the fairness queue for a slot.", Buckets: []float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 3}})
 	m.leaks = prometheus.NewCounter(prometheus.CounterOpts{Name: "mailauth_leak_guard_replacements_total",
 		Help: "Checks whose texts the redaction guard replaced (Config.OnLeak)."})
+	m.guardFull = prometheus.NewCounter(prometheus.CounterOpts{Name: "mailauth_leak_guard_full_total",
+		Help: "Results withheld (answered 500) because a value (an MTA-STS policy's text) arrived when the redaction guard was full: a zone that publishes more than the guard holds, not a leak (Config.OnGuardFull)."})
 	m.batches = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "mailauth_analytics_batch_seconds",
 		Help: "Analytics insert attempts, by result (ok, error).", Buckets: prometheus.DefBuckets}, []string{"result"})
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mailauth_build_info",
 		Help: "Always 1: the running build's version and Go version."}, []string{"version", "goversion"})
 	build.WithLabelValues(version, runtime.Version()).Set(1)
-	reg.MustRegister(m.requests, m.durations, m.scans, m.checks, m.lookups, m.rateLimit, m.admissions, m.waits, m.leaks, m.batches, build,
+	reg.MustRegister(m.requests, m.durations, m.scans, m.checks, m.lookups, m.rateLimit, m.admissions, m.waits, m.leaks, m.guardFull, m.batches, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -115,6 +118,10 @@ func (m *Metrics) Handler() http.Handler {
 
 // Leak counts n checks whose texts the leak guard replaced.
 func (m *Metrics) Leak(n int) { m.leaks.Add(float64(n)) }
+
+// GuardFull counts one result withheld because the redaction guard was
+// full (mailauth.Config.OnGuardFull).
+func (m *Metrics) GuardFull() { m.guardFull.Inc() }
 
 // Batch records one analytics insert attempt (analytics.WriterOptions.OnBatch).
 func (m *Metrics) Batch(_ int, took time.Duration, err error) {

@@ -153,7 +153,7 @@ func TestCanaryRun(t *testing.T) {
 var metricNames = []string{
 	"mailauth_http_requests_total", "mailauth_http_request_duration_seconds", "mailauth_diagnostic_duration_seconds", "mailauth_checks_total",
 	"mailauth_dns_inconclusive_total", "mailauth_ratelimit_decisions_total", "mailauth_admissions_total", "mailauth_admission_wait_seconds",
-	"mailauth_leak_guard_replacements_total", "mailauth_analytics_batch_seconds", "mailauth_build_info",
+	"mailauth_leak_guard_replacements_total", "mailauth_leak_guard_full_total", "mailauth_analytics_batch_seconds", "mailauth_build_info",
 	"mailauth_ready", "mailauth_test_figure_total",
 }
 
@@ -182,6 +182,7 @@ func TestMetricNames(t *testing.T) {
 	m.Inconclusive(resolver.ReasonSlow, resolver.SideNone)
 	m.Inconclusive(resolver.Reason("made-up"), resolver.SideNone)
 	m.Leak(2)
+	m.GuardFull()
 	m.Batch(3, time.Millisecond, nil)
 	srv := httptest.NewServer(AdminHandler(r, m))
 	defer srv.Close()
@@ -198,6 +199,7 @@ func TestMetricNames(t *testing.T) {
 		`mailauth_dns_inconclusive_total{reason="servfail",side="service"} 1`,
 		`mailauth_dns_inconclusive_total{reason="slow",side="none"} 1`,
 		`mailauth_dns_inconclusive_total{reason="other",side="none"} 1`,
+		"mailauth_leak_guard_full_total 1",
 		`mailauth_http_request_duration_seconds_count{code="500",route="/api/scan"} 1`,
 		`mailauth_http_request_duration_seconds_bucket{code="500",route="/api/scan",le="20"} 1`,
 		`mailauth_http_request_duration_seconds_bucket{code="500",route="/api/scan",le="15"} 0`,

@@ -1,0 +1,17 @@
+//go:build unix
+
+package resolver_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU is this process's user plus system CPU time (getrusage).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
