@@ -126,6 +126,15 @@ const (
 	// cutTick is how often, while slots run short, the diagnostics in
 	// flight are looked at for the cut.
 	cutTick = 250 * time.Millisecond
+	// headroomCuts is how many diagnostics one look cuts at most for
+	// headroom (beyond those cut for fresh waiting requests): 32 a
+	// second. Slots freed for headroom are granted at once to whoever
+	// waits, so an uncapped look started a train of as many scans as
+	// requests were queued, in one millisecond; under a siege of
+	// never-answering scans, those trains and the retries and socket
+	// closes that followed them made hundreds of goroutines runnable at
+	// once, ahead of a visitor's.
+	headroomCuts = 8
 )
 
 // watch lets the scheduler see a diagnostic's progress and cut it.
@@ -342,8 +351,10 @@ func (s *scheduler) atCap(ad admission) bool {
 //     with no progress (a DNS reply, a step of the policy fetch) for
 //     noProgressAfter;
 //   - for the other waiting requests and to leave the pool no longer
-//     nearly full, as many more as that takes, among the diagnostics
-//     that never had any in noProgressAfter since their start: a domain
+//     nearly full, as many more as that takes, at most headroomCuts a
+//     look (the headroom comes back over a few looks), among the
+//     diagnostics that never had any in noProgressAfter since their
+//     start: a domain
 //     that answered nothing at all is made to be slow (or gone), and its
 //     scan would end with those lookups unanswered anyway. A scan that
 //     had replies and then waits (one slow name server) is not cut for
@@ -403,6 +414,7 @@ func (s *scheduler) stalled() []func() {
 		}
 		cut(c)
 	}
+	forHeadroom = min(forHeadroom, max(forWaiting, 0)+headroomCuts)
 	for _, c := range cands { // for headroom: scans that never had progress
 		if len(cuts) >= forHeadroom {
 			break
