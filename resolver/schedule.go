@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -75,8 +76,8 @@ type retry struct {
 // visitor's. At most 1.6 s plus an eighth, 1.8 s, an attempt still waits
 // less than Unbound's discard-timeout (1.9 s).
 func jitter(t time.Duration) time.Duration {
-	if t < 8 {
-		return t
+	if t < 8 || t > math.MaxInt64/2 {
+		return t // nothing to spread, or past any deadline anyway
 	}
 	return t - t/8 + rand.N(t/4+1)
 }

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -204,6 +205,8 @@ func TestJitterSpreadsWaits(t *testing.T) {
 		assert.Greater(t, len(seen), 1000, "attempt %d: waits are drawn afresh", k)
 	}
 	assert.Equal(t, time.Duration(5), jitter(5), "a wait too short to spread is kept")
+	huge := time.Duration(math.MaxInt64)
+	assert.Equal(t, huge, jitter(huge), "a wait past any deadline is kept, not overflowed")
 }
 
 // TestClientRetriesAreSpread: the lookups of a Client draw their waits
