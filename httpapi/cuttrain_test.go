@@ -21,16 +21,14 @@ func TestHeadroomCutsComeInSmallBatches(t *testing.T) {
 	clock := NewTestClock()
 	s := newScheduler(DefaultMaxInFlight)
 	s.now = clock.Now
+	// The test makes the looks itself: the cut timer is never armed.
+	s.ticking = true
 	var cuts atomic.Int64
 	for i := range DefaultMaxInFlight {
 		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
 		_, _, e := s.acquire(context.Background(), ad, 0, &watch{cut: func() { cuts.Add(1) }})
 		require.Nil(t, e)
 	}
-	// The test makes the looks itself: no timer makes one meanwhile.
-	s.mu.Lock()
-	s.ticking = true
-	s.mu.Unlock()
 	clock.Advance(noProgressAfter)
 	want := nearlyFullOf(DefaultMaxInFlight) + 1 // to leave the pool no longer nearly full
 	looks := 0
