@@ -18,7 +18,7 @@ import (
 // cutNow runs one look for diagnostics to cut, as the cut timer does.
 func (s *scheduler) cutNow() {
 	s.mu.Lock()
-	cuts := s.stalled()
+	cuts := s.stalled(true)
 	s.mu.Unlock()
 	runCuts(cuts)
 }

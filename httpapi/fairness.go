@@ -126,6 +126,17 @@ const (
 	// cutTick is how often, while slots run short, the diagnostics in
 	// flight are looked at for the cut.
 	cutTick = 250 * time.Millisecond
+	// headroomCuts is how many diagnostics one look of the cut timer
+	// cuts at most for headroom (beyond those cut for fresh waiting
+	// requests), and only those looks cut for headroom (not the one a
+	// request makes when it has to wait): 32 a second. Slots freed for
+	// headroom are granted at once to whoever waits, so an uncapped look
+	// started a train of as many scans as requests were queued, in one
+	// millisecond; under a siege of
+	// never-answering scans, those trains and the retries and socket
+	// closes that followed them made hundreds of goroutines runnable at
+	// once, ahead of a visitor's.
+	headroomCuts = 8
 )
 
 // watch lets the scheduler see a diagnostic's progress and cut it.
@@ -205,7 +216,7 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 	}
 	wt := &waiter{ad: ad, watch: w, ready: make(chan struct{})}
 	s.enqueue(wt)
-	cuts := s.stalled()
+	cuts := s.stalled(false)
 	s.armCut()
 	s.mu.Unlock()
 	runCuts(cuts)
@@ -342,8 +353,10 @@ func (s *scheduler) atCap(ad admission) bool {
 //     with no progress (a DNS reply, a step of the policy fetch) for
 //     noProgressAfter;
 //   - for the other waiting requests and to leave the pool no longer
-//     nearly full, as many more as that takes, among the diagnostics
-//     that never had any in noProgressAfter since their start: a domain
+//     nearly full, as many more as that takes, only in the looks of
+//     the cut timer (headroom) and at most headroomCuts a look (the
+//     headroom comes back over a few looks), among the diagnostics that
+//     never had any in noProgressAfter since their start: a domain
 //     that answered nothing at all is made to be slow (or gone), and its
 //     scan would end with those lookups unanswered anyway. A scan that
 //     had replies and then waits (one slow name server) is not cut for
@@ -355,7 +368,7 @@ func (s *scheduler) atCap(ad admission) bool {
 // requests): a cut scan winds down (checkGrace, and the probe of the
 // resolver when none of its questions was answered) outside the pool. It
 // returns their cut funcs, to be called without mu. Called with mu held.
-func (s *scheduler) stalled() []func() {
+func (s *scheduler) stalled(headroom bool) []func() {
 	if !s.pressed() {
 		return nil
 	}
@@ -403,6 +416,10 @@ func (s *scheduler) stalled() []func() {
 		}
 		cut(c)
 	}
+	if !headroom {
+		forHeadroom = 0
+	}
+	forHeadroom = min(forHeadroom, max(forWaiting, 0)+headroomCuts)
 	for _, c := range cands { // for headroom: scans that never had progress
 		if len(cuts) >= forHeadroom {
 			break
@@ -439,7 +456,7 @@ func (s *scheduler) armCut() {
 func (s *scheduler) tick() {
 	s.mu.Lock()
 	s.ticking = false
-	cuts := s.stalled()
+	cuts := s.stalled(true)
 	s.armCut()
 	s.mu.Unlock()
 	runCuts(cuts)

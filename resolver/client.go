@@ -546,6 +546,7 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
 		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
 		timer: time.NewTimer(time.Hour)}
+	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h.conflict
 	}

@@ -43,10 +43,13 @@
 // A lookup uses the time its context gives it (a scan's check: its share
 // of the scan deadline). The first attempt waits [DefaultTimeout] (800
 // ms) for its reply; each later one waits 200 ms longer, up to
-// [MaxAttemptTimeout] (1.6 s): sent at 0, 0.8, 1.8, 3.0, 4.4, 6.0, 7.6 s
-// and so on, rotating over the configured servers, the last attempt
+// [MaxAttemptTimeout] (1.6 s): sent at about 0, 0.8, 1.8, 3.0, 4.4, 6.0,
+// 7.6 s and so on, rotating over the configured servers, the last attempt
 // waiting only until the deadline ([Schedule], [Client.Timeout] and
-// [Client.Attempts] change it). An attempt never waits as long as
+// [Client.Attempts] change it). Each wait is lengthened by a random
+// amount up to an eighth of it (the first 0.8–0.9 s), so that the retries of
+// questions asked in the same instant, as a burst of scans asks them, do
+// not all fall due together. An attempt never waits as long as
 // Unbound's discard-timeout (1.9 s in Debian's configuration), so that a
 // resolver which silently drops a query it could not answer in time is
 // asked again while it has the answer cached. Every attempt's query ID

@@ -1,6 +1,8 @@
 package resolver
 
 import (
+	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -176,4 +178,55 @@ func TestRetryFailOutOfRange(t *testing.T) {
 	act := r.next(now)
 	assert.Equal(t, actWait, act.kind, "the open attempt still waits")
 	assert.Equal(t, first.until, act.until)
+}
+
+// TestJitterSpreadsWaits: a Client's attempts wait the schedule's time
+// lengthened by at most an eighth, never less (a one-attempt lookup
+// waits its whole Timeout), drawn afresh each time, so that questions
+// asked in the same instant do not all retry together.
+func TestJitterSpreadsWaits(t *testing.T) {
+	s := defaultSchedule()
+	for k := range 6 {
+		base := s.Timeout(k)
+		lo, hi := 2*base, time.Duration(0)
+		seen := map[time.Duration]bool{}
+		for range 2000 {
+			w := jitter(base)
+			require.GreaterOrEqual(t, w, base, "attempt %d: never shorter than its timeout", k)
+			require.LessOrEqual(t, w, base+base/8, "attempt %d", k)
+			require.Less(t, w, 1900*time.Millisecond, "below Unbound's discard-timeout")
+			lo, hi = min(lo, w), max(hi, w)
+			seen[w] = true
+		}
+		// 2,000 draws over an eighth of the wait: both ends are reached
+		// to within a thirty-second with certainty for any test run
+		// (the chance of missing is below 2^-100).
+		assert.Less(t, lo, base+base/32, "attempt %d: some waits stay near the timeout", k)
+		assert.Greater(t, hi, base+base/8-base/32, "attempt %d: some waits are an eighth longer", k)
+		assert.Greater(t, len(seen), 1000, "attempt %d: waits are drawn afresh", k)
+	}
+	assert.Equal(t, time.Duration(5), jitter(5), "a wait too short to spread is kept")
+	huge := time.Duration(math.MaxInt64)
+	assert.Equal(t, huge, jitter(huge), "a wait past any deadline is kept, not overflowed")
+}
+
+// TestClientRetriesAreSpread: the lookups of a Client draw their waits
+// with jitter, and every wait stays inside the spread.
+func TestClientRetriesAreSpread(t *testing.T) {
+	c := &Client{Servers: []string{"127.0.0.1:1"}}
+	// the retry is run on the fake clock of sendTimes, from t0
+	ctx, cancel := context.WithDeadline(context.Background(), t0.Add(10*time.Second))
+	defer cancel()
+	l := c.newLookup(ctx, c.Servers, "example.com.", TypeA, false, c.schedule())
+	defer l.end()
+	require.NotNil(t, l.r.spread, "a Client's lookup spreads its waits")
+	at, _ := sendTimes(t, l.r)
+	require.GreaterOrEqual(t, len(at), 6)
+	s := defaultSchedule()
+	for k := 1; k < len(at)-1; k++ {
+		wait := at[k] - at[k-1]
+		base := s.Timeout(k - 1)
+		assert.GreaterOrEqual(t, wait, base, "attempt %d", k)
+		assert.LessOrEqual(t, wait, base+base/8, "attempt %d", k)
+	}
 }
