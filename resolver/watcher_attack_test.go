@@ -286,6 +286,7 @@ func linkLocalForgery(t *testing.T, addr string, watched bool) {
 	pc, err := net.ListenPacket("udp6", addr)
 	require.NoError(t, err)
 	defer pc.Close()
+	awaitReachable(t, pc)
 	c := &resolver.Client{Timeout: spoofTimeout, Attempts: 1, Servers: []string{pc.LocalAddr().String()}}
 	resolver.SetTombstone(c, spoofTimeout)
 	if watched {
@@ -329,6 +330,29 @@ func linkLocalForgery(t *testing.T, addr string, watched bool) {
 	if !eventually(func() bool { return cache.Stats().Invalidated > 0 }) {
 		t.Errorf("the server's contradicting reply was not compared (drops: %v): the forgery stays cached", c.SpoofDrops())
 	}
+}
+
+// awaitReachable returns once a datagram sent to pc from a socket of
+// its own arrives: a link-local address just added to an interface just
+// brought up may not carry a datagram at once, and the forgery's one
+// query would then be lost (the lookup timed out with nothing dropped,
+// about one run in three under -race).
+func awaitReachable(t *testing.T, pc net.PacketConn) {
+	t.Helper()
+	probe, err := net.Dial("udp6", pc.LocalAddr().String())
+	require.NoError(t, err)
+	defer probe.Close()
+	buf := make([]byte, 16)
+	for range 200 {
+		_, _ = probe.Write([]byte("probe"))
+		_ = pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		n, _, err := pc.ReadFrom(buf)
+		if err == nil && string(buf[:n]) == "probe" {
+			require.NoError(t, pc.SetReadDeadline(time.Time{}))
+			return
+		}
+	}
+	require.FailNow(t, "the link-local server never received a datagram")
 }
 
 // netnsEnv names the test that runs, in a child process, in a network
