@@ -137,3 +137,19 @@ func buildAbuse(t *testing.T) string {
 	require.NoError(t, built.err, "go build: %s", built.out)
 	return built.bin
 }
+
+// TestRunnableQuantile: the quantiles of the runnable goroutines are read
+// from the samples since the previous reading only.
+func TestRunnableQuantile(t *testing.T) {
+	prev := make([]uint64, 8)
+	prev[7] = 5 // a burst before the interval: not in it
+	now := append([]uint64(nil), prev...)
+	now[0] += 990
+	now[3] += 9
+	now[6]++
+	assert.Equal(t, 0, runnableQuantile(now, prev, 0.99))
+	assert.Equal(t, 3, runnableQuantile(now, prev, 0.999))
+	assert.Equal(t, 6, runnableQuantile(now, prev, 1))
+	assert.Equal(t, 0, runnableQuantile(prev, prev, 1), "no samples")
+	assert.Equal(t, 7, runnableQuantile(now, nil, 1), "from the start")
+}

@@ -161,6 +161,7 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 	var rec recorder
 	res.BaselineKB, _ = serverRSSKB()
 	readServerSide(timesAddr)
+	traceNote("unloaded", startServerTrace(timesAddr, "unloaded"))
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
 	runGood(ctx, base, &rec)
 	cancel()
@@ -182,6 +183,7 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		time.Sleep(min(capWarmup, attack))
 		var good recorder
 		readServerSide(timesAddr)
+		traceNote(p.name, startServerTrace(timesAddr, strings.SplitN(p.name, ":", 2)[0]))
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
 		runGood(gctx, base, &good)
 		gcancel()
@@ -219,4 +221,12 @@ func startPhaseAttacker(env string, i int, base, sched string) (*attacker, error
 		return nil, fmt.Errorf("attacker: %w", err)
 	}
 	return &attacker{cmd: cmd, stdin: stdin, out: &out}, nil
+}
+
+// traceNote tells, on stderr, where the trace of a measurement goes (or
+// why it does not), when -trace asked for one.
+func traceNote(name, note string) {
+	if note != "" {
+		fmt.Fprintf(os.Stderr, "abuse: %s: trace %s\n", name, note)
+	}
 }

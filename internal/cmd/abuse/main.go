@@ -76,6 +76,7 @@ type options struct {
 	// memDomain is -memory-domain: "big" or "slow" (memoryDomains).
 	memDomain string
 	cpuProf   string
+	trace     string
 	// attackerSched is the siege attackers' scheduling policy (schedIdle
 	// or schedNormal).
 	attackerSched string
@@ -103,6 +104,7 @@ func main() {
 	flag.StringVar(&o.memDomain, "memory-domain", "big", "what -mode memory fills every slot with: big (the big hostile domain) or slow (the never-answering one)")
 	flag.StringVar(&o.attackerSched, "attacker-sched", schedIdle, "scheduling policy of the siege and capacity attackers' processes: idle (SCHED_IDLE: only cores the server, the lab's DNS and the well-behaved client leave idle) or normal (the same as theirs)")
 	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
+	flag.StringVar(&o.trace, "trace", "", "(capacity) write a runtime trace of the server over the first 10 s of each measurement to this prefix followed by -<siege>.trace (go tool trace)")
 	flag.StringVar(&o.dnsAddr, "dns-addr", "", "(load process) the lab's resolver address")
 	flag.StringVar(&o.dropsAddr, "drops-addr", "", "(load process) where the lab serves its resolver client's spoof drops")
 	flag.StringVar(&o.timesAddr, "times-addr", "", "(load process) where the lab serves the server's side of the well-behaved client's requests")

@@ -125,6 +125,10 @@ func printSiege(out io.Writer, r siegeResult) {
 			rt := s.Runtime
 			fmt.Fprintf(out, "%-52s   server runtime: %d GC cycles, longest pause %.2f ms (stopping the threads %.2f ms); goroutines' wait to run p99 %.2f max %.2f ms; threads on a core %.0f ms, waiting for one %.0f ms\n",
 				"", rt.GCCycles, rt.GCPauseMax, rt.GCStopMax, rt.SchedWaitP99, rt.SchedWaitMax, rt.OnCPU, rt.RunQueue)
+			if rt.RunnableSamples > 0 {
+				fmt.Fprintf(out, "%-52s   runnable goroutines (%d samples, one every %s): p99 %d, p99.9 %d, max %d\n",
+					"", rt.RunnableSamples, runnableEvery, rt.RunnableP99, rt.RunnableP999, rt.RunnableMax)
+			}
 		}
 		for _, t := range l.Slowest {
 			fmt.Fprintf(out, "%-52s   slow: %s\n", "", t)

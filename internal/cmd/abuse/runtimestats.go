@@ -37,6 +37,13 @@ type runtimeSide struct {
 	// machine did not give the server the cores it wanted.
 	OnCPU    float64 `json:"onCPUms"`
 	RunQueue float64 `json:"runQueueMs"`
+	// RunnableP99, RunnableP999 and RunnableMax are quantiles of the
+	// server's runnable goroutines, sampled every runnableEvery
+	// (runnableSampler); RunnableSamples is how many samples.
+	RunnableP99     int    `json:"runnableP99"`
+	RunnableP999    int    `json:"runnableP999"`
+	RunnableMax     int    `json:"runnableMax"`
+	RunnableSamples uint64 `json:"runnableSamples"`
 }
 
 // runtimeReading is one reading of the metrics runtimeSide is made of.
@@ -44,10 +51,11 @@ type runtimeReading struct {
 	cycles                 uint64
 	pauses, stops, latency *metrics.Float64Histogram
 	onCPU, runQueue        float64 // ms, summed over the threads (threadTimes)
+	runnable               []uint64
 }
 
-// readRuntime reads the metrics now.
-func readRuntime() runtimeReading {
+// readRuntime reads the metrics now, and the samples of runnable so far.
+func readRuntime(runnable *runnableSampler) runtimeReading {
 	s := []metrics.Sample{{Name: metricGCCycles}, {Name: metricGCPauses}, {Name: metricGCStop}, {Name: metricSchedWait}}
 	metrics.Read(s)
 	var r runtimeReading
@@ -63,6 +71,7 @@ func readRuntime() runtimeReading {
 	}
 	r.pauses, r.stops, r.latency = hist(s[1].Value), hist(s[2].Value), hist(s[3].Value)
 	r.onCPU, r.runQueue = threadTimes()
+	r.runnable = runnable.read()
 	return r
 }
 
@@ -76,6 +85,18 @@ func (r runtimeReading) since(prev runtimeReading) runtimeSide {
 		SchedWaitMax: histQuantile(r.latency, prev.latency, 1),
 		OnCPU:        r.onCPU - prev.onCPU,
 		RunQueue:     r.runQueue - prev.runQueue,
+		RunnableP99:  runnableQuantile(r.runnable, prev.runnable, 0.99),
+		RunnableP999: runnableQuantile(r.runnable, prev.runnable, 0.999),
+		RunnableMax:  runnableQuantile(r.runnable, prev.runnable, 1),
+		RunnableSamples: func() (n uint64) {
+			for i, c := range r.runnable {
+				if i < len(prev.runnable) {
+					c -= prev.runnable[i]
+				}
+				n += c
+			}
+			return n
+		}(),
 	}
 }
 

@@ -63,7 +63,7 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		return nil, err
 	}
 	client := &resolver.Client{Servers: []string{dnsAddr}}
-	times := new(serverTimes)
+	times := &serverTimes{runnable: startRunnableSampler(), trace: &serverTrace{prefix: o.trace}}
 	cfg := mailauth.Config{
 		Resolver:  timedResolver{Client: client, times: times},
 		HTTPSPort: httpsPort, AllowLoopbackTargets: true,

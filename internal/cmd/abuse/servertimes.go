@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -53,6 +54,10 @@ type serverTimes struct {
 	slowest []string       // the slowest lookups ("TXT 31.2 ms"), at most slowLookupsKept
 	worst   []float64      // their durations, slowest first
 	rt      runtimeReading // the runtime's metrics at the last take
+	// runnable samples the server's runnable goroutines; trace writes a
+	// runtime trace of a measurement when asked (-trace).
+	runnable *runnableSampler
+	trace    *serverTrace
 }
 
 // slowLookupsKept is how many of a phase's slowest lookups are reported.
@@ -206,7 +211,7 @@ func (s *serverTimes) take() serverSide {
 	s.mu.Lock()
 	h, sc, lk, slow, bf, af := s.handler, s.scan, s.lookup, s.slowest, s.before, s.after
 	s.handler, s.scan, s.lookup, s.slowest, s.worst, s.before, s.after = nil, nil, nil, nil, nil, nil, nil
-	rt, prev := readRuntime(), s.rt
+	rt, prev := readRuntime(s.runnable), s.rt
 	s.rt = rt
 	s.mu.Unlock()
 	q := func(v []float64) (p50, p99, mx float64) {
@@ -233,12 +238,34 @@ func timesServer(s *serverTimes) (*http.Server, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("times listener: %w", err)
 	}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if name := r.URL.Query().Get("trace"); name != "" {
+			_ = json.NewEncoder(w).Encode(s.trace.start(name))
+			return
+		}
 		_ = json.NewEncoder(w).Encode(s.take())
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, ln.Addr().String(), nil
+}
+
+// startServerTrace asks the lab to write a runtime trace of the server,
+// named name, for the next traceFor (when -trace was given); it returns
+// the file, or why none is written.
+func startServerTrace(addr, name string) string {
+	if addr == "" {
+		return ""
+	}
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + addr + "/?trace=" + url.QueryEscape(name))
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var out string
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return out
 }
 
 // readServerSide fetches (and resets) the lab's server-side durations;
