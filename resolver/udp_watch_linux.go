@@ -45,7 +45,7 @@ func (w *watcher) add(s *socket) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return true
+		return false // the reader closes it (closing) or finds it closed
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
