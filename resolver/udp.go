@@ -652,6 +652,9 @@ type socket struct {
 	handing atomic.Bool
 	watched bool
 	token   uint64
+	// closing: s is closed (closed is set) but its reader, woken by a
+	// read deadline, closes the conn itself (see closeLocked).
+	closing atomic.Bool
 }
 
 // register reserves a random ID that no query in flight on s uses. A
@@ -774,8 +777,15 @@ func (s *socket) closeIdle() {
 	s.closeLocked()
 }
 
-// closeLocked closes the socket, which ends its reader. The caller holds
-// s.mu.
+// closeLocked closes the socket, which ends its reader. A socket with a
+// reader of its own is closed by that reader: closeLocked sets closing
+// and wakes it with a read deadline in the past. Closing the conn here
+// would block the caller, under s.mu, until the reader blocked in its
+// read had been scheduled and let go of the descriptor: a lookup ending
+// (Client.release) waited so for a reader goroutine queued behind every
+// other runnable one, and each close made two goroutines runnable
+// rather than one. A watched socket has no reader and is closed at once.
+// The caller holds s.mu.
 func (s *socket) closeLocked() {
 	s.closed = true
 	if s.idle != nil {
@@ -784,8 +794,22 @@ func (s *socket) closeLocked() {
 	}
 	if s.watched {
 		s.up.pool.watch.forget(s)
+		_ = s.conn.Close()
+		return
+	}
+	s.closing.Store(true)
+	_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // wakes the reader, which closes s
+}
+
+// closeByReader closes the conn of s, which closeLocked marked closing;
+// called by its reader, which then ends. It reports whether s was so
+// marked.
+func (s *socket) closeByReader() bool {
+	if !s.closing.Load() {
+		return false
 	}
 	_ = s.conn.Close()
+	return true
 }
 
 // read receives datagrams until the socket is closed. A read error is an
@@ -796,6 +820,9 @@ func (s *socket) closeLocked() {
 // cost more than the lookups they serve.
 func (s *socket) read() {
 	for {
+		if s.closeByReader() {
+			return
+		}
 		if s.handing.Load() && s.up.pool.watch.add(s) {
 			return // the watcher reads s from now on
 		}
@@ -809,7 +836,7 @@ func (s *socket) read() {
 		}
 		if err != nil {
 			s.up.putBuffer(buf)
-			if errors.Is(err, net.ErrClosed) {
+			if errors.Is(err, net.ErrClosed) || s.closeByReader() {
 				return
 			}
 			if s.handing.Load() && errors.Is(err, os.ErrDeadlineExceeded) {

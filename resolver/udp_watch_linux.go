@@ -39,13 +39,13 @@ type watcher struct {
 }
 
 // add starts watching s and reports whether it does; the caller, s's
-// reader, stops reading s if so. A closed s is not watched (its reader
-// ends all the same: true).
+// reader, stops reading s if so. A closed s is not watched: add reports
+// false, and the reader, finding s closing (closeLocked), closes it.
 func (w *watcher) add(s *socket) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return true
+		return false // the reader closes it (closing) or finds it closed
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

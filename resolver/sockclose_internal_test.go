@@ -1,0 +1,71 @@
+//go:build linux
+
+package resolver
+
+import (
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// connClosed reports whether s's descriptor is closed.
+func connClosed(s *socket) bool {
+	raw, err := s.conn.SyscallConn()
+	if err != nil {
+		return true
+	}
+	return raw.Control(func(uintptr) {}) != nil
+}
+
+// stackHas reports whether some goroutine's stack holds fn.
+func stackHas(fn string) bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), fn)
+}
+
+// TestCloseWhileReaderHandsOver: the reader, woken to hand s over,
+// waits in watcher.add for s.mu while the last tombstone goes and s
+// closes. add finds s closed; the reader must close the descriptor.
+func TestCloseWhileReaderHandsOver(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	p := &pool{}
+	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+	s, err := u.dial(1)
+	require.NoError(t, err)
+	e := queryEntry(t, u, "q.example.test.")
+	id, ok := s.register(&e) // limit 1: retired
+	require.True(t, ok)
+
+	s.mu.Lock()
+	s.pending[s.find(id)].e.tomb = true
+	s.live--
+	s.handOverLocked() // wakes the reader, which goes to watch.add and waits for s.mu
+	require.Eventually(t, func() bool { return stackHas("(*watcher).add") }, 5*time.Second, time.Millisecond)
+	s.pending = s.pending[:0]
+	s.closeLocked()
+	s.mu.Unlock()
+
+	require.Eventually(t, func() bool { return connClosed(s) }, 5*time.Second, 5*time.Millisecond, "descriptor closed")
+	require.Zero(t, p.watch.count())
+}
+
+// TestCloseWhileReaderWaits: closeLocked wakes a reader waiting
+// for a datagram; it closes the descriptor.
+func TestCloseWhileReaderWaits(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	p := &pool{}
+	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+	s, err := u.dial(8)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 5*time.Second, time.Millisecond)
+	s.closeIdle()
+	require.Eventually(t, func() bool { return connClosed(s) }, 5*time.Second, 5*time.Millisecond, "descriptor closed")
+}
