@@ -181,19 +181,22 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 // when ctx ended before the scan could start (also while it waited for a
 // slot, Config.MaxConcurrentScans).
 func (s *Scanner) Scan(ctx context.Context, req ScanRequest) (ScanSummary, error) {
-	out, _, err := s.ScanEncoded(ctx, req)
-	return out, err
+	out, _, err := s.scanEncoded(ctx, req)
+	if err != nil {
+		return ScanSummary{}, err
+	}
+	return *out, nil
 }
 
 // ScanEncoded is Scan that also returns the result's JSON, encoded once
 // as the service sends it (report.Encode) and verified by the leak guard:
-// the bytes the guard checked are the bytes a server should send.
-func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (ScanSummary, []byte, error) {
-	out, body, err := s.scanEncoded(ctx, req)
-	if err != nil {
-		return ScanSummary{}, nil, err
-	}
-	return *out, body, nil
+// the bytes the guard checked are the bytes a server should send. The
+// summary comes as a pointer (nil with an error), so that a caller waits
+// for the scan without a summary in its frame: the service's handler
+// waits under every frame of its middleware, and a smaller wait lets the
+// runtime shrink its stack.
+func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (*ScanSummary, []byte, error) {
+	return s.scanEncoded(ctx, req)
 }
 
 // scanEncoded is ScanEncoded with the summary on the heap. It runs the
@@ -275,49 +278,69 @@ func (s *Scanner) ScansRunning() (running, bound int) {
 // address or ErrResolverUnavailable when the service's own resolver
 // failed (see its doc).
 func (s *Scanner) CheckIP(ctx context.Context, ip netip.Addr) (PTRCheckSummary, error) {
-	out, _, err := s.CheckIPEncoded(ctx, ip)
-	return out, err
+	out, _, err := s.checkIPEncoded(ctx, ip)
+	if err != nil {
+		return PTRCheckSummary{}, err
+	}
+	return *out, nil
 }
 
 // CheckIPEncoded is CheckIP that also returns the result's JSON, encoded
-// once and verified by the leak guard (see ScanEncoded).
-func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (PTRCheckSummary, []byte, error) {
+// once and verified by the leak guard, and the summary as a pointer (nil
+// with an error; see ScanEncoded).
+func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckSummary, []byte, error) {
+	return s.checkIPEncoded(ctx, ip)
+}
+
+// checkIPEncoded is CheckIPEncoded. It waits for the check under its
+// frame, which holds no summary; concludePTR builds it on the heap.
+//
+//go:noinline
+func (s *Scanner) checkIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckSummary, []byte, error) {
 	start := s.cfg.Now()
 	r := s.newRun()
 	r.source = Source(ctx)
 	addr, err := NormalizeSendingIP(ip.String())
 	if err != nil {
-		return PTRCheckSummary{}, nil, err
+		return nil, nil, err
 	}
 	r.ip = addr
 	r.guard.Allow(addr.String())
 	release, err := s.admit(ctx)
 	if err != nil {
-		return PTRCheckSummary{}, nil, err
+		return nil, nil, err
 	}
 	defer release()
 	parent := ctx
 	if err := r.learnResolver(ctx, s); err != nil {
-		return PTRCheckSummary{}, nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
 	if err := r.finish(parent, checks); err != nil {
-		return PTRCheckSummary{}, nil, err
+		return nil, nil, err
 	}
+	return s.concludePTR(r, addr, start, &checks[0])
+}
+
+// concludePTR builds the PTR check's summary from its check and encodes
+// it (see checkIPEncoded).
+//
+//go:noinline
+func (s *Scanner) concludePTR(r *run, addr netip.Addr, start time.Time, check *CheckSummary) (*PTRCheckSummary, []byte, error) {
 	end := s.cfg.Now()
 	out := PTRCheckSummary{
 		SendingIP:  addr.String(),
 		CheckedAt:  end.UTC().Truncate(time.Millisecond),
 		DurationMs: max(end.Sub(start).Milliseconds(), 0),
-		Check:      checks[0],
+		Check:      *check,
 		Disclaimer: txtDisclaimer.with(),
 	}
 	r.markGenerated(out.CheckedAt, out.Disclaimer)
 	body, err := r.encode(out)
 	if err != nil {
-		return PTRCheckSummary{}, nil, err
+		return nil, nil, err
 	}
-	return out, body, nil
+	return &out, body, nil
 }

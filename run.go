@@ -39,13 +39,16 @@ type verdict struct {
 // as it starts, and the bench's sequential baseline waits in it for the
 // check to end.
 func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckSummary {
-	// A check's verdict comes as a pointer: its slot holds no verdict
-	// while the check is in flight.
-	type slot struct {
-		id CheckID
-		ch chan *verdict
-	}
-	var slots []slot
+	return r.collect(ctx, r.startChecks(ctx, fns))
+}
+
+// startChecks starts the checks of fns in CheckOrder (see runChecks) and
+// returns their slots. It is not inlined, so that its frame is gone while
+// the scan waits in collect.
+//
+//go:noinline
+func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []checkSlot {
+	var slots []checkSlot
 	r.paths = make(map[CheckID]*resolver.Path, len(fns))
 	for id := range fns {
 		r.paths[id] = new(resolver.Path)
@@ -56,7 +59,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 		if !ok {
 			continue
 		}
-		s := slot{id: id, ch: make(chan *verdict, 1)}
+		s := checkSlot{id: id, ch: make(chan *verdict, 1)}
 		slots = append(slots, s)
 		ctx := resolver.WithPath(ctx, r.paths[id])
 		done := make(chan struct{})
@@ -78,6 +81,26 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 			observe(done)
 		}
 	}
+	return slots
+}
+
+// checkSlot is where one running check's verdict arrives. The verdict
+// comes as a pointer: the slot holds no verdict while the check is in
+// flight.
+type checkSlot struct {
+	id CheckID
+	ch chan *verdict
+}
+
+// collect waits for the checks' verdicts in slots and returns their
+// summaries in the slots' order (see runChecks). The scan waits in this
+// frame, over runChecks's small one; startChecks's frame, which starts
+// the checks, is gone by then. The goroutine that waits (in the service
+// the handler's, under its middleware) then uses less of its stack while
+// it waits, and the runtime can shrink it.
+//
+//go:noinline
+func (r *run) collect(ctx context.Context, slots []checkSlot) []CheckSummary {
 	out := make([]CheckSummary, len(slots))
 	// One grace period for all late checks: a closed channel releases
 	// every slot still waiting, however many overran the deadline.
@@ -92,7 +115,7 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 
 // awaitVerdict waits for a check's verdict on ch, or for grace; nil: the
 // check did not finish. It and summarize keep the verdict and its
-// summary out of runChecks's frame, under which the scan waits.
+// summary out of collect's frame, in which the scan waits.
 func awaitVerdict(ch <-chan *verdict, grace <-chan struct{}) *verdict {
 	select {
 	case p := <-ch:

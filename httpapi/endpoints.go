@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/mailauth/mailauth"
@@ -30,22 +31,49 @@ func (h *handler) scan(w http.ResponseWriter, r *http.Request, body map[string]s
 		return
 	}
 	h.diagnose(w, r, linkServiceDesc, func(ctx context.Context) (encoded, error) {
-		var sum mailauth.ScanSummary
-		var body []byte
-		var err error
 		if es, ok := h.svc.(EncodedService); ok {
-			sum, body, err = es.ScanEncoded(ctx, req)
-		} else {
-			sum, err = h.svc.Scan(ctx, req)
+			return scanned(es.ScanEncoded(ctx, req))
 		}
-		switch {
-		case err == nil && sum.Incomplete() && sum.Slow():
-			return encoded{}, errIncompleteSlow
-		case err == nil && sum.Incomplete():
-			return encoded{}, errIncomplete
-		}
-		return encoded{sum, body}, err
+		return scanned(scanPlain(ctx, h.svc, req))
 	})
+}
+
+// scanned is a scan's result as diagnose takes it: an incomplete scan is
+// an error (errIncomplete, errIncompleteSlow).
+func scanned(sum *mailauth.ScanSummary, body []byte, err error) (encoded, error) {
+	switch {
+	case err != nil:
+		return encoded{}, err
+	case sum.Incomplete() && sum.Slow():
+		return encoded{}, errIncompleteSlow
+	case sum.Incomplete():
+		return encoded{}, errIncomplete
+	}
+	return encoded{sum, body}, nil
+}
+
+// scanPlain runs the scan of a Service that is not an EncodedService,
+// with the summary on the heap: it is not inlined, so that the summary
+// Scan returns by value is in its frame, not in the waiting closure's.
+//
+//go:noinline
+func scanPlain(ctx context.Context, svc Service, req mailauth.ScanRequest) (*mailauth.ScanSummary, []byte, error) {
+	sum, err := svc.Scan(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sum, nil, nil
+}
+
+// checkIPPlain is scanPlain for the PTR check.
+//
+//go:noinline
+func checkIPPlain(ctx context.Context, svc Service, ip netip.Addr) (*mailauth.PTRCheckSummary, []byte, error) {
+	sum, err := svc.CheckIP(ctx, ip)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sum, nil, nil
 }
 
 // errIncomplete stands for a scan whose evaluated checks are more than
@@ -74,18 +102,46 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 	}
 	h.diagnose(w, r, "", func(ctx context.Context) (encoded, error) {
 		if es, ok := h.svc.(EncodedService); ok {
-			sum, body, err := es.CheckIPEncoded(ctx, ip)
-			return encoded{sum, body}, err
+			return checked(es.CheckIPEncoded(ctx, ip))
 		}
-		sum, err := h.svc.CheckIP(ctx, ip)
-		return encoded{sum, nil}, err
+		return checked(checkIPPlain(ctx, h.svc, ip))
 	})
+}
+
+// checked is a PTR check's result as diagnose takes it.
+func checked(sum *mailauth.PTRCheckSummary, body []byte, err error) (encoded, error) {
+	if err != nil {
+		return encoded{}, err
+	}
+	return encoded{sum, body}, nil
 }
 
 // diagnose runs one validated diagnostic once it is admitted (acquire) and
 // answers with its summary, or with the error that stopped it. A non-empty
 // link is sent as the Link header of a successful answer.
+//
+// The handler's goroutine waits for the diagnostic in this frame, under
+// every frame of the middleware and of net/http: diagnose only waits, and
+// admission (admitted) and the answer (answer) run in frames of their
+// own, gone while it waits. The less of its stack a waiting goroutine
+// uses, the smaller the runtime shrinks it (a collection halves a stack
+// only while less than a quarter of it is in use).
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (encoded, error)) {
+	ctx, release, start := h.admitted(w, r)
+	if ctx == nil {
+		return
+	}
+	defer release()
+	res, err := run(ctx)
+	h.answer(w, r, link, start, res, err)
+}
+
+// admitted admits the diagnostic (admit) and returns its context, the
+// release of its slot and the time it started; a nil context: it was
+// refused, and the refusal is written.
+//
+//go:noinline
+func (h *handler) admitted(w http.ResponseWriter, r *http.Request) (context.Context, func(), time.Time) {
 	queued := time.Now()
 	ctx, release, retry, e := h.admit(r)
 	if e != nil {
@@ -94,12 +150,18 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 			setRetryAfter(w, retry)
 		}
 		writeError(w, r, *e)
-		return
+		return nil, nil, time.Time{}
 	}
-	defer release()
 	start := time.Now()
 	h.obs.Admission("admitted", start.Sub(queued))
-	res, err := run(ctx)
+	return ctx, release, start
+}
+
+// answer writes a diagnostic's result, or the error that stopped it. A
+// non-empty link is sent as the Link header of a successful answer.
+//
+//go:noinline
+func (h *handler) answer(w http.ResponseWriter, r *http.Request, link string, start time.Time, res encoded, err error) {
 	if err != nil {
 		writeError(w, r, h.failure(r, err))
 		return
@@ -117,9 +179,9 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	writeJSON(w, r, http.StatusOK, res.sum)
 }
 
-// encoded is a diagnostic's result: its summary (a mailauth.ScanSummary
-// or PTRCheckSummary), and the JSON the service encoded and verified once
-// (nil from a Service that is not an EncodedService).
+// encoded is a diagnostic's result: its summary (a *mailauth.ScanSummary
+// or *PTRCheckSummary), and the JSON the service encoded and verified
+// once (nil from a Service that is not an EncodedService).
 type encoded struct {
 	sum  any
 	body []byte

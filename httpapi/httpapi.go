@@ -51,8 +51,8 @@ type Service interface {
 // one). The handler then sends exactly those bytes: the bytes the guard
 // checked are the bytes on the wire.
 type EncodedService interface {
-	ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error)
-	CheckIPEncoded(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error)
+	ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (*mailauth.ScanSummary, []byte, error)
+	CheckIPEncoded(ctx context.Context, ip netip.Addr) (*mailauth.PTRCheckSummary, []byte, error)
 }
 
 // Storage is the analytics store as far as GET /api/health is concerned.

@@ -52,9 +52,9 @@ func (nopObserver) Diagnostic(string, time.Duration, []CheckOutcome) {}
 func checkOutcomes(sum any) (kind string, out []CheckOutcome) {
 	var checks []mailauth.CheckSummary
 	switch s := sum.(type) {
-	case mailauth.ScanSummary:
+	case *mailauth.ScanSummary:
 		kind, checks = "scan", s.Checks
-	case mailauth.PTRCheckSummary:
+	case *mailauth.PTRCheckSummary:
 		kind, checks = "ptr-check", []mailauth.CheckSummary{s.Check}
 	default:
 		return "other", nil

@@ -16,14 +16,14 @@ func TestCheckOutcomes(t *testing.T) {
 		{ID: mailauth.CheckDMARC, Status: mailauth.StatusFail, DNSFault: mailauth.DNSFaultDNSSEC},
 		{ID: mailauth.CheckTLSRPT, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedTimeout},
 	}}
-	kind, got := checkOutcomes(sum)
+	kind, got := checkOutcomes(&sum)
 	assert.Equal(t, "scan", kind)
 	assert.Equal(t, []CheckOutcome{
 		{ID: mailauth.CheckSPF, Status: mailauth.StatusPass},
 		{ID: mailauth.CheckDMARC, Status: mailauth.StatusFail, DNSFault: mailauth.DNSFaultDNSSEC},
 		{ID: mailauth.CheckTLSRPT, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedTimeout},
 	}, got)
-	kind, got = checkOutcomes(mailauth.PTRCheckSummary{Check: mailauth.CheckSummary{ID: mailauth.CheckPTR,
+	kind, got = checkOutcomes(&mailauth.PTRCheckSummary{Check: mailauth.CheckSummary{ID: mailauth.CheckPTR,
 		Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedLookup}})
 	assert.Equal(t, "ptr-check", kind)
 	assert.Equal(t, []CheckOutcome{{ID: mailauth.CheckPTR, Status: mailauth.StatusWarn, Determination: mailauth.UndeterminedLookup}}, got)

@@ -73,7 +73,7 @@ func (h *handler) record(r *http.Request, sum any) {
 	}
 	e := Event{Time: h.now().UTC(), Client: sourceAddr(r, h.proxies), UTMSource: r.URL.Query().Get("utm_source")}
 	switch s := sum.(type) {
-	case mailauth.ScanSummary:
+	case *mailauth.ScanSummary:
 		e.Endpoint, e.Domain = EndpointScan, s.Domain
 		if !s.Incomplete() {
 			e.Grade = string(s.Grade)
@@ -81,7 +81,7 @@ func (h *handler) record(r *http.Request, sum any) {
 		for _, c := range s.Checks {
 			e.Checks = append(e.Checks, checkStatus(c))
 		}
-	case mailauth.PTRCheckSummary:
+	case *mailauth.PTRCheckSummary:
 		e.Endpoint = EndpointPtrCheck
 		e.Checks = []CheckStatus{checkStatus(s.Check)}
 	default:

@@ -434,13 +434,21 @@ func validateScan(req mailauth.ScanRequest) (mailauth.Domain, error) {
 // encoded once and verified by its leak guard: the bytes printed are the
 // bytes the guard checked, as the service's are.
 func localScan(ctx context.Context, cfg mailauth.Config, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error) {
-	return mailauth.New(cfg).ScanEncoded(ctx, req)
+	sum, body, err := mailauth.New(cfg).ScanEncoded(ctx, req)
+	if err != nil {
+		return mailauth.ScanSummary{}, nil, err
+	}
+	return *sum, body, nil
 }
 
 // localPtr checks the IP in this process, with the scanner's verified
 // JSON (see localScan).
 func localPtr(ctx context.Context, cfg mailauth.Config, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error) {
-	return mailauth.New(cfg).CheckIPEncoded(ctx, ip)
+	sum, body, err := mailauth.New(cfg).CheckIPEncoded(ctx, ip)
+	if err != nil {
+		return mailauth.PTRCheckSummary{}, nil, err
+	}
+	return *sum, body, nil
 }
 
 // outcome is what a printed result means for the exit code.

@@ -167,13 +167,13 @@ func (t timedService) CheckIP(ctx context.Context, ip netip.Addr) (mailauth.PTRC
 }
 
 // ScanEncoded implements httpapi.EncodedService.
-func (t timedService) ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (mailauth.ScanSummary, []byte, error) {
+func (t timedService) ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (*mailauth.ScanSummary, []byte, error) {
 	defer t.timed(ctx)()
 	return t.svc.ScanEncoded(ctx, req)
 }
 
 // CheckIPEncoded implements httpapi.EncodedService.
-func (t timedService) CheckIPEncoded(ctx context.Context, ip netip.Addr) (mailauth.PTRCheckSummary, []byte, error) {
+func (t timedService) CheckIPEncoded(ctx context.Context, ip netip.Addr) (*mailauth.PTRCheckSummary, []byte, error) {
 	return t.svc.CheckIPEncoded(ctx, ip)
 }
 

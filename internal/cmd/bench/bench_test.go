@@ -71,6 +71,12 @@ func TestBenchSmoke(t *testing.T) {
 		assert.NotZero(t, lr.heap.StackInuse, heapWant, lr.heap)
 		assert.NotZero(t, lr.heap.Goroutines, heapWant, lr.heap)
 		assert.GreaterOrEqual(t, lr.heap.Sys, lr.heap.HeapInuse, heapWant, lr.heap)
+		assert.NotZero(t, lr.heap.StackStart, heapWant, lr.heap)
+	}
+	const idleWant = "load phase: idle snapshot %+v: want the idle service's heap and stacks, read after the load"
+	if assert.NotNil(t, lr.idle, idleWant, lr.idle) {
+		assert.NotZero(t, lr.idle.HeapLive, idleWant, lr.idle)
+		assert.NotZero(t, lr.idle.StackInuse, idleWant, lr.idle)
 	}
 	g, err := os.ReadFile(filepath.Join(dir, "heap.goroutine.txt"))
 	if assert.NoError(t, err, "want the service's goroutines beside its heap profile") {

@@ -39,6 +39,7 @@ type loadResult struct {
 	peakRSS       int64   // the service process's peak resident set (VmHWM), bytes; 0 when unknown
 	service       serviceFigures
 	heap          *heapSnapshot // the service's memory when its heap profile was taken; nil = none
+	idle          *heapSnapshot // the service's memory serviceLinger after the phase's load ended; nil = none
 	inFlight      int64         // requests in flight then
 	distinctShare float64       // share of requests whose domain was not scanned before in the phase
 }
@@ -47,6 +48,12 @@ type loadResult struct {
 // enough that the limiter never answers 429 (the product default is
 // httpapi.DefaultRateLimit per minute).
 const rateLimitForBench = 1 << 30
+
+// serviceLinger is how long the memory phase waits, once its load has
+// ended (the clients have closed their connections), before it reads the
+// service's idle memory: the resolver's tombstones (2 s) and its sockets'
+// idle close (1 s), and a margin, as BenchmarkScansInFlight waits.
+const serviceLinger = 3500 * time.Millisecond
 
 // serviceCacheBytes is the service's DNS cache shared across scans:
 // `mailauth serve`'s default (-dns-cache-mb 32).
@@ -127,6 +134,17 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 	cpu := cpuTime() - cpu0
 	if err := <-heapDone; err != nil {
 		return r, err
+	}
+	if p.heapProfile != "" {
+		// The service without requests, once the scans' sockets have
+		// closed, as BenchmarkScansInFlight reads its idle figures: what
+		// the snapshot above held beyond it is the requests'.
+		time.Sleep(serviceLinger)
+		idle, err := svc.memory()
+		if err != nil {
+			return r, err
+		}
+		r.idle = &idle
 	}
 	svcCPU1, err := svc.cpu()
 	if err != nil {

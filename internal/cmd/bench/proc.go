@@ -117,6 +117,20 @@ func (p *serviceProc) heapProfile(path string) (heapSnapshot, error) {
 	return snap, nil
 }
 
+// memory has the service process collect its garbage and returns its
+// memory.
+func (p *serviceProc) memory() (heapSnapshot, error) {
+	var snap heapSnapshot
+	s, err := p.ask("memory")
+	if err != nil {
+		return snap, err
+	}
+	if err := json.Unmarshal([]byte(s), &snap); err != nil {
+		return snap, fmt.Errorf("service process, memory: %w", err)
+	}
+	return snap, nil
+}
+
 // statusBytes returns a kB field of the service process's
 // /proc/<pid>/status in bytes (0 when unknown).
 func (p *serviceProc) statusBytes(field string) int64 {

@@ -44,6 +44,8 @@ import (
 //     nanoseconds (getrusage, exact where /proc's clock ticks are 10 ms);
 //   - "heap PATH": the child collects garbage, writes a heap profile to
 //     PATH and answers with its heapSnapshot as one JSON line;
+//   - "memory": the child collects garbage and answers with its
+//     heapSnapshot (no profile) as one JSON line;
 //   - a command that fails is answered "error: " and the reason;
 //   - when stdin closes (or on SIGTERM) the child stops serving and
 //     writes its serviceFigures as one JSON line, then exits 0.
@@ -290,6 +292,8 @@ func (s *service) command(line string) string {
 			return "error: " + err.Error()
 		}
 		return string(b)
+	case "memory":
+		return jsonAnswer(memoryNow(), nil)
 	}
 	return "error: unknown command"
 }
@@ -302,9 +306,24 @@ type heapSnapshot struct {
 	HeapInuse  uint64        `json:"heapInuse"`  // bytes in spans holding objects
 	HeapIdle   uint64        `json:"heapIdle"`   // bytes of heap spans free, not yet returned to the OS
 	StackInuse uint64        `json:"stackInuse"` // bytes of goroutine stacks
+	StackStart uint64        `json:"stackStart"` // bytes a new goroutine's stack starts with (the runtime's average of the stacks it scanned)
 	Sys        uint64        `json:"sys"`        // bytes obtained from the OS
 	Goroutines int           `json:"goroutines"`
 	GCTook     time.Duration `json:"gcTook"` // the two collections before the profile
+}
+
+// memoryNow collects the garbage twice and returns the process's memory.
+func memoryNow() heapSnapshot {
+	t0 := time.Now()
+	runtime.GC()
+	runtime.GC()
+	took := time.Since(t0)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/stack/starting-size:bytes"}}
+	metrics.Read(live)
+	return heapSnapshot{HeapLive: live[0].Value.Uint64(), HeapInuse: ms.HeapInuse, HeapIdle: ms.HeapIdle, StackInuse: ms.StackInuse,
+		StackStart: live[1].Value.Uint64(), Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), GCTook: took}
 }
 
 // writeHeapProfile writes the heap profile after two collections: the
@@ -319,16 +338,7 @@ func writeHeapProfile(path string) (heapSnapshot, error) {
 	if err != nil {
 		return heapSnapshot{}, fmt.Errorf("heap: %w", err)
 	}
-	t0 := time.Now()
-	runtime.GC()
-	runtime.GC()
-	took := time.Since(t0)
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	snap := heapSnapshot{HeapLive: live[0].Value.Uint64(), HeapInuse: ms.HeapInuse, HeapIdle: ms.HeapIdle, StackInuse: ms.StackInuse,
-		Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), GCTook: took}
+	snap := memoryNow()
 	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 		f.Close()
 		return heapSnapshot{}, fmt.Errorf("heap: %w", err)

@@ -157,9 +157,18 @@ func heapNote(p loadPhase, r loadResult) string {
 		perScan = float64(h.HeapLive) / float64(r.inFlight) / 1024
 		perScanAll = float64(h.HeapLive+h.StackInuse) / float64(r.inFlight) / 1024
 	}
-	return fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines, %.1f MiB from the OS; live heap and stacks %.0f KiB per request in flight; peak RSS of the phase %.0f MiB",
+	note := fmt.Sprintf("service heap profile (D=%s, %d clients, %d requests in flight, after two collections that took %s): live heap %.1f MiB (%.0f KiB per request in flight), heap spans in use %.1f MiB, idle %.1f MiB, stacks %.1f MiB, %d goroutines (new ones start with %d KiB of stack), %.1f MiB from the OS; live heap and stacks %.0f KiB per request in flight; peak RSS of the phase %.0f MiB",
 		p.delay, p.clients, r.inFlight, h.GCTook.Round(time.Millisecond), mib(int64(h.HeapLive)), perScan, mib(int64(h.HeapInuse)), mib(int64(h.HeapIdle)),
-		mib(int64(h.StackInuse)), h.Goroutines, mib(int64(h.Sys)), perScanAll, mib(r.peakRSS))
+		mib(int64(h.StackInuse)), h.Goroutines, h.StackStart/1024, mib(int64(h.Sys)), perScanAll, mib(r.peakRSS))
+	if i := r.idle; i != nil && r.inFlight > 0 {
+		n := float64(r.inFlight) * 1024
+		heap := (float64(h.HeapLive) - float64(i.HeapLive)) / n
+		stacks := (float64(h.StackInuse) - float64(i.StackInuse)) / n
+		note += fmt.Sprintf("; above the idle service (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines)",
+			serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, heap+stacks, heap, stacks,
+			float64(h.Goroutines-i.Goroutines)/float64(r.inFlight))
+	}
+	return note
 }
 
 // plannedLoadPhases lists the load phases of one run: every delay with
