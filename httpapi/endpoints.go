@@ -44,6 +44,8 @@ func scanned(sum *mailauth.ScanSummary, body []byte, err error) (encoded, error)
 	switch {
 	case err != nil:
 		return encoded{}, err
+	case sum == nil:
+		return encoded{}, errNoSummary
 	case sum.Incomplete() && sum.Slow():
 		return encoded{}, errIncompleteSlow
 	case sum.Incomplete():
@@ -75,6 +77,11 @@ func checkIPPlain(ctx context.Context, svc Service, ip netip.Addr) (*mailauth.PT
 	}
 	return &sum, nil, nil
 }
+
+// errNoSummary stands for an EncodedService's result with neither a
+// summary nor an error: a fault of the service, answered as the generic
+// internal error.
+var errNoSummary = errors.New("httpapi: the service returned no summary and no error")
 
 // errIncomplete stands for a scan whose evaluated checks are more than
 // half undetermined (ScanSummary.Incomplete): its grade would mean
@@ -112,6 +119,9 @@ func (h *handler) ptrCheck(w http.ResponseWriter, r *http.Request, body map[stri
 func checked(sum *mailauth.PTRCheckSummary, body []byte, err error) (encoded, error) {
 	if err != nil {
 		return encoded{}, err
+	}
+	if sum == nil {
+		return encoded{}, errNoSummary
 	}
 	return encoded{sum, body}, nil
 }
@@ -152,8 +162,15 @@ func (h *handler) admitted(w http.ResponseWriter, r *http.Request) (context.Cont
 		writeError(w, r, *e)
 		return nil, nil, time.Time{}
 	}
+	noted := false
+	defer func() {
+		if !noted { // the Observer panicked: the slot goes back all the same
+			release()
+		}
+	}()
 	start := time.Now()
 	h.obs.Admission("admitted", start.Sub(queued))
+	noted = true
 	return ctx, release, start
 }
 

@@ -49,7 +49,8 @@ type Service interface {
 // EncodedService is a Service that also returns each result's JSON,
 // encoded once and verified by its leak guard (*mailauth.Scanner is
 // one). The handler then sends exactly those bytes: the bytes the guard
-// checked are the bytes on the wire.
+// checked are the bytes on the wire. A result must carry a summary or an
+// error: a nil summary with a nil error is answered as an internal error.
 type EncodedService interface {
 	ScanEncoded(ctx context.Context, req mailauth.ScanRequest) (*mailauth.ScanSummary, []byte, error)
 	CheckIPEncoded(ctx context.Context, ip netip.Addr) (*mailauth.PTRCheckSummary, []byte, error)
