@@ -262,7 +262,7 @@ func cloneAnswer(src *Answer) Answer {
 	if a.Records != nil {
 		recs := make([]Record, len(a.Records))
 		for i, r := range a.Records {
-			r.TXT = slices.Clone(r.TXT)
+			r.TXT = cloneTXT(r.TXT)
 			recs[i] = r
 		}
 		a.Records = recs
