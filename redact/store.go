@@ -11,9 +11,10 @@ import (
 // already in lower-case ASCII, in the text itself), 12 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
 // value's hash (to find a duplicate: a 4-byte slot per value, up to 7/8
-// full, that holds the entry's index and the hash's high bits) and one by
-// its first 4 bytes (for the search). A value is often a piece of a text stored once (the
-// tokens of an SPF record point into the record's own bytes), and no
+// full, that holds the entry's index and the hash's high bits; its
+// segments split one at a time, see hashSegment) and one by its first 4
+// bytes (for the search). A value is often a piece of a text stored once
+// (the tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
 	blocks [][]byte   // len: the bytes in use; a new block when one is full; views (see view)
@@ -21,7 +22,10 @@ type valueStore struct {
 	next   int        // capacity of the next block
 	pages  [][]entry  // the entries, pageSize to a page: growing copies none
 	count  int        // entries
-	byHash []uint32   // hashSlot values, 0 when free; a power of two long
+	byHash []*hashSegment // the directory of the table by hash: 1<<hashDepth segments
+	hashDepth int
+	seg0      hashSegment     // the first segment
+	dir0      [1]*hashSegment // the first directory
 	byGram []gramSlot // a power of two long
 	grams  int        // used slots of byGram
 	first2 [prefixBits / 64]uint64
@@ -51,12 +55,48 @@ const (
 // Set.full), and answerValues's Set is bounded the same way.
 var _ [indexMask - MaxValues]struct{}
 
-// maxHashLog is the log2 of the longest byHash the slots can be placed
-// in: the key bits a slot keeps. The table doubles when it is 7/8 full,
-// so it stays under 4*MaxValues slots.
+// maxHashLog is the number of key bits a slot keeps: those a segment is
+// chosen by (its depth) and those that place a slot in it.
 const maxHashLog = 32 - indexBits
 
-var _ [1<<maxHashLog - 4*MaxValues]struct{}
+// hashSegment is one segment of the table by hash (extendible hashing):
+// the slots whose key starts with the same depth bits, which the
+// directory (byHash, indexed by the key's top hashDepth bits) points to
+// from every index with that prefix. A slot's place in its segment is
+// the key bits just above indexBits, probed from there by 1, 2, 3, ...
+// slots (a power of two long: every slot is visited). A segment 7/8 full
+// splits in two by its next key bit (growSegment): the table grows one
+// segment at a time, never copying the others, so a Set that grows to
+// thousands of values allocates about the table it ends with, not that
+// plus every smaller one it doubled from.
+type hashSegment struct {
+	depth int // the key bits its slots share
+	used  int
+	slots []uint32 // 0 when free; a power of two long
+}
+
+// Segment sizes: the first starts small (a scan records a few dozen
+// values) and doubles in place up to segmentSlots; then segments split.
+// One at maxHashDepth doubles in place instead: its key bits choose no
+// further (only values whose hashes share their top maxHashDepth bits,
+// which a random seed makes as rare as any collision, ever get there).
+const (
+	firstSegment  = 64
+	segmentBits   = 8
+	segmentSlots  = 1 << segmentBits
+	maxHashDepth  = maxHashLog - segmentBits
+)
+
+// A segment's depth bits and the bits placing a slot in a segment of
+// segmentSlots are distinct key bits, all kept in the slot.
+var _ [maxHashLog - maxHashDepth - segmentBits]struct{}
+
+// fullSegment is a segment that split off another, with its slots in one
+// allocation.
+type fullSegment struct {
+	hashSegment
+	arr [segmentSlots]uint32
+}
 
 // hashKey is the 32 bits of a value's hash that byHash uses.
 func hashKey(h uint64) uint32 { return uint32(h >> 32) }
@@ -163,9 +203,14 @@ func (st *valueStore) take(blk, end int) {
 	}
 }
 
-// hashIndex returns the first slot of byHash to probe for key k.
-func (st *valueStore) hashIndex(k uint32) int {
-	return int(k >> (32 - bits.Len(uint(len(st.byHash)-1))))
+// segment returns the segment of the table by hash for key k.
+func (st *valueStore) segment(k uint32) *hashSegment {
+	return st.byHash[k>>(32-st.hashDepth)]
+}
+
+// start returns the first slot of seg to probe for key k.
+func (seg *hashSegment) start(k uint32) int {
+	return int(k>>indexBits) & (len(seg.slots) - 1)
 }
 
 // find returns the entry holding f, whose hash is h, or -1.
@@ -175,9 +220,10 @@ func (st *valueStore) find(f []byte, h uint64) int32 {
 	}
 	k := hashKey(h)
 	tag := k &^ indexMask
-	mask := len(st.byHash) - 1
-	for i, step := st.hashIndex(k), 1; ; i, step = (i+step)&mask, step+1 {
-		slot := st.byHash[i]
+	seg := st.segment(k)
+	mask := len(seg.slots) - 1
+	for i, step := seg.start(k), 1; ; i, step = (i+step)&mask, step+1 {
+		slot := seg.slots[i]
 		if slot == 0 {
 			return -1
 		}
@@ -199,9 +245,6 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	g := gram(f)
 	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1})
 	st.bytes += n
-	if 8*st.count > 7*len(st.byHash) {
-		st.rehash()
-	}
 	st.insertHash(hashKey(h)&^indexMask | uint32(e+1))
 	if 2*(st.grams+1) > len(st.byGram) {
 		st.regram()
@@ -217,27 +260,83 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	st.first2[w] |= bit
 }
 
-// insertHash places slot (see indexBits) in byHash, which has room. The
-// probe sequence (find's) steps by 1, 2, 3, ... slots: in a table a power
-// of two long it visits every slot, and it keeps the probes short at 7/8
-// full, where stepping by one slot makes long runs.
+// insertHash places slot (see indexBits) in the table by hash, growing
+// the segment it belongs to first when that is 7/8 full.
 func (st *valueStore) insertHash(slot uint32) {
-	mask := len(st.byHash) - 1
-	i, step := st.hashIndex(slot&^indexMask), 1
-	for st.byHash[i] != 0 {
-		i, step = (i+step)&mask, step+1
+	if len(st.byHash) == 0 {
+		st.seg0.slots = make([]uint32, firstSegment)
+		st.dir0[0] = &st.seg0
+		st.byHash = st.dir0[:]
 	}
-	st.byHash[i] = slot
+	k := slot &^ indexMask
+	for {
+		seg := st.segment(k)
+		if 8*(seg.used+1) <= 7*len(seg.slots) {
+			seg.put(slot)
+			return
+		}
+		st.growSegment(seg)
+	}
 }
 
-// rehash doubles the table by hash and places every slot again, from its
-// own bits.
-func (st *valueStore) rehash() {
-	old := st.byHash
-	st.byHash = make([]uint32, max(64, 2*len(old)))
+// put places slot in seg, which has room. The probe sequence (find's)
+// steps by 1, 2, 3, ... slots: in a segment a power of two long it
+// visits every slot, and it keeps the probes short at 7/8 full, where
+// stepping by one slot makes long runs.
+func (seg *hashSegment) put(slot uint32) {
+	mask := len(seg.slots) - 1
+	i, step := seg.start(slot&^indexMask), 1
+	for seg.slots[i] != 0 {
+		i, step = (i+step)&mask, step+1
+	}
+	seg.slots[i] = slot
+	seg.used++
+}
+
+// growSegment makes room in seg: it doubles in place while it is shorter
+// than segmentSlots or at maxHashDepth, and otherwise splits in two by
+// the key bit after its depth (doubling the directory first when its
+// depth is the directory's), each slot placed again from its own bits.
+func (st *valueStore) growSegment(seg *hashSegment) {
+	if len(seg.slots) != segmentSlots || seg.depth == maxHashDepth {
+		old := seg.slots
+		seg.slots, seg.used = make([]uint32, 2*len(old)), 0
+		for _, slot := range old {
+			if slot != 0 {
+				seg.put(slot)
+			}
+		}
+		return
+	}
+	if seg.depth == st.hashDepth {
+		dir := make([]*hashSegment, 2*len(st.byHash))
+		for i, s := range st.byHash {
+			dir[2*i], dir[2*i+1] = s, s
+		}
+		st.byHash = dir
+		st.hashDepth++
+	}
+	var old [segmentSlots]uint32
+	copy(old[:], seg.slots)
+	clear(seg.slots)
+	seg.used = 0
+	bit := uint32(1) << (31 - seg.depth) // the key bit after the shared ones
+	seg.depth++
+	sib := &fullSegment{hashSegment: hashSegment{depth: seg.depth}}
+	sib.slots = sib.arr[:]
 	for _, slot := range old {
-		if slot != 0 {
-			st.insertHash(slot)
+		switch {
+		case slot == 0:
+		case slot&bit != 0:
+			sib.put(slot)
+		default:
+			seg.put(slot)
+		}
+	}
+	shift := st.hashDepth - seg.depth // the directory's index bits after the segment's
+	for i, s := range st.byHash {
+		if s == seg && (i>>shift)&1 == 1 {
+			st.byHash[i] = &sib.hashSegment
 		}
 	}
 }

@@ -277,6 +277,20 @@ func (s *Scan) Queries() int {
 	return len(s.log)
 }
 
+// All reports whether every question sent below this Scan, in the order
+// they completed, satisfies f (true when none was sent), reading them in
+// place rather than copying them as Log does. f must not call s.
+func (s *Scan) All(f func(Query) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.log {
+		if !f(q) {
+			return false
+		}
+	}
+	return true
+}
+
 // Log returns a copy of the questions sent below this Scan, in the order
 // they completed.
 func (s *Scan) Log() []Query {
