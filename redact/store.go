@@ -17,19 +17,19 @@ import (
 // (the tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
-	blocks [][]byte   // len: the bytes in use; a new block when one is full; views (see view)
-	cur    int        // index + 1 of the block reserve writes into, 0 when none
-	next   int        // capacity of the next block
-	pages  [][]entry  // the entries, pageSize to a page: growing copies none
-	count  int        // entries
-	byHash []*hashSegment // the directory of the table by hash: 1<<hashDepth segments
+	blocks    [][]byte       // len: the bytes in use; a new block when one is full; views (see view)
+	cur       int            // index + 1 of the block reserve writes into, 0 when none
+	next      int            // capacity of the next block
+	pages     [][]entry      // the entries, pageSize to a page: growing copies none
+	count     int            // entries
+	byHash    []*hashSegment // the directory of the table by hash: 1<<hashDepth segments
 	hashDepth int
 	seg0      hashSegment     // the first segment
 	dir0      [1]*hashSegment // the first directory
-	byGram []gramSlot // a power of two long
-	grams  int        // used slots of byGram
-	first2 [prefixBits / 64]uint64
-	bytes  int // the bytes of the values (a piece shared by two counts twice)
+	byGram    []gramSlot      // a power of two long
+	grams     int             // used slots of byGram
+	first2    [prefixBits / 64]uint64
+	bytes     int // the bytes of the values (a piece shared by two counts twice)
 }
 
 // entry locates one recorded value.
@@ -81,10 +81,10 @@ type hashSegment struct {
 // further (only values whose hashes share their top maxHashDepth bits,
 // which a random seed makes as rare as any collision, ever get there).
 const (
-	firstSegment  = 64
-	segmentBits   = 8
-	segmentSlots  = 1 << segmentBits
-	maxHashDepth  = maxHashLog - segmentBits
+	firstSegment = 64
+	segmentBits  = 8
+	segmentSlots = 1 << segmentBits
+	maxHashDepth = maxHashLog - segmentBits
 )
 
 // A segment's depth bits and the bits placing a slot in a segment of
