@@ -1067,7 +1067,7 @@ func recordedIn[T byteString](s *Set, t T) bool {
 		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
 			continue
 		}
-		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next {
+		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
 			v := st.value(e)
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
 				if _, ok := s.allow[string(v)]; !ok {

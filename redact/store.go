@@ -8,7 +8,7 @@ import (
 
 // valueStore holds a Set's recorded values in compact form: their
 // lower-case bytes back to back in a few large blocks (or, for a text
-// already in lower-case ASCII, in the text itself), 12 bytes of entry
+// already in lower-case ASCII, in the text itself), 8 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
 // value's hash (to find a duplicate: a 4-byte slot per value, up to 7/8
 // full, that holds the entry's index and the hash's high bits; its
@@ -32,13 +32,45 @@ type valueStore struct {
 	bytes     int // the bytes of the values (a piece shared by two counts twice)
 }
 
-// entry locates one recorded value.
-type entry struct {
-	off  uint32 // in its block
-	blk  uint16
-	n    uint16 // at most MaxValueLen
-	next int32  // the previous entry with the same first 4 bytes, -1 when none
+// entry locates one recorded value, packed in 64 bits, from the lowest:
+// the index + 1 of the previous entry with the same first 4 bytes (0
+// when none; indexBits), the value's length (lenBits), its block
+// (blkBits) and its offset in the block (offBits).
+type entry uint64
+
+// The widths of an entry's fields.
+const (
+	lenBits = 11
+	blkBits = 16
+	offBits = 64 - indexBits - lenBits - blkBits
+	// maxText is the longest text whose values are recorded as pieces of
+	// its bytes (read in place, or lower-cased once into one block), so
+	// that no block is longer and every offset fits offBits: the values
+	// of a longer text are copied one by one, as those of a text that is
+	// not ASCII are.
+	maxText = 1 << offBits
+)
+
+// Every length fits lenBits, a written block (at most maxBlock, or one
+// text) fits offBits, and every block index (maxViews) fits blkBits.
+var (
+	_ [1<<lenBits - 1 - MaxValueLen]struct{}
+	_ [maxText - maxBlock]struct{}
+	_ [1<<blkBits - 2*maxViews]struct{}
+)
+
+// makeEntry returns the entry of the n bytes at off in block blk, with
+// no previous entry.
+func makeEntry(blk, off, n int) entry {
+	return entry(uint64(off)<<(64-offBits) | uint64(blk)<<(indexBits+lenBits) | uint64(n)<<indexBits)
 }
+
+func (x entry) off() int { return int(x >> (64 - offBits)) }
+func (x entry) blk() int { return int(x>>(indexBits+lenBits)) & (1<<blkBits - 1) }
+func (x entry) n() int   { return int(x>>indexBits) & (1<<lenBits - 1) }
+
+// next returns the previous entry with the same first 4 bytes, or -1.
+func (x entry) next() int32 { return int32(x&indexMask) - 1 }
 
 // A slot of byHash holds an entry's index + 1 in its low indexBits bits
 // and the top 32 - indexBits bits of the 32-bit hash key (hashKey) of its
@@ -120,7 +152,7 @@ var hashSeed = maphash.MakeSeed()
 
 func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
 
-// pageSize is the number of entries of a page: 6 KiB. The first page
+// pageSize is the number of entries of a page: 4 KiB. The first page
 // grows up to it, so that a scan's few dozen values take little.
 const pageSize = 512
 
@@ -144,8 +176,8 @@ func (st *valueStore) push(x entry) {
 
 // value returns the bytes of entry e.
 func (st *valueStore) value(e int32) []byte {
-	x := st.at(e)
-	return st.blocks[x.blk][x.off : int(x.off)+int(x.n)]
+	x := *st.at(e)
+	return st.blocks[x.blk()][x.off() : x.off()+x.n()]
 }
 
 // reserve returns a block and offset with room for n bytes, beyond the
@@ -231,7 +263,7 @@ func (st *valueStore) find(f []byte, h uint64) int32 {
 			continue
 		}
 		e := int32(slot&indexMask) - 1
-		if x := st.at(e); int(x.n) == len(f) && string(st.value(e)) == string(f) {
+		if st.at(e).n() == len(f) && string(st.value(e)) == string(f) {
 			return e
 		}
 	}
@@ -243,7 +275,7 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 	e := int32(st.count)
 	f := st.span(blk, off, n)
 	g := gram(f)
-	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1})
+	st.push(makeEntry(blk, off, n))
 	st.bytes += n
 	st.insertHash(hashKey(h)&^indexMask | uint32(e+1))
 	if 2*(st.grams+1) > len(st.byGram) {
@@ -254,7 +286,7 @@ func (st *valueStore) add(blk, off, n int, h uint64) {
 		slot.gram = g
 		st.grams++
 	}
-	st.at(e).next = slot.head - 1
+	*st.at(e) |= entry(slot.head) // the previous entry's index + 1
 	slot.head = e + 1
 	w, bit := prefixBit(f[0], f[1])
 	st.first2[w] |= bit
