@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -57,4 +58,47 @@ func TestJoinedTXTAfterTheSliceChanged(t *testing.T) {
 		assert.Equal(t, txt, cloneTXT(txt), name)
 		assert.Equal(t, strings.Join(txt, ""), Record{TXT: cloneTXT(txt)}.JoinedTXT(), name)
 	}
+}
+
+// refUnescape is unescape as it was written byte by byte, the reference
+// for the one that writes the runs between escapes whole.
+func refUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
+			if n, err := strconv.Atoi(s[i+1 : i+4]); err == nil && n <= 255 {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i+1])
+		i++
+	}
+	return b.String()
+}
+
+// FuzzUnescape: unescape, and the joined text of a record cut anywhere,
+// agree with the reference.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{``, `\`, `a\`, `\\`, `\0`, `\00`, `\000`, `\255`, `\256`, `\2555`, `a\"b\;c`, `\1x2`, `v=spf1 \032-all`, `\\\`} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		require.Equal(t, refUnescape(s), unescape(s))
+		parts := []string{s, s}
+		if cut >= 0 && cut <= len(s) {
+			parts = []string{s[:cut], s[cut:], s}
+		}
+		var want strings.Builder
+		for _, p := range parts {
+			want.WriteString(refUnescape(p))
+		}
+		require.Equal(t, want.String(), Record{TXT: unescapeAll(parts)}.JoinedTXT())
+	})
 }

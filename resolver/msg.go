@@ -270,23 +270,30 @@ func unescape(s string) string {
 	return b.String()
 }
 
-// unescapeTo writes s to b with its presentation escapes undone.
+// unescapeTo writes s to b with its presentation escapes undone: the
+// runs between escapes whole, not byte by byte.
 func unescapeTo(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			b.WriteString(s)
+			return
 		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			if n, err := strconv.Atoi(s[i+1 : i+4]); err == nil && n <= 255 {
+		b.WriteString(s[:i])
+		s = s[i:] // starts with the backslash
+		switch {
+		case len(s) == 1:
+			b.WriteByte('\\') // a backslash at the end stays
+			return
+		case len(s) >= 4 && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]):
+			if n, err := strconv.Atoi(s[1:4]); err == nil && n <= 255 {
 				b.WriteByte(byte(n))
-				i += 3
+				s = s[4:]
 				continue
 			}
 		}
-		b.WriteByte(s[i+1])
-		i++
+		b.WriteByte(s[1])
+		s = s[2:]
 	}
 }
 
