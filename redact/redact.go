@@ -741,7 +741,8 @@ const (
 func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 	f := s.store.span(blk, off, n)
 	h := hashOf(f)
-	if s.store.find(f, h) >= 0 {
+	found, at := s.store.lookup(f, h)
+	if found >= 0 {
 		if s.full(n) {
 			return refused
 		}
@@ -754,7 +755,7 @@ func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 		return refused
 	}
 	s.store.take(blk, off+n)
-	s.store.add(blk, off, n, h)
+	s.store.addAt(blk, off, n, h, at)
 	return kept
 }
 

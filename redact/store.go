@@ -247,8 +247,26 @@ func (seg *hashSegment) start(k uint32) int {
 
 // find returns the entry holding f, whose hash is h, or -1.
 func (st *valueStore) find(f []byte, h uint64) int32 {
+	e, _ := st.lookup(f, h)
+	return e
+}
+
+// hashPlace is where a lookup by hash that found nothing ended: the free
+// slot i of seg, where put would place the value (seg nil when the table
+// is empty), while the store held count entries (the table changes only
+// as an entry is added).
+type hashPlace struct {
+	seg   *hashSegment
+	i     int
+	count int
+}
+
+// lookup is find, that also returns, when it finds nothing, the place
+// where it stopped: add places the value there at once, rather than
+// probe again, when the table has not changed since.
+func (st *valueStore) lookup(f []byte, h uint64) (int32, hashPlace) {
 	if len(st.byHash) == 0 {
-		return -1
+		return -1, hashPlace{}
 	}
 	k := hashKey(h)
 	tag := k &^ indexMask
@@ -257,37 +275,48 @@ func (st *valueStore) find(f []byte, h uint64) int32 {
 	for i, step := seg.start(k), 1; ; i, step = (i+step)&mask, step+1 {
 		slot := seg.slots[i]
 		if slot == 0 {
-			return -1
+			return -1, hashPlace{seg, i, st.count}
 		}
 		if slot&^indexMask != tag {
 			continue
 		}
 		e := int32(slot&indexMask) - 1
 		if st.at(e).n() == len(f) && string(st.value(e)) == string(f) {
-			return e
+			return e, hashPlace{}
 		}
 	}
 }
 
 // add records the n bytes at off in block blk (hash h) as a new value;
 // the caller has checked that it is not a duplicate and has taken them.
-func (st *valueStore) add(blk, off, n int, h uint64) {
+func (st *valueStore) add(blk, off, n int, h uint64) { st.addAt(blk, off, n, h, hashPlace{}) }
+
+// addAt is add, given where the lookup of the value ended (lookup), or
+// the zero hashPlace: the value's slot goes there when the table has not
+// changed since and its segment need not grow; otherwise where put finds.
+func (st *valueStore) addAt(blk, off, n int, h uint64, at hashPlace) {
 	e := int32(st.count)
 	f := st.span(blk, off, n)
 	g := gram(f)
 	st.push(makeEntry(blk, off, n))
 	st.bytes += n
-	st.insertHash(hashKey(h)&^indexMask | uint32(e+1))
+	slot := hashKey(h)&^indexMask | uint32(e+1)
+	if seg := at.seg; seg != nil && at.count == int(e) && 8*(seg.used+1) <= 7*len(seg.slots) {
+		seg.slots[at.i] = slot
+		seg.used++
+	} else {
+		st.insertHash(slot)
+	}
 	if 2*(st.grams+1) > len(st.byGram) {
 		st.regram()
 	}
-	slot := st.gramSlot(g)
-	if slot.head == 0 {
-		slot.gram = g
+	gs := st.gramSlot(g)
+	if gs.head == 0 {
+		gs.gram = g
 		st.grams++
 	}
-	*st.at(e) |= entry(slot.head) // the previous entry's index + 1
-	slot.head = e + 1
+	*st.at(e) |= entry(gs.head) // the previous entry's index + 1
+	gs.head = e + 1
 	w, bit := prefixBit(f[0], f[1])
 	st.first2[w] |= bit
 }

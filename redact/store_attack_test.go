@@ -272,3 +272,34 @@ func TestAttackHashSegmentsSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackStalePlace: a place a lookup returned is used only while the
+// table is as it was: after other values went in (segments grown and
+// split), adding with the stale place still leaves every value findable.
+func TestAttackStalePlace(t *testing.T) {
+	var st valueStore
+	hashes := map[string]uint64{}
+	put := func(v string, at hashPlace) {
+		blk, off := st.reserve(len(v))
+		copy(st.span(blk, off, len(v)), v)
+		st.take(blk, off+len(v))
+		st.addAt(blk, off, len(v), hashes[v], at)
+	}
+	for i := range 2000 {
+		v := fmt.Sprintf("stale%05d.example", i)
+		hashes[v] = uint64(uint32(len(hashes))*0x9e3779b1) << 32
+		_, at := st.lookup([]byte(v), hashes[v])
+		if i%7 == 6 {
+			for k := range 40 { // others go in between the lookup and the add
+				w := fmt.Sprintf("other%05d-%d.example", i, k)
+				hashes[w] = uint64(uint32(len(hashes))*0x9e3779b1) << 32
+				put(w, hashPlace{})
+			}
+		}
+		put(v, at)
+	}
+	requireSegmentsSound(t, &st)
+	for v, h := range hashes {
+		require.GreaterOrEqual(t, st.find([]byte(v), h), int32(0), "%q not found", v)
+	}
+}
