@@ -24,10 +24,11 @@ type valueStore struct {
 	count     int            // entries
 	byHash    []*hashSegment // the directory of the table by hash: 1<<hashDepth segments
 	hashDepth int
-	seg0      hashSegment     // the first segment
-	dir0      [1]*hashSegment // the first directory
-	byGram    []gramSlot      // a power of two long
-	grams     int             // used slots of byGram
+	seg0      hashSegment           // the first segment
+	dir0      [1]*hashSegment       // the first directory
+	splitBuf  *[segmentSlots]uint32 // the slots of a segment being split; made at the first split
+	byGram    []gramSlot            // a power of two long
+	grams     int                   // used slots of byGram
 	first2    [prefixBits / 64]uint64
 	bytes     int // the bytes of the values (a piece shared by two counts twice)
 }
@@ -377,7 +378,12 @@ func (st *valueStore) growSegment(seg *hashSegment) {
 		st.byHash = dir
 		st.hashDepth++
 	}
-	var old [segmentSlots]uint32
+	if st.splitBuf == nil {
+		// Not an array on the stack: a split runs under a lookup, on the
+		// stack of every lookup goroutine, which 1 KiB more could make grow.
+		st.splitBuf = new([segmentSlots]uint32)
+	}
+	old := st.splitBuf
 	copy(old[:], seg.slots)
 	clear(seg.slots)
 	seg.used = 0
