@@ -41,14 +41,14 @@ const (
 	// character boundary: an output carrying the token carries them.
 	MaxValueLen = 1024
 	// MaxValues bounds the values one Set holds; past it, further values
-	// are dropped and Overflowed reports true. A value costs a 12-byte
+	// are dropped and Overflowed reports true. A value costs an 8-byte
 	// entry beside its text, so MaxBytes is the bound that matters; a
 	// 50-include SPF tree of 40 addresses each (about 6,000 values)
 	// fits.
 	MaxValues = 8192
 	// MaxBytes bounds the bytes of the values one Set holds (a piece of
 	// a text stored once counts as often as it is a value), so that its
-	// memory stays near MaxBytes times a small factor (12-byte entries,
+	// memory stays near MaxBytes times a small factor (8-byte entries,
 	// their tables, and the texts whose pieces they are) whatever the
 	// zones publish: a memory bound per scan; past it, further values
 	// are dropped and Overflowed reports true. The scan's DNS data is

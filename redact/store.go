@@ -73,12 +73,11 @@ func (x entry) n() int   { return int(x>>indexBits) & (1<<lenBits - 1) }
 // next returns the previous entry with the same first 4 bytes, or -1.
 func (x entry) next() int32 { return int32(x&indexMask) - 1 }
 
-// A slot of byHash holds an entry's index + 1 in its low indexBits bits
-// and the top 32 - indexBits bits of the 32-bit hash key (hashKey) of its
-// value in the others: a probe compares those bits before it reads an
-// entry, and a rehash places a slot again from its own bits (the table's
-// index is the key's top bits, and it never has more than 1<<(32 -
-// indexBits) slots).
+// A slot of the table by hash holds an entry's index + 1 in its low
+// indexBits bits and the top 32 - indexBits bits of the 32-bit hash key
+// (hashKey) of its value in the others: a probe compares those bits
+// before it reads an entry, and a segment that grows places a slot again
+// from its own bits (see hashSegment).
 const (
 	indexBits = 14
 	indexMask = 1<<indexBits - 1
