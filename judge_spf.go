@@ -72,6 +72,10 @@ var (
 	spfFactRedirectSkip = msg("记录同时含有 all 和 redirect，redirect 会被忽略。", "The record has both all and redirect, so the redirect is ignored.")
 )
 
+// spfRulesAtLeast is spfRules for a walk that stopped before the end of
+// the tree: the lookup count is a lower bound. Made once, not per scan.
+var spfRulesAtLeast = withRule(spfRules, spf.CodeLookupLimitExceeded, spfLimitAtLeast)
+
 // spfSyntaxAt says which term of the domain's own record has the syntax
 // error and what kind of error it is: position and kind, never the text.
 var spfSyntaxAt = map[spf.Code]text{
@@ -166,7 +170,7 @@ func judgeSPF(res spf.Result) verdict {
 	}
 	table := spfRules
 	if !res.LookupComplete {
-		table = withRule(spfRules, spf.CodeLookupLimitExceeded, spfLimitAtLeast)
+		table = spfRulesAtLeast
 	}
 	return judge(spfPass, rulesFor(res.Findings, table, args), spfFacts(res), d)
 }

@@ -140,14 +140,8 @@ const probeName = DefaultControlName
 // refusal, or the scan deadline), and a probe question fails the same way
 // (doc/design.md §2: one failing name never fails a scan).
 func (r *run) resolverUnavailable(parent context.Context) bool {
-	log := r.dns.Log()
-	if len(log) == 0 {
+	if r.dns.Queries() == 0 || !r.dns.All(func(q resolver.Query) bool { return q.Reason.Transport() }) {
 		return false
-	}
-	for _, q := range log {
-		if !q.Reason.Transport() {
-			return false
-		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), probeTimeout)
 	defer cancel()

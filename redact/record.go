@@ -201,10 +201,11 @@ func (s *Set) AddText(text string) {
 
 // addText is AddText, called with mu held, after Add of pieces: the
 // strings that text joins (a TXT record's character-strings), if any.
-// An ASCII text is lower-cased once into the store (or, already in lower
-// case, read in place as a view of the store), and every value taken
-// from it (a piece, itself, a line, a token, a token's host part) is
-// recorded as a piece of those bytes: no copy per value. The bytes (or
+// An ASCII text (of at most maxText bytes) is lower-cased once into the
+// store (or, already in lower case, read in place as a view of the
+// store), and every value taken from it (a piece, itself, a line, a
+// token, a token's host part) is recorded as a piece of those bytes: no
+// copy per value. The bytes (or
 // the view) are given back when none was recorded.
 func (s *Set) addText(text string, pieces ...string) {
 	if s.overflowed {
@@ -212,7 +213,7 @@ func (s *Set) addText(text string, pieces ...string) {
 	}
 	src := textSource{s: s, text: text, blk: -1, ace: hasACE(text)}
 	switch lower, ascii := asciiCase(text); {
-	case !ascii:
+	case !ascii || len(text) > maxText:
 	case lower:
 		if blk, ok := s.store.view(text); ok {
 			src.blk = blk

@@ -41,14 +41,14 @@ const (
 	// character boundary: an output carrying the token carries them.
 	MaxValueLen = 1024
 	// MaxValues bounds the values one Set holds; past it, further values
-	// are dropped and Overflowed reports true. A value costs a 12-byte
+	// are dropped and Overflowed reports true. A value costs an 8-byte
 	// entry beside its text, so MaxBytes is the bound that matters; a
 	// 50-include SPF tree of 40 addresses each (about 6,000 values)
 	// fits.
 	MaxValues = 8192
 	// MaxBytes bounds the bytes of the values one Set holds (a piece of
 	// a text stored once counts as often as it is a value), so that its
-	// memory stays near MaxBytes times a small factor (12-byte entries,
+	// memory stays near MaxBytes times a small factor (8-byte entries,
 	// their tables, and the texts whose pieces they are) whatever the
 	// zones publish: a memory bound per scan; past it, further values
 	// are dropped and Overflowed reports true. The scan's DNS data is
@@ -741,7 +741,8 @@ const (
 func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 	f := s.store.span(blk, off, n)
 	h := hashOf(f)
-	if s.store.find(f, h) >= 0 {
+	found, at := s.store.lookup(f, h)
+	if found >= 0 {
 		if s.full(n) {
 			return refused
 		}
@@ -754,7 +755,7 @@ func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 		return refused
 	}
 	s.store.take(blk, off+n)
-	s.store.add(blk, off, n, h)
+	s.store.addAt(blk, off, n, h, at)
 	return kept
 }
 
@@ -1067,7 +1068,7 @@ func recordedIn[T byteString](s *Set, t T) bool {
 		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
 			continue
 		}
-		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next {
+		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
 			v := st.value(e)
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
 				if _, ok := s.allow[string(v)]; !ok {

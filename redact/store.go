@@ -8,40 +8,76 @@ import (
 
 // valueStore holds a Set's recorded values in compact form: their
 // lower-case bytes back to back in a few large blocks (or, for a text
-// already in lower-case ASCII, in the text itself), 12 bytes of entry
+// already in lower-case ASCII, in the text itself), 8 bytes of entry
 // per value, and two open-addressing tables of small integers, one by the
 // value's hash (to find a duplicate: a 4-byte slot per value, up to 7/8
-// full, that holds the entry's index and the hash's high bits) and one by
-// its first 4 bytes (for the search). A value is often a piece of a text stored once (the
-// tokens of an SPF record point into the record's own bytes), and no
+// full, that holds the entry's index and the hash's high bits; its
+// segments split one at a time, see hashSegment) and one by its first 4
+// bytes (for the search). A value is often a piece of a text stored once
+// (the tokens of an SPF record point into the record's own bytes), and no
 // value costs a map entry, a string header or an allocation of its own.
 type valueStore struct {
-	blocks [][]byte   // len: the bytes in use; a new block when one is full; views (see view)
-	cur    int        // index + 1 of the block reserve writes into, 0 when none
-	next   int        // capacity of the next block
-	pages  [][]entry  // the entries, pageSize to a page: growing copies none
-	count  int        // entries
-	byHash []uint32   // hashSlot values, 0 when free; a power of two long
-	byGram []gramSlot // a power of two long
-	grams  int        // used slots of byGram
-	first2 [prefixBits / 64]uint64
-	bytes  int // the bytes of the values (a piece shared by two counts twice)
+	blocks    [][]byte       // len: the bytes in use; a new block when one is full; views (see view)
+	cur       int            // index + 1 of the block reserve writes into, 0 when none
+	next      int            // capacity of the next block
+	pages     [][]entry      // the entries, pageSize to a page: growing copies none
+	count     int            // entries
+	byHash    []*hashSegment // the directory of the table by hash: 1<<hashDepth segments
+	hashDepth int
+	seg0      hashSegment           // the first segment
+	dir0      [1]*hashSegment       // the first directory
+	splitBuf  *[segmentSlots]uint32 // the slots of a segment being split; made at the first split
+	byGram    []gramSlot            // a power of two long
+	grams     int                   // used slots of byGram
+	first2    [prefixBits / 64]uint64
+	bytes     int // the bytes of the values (a piece shared by two counts twice)
 }
 
-// entry locates one recorded value.
-type entry struct {
-	off  uint32 // in its block
-	blk  uint16
-	n    uint16 // at most MaxValueLen
-	next int32  // the previous entry with the same first 4 bytes, -1 when none
+// entry locates one recorded value, packed in 64 bits, from the lowest:
+// the index + 1 of the previous entry with the same first 4 bytes (0
+// when none; indexBits), the value's length (lenBits), its block
+// (blkBits) and its offset in the block (offBits).
+type entry uint64
+
+// The widths of an entry's fields.
+const (
+	lenBits = 11
+	blkBits = 16
+	offBits = 64 - indexBits - lenBits - blkBits
+	// maxText is the longest text whose values are recorded as pieces of
+	// its bytes (read in place, or lower-cased once into one block), so
+	// that no block is longer and every offset fits offBits: the values
+	// of a longer text are copied one by one, as those of a text that is
+	// not ASCII are.
+	maxText = 1 << offBits
+)
+
+// Every length fits lenBits, a written block (at most maxBlock, or one
+// text) fits offBits, and every block index (maxViews) fits blkBits.
+var (
+	_ [1<<lenBits - 1 - MaxValueLen]struct{}
+	_ [maxText - maxBlock]struct{}
+	_ [1<<blkBits - 2*maxViews]struct{}
+)
+
+// makeEntry returns the entry of the n bytes at off in block blk, with
+// no previous entry.
+func makeEntry(blk, off, n int) entry {
+	return entry(uint64(off)<<(64-offBits) | uint64(blk)<<(indexBits+lenBits) | uint64(n)<<indexBits)
 }
 
-// A slot of byHash holds an entry's index + 1 in its low indexBits bits
-// and the top 32 - indexBits bits of the 32-bit hash key (hashKey) of its
-// value in the others: a probe compares those bits before it reads an
-// entry, and a rehash places a slot again from its own bits (the table's
-// index is the key's top bits, and it never has more than 1<<(32 -
-// indexBits) slots).
+func (x entry) off() int { return int(x >> (64 - offBits)) }
+func (x entry) blk() int { return int(x>>(indexBits+lenBits)) & (1<<blkBits - 1) }
+func (x entry) n() int   { return int(x>>indexBits) & (1<<lenBits - 1) }
+
+// next returns the previous entry with the same first 4 bytes, or -1.
+func (x entry) next() int32 { return int32(x&indexMask) - 1 }
+
+// A slot of the table by hash holds an entry's index + 1 in its low
+// indexBits bits and the top 32 - indexBits bits of the 32-bit hash key
+// (hashKey) of its value in the others: a probe compares those bits
+// before it reads an entry, and a segment that grows places a slot again
+// from its own bits (see hashSegment).
 const (
 	indexBits = 14
 	indexMask = 1<<indexBits - 1
@@ -51,12 +87,48 @@ const (
 // Set.full), and answerValues's Set is bounded the same way.
 var _ [indexMask - MaxValues]struct{}
 
-// maxHashLog is the log2 of the longest byHash the slots can be placed
-// in: the key bits a slot keeps. The table doubles when it is 7/8 full,
-// so it stays under 4*MaxValues slots.
+// maxHashLog is the number of key bits a slot keeps: those a segment is
+// chosen by (its depth) and those that place a slot in it.
 const maxHashLog = 32 - indexBits
 
-var _ [1<<maxHashLog - 4*MaxValues]struct{}
+// hashSegment is one segment of the table by hash (extendible hashing):
+// the slots whose key starts with the same depth bits, which the
+// directory (byHash, indexed by the key's top hashDepth bits) points to
+// from every index with that prefix. A slot's place in its segment is
+// the key bits just above indexBits, probed from there by 1, 2, 3, ...
+// slots (a power of two long: every slot is visited). A segment 7/8 full
+// splits in two by its next key bit (growSegment): the table grows one
+// segment at a time, never copying the others, so a Set that grows to
+// thousands of values allocates about the table it ends with, not that
+// plus every smaller one it doubled from.
+type hashSegment struct {
+	depth int // the key bits its slots share
+	used  int
+	slots []uint32 // 0 when free; a power of two long
+}
+
+// Segment sizes: the first starts small (a scan records a few dozen
+// values) and doubles in place up to segmentSlots; then segments split.
+// One at maxHashDepth doubles in place instead: its key bits choose no
+// further (only values whose hashes share their top maxHashDepth bits,
+// which a random seed makes as rare as any collision, ever get there).
+const (
+	firstSegment = 64
+	segmentBits  = 8
+	segmentSlots = 1 << segmentBits
+	maxHashDepth = maxHashLog - segmentBits
+)
+
+// A segment's depth bits and the bits placing a slot in a segment of
+// segmentSlots are distinct key bits, all kept in the slot.
+var _ [maxHashLog - maxHashDepth - segmentBits]struct{}
+
+// fullSegment is a segment that split off another, with its slots in one
+// allocation.
+type fullSegment struct {
+	hashSegment
+	arr [segmentSlots]uint32
+}
 
 // hashKey is the 32 bits of a value's hash that byHash uses.
 func hashKey(h uint64) uint32 { return uint32(h >> 32) }
@@ -80,7 +152,7 @@ var hashSeed = maphash.MakeSeed()
 
 func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
 
-// pageSize is the number of entries of a page: 6 KiB. The first page
+// pageSize is the number of entries of a page: 4 KiB. The first page
 // grows up to it, so that a scan's few dozen values take little.
 const pageSize = 512
 
@@ -104,8 +176,8 @@ func (st *valueStore) push(x entry) {
 
 // value returns the bytes of entry e.
 func (st *valueStore) value(e int32) []byte {
-	x := st.at(e)
-	return st.blocks[x.blk][x.off : int(x.off)+int(x.n)]
+	x := *st.at(e)
+	return st.blocks[x.blk()][x.off() : x.off()+x.n()]
 }
 
 // reserve returns a block and offset with room for n bytes, beyond the
@@ -163,81 +235,174 @@ func (st *valueStore) take(blk, end int) {
 	}
 }
 
-// hashIndex returns the first slot of byHash to probe for key k.
-func (st *valueStore) hashIndex(k uint32) int {
-	return int(k >> (32 - bits.Len(uint(len(st.byHash)-1))))
+// segment returns the segment of the table by hash for key k.
+func (st *valueStore) segment(k uint32) *hashSegment {
+	return st.byHash[k>>(32-st.hashDepth)]
+}
+
+// start returns the first slot of seg to probe for key k.
+func (seg *hashSegment) start(k uint32) int {
+	return int(k>>indexBits) & (len(seg.slots) - 1)
 }
 
 // find returns the entry holding f, whose hash is h, or -1.
 func (st *valueStore) find(f []byte, h uint64) int32 {
+	e, _ := st.lookup(f, h)
+	return e
+}
+
+// hashPlace is where a lookup by hash that found nothing ended: the free
+// slot i of seg, where put would place the value (seg nil when the table
+// is empty), while the store held count entries (the table changes only
+// as an entry is added).
+type hashPlace struct {
+	seg   *hashSegment
+	i     int
+	count int
+}
+
+// lookup is find, that also returns, when it finds nothing, the place
+// where it stopped: add places the value there at once, rather than
+// probe again, when the table has not changed since.
+func (st *valueStore) lookup(f []byte, h uint64) (int32, hashPlace) {
 	if len(st.byHash) == 0 {
-		return -1
+		return -1, hashPlace{}
 	}
 	k := hashKey(h)
 	tag := k &^ indexMask
-	mask := len(st.byHash) - 1
-	for i, step := st.hashIndex(k), 1; ; i, step = (i+step)&mask, step+1 {
-		slot := st.byHash[i]
+	seg := st.segment(k)
+	mask := len(seg.slots) - 1
+	for i, step := seg.start(k), 1; ; i, step = (i+step)&mask, step+1 {
+		slot := seg.slots[i]
 		if slot == 0 {
-			return -1
+			return -1, hashPlace{seg, i, st.count}
 		}
 		if slot&^indexMask != tag {
 			continue
 		}
 		e := int32(slot&indexMask) - 1
-		if x := st.at(e); int(x.n) == len(f) && string(st.value(e)) == string(f) {
-			return e
+		if st.at(e).n() == len(f) && string(st.value(e)) == string(f) {
+			return e, hashPlace{}
 		}
 	}
 }
 
 // add records the n bytes at off in block blk (hash h) as a new value;
 // the caller has checked that it is not a duplicate and has taken them.
-func (st *valueStore) add(blk, off, n int, h uint64) {
+func (st *valueStore) add(blk, off, n int, h uint64) { st.addAt(blk, off, n, h, hashPlace{}) }
+
+// addAt is add, given where the lookup of the value ended (lookup), or
+// the zero hashPlace: the value's slot goes there when the table has not
+// changed since and its segment need not grow; otherwise where put finds.
+func (st *valueStore) addAt(blk, off, n int, h uint64, at hashPlace) {
 	e := int32(st.count)
 	f := st.span(blk, off, n)
 	g := gram(f)
-	st.push(entry{off: uint32(off), blk: uint16(blk), n: uint16(n), next: -1})
+	st.push(makeEntry(blk, off, n))
 	st.bytes += n
-	if 8*st.count > 7*len(st.byHash) {
-		st.rehash()
+	slot := hashKey(h)&^indexMask | uint32(e+1)
+	if seg := at.seg; seg != nil && at.count == int(e) && 8*(seg.used+1) <= 7*len(seg.slots) {
+		seg.slots[at.i] = slot
+		seg.used++
+	} else {
+		st.insertHash(slot)
 	}
-	st.insertHash(hashKey(h)&^indexMask | uint32(e+1))
 	if 2*(st.grams+1) > len(st.byGram) {
 		st.regram()
 	}
-	slot := st.gramSlot(g)
-	if slot.head == 0 {
-		slot.gram = g
+	gs := st.gramSlot(g)
+	if gs.head == 0 {
+		gs.gram = g
 		st.grams++
 	}
-	st.at(e).next = slot.head - 1
-	slot.head = e + 1
+	*st.at(e) |= entry(gs.head) // the previous entry's index + 1
+	gs.head = e + 1
 	w, bit := prefixBit(f[0], f[1])
 	st.first2[w] |= bit
 }
 
-// insertHash places slot (see indexBits) in byHash, which has room. The
-// probe sequence (find's) steps by 1, 2, 3, ... slots: in a table a power
-// of two long it visits every slot, and it keeps the probes short at 7/8
-// full, where stepping by one slot makes long runs.
+// insertHash places slot (see indexBits) in the table by hash, growing
+// the segment it belongs to first when that is 7/8 full.
 func (st *valueStore) insertHash(slot uint32) {
-	mask := len(st.byHash) - 1
-	i, step := st.hashIndex(slot&^indexMask), 1
-	for st.byHash[i] != 0 {
-		i, step = (i+step)&mask, step+1
+	if len(st.byHash) == 0 {
+		st.seg0.slots = make([]uint32, firstSegment)
+		st.dir0[0] = &st.seg0
+		st.byHash = st.dir0[:]
 	}
-	st.byHash[i] = slot
+	k := slot &^ indexMask
+	for {
+		seg := st.segment(k)
+		if 8*(seg.used+1) <= 7*len(seg.slots) {
+			seg.put(slot)
+			return
+		}
+		st.growSegment(seg)
+	}
 }
 
-// rehash doubles the table by hash and places every slot again, from its
-// own bits.
-func (st *valueStore) rehash() {
-	old := st.byHash
-	st.byHash = make([]uint32, max(64, 2*len(old)))
+// put places slot in seg, which has room. The probe sequence (find's)
+// steps by 1, 2, 3, ... slots: in a segment a power of two long it
+// visits every slot, and it keeps the probes short at 7/8 full, where
+// stepping by one slot makes long runs.
+func (seg *hashSegment) put(slot uint32) {
+	mask := len(seg.slots) - 1
+	i, step := seg.start(slot&^indexMask), 1
+	for seg.slots[i] != 0 {
+		i, step = (i+step)&mask, step+1
+	}
+	seg.slots[i] = slot
+	seg.used++
+}
+
+// growSegment makes room in seg: it doubles in place while it is shorter
+// than segmentSlots or at maxHashDepth, and otherwise splits in two by
+// the key bit after its depth (doubling the directory first when its
+// depth is the directory's), each slot placed again from its own bits.
+func (st *valueStore) growSegment(seg *hashSegment) {
+	if len(seg.slots) != segmentSlots || seg.depth == maxHashDepth {
+		old := seg.slots
+		seg.slots, seg.used = make([]uint32, 2*len(old)), 0
+		for _, slot := range old {
+			if slot != 0 {
+				seg.put(slot)
+			}
+		}
+		return
+	}
+	if seg.depth == st.hashDepth {
+		dir := make([]*hashSegment, 2*len(st.byHash))
+		for i, s := range st.byHash {
+			dir[2*i], dir[2*i+1] = s, s
+		}
+		st.byHash = dir
+		st.hashDepth++
+	}
+	if st.splitBuf == nil {
+		// Not an array on the stack: a split runs under a lookup, on the
+		// stack of every lookup goroutine, which 1 KiB more could make grow.
+		st.splitBuf = new([segmentSlots]uint32)
+	}
+	old := st.splitBuf
+	copy(old[:], seg.slots)
+	clear(seg.slots)
+	seg.used = 0
+	bit := uint32(1) << (31 - seg.depth) // the key bit after the shared ones
+	seg.depth++
+	sib := &fullSegment{hashSegment: hashSegment{depth: seg.depth}}
+	sib.slots = sib.arr[:]
 	for _, slot := range old {
-		if slot != 0 {
-			st.insertHash(slot)
+		switch {
+		case slot == 0:
+		case slot&bit != 0:
+			sib.put(slot)
+		default:
+			seg.put(slot)
+		}
+	}
+	shift := st.hashDepth - seg.depth // the directory's index bits after the segment's
+	for i, s := range st.byHash {
+		if s == seg && (i>>shift)&1 == 1 {
+			st.byHash[i] = &sib.hashSegment
 		}
 	}
 }

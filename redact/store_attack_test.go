@@ -11,7 +11,8 @@ import (
 )
 
 // Attacks on the value store: in-place views of lower-case texts, the
-// byHash slots (tag bits + index), growth at 7/8, probes 1, 2, 3, ...
+// byHash slots (tag bits + index), growth at 7/8 (segments that double
+// or split), probes 1, 2, 3, ...
 // Each is an attack that was tried; each must keep failing.
 
 // TestAttackViewsNeverWritten: lower-case texts (read in place) interleaved
@@ -141,7 +142,7 @@ func TestAttackHashSlotCollisions(t *testing.T) {
 				st.take(blk, off+len(vals[i]))
 				st.add(blk, off, len(vals[i]), hash(i))
 			}
-			require.LessOrEqual(t, 8*st.count, 7*len(st.byHash))
+			requireSegmentsSound(t, &st)
 			for i, v := range vals {
 				e := st.find([]byte(v), hash(i))
 				require.GreaterOrEqual(t, e, int32(0), "%q not found", v)
@@ -207,4 +208,98 @@ func TestAttackConcurrentViewsAndVerify(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, 2*4*300, s.Len()) // each text and its token
+}
+
+// requireSegmentsSound checks the table by hash of st: every directory
+// index points to a segment at most 7/8 full whose depth bits are the
+// index's top bits, shared by every slot it holds, and the slots hold
+// every entry once.
+func requireSegmentsSound(t *testing.T, st *valueStore) {
+	t.Helper()
+	require.Len(t, st.byHash, 1<<st.hashDepth)
+	seen := map[*hashSegment]bool{}
+	slots := 0
+	for i, seg := range st.byHash {
+		require.LessOrEqual(t, seg.depth, st.hashDepth)
+		require.LessOrEqual(t, seg.depth, maxHashDepth)
+		require.LessOrEqual(t, 8*seg.used, 7*len(seg.slots))
+		prefix := uint32(i) >> (st.hashDepth - seg.depth)
+		used := 0
+		for _, slot := range seg.slots {
+			if slot == 0 {
+				continue
+			}
+			used++
+			if seg.depth > 0 {
+				require.Equal(t, prefix, slot>>(32-seg.depth), "a slot in the wrong segment")
+			}
+		}
+		require.Equal(t, seg.used, used)
+		if !seen[seg] {
+			seen[seg] = true
+			slots += used
+		}
+	}
+	require.Equal(t, st.count, slots)
+}
+
+// TestAttackHashSegmentsSplit: values with spread hashes fill many
+// segments, each split off by its own bits; values whose hashes share
+// their top bits all go to one segment, which splits down to
+// maxHashDepth and then doubles in place. Every value is found.
+func TestAttackHashSegmentsSplit(t *testing.T) {
+	for name, hash := range map[string]func(i int) uint64{
+		"spread":   func(i int) uint64 { return uint64(uint32(i)*0x9e3779b1) << 32 },
+		"one path": func(i int) uint64 { return 0x5a5a5a5a_00000000 ^ uint64(uint32(i)<<indexBits&0x000fffff)<<32 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var st valueStore
+			vals := make([]string, 3000)
+			for i := range vals {
+				vals[i] = fmt.Sprintf("s%05d.example", i)
+				blk, off := st.reserve(len(vals[i]))
+				copy(st.span(blk, off, len(vals[i])), vals[i])
+				st.take(blk, off+len(vals[i]))
+				st.add(blk, off, len(vals[i]), hash(i))
+			}
+			requireSegmentsSound(t, &st)
+			require.Greater(t, st.hashDepth, 2)
+			for i, v := range vals {
+				e := st.find([]byte(v), hash(i))
+				require.GreaterOrEqual(t, e, int32(0), "%q not found", v)
+				require.Equal(t, v, string(st.value(e)))
+			}
+		})
+	}
+}
+
+// TestAttackStalePlace: a place a lookup returned is used only while the
+// table is as it was: after other values went in (segments grown and
+// split), adding with the stale place still leaves every value findable.
+func TestAttackStalePlace(t *testing.T) {
+	var st valueStore
+	hashes := map[string]uint64{}
+	put := func(v string, at hashPlace) {
+		blk, off := st.reserve(len(v))
+		copy(st.span(blk, off, len(v)), v)
+		st.take(blk, off+len(v))
+		st.addAt(blk, off, len(v), hashes[v], at)
+	}
+	for i := range 2000 {
+		v := fmt.Sprintf("stale%05d.example", i)
+		hashes[v] = uint64(uint32(len(hashes))*0x9e3779b1) << 32
+		_, at := st.lookup([]byte(v), hashes[v])
+		if i%7 == 6 {
+			for k := range 40 { // others go in between the lookup and the add
+				w := fmt.Sprintf("other%05d-%d.example", i, k)
+				hashes[w] = uint64(uint32(len(hashes))*0x9e3779b1) << 32
+				put(w, hashPlace{})
+			}
+		}
+		put(v, at)
+	}
+	requireSegmentsSound(t, &st)
+	for v, h := range hashes {
+		require.GreaterOrEqual(t, st.find([]byte(v), h), int32(0), "%q not found", v)
+	}
 }

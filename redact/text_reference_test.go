@@ -127,6 +127,36 @@ func TestTextDifferentialOverflow(t *testing.T) {
 	checkTextAgrees(t, true, "", []string{b.String()}, 255, "ip4:198.0.3.1/32", "h4000.example", "2001:db8:7ff::1")
 }
 
+// TestTextDifferentialPastMaxText: texts longer than maxText, whose
+// values the Set copies one by one rather than record as pieces of the
+// text, in lower case and not, with values at their start, past the
+// offsets an entry holds, and at their end, as AddText and as a TXT
+// record; and the same texts a byte under maxText (read as pieces).
+func TestTextDifferentialPastMaxText(t *testing.T) {
+	tail := "include:_spf.tail.example mailto:a@b.example"
+	for _, size := range []int{maxText + 1, maxText - 1} {
+		for _, head := range []string{"head.example ip4:192.0.2.1/24", "Head.Example IP4:192.0.2.2/24 https://h.example/p?q"} {
+			text := head + strings.Repeat(" ", size-len(head)-len(tail)) + tail
+			require.Len(t, text, size)
+			for _, asRecord := range []bool{false, true} {
+				p := newDiffPair(false)
+				if asRecord {
+					parts := chunks(text, 1<<20)
+					p.got.addAnswer(resolver.Answer{Records: []resolver.Record{{Type: resolver.TypeTXT, TXT: parts}}})
+					p.want.Add(parts...)
+				} else {
+					p.got.AddText(text)
+				}
+				refAddText(p.want, text)
+				p.check(t, nil, head, tail, "x _spf.tail.example y", "A@B.EXAMPLE", "192.0.2.2/24", "h.example", "nothing.example")
+				for _, b := range p.got.store.blocks {
+					require.LessOrEqual(t, len(b), maxText, "a block an entry's offset cannot reach")
+				}
+			}
+		}
+	}
+}
+
 // FuzzTextDifferential: for any text, cut into any chunk size, the Set
 // and the reference record the same values.
 func FuzzTextDifferential(f *testing.F) {

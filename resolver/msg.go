@@ -223,11 +223,38 @@ func decode(rr dns.RR) (Record, bool) {
 	return r, true
 }
 
+// unescapeAll unescapes the character-strings of a TXT record. Two or
+// more are written once, joined, into one text, and returned as pieces
+// of it with the text kept past their length (withJoined), where
+// JoinedTXT finds it: the record's readers share that one copy.
 func unescapeAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = unescape(s)
+	if len(ss) < 2 {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = unescape(s)
+		}
+		return out
 	}
+	n := 0
+	for _, s := range ss {
+		n += len(s) // at least the unescaped length
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var buf [16]int
+	ends := buf[:0]
+	for _, s := range ss {
+		unescapeTo(&b, s)
+		ends = append(ends, b.Len())
+	}
+	j := b.String()
+	out := make([]string, len(ss), len(ss)+1)
+	start := 0
+	for i, end := range ends {
+		out[i] = j[start:end]
+		start = end
+	}
+	out[:len(ss)+1][len(ss)] = j // see withJoined
 	return out
 }
 
@@ -239,23 +266,35 @@ func unescape(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
+	unescapeTo(&b, s)
+	return b.String()
+}
+
+// unescapeTo writes s to b with its presentation escapes undone: the
+// runs between escapes whole, not byte by byte.
+func unescapeTo(b *strings.Builder, s string) {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			b.WriteString(s)
+			return
 		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			if n, err := strconv.Atoi(s[i+1 : i+4]); err == nil && n <= 255 {
+		b.WriteString(s[:i])
+		s = s[i:] // starts with the backslash
+		switch {
+		case len(s) == 1:
+			b.WriteByte('\\') // a backslash at the end stays
+			return
+		case len(s) >= 4 && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]):
+			if n, err := strconv.Atoi(s[1:4]); err == nil && n <= 255 {
 				b.WriteByte(byte(n))
-				i += 3
+				s = s[4:]
 				continue
 			}
 		}
-		b.WriteByte(s[i+1])
-		i++
+		b.WriteByte(s[1])
+		s = s[2:]
 	}
-	return b.String()
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -3,8 +3,10 @@ package resolver
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/miekg/dns"
 )
@@ -170,8 +172,61 @@ type Record struct {
 }
 
 // JoinedTXT returns the strings of a TXT record joined with no separator,
-// as SPF, DMARC, DKIM, MTA-STS and TLS-RPT require.
-func (r Record) JoinedTXT() string { return strings.Join(r.TXT, "") }
+// as SPF, DMARC, DKIM, MTA-STS and TLS-RPT require. For a record decoded
+// from a reply (FromMsg) it returns, without a copy, the joined text the
+// decoder made once and that the strings are pieces of (see withJoined):
+// a long record's text is not built again by each reader (the SPF walk,
+// the redaction guard).
+func (r Record) JoinedTXT() string {
+	if j, ok := joinedOf(r.TXT); ok {
+		return j
+	}
+	return strings.Join(r.TXT, "")
+}
+
+// withJoined returns pieces (of which joined is the concatenation, each
+// piece a substring of joined in order) with joined kept in the slot
+// past its length: the slice has room for one more string and holds
+// joined there, where JoinedTXT finds it.
+func withJoined(pieces []string, joined string) []string {
+	out := make([]string, len(pieces), len(pieces)+1)
+	copy(out, pieces)
+	out[:len(pieces)+1][len(pieces)] = joined
+	return out
+}
+
+// joinedOf returns the text kept past the length of txt (withJoined),
+// when txt has two strings or more and every one of them is, in order, a
+// piece of that text's own memory that together cover it: then the text
+// is their concatenation, whatever was done to the slice since (a string
+// replaced, the slice cut or appended to, a clone without the slot),
+// which fails the test and makes JoinedTXT join the strings instead.
+func joinedOf(txt []string) (string, bool) {
+	if len(txt) < 2 || cap(txt) == len(txt) {
+		return "", false
+	}
+	j := txt[:len(txt)+1][len(txt)]
+	off := 0
+	for _, t := range txt {
+		if len(t) == 0 {
+			continue
+		}
+		if len(t) > len(j)-off || unsafe.StringData(t) != unsafe.StringData(j[off:]) {
+			return "", false
+		}
+		off += len(t)
+	}
+	return j, off == len(j)
+}
+
+// cloneTXT copies the strings of a TXT record, with the joined text kept
+// past their length (withJoined) when there is one.
+func cloneTXT(txt []string) []string {
+	if j, ok := joinedOf(txt); ok {
+		return withJoined(txt, j)
+	}
+	return slices.Clone(txt)
+}
 
 // TXTs returns one joined string per TXT record of a Found answer.
 func (a Answer) TXTs() []string {

@@ -57,9 +57,9 @@ type Scan struct {
 
 	mu      sync.Mutex
 	calls   map[question]*call
-	dropped int // canceled questions, removed from calls but spent
-	bytes   int // answer data kept, see MaxScanBytes
-	log     []Query
+	dropped int     // canceled questions, removed from calls but spent
+	bytes   int     // answer data kept, see MaxScanBytes
+	log     []*call // the questions sent, in the order they completed (see query)
 }
 
 // Query records one distinct question a Scan sent to the resolver below
@@ -85,6 +85,7 @@ type call struct {
 	// While the question is asked (see run): when, what the Cache below
 	// said of it, and whether the resolver below returned.
 	start    time.Time
+	end      time.Time // when the answer was published, set under the Scan's mu
 	note     *cacheNote
 	answered bool
 	asked    time.Duration // the sender's Path bound when it asked
@@ -216,9 +217,9 @@ func (s *Scan) publish(q question, c *call) {
 	} else {
 		s.bytes += n
 	}
-	a := &c.answer
-	s.log = append(s.log, Query{Name: q.name, Type: q.qtype, Start: c.start, End: end, Outcome: a.Outcome, Reason: a.Reason})
-	if a.Reason == ReasonCanceled {
+	c.end = end
+	s.log = append(s.log, c)
+	if c.answer.Reason == ReasonCanceled {
 		delete(s.calls, q)
 		s.dropped++
 	}
@@ -262,7 +263,7 @@ func cloneAnswer(src *Answer) Answer {
 	if a.Records != nil {
 		recs := make([]Record, len(a.Records))
 		for i, r := range a.Records {
-			r.TXT = slices.Clone(r.TXT)
+			r.TXT = cloneTXT(r.TXT)
 			recs[i] = r
 		}
 		a.Records = recs
@@ -277,12 +278,42 @@ func (s *Scan) Queries() int {
 	return len(s.log)
 }
 
+// All reports whether every question sent below this Scan, in the order
+// they completed, satisfies f (true when none was sent), reading them in
+// place rather than copying them as Log does. f must not call s.
+func (s *Scan) All(f func(Query) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.log {
+		if !f(c.query()) {
+			return false
+		}
+	}
+	return true
+}
+
 // Log returns a copy of the questions sent below this Scan, in the order
 // they completed.
 func (s *Scan) Log() []Query {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Query(nil), s.log...)
+	if len(s.log) == 0 {
+		return nil
+	}
+	out := make([]Query, len(s.log))
+	for i, c := range s.log {
+		out[i] = c.query()
+	}
+	return out
+}
+
+// query returns the log entry of c, a published call: its question, when
+// it was sent and answered, and the answer's outcome. A call's fields are
+// no longer written once it is published (the Scan's log holds the call
+// rather than a copy of them: a pointer per question, not a Query).
+// Called with the Scan's mu held.
+func (c *call) query() Query {
+	return Query{Name: c.q.name, Type: c.q.qtype, Start: c.start, End: c.end, Outcome: c.answer.Outcome, Reason: c.answer.Reason}
 }
 
 // Func adapts a function to the Resolver interface.

@@ -583,7 +583,7 @@ func wireName(name string) bool {
 	if name == "" || len(name) > MaxDomainLength {
 		return false
 	}
-	for _, l := range strings.Split(name, ".") {
+	for l := range strings.SplitSeq(name, ".") {
 		if l == "" || len(l) > 63 {
 			return false
 		}

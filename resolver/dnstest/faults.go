@@ -124,22 +124,38 @@ type Received struct {
 	Time time.Time
 }
 
-// queryLog counts received questions.
+// queryLog counts received questions. It keeps them in chunks of
+// logChunk, so that a log that grows for as long as a benchmark runs
+// never copies what it holds (appending to one slice would copy it at
+// every doubling: garbage that a benchmark would count against each
+// lookup).
 type queryLog struct {
-	mu  sync.Mutex
-	log []Received
+	mu     sync.Mutex
+	chunks [][]Received
 }
+
+// logChunk is the number of questions of a queryLog chunk.
+const logChunk = 256
 
 func (l *queryLog) add(name string, qtype resolver.Type, net string, udpSize uint16, cd bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.log = append(l.log, Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, UDPSize: udpSize, CD: cd, Time: time.Now()})
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		l.chunks = append(l.chunks, make([]Received, 0, logChunk))
+		k++
+	}
+	l.chunks[k] = append(l.chunks[k], Received{Name: resolver.CanonicalName(name), Type: qtype, Net: net, UDPSize: udpSize, CD: cd, Time: time.Now()})
 }
 
 func (l *queryLog) all() []Received {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Received(nil), l.log...)
+	var out []Received
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func (l *queryLog) count(name string, qtype resolver.Type) int {
