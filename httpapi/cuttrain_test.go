@@ -55,7 +55,7 @@ func TestHeadroomCutsComeInSmallBatches(t *testing.T) {
 	before := cuts.Load()
 	for i := range 3 * headroomCuts {
 		ad := admissionFor(netip.AddrFrom4([4]byte{198, 51, 100, byte(1 + i)}), DefaultSourceInFlight)
-		_, _, e := s.acquire(context.Background(), ad, time.Hour, nil)
+		_, _, e := s.acquire(context.Background(), ad, time.Minute, nil)
 		require.Nil(t, e, "fresh request %d is admitted", i)
 	}
 	assert.GreaterOrEqual(t, cuts.Load()-before, int64(3*headroomCuts), "a scan was cut for each fresh request")

@@ -130,12 +130,10 @@ const (
 	// cuts at most for headroom (beyond those cut for fresh waiting
 	// requests), and only those looks cut for headroom (not the one a
 	// request makes when it has to wait): 32 a second. Slots freed for
-	// headroom are granted at once to whoever waits, so an uncapped look
-	// started a train of as many scans as requests were queued, in one
-	// millisecond; under a siege of
-	// never-answering scans, those trains and the retries and socket
-	// closes that followed them made hundreds of goroutines runnable at
-	// once, ahead of a visitor's.
+	// headroom are granted at once to whoever waits, so the cap keeps
+	// each train of admissions a look starts small: the scans of a train
+	// start, retry and end together, hundreds of goroutines runnable at
+	// once ahead of a visitor's (RELIABILITY.md, "Where the tail is").
 	headroomCuts = 8
 )
 

@@ -43,8 +43,8 @@
 // A lookup uses the time its context gives it (a scan's check: its share
 // of the scan deadline). The first attempt waits [DefaultTimeout] (800
 // ms) for its reply; each later one waits 200 ms longer, up to
-// [MaxAttemptTimeout] (1.6 s): sent at about 0, 0.8, 1.8, 3.0, 4.4, 6.0,
-// 7.6 s and so on, rotating over the configured servers, the last attempt
+// [MaxAttemptTimeout] (1.6 s): sent no earlier than 0, 0.8, 1.8, 3.0, 4.4,
+// 6.0, 7.6 s and so on, rotating over the configured servers, the last attempt
 // waiting only until the deadline ([Schedule], [Client.Timeout] and
 // [Client.Attempts] change it). Each wait is lengthened by a random
 // amount up to an eighth of it (the first 0.8–0.9 s), so that the retries of

@@ -61,22 +61,21 @@ type retry struct {
 	rot      int       // next server in the rotation
 	last     int       // server of the latest attempt
 	waitEnd  time.Time // when the latest attempt times out
-	// spread, when set, draws each attempt's wait from around the
-	// schedule's (Client.attempts sets jitter); nil: the schedule's own.
+	// spread, when set, lengthens each attempt's wait at random (a
+	// Client's lookups set jitter); nil: the schedule's own waits.
 	spread func(time.Duration) time.Duration
 }
 
 // jitter returns t lengthened by a random amount of at most an eighth of
 // it. The attempts of questions asked together (the scans a burst of
-// requests started in the same millisecond) then fall due spread over an
-// eighth of their wait, not all at once, and a wave of retries does not
-// come back at every attempt: under a siege of hundreds of scans of a
-// domain that never answers, synchronised retries made hundreds of
-// goroutines runnable in one millisecond, ahead of a visitor's. Only
-// lengthened: an attempt waits at least its timeout (Client.Timeout is
-// what the first waits, and a one-attempt lookup's whole wait). At most
-// 1.6 s plus an eighth, 1.8 s, an attempt still waits less than
-// Unbound's discard-timeout (1.9 s).
+// requests starts in the same millisecond) then fall due spread over an
+// eighth of their wait, not all at once, and do not come back together at
+// every attempt: hundreds of goroutines made runnable in one millisecond
+// would queue a visitor's behind them. Only lengthened: an attempt waits
+// at least its timeout (Client.Timeout is what the first waits, and a
+// one-attempt lookup's whole wait). With the default Timeout the longest
+// wait, 1.6 s plus an eighth, is 1.8 s: under Unbound's discard-timeout
+// (1.9 s).
 func jitter(t time.Duration) time.Duration {
 	if t < 8 || t > math.MaxInt64/2 {
 		return t // nothing to spread, or past any deadline anyway

@@ -46,12 +46,12 @@ func TestCloseWhileReaderHandsOver(t *testing.T) {
 	s.pending[s.find(id)].e.tomb = true
 	s.live--
 	s.handOverLocked() // wakes the reader, which goes to watch.add and waits for s.mu
-	require.Eventually(t, func() bool { return stackHas("(*watcher).add") }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return stackHas("(*watcher).add") }, 30*time.Second, 2*time.Millisecond)
 	s.pending = s.pending[:0]
 	s.closeLocked()
 	s.mu.Unlock()
 
-	require.Eventually(t, func() bool { return connClosed(s) }, 5*time.Second, 5*time.Millisecond, "descriptor closed")
+	require.Eventually(t, func() bool { return connClosed(s) }, 30*time.Second, 5*time.Millisecond, "descriptor closed")
 	require.Zero(t, p.watch.count())
 }
 
@@ -65,7 +65,7 @@ func TestCloseWhileReaderWaits(t *testing.T) {
 	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
 	s, err := u.dial(8)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 30*time.Second, 2*time.Millisecond)
 	s.closeIdle()
-	require.Eventually(t, func() bool { return connClosed(s) }, 5*time.Second, 5*time.Millisecond, "descriptor closed")
+	require.Eventually(t, func() bool { return connClosed(s) }, 30*time.Second, 5*time.Millisecond, "descriptor closed")
 }

@@ -647,7 +647,7 @@ type socket struct {
 	closed  bool
 	idle    *time.Timer
 	// handing: the socket is retired with tombstones only, and its reader
-	// hands it to the pool's watcher (see handOver); watched: the watcher
+	// hands it to the pool's watcher (see handOverLocked); watched: the watcher
 	// reads it, under token.
 	handing atomic.Bool
 	watched bool
@@ -781,11 +781,10 @@ func (s *socket) closeIdle() {
 // reader of its own is closed by that reader: closeLocked sets closing
 // and wakes it with a read deadline in the past. Closing the conn here
 // would block the caller, under s.mu, until the reader blocked in its
-// read had been scheduled and let go of the descriptor: a lookup ending
-// (Client.release) waited so for a reader goroutine queued behind every
-// other runnable one, and each close made two goroutines runnable
-// rather than one. A watched socket has no reader and is closed at once.
-// The caller holds s.mu.
+// read had been scheduled and let go of the descriptor (the caller is
+// often a lookup ending, in Client.release), and would make two
+// goroutines runnable rather than one. A watched socket has no reader and
+// is closed at once. The caller holds s.mu.
 func (s *socket) closeLocked() {
 	s.closed = true
 	if s.idle != nil {
