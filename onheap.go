@@ -13,10 +13,7 @@ import (
 // neither the check's result (a protocol package's Result, some hundreds
 // of bytes), nor the copy a judge takes of it, nor room for the verdict:
 // only onHeap's frame, for as long as check runs, has room for the
-// result. By go build -gcflags=-S, checkCAA's and checkDMARC's frames are
-// 72 bytes (240 with a wrapper per check that returned the verdict by
-// value), checkSPF's 208 (264), and onHeap's instances are the size of
-// the wrappers they replace. A goroutine whose deepest lookup stays under
+// result. A goroutine whose deepest lookup stays under
 // 8 KiB keeps an 8 KiB stack, and every lookup of a scan in flight waits
 // on top of these frames. check is a function value, not a closure: a
 // closure would return the result into onHeap's frame after holding it

@@ -93,22 +93,20 @@ func (g *siege) settle(t *testing.T, extra int) {
 
 // TestCoalitionOfFreshSourcesCannotStarve: as many IPv4 addresses as
 // there are slots, and twice as many, each keeping one scan of a domain
-// that never answers in flight (asking again the moment one ends).
-// Before admission by behaviour each of them was fresh whenever its scan
-// had ended, and they held every slot; now a new source is admitted
-// within the queue wait (simulated time: the clock is a fake one,
+// that never answers in flight (asking again the moment one ends). Were
+// each of them fresh whenever its scan had ended, they would hold every
+// slot; a new source is admitted within the queue wait (simulated time:
+// the clock is a fake one,
 // stepped a second at a time with a look for scans to cut at each step),
 // once each attacker has had its first turn. The coalition as large as
 // the slots runs against the DefaultMaxInFlight slots; both sizes run
 // against 128 slots, where the admission's shares of the slots (the
 // reserve, reserveOf, and the headroom, nearlyFullOf) are those of the
 // default: the scheduler's logic is the same at a quarter of the
-// goroutines (twice the default's slots took about 28 s under -race).
-// The test makes every look for scans to cut itself, on the fake clock;
-// the scheduler's real-time cut timer stays disarmed (the timer's own
-// looks, every 250 ms of real time, kept cutting scans while the siege
-// settled: 15.6 s under -race, and one run at load 7 never settled
-// within 10 s; 3.8 s without them).
+// goroutines. The test makes every look for scans to cut itself, on the
+// fake clock; the scheduler's real-time cut timer stays disarmed, so that
+// no look of its own, every 250 ms of real time, cuts scans while the
+// siege settles.
 func TestCoalitionOfFreshSourcesCannotStarve(t *testing.T) {
 	const fewSlots = 128
 	require.Equal(t, reserveOf(DefaultMaxInFlight)*fewSlots, reserveOf(fewSlots)*DefaultMaxInFlight, "the reserve's share")
