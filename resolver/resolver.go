@@ -152,7 +152,11 @@ type Record struct {
 	Type Type
 	TTL  uint32
 	// TXT holds the character-strings of a TXT or SPF record as raw bytes
-	// (zone-file escapes undone), one element per string.
+	// (zone-file escapes undone), one element per string. A decoded record
+	// of several strings keeps their joined text in the slot just past the
+	// slice's length (JoinedTXT returns it while the strings are still
+	// pieces of it), so appending to TXT writes into that slot: harmless to
+	// JoinedTXT, which then joins the strings again.
 	TXT []string
 	// Target is the exchange of an MX, the name of a PTR or the target of a
 	// CNAME, lower-case without the trailing dot; "" for the root (a null MX).
