@@ -66,6 +66,12 @@ type retry struct {
 	spread func(time.Duration) time.Duration
 }
 
+// jitterShare: jitter lengthens a wait by up to 1/jitterShare of it. No
+// RFC sets it; the bound that matters is Unbound's discard-timeout (1.9
+// s), which the longest default wait, MaxAttemptTimeout plus an eighth
+// (1.8 s), stays under (TestJitterSpreadsWaits).
+const jitterShare = 8
+
 // jitter returns t lengthened by a random amount of at most an eighth of
 // it. The attempts of questions asked together (the scans a burst of
 // requests starts in the same millisecond) then fall due spread over an
@@ -77,10 +83,10 @@ type retry struct {
 // wait, 1.6 s plus an eighth, is 1.8 s: under Unbound's discard-timeout
 // (1.9 s).
 func jitter(t time.Duration) time.Duration {
-	if t < 8 || t > math.MaxInt64/2 {
+	if t < jitterShare || t > math.MaxInt64/2 {
 		return t // nothing to spread, or past any deadline anyway
 	}
-	return t + rand.N(t/8+1)
+	return t + rand.N(t/jitterShare+1)
 }
 
 func newRetry(sched Schedule, servers int, deadline time.Time) *retry {

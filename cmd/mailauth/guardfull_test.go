@@ -35,7 +35,11 @@ func guardFillingPolicy() string {
 // TestServeGuardFullMetric: a zone whose MTA-STS policy fills the
 // redaction guard gets a 500 (the guard cannot vouch for the result),
 // counted by mailauth_leak_guard_full_total and not as a leak
-// (mailauth_leak_guard_replacements_total stays 0).
+// (mailauth_leak_guard_replacements_total stays 0). The flags point serve
+// at the lab; each of their defaults is exercised with no flag elsewhere:
+// -listen, -admin-listen, -dns, -https-port, -ca-file, -storage and
+// -allow-loopback-targets in TestServeOnEveryDefault, -canary-name in
+// TestServeReadyOnDefaults.
 func TestServeGuardFullMetric(t *testing.T) {
 	t.Parallel()
 	lab := testlab.Start(t, []string{scanZoneFile}, map[string]string{"mta-sts.good.example.com": guardFillingPolicy()})
