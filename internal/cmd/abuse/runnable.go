@@ -61,26 +61,8 @@ func (r *runnableSampler) read() []uint64 {
 // runnableQuantile returns the q quantile of the samples in now beyond
 // prev (0 when none).
 func runnableQuantile(now, prev []uint64, q float64) int {
-	var total uint64
-	diff := make([]uint64, len(now))
-	for i, c := range now {
-		if i < len(prev) {
-			c -= prev[i]
-		}
-		diff[i], total = c, total+c
-	}
-	if total == 0 {
-		return 0
-	}
-	want := max(uint64(q*float64(total)+0.5), 1)
-	var seen uint64
-	for i, c := range diff {
-		seen += c
-		if seen >= want {
-			return i
-		}
-	}
-	return len(diff) - 1
+	i, _ := countQuantile(now, prev, q)
+	return i
 }
 
 // traceFor is how long the runtime trace of a siege's measurement runs

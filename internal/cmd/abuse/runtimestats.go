@@ -106,27 +106,41 @@ func histQuantile(h, prev *metrics.Float64Histogram, q float64) float64 {
 	if h == nil {
 		return 0
 	}
-	diff := make([]uint64, len(h.Counts))
-	var total uint64
-	for i, c := range h.Counts {
-		if prev != nil && i < len(prev.Counts) {
-			c -= prev.Counts[i]
-		}
-		diff[i] = c
-		total += c
+	var before []uint64
+	if prev != nil {
+		before = prev.Counts
 	}
-	if total == 0 {
+	i, ok := countQuantile(h.Counts, before, q)
+	if !ok {
 		return 0
 	}
-	want := uint64(math.Ceil(q * float64(total)))
+	return max(h.Buckets[i], 0) * 1000
+}
+
+// countQuantile returns the index of the bucket that holds the q
+// quantile of the counts in now beyond those in prev (prev may be
+// shorter, or nil: counted from zero); false when there is none.
+func countQuantile(now, prev []uint64, q float64) (int, bool) {
+	diff := make([]uint64, len(now))
+	var total uint64
+	for i, c := range now {
+		if i < len(prev) {
+			c -= prev[i]
+		}
+		diff[i], total = c, total+c
+	}
+	if total == 0 {
+		return 0, false
+	}
+	want := max(uint64(math.Ceil(q*float64(total))), 1)
 	var seen uint64
 	for i, c := range diff {
 		seen += c
 		if seen >= want && c > 0 {
-			return max(h.Buckets[i], 0) * 1000
+			return i, true
 		}
 	}
-	return 0
+	return len(diff) - 1, true
 }
 
 // threadTimes returns the time this process's threads have run and
