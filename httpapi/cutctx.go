@@ -13,24 +13,26 @@ import (
 // reports what it has, its unanswered lookups as slow, exactly as at its
 // own deadline, instead of failing as a canceled request.
 //
-// Contexts derived from it are ended through AfterFunc, without a
-// goroutine each.
+// Contexts derived from it follow it through its AfterFunc method, which
+// the context package calls for a parent that is not one of its own: the
+// goroutine that ends the context ends them, as a context.WithCancel
+// parent would, rather than one goroutine each.
 type cutContext struct {
 	parent context.Context
-	inner  context.Context // Done and AfterFunc; canceled when the context ends
-	end    context.CancelFunc
+	done   chan struct{} // closed when the context ends
 
 	mu       sync.Mutex
 	err      error
 	deadline time.Time
 	timer    *time.Timer
 	stop     func() bool // stops following the parent
+	next     uint64
+	after    map[uint64]func() // AfterFunc's funcs not yet run or stopped
 }
 
 // newCutContext returns a context under parent with no deadline yet.
 func newCutContext(parent context.Context) *cutContext {
-	c := &cutContext{parent: parent}
-	c.inner, c.end = context.WithCancel(context.Background())
+	c := &cutContext{parent: parent, done: make(chan struct{})}
 	c.stop = context.AfterFunc(parent, func() { c.finish(parent.Err()) })
 	return c
 }
@@ -52,7 +54,9 @@ func (c *cutContext) cut() { c.finish(context.DeadlineExceeded) }
 // cancel ends the context as canceled (once the diagnostic is over).
 func (c *cutContext) cancel() { c.finish(context.Canceled) }
 
-// finish ends the context with err, once.
+// finish ends the context with err, once, and then runs the funcs given
+// to AfterFunc, in the calling goroutine and without c's lock (each
+// reads Err).
 func (c *cutContext) finish(err error) {
 	c.mu.Lock()
 	if c.err != nil {
@@ -63,9 +67,14 @@ func (c *cutContext) finish(err error) {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.end() // Done closes with Err set; AfterFuncs run in goroutines of their own
+	close(c.done)
+	after := c.after
+	c.after = nil
 	c.mu.Unlock()
 	c.stop()
+	for _, f := range after {
+		f()
+	}
 }
 
 // Deadline implements context.Context.
@@ -82,7 +91,7 @@ func (c *cutContext) Deadline() (time.Time, bool) {
 }
 
 // Done implements context.Context.
-func (c *cutContext) Done() <-chan struct{} { return c.inner.Done() }
+func (c *cutContext) Done() <-chan struct{} { return c.done }
 
 // Err implements context.Context.
 func (c *cutContext) Err() error {
@@ -94,6 +103,35 @@ func (c *cutContext) Err() error {
 // Value implements context.Context.
 func (c *cutContext) Value(key any) any { return c.parent.Value(key) }
 
-// AfterFunc arranges for f to run once the context ends; the context
-// package uses it to end derived contexts without a goroutine each.
-func (c *cutContext) AfterFunc(f func()) (stop func() bool) { return context.AfterFunc(c.inner, f) }
+// AfterFunc arranges for f to run once the context ends, and returns a
+// func that stops it (reporting whether it did). The context package
+// calls it to have a derived context end with this one; f then runs in
+// the goroutine that ends the context (finish), so it must be short and
+// must not block, as the context package's funcs are: they end a derived
+// context, and a func that context.AfterFunc was given runs in a
+// goroutine of its own all the same. A context that has already ended
+// runs f in a goroutine of its own, as context.AfterFunc does: the
+// context package calls this method with the derived context's lock
+// held, and f takes that lock.
+func (c *cutContext) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	c.next++
+	id := c.next
+	if c.after == nil {
+		c.after = make(map[uint64]func())
+	}
+	c.after[id] = f
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.after[id]
+		delete(c.after, id)
+		return ok
+	}
+}
