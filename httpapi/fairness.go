@@ -40,7 +40,10 @@ import (
 //     charged at admission with the whole deadline and refunded with what
 //     the diagnostic did not use; a spent budget is a 429 with
 //     Retry-After;
-//   - waiting requests are served round-robin between sources.
+//   - waiting requests are served round-robin between sources;
+//   - while slots run short, requests that are not fresh are granted
+//     slots one per grantGap at most, so that slots coming back together
+//     do not start scans together; fresh requests are granted at once.
 const (
 	// DefaultSourceInFlight caps the diagnostics one source runs at once.
 	// An interactive client (the web page, the CLI) runs one; three leave
@@ -137,6 +140,17 @@ const (
 	headroomCuts = 8
 )
 
+// grantGap is how far apart, while slots run short (scheduler.pressed),
+// slots are granted to requests that are not fresh: one a millisecond,
+// about twice the most the service scans in a second on two cores. Slots come
+// back in trains (scans started together end together at their deadline;
+// a look of the cut timer frees up to headroomCuts at once), and a train
+// of grants is a train of scan starts, ten goroutines each, runnable at
+// once ahead of a visitor's; the scans of a train end together again a
+// deadline later, so a train that is granted at once lives on. Fresh
+// requests (a visitor's) are granted at once whatever the pace.
+const grantGap = time.Millisecond
+
 // watch lets the scheduler see a diagnostic's progress and cut it.
 type watch struct {
 	// lastReply returns when the diagnostic last made progress (a DNS
@@ -193,11 +207,14 @@ type scheduler struct {
 	held     map[*slot]struct{}   // diagnostics in flight
 	ticking  bool                 // the cut timer is armed
 	cuts     int                  // diagnostics cut since the start
+	gap      time.Duration        // grantGap (0 in tests that do not pace)
+	paced    time.Time            // no grant to a request that is not fresh before, while pressed
+	pacing   bool                 // the pace timer is armed
 }
 
 func newScheduler(slots int) *scheduler {
 	return &scheduler{now: time.Now, total: slots, free: slots, reserve: reserveOf(slots), inFlight: map[string]int{},
-		queues: map[string][]*waiter{}, usage: newUsage(), held: map[*slot]struct{}{}}
+		queues: map[string][]*waiter{}, usage: newUsage(), held: map[*slot]struct{}{}, gap: grantGap}
 }
 
 // acquire waits at most wait for a slot. The returned func gives it back;
@@ -206,7 +223,7 @@ func newScheduler(slots int) *scheduler {
 // nil, lets the scheduler cut the diagnostic for want of progress.
 func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duration, w *watch) (release func(), idle bool, e *apiError) {
 	s.mu.Lock()
-	if len(s.queues[ad.source]) == 0 && s.admissible(ad, s.now()) {
+	if now := s.now(); len(s.queues[ad.source]) == 0 && s.admissible(ad, now) && s.paceFor(ad, now) {
 		sl, idle := s.take(ad, w)
 		s.armCut()
 		s.mu.Unlock()
@@ -214,6 +231,7 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 	}
 	wt := &waiter{ad: ad, watch: w, ready: make(chan struct{})}
 	s.enqueue(wt)
+	s.dispatch() // a request the pace held back takes its turn now, or the pace timer's
 	cuts := s.stalled(false)
 	s.armCut()
 	s.mu.Unlock()
@@ -520,10 +538,13 @@ func (s *scheduler) dispatch() {
 	for s.free > 0 && len(s.ring) > 0 {
 		i := s.freshest(now)
 		if i < 0 {
-			i = s.nextAdmissible(now)
-		}
-		if i < 0 {
-			return
+			if !s.paceNext() {
+				return
+			}
+			if i = s.nextAdmissible(now); i < 0 {
+				return
+			}
+			s.paced = time.Now().Add(s.gap)
 		}
 		src := s.ring[i]
 		q := s.queues[src]
@@ -534,6 +555,51 @@ func (s *scheduler) dispatch() {
 		s.next = (i + 1) % len(s.ring)
 		s.setQueue(src, q[1:])
 	}
+}
+
+// paceFor reports whether ad, admissible, may take a slot at once as far
+// as the pace goes (grantGap), and if so counts the grant against the
+// pace: a fresh request always, and any request while slots do not run
+// short; otherwise not while others wait (they are granted in turn, the
+// pace's turn among them) or before the gap has passed. Called with mu
+// held.
+func (s *scheduler) paceFor(ad admission, now time.Time) bool {
+	if s.gap <= 0 || !s.pressed() || s.fresh(ad, now) {
+		return true
+	}
+	if s.queued > 0 || !s.paceNext() {
+		return false
+	}
+	s.paced = time.Now().Add(s.gap)
+	return true
+}
+
+// paceNext reports whether a request that is not fresh may be granted a
+// slot now, and otherwise arms the pace timer, which dispatches when the
+// gap has passed. The pace runs on the real clock, whatever the
+// scheduler's (it spreads the work of scan starts, which real time
+// measures). Called with mu held.
+func (s *scheduler) paceNext() bool {
+	if s.gap <= 0 {
+		return true
+	}
+	wait := time.Until(s.paced)
+	if wait <= 0 {
+		return true
+	}
+	if !s.pacing {
+		s.pacing = true
+		time.AfterFunc(wait, s.paceTick)
+	}
+	return false
+}
+
+// paceTick grants what the pace held back.
+func (s *scheduler) paceTick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pacing = false
+	s.dispatch()
 }
 
 // freshest returns the ring index of the source whose oldest request is

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// paceSiege fills every slot of s, the half beyond the reserve first
+// with sources that have used a budget's worth of slow slot time lately
+// (so are not fresh), the reserve then with fresh ones; it queues one
+// request for each of n more sources that are not fresh. It returns the
+// release funcs of the slots beyond the reserve and of the reserve's, and
+// a channel that receives each queued request's release func once it is
+// granted.
+func paceSiege(t *testing.T, s *scheduler, n int) (used, reserve []func(), granted chan func()) {
+	t.Helper()
+	spent := func(i int) admission {
+		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
+		s.mu.Lock()
+		s.usage.add(ad.groups, DefaultSourceBudget, s.now())
+		s.mu.Unlock()
+		return ad
+	}
+	for i := range s.total {
+		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
+		if i < s.total-s.reserve {
+			ad = spent(i)
+		}
+		rel, _, e := s.acquire(context.Background(), ad, 0, nil)
+		require.Nil(t, e, "slot %d", i)
+		if i < s.total-s.reserve {
+			used = append(used, rel)
+		} else {
+			reserve = append(reserve, rel)
+		}
+	}
+	granted = make(chan func(), n)
+	for i := range n {
+		ad := spent(s.total + i)
+		go func() {
+			rel, _, e := s.acquire(context.Background(), ad, time.Hour, nil)
+			if e == nil {
+				granted <- rel
+			}
+		}()
+	}
+	require.Eventually(t, func() bool { return s.waiting() == n }, 10*time.Second, time.Millisecond)
+	return used, reserve, granted
+}
+
+// TestPaceHoldsBackATrainOfGrants: slots that come back at once, while
+// requests that are not fresh wait, are not all granted at once: one
+// within the gap (here an hour), the rest held, their slots free; a fresh
+// request arriving meanwhile is admitted at once.
+func TestPaceHoldsBackATrainOfGrants(t *testing.T) {
+	t.Parallel()
+	s := newScheduler(64)
+	s.gap = time.Hour
+	used, reserve, granted := paceSiege(t, s, 20)
+	for _, rel := range reserve {
+		rel() // the reserve is for fresh requests only
+	}
+	assert.Equal(t, 20, s.waiting())
+	for _, rel := range used[:20] {
+		rel()
+	}
+	rel := <-granted
+	defer rel()
+	assert.Equal(t, 19, s.waiting(), "one grant within the gap, the train held back")
+	s.mu.Lock()
+	assert.Equal(t, s.reserve+19, s.free, "the held-back requests' slots stay free")
+	s.mu.Unlock()
+	assert.Empty(t, granted)
+
+	visitor := admissionFor(netip.MustParseAddr("198.51.100.7"), DefaultSourceInFlight)
+	vrel, _, e := s.acquire(context.Background(), visitor, 0, nil)
+	require.Nil(t, e, "a fresh request is admitted at once, whatever the pace")
+	vrel()
+
+	other := admissionFor(siegeAddr(1000), DefaultSourceInFlight)
+	s.mu.Lock()
+	s.usage.add(other.groups, DefaultSourceBudget, s.now())
+	s.mu.Unlock()
+	_, _, e = s.acquire(context.Background(), other, 0, nil)
+	require.NotNil(t, e, "a request that is not fresh waits its turn behind the others")
+}
+
+// TestPaceGrantsEveryWaitingRequest: with the default gap the held-back
+// train is granted in full, one at a time, by the pace timer, with no
+// release to drive it; the pace charges nothing to a pool that does not
+// run short.
+func TestPaceGrantsEveryWaitingRequest(t *testing.T) {
+	t.Parallel()
+	s := newScheduler(64)
+	require.Equal(t, grantGap, s.gap, "the default pace")
+	used, reserve, granted := paceSiege(t, s, 30)
+	for _, rel := range reserve {
+		rel()
+	}
+	for _, rel := range used[:30] {
+		rel()
+	}
+	for i := range 30 {
+		select {
+		case rel := <-granted:
+			defer rel()
+		case <-time.After(time.Minute):
+			require.Failf(t, "a held-back request was never granted", "%d of 30 granted", i)
+		}
+	}
+	assert.Zero(t, s.waiting())
+
+	// Not short of slots (none waiting, the pool not nearly full):
+	// requests that are not fresh are admitted back to back, the pace
+	// untouched.
+	for _, rel := range used[30:] {
+		rel()
+	}
+	s.mu.Lock()
+	before := s.paced
+	s.mu.Unlock()
+	for i := range 2 {
+		ad := admissionFor(siegeAddr(2000+i), DefaultSourceInFlight)
+		s.mu.Lock()
+		s.usage.add(ad.groups, DefaultSourceBudget, s.now())
+		s.mu.Unlock()
+		rel, _, e := s.acquire(context.Background(), ad, 0, nil)
+		require.Nil(t, e)
+		defer rel()
+	}
+	s.mu.Lock()
+	assert.Equal(t, before, s.paced)
+	s.mu.Unlock()
+}
