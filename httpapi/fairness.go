@@ -41,9 +41,10 @@ import (
 //     the diagnostic did not use; a spent budget is a 429 with
 //     Retry-After;
 //   - waiting requests are served round-robin between sources;
-//   - while slots run short, requests that are not fresh are granted
-//     slots one per grantGap at most, so that slots coming back together
-//     do not start scans together; fresh requests are granted at once.
+//   - while a quarter of the slots or more are in flight, requests that are not
+//     fresh are granted slots one per grantGap (after a pause grantBurst
+//     at once), so that slots coming back together do not start scans
+//     together; fresh requests are granted at once.
 const (
 	// DefaultSourceInFlight caps the diagnostics one source runs at once.
 	// An interactive client (the web page, the CLI) runs one; three leave
@@ -140,16 +141,24 @@ const (
 	headroomCuts = 8
 )
 
-// grantGap is how far apart, while slots run short (scheduler.pressed),
-// slots are granted to requests that are not fresh: one a millisecond,
-// about twice the most the service scans in a second on two cores. Slots come
-// back in trains (scans started together end together at their deadline;
-// a look of the cut timer frees up to headroomCuts at once), and a train
-// of grants is a train of scan starts, ten goroutines each, runnable at
-// once ahead of a visitor's; the scans of a train end together again a
-// deadline later, so a train that is granted at once lives on. Fresh
-// requests (a visitor's) are granted at once whatever the pace.
-const grantGap = time.Millisecond
+// The pace of grants. While a quarter of the slots or more are in flight
+// (scheduler.busy), slots are granted to requests that are not fresh one
+// per grantGap, one a millisecond: about twice the most the service scans
+// in a second on two cores. Slots come back in trains (scans started
+// together end together at their deadline; a look of the cut timer frees
+// up to headroomCuts at once), and a train of grants is a train of scan
+// starts, about ten goroutines each, runnable at once ahead of a
+// visitor's; the scans of a train end together again a deadline later,
+// so a train that is granted at once lives on. Fresh requests (a
+// visitor's) are granted at once whatever the pace. After a pause the
+// pace lets grantBurst through at once, and so does a pace timer that
+// fires late on a busy machine: the pace catches up by that many, no
+// more, so that a late timer does not slow admission to one grant per
+// wake-up.
+const (
+	grantGap   = time.Millisecond
+	grantBurst = 4
+)
 
 // watch lets the scheduler see a diagnostic's progress and cut it.
 type watch struct {
@@ -207,8 +216,8 @@ type scheduler struct {
 	held     map[*slot]struct{}   // diagnostics in flight
 	ticking  bool                 // the cut timer is armed
 	cuts     int                  // diagnostics cut since the start
-	gap      time.Duration        // grantGap (0 in tests that do not pace)
-	paced    time.Time            // no grant to a request that is not fresh before, while pressed
+	gap      time.Duration        // grantGap (0: no pace)
+	paced    time.Time            // the pace's next grant, on the real clock (see paceNext)
 	pacing   bool                 // the pace timer is armed
 }
 
@@ -232,6 +241,11 @@ func (s *scheduler) acquire(ctx context.Context, ad admission, wait time.Duratio
 	wt := &waiter{ad: ad, watch: w, ready: make(chan struct{})}
 	s.enqueue(wt)
 	s.dispatch() // a request the pace held back takes its turn now, or the pace timer's
+	if wt.granted != nil {
+		s.armCut()
+		s.mu.Unlock()
+		return func() { s.release(wt.granted) }, wt.idle, nil
+	}
 	cuts := s.stalled(false)
 	s.armCut()
 	s.mu.Unlock()
@@ -538,13 +552,16 @@ func (s *scheduler) dispatch() {
 	for s.free > 0 && len(s.ring) > 0 {
 		i := s.freshest(now)
 		if i < 0 {
-			if !s.paceNext() {
+			paced := s.busy()
+			if paced && !s.paceNext() {
 				return
 			}
 			if i = s.nextAdmissible(now); i < 0 {
 				return
 			}
-			s.paced = time.Now().Add(s.gap)
+			if paced {
+				s.paceGrant()
+			}
 		}
 		src := s.ring[i]
 		q := s.queues[src]
@@ -557,33 +574,39 @@ func (s *scheduler) dispatch() {
 	}
 }
 
+// busy reports whether a quarter of the slots or more are in flight (the
+// other half than the reserve, which requests that are not fresh may
+// use, at least half in use): then grants to requests that are not fresh
+// keep to the pace. Called with mu held.
+func (s *scheduler) busy() bool {
+	return s.gap > 0 && s.total-s.free >= s.total/4
+}
+
 // paceFor reports whether ad, admissible, may take a slot at once as far
-// as the pace goes (grantGap), and if so counts the grant against the
-// pace: a fresh request always, and any request while slots do not run
-// short; otherwise not while others wait (they are granted in turn, the
-// pace's turn among them) or before the gap has passed. Called with mu
-// held.
+// as the pace goes, and if so counts the grant against the pace: a fresh
+// request always, and any request while the pool is not busy; otherwise
+// not while others wait (they are granted in turn, the pace's turn among
+// them) nor ahead of the pace. Called with mu held.
 func (s *scheduler) paceFor(ad admission, now time.Time) bool {
-	if s.gap <= 0 || !s.pressed() || s.fresh(ad, now) {
+	if !s.busy() || s.fresh(ad, now) {
 		return true
 	}
 	if s.queued > 0 || !s.paceNext() {
 		return false
 	}
-	s.paced = time.Now().Add(s.gap)
+	s.paceGrant()
 	return true
 }
 
-// paceNext reports whether a request that is not fresh may be granted a
-// slot now, and otherwise arms the pace timer, which dispatches when the
-// gap has passed. The pace runs on the real clock, whatever the
-// scheduler's (it spreads the work of scan starts, which real time
-// measures). Called with mu held.
+// paceNext reports whether the pace lets a grant to a request that is not
+// fresh through now, and otherwise arms the pace timer, which dispatches
+// when it does. A grant goes through when the real clock is at most
+// grantBurst-1 gaps before paced (a generic cell rate algorithm: after a
+// pause, grantBurst at once; then one a gap). The pace runs on the real
+// clock, whatever the scheduler's: it spreads the work of scan starts,
+// which real time measures. Called with mu held.
 func (s *scheduler) paceNext() bool {
-	if s.gap <= 0 {
-		return true
-	}
-	wait := time.Until(s.paced)
+	wait := time.Until(s.paced.Add(-(grantBurst - 1) * s.gap))
 	if wait <= 0 {
 		return true
 	}
@@ -592,6 +615,14 @@ func (s *scheduler) paceNext() bool {
 		time.AfterFunc(wait, s.paceTick)
 	}
 	return false
+}
+
+// paceGrant counts a grant against the pace. Called with mu held.
+func (s *scheduler) paceGrant() {
+	if now := time.Now(); s.paced.Before(now) {
+		s.paced = now
+	}
+	s.paced = s.paced.Add(s.gap)
 }
 
 // paceTick grants what the pace held back.

@@ -26,6 +26,8 @@ func paceSiege(t *testing.T, s *scheduler, n int) (used, reserve []func(), grant
 		s.mu.Unlock()
 		return ad
 	}
+	gap := s.gap
+	s.gap = 0 // the fill is no train
 	for i := range s.total {
 		ad := admissionFor(siegeAddr(i), DefaultSourceInFlight)
 		if i < s.total-s.reserve {
@@ -39,6 +41,7 @@ func paceSiege(t *testing.T, s *scheduler, n int) (used, reserve []func(), grant
 			reserve = append(reserve, rel)
 		}
 	}
+	s.gap = gap
 	granted = make(chan func(), n)
 	for i := range n {
 		ad := spent(s.total + i)
@@ -55,7 +58,7 @@ func paceSiege(t *testing.T, s *scheduler, n int) (used, reserve []func(), grant
 
 // TestPaceHoldsBackATrainOfGrants: slots that come back at once, while
 // requests that are not fresh wait, are not all granted at once: one
-// within the gap (here an hour), the rest held, their slots free; a fresh
+// burst within the gap (here an hour), the rest held, their slots free; a fresh
 // request arriving meanwhile is admitted at once.
 func TestPaceHoldsBackATrainOfGrants(t *testing.T) {
 	t.Parallel()
@@ -69,11 +72,13 @@ func TestPaceHoldsBackATrainOfGrants(t *testing.T) {
 	for _, rel := range used[:20] {
 		rel()
 	}
-	rel := <-granted
-	defer rel()
-	assert.Equal(t, 19, s.waiting(), "one grant within the gap, the train held back")
+	for range grantBurst {
+		rel := <-granted
+		defer rel()
+	}
+	assert.Equal(t, 20-grantBurst, s.waiting(), "a burst's worth granted, the rest of the train held back")
 	s.mu.Lock()
-	assert.Equal(t, s.reserve+19, s.free, "the held-back requests' slots stay free")
+	assert.Equal(t, s.reserve+20-grantBurst, s.free, "the held-back requests' slots stay free")
 	s.mu.Unlock()
 	assert.Empty(t, granted)
 
@@ -92,8 +97,8 @@ func TestPaceHoldsBackATrainOfGrants(t *testing.T) {
 
 // TestPaceGrantsEveryWaitingRequest: with the default gap the held-back
 // train is granted in full, one at a time, by the pace timer, with no
-// release to drive it; the pace charges nothing to a pool that does not
-// run short.
+// release to drive it; the pace charges nothing to a pool that is not
+// busy.
 func TestPaceGrantsEveryWaitingRequest(t *testing.T) {
 	t.Parallel()
 	s := newScheduler(64)
@@ -105,20 +110,20 @@ func TestPaceGrantsEveryWaitingRequest(t *testing.T) {
 	for _, rel := range used[:30] {
 		rel()
 	}
+	var rels []func()
 	for i := range 30 {
 		select {
 		case rel := <-granted:
-			defer rel()
+			rels = append(rels, rel)
 		case <-time.After(time.Minute):
 			require.Failf(t, "a held-back request was never granted", "%d of 30 granted", i)
 		}
 	}
 	assert.Zero(t, s.waiting())
 
-	// Not short of slots (none waiting, the pool not nearly full):
-	// requests that are not fresh are admitted back to back, the pace
-	// untouched.
-	for _, rel := range used[30:] {
+	// Not busy (under a quarter of the slots in flight): requests that are
+	// not fresh are admitted back to back, the pace untouched.
+	for _, rel := range append(rels, used[30:]...) {
 		rel()
 	}
 	s.mu.Lock()
