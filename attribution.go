@@ -63,11 +63,13 @@ type faultLog struct {
 	limit  *resolver.Limited // nil: no limit
 	next   resolver.Resolver // limit's Resolver, asked directly once limit admits a question
 	domain string            // the scanned domain, canonical
-	// early is called on the first inconclusive answer: it starts the
-	// control question at once, so that its answer is there when the
-	// check is judged (a check that waited out the scan's deadline has
-	// only the grace period left).
-	early func()
+	// early is the scan whose probeEarly the first inconclusive answer
+	// calls: it starts the control question at once, so that its answer
+	// is there when the check is judged (a check that waited out the
+	// scan's deadline has only the grace period left). nil: none. (A
+	// pointer, not the method value, which would cost an allocation per
+	// check.)
+	early *run
 
 	mu        sync.Mutex
 	reasons   []lookupFault
@@ -114,7 +116,7 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 		late := errors.Is(ctx.Err(), context.DeadlineExceeded)
 		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start), late: late})
 		if l.early != nil {
-			l.early()
+			l.early.probeEarly()
 		}
 	}
 	if qtype == resolver.TypeMX && canon == l.domain && a.Outcome == resolver.Found && a.Authentic {
@@ -321,7 +323,7 @@ func (r *run) faultLog(id CheckID) *faultLog {
 		domain = resolver.CanonicalName(r.domain.ASCII)
 	}
 	limit := r.dnsFor(id)
-	l := &faultLog{limit: limit, next: limit.Next(), domain: domain, early: r.probeEarly}
+	l := &faultLog{limit: limit, next: limit.Next(), domain: domain, early: r}
 	r.logs = append(r.logs, l)
 	return l
 }

@@ -234,6 +234,7 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if !ok {
 			continue
 		}
+		check := c.check // the closure keeps this field, not the whole row
 		log := r.faultLog(id)
 		if id == CheckMX {
 			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
@@ -243,7 +244,7 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 				return v // the record's name cannot exist: nothing to ask
 			}
 			start := time.Now()
-			v = c.check(r, ctx, log)
+			v = check(r, ctx, log)
 			r.conclude(ctx, id, &v, log, start)
 			return v
 		}

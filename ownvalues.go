@@ -14,35 +14,42 @@ func (r *run) markGenerated(stamp time.Time, texts ...LocalizedText) {
 	if !stamp.IsZero() {
 		vals = append(vals, stamp.Format(time.RFC3339Nano))
 	}
-	seen := map[string]bool{}
-	for _, t := range texts {
-		for _, s := range []string{t.ZH, t.EN} {
-			for _, n := range digitRuns(s) {
-				if !seen[n] {
-					seen[n] = true
-					vals = append(vals, n)
-				}
+	var seen map[string]bool // made at the first digit run
+	add := func(s string) {
+		for n, at := nextDigitRun(s, 0); n != ""; n, at = nextDigitRun(s, at) {
+			if seen == nil {
+				seen = make(map[string]bool)
+			}
+			if !seen[n] {
+				seen[n] = true
+				vals = append(vals, n)
 			}
 		}
+	}
+	for _, t := range texts {
+		add(t.ZH)
+		add(t.EN)
 	}
 	r.guard.Generated(vals...)
 }
 
-// digitRuns returns the maximal runs of ASCII digits in s.
-func digitRuns(s string) []string {
-	var out []string
+// nextDigitRun returns the first maximal run of ASCII digits in s at or
+// after from, and the index just past it; "" when there is none.
+func nextDigitRun(s string, from int) (run string, next int) {
 	start := -1
-	for i := 0; i <= len(s); i++ {
-		digit := i < len(s) && s[i] >= '0' && s[i] <= '9'
+	for i := from; i < len(s); i++ {
+		digit := s[i] >= '0' && s[i] <= '9'
 		switch {
 		case digit && start < 0:
 			start = i
 		case !digit && start >= 0:
-			out = append(out, s[start:i])
-			start = -1
+			return s[start:i], i
 		}
 	}
-	return out
+	if start >= 0 {
+		return s[start:], len(s)
+	}
+	return "", len(s)
 }
 
 // checkTexts returns the texts of checks.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mailauth/mailauth/resolver/dnstest"
@@ -46,4 +47,26 @@ func TestGeneratedValuesStillGuarded(t *testing.T) {
 	r.markGenerated(fixedNow, LocalizedText{EN: "3 of 5 evaluated checks pass.", ZH: "3"})
 	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: LocalizedText{EN: "3 of 5 evaluated checks pass. kanari-gen.example.net", ZH: "好"}}
 	require.Error(t, r.verifyOnly(sum), "a wire value next to generated numbers was not caught")
+}
+
+// TestNextDigitRun: the digit runs of a text, in order, each maximal.
+func TestNextDigitRun(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"no digits", nil},
+		{"7", []string{"7"}},
+		{"3 of 5 evaluated checks pass.", []string{"3", "5"}},
+		{"12ab345", []string{"12", "345"}},
+		{"x2026-11-24T05:00:00Z", []string{"2026", "11", "24", "05", "00", "00"}},
+		{"共 10 项检查，8 项通过", []string{"10", "8"}},
+	} {
+		var got []string
+		for n, at := nextDigitRun(tc.in, 0); n != ""; n, at = nextDigitRun(tc.in, at) {
+			got = append(got, n)
+		}
+		assert.Equal(t, tc.want, got, "%q", tc.in)
+	}
 }

@@ -48,10 +48,11 @@ func (r *run) runChecks(ctx context.Context, fns map[CheckID]checkFunc) []CheckS
 //
 //go:noinline
 func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []checkSlot {
-	var slots []checkSlot
+	slots := make([]checkSlot, 0, len(fns))
 	r.paths = make(map[CheckID]*resolver.Path, len(fns))
+	paths := make([]resolver.Path, len(fns)) // one allocation for them all
 	for id := range fns {
-		r.paths[id] = new(resolver.Path)
+		r.paths[id] = &paths[len(r.paths)]
 	}
 	observe := seqscan.Observer(ctx) // nil outside the bench
 	for _, id := range CheckOrder() {
@@ -62,9 +63,14 @@ func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []chec
 		s := checkSlot{id: id, ch: make(chan *verdict, 1)}
 		slots = append(slots, s)
 		ctx := resolver.WithPath(ctx, r.paths[id])
-		done := make(chan struct{})
+		var done chan struct{} // only the observer waits on it
+		if observe != nil {
+			done = make(chan struct{})
+		}
 		go func() {
-			defer close(done)
+			if done != nil {
+				defer close(done)
+			}
 			defer func() {
 				if p := recover(); p != nil {
 					if r.cfg.OnPanic != nil {

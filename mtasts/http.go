@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -60,15 +61,45 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 	}
 	req.Close = true
 	req.Header.Set("User-Agent", userAgent)
-	if err := req.Write(tc); err != nil {
+	// Request.Write wraps a writer that is not buffered in a bufio.Writer
+	// of 4 KiB; the request's few hundred bytes need far less. Given a
+	// bufio.Writer it does not flush it.
+	bw := bufio.NewWriterSize(tc, requestBufSize)
+	if err := req.Write(bw); err != nil {
 		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(tc, maxWireBytes)), req)
+	if err := bw.Flush(); err != nil {
+		return failure(ctx, err, CodePolicyHTTPFailed)
+	}
+	br := responseReaders.Get().(*bufio.Reader)
+	br.Reset(io.LimitReader(tc, maxWireBytes))
+	defer putResponseReader(br)
+	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
 	defer resp.Body.Close()
 	return readPolicy(ctx, resp, opts)
+}
+
+// requestBufSize is the buffer the policy request is written through: a
+// GET with a Host of at most 253 bytes, the User-Agent and Connection
+// headers fits in one buffer, so in one TLS record; a longer request
+// would still be written whole, in two.
+const requestBufSize = 512
+
+// responseReaders holds the 4 KiB bufio.Readers the responses are read
+// through (net/http's own size, which bounds a chunk-size line), reused
+// across fetches: a reader is used by one fetch at a time, and nothing
+// read through it outlives the fetch (readPolicy copies the body into a
+// string).
+var responseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
+// putResponseReader drops br's reader, so that the pool holds no
+// connection, and returns br to responseReaders.
+func putResponseReader(br *bufio.Reader) {
+	br.Reset(nil)
+	responseReaders.Put(br)
 }
 
 // readPolicy applies the status, size and media-type rules of RFC 8461

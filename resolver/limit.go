@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -16,15 +17,25 @@ type Limited struct {
 	next  Resolver
 	limit int
 
-	mu    sync.Mutex
-	asked map[question]bool
+	mu sync.Mutex
+	// asked holds the questions admitted, in small while they fit: most
+	// checks ask a handful, and a search of a few dozen is quicker than
+	// a map's hashing (the largest limit is SPF's share of DefaultBudget).
+	asked []question
+	small [limitedInline]question
 }
+
+// limitedInline is how many admitted questions a Limited holds without
+// an allocation of its own.
+const limitedInline = 8
 
 // Limit returns next bounded to limit distinct questions; past it, new
 // questions are inconclusive with ReasonBudgetExhausted at once. Questions
 // already asked may be asked again.
 func Limit(next Resolver, limit int) *Limited {
-	return &Limited{next: next, limit: limit, asked: make(map[question]bool)}
+	l := &Limited{next: next, limit: limit}
+	l.asked = l.small[:0]
+	return l
 }
 
 // Lookup implements Resolver.
@@ -43,12 +54,13 @@ func (l *Limited) Admit(name string, qtype Type) bool {
 	q := question{CanonicalName(name), qtype}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.asked[q] {
-		if len(l.asked) >= l.limit {
-			return false
-		}
-		l.asked[q] = true
+	if slices.Contains(l.asked, q) {
+		return true
 	}
+	if len(l.asked) >= l.limit {
+		return false
+	}
+	l.asked = append(l.asked, q)
 	return true
 }
 

@@ -102,16 +102,18 @@ func failWith(a Answer, r Reason) Answer {
 // recordsAt returns the records of qtype owned by name, and the target of
 // a CNAME owned by name when there are none.
 func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname string) {
-	for _, rr := range rrs {
-		if rr == nil {
+	for i, rr := range rrs {
+		if !ownedBy(rr, name) {
 			continue
 		}
-		h := rr.Header()
-		if h.Class != dns.ClassINET || CanonicalName(h.Name) != name {
-			continue
-		}
-		if Type(h.Rrtype) == qtype {
+		if Type(rr.Header().Rrtype) == qtype {
 			if r, ok := decode(rr); ok {
+				if recs == nil {
+					// At most this many more: one allocation rather than
+					// a doubling per record, and none at an owner that
+					// has no record of qtype (a CNAME hop).
+					recs = make([]Record, 0, countAt(rrs[i:], name, qtype))
+				}
 				recs = append(recs, r)
 			}
 			continue
@@ -120,7 +122,35 @@ func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname stri
 			cname = CanonicalName(c.Target)
 		}
 	}
+	switch {
+	case len(recs) == 0:
+		recs = nil
+	case len(recs) < cap(recs):
+		// Records that did not decode: the answer, which a Cache may
+		// keep and charges by its length, holds no room it is not charged.
+		recs = append([]Record(nil), recs...)
+	}
 	return recs, cname
+}
+
+// ownedBy reports whether rr is an Internet-class record owned by name.
+func ownedBy(rr dns.RR, name string) bool {
+	if rr == nil {
+		return false
+	}
+	h := rr.Header()
+	return h.Class == dns.ClassINET && CanonicalName(h.Name) == name
+}
+
+// countAt returns the number of records of qtype that name owns in rrs.
+func countAt(rrs []dns.RR, name string, qtype Type) int {
+	n := 0
+	for _, rr := range rrs {
+		if ownedBy(rr, name) && Type(rr.Header().Rrtype) == qtype {
+			n++
+		}
+	}
+	return n
 }
 
 // hasSOA reports whether an authority section carries the SOA that marks

@@ -86,7 +86,7 @@ type call struct {
 	// said of it, and whether the resolver below returned.
 	start    time.Time
 	end      time.Time // when the answer was published, set under the Scan's mu
-	note     *cacheNote
+	note     cacheNote
 	answered bool
 	asked    time.Duration // the sender's Path bound when it asked
 	hops     int           // the sender's Path hops when it asked
@@ -184,12 +184,12 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 func (s *Scan) run(ctx context.Context, q question, c *call) {
 	// The call's own fields hold what the deferred call needs, rather
 	// than this frame, under which the lookup waits.
-	c.start, c.note = s.now(), &cacheNote{}
+	c.start = s.now()
 	// The answer is published by a deferred call, which a panic below
 	// reaches too, rather than from a function literal that recovers:
 	// one frame fewer under every lookup in flight.
 	defer s.land(c)
-	c.answer = s.next.Lookup(context.WithValue(ctx, noteKey{}, c.note), q.name, q.qtype)
+	c.answer = s.next.Lookup(context.WithValue(ctx, noteKey{}, &c.note), q.name, q.qtype)
 	c.answered = true
 	s.publish(q, c)
 }

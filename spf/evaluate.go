@@ -633,8 +633,17 @@ func isDecimal(c byte) bool { return c >= '0' && c <= '9' }
 // octets special in that form (. space ' @ ; ( ) " \) get a backslash,
 // octets outside visible ASCII become \DDD (RFC 1035 §5.1).
 func presentationName(name string) string {
+	i := 0
+	for i < len(name) && !needsEscape(name[i]) {
+		i++
+	}
+	if i == len(name) {
+		return name // the common case: nothing to escape, nothing to copy
+	}
 	var b strings.Builder
-	for i := 0; i < len(name); i++ {
+	b.Grow(len(name) + 8)
+	b.WriteString(name[:i])
+	for ; i < len(name); i++ {
 		c := name[i]
 		switch {
 		case c < 0x20 || c > 0x7e:
@@ -647,4 +656,9 @@ func presentationName(name string) string {
 		}
 	}
 	return b.String()
+}
+
+// needsEscape reports whether presentationName escapes octet c.
+func needsEscape(c byte) bool {
+	return c < 0x20 || c > 0x7e || strings.IndexByte(" '@;()\"\\", c) >= 0
 }
