@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -49,10 +48,42 @@ func BenchmarkScanRequest(b *testing.B) {
 	const body = `{"domain":"good.example.com","dkimSelector":"s1","sendingIp":"8.8.8.8"}`
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest(http.MethodPost, "/api/scan", strings.NewReader(body))
+		// Built rather than parsed (httptest.NewRequest reads it through
+		// a bufio.Reader of its own), and answered into a writer that
+		// keeps no body: the figures are the handler's.
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/api/scan", strings.NewReader(body))
+		require.NoError(b, err)
+		req.RemoteAddr = "192.0.2.1:1234"
 		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
+		w := &countingWriter{header: http.Header{}}
 		h.ServeHTTP(w, req)
-		require.Equal(b, http.StatusOK, w.Code, "%s", w.Body)
+		if w.code != http.StatusOK || w.n == 0 {
+			require.Equal(b, http.StatusOK, w.code, "%d bytes", w.n)
+		}
 	}
+}
+
+// countingWriter is an http.ResponseWriter that keeps the status and the
+// number of body bytes, not the body.
+type countingWriter struct {
+	header http.Header
+	code   int
+	n      int
+}
+
+// Header implements http.ResponseWriter.
+func (w *countingWriter) Header() http.Header { return w.header }
+
+// WriteHeader implements http.ResponseWriter.
+func (w *countingWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+// Write implements http.ResponseWriter.
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.n += len(p)
+	return len(p), nil
 }
