@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/mailauth/mailauth/caa"
@@ -229,6 +230,7 @@ var checkBudgets = column(func(c checkSpec) int { return c.budget }, func(c chec
 // of the scan's budget.
 func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 	out := make(map[CheckID]checkFunc, len(ids))
+	r.logs = slices.Grow(r.logs, len(ids)) // faultLog appends one per check
 	for _, id := range ids {
 		c, ok := specOf(id)
 		if !ok {

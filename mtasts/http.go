@@ -24,6 +24,11 @@ const maxWireBytes = 1 << 20
 // elliptic curves every HTTPS server supports.
 var fetchCurves = []tls.CurveID{tls.X25519, tls.CurveP256}
 
+// fetchProtos is the one application protocol the policy fetch offers
+// (ALPN). Like fetchCurves it is shared by every fetch's tls.Config,
+// which only reads it.
+var fetchProtos = []string{"http/1.1"}
+
 // userAgent identifies the fetch to policy servers.
 const userAgent = "mailauth-mtasts/1 (+RFC 8461 policy check)"
 
@@ -42,7 +47,7 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 		ServerName: host,
 		RootCAs:    opts.RootCAs,
 		MinVersion: tls.VersionTLS12,
-		NextProtos: []string{"http/1.1"},
+		NextProtos: fetchProtos,
 		// A policy is public: a key exchange that resists a future
 		// quantum computer (X25519MLKEM768, Go's default first choice)
 		// would protect nothing here and costs a third of the handshake.

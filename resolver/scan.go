@@ -94,13 +94,20 @@ type call struct {
 	trip     int           // 1 when the question went to the wire, 0 for a cache hit
 }
 
+// typicalQuestions is the room a Scan makes at the start for the
+// questions it sends: a whole scan of a fully configured domain asks
+// about 15 (each a map entry and a log entry), and the room grows past it
+// as any map and slice does.
+const typicalQuestions = 16
+
 // NewScan returns a per-scan resolver over next with the given query
 // budget; budget <= 0 means DefaultBudget.
 func NewScan(next Resolver, budget int) *Scan {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	return &Scan{next: next, budget: budget, now: time.Now, calls: make(map[question]*call)}
+	return &Scan{next: next, budget: budget, now: time.Now, calls: make(map[question]*call, typicalQuestions),
+		log: make([]*call, 0, typicalQuestions)}
 }
 
 // Lookup implements Resolver. A caller whose ctx has ended gets
