@@ -1,6 +1,7 @@
 package mailauth
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,4 +77,31 @@ func TestJoinTexts(t *testing.T) {
 	got := joinTexts([]LocalizedText{{ZH: "甲。", EN: "One."}, {ZH: "乙。", EN: "Two."}})
 	require.Equal(t, "甲。乙。", got.ZH, "joinTexts = %+v", got)
 	require.Equal(t, "One. Two.", got.EN, "joinTexts = %+v", got)
+}
+
+// TestSprintInts: every catalogue text, rendered with one to four
+// counts (small, large, negative), is exactly what fmt.Sprintf makes of
+// it, whichever way sprintInts takes.
+func TestSprintInts(t *testing.T) {
+	argSets := [][]int{{}, {7}, {0, 12}, {3, 1024, 5}, {-2, 99, 100000, 8}}
+	for _, m := range catalogue {
+		for _, f := range []string{m.zh, m.en} {
+			for _, args := range argSets {
+				a := make([]any, len(args))
+				for i, v := range args {
+					a[i] = v
+				}
+				require.Equal(t, fmt.Sprintf(f, a...), sprintInts(f, args), "%q with %v", f, args)
+			}
+		}
+	}
+	for _, f := range []string{"", "%", "100%%", "%d%%", "a %d b %d", "%[2]d of %[1]d", "%s", "%5d", "end %"} {
+		for _, args := range argSets {
+			a := make([]any, len(args))
+			for i, v := range args {
+				a[i] = v
+			}
+			require.Equal(t, fmt.Sprintf(f, a...), sprintInts(f, args), "%q with %v", f, args)
+		}
+	}
 }
