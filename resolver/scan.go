@@ -79,8 +79,13 @@ type question struct {
 }
 
 type call struct {
-	q      question
-	done   chan struct{}
+	q question
+	// done is closed when the answer is in; it is made (under the Scan's
+	// mu) only for a caller that finds the question still in flight, so
+	// that a question asked once, as most are, costs no channel.
+	done chan struct{}
+	// landed: the answer is in (set under the Scan's mu, see land).
+	landed bool
 	answer Answer
 	// While the question is asked (see run): when, what the Cache below
 	// said of it, and whether the resolver below returned.
@@ -124,15 +129,14 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 		if ctx.Err() != nil {
 			return Fail(ReasonCanceled)
 		}
-		c, owner, ok := s.claim(q)
+		c, done, owner, ok := s.claim(q)
 		if !ok {
 			return Fail(ReasonBudgetExhausted)
 		}
 		if owner {
 			c.asked, c.hops = asked, hops
-			s.run(ctx, q, c)
-		}
-		if !c.wait(ctx) {
+			s.run(ctx, q, c) // the answer is in when it returns
+		} else if !wait(ctx, done) {
 			return Fail(ReasonCanceled)
 		}
 		if c.answer.Reason != ReasonCanceled {
@@ -146,18 +150,21 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 	}
 }
 
-// wait waits for c's answer or the end of ctx, and reports whether the
-// answer is in. An answer already in is taken even when ctx has ended
-// meanwhile: a lookup that the deadline ended (ReasonSlow,
-// ReasonTimeout) says more than ReasonCanceled.
-func (c *call) wait(ctx context.Context) bool {
+// wait waits until done is closed (nil: the answer is in already) or
+// ctx ends, and reports whether the answer is in. An answer already in
+// is taken even when ctx has ended meanwhile: a lookup that the deadline
+// ended (ReasonSlow, ReasonTimeout) says more than ReasonCanceled.
+func wait(ctx context.Context, done <-chan struct{}) bool {
+	if done == nil {
+		return true
+	}
 	select {
-	case <-c.done:
+	case <-done:
 		return true
 	default:
 	}
 	select {
-	case <-c.done:
+	case <-done:
 		return true
 	case <-ctx.Done():
 		return false
@@ -165,19 +172,27 @@ func (c *call) wait(ctx context.Context) bool {
 }
 
 // claim returns the call for q, and whether the caller owns it and must
-// send it. ok is false when q is new and the budget is spent.
-func (s *Scan) claim(q question) (c *call, owner, ok bool) {
+// send it. ok is false when q is new and the budget is spent. A caller
+// that does not own the call waits on done for its answer; done is nil
+// when the answer is in already.
+func (s *Scan) claim(q question) (c *call, done <-chan struct{}, owner, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, found := s.calls[q]; found {
-		return c, false, true
+		if c.landed {
+			return c, nil, false, true
+		}
+		if c.done == nil {
+			c.done = make(chan struct{})
+		}
+		return c, c.done, false, true
 	}
 	if len(s.calls)+s.dropped >= s.budget {
-		return nil, false, false
+		return nil, nil, false, false
 	}
-	c = &call{q: q, done: make(chan struct{})}
+	c = &call{q: q}
 	s.calls[q] = c
-	return c, true, true
+	return c, nil, true, true
 }
 
 // run sends q to the wrapped resolver and publishes the answer to every
@@ -186,8 +201,8 @@ func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 // budget). A panic in the wrapped resolver becomes an Inconclusive answer
 // with ReasonMalformed, published and cached like any other: lookups run
 // in the protocol packages' helper goroutines, where an unrecovered panic
-// would end the whole process (the service with it), and done is closed
-// either way so that no waiter hangs.
+// would end the whole process (the service with it), and the call lands
+// either way (land) so that no waiter hangs.
 func (s *Scan) run(ctx context.Context, q question, c *call) {
 	// The call's own fields hold what the deferred call needs, rather
 	// than this frame, under which the lookup waits.
@@ -202,13 +217,18 @@ func (s *Scan) run(ctx context.Context, q question, c *call) {
 }
 
 // land publishes a failure when the resolver below c's lookup panicked
-// (see run), and releases c's waiters.
+// (see run), marks c's answer in and releases its waiters, if any.
 func (s *Scan) land(c *call) {
 	if !c.answered && recover() != nil {
 		c.answer = Fail(ReasonMalformed)
 		s.publish(c.q, c)
 	}
-	close(c.done)
+	s.mu.Lock()
+	c.landed = true
+	if c.done != nil {
+		close(c.done)
+	}
+	s.mu.Unlock()
 }
 
 // publish keeps c.answer, the answer to q that c waited for, and notes
