@@ -36,20 +36,15 @@ func (r *run) markGenerated(stamp time.Time, texts ...LocalizedText) {
 // nextDigitRun returns the first maximal run of ASCII digits in s at or
 // after from, and the index just past it; "" when there is none.
 func nextDigitRun(s string, from int) (run string, next int) {
-	start := -1
-	for i := from; i < len(s); i++ {
-		digit := s[i] >= '0' && s[i] <= '9'
-		switch {
-		case digit && start < 0:
-			start = i
-		case !digit && start >= 0:
-			return s[start:i], i
-		}
+	i := from
+	for i < len(s) && s[i]-'0' > 9 { // bytes below '0' wrap past 9
+		i++
 	}
-	if start >= 0 {
-		return s[start:], len(s)
+	start := i
+	for i < len(s) && s[i]-'0' <= 9 {
+		i++
 	}
-	return "", len(s)
+	return s[start:i], i
 }
 
 // checkTexts returns the texts of checks.
