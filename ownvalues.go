@@ -10,27 +10,48 @@ import "time"
 // mistaken for a leak, while every other part of the response stays
 // guarded (redact.Set.Generated).
 func (r *run) markGenerated(stamp time.Time, texts ...LocalizedText) {
-	var vals []string
+	var g generatedValues
 	if !stamp.IsZero() {
-		vals = append(vals, stamp.Format(time.RFC3339Nano))
+		g.vals = append(g.vals, stamp.Format(time.RFC3339Nano))
 	}
-	var seen map[string]bool // made at the first digit run
-	add := func(s string) {
+	for _, t := range texts {
+		g.addDigits(t)
+	}
+	r.guard.Generated(g.vals...)
+}
+
+// markChecksGenerated is markGenerated (with no timestamp) for the
+// title, summary and details of each check, read in place.
+func (r *run) markChecksGenerated(checks []CheckSummary) {
+	var g generatedValues
+	for _, c := range checks {
+		g.addDigits(c.Title)
+		g.addDigits(c.Summary)
+		g.addDigits(c.Details)
+	}
+	r.guard.Generated(g.vals...)
+}
+
+// generatedValues collects the distinct values markGenerated passes to
+// the guard.
+type generatedValues struct {
+	vals []string
+	seen map[string]bool // made at the first digit run
+}
+
+// addDigits adds the digit runs of both languages of t.
+func (g *generatedValues) addDigits(t LocalizedText) {
+	for _, s := range [...]string{t.ZH, t.EN} {
 		for n, at := nextDigitRun(s, 0); n != ""; n, at = nextDigitRun(s, at) {
-			if seen == nil {
-				seen = make(map[string]bool)
+			if g.seen == nil {
+				g.seen = make(map[string]bool)
 			}
-			if !seen[n] {
-				seen[n] = true
-				vals = append(vals, n)
+			if !g.seen[n] {
+				g.seen[n] = true
+				g.vals = append(g.vals, n)
 			}
 		}
 	}
-	for _, t := range texts {
-		add(t.ZH)
-		add(t.EN)
-	}
-	r.guard.Generated(vals...)
 }
 
 // nextDigitRun returns the first maximal run of ASCII digits in s at or
@@ -45,13 +66,4 @@ func nextDigitRun(s string, from int) (run string, next int) {
 		i++
 	}
 	return s[start:i], i
-}
-
-// checkTexts returns the texts of checks.
-func checkTexts(checks []CheckSummary) []LocalizedText {
-	out := make([]LocalizedText, 0, 3*len(checks))
-	for _, c := range checks {
-		out = append(out, c.Title, c.Summary, c.Details)
-	}
-	return out
 }

@@ -230,7 +230,7 @@ func slowChecks(checks []CheckSummary) int {
 // any other text, which could really be a leak (a bug), is reported
 // through OnLeak, counted, never with the value.
 func (r *run) scrub(checks []CheckSummary) {
-	r.markGenerated(time.Time{}, checkTexts(checks)...)
+	r.markChecksGenerated(checks)
 	n := 0
 	for i, c := range checks {
 		if r.leaks(c.Summary) || r.leaks(c.Details) {

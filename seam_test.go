@@ -120,3 +120,12 @@ func TestSeamsStillGuarded(t *testing.T) {
 	sum := ScanSummary{Domain: "x.example.com", ScannedAt: fixedNow, Summary: LocalizedText{ZH: "好。kanari-seam.example.net", EN: "x"}}
 	assert.Error(t, r.verifyOnly(sum))
 }
+
+// checkTexts returns the texts of checks.
+func checkTexts(checks []CheckSummary) []LocalizedText {
+	out := make([]LocalizedText, 0, 3*len(checks))
+	for _, c := range checks {
+		out = append(out, c.Title, c.Summary, c.Details)
+	}
+	return out
+}
