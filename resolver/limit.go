@@ -19,8 +19,10 @@ type Limited struct {
 
 	mu sync.Mutex
 	// asked holds the questions admitted, in small while they fit: most
-	// checks ask a handful, and a search of a few dozen is quicker than
-	// a map's hashing (the largest limit is SPF's share of DefaultBudget).
+	// checks ask a handful. Admit searches it in order: the limit bounds
+	// its length, and a check's own limits (RFC 7208's ten lookups of
+	// ten MX names each for SPF, the largest) keep it to a few dozen, or
+	// a few hundred at most, where a search costs less than hashing.
 	asked []question
 	small [limitedInline]question
 }

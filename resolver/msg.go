@@ -133,13 +133,47 @@ func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname stri
 	return recs, cname
 }
 
-// ownedBy reports whether rr is an Internet-class record owned by name.
+// ownedBy reports whether rr is an Internet-class record owned by name,
+// a canonical name.
 func ownedBy(rr dns.RR, name string) bool {
 	if rr == nil {
 		return false
 	}
 	h := rr.Header()
-	return h.Class == dns.ClassINET && CanonicalName(h.Name) == name
+	return h.Class == dns.ClassINET && isCanonicalOf(h.Name, name)
+}
+
+// isCanonicalOf reports whether CanonicalName(s) == canon, without the
+// lower-case copy CanonicalName makes of a name with capitals (a reply
+// may spell the owner names of its records in any case).
+func isCanonicalOf(s, canon string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if !isASCII(s) {
+		return CanonicalName(s) == canon // strings.ToLower's Unicode rules
+	}
+	if len(s) != len(canon) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != canon[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // countAt returns the number of records of qtype that name owns in rrs.
