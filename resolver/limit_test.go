@@ -2,6 +2,8 @@ package resolver_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -36,4 +38,31 @@ func TestLimit(t *testing.T) {
 		}
 	}
 	require.EqualValues(t, 4, calls.Load(), "calls reached the resolver below, want 4 (the refused one must not)")
+}
+
+// TestLimitPastInline: a limit larger than the questions a Limited holds
+// inline counts every distinct question once, before and after they
+// outgrow it, and refuses the first past the limit.
+func TestLimitPastInline(t *testing.T) {
+	var calls atomic.Int32
+	next := resolver.Func(func(context.Context, string, resolver.Type) resolver.Answer {
+		calls.Add(1)
+		return resolver.Answer{Outcome: resolver.NoData}
+	})
+	const limit = 30
+	l := resolver.Limit(next, limit)
+	ctx := context.Background()
+	for round := range 2 { // the second round asks the same questions again
+		for i := range limit {
+			name := fmt.Sprintf("n%d.test", i)
+			if round == 1 {
+				name = strings.ToUpper(name) + "."
+			}
+			require.Equal(t, resolver.NoData, l.Lookup(ctx, name, resolver.TypeTXT).Outcome, "round %d: %s", round, name)
+		}
+	}
+	a := l.Lookup(ctx, "n0.test", resolver.TypeA) // a new type: a new question
+	require.Equal(t, resolver.Inconclusive, a.Outcome, "question %d", limit+1)
+	require.Equal(t, resolver.ReasonBudgetExhausted, a.Reason, "reason")
+	require.EqualValues(t, 2*limit, calls.Load(), "calls reached the resolver below")
 }
