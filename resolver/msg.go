@@ -147,10 +147,10 @@ func ownedBy(rr dns.RR, name string) bool {
 // lower-case copy CanonicalName makes of a name with capitals (a reply
 // may spell the owner names of its records in any case).
 func isCanonicalOf(s, canon string) bool {
-	s = strings.TrimSuffix(s, ".")
 	if !isASCII(s) {
 		return CanonicalName(s) == canon // strings.ToLower's Unicode rules
 	}
+	s = strings.TrimSuffix(s, ".")
 	if len(s) != len(canon) {
 		return false
 	}

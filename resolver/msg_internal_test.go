@@ -61,3 +61,15 @@ func TestRecordsAtRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestIsCanonicalOfNonASCIIDoubleDot: a name with a non-ASCII octet is
+// held to CanonicalName too when it ends in two dots: isCanonicalOf
+// trims one dot and CanonicalName another, so "\u00e9.example.." passed
+// for "\u00e9.example", which CanonicalName says it is not.
+func TestIsCanonicalOfNonASCIIDoubleDot(t *testing.T) {
+	for _, s := range []string{"\u00e9.example..", "\u00c9.Example..", "\xff.example.."} {
+		for _, canon := range []string{CanonicalName(s), CanonicalName(CanonicalName(s))} {
+			assert.Equal(t, CanonicalName(s) == canon, isCanonicalOf(s, canon), "isCanonicalOf(%q, %q)", s, canon)
+		}
+	}
+}
