@@ -13,6 +13,7 @@ import (
 
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/redact"
+	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -193,5 +194,35 @@ func BenchmarkScanHostileSPF(b *testing.B) {
 	for b.Loop() {
 		_, err := s.Scan(context.Background(), req)
 		require.NoError(b, err)
+	}
+}
+
+// BenchmarkGuardRecordHostileSPF records the answers of hostileSPFZone's
+// 51 SPF records into a fresh redaction Set that uses the output
+// vocabulary, through Set.Resolver as a scan does: the guard's share of
+// BenchmarkScanHostileSPF, without the scan around it.
+func BenchmarkGuardRecordHostileSPF(b *testing.B) {
+	z, err := dnstest.Parse(hostileSPFZone(), "example.com.")
+	require.NoError(b, err)
+	mem := dnstest.NewResolver(z)
+	answers := map[string]resolver.Answer{}
+	for _, n := range z.Names() {
+		if a := mem.Lookup(context.Background(), n, resolver.TypeTXT); len(a.Records) > 0 {
+			answers[n] = a
+		}
+	}
+	require.Len(b, answers, 52)
+	v := outputVocabulary()
+	b.ReportAllocs()
+	for b.Loop() {
+		s := redact.NewSet()
+		s.UseVocabulary(v)
+		r := s.Resolver(resolver.Func(func(_ context.Context, name string, _ resolver.Type) resolver.Answer {
+			return answers[name]
+		}))
+		for n := range answers {
+			r.Lookup(context.Background(), n, resolver.TypeTXT)
+		}
+		require.False(b, s.Overflowed())
 	}
 }

@@ -227,20 +227,38 @@ func (s *Set) addText(text string, pieces ...string) {
 		s.store.take(src.blk, src.off+len(text))
 		defer src.release(s.store.count)
 	}
+	// The text is recorded as each piece, whole, each line, and each
+	// token. A span already recorded (a text of one piece, a text of
+	// one line) is repeated with again: the same outcome, without
+	// hashing and comparing the span again.
+	var whole recordedAs
+	var wholeN int
 	at := 0
 	for _, p := range pieces {
-		src.value(at, at+len(p))
+		as, n := src.valueAs(at, at+len(p))
+		if len(p) == len(text) {
+			whole, wholeN = as, n
+		}
 		at += len(p)
 	}
-	src.value(0, len(text))
+	if len(pieces) == 1 && len(pieces[0]) == len(text) {
+		src.again(whole, wholeN, 0, len(text))
+	} else {
+		whole, wholeN = src.valueAs(0, len(text))
+	}
+	lines := lineSplitter{text: text, cr: strings.IndexByte(text, '\r')}
 	for i := 0; i < len(text); {
-		a, b := field(text, i, isLineBreak)
+		a, b := lines.next(i)
 		if a == b {
 			break
 		}
-		src.value(a, b)
+		if a == 0 && b == len(text) {
+			src.again(whole, wholeN, a, b)
+		} else {
+			src.value(a, b)
+		}
 		for k := a; k < b; {
-			ta, tb := field(text[:b], k, isTokenBreak)
+			ta, tb := tokenField(text[:b], k)
 			if ta == tb {
 				break
 			}
@@ -249,6 +267,37 @@ func (s *Set) addText(text string, pieces ...string) {
 		}
 		i = b
 	}
+}
+
+// lineSplitter cuts a text into lines, as field with isLineBreak does,
+// finding each line's end with strings.IndexByte rather than testing
+// every byte: a text without "\r" (cr < 0, most) costs one search per
+// line.
+type lineSplitter struct {
+	text string
+	cr   int // the first "\r" at or after the last line's start, -1 when none
+}
+
+// next is field(text, i, isLineBreak).
+func (l *lineSplitter) next(i int) (a, b int) {
+	t := l.text
+	for i < len(t) && isLineBreak(t[i]) {
+		i++
+	}
+	a = i
+	if l.cr >= 0 && l.cr < a {
+		if l.cr = strings.IndexByte(t[a:], '\r'); l.cr >= 0 {
+			l.cr += a
+		}
+	}
+	b = len(t)
+	if l.cr >= 0 {
+		b = l.cr
+	}
+	if j := strings.IndexByte(t[a:b], '\n'); j >= 0 {
+		b = a + j
+	}
+	return a, b
 }
 
 // textSource records values taken from one text: pieces of its
@@ -263,7 +312,7 @@ type textSource struct {
 
 // unview drops the text's view when no value was recorded since the
 // store held entries values.
-func (src textSource) unview(entries int) {
+func (src *textSource) unview(entries int) {
 	if st := &src.s.store; st.count == entries {
 		st.unview(src.blk)
 	}
@@ -272,7 +321,7 @@ func (src textSource) unview(entries int) {
 // release gives the text's bytes back to the store when no value was
 // recorded since it held entries values, and nothing was stored after
 // them.
-func (src textSource) release(entries int) {
+func (src *textSource) release(entries int) {
 	st := &src.s.store
 	if st.count == entries && len(st.blocks[src.blk]) == src.off+len(src.text) {
 		st.blocks[src.blk] = st.blocks[src.blk][:src.off]
@@ -281,7 +330,7 @@ func (src textSource) release(entries int) {
 
 // value records text[i:j] as Add would. It reports false when the Set is
 // full.
-func (src textSource) value(i, j int) bool {
+func (src *textSource) value(i, j int) bool {
 	as, _ := src.valueAs(i, j)
 	return as != refused
 }
@@ -289,7 +338,7 @@ func (src textSource) value(i, j int) bool {
 // valueAs is value, telling what it did (for again) and the length of
 // the form; unknown when the value went through addValue (an A-label, a
 // text that is not ASCII).
-func (src textSource) valueAs(i, j int) (recordedAs, int) {
+func (src *textSource) valueAs(i, j int) (recordedAs, int) {
 	s := src.s
 	if s.overflowed {
 		return refused, 0
@@ -332,7 +381,7 @@ func unknownAs(ok bool) recordedAs {
 // in the store is not looked up again, a form not worth recording is not
 // considered again (both depend on the form alone), and only the check
 // that the Set is not full is made, as Add would make it.
-func (src textSource) again(as recordedAs, n, i, j int) {
+func (src *textSource) again(as recordedAs, n, i, j int) {
 	switch {
 	case src.s.overflowed:
 	case as == kept:
@@ -344,37 +393,38 @@ func (src textSource) again(as recordedAs, n, i, j int) {
 
 // token records the token text[a:b] and, when it looks like it can carry
 // a name, an address, a URI or a mailbox, its host and mailbox parts.
-func (src textSource) token(a, b int) {
+func (src *textSource) token(a, b int) {
 	tok := src.text[a:b]
 	src.value(a, b) // every token; the vocabulary keeps the output's own words out
-	if !valueLike(tok) {
+	sh := shapeOfToken(tok)
+	if !sh.valueLike(tok) {
 		return
 	}
-	colon := strings.IndexByte(tok, ':')
+	colon := sh.colon
 	switch {
 	case colon < 0:
 		// No scheme: url.Parse gives nothing to record.
-	case hasByte(tok, '?', '#', '#') || strings.HasPrefix(tok[colon+1:], "/"):
+	case sh.query || strings.HasPrefix(tok[colon+1:], "/"):
 		if u, err := url.Parse(tok); err == nil && u.Scheme != "" {
 			src.s.add(u.Host, u.Hostname(), u.Opaque)
 			if at := strings.LastIndexByte(u.Opaque, '@'); at >= 0 {
 				src.s.add(u.Opaque[at+1:])
 			}
 		}
-	case isScheme(tok[:colon]) && !hasCTL(tok):
+	case isScheme(tok[:colon]) && !sh.ctl:
 		// url.Parse reads "scheme:opaque" with no host: the opaque part
 		// is the rest of the token, recorded again just below, and so is
 		// its mailbox's domain.
 		restAs, restLen := src.valueAs(a+colon+1, b)
-		at := strings.LastIndexByte(tok, '@')
+		at := sh.at
 		var domAs recordedAs
 		var domLen int
 		if at > colon {
 			domAs, domLen = src.valueAs(a+at+1, b)
 		}
 		src.again(restAs, restLen, a+colon+1, b)
-		if j := strings.IndexByte(tok[colon+1:], '/'); j >= 0 {
-			src.value(a+colon+1, a+colon+1+j)
+		if sh.slash >= 0 {
+			src.value(a+colon+1, a+sh.slash)
 		}
 		if at > colon {
 			src.again(domAs, domLen, a+at+1, b)
@@ -386,13 +436,69 @@ func (src textSource) token(a, b int) {
 	if colon >= 0 {
 		// "include:_spf.example.net", "mx: mail.example.com", "ip4:192.0.2.1/24"
 		src.value(a+colon+1, b)
-		if j := strings.IndexByte(tok[colon+1:], '/'); j >= 0 {
-			src.value(a+colon+1, a+colon+1+j)
+		if sh.slash >= 0 {
+			src.value(a+colon+1, a+sh.slash)
 		}
 	}
-	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
-		src.value(a+at+1, b)
+	if sh.at >= 0 {
+		src.value(a+sh.at+1, b)
 	}
+}
+
+// tokenShape is what token reads of a token, in one pass over it
+// (shapeOfToken) rather than one search per question.
+type tokenShape struct {
+	colon int  // the first ':', -1 when none
+	slash int  // the first '/' after colon, -1 when none (or no colon)
+	at    int  // the last '@', -1 when none
+	mark  bool // holds '.', '@' or '/' (see valueLike)
+	query bool // holds '?' or '#'
+	ctl   bool // holds an ASCII control character (see hasCTL)
+}
+
+// shapeOfToken returns the tokenShape of tok.
+func shapeOfToken(tok string) tokenShape {
+	sh := tokenShape{colon: -1, slash: -1, at: -1}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c > '@' && c != 0x7f || c >= '0' && c <= '9' {
+			continue // a letter, a digit, '_', '~', or a byte past ASCII
+		}
+		switch {
+		case c == ':':
+			if sh.colon < 0 {
+				sh.colon = i
+			}
+		case c == '/':
+			sh.mark = true
+			if sh.colon >= 0 && sh.slash < 0 {
+				sh.slash = i
+			}
+		case c == '@':
+			sh.mark = true
+			sh.at = i
+		case c == '.':
+			sh.mark = true
+		case c == '?' || c == '#':
+			sh.query = true
+		case c < 0x20 || c == 0x7f:
+			sh.ctl = true
+		}
+	}
+	return sh
+}
+
+// valueLike is valueLike(tok) for the token whose shape sh is: a token
+// with a '.', '@' or '/' is, one without them or a ':' is not, and only
+// the rest is read again.
+func (sh tokenShape) valueLike(tok string) bool {
+	switch {
+	case sh.mark:
+		return true
+	case sh.colon < 0:
+		return false
+	}
+	return valueLike(tok)
 }
 
 // hasByte reports whether s holds a, b or c (strings.ContainsAny without
@@ -431,14 +537,20 @@ func hasCTL(s string) bool {
 	return false
 }
 
-// hasACE reports whether s holds "xn--" in any case.
+// hasACE reports whether s holds "xn--" in any case. It searches for
+// "--" (strings.Index, many bytes at a time), then reads the two bytes
+// before it.
 func hasACE(s string) bool {
-	for i := 2; i+1 < len(s); i++ {
-		if s[i] == '-' && s[i+1] == '-' && s[i-1]|0x20 == 'n' && s[i-2]|0x20 == 'x' {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "--")
+		if j < 0 {
+			return false
+		}
+		if k := i + j; k >= 2 && s[k-1]|0x20 == 'n' && s[k-2]|0x20 == 'x' {
 			return true
 		}
+		i += j + 1
 	}
-	return false
 }
 
 // isSpace reports whether the ASCII c is white space to strings.TrimSpace.
@@ -447,10 +559,28 @@ func isSpace(c byte) bool {
 }
 
 // asciiCase reports whether s holds no upper-case ASCII letter, and
-// whether it holds only ASCII bytes.
+// whether it holds only ASCII bytes. It reads 8 bytes at a time.
 func asciiCase(s string) (lower, ascii bool) {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
 	lower = true
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&high != 0 {
+			return false, false
+		}
+		// Every byte is below 0x80: adding to it carries into no other.
+		// Its high bit is set by adding 0x80-'A' when it is 'A' or
+		// above, and by adding 0x80-'Z'-1 when it is past 'Z'.
+		if (w+(0x80-'A')*ones) & ^(w+(0x80-'Z'-1)*ones) & high != 0 {
+			lower = false
+		}
+	}
+	for ; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= utf8.RuneSelf:
 			return false, false
@@ -464,8 +594,12 @@ func asciiCase(s string) (lower, ascii bool) {
 func isLineBreak(c byte) bool { return c == '\n' || c == '\r' }
 
 // isTokenBreak reports whether c separates the tokens of a line: the
-// separators of the TXT grammars (space, tab, ';', ',', '=').
-func isTokenBreak(c byte) bool { return c == ' ' || c == '\t' || c == ';' || c == ',' || c == '=' }
+// separators of the TXT grammars (space, tab, ';', ',', '='), all below
+// 64, as bits of one word.
+func isTokenBreak(c byte) bool {
+	const breaks = 1<<' ' | 1<<'\t' | 1<<';' | 1<<',' | 1<<'='
+	return c < 64 && breaks>>c&1 != 0
+}
 
 // field returns the bounds of the first run of t from i that holds no
 // byte where brk is true; a == b when there is none. The separators are
@@ -476,6 +610,18 @@ func field(t string, i int, brk func(byte) bool) (a, b int) {
 	}
 	a = i
 	for i < len(t) && !brk(t[i]) {
+		i++
+	}
+	return a, i
+}
+
+// tokenField is field(t, i, isTokenBreak), with the test inlined.
+func tokenField(t string, i int) (a, b int) {
+	for i < len(t) && isTokenBreak(t[i]) {
+		i++
+	}
+	a = i
+	for i < len(t) && !isTokenBreak(t[i]) {
 		i++
 	}
 	return a, i

@@ -602,9 +602,9 @@ func newGramSet(text string) gramSet {
 	return g
 }
 
-func (g gramSet) hash(w uint32) uint32 { return (w * 0x9e3779b1) >> g.shift }
+func (g *gramSet) hash(w uint32) uint32 { return (w * 0x9e3779b1) >> g.shift }
 
-func (g gramSet) has(w uint32) bool {
+func (g *gramSet) has(w uint32) bool {
 	if h := g.hash(w); g.bits[h/64]&(1<<(h%64)) == 0 {
 		return false
 	}
