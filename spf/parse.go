@@ -116,30 +116,21 @@ func (tr *termReader) parse(t *Term, raw string) error {
 // parseTerm parses one term (a directive or a modifier) into the zero
 // Term t; t is left partly set when it returns a Code.
 func parseTerm(t *Term, s string) Code {
-	// One pass: every byte printable, the first ':' or '/' (end), the
-	// first '=' (eq).
-	end, eq := -1, -1
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x21 || c > 0x7e:
+		if s[i] < 0x21 || s[i] > 0x7e {
 			return CodeSyntaxCharacter
-		case (c == ':' || c == '/') && end < 0:
-			end = i
-		case c == '=' && eq < 0:
-			eq = i
 		}
 	}
-	if eq >= 0 && (end < 0 || end > eq) {
+	end := indexColonOrSlash(s)
+	if eq := strings.IndexByte(s, '='); eq >= 0 && (end < 0 || end > eq) {
 		return parseModifier(t, s[:eq], s[eq+1:])
 	}
 	t.Qualifier = QualifierPass
 	switch s[0] {
 	case '+', '-', '~', '?':
-		// Not ':' or '/': the first of them moves by one byte.
 		t.Qualifier, s = Qualifier(s[:1]), s[1:]
-		end--
 	}
-	if end < 0 {
+	if end = indexColonOrSlash(s); end < 0 {
 		end = len(s)
 	}
 	name, arg := s[:end], s[end:]
@@ -158,6 +149,17 @@ func parseTerm(t *Term, s string) Code {
 		return parseIPArg(t, arg)
 	}
 	return CodeSyntaxUnknownMechanism
+}
+
+// indexColonOrSlash is strings.IndexAny(s, ":/") without building a set
+// per call: it runs for every term.
+func indexColonOrSlash(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' || s[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 // mechanismKind returns the mechanism named name (any case), "" for none.
@@ -187,29 +189,10 @@ func mechanismKind(name string) Kind {
 	case 7:
 		k = KindInclude
 	}
-	if k != "" && equalFoldASCII(name, string(k)) {
+	if k != "" && strings.EqualFold(name, string(k)) {
 		return k
 	}
 	return ""
-}
-
-// equalFoldASCII is strings.EqualFold for a name of printable ASCII
-// (parseTerm) and a mechanism's name, in lower case: only A-Z fold, as
-// no rune past ASCII can be in either.
-func equalFoldASCII(name, lower string) bool {
-	if len(name) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseModifier parses name=value (RFC 7208 §6) into t.
