@@ -269,7 +269,7 @@ func (s *Set) addText(text string, pieces ...string) {
 	}
 }
 
-// lineSplitter cuts a text into lines, as field with isLineBreak does,
+// lineSplitter cuts a text into lines (runs without "\n" or "\r"),
 // finding each line's end with strings.IndexByte rather than testing
 // every byte: a text without "\r" (cr < 0, most) costs one search per
 // line.
@@ -278,7 +278,8 @@ type lineSplitter struct {
 	cr   int // the first "\r" at or after the last line's start, -1 when none
 }
 
-// next is field(text, i, isLineBreak).
+// next returns the bounds of the first line of the text from i: the
+// first run that holds no isLineBreak byte; a == b when there is none.
 func (l *lineSplitter) next(i int) (a, b int) {
 	t := l.text
 	for i < len(t) && isLineBreak(t[i]) {
@@ -601,21 +602,10 @@ func isTokenBreak(c byte) bool {
 	return c < 64 && breaks>>c&1 != 0
 }
 
-// field returns the bounds of the first run of t from i that holds no
-// byte where brk is true; a == b when there is none. The separators are
-// ASCII, so cutting bytes is cutting runes (strings.FieldsFunc).
-func field(t string, i int, brk func(byte) bool) (a, b int) {
-	for i < len(t) && brk(t[i]) {
-		i++
-	}
-	a = i
-	for i < len(t) && !brk(t[i]) {
-		i++
-	}
-	return a, i
-}
-
-// tokenField is field(t, i, isTokenBreak), with the test inlined.
+// tokenField returns the bounds of the first token of t from i: the
+// first run that holds no isTokenBreak byte; a == b when there is none.
+// The separators are ASCII, so cutting bytes is cutting runes
+// (strings.FieldsFunc).
 func tokenField(t string, i int) (a, b int) {
 	for i < len(t) && isTokenBreak(t[i]) {
 		i++

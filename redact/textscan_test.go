@@ -33,6 +33,20 @@ func refASCIICase(s string) (lower, ascii bool) {
 	return lower, true
 }
 
+// field is how addText cut lines and tokens before lineSplitter and
+// tokenField: the bounds of the first run of t from i that holds no byte
+// where brk is true; a == b when there is none.
+func field(t string, i int, brk func(byte) bool) (a, b int) {
+	for i < len(t) && brk(t[i]) {
+		i++
+	}
+	a = i
+	for i < len(t) && !brk(t[i]) {
+		i++
+	}
+	return a, i
+}
+
 // refTokenShape is what token read of a token before shapeOfToken, one
 // search per question.
 func refTokenShape(tok string) tokenShape {
