@@ -598,7 +598,7 @@ func isLineBreak(c byte) bool { return c == '\n' || c == '\r' }
 // separators of the TXT grammars (space, tab, ';', ',', '='), all below
 // 64, as bits of one word.
 func isTokenBreak(c byte) bool {
-	const breaks = 1<<' ' | 1<<'\t' | 1<<';' | 1<<',' | 1<<'='
+	const breaks uint64 = 1<<' ' | 1<<'\t' | 1<<';' | 1<<',' | 1<<'='
 	return c < 64 && breaks>>c&1 != 0
 }
 
