@@ -146,7 +146,8 @@ const (
 // per grantGap, one a millisecond: about twice the most the service scans
 // in a second on two cores. Slots come back in trains (scans started
 // together end together at their deadline; a look of the cut timer frees
-// up to headroomCuts at once), and a train of grants is a train of scan
+// up to headroomCuts at once beyond those it cuts for fresh waiting
+// requests), and a train of grants is a train of scan
 // starts, about ten goroutines each, runnable at once ahead of a
 // visitor's; the scans of a train end together again a deadline later,
 // so a train that is granted at once lives on. Fresh requests (a
@@ -552,14 +553,13 @@ func (s *scheduler) dispatch() {
 	for s.free > 0 && len(s.ring) > 0 {
 		i := s.freshest(now)
 		if i < 0 {
-			paced := s.busy()
-			if paced && !s.paceNext() {
-				return
-			}
 			if i = s.nextAdmissible(now); i < 0 {
 				return
 			}
-			if paced {
+			if s.busy() {
+				if !s.paceNext() {
+					return
+				}
 				s.paceGrant()
 			}
 		}

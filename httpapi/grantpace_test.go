@@ -43,10 +43,12 @@ func paceSiege(t *testing.T, s *scheduler, n int) (used, reserve []func(), grant
 	}
 	s.gap = gap
 	granted = make(chan func(), n)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // the requests still waiting give up
 	for i := range n {
 		ad := spent(s.total + i)
 		go func() {
-			rel, _, e := s.acquire(context.Background(), ad, time.Hour, nil)
+			rel, _, e := s.acquire(ctx, ad, time.Hour, nil)
 			if e == nil {
 				granted <- rel
 			}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -91,7 +93,9 @@ func TestScanLazyDoneStress(t *testing.T) {
 func TestScanBudgetWithLazyDone(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
+	var sent atomic.Int64
 	below := resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		sent.Add(1)
 		<-release
 		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Name: name}}}
 	})
@@ -101,18 +105,15 @@ func TestScanBudgetWithLazyDone(t *testing.T) {
 	for i := range out {
 		wg.Go(func() { out[i] = s.Lookup(context.Background(), fmt.Sprintf("q%d.example", i%2), resolver.TypeA) })
 	}
-	time.Sleep(20 * time.Millisecond)
-	if a := s.Lookup(context.Background(), "new.example", resolver.TypeA); a.Reason != resolver.ReasonBudgetExhausted {
-		t.Fatalf("new question past the budget: %+v", a)
-	}
+	// Both questions in flight: the budget is spent.
+	require.Eventually(t, func() bool { return sent.Load() == 2 }, time.Minute, time.Millisecond)
+	a := s.Lookup(context.Background(), "new.example", resolver.TypeA)
+	require.Equal(t, resolver.ReasonBudgetExhausted, a.Reason, "a new question past the budget")
 	close(release)
 	wg.Wait()
 	for i, a := range out {
-		if a.Outcome != resolver.Found || a.Records[0].Name != fmt.Sprintf("q%d.example", i%2) {
-			t.Fatalf("caller %d: %+v", i, a)
-		}
+		require.Equal(t, resolver.Found, a.Outcome, "caller %d", i)
+		require.Equal(t, fmt.Sprintf("q%d.example", i%2), a.Records[0].Name, "caller %d", i)
 	}
-	if s.Queries() != 2 {
-		t.Fatalf("sent %d", s.Queries())
-	}
+	require.Equal(t, 2, s.Queries())
 }
