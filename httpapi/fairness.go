@@ -574,10 +574,9 @@ func (s *scheduler) dispatch() {
 	}
 }
 
-// busy reports whether a quarter of the slots or more are in flight (the
-// other half than the reserve, which requests that are not fresh may
-// use, at least half in use): then grants to requests that are not fresh
-// keep to the pace. Called with mu held.
+// busy reports whether a quarter of the slots or more are in flight (as
+// many as half the slots beyond the reserve): then grants to requests
+// that are not fresh keep to the pace. Called with mu held.
 func (s *scheduler) busy() bool {
 	return s.gap > 0 && s.total-s.free >= s.total/4
 }
