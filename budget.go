@@ -5,7 +5,7 @@ import "github.com/mailauth/mailauth/resolver"
 // spfBudget is what the per-scan budget leaves to SPF, whose fan-out
 // (includes, mx terms and their exchanges) is the only one that can be
 // large for a valid record: RFC 7208 §4.6.4 caps the terms at 10 but each
-// mx term may need 11 questions. With the default budget of 120 SPF gets
+// mx term may need 11 questions. With the default budget of 130 SPF gets
 // 52 distinct questions; a policy needing more is reported as not fully
 // expanded instead of starving the other checks.
 func spfBudget(total int) int {
