@@ -29,6 +29,7 @@ func TestSmoke(t *testing.T) {
 	assert.Regexp(t, regexp.MustCompile(`unloaded\s+n\s+[1-9]\d*\s+success`), report, "unloaded figures")
 	assert.Regexp(t, regexp.MustCompile(`attack\s+n\s+[1-9]\d*\s+success`), report, "figures under attack")
 	assert.Contains(t, report, "success under attack")
+	assert.Regexp(t, regexp.MustCompile(`p99 under attack / unloaded: \d+\.\d\d \(target <= 2, 95 % bootstrap interval \d+\.\d\d-\d+\.\d\d\)`), report, "the ratio with its interval")
 	assert.Contains(t, report, "== server resources (attack)")
 	assert.Regexp(t, regexp.MustCompile(`(?m)^\s+slow\s+\d+\s+\d{3}`), report, "the slow sources' answers")
 
@@ -40,6 +41,7 @@ func TestSmoke(t *testing.T) {
 	require.NoError(t, err, "abuse siege: %s", out)
 	report = string(out)
 	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: 30 addresses x 3 slow scans\s+n\s+[1-9]\d*\s+success`), report, "figures under the siege")
+	assert.Regexp(t, regexp.MustCompile(`(?m)^slow-ipv4: [^\n]*: success [^\n]* p99 \d+\.\d\d x unloaded \(<= 2; 95 % bootstrap interval \d+\.\d\d-\d+\.\d\d\): (NOT )?MET`), report, "the siege's verdict with the ratio's interval")
 	assert.Regexp(t, regexp.MustCompile(`slow-ipv4: [^\n]*, 2s later \d+ KB: \d+\.\d\d x baseline`), report, "RSS after the siege")
 	// What the attack delivered, and its process at SCHED_IDLE, every
 	// thread of it, while the measured client's stays at the normal

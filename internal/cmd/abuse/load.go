@@ -88,6 +88,9 @@ type latencies struct {
 	Slowest []timing `json:"slowest,omitempty"`
 	// Server is the server's side of the same requests (capacity mode).
 	Server serverSide `json:"server"`
+	// Samples are the requests' latencies (ms), sorted: the p99's
+	// interval is drawn from them (ratioInterval).
+	Samples []float64 `json:"samplesMs,omitempty"`
 }
 
 // slowestKept is how many of a phase's slowest requests are reported
@@ -161,7 +164,8 @@ func (r *recorder) summary() latencies {
 		return l
 	}
 	l.Success = 100 * float64(l.OK) / float64(l.N)
-	l.P50, l.P99, l.Max = ms[l.N/2], ms[min(l.N-1, l.N*99/100)], ms[l.N-1]
+	l.P50, l.P99, l.Max = ms[l.N/2], p99Of(ms), ms[l.N-1]
+	l.Samples = ms
 	return l
 }
 

@@ -82,7 +82,11 @@ func printAttack(out io.Writer, o options, r attackResult) {
 	if r.Unloaded.P99 > 0 {
 		ratio = r.UnderAttack.P99 / r.Unloaded.P99
 	}
-	fmt.Fprintf(out, "p99 under attack / unloaded: %.2f (target <= 2); success under attack %.2f %% (target >= 99)\n", ratio, r.UnderAttack.Success)
+	interval := ""
+	if lo, hi, ok := ratioInterval(r.Unloaded.Samples, r.UnderAttack.Samples); ok {
+		interval = fmt.Sprintf(", 95 %% bootstrap interval %.2f-%.2f", lo, hi)
+	}
+	fmt.Fprintf(out, "p99 under attack / unloaded: %.2f (target <= 2%s); success under attack %.2f %% (target >= 99)\n", ratio, interval, r.UnderAttack.Success)
 	fmt.Fprintf(out, "== hostile requests by kind and status (%d sources; 0 = transport error)\n", o.hostile)
 	printTallies(out, r.Hostile)
 	fmt.Fprintf(out, "held keep-alive connections: %d of %d tried (%d per source allowed)\n", r.HeldConns, r.TriedConns, httpapi.DefaultMaxConnsPerSource)
@@ -147,8 +151,12 @@ func printSiege(out io.Writer, r siegeResult) {
 		if p.Good.Success < 99 || ratio > 2 {
 			verdict = "NOT MET"
 		}
-		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2): %s  [CPU: client %d ms, attack %d ms; load average %s]\n",
-			p.Name, p.Good.Success, ratio, verdict, p.LoadCPU, p.AttackCPU, p.LoadAvg)
+		interval := ""
+		if lo, hi, ok := ratioInterval(r.Unloaded.Samples, p.Good.Samples); ok {
+			interval = fmt.Sprintf("; 95 %% bootstrap interval %.2f-%.2f", lo, hi)
+		}
+		fmt.Fprintf(out, "%s: success %.2f %% (>= 99), p99 %.2f x unloaded (<= 2%s): %s  [CPU: client %d ms, attack %d ms; load average %s]\n",
+			p.Name, p.Good.Success, ratio, interval, verdict, p.LoadCPU, p.AttackCPU, p.LoadAvg)
 	}
 	fmt.Fprintf(out, "== server RSS after each siege, no forced collection (target <= 2 x baseline after 2m0s)\n")
 	for _, p := range r.Phases {

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// bootstrapRounds is how many resamplings ratioInterval draws: enough
+// that the interval's ends move by less than the figures' last printed
+// digit from one seed to another.
+const bootstrapRounds = 4000
+
+// p99Of returns the p99 of the sorted samples ms as latencies.summary
+// reads it: the sample at index n*99/100.
+func p99Of(ms []float64) float64 {
+	return ms[min(len(ms)-1, len(ms)*99/100)]
+}
+
+// ratioInterval returns a 95 % bootstrap interval for p99(under) /
+// p99(base): both samples are drawn again with replacement, each to its
+// own size, bootstrapRounds times, and the 2.5th and 97.5th percentiles
+// of the ratios drawn are returned. With 300 requests a phase the p99 is
+// the third-slowest, so one slow request more or less moves it: the
+// interval says how far the point ratio would move in another run of the
+// same length. The seed is fixed, so a report is reproducible from its
+// samples. ok is false when either sample is empty or base's p99 is 0.
+func ratioInterval(base, under []float64) (lo, hi float64, ok bool) {
+	if len(base) == 0 || len(under) == 0 {
+		return 0, 0, false
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(src, dst []float64) float64 {
+		for i := range dst {
+			dst[i] = src[rng.IntN(len(src))]
+		}
+		slices.Sort(dst)
+		return p99Of(dst)
+	}
+	b, u := make([]float64, len(base)), make([]float64, len(under))
+	ratios := make([]float64, 0, bootstrapRounds)
+	for range bootstrapRounds {
+		d := draw(base, b)
+		if d <= 0 {
+			return 0, 0, false
+		}
+		ratios = append(ratios, draw(under, u)/d)
+	}
+	slices.Sort(ratios)
+	return ratios[bootstrapRounds*25/1000], ratios[bootstrapRounds*975/1000-1], true
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sortedSample returns n latencies drawn from a log-normal-like spread
+// around median ms, sorted.
+func sortedSample(rng *rand.Rand, n int, median float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = median * (0.5 + rng.ExpFloat64())
+	}
+	slices.Sort(s)
+	return s
+}
+
+// TestRatioIntervalCoversTheRatio: for samples of the capacity report's
+// size, the interval holds the point ratio; a siege whose every request
+// took 3 times as long has an interval around 3 (not [3, 3]: the two
+// are drawn again independently); the interval of a
+// sample against itself holds 1; the same samples give the same interval.
+func TestRatioIntervalCoversTheRatio(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	base := sortedSample(rng, 300, 2)
+	under := sortedSample(rng, 300, 3)
+
+	lo, hi, ok := ratioInterval(base, under)
+	require.True(t, ok)
+	point := p99Of(under) / p99Of(base)
+	assert.LessOrEqual(t, lo, point)
+	assert.GreaterOrEqual(t, hi, point)
+	assert.Less(t, lo, hi, "300 requests cannot pin a p99 down to one value")
+
+	tripled := make([]float64, len(base))
+	for i, v := range base {
+		tripled[i] = 3 * v
+	}
+	lo, hi, ok = ratioInterval(base, tripled)
+	require.True(t, ok)
+	assert.Less(t, lo, 3.0)
+	assert.Greater(t, hi, 3.0)
+	t.Logf("a sample against its triple: %.2f-%.2f", lo, hi)
+
+	lo, hi, ok = ratioInterval(base, base)
+	require.True(t, ok)
+	assert.LessOrEqual(t, lo, 1.0)
+	assert.GreaterOrEqual(t, hi, 1.0)
+
+	// The same seed: the same interval from the same samples.
+	lo2, hi2, _ := ratioInterval(base, base)
+	assert.Equal(t, []float64{lo, hi}, []float64{lo2, hi2})
+}
+
+// TestRatioIntervalConstant: samples with no spread give an interval of
+// one point, their ratio.
+func TestRatioIntervalConstant(t *testing.T) {
+	base := slices.Repeat([]float64{2}, 300)
+	under := slices.Repeat([]float64{5}, 300)
+	lo, hi, ok := ratioInterval(base, under)
+	require.True(t, ok)
+	assert.Equal(t, 2.5, lo)
+	assert.Equal(t, 2.5, hi)
+}
+
+// TestRatioIntervalEmpty: no interval without samples on both sides, or
+// with a p99 of 0.
+func TestRatioIntervalEmpty(t *testing.T) {
+	_, _, ok := ratioInterval(nil, []float64{1})
+	assert.False(t, ok)
+	_, _, ok = ratioInterval([]float64{1}, nil)
+	assert.False(t, ok)
+	_, _, ok = ratioInterval([]float64{0, 0}, []float64{1, 1})
+	assert.False(t, ok)
+}
