@@ -1,0 +1,65 @@
+package gostack
+
+import (
+	"runtime/debug"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// deep5K and deep10K stand for a lookup's and a check's deepest calls.
+//
+//go:noinline
+func deep5K(i int) byte {
+	var buf [5 << 10]byte
+	return buf[i]
+}
+
+//go:noinline
+func deep10K(i int) byte {
+	var buf [10 << 10]byte
+	return buf[i]
+}
+
+// moved runs reserve (nil: none) and then deep on a new goroutine, and
+// reports whether the goroutine's stack was copied (grown) under deep:
+// a local's address changes when its stack moves.
+func moved(reserve func(), deep func(int) byte) bool {
+	out := make(chan bool)
+	go func() {
+		if reserve != nil {
+			reserve()
+		}
+		var probe byte
+		before := uintptr(unsafe.Pointer(&probe))
+		deep(0)
+		out <- uintptr(unsafe.Pointer(&probe)) != before
+	}()
+	return <-out
+}
+
+func TestReserve(t *testing.T) {
+	// No collection may shrink a stack while a goroutine runs.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	cases := []struct {
+		name    string
+		reserve func()
+		deep    func(int) byte
+		moves   bool
+	}{
+		// The controls: a new goroutine's stack is smaller than 8 KiB
+		// (the runtime's average, with few goroutines), so it grows
+		// under the deep call.
+		{name: "none-5K", deep: deep5K, moves: true},
+		{name: "none-10K", deep: deep10K, moves: true},
+		{name: "8K-5K", reserve: Reserve8K, deep: deep5K},
+		{name: "16K-10K", reserve: Reserve16K, deep: deep10K},
+		{name: "8K-10K", reserve: Reserve8K, deep: deep10K, moves: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.moves, moved(tc.reserve, tc.deep))
+		})
+	}
+}
