@@ -7,7 +7,8 @@
 // request's goroutine (HMAC-SHA-256 keyed with the server secret; the
 // visitor hash under a key derived from the secret and the UTC day, so a
 // visitor cannot be linked across days), queues the row without blocking,
-// and one goroutine writes the queue in batches. A full queue drops rows
+// and one goroutine writes the queue in batches (a batch waits up to
+// [DefaultBatchWait] for more rows after its first). A full queue drops rows
 // and counts them; a failing store never slows or fails a diagnostic. A
 // failed batch is held in a retry buffer as large as the queue and
 // retried, oldest first, after [DefaultRetryPause] and then with a pause
@@ -40,5 +41,6 @@
 // # Limits
 //
 // [DefaultQueueSize] queued rows, [DefaultBatchSize] rows per batch,
+// [DefaultBatchWait] before a batch that is not full is written,
 // [DefaultRetention] for raw rows, [MinSecretBytes] for a given secret.
 package analytics

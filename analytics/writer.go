@@ -17,6 +17,12 @@ const (
 	// DefaultBatchSize bounds the rows of one INSERT (14 parameters a row,
 	// far below SQLite's and PostgreSQL's parameter limits).
 	DefaultBatchSize = 256
+	// DefaultBatchWait is how long a batch that is not full waits for
+	// more rows after its first: one transaction (and, in SQLite, one
+	// fsync) for the rows of that time rather than one per row, which
+	// is what a writer that keeps up gets under load (at 700 scans/s
+	// nearly every batch was one row, 3 % of the service's CPU).
+	DefaultBatchWait = 100 * time.Millisecond
 	// DefaultRollupInterval is how often aggregates are recomputed and
 	// old raw rows deleted.
 	DefaultRollupInterval = 5 * time.Minute
@@ -38,8 +44,12 @@ const (
 
 // WriterOptions configures a Writer; zero fields take the defaults.
 type WriterOptions struct {
-	QueueSize      int
-	BatchSize      int
+	QueueSize int
+	BatchSize int
+	// BatchWait is how long a batch waits for more rows after its
+	// first, unless it fills first or a Flush or Close comes; 0 means
+	// DefaultBatchWait, a negative value no wait.
+	BatchWait      time.Duration
 	RollupInterval time.Duration
 	Retention      time.Duration
 	// Logger receives failures and drop counts (never a row); nil means
@@ -118,6 +128,9 @@ func NewWriter(store Store, h *Hasher, o WriterOptions) *Writer {
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
+	}
+	if o.BatchWait == 0 {
+		o.BatchWait = DefaultBatchWait
 	}
 	if o.RollupInterval <= 0 {
 		o.RollupInterval = DefaultRollupInterval
@@ -232,13 +245,15 @@ func (w *Writer) run() {
 	for {
 		select {
 		case r := <-w.queue:
-			w.commit(append(make([]Row, 0, w.o.BatchSize), r))
+			batch, done := w.gather(append(make([]Row, 0, w.o.BatchSize), r))
+			w.commit(batch)
+			if done != nil {
+				w.flushed(done)
+			}
 		case <-w.retry.C:
 			w.retryHeld()
 		case done := <-w.flush:
-			w.drain()
-			w.retryHeld()
-			close(done)
+			w.flushed(done)
 		case <-tick.C:
 			w.maintain()
 		case <-w.stop:
@@ -250,6 +265,39 @@ func (w *Writer) run() {
 			return
 		}
 	}
+}
+
+// flushed answers a Flush: it writes everything queued and retries the
+// held rows, then closes done.
+func (w *Writer) flushed(done chan struct{}) {
+	w.drain()
+	w.retryHeld()
+	close(done)
+}
+
+// gather adds rows to batch as they are queued, for BatchWait at most,
+// until it is full. A Flush that comes meanwhile ends the wait and is
+// returned, to be answered once the batch is written; Close ends it
+// too (the writer stops after the batch).
+func (w *Writer) gather(batch []Row) ([]Row, chan struct{}) {
+	if w.o.BatchWait < 0 {
+		return batch, nil
+	}
+	t := time.NewTimer(w.o.BatchWait)
+	defer t.Stop()
+	for len(batch) < w.o.BatchSize {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+		case done := <-w.flush:
+			return batch, done
+		case <-w.stop:
+			return batch, nil
+		case <-t.C:
+			return batch, nil
+		}
+	}
+	return batch, nil
 }
 
 // drain writes everything queued, batch by batch.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,4 +123,68 @@ func TestWriterRetention(t *testing.T) {
 	rep, err := s.Report(context.Background(), Day(now.AddDate(0, 0, -5)), Day(now))
 	assert.NoError(t, err, "aggregates")
 	assert.Len(t, rep.Days, 4, "aggregates, want 4 days")
+}
+
+// countingStore is a real store that records the size of each insert.
+type countingStore struct {
+	Store
+	mu      sync.Mutex
+	batches []int
+}
+
+func (c *countingStore) Insert(ctx context.Context, rows []Row) error {
+	c.mu.Lock()
+	c.batches = append(c.batches, len(rows))
+	c.mu.Unlock()
+	return c.Store.Insert(ctx, rows)
+}
+
+func (c *countingStore) sizes() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.batches)
+}
+
+// TestWriterBatchWait: rows queued while a batch waits join it, so that
+// they are written in one insert; a Flush or a Close ends the wait (the
+// wait here never ends by itself).
+func TestWriterBatchWait(t *testing.T) {
+	t.Parallel()
+	t.Run("flush", func(t *testing.T) {
+		t.Parallel()
+		store := &countingStore{Store: openTestSQLite(t)}
+		w := NewWriter(store, testHasher(t), WriterOptions{BatchWait: time.Hour})
+		for i := range 50 {
+			w.Record(scanEvent(time.Now(), fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
+			// The writer takes each row before the next comes: a writer
+			// that did not wait would write them one by one.
+			require.Eventually(t, func() bool { return w.QueueLen() == 0 }, time.Minute, time.Millisecond)
+		}
+		require.NoError(t, w.Flush(context.Background()))
+		assert.Equal(t, []int{50}, store.sizes(), "inserts")
+		assert.Equal(t, int64(50), w.Committed(), "committed")
+		assert.Equal(t, 50, countRows(t, store.Store, "events"), "rows")
+		require.NoError(t, w.Close(context.Background()))
+	})
+	t.Run("close", func(t *testing.T) {
+		t.Parallel()
+		store := &countingStore{Store: openTestSQLite(t)}
+		w := NewWriter(store, testHasher(t), WriterOptions{BatchWait: time.Hour})
+		w.Record(ptrEvent(time.Now(), "192.0.2.1", "pass"))
+		require.NoError(t, w.Close(context.Background()))
+		assert.Equal(t, []int{1}, store.sizes(), "inserts")
+		assert.Equal(t, int64(1), w.Committed(), "committed")
+	})
+	t.Run("full", func(t *testing.T) {
+		t.Parallel()
+		store := &countingStore{Store: openTestSQLite(t)}
+		w := NewWriter(store, testHasher(t), WriterOptions{BatchSize: 4, BatchWait: time.Hour})
+		for i := range 8 {
+			w.Record(scanEvent(time.Now(), fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
+		}
+		require.Eventually(t, func() bool { return w.Committed() == 8 }, time.Minute, time.Millisecond,
+			"two full batches are written without waiting")
+		assert.Equal(t, []int{4, 4}, store.sizes(), "inserts")
+		require.NoError(t, w.Close(context.Background()))
+	})
 }
