@@ -36,14 +36,6 @@ type checkSpec struct {
 	// check runs the check's package over dns (the check's share of the
 	// scan's budget) and judges its facts.
 	check func(r *run, ctx context.Context, dns resolver.Resolver) verdict
-	// stack grows the check's goroutine, before its first lookup, to the
-	// stack its deepest calls reach in the service (gostack): 16 KiB for
-	// the checks that go deeper than one lookup, else 8 KiB. Measured
-	// with a probe of each check goroutine under the bench's load: with
-	// no reservation every DMARC and MTA-STS check and half the others
-	// grew under a lookup; with these sizes 0-3 % of them did (SPF: 0 of
-	// 640 at 16 KiB, half at 8 KiB).
-	stack func()
 	// unknown returns the check's diagnostics with every fact unknown, for
 	// a check that did not finish; nil where the contract has none.
 	unknown func(r *run) Diagnostics
@@ -146,49 +138,49 @@ var checkTable = []checkSpec{
 	{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
 		budget: 1 + 2 + 2*mx.MaxExchanges + dane.MaxHosts, // MX; A/AAAA of the domain (implicit MX) or of each exchange; their TLSA
-		check:  (*run).checkMX, stack: gostack.Reserve8K, unknown: noDiagnostics, rules: mxCheckRules,
+		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
 		codes: codeColumn(mx.Codes(), mxRules, nil, mxIgnored),
 	},
 	{
 		id: CheckSPF, title: msg("发件授权（SPF）", "Sender authorization (SPF)"), weight: 20,
 		budget: 0, // the rest: see spfBudget
-		check:  (*run).checkSPF, stack: gostack.Reserve16K, unknown: unknownSPF, rules: spfCheckRules,
+		check:  (*run).checkSPF, unknown: unknownSPF, rules: spfCheckRules,
 		codes: codeColumn(spf.Codes(), spfRules, spfNotes, spfIgnored),
 	},
 	{
 		id: CheckDMARC, title: msg("DMARC 策略", "DMARC policy"), weight: 25,
 		budget: dmarc.MaxTreeWalk + 2 + dmarc.MaxExternalDestinations, // the walk (RFC 9989 §4.10); MX and TXT of the domain; RFC 9990 §3 authorizations
-		check:  (*run).checkDMARC, stack: gostack.Reserve16K, unknown: unknownDMARC, rules: dmarcCheckRules,
+		check:  (*run).checkDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
 		codes: codeColumn(dmarc.Codes(), dmarcRules, dmarcNotes, dmarcIgnored),
 	},
 	{
 		id: CheckDKIM, title: msg("DKIM 公钥", "DKIM public key"), weight: 10,
 		budget: 1, // the selector's TXT
-		check:  (*run).checkDKIM, stack: gostack.Reserve16K, unknown: unknownDKIM, rules: dkimCheckRules,
+		check:  (*run).checkDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
 		codes: codeColumn(dkim.Codes(), dkimRules, nil, nil),
 	},
 	{
 		id: CheckMTASTS, title: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"), weight: 10,
 		budget: 3, // _mta-sts TXT; A and AAAA of the policy host
-		check:  (*run).checkMTASTS, stack: gostack.Reserve16K, unknown: unknownMTASTS, rules: mtastsCheckRules,
+		check:  (*run).checkMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
 		codes: codeColumn(mtasts.Codes(), stsRules, stsNotes, nil),
 	},
 	{
 		id: CheckTLSRPT, title: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"), weight: 5,
 		budget: 1, // _smtp._tls TXT
-		check:  (*run).checkTLSRPT, stack: gostack.Reserve8K, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
+		check:  (*run).checkTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
 		codes: codeColumn(tlsrpt.Codes(), rptRules, rptNotes, nil),
 	},
 	{
 		id: CheckPTR, title: msg("反向解析（PTR）", "Reverse DNS (PTR)"), weight: 10,
 		budget: 1 + ptr.MaxForward, // PTR; forward lookups
-		check:  (*run).checkPTR, stack: gostack.Reserve8K, unknown: unknownPTR, rules: ptrCheckRules,
+		check:  (*run).checkPTR, unknown: unknownPTR, rules: ptrCheckRules,
 		codes: codeColumn(ptr.Codes(), ptrRules, nil, ptrIgnored),
 	},
 	{
 		id: CheckCAA, title: msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"), weight: 5,
 		budget: caa.MaxClimb + 1, // the climb (RFC 8659 §3); mta-sts.<domain>
-		check:  (*run).checkCAA, stack: gostack.Reserve8K, unknown: noDiagnostics, rules: caaCheckRules,
+		check:  (*run).checkCAA, unknown: noDiagnostics, rules: caaCheckRules,
 		codes: codeColumn(caa.Codes(), caaRules, caaNotes, caaIgnored),
 	},
 }
@@ -245,7 +237,7 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if !ok {
 			continue
 		}
-		check, grow := c.check, c.stack // the closure keeps these fields, not the whole row
+		check := c.check // the closure keeps this field, not the whole row
 		log := r.faultLog(id)
 		if id == CheckMX {
 			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
@@ -254,7 +246,18 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			if r.tooLong(id, &v) {
 				return v // the record's name cannot exist: nothing to ask
 			}
-			grow()
+			// The goroutine's stack grows here, once, to the 8 KiB its
+			// lookups reach, rather than under the first of them. A probe
+			// of each check's goroutine under the bench's load (100
+			// clients, the real UDP client) found that without it half
+			// the MX, TLS-RPT, PTR and CAA checks and every DMARC and
+			// MTA-STS check grew under a lookup; with it none of the first
+			// four did. DMARC, MTA-STS (the TLS handshake), half the SPF
+			// and a tenth of the DKIM checks still grow to 16 KiB, once,
+			// later: a 16 KiB reservation spared that copy but cost 9-12
+			// KB of stack per scan in flight (BenchmarkScansInFlight, 80
+			// KB with this one, as without it).
+			gostack.Reserve8K()
 			start := time.Now()
 			v = check(r, ctx, log)
 			r.conclude(ctx, id, &v, log, start)

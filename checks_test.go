@@ -20,7 +20,6 @@ func TestCheckTable(t *testing.T) {
 		assert.NotEmpty(t, c.title.zh, "row %q is incomplete", c.id)
 		assert.GreaterOrEqual(t, c.weight, 0, "row %q is incomplete", c.id)
 		assert.NotNil(t, c.check, "row %q is incomplete", c.id)
-		assert.NotNil(t, c.stack, "row %q is incomplete", c.id)
 		assert.NotNil(t, c.unknown, "row %q is incomplete", c.id)
 		assert.NotNil(t, c.rules, "row %q is incomplete", c.id)
 		assert.NotEmpty(t, c.rules(), "row %q has no rules", c.id)
