@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -96,35 +97,15 @@ func (p *fetcher) start(task func()) {
 		}
 	}
 	p.running.Go(func() {
-		growStack(0)
+		// Grown at its first frames, where the copy costs almost
+		// nothing, rather than twice under a lookup of the walk
+		// (runtime.newstack was 5-8 % of a hostile tree's walk).
+		gostack.Reserve8K()
 		task()
 		for task := range p.work {
 			task()
 		}
 	})
-}
-
-// lookupStack is the frame growStack asks for. The runtime doubles a
-// stack until the frame fits above what is in use, so a goroutine that
-// asks for it at its start gets an 8 KiB stack, which holds a lookup of
-// the walk: the resolver's layers and the leak guard recording the
-// answer, whose frames add up to about 5.5 KiB at the deepest (a
-// profile of BenchmarkScanHostileSPF shows no growth under the walk's
-// goroutines past growStack's own).
-const lookupStack = 6 << 10
-
-// growStack makes the calling goroutine's stack hold lookupStack bytes
-// more than it uses, while it uses little: a goroutine starts with 2 KiB,
-// and growing it under a lookup copies it twice, the deep stack of the
-// lookup each time (runtime.newstack was 5-8 % of a hostile tree's
-// walk); grown here, at the goroutine's first frames, it is copied once
-// with almost nothing on it. The frame's bytes are zeroed, never read:
-// i is 0, taken as a parameter so that the array is not optimized away.
-//
-//go:noinline
-func growStack(i int) byte {
-	var buf [lookupStack]byte
-	return buf[i]
 }
 
 // startTerm starts the lookups of an a, mx or exists term in the
