@@ -49,7 +49,28 @@ const (
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	domain = resolver.CanonicalName(domain)
 	d := discover(ctx, r, domain)
-	return *d.result(ctx, r, domain)
+	j := d.result(domain)
+	if j.selected {
+		// Asked from this frame, not result's: result's frame holds the
+		// selected record and is 1.5 KB, which took a DMARC check's
+		// goroutine past 8 KiB under these lookups (a copy of its
+		// stack to 16 KiB every scan).
+		j.codes = append(j.codes, external(ctx, r, j.ruaDomain, j.rua)...)
+	}
+	j.res.Findings = findings.Normalize(j.codes)
+	return *j.res
+}
+
+// judged is what result makes of a discovery: the Result without its
+// findings, the findings so far, and, when a record was selected, its
+// policy domain and rua URIs, whose external destinations Check asks
+// about.
+type judged struct {
+	res       *Result
+	codes     []Code
+	selected  bool
+	ruaDomain string
+	rua       []URI
 }
 
 // discovery is what Check learns from the DNS before it judges: the
@@ -81,11 +102,12 @@ func discover(ctx context.Context, r resolver.Resolver, domain string) *discover
 }
 
 // result judges what discover found, into a Result on the heap (Check's
-// frame, under which the lookups wait, holds none); external's lookups
-// run in goroutines of their own. Not inlined (see discovery).
+// frame, under which the lookups wait, holds none), with the findings
+// apart and the selected record's rua URIs for Check to ask about. Not
+// inlined (see discovery).
 //
 //go:noinline
-func (d *discovery) result(ctx context.Context, r resolver.Resolver, domain string) *Result {
+func (d *discovery) result(domain string) *judged {
 	w := &d.w
 	res := &Result{
 		Domain:             domain,
@@ -104,15 +126,16 @@ func (d *discovery) result(ctx context.Context, r resolver.Resolver, domain stri
 	if len(Select(d.apex.TXTs())) > 0 {
 		codes = append(codes, CodeRecordAtApex)
 	}
+	j := &judged{res: res}
 	if !w.inconclusive {
 		res.Discovery = DiscoveryNotFound
 		if sel := w.choose(domain); sel.ok {
 			codes = append(codes, res.apply(sel)...)
-			codes = append(codes, external(ctx, r, sel.domain, sel.rec.RUA)...)
+			j.selected, j.ruaDomain, j.rua = true, sel.domain, sel.rec.RUA
 		}
 	}
-	res.Findings = findings.Normalize(codes)
-	return res
+	j.codes = codes
+	return j
 }
 
 // codes returns the findings of the walk itself.
