@@ -107,7 +107,7 @@ func discover(ctx context.Context, r resolver.Resolver, domain string) *discover
 // inlined (see discovery).
 //
 //go:noinline
-func (d *discovery) result(domain string) *judged {
+func (d *discovery) result(domain string) judged {
 	w := &d.w
 	res := &Result{
 		Domain:             domain,
@@ -126,7 +126,7 @@ func (d *discovery) result(domain string) *judged {
 	if len(Select(d.apex.TXTs())) > 0 {
 		codes = append(codes, CodeRecordAtApex)
 	}
-	j := &judged{res: res}
+	j := judged{res: res}
 	if !w.inconclusive {
 		res.Discovery = DiscoveryNotFound
 		if sel := w.choose(domain); sel.ok {
