@@ -250,13 +250,12 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			// lookups reach, rather than under the first of them. A probe
 			// of each check's goroutine under the bench's load (100
 			// clients, the real UDP client) found that without it half
-			// the MX, TLS-RPT, PTR and CAA checks and every DMARC and
-			// MTA-STS check grew under a lookup; with it none of the first
-			// four did. DMARC, MTA-STS (the TLS handshake), half the SPF
-			// and a tenth of the DKIM checks still grow to 16 KiB, once,
-			// later: a 16 KiB reservation spared that copy but cost 9-12
-			// KB of stack per scan in flight (BenchmarkScansInFlight, 80
-			// KB with this one, as without it).
+			// the MX, TLS-RPT, PTR and CAA checks grew under a lookup;
+			// with it none did. The MTA-STS check (its TLS handshake) and
+			// some SPF and DKIM checks still grow to 16 KiB, once, later:
+			// a 16 KiB reservation spared that copy but cost 9-12 KB of
+			// stack per scan in flight (BenchmarkScansInFlight, 80 KB
+			// with this one, as without it).
 			gostack.Reserve8K()
 			start := time.Now()
 			v = check(r, ctx, log)
