@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -31,10 +30,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	}
 	var dom Set
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		gostack.Reserve8K()
-		dom = climb(ctx, r, domain)
-	})
+	wg.Go(func() { dom = climb(ctx, r, domain) })
 	first := r.Lookup(ctx, host, resolver.TypeCAA)
 	wg.Wait()
 	return Result{Domain: dom, MTASTS: continueWith(first, dom)}

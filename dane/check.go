@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -34,7 +33,6 @@ func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Go(func() {
-			gostack.Reserve8K()
 			defer func() { panics[i] = recover() }() // panicked again in the caller's goroutine
 			a := r.Lookup(ctx, Name(h), resolver.TypeTLSA)
 			found[i] = host{answer: a}

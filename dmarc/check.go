@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -92,7 +91,6 @@ func discover(ctx context.Context, r resolver.Resolver, domain string) *discover
 	d := new(discovery)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		gostack.Reserve8K()
 		d.mx = r.Lookup(ctx, domain, resolver.TypeMX)
 		d.apex = r.Lookup(ctx, domain, resolver.TypeTXT)
 	})

@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/net/publicsuffix"
 
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -53,20 +52,14 @@ func external(ctx context.Context, r resolver.Resolver, policyDomain string, rua
 			codes[i] = authorize(ctx, r, policyDomain, host)
 			break
 		}
-		wg.Go(func() {
-			gostack.Reserve8K()
-			codes[i] = authorize(ctx, r, policyDomain, host)
-		})
+		wg.Go(func() { codes[i] = authorize(ctx, r, policyDomain, host) })
 	}
 	for i, host := range same {
 		if i == len(same)-1 {
 			sameHost(i, host)
 			break
 		}
-		wg.Go(func() {
-			gostack.Reserve8K()
-			sameHost(i, host)
-		})
+		wg.Go(func() { sameHost(i, host) })
 	}
 	wg.Wait()
 	var out []Code

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -72,10 +71,7 @@ func fetchFrom(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, ho
 func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip.Addr, bool) {
 	answers := new([2]resolver.Answer) // on the heap: this frame is under the AAAA lookup
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		gostack.Reserve8K()
-		answers[0] = r.Lookup(ctx, host, resolver.TypeA)
-	})
+	wg.Go(func() { answers[0] = r.Lookup(ctx, host, resolver.TypeA) })
 	answers[1] = r.Lookup(ctx, host, resolver.TypeAAAA) // in this goroutine: one fewer stack waiting per fetch
 	wg.Wait()
 	return hostAddrs(answers)

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"sync"
 
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/internal/ipclass"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -41,10 +40,7 @@ func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host
 			hosts[i] = resolveHost(ctx, r, name)
 			break
 		}
-		wg.Go(func() {
-			gostack.Reserve8K()
-			hosts[i] = resolveHost(ctx, r, name)
-		})
+		wg.Go(func() { hosts[i] = resolveHost(ctx, r, name) })
 	}
 	wg.Wait()
 	return hosts
@@ -65,10 +61,7 @@ func resolveHost(ctx context.Context, r resolver.Resolver, name string) host {
 func lookupAddrs(ctx context.Context, r resolver.Resolver, name string) *[2]resolver.Answer {
 	a := new([2]resolver.Answer) // A, AAAA; on the heap: this frame is under the AAAA lookup
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		gostack.Reserve8K()
-		a[0] = r.Lookup(ctx, name, resolver.TypeA)
-	})
+	wg.Go(func() { a[0] = r.Lookup(ctx, name, resolver.TypeA) })
 	a[1] = r.Lookup(ctx, name, resolver.TypeAAAA)
 	wg.Wait()
 	return a

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
-	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -104,10 +103,7 @@ func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []
 			out[i] = lookupForward(ctx, r, name, res.ForwardType, addr)
 			break
 		}
-		wg.Go(func() {
-			gostack.Reserve8K()
-			out[i] = lookupForward(ctx, r, name, res.ForwardType, addr)
-		})
+		wg.Go(func() { out[i] = lookupForward(ctx, r, name, res.ForwardType, addr) })
 	}
 	wg.Wait()
 	res.ForwardQueries = len(names)
