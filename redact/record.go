@@ -309,6 +309,7 @@ type textSource struct {
 	text     string
 	blk, off int
 	ace      bool // text holds an A-label ("xn--" in any case)
+	memo     prefixMemo
 }
 
 // unview drops the text's view when no value was recorded since the
@@ -364,7 +365,7 @@ func (src *textSource) valueAs(i, j int) (recordedAs, int) {
 	if n < MinLen {
 		return skipped, 0
 	}
-	return s.considerAs(src.blk, src.off+i, n, true), n
+	return s.considerAs(src.blk, src.off+i, n, true, &src.memo), n
 }
 
 // unknown is what valueAs reports for a value recorded through addValue:

@@ -234,13 +234,28 @@ func vocabularyHas[T byteString](v *Vocabulary, f T, scratch *[]byte) bool {
 	if v == nil || len(f) < 4 {
 		return false
 	}
-	first := firstMissing(v, f)
-	if first < len(f) && !cutNearAny(v, f, first) {
-		// The common case, a wire value: a window of f found nowhere in
-		// the texts, with no place near it where f could cross a seam
-		// of any group, lies inside one sentence's text: f is not there.
+	first, miss := quickMiss(v, f)
+	if miss {
 		return false
 	}
+	return vocabularyHasPast(v, f, first, scratch)
+}
+
+// quickMiss is vocabularyHas's first test, of f of at least 4 bytes:
+// first is the start of the first window of f found nowhere in the
+// texts (len(f) when none), and miss reports that f is not in v
+// because of it.
+func quickMiss[T byteString](v *Vocabulary, f T) (first int, miss bool) {
+	first = firstMissing(v, f)
+	// The common case, a wire value: a window of f found nowhere in the
+	// texts, with no place near it where f could cross a seam of any
+	// group, lies inside one sentence's text: f is not there.
+	return first, first < len(f) && !cutNearAny(v, f, first)
+}
+
+// vocabularyHasPast is vocabularyHas for f past quickMiss, which gave
+// first and no miss.
+func vocabularyHasPast[T byteString](v *Vocabulary, f T, first int, scratch *[]byte) bool {
 	if hasMarker(f) {
 		return false
 	}
@@ -575,41 +590,70 @@ func hasPrefix[T byteString](f T, prefix string) bool {
 	return len(f) >= len(prefix) && string(f[:len(prefix)]) == prefix
 }
 
-// gramSet is a set of 4-byte windows: a map, behind a bit set of their
-// hashes that answers most absent windows with one memory read.
+// gramSet is a set of 4-byte windows: an open-addressing table of them,
+// behind a bit set of their hashes that answers most absent windows with
+// one memory read.
 type gramSet struct {
-	m     map[uint32]struct{}
-	bits  []uint64
-	shift uint
+	bits   []uint64
+	shift  uint
+	table  []uint32 // the windows, a power of two long, at most half full; 0 when free
+	mask   uint32   // len(table) - 1
+	tshift uint     // 32 less the bits of mask
+	zero   bool     // the window of four 0 bytes is in the set (0 marks a free slot)
 }
 
 // newGramSet returns the set of every 4-byte window of text.
 func newGramSet(text string) gramSet {
-	g := gramSet{m: map[uint32]struct{}{}}
+	m := map[uint32]struct{}{}
 	for i := 0; i+4 <= len(text); i++ {
-		g.m[gram(text[i:])] = struct{}{}
+		m[gram(text[i:])] = struct{}{}
 	}
 	n := 1 << 12 // bits: about 16 per window
-	for n < 16*len(g.m) && n < 1<<24 {
+	for n < 16*len(m) && n < 1<<24 {
 		n <<= 1
 	}
-	g.bits = make([]uint64, n/64)
-	g.shift = uint(32 - bits.Len(uint(n-1)))
-	for w := range g.m {
+	g := gramSet{bits: make([]uint64, n/64), shift: uint(32 - bits.Len(uint(n-1)))}
+	size := 16
+	for size < 2*len(m) {
+		size <<= 1
+	}
+	g.table, g.mask, g.tshift = make([]uint32, size), uint32(size-1), uint(32-bits.Len(uint(size-1)))
+	for w := range m {
 		h := g.hash(w)
 		g.bits[h/64] |= 1 << (h % 64)
+		if w == 0 {
+			g.zero = true
+			continue
+		}
+		i := g.slot(w)
+		for g.table[i] != 0 {
+			i = (i + 1) & g.mask
+		}
+		g.table[i] = w
 	}
 	return g
 }
 
 func (g *gramSet) hash(w uint32) uint32 { return (w * 0x9e3779b1) >> g.shift }
 
+// slot returns the first slot of the table to probe for w.
+func (g *gramSet) slot(w uint32) uint32 { return (w * 0x85ebca6b) >> g.tshift }
+
 func (g *gramSet) has(w uint32) bool {
 	if h := g.hash(w); g.bits[h/64]&(1<<(h%64)) == 0 {
 		return false
 	}
-	_, ok := g.m[w]
-	return ok
+	if w == 0 {
+		return g.zero
+	}
+	for i := g.slot(w); ; i = (i + 1) & g.mask {
+		switch g.table[i] {
+		case w:
+			return true
+		case 0:
+			return false
+		}
+	}
 }
 
 // gram returns the first 4 bytes of s as one number.
@@ -723,7 +767,7 @@ func (s *Set) recordForm(f string, check bool) bool {
 // duplicate counts, so a Set fills at the same call whatever the order of
 // equal values. Called with mu held.
 func (s *Set) consider(blk, off, n int, check bool) bool {
-	as := s.considerAs(blk, off, n, check)
+	as := s.considerAs(blk, off, n, check, nil)
 	return as != refused
 }
 
@@ -737,8 +781,10 @@ const (
 	kept                      // in the store: a repeat only checks that the Set is not full
 )
 
-// considerAs is consider, telling what it did.
-func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
+// considerAs is consider, telling what it did. memo, if not nil, is
+// the prefixMemo of the text whose bytes block blk holds (see
+// worthRecordingAt).
+func (s *Set) considerAs(blk, off, n int, check bool, memo *prefixMemo) recordedAs {
 	f := s.store.span(blk, off, n)
 	h := hashOf(f)
 	found, at := s.store.lookup(f, h)
@@ -748,7 +794,7 @@ func (s *Set) considerAs(blk, off, n int, check bool) recordedAs {
 		}
 		return kept
 	}
-	if check && !s.worthRecording(f) {
+	if check && !s.worthRecordingAt(f, off, memo) {
 		return skipped
 	}
 	if s.full(n) {
@@ -768,23 +814,90 @@ func (s *Set) full(n int) bool {
 	return s.overflowed
 }
 
-func (s *Set) worthRecording(f []byte) bool {
-	if len(f) < MinLen || len(f) > MaxValueLen || !(hasLetter(f) || isAddressBytes(f)) {
+// worthRecording reports whether the comparison form f is worth
+// recording: of a length a Set records, with a letter or an IP address
+// or prefix, and not in the vocabulary.
+func (s *Set) worthRecording(f []byte) bool { return s.worthRecordingAt(f, 0, nil) }
+
+// prefixMemo is what worthRecordingAt read of a value of one text, whose
+// lower-case bytes stay where they are while the text is recorded: a
+// later value of the text at the same offset, no longer, is a prefix of
+// it (the address before the slash of "198.51.100.1/24"), and two of its
+// answers follow from this one without reading the prefix again.
+type prefixMemo struct {
+	off, n int // the value's offset in the text's block and its length; n is 0 when none
+	letter int // the index of its first letter (letterAt), -1 when none
+	first  int // the window that made quickMiss report a miss; -1 when it did not (or was not asked)
+}
+
+// worthRecordingAt is worthRecording of f, at off in the block of the
+// text whose prefixMemo memo is (nil when f is not a value of a text).
+//
+// A value f at the offset of the memo's value g, no longer, is a prefix
+// of g. Its first letter is g's when that lies within f (none
+// otherwise). And when quickMiss proved g not in the vocabulary by the
+// window at first, with first+4 <= len(f) and f at least as long as
+// any separator, quickMiss proves f not in it alike: f's windows up to
+// first are g's (the first missing one is the same), cutNearAny reads
+// only the bytes before first+3, which f shares with g, and each
+// group's separator, a prefix of g exactly when it is one of f.
+func (s *Set) worthRecordingAt(f []byte, off int, memo *prefixMemo) bool {
+	if len(f) < MinLen || len(f) > MaxValueLen {
 		return false
 	}
-	return !vocabularyHas(s.vocabulary, f, &s.scratch)
+	prefix := memo != nil && memo.n > 0 && memo.off == off && len(f) <= memo.n
+	letter := -1
+	switch {
+	case !prefix:
+		letter = letterAt(f)
+	case memo.letter < len(f):
+		letter = memo.letter
+	}
+	if prefix {
+		// The longer value's memo answers for more prefixes: keep it.
+		if letter < 0 && !isAddressBytes(f) {
+			return false
+		}
+		v := s.vocabulary
+		if v == nil || memo.first >= 0 && memo.first+4 <= len(f) && len(f) >= v.longestSep {
+			return true
+		}
+		return !vocabularyHas(v, f, &s.scratch)
+	}
+	if memo != nil {
+		*memo = prefixMemo{off: off, n: len(f), letter: letter, first: -1}
+	}
+	if letter < 0 && !isAddressBytes(f) {
+		return false
+	}
+	v := s.vocabulary
+	if v == nil {
+		return true
+	}
+	first, miss := quickMiss(v, f)
+	if miss {
+		if memo != nil {
+			memo.first = first
+		}
+		return true
+	}
+	return !vocabularyHasPast(v, f, first, &s.scratch)
 }
 
 // hasLetter reports whether s has a character other than an ASCII digit,
 // punctuation or space (any byte of a multi-byte or invalid sequence is
 // one).
-func hasLetter[T byteString](s T) bool {
+func hasLetter[T byteString](s T) bool { return letterAt(s) >= 0 }
+
+// letterAt returns the index of the first byte of s that makes hasLetter
+// true, -1 when none.
+func letterAt[T byteString](s T) int {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || (c|0x20 >= 'a' && c|0x20 <= 'z') {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // isAddress reports whether s is an IP address or prefix, which is all
