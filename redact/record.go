@@ -258,11 +258,11 @@ func (s *Set) addText(text string, pieces ...string) {
 			src.value(a, b)
 		}
 		for k := a; k < b; {
-			ta, tb := tokenField(text[:b], k)
+			ta, tb, sh := tokenAndShape(text[:b], k)
 			if ta == tb {
 				break
 			}
-			src.token(ta, tb)
+			src.token(ta, tb, sh)
 			k = tb
 		}
 		i = b
@@ -393,12 +393,12 @@ func (src *textSource) again(as recordedAs, n, i, j int) {
 	}
 }
 
-// token records the token text[a:b] and, when it looks like it can carry
-// a name, an address, a URI or a mailbox, its host and mailbox parts.
-func (src *textSource) token(a, b int) {
+// token records the token text[a:b], whose shape is sh, and, when it
+// looks like it can carry a name, an address, a URI or a mailbox, its
+// host and mailbox parts.
+func (src *textSource) token(a, b int, sh tokenShape) {
 	tok := src.text[a:b]
 	src.value(a, b) // every token; the vocabulary keeps the output's own words out
-	sh := shapeOfToken(tok)
 	if !sh.valueLike(tok) {
 		return
 	}
@@ -448,7 +448,7 @@ func (src *textSource) token(a, b int) {
 }
 
 // tokenShape is what token reads of a token, in one pass over it
-// (shapeOfToken) rather than one search per question.
+// (tokenAndShape, as it finds the token) rather than one search per question.
 type tokenShape struct {
 	colon int  // the first ':', -1 when none
 	slash int  // the first '/' after colon, -1 when none (or no colon)
@@ -458,27 +458,39 @@ type tokenShape struct {
 	ctl   bool // holds an ASCII control character (see hasCTL)
 }
 
-// shapeOfToken returns the tokenShape of tok.
-func shapeOfToken(tok string) tokenShape {
-	sh := tokenShape{colon: -1, slash: -1, at: -1}
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
+// tokenAndShape returns the bounds of the first token of t from i (the
+// first run that holds no isTokenBreak byte; a == b when there is none)
+// and its tokenShape, in one pass over the token's bytes: every
+// separator is a byte the shape reads more closely (below '@', not a
+// digit), so the test for the token's end costs nothing for most of its
+// bytes. The separators are ASCII, so cutting bytes is cutting runes
+// (strings.FieldsFunc).
+func tokenAndShape(t string, i int) (a, b int, sh tokenShape) {
+	for i < len(t) && isTokenBreak(t[i]) {
+		i++
+	}
+	a = i
+	sh = tokenShape{colon: -1, slash: -1, at: -1}
+	for ; i < len(t); i++ {
+		c := t[i]
 		if c > '@' && c != 0x7f || c >= '0' && c <= '9' {
 			continue // a letter, a digit, '_', '~', or a byte past ASCII
 		}
 		switch {
+		case isTokenBreak(c):
+			return a, i, sh
 		case c == ':':
 			if sh.colon < 0 {
-				sh.colon = i
+				sh.colon = i - a
 			}
 		case c == '/':
 			sh.mark = true
 			if sh.colon >= 0 && sh.slash < 0 {
-				sh.slash = i
+				sh.slash = i - a
 			}
 		case c == '@':
 			sh.mark = true
-			sh.at = i
+			sh.at = i - a
 		case c == '.':
 			sh.mark = true
 		case c == '?' || c == '#':
@@ -487,7 +499,7 @@ func shapeOfToken(tok string) tokenShape {
 			sh.ctl = true
 		}
 	}
-	return sh
+	return a, i, sh
 }
 
 // valueLike is valueLike(tok) for the token whose shape sh is: a token
@@ -601,21 +613,6 @@ func isLineBreak(c byte) bool { return c == '\n' || c == '\r' }
 func isTokenBreak(c byte) bool {
 	const breaks uint64 = 1<<' ' | 1<<'\t' | 1<<';' | 1<<',' | 1<<'='
 	return c < 64 && breaks>>c&1 != 0
-}
-
-// tokenField returns the bounds of the first token of t from i: the
-// first run that holds no isTokenBreak byte; a == b when there is none.
-// The separators are ASCII, so cutting bytes is cutting runes
-// (strings.FieldsFunc).
-func tokenField(t string, i int) (a, b int) {
-	for i < len(t) && isTokenBreak(t[i]) {
-		i++
-	}
-	a = i
-	for i < len(t) && !isTokenBreak(t[i]) {
-		i++
-	}
-	return a, i
 }
 
 // tokens splits a line at the separators of the TXT grammars
