@@ -825,9 +825,10 @@ func (s *Set) worthRecording(f []byte) bool { return s.worthRecordingAt(f, 0, ni
 // it (the address before the slash of "198.51.100.1/24"), and two of its
 // answers follow from this one without reading the prefix again.
 type prefixMemo struct {
-	off, n int // the value's offset in the text's block and its length; n is 0 when none
-	letter int // the index of its first letter (letterAt), -1 when none
-	first  int // the window that made quickMiss report a miss; -1 when it did not (or was not asked)
+	off, n  int // the value's offset in the text's block and its length; n is 0 when none
+	letter  int // the index of its first letter (letterAt), -1 when none
+	v4slash int // the slash of a dotted IPv4 prefix (addressBytes), -1 when it is not one (or was not asked)
+	first   int // the window that made quickMiss report a miss; -1 when it did not (or was not asked)
 }
 
 // worthRecordingAt is worthRecording of f, at off in the block of the
@@ -835,7 +836,8 @@ type prefixMemo struct {
 //
 // A value f at the offset of the memo's value g, no longer, is a prefix
 // of g. Its first letter is g's when that lies within f (none
-// otherwise). And when quickMiss proved g not in the vocabulary by the
+// otherwise). When g is a dotted IPv4 prefix and f is g up to its slash,
+// f is an IPv4 address (addressBytes read it so). And when quickMiss proved g not in the vocabulary by the
 // window at first, with first+4 <= len(f) and f at least as long as
 // any separator, quickMiss proves f not in it alike: f's windows up to
 // first are g's (the first missing one is the same), cutNearAny reads
@@ -855,7 +857,7 @@ func (s *Set) worthRecordingAt(f []byte, off int, memo *prefixMemo) bool {
 	}
 	if prefix {
 		// The longer value's memo answers for more prefixes: keep it.
-		if letter < 0 && !isAddressBytes(f) {
+		if letter < 0 && memo.v4slash != len(f) && !isAddressBytes(f) {
 			return false
 		}
 		v := s.vocabulary
@@ -864,11 +866,18 @@ func (s *Set) worthRecordingAt(f []byte, off int, memo *prefixMemo) bool {
 		}
 		return !vocabularyHas(v, f, &s.scratch)
 	}
-	if memo != nil {
-		*memo = prefixMemo{off: off, n: len(f), letter: letter, first: -1}
+	v4slash := -1
+	if letter < 0 {
+		var ok bool
+		if ok, v4slash = addressBytes(f); !ok {
+			if memo != nil {
+				*memo = prefixMemo{off: off, n: len(f), letter: -1, v4slash: -1, first: -1}
+			}
+			return false
+		}
 	}
-	if letter < 0 && !isAddressBytes(f) {
-		return false
+	if memo != nil {
+		*memo = prefixMemo{off: off, n: len(f), letter: letter, v4slash: v4slash, first: -1}
 	}
 	v := s.vocabulary
 	if v == nil {
@@ -914,6 +923,14 @@ func isAddress(s string) bool {
 // (digits, dots and a slash) is read in place; anything else is handed
 // to isAddress.
 func isAddressBytes(f []byte) bool {
+	ok, _ := addressBytes(f)
+	return ok
+}
+
+// addressBytes is isAddressBytes, that also returns the index of the
+// slash of a dotted IPv4 prefix read in place (-1 for anything else):
+// the digits and dots before it are an IPv4 address.
+func addressBytes(f []byte) (ok bool, v4slash int) {
 	slash := -1
 	for i, c := range f {
 		switch {
@@ -921,24 +938,27 @@ func isAddressBytes(f []byte) bool {
 		case c == '/':
 			slash = i
 		default:
-			return isAddress(string(f))
+			return isAddress(string(f)), -1
 		}
 	}
 	if slash < 0 {
-		return isIPv4(f)
+		return isIPv4(f), -1
 	}
 	addr, bits := f[:slash], f[slash+1:]
 	if !isIPv4(addr) || len(bits) == 0 || len(bits) > 2 || len(bits) == 2 && bits[0] == '0' {
-		return false
+		return false, -1
 	}
 	n := 0
 	for _, c := range bits {
 		if c < '0' || c > '9' {
-			return false
+			return false, -1
 		}
 		n = 10*n + int(c-'0')
 	}
-	return n <= 32
+	if n > 32 {
+		return false, -1
+	}
+	return true, slash
 }
 
 // isIPv4 reports whether f, of digits and dots, is a dotted IPv4 address
