@@ -34,7 +34,7 @@ func refASCIICase(s string) (lower, ascii bool) {
 }
 
 // field is how addText cut lines and tokens before lineSplitter and
-// tokenField: the bounds of the first run of t from i that holds no byte
+// tokenAndShape: the bounds of the first run of t from i that holds no byte
 // where brk is true; a == b when there is none.
 func field(t string, i int, brk func(byte) bool) (a, b int) {
 	for i < len(t) && brk(t[i]) {
@@ -47,58 +47,8 @@ func field(t string, i int, brk func(byte) bool) (a, b int) {
 	return a, i
 }
 
-// shapeOfToken and tokenField are the two passes over a token that
-// tokenAndShape makes in one, kept as its reference.
-
-// shapeOfToken returns the tokenShape of tok.
-func shapeOfToken(tok string) tokenShape {
-	sh := tokenShape{colon: -1, slash: -1, at: -1}
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if c > '@' && c != 0x7f || c >= '0' && c <= '9' {
-			continue // a letter, a digit, '_', '~', or a byte past ASCII
-		}
-		switch {
-		case c == ':':
-			if sh.colon < 0 {
-				sh.colon = i
-			}
-		case c == '/':
-			sh.mark = true
-			if sh.colon >= 0 && sh.slash < 0 {
-				sh.slash = i
-			}
-		case c == '@':
-			sh.mark = true
-			sh.at = i
-		case c == '.':
-			sh.mark = true
-		case c == '?' || c == '#':
-			sh.query = true
-		case c < 0x20 || c == 0x7f:
-			sh.ctl = true
-		}
-	}
-	return sh
-}
-
-// tokenField returns the bounds of the first token of t from i: the
-// first run that holds no isTokenBreak byte; a == b when there is none.
-// The separators are ASCII, so cutting bytes is cutting runes
-// (strings.FieldsFunc).
-func tokenField(t string, i int) (a, b int) {
-	for i < len(t) && isTokenBreak(t[i]) {
-		i++
-	}
-	a = i
-	for i < len(t) && !isTokenBreak(t[i]) {
-		i++
-	}
-	return a, i
-}
-
-// refTokenShape is what token read of a token before shapeOfToken, one
-// search per question.
+// refTokenShape is what token read of a token before it was read in one
+// pass, one search per question.
 func refTokenShape(tok string) tokenShape {
 	sh := tokenShape{
 		colon: strings.IndexByte(tok, ':'),
@@ -118,9 +68,8 @@ func refTokenShape(tok string) tokenShape {
 
 // checkTextScan fails t when a helper of addText disagrees with the
 // former reading of s: the case and ASCII test, the A-label test, the
-// lines (field with isLineBreak), the tokens (field with isTokenBreak),
-// and each token's shape and valueLike, and tokenAndShape against
-// tokenField and shapeOfToken.
+// lines (field with isLineBreak), the tokens (field with isTokenBreak)
+// and each token's shape (tokenAndShape), and valueLike.
 func checkTextScan(t *testing.T, s string) {
 	t.Helper()
 	lower, ascii := asciiCase(s)
@@ -137,18 +86,14 @@ func checkTextScan(t *testing.T, s string) {
 			break
 		}
 		for k := a; k < b; {
-			ta, tb := tokenField(s[:b], k)
+			ta, tb, sh := tokenAndShape(s[:b], k)
 			wta, wtb := field(s[:b], k, func(c byte) bool { return c == ' ' || c == '\t' || c == ';' || c == ',' || c == '=' })
 			require.Equal(t, [2]int{wta, wtb}, [2]int{ta, tb}, "token of %q from %d", s, k)
 			if ta == tb {
 				break
 			}
 			tok := s[ta:tb]
-			sh := shapeOfToken(tok)
 			require.Equal(t, refTokenShape(tok), sh, "shape of %q", tok)
-			oa, ob, osh := tokenAndShape(s[:b], k)
-			require.Equal(t, [2]int{ta, tb}, [2]int{oa, ob}, "tokenAndShape's token of %q from %d", s, k)
-			require.Equal(t, sh, osh, "tokenAndShape's shape of %q", tok)
 			require.Equal(t, valueLike(tok), sh.valueLike(tok), "valueLike of %q", tok)
 			k = tb
 		}
