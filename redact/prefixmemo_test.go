@@ -33,6 +33,10 @@ func checkPrefixMemo(t *testing.T, v *Vocabulary, g string) prefixMemo {
 	const off = 7
 	var memo prefixMemo
 	require.Equal(t, s.worthRecording(b), s.worthRecordingAt(b, off, &memo), "worthRecordingAt(%q)", b)
+	// A text's value is at most MaxValueLen bytes (valueAs cuts it, see
+	// capLen): a longer one leaves no memo, its prefixes are read anew.
+	b = b[:capLen(b)]
+	require.Equal(t, s.worthRecording(b), s.worthRecordingAt(b, off, &memo), "worthRecordingAt(%q)", b)
 	left := memo
 	for k := len(b); k >= 0; k-- {
 		f := b[:k]
