@@ -212,8 +212,9 @@ func TestAttackConcurrentViewsAndVerify(t *testing.T) {
 
 // requireSegmentsSound checks the table by hash of st: every directory
 // index points to a segment at most 7/8 full whose depth bits are the
-// index's top bits, shared by every slot it holds, and the slots hold
-// every entry once.
+// index's top bits, shared by every slot it holds, the slots hold every
+// entry once, and a lookup finds each: it reads only the key bits a
+// slot keeps, so the slot's own bits stand for its value's hash.
 func requireSegmentsSound(t *testing.T, st *valueStore) {
 	t.Helper()
 	require.Len(t, st.byHash, 1<<st.hashDepth)
@@ -233,6 +234,8 @@ func requireSegmentsSound(t *testing.T, st *valueStore) {
 			if seg.depth > 0 {
 				require.Equal(t, prefix, slot>>(32-seg.depth), "a slot in the wrong segment")
 			}
+			e := int32(slot&indexMask) - 1
+			require.Equal(t, e, st.find(st.value(e), uint64(slot&^indexMask)<<32), "a slot a lookup does not reach")
 		}
 		require.Equal(t, seg.used, used)
 		if !seen[seg] {
@@ -269,6 +272,32 @@ func TestAttackHashSegmentsSplit(t *testing.T) {
 				require.GreaterOrEqual(t, e, int32(0), "%q not found", v)
 				require.Equal(t, v, string(st.value(e)))
 			}
+		})
+	}
+}
+
+// TestAttackSplitsKeepValuesReachable: after every few values added,
+// through segments doubling and splitting, every value is still reached
+// by a lookup.
+func TestAttackSplitsKeepValuesReachable(t *testing.T) {
+	for name, hash := range map[string]func(i int) uint64{
+		"spread":   func(i int) uint64 { return uint64(uint32(i)*0x9e3779b1) << 32 },
+		"crowded":  func(i int) uint64 { return uint64(uint32(i%97)<<25|uint32(i)*0x9e3779b1>>7) << 32 },
+		"one path": func(i int) uint64 { return 0x5a5a5a5a_00000000 ^ uint64(uint32(i)<<indexBits&0x000fffff)<<32 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var st valueStore
+			for i := range 2500 {
+				v := fmt.Sprintf("r%05d.example", i)
+				blk, off := st.reserve(len(v))
+				copy(st.span(blk, off, len(v)), v)
+				st.take(blk, off+len(v))
+				st.add(blk, off, len(v), hash(i))
+				if i%37 == 0 || i > 2400 {
+					requireSegmentsSound(t, &st)
+				}
+			}
+			requireSegmentsSound(t, &st)
 		})
 	}
 }
