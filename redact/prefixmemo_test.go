@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -105,6 +106,17 @@ func TestTextPrefixMemo(t *testing.T) {
 		"v=spf1 ip4:198.51.0.1/32 ip6:2001:db8:a::1/128 ip4:1.2.3.4./24 ip4:reject.example/x -all",
 		"198.51.100.7/32 rest\nit passed. and then it failed\n1.2.3.4/24",
 		"ip4:\v198.51.0.1/32 ip4:198.51.0.1\f/32 mx:a.example/1 x:y/z",
+	}
+	// Records shaped as those of the hostile SPF tree of the root
+	// package's benchmarks: 20 ip4 and 20 ip6 mechanisms each.
+	for n := range 3 {
+		var b strings.Builder
+		b.WriteString("v=spf1")
+		for k := range 20 {
+			fmt.Fprintf(&b, " ip4:198.51.%d.%d/32 ip6:2001:db8:%x::%x/128", n, k, n, k)
+		}
+		fmt.Fprintf(&b, " include:j%d.tree.example.com -all", n)
+		texts = append(texts, b.String())
 	}
 	for _, vocab := range []bool{false, true} {
 		for _, chunk := range []int{5, 255} {
