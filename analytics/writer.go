@@ -44,14 +44,22 @@ const (
 
 // WriterOptions configures a Writer; zero fields take the defaults.
 type WriterOptions struct {
+	// QueueSize bounds the rows waiting for the writer; 0 or less means
+	// DefaultQueueSize.
 	QueueSize int
+	// BatchSize bounds the rows of one INSERT; 0 or less means
+	// DefaultBatchSize.
 	BatchSize int
 	// BatchWait is how long a batch waits for more rows after its
 	// first, unless it fills first or a Flush or Close comes; 0 means
 	// DefaultBatchWait, a negative value no wait.
-	BatchWait      time.Duration
+	BatchWait time.Duration
+	// RollupInterval is how often aggregates are recomputed and old raw
+	// rows deleted; 0 or less means DefaultRollupInterval.
 	RollupInterval time.Duration
-	Retention      time.Duration
+	// Retention is how long raw rows are kept; 0 or less means
+	// DefaultRetention.
+	Retention time.Duration
 	// Logger receives failures and drop counts (never a row); nil means
 	// none.
 	Logger *slog.Logger

@@ -160,7 +160,9 @@ func TestWriterBatchWait(t *testing.T) {
 			// that did not wait would write them one by one.
 			require.Eventually(t, func() bool { return w.QueueLen() == 0 }, time.Minute, time.Millisecond)
 		}
-		require.NoError(t, w.Flush(context.Background()))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		require.NoError(t, w.Flush(ctx)) // a lost flush fails here, not by hanging
 		assert.Equal(t, []int{50}, store.sizes(), "inserts")
 		assert.Equal(t, int64(50), w.Committed(), "committed")
 		assert.Equal(t, 50, countRows(t, store.Store, "events"), "rows")
@@ -171,7 +173,12 @@ func TestWriterBatchWait(t *testing.T) {
 		store := &countingStore{Store: openTestSQLite(t)}
 		w := NewWriter(store, testHasher(t), WriterOptions{BatchWait: time.Hour})
 		w.Record(ptrEvent(time.Now(), "192.0.2.1", "pass"))
-		require.NoError(t, w.Close(context.Background()))
+		// The writer has taken the row and waits for more: Close must
+		// end that wait (a lost stop fails here, not by hanging).
+		require.Eventually(t, func() bool { return w.QueueLen() == 0 }, time.Minute, time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		require.NoError(t, w.Close(ctx))
 		assert.Equal(t, []int{1}, store.sizes(), "inserts")
 		assert.Equal(t, int64(1), w.Committed(), "committed")
 	})
