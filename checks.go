@@ -247,15 +247,18 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 				return v // the record's name cannot exist: nothing to ask
 			}
 			// The goroutine's stack grows here, once, to the 8 KiB its
-			// lookups reach, rather than under the first of them. A probe
-			// of each check's goroutine under the bench's load (100
-			// clients, the real UDP client) found that without it half
-			// the MX, TLS-RPT, PTR and CAA checks grew under a lookup;
-			// with it none did. The MTA-STS check (its TLS handshake) and
-			// some SPF and DKIM checks still grow to 16 KiB, once, later:
-			// a 16 KiB reservation spared that copy but cost 9-12 KB of
-			// stack per scan in flight (BenchmarkScansInFlight, 80 KB
-			// with this one, as without it).
+			// lookups reach, rather than under the first of them (a probe
+			// under the bench's load: half the MX, TLS-RPT, PTR and CAA
+			// checks grew under a lookup without it, none with it). The
+			// MTA-STS check (its TLS handshake), some SPF checks (the
+			// guard's memo) and the DKIM check (its key parse) still grow
+			// to 16 KiB, once, later; a 16 KiB reservation cost more stack
+			// per scan in flight than it saved (BENCHMARKS.md, service CPU
+			// / floor). It gives 8 KiB only while this goroutine holds
+			// less than about 1 KiB of frames when it calls it (about 0.6
+			// KiB now; in gostack's TestReserve a caller's 512 bytes give
+			// 8 KiB and 1 KiB gives 16): a larger verdict or another
+			// wrapper frame here would make every check's stack 16 KiB.
 			gostack.Reserve8K()
 			start := time.Now()
 			v = check(r, ctx, log)

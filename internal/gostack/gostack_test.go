@@ -24,6 +24,17 @@ func deep10K(i int) byte {
 	return buf[i]
 }
 
+// underFrame512 calls Reserve8K from under a frame of about 512 bytes,
+// as a check's goroutine calls it from under its own frames.
+//
+//go:noinline
+func underFrame512(i int) byte {
+	var buf [512]byte
+	buf[i] = 1
+	Reserve8K()
+	return buf[i]
+}
+
 // moved runs reserve (nil: none) and then deep on a new goroutine, and
 // reports whether the goroutine's stack was copied (grown) under deep:
 // a local's address changes when its stack moves.
@@ -57,6 +68,14 @@ func TestReserve(t *testing.T) {
 		{name: "8K-5K", reserve: Reserve8K, deep: deep5K},
 		// 8 KiB is not more: a deeper call grows the stack again.
 		{name: "8K-10K", reserve: Reserve8K, deep: deep10K, moves: true},
+		// A check's goroutine calls Reserve8K under its own frames
+		// (about 0.6 KiB): a caller's 512 bytes still give 8 KiB, room
+		// for the 5 KiB below ...
+		{name: "8K-under-512-caller", reserve: func() { underFrame512(0) }, deep: deep5K},
+		// ... and not more: 8 KiB, not 16 (a caller of 1 KiB gets 16).
+		// The race detector doubles the stack guard, and the same
+		// reservation then gives 16 KiB, which holds the 10 KiB call.
+		{name: "8K-under-512-caller-10K", reserve: func() { underFrame512(0) }, deep: deep10K, moves: !raceEnabled},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
