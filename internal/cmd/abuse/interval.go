@@ -23,7 +23,8 @@ func p99Of(ms []float64) float64 {
 // the third-slowest, so one slow request more or less moves it: the
 // interval says how far the point ratio would move in another run of the
 // same length. The seed is fixed, so a report is reproducible from its
-// samples. ok is false when either sample is empty or base's p99 is 0.
+// samples. ok is false when either sample is empty or a p99 drawn from
+// base is 0.
 func ratioInterval(base, under []float64) (lo, hi float64, ok bool) {
 	if len(base) == 0 || len(under) == 0 {
 		return 0, 0, false
