@@ -30,21 +30,32 @@ func ratioInterval(base, under []float64) (lo, hi float64, ok bool) {
 		return 0, 0, false
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	draw := func(src, dst []float64) float64 {
-		for i := range dst {
-			dst[i] = src[rng.IntN(len(src))]
+	base, under = slices.Sorted(slices.Values(base)), slices.Sorted(slices.Values(under))
+	counts := make([]int, max(len(base), len(under)))
+	// draw returns the p99 of a resample of the sorted src without
+	// building it: how often each of src's samples is drawn, then the
+	// sample at the p99's rank, counted from the slowest down.
+	draw := func(src []float64) float64 {
+		n := len(src)
+		c := counts[:n]
+		clear(c)
+		for range n {
+			c[rng.IntN(n)]++
 		}
-		slices.Sort(dst)
-		return p99Of(dst)
+		above := n - min(n-1, n*99/100) // the p99 and the samples after it
+		for i := n - 1; ; i-- {
+			if above -= c[i]; above <= 0 {
+				return src[i]
+			}
+		}
 	}
-	b, u := make([]float64, len(base)), make([]float64, len(under))
 	ratios := make([]float64, 0, bootstrapRounds)
 	for range bootstrapRounds {
-		d := draw(base, b)
+		d := draw(base)
 		if d <= 0 {
 			return 0, 0, false
 		}
-		ratios = append(ratios, draw(under, u)/d)
+		ratios = append(ratios, draw(under)/d)
 	}
 	slices.Sort(ratios)
 	return ratios[bootstrapRounds*25/1000], ratios[bootstrapRounds*975/1000-1], true

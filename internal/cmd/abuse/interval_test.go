@@ -78,3 +78,43 @@ func TestRatioIntervalEmpty(t *testing.T) {
 	_, _, ok = ratioInterval([]float64{0, 0}, []float64{1, 1})
 	assert.False(t, ok)
 }
+
+// refRatioInterval is ratioInterval as first written: each resample
+// built and sorted. It draws the same indices in the same order.
+func refRatioInterval(base, under []float64) (lo, hi float64) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(src, dst []float64) float64 {
+		for i := range dst {
+			dst[i] = src[rng.IntN(len(src))]
+		}
+		slices.Sort(dst)
+		return p99Of(dst)
+	}
+	b, u := make([]float64, len(base)), make([]float64, len(under))
+	var ratios []float64
+	for range bootstrapRounds {
+		d := draw(base, b)
+		ratios = append(ratios, draw(under, u)/d)
+	}
+	slices.Sort(ratios)
+	return ratios[bootstrapRounds*25/1000], ratios[bootstrapRounds*975/1000-1]
+}
+
+// TestRatioIntervalMatchesResamples: the counted p99 of each draw is the
+// p99 of the resample built and sorted, for samples of several sizes
+// (the p99 the maximum below 100, ties, unsorted input).
+func TestRatioIntervalMatchesResamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range [][2]int{{1, 1}, {7, 50}, {99, 101}, {300, 300}, {300, 150}} {
+		base, under := sortedSample(rng, n[0], 2), sortedSample(rng, n[1], 3)
+		for i := range under {
+			under[i] = float64(int(under[i])) // ties
+		}
+		rng.Shuffle(len(under), func(i, j int) { under[i], under[j] = under[j], under[i] })
+		lo, hi, ok := ratioInterval(base, under)
+		require.True(t, ok)
+		sorted := slices.Sorted(slices.Values(under))
+		wlo, whi := refRatioInterval(base, sorted)
+		assert.Equal(t, []float64{wlo, whi}, []float64{lo, hi}, "sizes %v", n)
+	}
+}
