@@ -105,7 +105,7 @@ func refRatioInterval(base, under []float64) (lo, hi float64) {
 // (the p99 the maximum below 100, ties, unsorted input).
 func TestRatioIntervalMatchesResamples(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range [][2]int{{1, 1}, {7, 50}, {99, 101}, {300, 300}, {300, 150}} {
+	for _, n := range [][2]int{{1, 1}, {2, 100}, {7, 50}, {99, 101}, {300, 300}, {300, 150}} {
 		base, under := sortedSample(rng, n[0], 2), sortedSample(rng, n[1], 3)
 		for i := range under {
 			under[i] = float64(int(under[i])) // ties
