@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -76,10 +75,7 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 	if err := bw.Flush(); err != nil {
 		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
-	br := responseReaders.Get().(*bufio.Reader)
-	br.Reset(io.LimitReader(tc, maxWireBytes))
-	defer putResponseReader(br)
-	resp, err := http.ReadResponse(br, req)
+	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(tc, maxWireBytes)), req)
 	if err != nil {
 		return failure(ctx, err, CodePolicyHTTPFailed)
 	}
@@ -92,20 +88,6 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 // headers fits in one buffer, so in one TLS record; a longer request
 // would still be written whole, in two.
 const requestBufSize = 512
-
-// responseReaders holds the 4 KiB bufio.Readers the responses are read
-// through (net/http's own size, which bounds a chunk-size line), reused
-// across fetches: a reader is used by one fetch at a time, and nothing
-// read through it outlives the fetch (readPolicy copies the body into a
-// string).
-var responseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
-
-// putResponseReader drops br's reader, so that the pool holds no
-// connection, and returns br to responseReaders.
-func putResponseReader(br *bufio.Reader) {
-	br.Reset(nil)
-	responseReaders.Put(br)
-}
 
 // readPolicy applies the status, size and media-type rules of RFC 8461
 // §3.2 and §3.3 to a response and reads the body.

@@ -33,13 +33,13 @@ func rawFetch(t *testing.T, ca *testCA, cert *tls.Certificate, raw string) fetch
 		Options{RootCAs: ca.pool})
 }
 
-// TestPooledReaderNoCrossFetchLeak: hostile servers whose responses end
+// TestNoCrossFetchLeak: hostile servers whose responses end
 // in every error path (truncated headers, bad chunk lines, over-long
 // chunk-size lines, bodies cut short, bodies past the wire bound) run
 // concurrently with good fetches, each with a body of its own; every good
 // fetch reads exactly its own body, and every hostile one fails without
 // a body.
-func TestPooledReaderNoCrossFetchLeak(t *testing.T) {
+func TestNoCrossFetchLeak(t *testing.T) {
 	t.Parallel()
 	ca := newTestCA(t, "pool CA")
 	now := time.Now()
