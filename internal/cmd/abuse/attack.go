@@ -41,7 +41,7 @@ func runAttack(base string, n int, unloaded, attack time.Duration, skip map[stri
 	var res attackResult
 	var rec recorder
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
-	runGood(ctx, base, &rec)
+	runGood(ctx, base, siegeGood(), &rec)
 	cancel()
 	res.Unloaded = rec.summary()
 
@@ -77,7 +77,7 @@ func runAttack(base string, n int, unloaded, attack time.Duration, skip map[stri
 	time.Sleep(warmup)
 	var good recorder
 	gctx, gcancel := context.WithTimeout(context.Background(), attack)
-	runGood(gctx, base, &good)
+	runGood(gctx, base, siegeGood(), &good)
 	gcancel()
 	res.UnderAttack = good.summary()
 	stop()

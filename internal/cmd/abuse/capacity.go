@@ -159,11 +159,12 @@ func runCapacityAttacker(i int, base string) int {
 func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool, sched string) siegeResult {
 	var res siegeResult
 	var rec recorder
+	res.Good = capacityGood()
 	res.BaselineKB, _ = serverRSSKB()
 	readServerSide(timesAddr)
 	traceNote("unloaded", startServerTrace(timesAddr, "unloaded"))
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
-	runGood(ctx, base, &rec)
+	runGood(ctx, base, res.Good, &rec)
 	cancel()
 	res.Unloaded = rec.summary()
 	res.Unloaded.Server = readServerSide(timesAddr)
@@ -185,7 +186,7 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		readServerSide(timesAddr)
 		traceNote(p.name, startServerTrace(timesAddr, strings.SplitN(p.name, ":", 2)[0]))
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
-		runGood(gctx, base, &good)
+		runGood(gctx, base, res.Good, &good)
 		gcancel()
 		load := loadAvg()
 		server := readServerSide(timesAddr)

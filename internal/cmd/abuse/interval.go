@@ -19,10 +19,11 @@ func p99Of(ms []float64) float64 {
 // ratioInterval returns a 95 % bootstrap interval for p99(under) /
 // p99(base): both samples are drawn again with replacement, each to its
 // own size, bootstrapRounds times, and the 2.5th and 97.5th percentiles
-// of the ratios drawn are returned. With 300 requests a phase the p99 is
-// the third-slowest, so one slow request more or less moves it: the
-// interval says how far the point ratio would move in another run of the
-// same length. The seed is fixed, so a report is reproducible from its
+// of the ratios drawn are returned. With 300 requests a phase (-mode
+// siege's pace) the p99 is the third-slowest, so one slow request more
+// or less moves it; with 2,400 (-mode capacity's) the 24th. The interval
+// says how far the point ratio would move in another run of the same
+// length. The seed is fixed, so a report is reproducible from its
 // samples. ok is false when either sample is empty or a p99 drawn from
 // base is 0.
 func ratioInterval(base, under []float64) (lo, hi float64, ok bool) {

@@ -2,8 +2,12 @@ package main
 
 import (
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/mailauth/mailauth/httpapi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,4 +121,23 @@ func TestRatioIntervalMatchesResamples(t *testing.T) {
 		wlo, whi := refRatioInterval(base, sorted)
 		assert.Equal(t, []float64{wlo, whi}, []float64{lo, hi}, "sizes %v", n)
 	}
+}
+
+// TestGoodPaceWithinContract holds each pace of the well-behaved client
+// under the contract's per-source rate limit (a source's requests in any
+// fixed window), with every source inside the prefix whose requests the
+// lab times on the server's side. A pace over the limit would turn the
+// client's own requests into 429s and count them as the attack's harm.
+func TestGoodPaceWithinContract(t *testing.T) {
+	for name, g := range map[string]goodLoad{"siege": siegeGood(), "capacity": capacityGood()} {
+		t.Run(name, func(t *testing.T) {
+			perSource := time.Duration(g.Sources) * g.Every
+			inWindow := int(httpapi.DefaultRateWindow/perSource) + 1
+			assert.LessOrEqual(t, inWindow, httpapi.DefaultRateLimit, "a source's requests in one window")
+			for i := range g.Sources {
+				assert.True(t, goodPrefix.Contains(netip.MustParseAddr(goodSource(i))), goodSource(i))
+			}
+		})
+	}
+	assert.GreaterOrEqual(t, int(time.Minute/capacityGood().Every), 2000, "requests in a minute's capacity phase")
 }

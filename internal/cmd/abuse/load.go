@@ -20,11 +20,33 @@ import (
 // Sources of the lab's clients (all of 127.0.0.0/8 is local on Linux).
 const (
 	keyFloodSource = "127.0.0.1" // the trusted proxy: its X-Forwarded-For names the flood's keys
-	goodSources    = 20          // 127.0.1.1 ..: the well-behaved client rotates among them
-	goodInterval   = 200 * time.Millisecond
 )
 
-func goodSource(i int) string    { return fmt.Sprintf("127.0.1.%d", i%goodSources+1) }
+// goodLoad is the well-behaved client's pace: a scan every Every, from
+// Sources addresses (127.0.1.1 on) in turn. Each source sends one every
+// Sources × Every, which must stay under the contract's 30 scans a
+// minute per source.
+type goodLoad struct {
+	Sources int           `json:"sources"`
+	Every   time.Duration `json:"every"`
+}
+
+// siegeGood is the pace of -mode attack and -mode siege: 5 scans a
+// second, each source one every 4 s.
+func siegeGood() goodLoad { return goodLoad{Sources: 20, Every: 200 * time.Millisecond} }
+
+// capacityGood is the pace of -mode capacity: 40 scans a second, each
+// source one every 2.5 s (24 a minute). A 60 s phase then holds 2,400
+// requests, so its p99 is the 24th-slowest rather than the third, and
+// its bootstrap interval is about a third as wide.
+func capacityGood() goodLoad { return goodLoad{Sources: 100, Every: 25 * time.Millisecond} }
+
+// String describes the pace for the report.
+func (g goodLoad) String() string {
+	return fmt.Sprintf("every %s, %d sources", g.Every, g.Sources)
+}
+
+func goodSource(i int) string    { return fmt.Sprintf("127.0.1.%d", i+1) }
 func hostileSource(i int) string { return fmt.Sprintf("127.66.0.%d", i+1) }
 
 // newClient returns an HTTP client whose connections come from src.
@@ -169,15 +191,14 @@ func (r *recorder) summary() latencies {
 	return l
 }
 
-// runGood scans goodDomain every goodInterval, rotating sources, until
-// ctx ends.
-func runGood(ctx context.Context, base string, rec *recorder) {
-	clients := make([]*http.Client, goodSources)
+// runGood scans goodDomain at pace g, rotating sources, until ctx ends.
+func runGood(ctx context.Context, base string, g goodLoad, rec *recorder) {
+	clients := make([]*http.Client, g.Sources)
 	for i := range clients {
 		clients[i] = newClient(goodSource(i), 2)
 	}
 	var wg sync.WaitGroup
-	t := time.NewTicker(goodInterval)
+	t := time.NewTicker(g.Every)
 	defer t.Stop()
 	for i := 0; ; i++ {
 		select {
@@ -203,7 +224,7 @@ func runGood(ctx context.Context, base string, rec *recorder) {
 				GotFirstResponseByte: func() { first = time.Now() },
 			}
 			ctx := httptrace.WithClientTrace(context.Background(), trace)
-			status, d := post(ctx, clients[i%goodSources], base, scanBody(goodDomain), "")
+			status, d := post(ctx, clients[i%g.Sources], base, scanBody(goodDomain), "")
 			t := timing{Total: ms(d), Dial: ms(dial)}
 			if !wrote.IsZero() && !first.IsZero() {
 				t.Wait = ms(first.Sub(wrote))

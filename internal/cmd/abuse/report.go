@@ -70,7 +70,7 @@ func report(out io.Writer, o options, raw []byte, baseline sample, samples []sam
 }
 
 func printAttack(out io.Writer, o options, r attackResult) {
-	fmt.Fprintf(out, "== well-behaved client (scan of %s every %s, %d sources)\n", goodDomain, goodInterval, goodSources)
+	fmt.Fprintf(out, "== well-behaved client (scan of %s %s)\n", goodDomain, siegeGood())
 	for _, p := range []struct {
 		name string
 		l    latencies
@@ -115,7 +115,7 @@ func printTallies(out io.Writer, m map[string]outcomes) {
 // printSiege prints the well-behaved client's figures unloaded and during
 // each siege, against the targets (success >= 99 %, p99 <= 2 x unloaded).
 func printSiege(out io.Writer, r siegeResult) {
-	fmt.Fprintf(out, "== well-behaved client (scan of %s every %s, %d sources)\n", goodDomain, goodInterval, goodSources)
+	fmt.Fprintf(out, "== well-behaved client (scan of %s %s)\n", goodDomain, r.Good)
 	line := func(name string, l latencies) {
 		fmt.Fprintf(out, "%-52s n %4d  success %6.2f %%  p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  statuses %v  new conns %d (slowest setup %.1f ms)\n",
 			name, l.N, l.Success, l.P50, l.P99, l.Max, l.Status, l.Dialled, l.SlowestDial)

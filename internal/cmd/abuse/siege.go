@@ -36,6 +36,7 @@ const (
 
 // siegeResult is what the load process reports for -mode siege.
 type siegeResult struct {
+	Good       goodLoad           `json:"good"` // the well-behaved client's pace
 	Unloaded   latencies          `json:"unloaded"`
 	Phases     []siegePhaseResult `json:"phases"`
 	BaselineKB int                `json:"baselineKB"` // the server's RSS before any load (0: not readable)
@@ -88,9 +89,10 @@ var siegePhases = []siegePhase{
 func runSiege(base string, unloaded, attack, recover time.Duration, skip map[string]bool, sched string) siegeResult {
 	var res siegeResult
 	var rec recorder
+	res.Good = siegeGood()
 	res.BaselineKB, _ = serverRSSKB()
 	ctx, cancel := context.WithTimeout(context.Background(), unloaded)
-	runGood(ctx, base, &rec)
+	runGood(ctx, base, res.Good, &rec)
 	cancel()
 	res.Unloaded = rec.summary()
 	for i, p := range siegePhases {
@@ -109,7 +111,7 @@ func runSiege(base string, unloaded, attack, recover time.Duration, skip map[str
 		time.Sleep(min(siegeWarmup, attack))
 		var good recorder
 		gctx, gcancel := context.WithTimeout(context.Background(), attack)
-		runGood(gctx, base, &good)
+		runGood(gctx, base, res.Good, &good)
 		gcancel()
 		rep := attacker.stop()
 		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: rep.Hostile,
