@@ -193,6 +193,8 @@ type Listener struct {
 	refusing    int        // refused connections being answered now
 	quiet       *list.List // of *limitedConn, longest quiet first
 	conns       *list.List // of *limitedConn, every open one
+	slowCache   agedCache  // slow bodies found by the last look (slowBody)
+	stallCache  agedCache  // stalled writers found by the last look (stalledWriter)
 }
 
 // LimitListener returns ln with connection caps.
@@ -481,28 +483,32 @@ func (l *Listener) victim(manyOnly, quietOnly bool) *limitedConn {
 	return nil
 }
 
-// slowBody returns the connection whose request body has been read
-// longest, if for at least slowAfter and at under minBodyRate bytes a
-// second. Called with mu held.
+// slowBody returns a connection whose request body has been read for at
+// least slowAfter and has come at under minBodyRate bytes a second since
+// it began: the one read longest, among those the last look found (see
+// agedCache). Called with mu held.
 func (l *Listener) slowBody(now int64) *limitedConn {
 	if l.bodies.Load() == 0 {
+		l.slowCache.reset()
 		return nil
 	}
-	var oldest *limitedConn
-	var since int64
-	for e := l.conns.Front(); e != nil; e = e.Next() {
-		c := e.Value.(*limitedConn)
-		bs := c.bodySince.Load()
-		if bs == 0 || (oldest != nil && bs >= since) {
-			continue
-		}
-		took := time.Duration(now - bs)
-		if took < l.slowAfter || float64(c.read.Load()-c.bodyBase.Load()) >= minBodyRate*took.Seconds() {
-			continue
-		}
-		oldest, since = c, bs
+	return l.slowCache.next(l.conns, now, l.slowAfter, bodyAge)
+}
+
+// bodyAge reports when c's request body began (0: none) and, if it is
+// not slow at now, the earliest it could be: its bytes only grow, so not
+// before it has been read for slowAfter, nor before its bytes so far
+// come at under minBodyRate.
+func bodyAge(c *limitedConn, now int64, slowAfter time.Duration) (since int64, due bool, earliest int64) {
+	since = c.bodySince.Load()
+	if since == 0 {
+		return 0, false, 0
 	}
-	return oldest
+	read := float64(c.read.Load() - c.bodyBase.Load())
+	earliest = since + max(int64(slowAfter), int64(read/minBodyRate*float64(time.Second))+1)
+	took := time.Duration(now - since)
+	due = took >= slowAfter && read < minBodyRate*took.Seconds()
+	return since, due, earliest
 }
 
 // overReserve returns, when the connections of sources holding many
@@ -545,24 +551,25 @@ func (l *Listener) overReserve() *limitedConn {
 	return nil
 }
 
-// stalledWriter returns the connection blocked longest writing, if at
-// least stallAfter. Called with mu held.
+// stalledWriter returns a connection blocked writing for at least
+// stallAfter: the one blocked longest, among those the last look found
+// (see agedCache). Called with mu held.
 func (l *Listener) stalledWriter() *limitedConn {
 	if l.writers.Load() == 0 {
+		l.stallCache.reset()
 		return nil
 	}
-	var oldest *limitedConn
-	var since int64
-	for e := l.conns.Front(); e != nil; e = e.Next() {
-		c := e.Value.(*limitedConn)
-		if ws := c.writingSince.Load(); ws != 0 && (oldest == nil || ws < since) {
-			oldest, since = c, ws
-		}
+	return l.stallCache.next(l.conns, monoNow(), l.stallAfter, writeAge)
+}
+
+// writeAge reports when c's write in progress began (0: none) and, if
+// it is not stalled at now, the earliest it could be.
+func writeAge(c *limitedConn, now int64, stallAfter time.Duration) (since int64, due bool, earliest int64) {
+	since = c.writingSince.Load()
+	if since == 0 {
+		return 0, false, 0
 	}
-	if oldest == nil || time.Duration(monoNow()-since) < l.stallAfter {
-		return nil
-	}
-	return oldest
+	return since, time.Duration(now-since) >= stallAfter, since + int64(stallAfter)
 }
 
 // forget gives back c's place; it runs once per connection. Called with

@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"cmp"
+	"container/list"
+	"slices"
+	"time"
+)
+
+// agedLookFor is how long the connections one look through every
+// connection found stay the candidates (agedCache). A flood of newcomers
+// at the cap (thousands a second in the slow-body siege, RELIABILITY.md
+// "Connections") then costs one look per agedLookFor and one check per
+// newcomer, not a look through every connection per newcomer.
+const agedLookFor = 100 * time.Millisecond
+
+// ageFunc reports when c's state in question (a body being read, a write
+// in progress) began (0: not in it), whether it is due to be shed at now
+// (read too slowly, blocked too long: after at least after), and if not,
+// the earliest time it could be.
+type ageFunc func(c *limitedConn, now int64, after time.Duration) (since int64, due bool, earliest int64)
+
+// agedCand is a connection found due, with the start of the state it was
+// found in: taken only while that state has not changed.
+type agedCand struct {
+	c     *limitedConn
+	since int64
+}
+
+// agedCache finds the connection due longest (slowBody, stalledWriter)
+// without looking through every connection for each newcomer at the cap.
+// A look through every connection keeps every connection due, oldest
+// first; for agedLookFor the next one still due is taken from them
+// (checked again, and skipped if it is gone or its state has changed).
+// A look that finds none keeps the earliest time any connection could
+// become due, and before then the answer is none without a look. A
+// connection that becomes due after a look waits for the next one (at
+// most agedLookFor, or at once when the candidates run out), so the
+// connection shed is always due and the oldest of the last look's.
+// Guarded by the Listener's mu.
+type agedCache struct {
+	cands    []agedCand
+	taken    int   // cands[taken:] are left
+	lookedAt int64 // monoNow of the last look (0: none)
+	noneTill int64 // none is due before this (0: unknown)
+	looks    int   // looks through every connection so far (tests read it)
+}
+
+// reset forgets the last look (no connection is in the state now).
+func (a *agedCache) reset() {
+	clear(a.cands)
+	a.cands, a.taken, a.lookedAt, a.noneTill = a.cands[:0], 0, 0, 0
+}
+
+// next returns the connection of conns due longest, or nil.
+func (a *agedCache) next(conns *list.List, now int64, after time.Duration, age ageFunc) *limitedConn {
+	if now < a.noneTill {
+		return nil
+	}
+	if a.lookedAt != 0 && now-a.lookedAt < int64(agedLookFor) {
+		if c := a.take(now, after, age); c != nil {
+			return c
+		}
+	}
+	a.look(conns, now, after, age)
+	return a.take(now, after, age)
+}
+
+// take returns the next candidate still due, or nil.
+func (a *agedCache) take(now int64, after time.Duration, age ageFunc) *limitedConn {
+	for a.taken < len(a.cands) {
+		cand := a.cands[a.taken]
+		a.cands[a.taken] = agedCand{}
+		a.taken++
+		if cand.c.gone {
+			continue
+		}
+		if since, due, _ := age(cand.c, now, after); due && since == cand.since {
+			return cand.c
+		}
+	}
+	return nil
+}
+
+// look goes through every connection, keeping those due, oldest first,
+// or, when none is, the earliest time one could be.
+func (a *agedCache) look(conns *list.List, now int64, after time.Duration, age ageFunc) {
+	clear(a.cands)
+	a.cands, a.taken, a.lookedAt, a.noneTill = a.cands[:0], 0, now, 0
+	a.looks++
+	// A state that begins after this look is not due before now + after;
+	// one that began while the look read its connection may carry a
+	// start a little before now (its clock was read first).
+	earliest := now + int64(after) - int64(time.Millisecond)
+	for e := conns.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		since, due, at := age(c, now, after)
+		switch {
+		case since == 0:
+		case due:
+			a.cands = append(a.cands, agedCand{c, since})
+		default:
+			earliest = min(earliest, at)
+		}
+	}
+	if len(a.cands) == 0 {
+		a.noneTill = earliest
+		return
+	}
+	slices.SortFunc(a.cands, func(x, y agedCand) int { return cmp.Compare(x.since, y.since) })
+}
