@@ -604,6 +604,8 @@ func (l *Listener) forget(c *limitedConn) {
 		// under serve) would keep as heap for minutes (RELIABILITY.md,
 		// "Memory after each siege").
 		l.connPeak = l.open
+		l.slowCache.reset() // let go of the flood's connections
+		l.stallCache.reset()
 		returnMemory()
 	}
 }
