@@ -33,7 +33,8 @@ type agedCand struct {
 // first; for agedLookFor the next one still due is taken from them
 // (checked again, and skipped if it is gone or its state has changed).
 // A look that finds none keeps the earliest time any connection could
-// become due, and before then the answer is none without a look. A
+// become due (at most agedLookFor ahead), and before then the answer is
+// none without a look. A
 // connection that becomes due after a look waits for the next one (at
 // most agedLookFor, or at once when the candidates run out), so the
 // connection shed is always due and the oldest of the last look's.
@@ -91,7 +92,11 @@ func (a *agedCache) look(conns *list.List, now int64, after time.Duration, age a
 	// A state that begins after this look is not due before now + after;
 	// one that began while the look read its connection may carry a
 	// start a little before now (its clock was read first).
-	earliest := now + int64(after) - int64(time.Millisecond)
+	// A look that finds none is trusted for agedLookFor at most, as one
+	// that finds some is: a state whose start was published later still
+	// (its goroutine held up between reading the clock and storing it)
+	// is then found at most that late.
+	earliest := min(now+int64(after)-int64(time.Millisecond), now+int64(agedLookFor))
 	for e := conns.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
 		since, due, at := age(c, now, after)

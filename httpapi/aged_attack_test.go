@@ -181,3 +181,18 @@ func TestAgedAttackSiege(t *testing.T) {
 	t.Logf("%d newcomers, %d sheds, %d looks (%.2f a shed)", calls, sheds, a.looks, float64(a.looks)/float64(sheds))
 	assert.LessOrEqual(t, a.looks, calls)
 }
+
+// TestAgedAttackLookForBounds: a body that becomes slow after a look and
+// began before that look's candidates waits for a new look at most
+// agedLookFor, then comes first, as a look at each call would have it.
+func TestAgedAttackLookForBounds(t *testing.T) {
+	after := 2 * time.Second
+	conns, cs := agedConns(3, func(i int) int64 { return int64(5+i) * sec })
+	cs[0].read.Store(10 << 10) // 10 KiB: not slow before 15 s
+	var a agedCache
+	now := 15*sec - int64(agedLookFor)/2
+	require.Same(t, cs[1], a.next(conns, now, after, bodyAge), "the oldest slow body at the look")
+	now = 15*sec + int64(agedLookFor)
+	require.Same(t, cs[0], oldestDue(conns, now, after, bodyAge))
+	assert.Same(t, cs[0], a.next(conns, now, after, bodyAge), "a look agedLookFor after the last finds the older body")
+}

@@ -88,9 +88,11 @@ func TestAgedCacheNoneBeforeEarliest(t *testing.T) {
 	var a agedCache
 	after := 2 * time.Second
 	assert.Nil(t, a.next(conns, 11*sec, after, bodyAge))
-	assert.Nil(t, a.next(conns, 12*sec+sec/2, after, bodyAge), "fast enough so far")
+	assert.Nil(t, a.next(conns, 11*sec+int64(agedLookFor)/2, after, bodyAge), "fast enough so far")
+	assert.Nil(t, a.next(conns, 11*sec+int64(agedLookFor)-1, after, bodyAge))
+	assert.Equal(t, 1, a.looks, "no look within agedLookFor of one that found none")
 	assert.Nil(t, a.next(conns, 13*sec-sec/100, after, bodyAge))
-	assert.Equal(t, 1, a.looks, "no look before the earliest a body could be slow")
+	assert.Equal(t, 2, a.looks, "a look that found none is trusted for agedLookFor only")
 	assert.Same(t, cs[1], a.next(conns, 13*sec+1, after, bodyAge), "slow once its rate falls under 1 KiB/s")
 	// A body beginning after a look that found none is slow after its
 	// own slowAfter.
@@ -159,7 +161,8 @@ func TestAgedCacheStalledWriters(t *testing.T) {
 	var a agedCache
 	assert.Nil(t, a.next(conns, 3*sec, 3*time.Second, writeAge))
 	assert.Nil(t, a.next(conns, 4*sec-1, 3*time.Second, writeAge), "none stalled before 1 s + 3 s")
-	assert.Same(t, cs[2], a.next(conns, 5*sec, 3*time.Second, writeAge))
+	require.Same(t, cs[2], a.next(conns, 4*sec, 3*time.Second, writeAge), "stalled at 1 s + 3 s")
+	shed(conns, cs[2])
 	assert.Same(t, cs[0], a.next(conns, 5*sec, 3*time.Second, writeAge))
-	assert.Equal(t, 2, a.looks)
+	assert.Equal(t, 4, a.looks, "a look 100 ms or more after the last, or when the candidates run out")
 }
