@@ -34,10 +34,10 @@ type agedCand struct {
 // (checked again, and skipped if it is gone or its state has changed).
 // A look that finds none keeps the earliest time any connection could
 // become due (at most agedLookFor ahead), and before then the answer is
-// none without a look. A
-// connection that becomes due after a look waits for the next one (at
-// most agedLookFor, or at once when the candidates run out), so the
-// connection shed is always due and the oldest of the last look's.
+// none without a look. A connection that becomes due after a look waits
+// for the next one (at most agedLookFor, or at once when the candidates
+// run out), so the connection shed is always due and the oldest of the
+// last look's.
 // Guarded by the Listener's mu.
 type agedCache struct {
 	cands    []agedCand
