@@ -1,17 +1,19 @@
 package httpapi
 
 import (
-	"cmp"
 	"container/list"
-	"slices"
 	"time"
 )
 
 // agedLookFor is how long the connections one look through every
-// connection found stay the candidates (agedCache). A flood of newcomers
-// at the cap (thousands a second in the slow-body siege, RELIABILITY.md
-// "Connections") then costs one look per agedLookFor and one check per
-// newcomer, not a look through every connection per newcomer.
+// connection found stay the candidates (agedCache), and how long a look
+// that found none is trusted at most. A flood of newcomers at the cap
+// (thousands a second in the slow-body siege, RELIABILITY.md
+// "Connections") then costs a look when the candidates run out or grow
+// old, and one check per newcomer, not a look through every connection
+// per newcomer. When connections become due one at a time, a look finds
+// one, and the next newcomer's look finds none: about two looks a shed
+// (TestAgedAttackSiege logs the figure).
 const agedLookFor = 100 * time.Millisecond
 
 // ageFunc reports when c's state in question (a body being read, a write
@@ -29,28 +31,30 @@ type agedCand struct {
 
 // agedCache finds the connection due longest (slowBody, stalledWriter)
 // without looking through every connection for each newcomer at the cap.
-// A look through every connection keeps every connection due, oldest
-// first; for agedLookFor the next one still due is taken from them
+// A look through every connection keeps every connection due, in a heap
+// by the start of its state (a heap, not a sort: building it costs about
+// what the look does, so a look that yields one shed costs no more than
+// before); for agedLookFor the oldest one still due is taken from them
 // (checked again, and skipped if it is gone or its state has changed).
 // A look that finds none keeps the earliest time any connection could
 // become due (at most agedLookFor ahead), and before then the answer is
 // none without a look. A connection that becomes due after a look waits
 // for the next one (at most agedLookFor, or at once when the candidates
 // run out), so the connection shed is always due and the oldest of the
-// last look's.
+// last look's. The candidates not taken stay referenced until the next
+// look or reset (the Listener resets when a flood has drained).
 // Guarded by the Listener's mu.
 type agedCache struct {
-	cands    []agedCand
-	taken    int   // cands[taken:] are left
-	lookedAt int64 // monoNow of the last look (0: none)
-	noneTill int64 // none is due before this (0: unknown)
-	looks    int   // looks through every connection so far (tests read it)
+	cands    []agedCand // a min-heap by since
+	lookedAt int64      // monoNow of the last look (0: none)
+	noneTill int64      // none is due before this (0: unknown)
+	looks    int        // looks through every connection so far (tests read it)
 }
 
 // reset forgets the last look (no connection is in the state now).
 func (a *agedCache) reset() {
 	clear(a.cands)
-	a.cands, a.taken, a.lookedAt, a.noneTill = a.cands[:0], 0, 0, 0
+	a.cands, a.lookedAt, a.noneTill = a.cands[:0], 0, 0
 }
 
 // next returns the connection of conns due longest, or nil.
@@ -67,12 +71,10 @@ func (a *agedCache) next(conns *list.List, now int64, after time.Duration, age a
 	return a.take(now, after, age)
 }
 
-// take returns the next candidate still due, or nil.
+// take returns the oldest candidate still due, or nil.
 func (a *agedCache) take(now int64, after time.Duration, age ageFunc) *limitedConn {
-	for a.taken < len(a.cands) {
-		cand := a.cands[a.taken]
-		a.cands[a.taken] = agedCand{}
-		a.taken++
+	for len(a.cands) > 0 {
+		cand := a.pop()
 		if cand.c.gone {
 			continue
 		}
@@ -83,11 +85,41 @@ func (a *agedCache) take(now int64, after time.Duration, age ageFunc) *limitedCo
 	return nil
 }
 
+// pop removes and returns the candidate whose state began first.
+func (a *agedCache) pop() agedCand {
+	h := a.cands
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = agedCand{}
+	a.cands = h[:last]
+	a.down(0)
+	return top
+}
+
+// down moves cands[i] down the heap to its place.
+func (a *agedCache) down(i int) {
+	h := a.cands
+	for {
+		least := i
+		for _, k := range [2]int{2*i + 1, 2*i + 2} {
+			if k < len(h) && h[k].since < h[least].since {
+				least = k
+			}
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+}
+
 // look goes through every connection, keeping those due, oldest first,
 // or, when none is, the earliest time one could be.
 func (a *agedCache) look(conns *list.List, now int64, after time.Duration, age ageFunc) {
 	clear(a.cands)
-	a.cands, a.taken, a.lookedAt, a.noneTill = a.cands[:0], 0, now, 0
+	a.cands, a.lookedAt, a.noneTill = a.cands[:0], now, 0
 	a.looks++
 	// A state that begins after this look is not due before now + after;
 	// one that began while the look read its connection may carry a
@@ -112,5 +144,7 @@ func (a *agedCache) look(conns *list.List, now int64, after time.Duration, age a
 		a.noneTill = earliest
 		return
 	}
-	slices.SortFunc(a.cands, func(x, y agedCand) int { return cmp.Compare(x.since, y.since) })
+	for i := len(a.cands)/2 - 1; i >= 0; i-- {
+		a.down(i)
+	}
 }

@@ -166,3 +166,41 @@ func TestAgedCacheStalledWriters(t *testing.T) {
 	assert.Same(t, cs[0], a.next(conns, 5*sec, 3*time.Second, writeAge))
 	assert.Equal(t, 4, a.looks, "a look 100 ms or more after the last, or when the candidates run out")
 }
+
+// TestAgedCacheHeapOrder: whatever the order of the connections, the
+// slow bodies one look found come out oldest first.
+func TestAgedCacheHeapOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	starts := rng.Perm(DefaultMaxConns)
+	conns, _ := agedConns(DefaultMaxConns, func(i int) int64 { return int64(starts[i]+1) * int64(time.Millisecond) })
+	var a agedCache
+	now := 10 * sec
+	for want := range DefaultMaxConns {
+		c := a.next(conns, now, 2*time.Second, bodyAge)
+		require.NotNil(t, c)
+		require.Equal(t, int64(want+1)*int64(time.Millisecond), c.bodySince.Load(), "shed %d", want)
+		shed(conns, c)
+	}
+	assert.Equal(t, 1, a.looks)
+}
+
+// BenchmarkAgedLook: one look through the default cap's connections,
+// when none is due and when every one is (in random order), then the
+// first shed.
+func BenchmarkAgedLook(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	starts := rng.Perm(DefaultMaxConns)
+	for _, bc := range []struct {
+		name string
+		now  int64
+	}{{"none-due", 2 * sec}, {"all-due", 10 * sec}} {
+		b.Run(bc.name, func(b *testing.B) {
+			conns, _ := agedConns(DefaultMaxConns, func(i int) int64 { return int64(starts[i]+1) * int64(time.Microsecond) })
+			var a agedCache
+			for b.Loop() {
+				a.reset()
+				a.next(conns, bc.now, 2*time.Second, bodyAge)
+			}
+		})
+	}
+}

@@ -139,7 +139,8 @@ type ListenerOptions struct {
 // quiet connection (one that is idle between requests, or has not sent a
 // request yet) that has been quiet longest, or else of the connection
 // blocked longest (at least stallAfter) writing to a reader that does not
-// read; only when every connection is busy with a request and progressing
+// read, or else of the slow body read longest (these two among the
+// connections the last look found: agedCache); only when every connection is busy with a request and progressing
 // is the new one closed. Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
@@ -432,7 +433,8 @@ func (c *limitedConn) holdsFew() bool {
 
 // victim picks the connection to shed to make room: the one quiet
 // longest, else the one blocked longest writing (at least stallAfter),
-// else the slow body read longest (slowBody), else, for a newcomer
+// else the slow body read longest (slowBody; these two among those the
+// last look found, agedCache), else, for a newcomer
 // holding few while the sources holding many have more than the places
 // outside the reserve, the newest busy connection of the source holding
 // most; nil when there is none. The connections of sources holding few
@@ -508,6 +510,11 @@ func bodyAge(c *limitedConn, now int64, slowAfter time.Duration) (since int64, d
 	earliest = since + max(int64(slowAfter), int64(read/minBodyRate*float64(time.Second))+1)
 	took := time.Duration(now - since)
 	due = took >= slowAfter && read < minBodyRate*took.Seconds()
+	if again := c.bodySince.Load(); again != since {
+		// The body ended, or another began, while these were read: the
+		// bytes counted are not its own, and a new one is not slow yet.
+		return again, false, now + int64(slowAfter)
+	}
 	return since, due, earliest
 }
 
