@@ -90,8 +90,9 @@ type Client struct {
 	// ("tls://host:port" in Servers; dot.go); nil means the system roots.
 	RootCAs *x509.CertPool
 
-	pool pool
-	dot  dotPool
+	pool   pool
+	dot    dotPool
+	system systemServers // used when Servers is empty
 }
 
 // SpoofDrops returns how many datagrams and ICMP errors the Client's
@@ -100,26 +101,50 @@ type Client struct {
 func (c *Client) SpoofDrops() map[string]uint64 { return c.pool.spoofDrops() }
 
 // SystemServers returns the nameservers listed in /etc/resolv.conf as
-// "host:port", or 127.0.0.1:53 when the file lists none. The file is read
-// again at most every [resolvConfRecheck], so that a long-running server
-// follows changes to it.
-func SystemServers() []string {
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	if now := time.Now(); sys.servers == nil || now.Sub(sys.read) >= resolvConfRecheck {
-		sys.servers, sys.read = serversFromResolvConf("/etc/resolv.conf"), now
-	}
-	return slices.Clone(sys.servers)
-}
+// "host:port", or 127.0.0.1:53 when the file lists none. It reads the file
+// at every call; a Client with no Servers keeps its own reading for
+// [resolvConfRecheck], so that a long-running server follows changes to
+// the file without reading it at every lookup.
+func SystemServers() []string { return serversFromResolvConf(resolvConfPath) }
 
-// resolvConfRecheck is how long SystemServers trusts its last reading of
+// resolvConfPath is the resolv.conf(5) file of the system.
+const resolvConfPath = "/etc/resolv.conf"
+
+// resolvConfRecheck is how long a Client trusts its last reading of
 // /etc/resolv.conf (the Go standard library's resolver uses the same).
 const resolvConfRecheck = 5 * time.Second
 
-var sys struct {
+// systemServers is a Client's cached reading of a resolv.conf(5) file,
+// read again at most every resolvConfRecheck. The zero value reads
+// /etc/resolv.conf.
+type systemServers struct {
+	// path overrides resolvConfPath (tests); "": resolvConfPath.
+	path string
+	// now is the clock (tests); nil: time.Now.
+	now func() time.Time
+
 	mu      sync.Mutex
-	servers []string
+	servers []string // replaced on each reading, never changed in place
 	read    time.Time
+}
+
+// get returns the servers of the file, read again when the last reading
+// is resolvConfRecheck old. Callers must not change the slice.
+func (s *systemServers) get() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if s.now != nil {
+		now = s.now()
+	}
+	if s.servers == nil || now.Sub(s.read) >= resolvConfRecheck {
+		path := s.path
+		if path == "" {
+			path = resolvConfPath
+		}
+		s.servers, s.read = serversFromResolvConf(path), now
+	}
+	return s.servers
 }
 
 // serversFromResolvConf returns the "nameserver" addresses of a
@@ -152,7 +177,7 @@ func (c *Client) servers() []string {
 	if len(c.Servers) > 0 {
 		return c.Servers
 	}
-	return SystemServers()
+	return c.system.get()
 }
 
 func (c *Client) timeout() time.Duration {

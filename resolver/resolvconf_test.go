@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,6 +49,28 @@ func TestSystemServersCopy(t *testing.T) {
 	require.NotEmpty(t, a, "no servers")
 	a[0] = "changed"
 	assert.NotEqual(t, "changed", SystemServers()[0], "SystemServers returned its cache")
+}
+
+// TestClientRereadsResolvConf: a Client with no Servers asks those of
+// resolv.conf, keeps its reading for resolvConfRecheck, then reads the
+// file again.
+func TestClientRereadsResolvConf(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "resolv.conf")
+	require.NoError(t, os.WriteFile(path, []byte("nameserver 192.0.2.1\n"), 0o600))
+	clock := &ManualClock{}
+	c := &Client{}
+	c.system.path, c.system.now = path, clock.Now
+	assert.Equal(t, []string{"192.0.2.1:53"}, c.servers())
+
+	require.NoError(t, os.WriteFile(path, []byte("nameserver 192.0.2.2\n"), 0o600))
+	clock.Advance(resolvConfRecheck - time.Second)
+	assert.Equal(t, []string{"192.0.2.1:53"}, c.servers(), "read again before resolvConfRecheck")
+	clock.Advance(time.Second)
+	assert.Equal(t, []string{"192.0.2.2:53"}, c.servers(), "not read again after resolvConfRecheck")
+
+	c.Servers = []string{"192.0.2.9:53"}
+	assert.Equal(t, []string{"192.0.2.9:53"}, c.servers(), "Servers did not take precedence")
 }
 
 // TestUnescape covers the presentation escapes of miekg/dns directly.
