@@ -111,7 +111,7 @@ func TestLaterDiagnosticsAreNotFresh(t *testing.T) {
 func TestBudgetChargedAtAdmission(t *testing.T) {
 	t.Parallel()
 	clock := NewTestClock()
-	b := newBudgets(10*time.Second, 100, clock.Now)
+	b := newBudgets(10*time.Second, 100, clock.Now, nil)
 	groups := admissionFor(netip.MustParseAddr("203.0.113.9"), DefaultSourceInFlight).groups
 	c1, _ := b.charge(groups, DefaultSourceInFlight, firstDeadline)
 	require.NotNil(t, c1)
@@ -132,7 +132,7 @@ func TestBudgetChargedAtAdmission(t *testing.T) {
 func TestBudgetPerNetwork(t *testing.T) {
 	t.Parallel()
 	clock := NewTestClock()
-	b := newBudgets(10*time.Second, 1000, clock.Now)
+	b := newBudgets(10*time.Second, 1000, clock.Now, nil)
 	granted := 0
 	for i := range 8 { // 8 /64s in 8 /56s of one /48
 		groups := admissionFor(netip.MustParseAddr(fmt.Sprintf("2001:db8:7:%x00::1", i)), DefaultSourceInFlight).groups

@@ -22,9 +22,11 @@ type budgets struct {
 	table *windowTable
 }
 
-func newBudgets(per time.Duration, maxKeys int, now func() time.Time) *budgets {
+// newBudgets returns budgets of per each, whose table returns memory
+// through ret (nil: one of its own).
+func newBudgets(per time.Duration, maxKeys int, now func() time.Time, ret *MemoryReturner) *budgets {
 	b := &budgets{per: per, now: now}
-	b.table = newWindowTable(DefaultRateWindow, maxKeys, &b.mu, now)
+	b.table = newWindowTable(DefaultRateWindow, maxKeys, &b.mu, now, orOwnReturner(ret))
 	return b
 }
 

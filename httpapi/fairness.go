@@ -702,9 +702,9 @@ func newFairness(slots int, opts Options) fairness {
 	if budget == 0 {
 		budget = DefaultSourceBudget
 	}
-	f.budgets = newBudgets(budget, DefaultMaxKeys, time.Now)
+	f.budgets = newBudgets(budget, DefaultMaxKeys, time.Now, opts.MemoryReturner)
 	if f.networks == nil {
-		f.networks = defaultNetworkLimits(opts.Limiter)
+		f.networks = defaultNetworkLimits(opts.Limiter, opts.MemoryReturner)
 	}
 	return f
 }

@@ -32,6 +32,10 @@ type FallbackOptions struct {
 	// Probe asks the store whether it answers; nil means the primary's
 	// Ping.
 	Probe func(context.Context) error
+	// MemoryReturner is given to the in-memory fallbacks, of the limiter
+	// and of its NetworkLimits ([MemoryLimiterOptions].MemoryReturner);
+	// nil means one of the limiter's own.
+	MemoryReturner *MemoryReturner
 }
 
 // FallbackLimiter counts in a shared store (a [SharedLimiter]) while it answers and
@@ -56,6 +60,7 @@ type fallbackState struct {
 	probe     func(context.Context) error
 	interval  time.Duration
 	logger    *slog.Logger
+	ret       *MemoryReturner // of the in-memory fallbacks; nil: each its own
 
 	mu      sync.Mutex
 	probing bool
@@ -66,7 +71,8 @@ type fallbackState struct {
 // NewFallbackLimiter returns a limiter over primary with an in-memory
 // fallback of o.Limit requests per DefaultRateWindow.
 func NewFallbackLimiter(primary SharedLimiter, o FallbackOptions) *FallbackLimiter {
-	st := &fallbackState{probe: o.Probe, interval: o.ProbeInterval, logger: o.Logger, stop: make(chan struct{})}
+	st := &fallbackState{probe: o.Probe, interval: o.ProbeInterval, logger: o.Logger, ret: orOwnReturner(o.MemoryReturner),
+		stop: make(chan struct{})}
 	if st.probe == nil {
 		st.probe = primary.Ping
 	}
@@ -76,7 +82,7 @@ func NewFallbackLimiter(primary SharedLimiter, o FallbackOptions) *FallbackLimit
 	if st.logger == nil {
 		st.logger = slog.New(slog.DiscardHandler)
 	}
-	return &FallbackLimiter{primary: primary, fallback: NewMemoryLimiter(MemoryLimiterOptions{Limit: o.Limit}), st: st}
+	return &FallbackLimiter{primary: primary, fallback: NewMemoryLimiter(MemoryLimiterOptions{Limit: o.Limit, MemoryReturner: st.ret}), st: st}
 }
 
 // newFallbackPair is a FallbackLimiter of the given limiters sharing st.
@@ -133,9 +139,9 @@ func (f *FallbackLimiter) Outages() int64 { return f.st.switches.Load() }
 func (f *FallbackLimiter) NetworkLimits(perSource int) []NetworkLimit {
 	sl, ok := f.primary.(SharedLimiter)
 	if !ok {
-		return MemoryNetworkLimits(perSource)
+		return memoryNetworkLimits(perSource, f.st.ret)
 	}
-	shared, mem := sl.NetworkLimits(), MemoryNetworkLimits(perSource)
+	shared, mem := sl.NetworkLimits(), memoryNetworkLimits(perSource, f.st.ret)
 	for i := range shared {
 		shared[i].Limiter = newFallbackPair(shared[i].Limiter, mem[i].Limiter, f.st)
 	}

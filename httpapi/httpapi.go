@@ -112,6 +112,13 @@ type Options struct {
 	// Observer receives requests, rate-limit decisions, admissions and
 	// diagnostics for metrics; nil means none.
 	Observer Observer
+	// MemoryReturner returns memory to the system once a spray of
+	// addresses has expired from the handler's tables: the diagnostic
+	// budgets, and the limiters New builds (Limiter and NetworkLimits
+	// when nil; a Limiter given here returns memory through its own
+	// options, [MemoryLimiterOptions].MemoryReturner). nil means one of
+	// the handler's own. A service shares one with its Listener.
+	MemoryReturner *MemoryReturner
 	// RequestIDFromProxy, when true, makes the access log take a trusted
 	// proxy's X-Request-Id (16 to 64 letters, digits or '-') as the
 	// request's id, so that the proxy's log line and this one join; from
@@ -163,8 +170,9 @@ func newHandler(svc Service, opts Options) *handler {
 	if h.obs == nil {
 		h.obs = nopObserver{}
 	}
+	opts.MemoryReturner = orOwnReturner(opts.MemoryReturner) // one for every table of the handler
 	if h.limiter == nil {
-		h.limiter = NewMemoryLimiter(MemoryLimiterOptions{})
+		h.limiter = NewMemoryLimiter(MemoryLimiterOptions{MemoryReturner: opts.MemoryReturner})
 	}
 	n := opts.MaxInFlight
 	if n <= 0 {

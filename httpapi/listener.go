@@ -127,6 +127,10 @@ type ListenerOptions struct {
 	// TrustedProxies are exempt from the per-source cap (they carry many
 	// clients); the total cap still applies.
 	TrustedProxies []netip.Prefix
+	// MemoryReturner returns memory to the system once a flood of
+	// connections has drained; nil means one of the listener's own. A
+	// service shares one with its handler ([Options].MemoryReturner).
+	MemoryReturner *MemoryReturner
 }
 
 // Listener wraps a net.Listener with connection caps. A connection over
@@ -182,9 +186,10 @@ type Listener struct {
 	peak  int                   // most keys bySrc has held since it was last rebuilt
 	// connPeak is the most connections open since memory was last
 	// returned; returnConns the peak from which a fall to an eighth of it
-	// returns memory to the system (returnMemory).
+	// returns memory to the system (memReturn).
 	connPeak    int
 	returnConns int
+	memReturn   *MemoryReturner
 	refused     int
 	shed        int
 	stalled     int
@@ -202,7 +207,7 @@ type Listener struct {
 func LimitListener(ln net.Listener, o ListenerOptions) *Listener {
 	l := &Listener{Listener: ln, maxConns: o.MaxConns, perSource: o.MaxConnsPerSource,
 		proxies: normalizeProxies(o.TrustedProxies), bySrc: map[string]*connCount{}, quiet: list.New(), conns: list.New(),
-		stallAfter: stallAfter, slowAfter: slowBodyAfter, returnConns: returnMemoryConns}
+		stallAfter: stallAfter, slowAfter: slowBodyAfter, returnConns: returnMemoryConns, memReturn: orOwnReturner(o.MemoryReturner)}
 	if l.maxConns <= 0 {
 		l.maxConns = DefaultMaxConns
 	}
@@ -613,7 +618,7 @@ func (l *Listener) forget(c *limitedConn) {
 		l.connPeak = l.open
 		l.slowCache.reset() // let go of the flood's connections
 		l.stallCache.reset()
-		returnMemory()
+		l.memReturn.request()
 	}
 }
 

@@ -284,12 +284,13 @@ func TestListenerNetworkCaps(t *testing.T) {
 // not.
 func TestListenerReturnsMemory(t *testing.T) {
 	t.Parallel()
+	ret := &MemoryReturner{}
 	requests := func() int {
-		memoryReturn.mu.Lock()
-		defer memoryReturn.mu.Unlock()
-		return memoryReturn.requests
+		ret.mu.Lock()
+		defer ret.mu.Unlock()
+		return ret.requests
 	}
-	l, addr := startLimited(t, ListenerOptions{MaxConnsPerSource: 100})
+	l, addr := startLimited(t, ListenerOptions{MaxConnsPerSource: 100, MemoryReturner: ret})
 	l.mu.Lock()
 	l.returnConns = 8
 	l.mu.Unlock()

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"container/list"
 	"context"
-	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -25,6 +24,10 @@ type MemoryLimiterOptions struct {
 	// Now is the clock; nil means time.Now. Tests inject one to move past
 	// a window without sleeping.
 	Now func() time.Time
+	// MemoryReturner returns memory to the system once a spray of
+	// addresses has expired; nil means one of the limiter's own. A
+	// service shares one between its listener, handler and limiters.
+	MemoryReturner *MemoryReturner
 }
 
 // MemoryLimiter is a Limiter for one instance. Its memory is bounded:
@@ -57,7 +60,7 @@ func NewMemoryLimiter(o MemoryLimiterOptions) *MemoryLimiter {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	l.table = newWindowTable(o.Window, o.MaxKeys, &l.mu, l.now)
+	l.table = newWindowTable(o.Window, o.MaxKeys, &l.mu, l.now, orOwnReturner(o.MemoryReturner))
 	return l
 }
 
@@ -118,8 +121,9 @@ type windowTable struct {
 
 	mu      *sync.Mutex // the owner's lock, taken by the sweep timer
 	now     func() time.Time
-	timer   *time.Timer // armed while windows are open
-	rebuilt int         // times the map was rebuilt (tests)
+	ret     *MemoryReturner // asked to return memory when a big table empties
+	timer   *time.Timer     // armed while windows are open
+	rebuilt int             // times the map was rebuilt (tests)
 }
 
 // memWindow is one key's fixed window and what was counted in it.
@@ -129,8 +133,8 @@ type memWindow struct {
 	end   time.Time
 }
 
-func newWindowTable(window time.Duration, maxKeys int, mu *sync.Mutex, now func() time.Time) *windowTable {
-	return &windowTable{window: window, maxKeys: maxKeys, windows: map[string]*list.Element{}, order: list.New(), mu: mu, now: now}
+func newWindowTable(window time.Duration, maxKeys int, mu *sync.Mutex, now func() time.Time, ret *MemoryReturner) *windowTable {
+	return &windowTable{window: window, maxKeys: maxKeys, windows: map[string]*list.Element{}, order: list.New(), mu: mu, now: now, ret: ret}
 }
 
 // get returns the open window of key, opening one at now when there is
@@ -189,7 +193,7 @@ func (t *windowTable) sweep(now time.Time) {
 	}
 	if len(t.windows) == 0 && t.highWater >= returnMemoryMin {
 		t.highWater = 0
-		returnMemory()
+		t.ret.request()
 	}
 }
 
@@ -199,45 +203,6 @@ func (t *windowTable) sweep(now time.Time) {
 // next cycle (with `mailauth serve`'s GOGC 400 and no traffic, up to two
 // minutes later) and the runtime return to the system later still.
 const returnMemoryMin = 1 << 16
-
-// Returns of memory are coalesced: the first request arms a timer of
-// returnMemoryDelay (the other tables swept at about the same time join
-// it), and two returns are at least returnMemoryEvery apart.
-const (
-	returnMemoryDelay = 5 * time.Second
-	returnMemoryEvery = 30 * time.Second
-)
-
-// memoryReturn is the state of the coalesced return of memory.
-var memoryReturn struct {
-	mu       sync.Mutex
-	armed    bool
-	last     time.Time
-	requests int // calls of returnMemory, for tests
-}
-
-// returnMemory schedules a collection that returns the freed memory to
-// the system (debug.FreeOSMemory), unless one is already scheduled. It
-// collects twice: the first collection only moves what sync.Pools cache
-// (net/http's connection buffers, 8 KiB or more per connection a flood
-// left behind) to their victim caches, the second frees it.
-func returnMemory() {
-	memoryReturn.mu.Lock()
-	defer memoryReturn.mu.Unlock()
-	memoryReturn.requests++
-	if memoryReturn.armed {
-		return
-	}
-	memoryReturn.armed = true
-	wait := max(returnMemoryDelay, time.Until(memoryReturn.last.Add(returnMemoryEvery)))
-	time.AfterFunc(wait, func() {
-		debug.FreeOSMemory()
-		debug.FreeOSMemory()
-		memoryReturn.mu.Lock()
-		memoryReturn.armed, memoryReturn.last = false, time.Now()
-		memoryReturn.mu.Unlock()
-	})
-}
 
 // dropExpired forgets every window that has ended. Windows all have the
 // same length and open at the current time, so the list is ordered by end

@@ -31,8 +31,15 @@ const (
 // per-source limit of perSource requests per DefaultRateWindow (0 means
 // DefaultRateLimit), counted in memory.
 func MemoryNetworkLimits(perSource int) []NetworkLimit {
+	return memoryNetworkLimits(perSource, nil)
+}
+
+// memoryNetworkLimits is MemoryNetworkLimits whose limiters return memory
+// through ret (nil: one of their own, shared by both).
+func memoryNetworkLimits(perSource int, ret *MemoryReturner) []NetworkLimit {
+	ret = orOwnReturner(ret)
 	return NewNetworkLimits(perSource, func(_, limit int) Limiter {
-		return NewMemoryLimiter(MemoryLimiterOptions{Limit: limit})
+		return NewMemoryLimiter(MemoryLimiterOptions{Limit: limit, MemoryReturner: ret})
 	})
 }
 
@@ -52,15 +59,16 @@ func NewNetworkLimits(perSource int, newLimiter func(bits, limit int) Limiter) [
 }
 
 // defaultNetworkLimits picks the aggregate limits New uses when Options
-// leaves them nil: in the store beside a SharedLimiter, else in memory.
-func defaultNetworkLimits(l Limiter) []NetworkLimit {
+// leaves them nil: in the store beside a SharedLimiter, else in memory,
+// returning memory through ret.
+func defaultNetworkLimits(l Limiter, ret *MemoryReturner) []NetworkLimit {
 	if sl, ok := l.(SharedLimiter); ok {
 		return sl.NetworkLimits()
 	}
 	if ml, ok := l.(*MemoryLimiter); ok {
-		return MemoryNetworkLimits(ml.limit)
+		return memoryNetworkLimits(ml.limit, ret)
 	}
-	return MemoryNetworkLimits(0)
+	return memoryNetworkLimits(0, ret)
 }
 
 // allowNetworks counts one request of an IPv6 client against each

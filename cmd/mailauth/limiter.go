@@ -45,10 +45,12 @@ func (l *serveLimiter) state() ops.State {
 // openLimiter builds the configured rate limiter: in memory, or in Redis
 // with an in-memory fallback while Redis does not answer (unless
 // -ratelimit-fail-closed: then diagnostics answer 500 while it does not,
-// and readiness is down).
-func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog.Logger) (*serveLimiter, error) {
+// and readiness is down). Its tables in memory return memory through mem
+// (nil: their own).
+func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog.Logger, mem *httpapi.MemoryReturner) (*serveLimiter, error) {
 	if c.rateLimit == "memory" {
-		return &serveLimiter{limiter: httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax}), close: func() {}}, nil
+		ml := httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: c.rateLimitMax, MemoryReturner: mem})
+		return &serveLimiter{limiter: ml, close: func() {}}, nil
 	}
 	redis.SetLogger(redisLog{logger})
 	rl, err := redislimit.Open(c.rateLimit, redislimit.Options{Limit: c.rateLimitMax, Secret: secret})
@@ -71,7 +73,7 @@ func openLimiter(ctx context.Context, c serveConfig, secret []byte, logger *slog
 		l.limiter, l.close = rl, func() { stop(); _ = rl.Close() }
 		return l, nil
 	}
-	l.fallback = httpapi.NewFallbackLimiter(rl, httpapi.FallbackOptions{Limit: c.rateLimitMax, Logger: logger})
+	l.fallback = httpapi.NewFallbackLimiter(rl, httpapi.FallbackOptions{Limit: c.rateLimitMax, Logger: logger, MemoryReturner: mem})
 	if perr != nil {
 		l.fallback.MarkDown(perr)
 	}

@@ -411,7 +411,7 @@ func TestLimiterReadiness(t *testing.T) {
 		{"redis://127.0.0.1:1/0", true, ops.StateDown},
 	} {
 		c := serveConfig{rateLimit: tc.rateLimit, rateLimitMax: 5, failClosed: tc.failClosed}
-		l, err := openLimiter(t.Context(), c, []byte("0123456789abcdef"), logger)
+		l, err := openLimiter(t.Context(), c, []byte("0123456789abcdef"), logger, nil)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, l.state(), "%s fail-closed=%v", tc.rateLimit, tc.failClosed)
 		_, err = l.limiter.Allow(t.Context(), "192.0.2.1")

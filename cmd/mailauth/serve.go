@@ -204,7 +204,10 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 	metrics := ops.NewMetrics(mainVersion())
 	an := openAnalytics(ctx, c, logger, analyticsHooks{onCommit: hooks.commits, onBatch: metrics.Batch})
 	defer an.close()
-	lim, err := openLimiter(ctx, c, an.secret, logger)
+	// One return of memory to the system for the listener, the handler
+	// and the limiter: a flood that drains them all costs one collection.
+	mem := &httpapi.MemoryReturner{}
+	lim, err := openLimiter(ctx, c, an.secret, logger, mem)
 	if err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUsage
@@ -247,13 +250,13 @@ func runServe(ctx context.Context, args []string, getenv env, std stdio, hooks s
 		return exitUnavailable
 	}
 	opts := httpapi.Options{Limiter: lim.limiter, NetworkLimits: lim.networks, TrustedProxies: c.proxies, PublicURL: c.publicURL,
-		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true}
+		MaxInFlight: c.maxInFlight, Logger: logger, Observer: metrics, RequestIDFromProxy: true, MemoryReturner: mem}
 	if an.keeper != nil {
 		opts.Storage, opts.Recorder = an.keeper, an.keeper
 	}
 	h := httpapi.New(svc, opts)
 	ready := onListening(actx, c, hooks, canary, getenv, logger)
-	lo := httpapi.ListenerOptions{TrustedProxies: c.proxies}
+	lo := httpapi.ListenerOptions{TrustedProxies: c.proxies, MemoryReturner: mem}
 	if err := listenAndServe(ctx, c.listen, h, logger, ready, lo, connectionMetrics(metrics)); err != nil {
 		fmt.Fprintf(std.err, "mailauth serve: %v\n", err)
 		return exitUnavailable

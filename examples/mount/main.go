@@ -58,7 +58,10 @@ func main() {
 	})
 	// The API (/api/scan, /api/ptr-check, /api/health, /openapi.json), the
 	// page at / and the developer pages, with their own rate limiter.
-	mux.Handle("/", httpapi.New(mailauth.New(cfg), httpapi.Options{}))
+	// The handler and the listener share one return of memory to the
+	// system after a flood.
+	mem := &httpapi.MemoryReturner{}
+	mux.Handle("/", httpapi.New(mailauth.New(cfg), httpapi.Options{MemoryReturner: mem}))
 
 	// Your own middleware around everything.
 	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +77,7 @@ func main() {
 	// serve`: without them one client can hold thousands of idle
 	// connections or send a megabyte of headers, and net/http's error log
 	// would print client addresses.
-	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{})
+	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{MemoryReturner: mem})
 	srv := httpapi.NewServer(counted, ln, nil)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -81,14 +81,16 @@ func startLab(o options, zoneFiles []string) (*lab, error) {
 		return nil, err
 	}
 	proxy := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{TrustedProxies: proxy})
+	mem := &httpapi.MemoryReturner{} // shared as `mailauth serve` shares it
+	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{TrustedProxies: proxy, MemoryReturner: mem})
 	maxKeys := labMaxKeys
 	if o.mode == "spray" {
 		maxKeys = 0 // the default capacity: the spray measures memory at full size
 	}
 	h := httpapi.New(timedService{svc: svc, times: times}, httpapi.Options{
-		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: maxKeys}),
+		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{MaxKeys: maxKeys, MemoryReturner: mem}),
 		TrustedProxies: proxy,
+		MemoryReturner: mem,
 		Logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})
 	srv := httpapi.NewServer(times.wrap(h), ln, log.New(io.Discard, "", 0))

@@ -193,9 +193,11 @@ func openService(in *bufio.Scanner) (*service, error) {
 	sc := scannerConfig(cfg.DNS, cfg.HTTPSPort, roots, cfg.CacheBytes, nil)
 	sc.MaxConcurrentScans = cfg.MaxInFlight // as mailauth serve: httpapi admits
 	svc.scanner = mailauth.New(sc)
+	mem := &httpapi.MemoryReturner{} // shared as `mailauth serve` shares it
 	opts := httpapi.Options{
-		Limiter:     httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: cfg.RateLimit}),
-		MaxInFlight: cfg.MaxInFlight,
+		Limiter:        httpapi.NewMemoryLimiter(httpapi.MemoryLimiterOptions{Limit: cfg.RateLimit, MemoryReturner: mem}),
+		MaxInFlight:    cfg.MaxInFlight,
+		MemoryReturner: mem,
 	}
 	if svc.store != nil {
 		opts.Storage, opts.Recorder = svc.store, svc.writer
@@ -209,7 +211,7 @@ func openService(in *bufio.Scanner) (*service, error) {
 		svc.closeAnalytics()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{})
+	ln := httpapi.LimitListener(raw, httpapi.ListenerOptions{MemoryReturner: mem})
 	svc.srv = httpapi.NewServer(mux, ln, log.New(os.Stderr, "bench service: ", 0))
 	svc.addr = ln.Addr().String()
 	go func() { _ = svc.srv.Serve(ln) }()

@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// requestsOf is how many times m was asked to return memory.
+func requestsOf(m *MemoryReturner) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests
+}
+
+// TestLimiterTableReturnsMemory: a limiter's table that held
+// returnMemoryMin addresses or more asks its injected returner for the
+// memory back once it is empty; a smaller table does not.
+func TestLimiterTableReturnsMemory(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		keys int
+		want int
+	}{
+		{"spray", returnMemoryMin, 1},
+		{"small", 100, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ret, clock := &MemoryReturner{}, NewTestClock()
+			l := NewMemoryLimiter(MemoryLimiterOptions{Window: time.Minute, Now: clock.Now, MemoryReturner: ret})
+			for i := range tc.keys {
+				_, err := l.Allow(context.Background(), strconv.Itoa(i))
+				require.NoError(t, err)
+			}
+			clock.Advance(time.Minute)
+			l.mu.Lock()
+			l.table.sweep(clock.Now())
+			l.mu.Unlock()
+			assert.Zero(t, l.Len())
+			assert.Equal(t, tc.want, requestsOf(ret))
+		})
+	}
+}
+
+// TestMemoryReturnerWiring: the returner given in the options reaches
+// every table of the handler, the limiters New builds, the listener and
+// the fallback limiter's in-memory tables; left nil, the handler's tables
+// share one of their own.
+func TestMemoryReturnerWiring(t *testing.T) {
+	t.Parallel()
+	tablesOf := func(h *handler) []*MemoryReturner {
+		out := []*MemoryReturner{h.budgets.table.ret, h.limiter.(*MemoryLimiter).table.ret}
+		for _, n := range h.networks {
+			out = append(out, n.Limiter.(*MemoryLimiter).table.ret)
+		}
+		return out
+	}
+	ret := &MemoryReturner{}
+	for _, got := range tablesOf(newHandler(&FakeService{}, Options{MemoryReturner: ret})) {
+		assert.Same(t, ret, got)
+	}
+	own := tablesOf(newHandler(&FakeService{}, Options{}))
+	require.NotNil(t, own[0])
+	for _, got := range own {
+		assert.Same(t, own[0], got, "the handler's tables do not share one returner")
+	}
+
+	assert.Same(t, ret, LimitListener(nil, ListenerOptions{MemoryReturner: ret}).memReturn)
+	assert.NotNil(t, LimitListener(nil, ListenerOptions{}).memReturn)
+
+	f := NewFallbackLimiter(&switchLimiter{mem: NewMemoryLimiter(MemoryLimiterOptions{})}, FallbackOptions{MemoryReturner: ret})
+	defer f.Close()
+	assert.Same(t, ret, f.fallback.(*MemoryLimiter).table.ret)
+	for _, n := range f.NetworkLimits(5) {
+		assert.Same(t, ret, n.Limiter.(*FallbackLimiter).fallback.(*MemoryLimiter).table.ret)
+	}
+}
