@@ -69,7 +69,7 @@ func (s *Scanner) newRun() *run {
 	guard.UseVocabulary(outputVocabulary())
 	return &run{
 		cfg:      &s.cfg,
-		dns:      resolver.NewScan(guard.ResolverThen(s.upstream(), noteProgress), s.cfg.QueryBudget),
+		dns:      resolver.NewScan(guard.ScanResolverThen(s.upstream(), noteProgress), s.cfg.QueryBudget),
 		guard:    guard,
 		sessions: s.sessions,
 		mxDone:   make(chan struct{}),

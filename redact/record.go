@@ -44,6 +44,9 @@ type recorder struct {
 	next resolver.Resolver
 	memo resolver.Memoizer // next as a Memoizer; nil when it is not one
 	then func(context.Context, resolver.Answer)
+	// later: the recorder is beneath a resolver.Scan, and an answer
+	// that cannot take the Set past its bounds is queued (deferLookup)
+	later bool
 }
 
 // Lookup implements resolver.Resolver. What the answer adds to the Set
@@ -77,16 +80,22 @@ func (s *Set) vocab() *Vocabulary {
 //go:noinline
 func (r *recorder) record(ctx context.Context, name string, a *resolver.Answer, memo any) {
 	s := r.set
-	s.addName(name)
-	if vals, ok := memo.(*recorded); ok && !vals.overflowed {
-		s.addRecorded(vals.forms)
+	if r.later && s.deferLookup(name, a, memo) {
+		// Recorded before the Set's values are next changed or read:
+		// they cannot take it past its bounds (see pendingLookup).
 	} else {
-		s.addAnswer(*a)
-	}
-	if s.Overflowed() {
-		// Values of this answer (or of the name) may not be recorded:
-		// it is never handed out, so nothing unguarded reaches a check.
-		*a = resolver.Fail(resolver.ReasonBudgetExhausted)
+		s.addName(name)
+		if vals, ok := memo.(*recorded); ok && !vals.overflowed {
+			s.addRecorded(vals.forms)
+		} else {
+			s.addAnswer(*a)
+		}
+		if s.Overflowed() {
+			// Values of this answer (or of the name) may not be
+			// recorded: it is never handed out, so nothing unguarded
+			// reaches a check.
+			*a = resolver.Fail(resolver.ReasonBudgetExhausted)
+		}
 	}
 	if r.then != nil {
 		r.then(ctx, *a)
@@ -128,6 +137,7 @@ func answerValues(v *Vocabulary, a resolver.Answer) (*recorded, int) {
 func (s *Set) addName(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	s.add(name)
 }
 
@@ -136,8 +146,15 @@ func (s *Set) addName(name string) {
 func (s *Set) addAnswer(a resolver.Answer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.add(a.CNAMEs...)
-	for _, r := range a.Records {
+	s.flush()
+	s.addAnswerValues(a.CNAMEs, a.Records)
+}
+
+// addAnswerValues is addAnswer of an answer's aliases and records,
+// called with mu held.
+func (s *Set) addAnswerValues(cnames []string, records []resolver.Record) {
+	s.add(cnames...)
+	for _, r := range records {
 		s.addRecord(r)
 	}
 }
@@ -147,6 +164,12 @@ func (s *Set) addAnswer(a resolver.Answer) {
 func (s *Set) addRecorded(forms []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
+	s.recordForms(forms)
+}
+
+// recordForms is addRecorded, called with mu held.
+func (s *Set) recordForms(forms []string) {
 	for _, f := range forms {
 		if s.overflowed || !s.recordForm(f, false) {
 			return
@@ -195,6 +218,7 @@ func (s *Set) addBytes(b []byte) {
 func (s *Set) AddText(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	s.addText(text)
 	s.unguarded = s.unguarded || s.overflowed
 }

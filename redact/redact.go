@@ -76,6 +76,12 @@ type Set struct {
 	scratch    []byte // keys of the vocabulary's lookups
 	overflowed bool
 	unguarded  bool // a value given to Add or AddText was dropped, see Verify
+
+	// Lookups queued to be recorded (see pendingLookup), and an upper
+	// bound of the values and bytes they hold.
+	pending       [][]pendingLookup // chunks of pendingChunk lookups
+	pendingValues int
+	pendingBytes  int
 }
 
 // NewSet returns an empty Set.
@@ -665,6 +671,7 @@ func gram[T byteString](s T) uint32 {
 func (s *Set) UseVocabulary(v *Vocabulary) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush() // queued answers are recorded against the vocabulary they came under
 	s.vocabulary = v
 }
 
@@ -677,6 +684,7 @@ func (s *Set) UseVocabulary(v *Vocabulary) {
 func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	s.add(values...)
 	s.unguarded = s.unguarded || s.overflowed
 }
@@ -987,7 +995,7 @@ func isIPv4(f []byte) bool {
 
 // Bytes returns the bytes of the recorded values (at most MaxBytes).
 func (s *Set) Bytes() int {
-	s.mu.RLock()
+	s.rlockSettled()
 	defer s.mu.RUnlock()
 	return s.store.bytes
 }
@@ -995,12 +1003,14 @@ func (s *Set) Bytes() int {
 // isUnguarded reports whether a value given to Add or AddText was
 // dropped.
 func (s *Set) isUnguarded() bool {
-	s.mu.RLock()
+	s.rlockSettled()
 	defer s.mu.RUnlock()
 	return s.unguarded
 }
 
 // Overflowed reports whether values were dropped because the Set was full.
+// Lookups queued to be recorded later (see ScanResolverThen) are not
+// recorded first: they cannot fill it.
 func (s *Set) Overflowed() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -1106,7 +1116,7 @@ func isJoiner(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
 
 // Len returns the number of recorded values.
 func (s *Set) Len() int {
-	s.mu.RLock()
+	s.rlockSettled()
 	defer s.mu.RUnlock()
 	return s.store.count
 }
@@ -1312,7 +1322,7 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	if len(t) == 0 {
 		return false
 	}
-	s.mu.RLock()
+	s.rlockSettled()
 	defer s.mu.RUnlock()
 	if !recordedIn(s, t) {
 		return false // the common case: no copy, no allocation

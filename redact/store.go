@@ -340,6 +340,42 @@ func (st *valueStore) insertHash(slot uint32) {
 	}
 }
 
+// reserveHash readies the table by hash for about n values (those held
+// included) when they take more than one segment: a directory of as many
+// full segments as n values fill to 7/8 at most (up to maxHashDepth bits),
+// each slot held placed again, rather than the segments splitting one by
+// one, each split placing a segment's slots again, as the values arrive.
+// A table that deep already is left as it is.
+func (st *valueStore) reserveHash(n int) {
+	const per = segmentSlots * 7 / 8
+	if n <= per {
+		return
+	}
+	depth := min(bits.Len(uint((n-1)/per)), maxHashDepth)
+	if depth <= st.hashDepth {
+		return
+	}
+	old := st.byHash
+	segs := make([]hashSegment, 1<<depth)
+	slots := make([]uint32, len(segs)*segmentSlots)
+	st.byHash = make([]*hashSegment, len(segs))
+	st.hashDepth = depth
+	for i := range segs {
+		segs[i] = hashSegment{depth: depth, slots: slots[i*segmentSlots : (i+1)*segmentSlots : (i+1)*segmentSlots]}
+		st.byHash[i] = &segs[i]
+	}
+	for i, seg := range old {
+		if i > 0 && old[i-1] == seg {
+			continue // a segment the directory points to from several indexes, in a run
+		}
+		for _, slot := range seg.slots {
+			if slot != 0 {
+				st.segment(slot &^ indexMask).put(slot)
+			}
+		}
+	}
+}
+
 // put places slot in seg, which has room. The probe sequence (find's)
 // steps by 1, 2, 3, ... slots: in a segment a power of two long it
 // visits every slot, and it keeps the probes short at 7/8 full, where
