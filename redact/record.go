@@ -30,7 +30,8 @@ func (s *Set) Resolver(next resolver.Resolver) resolver.Resolver {
 // ResolverThen is Resolver, that also calls then (unless nil) with each
 // answer, and the lookup's context, before returning it: what a caller
 // would do in a wrapper of its own, without the wrapper's frame on the
-// stack of every lookup in flight.
+// stack of every lookup in flight. Beneath a resolver.Scan, use
+// ScanResolverThen.
 func (s *Set) ResolverThen(next resolver.Resolver, then func(context.Context, resolver.Answer)) resolver.Resolver {
 	m, _ := next.(resolver.Memoizer)
 	return &recorder{set: s, next: next, memo: m, then: then}

@@ -1000,8 +1000,8 @@ func (s *Set) Bytes() int {
 	return s.store.bytes
 }
 
-// isUnguarded reports whether a value given to Add or AddText was
-// dropped.
+// isUnguarded reports whether a value given to Add or AddText, or a value
+// of a queued answer (see pendingLookup), was dropped.
 func (s *Set) isUnguarded() bool {
 	s.rlockSettled()
 	defer s.mu.RUnlock()
