@@ -370,7 +370,7 @@ func (st *valueStore) reserveHash(n int) {
 		}
 		for _, slot := range seg.slots {
 			if slot != 0 {
-				st.segment(slot &^ indexMask).put(slot)
+				st.insertHash(slot) // grows a segment 7/8 full, as ever
 			}
 		}
 	}
