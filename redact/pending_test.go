@@ -311,14 +311,7 @@ func TestReserveHashKeepsValues(t *testing.T) {
 			var st valueStore
 			put := func(i int) {
 				v := fmt.Sprintf("v%05d.example", i)
-				blk, off := st.reserve(len(v))
-				copy(st.span(blk, off, len(v)), v)
-				st.take(blk, off+len(v))
-				f := st.span(blk, off, len(v))
-				h := hashOf(f)
-				e, at := st.lookup(f, h)
-				require.Equal(t, int32(-1), e)
-				st.addAt(blk, off, len(v), h, at)
+				putValue(t, &st, v, hashOf([]byte(v)))
 			}
 			for i := range before {
 				put(i)
@@ -349,14 +342,22 @@ func TestAttackReserveHashCrowded(t *testing.T) {
 	vals := make([]string, 600)
 	for i := range vals {
 		vals[i] = fmt.Sprintf("c%05d.example", i)
-		blk, off := st.reserve(len(vals[i]))
-		copy(st.span(blk, off, len(vals[i])), vals[i])
-		st.take(blk, off+len(vals[i]))
-		st.add(blk, off, len(vals[i]), oneTop(i))
+		putValue(t, &st, vals[i], oneTop(i))
 	}
 	st.reserveHash(7000)
 	requireSegmentsSound(t, &st)
 	for i, v := range vals {
 		require.GreaterOrEqual(t, st.find([]byte(v), oneTop(i)), int32(0), v)
 	}
+}
+
+// putValue adds v, new to st, with hash h, where its lookup ended.
+func putValue(t *testing.T, st *valueStore, v string, h uint64) {
+	t.Helper()
+	blk, off := st.reserve(len(v))
+	copy(st.span(blk, off, len(v)), v)
+	st.take(blk, off+len(v))
+	e, at := st.lookup(st.span(blk, off, len(v)), h)
+	require.Equal(t, int32(-1), e)
+	st.addAt(blk, off, len(v), h, at)
 }
