@@ -87,8 +87,9 @@ func TestAttackQueuedMemoMatchesEager(t *testing.T) {
 }
 
 // TestAttackQueuedConcurrentReads: lookups beneath a resolver.Scan keep
-// arriving on many goroutines while others read the Set (Verify,
-// Contains, Len, Bytes). Every value of an answer handed on is found
+// arriving on many goroutines, some recorded at once (not ASCII), most
+// queued, while others read the Set (Verify, Contains, Len, Bytes).
+// Every value of an answer handed on is found
 // from the moment its lookup returns, and the Set ends with the values
 // recording every answer at once records. Run with -race.
 func TestAttackQueuedConcurrentReads(t *testing.T) {
@@ -102,6 +103,9 @@ func TestAttackQueuedConcurrentReads(t *testing.T) {
 				TXT: chunks(fmt.Sprintf("v=spf1 include:inc%d-%d.conc.example ip4:10.%d.%d.1/32 -all", w, i, w, i), 20)}}}
 			if i%3 == 0 {
 				a.CNAMEs = []string{fmt.Sprintf("alias%d-%d.conc.example", w, i)}
+			}
+			if i%5 == 4 { // not ASCII: recorded at once, after the queue
+				a.Records = append(a.Records, resolver.Record{Type: resolver.TypeMX, Target: fmt.Sprintf("mx%d-%d.bücher.example", w, i)})
 			}
 			answers[name] = a
 			names = append(names, name)
