@@ -64,7 +64,7 @@ func WithProgress(ctx context.Context, p *Progress) context.Context {
 
 // noteProgress moves the Progress ctx carries, if any, when the answer a
 // lookup got came from a DNS reply. The guard's resolver calls it with
-// every answer (redact.Set.ResolverThen), beneath the per-scan
+// every answer (redact.Set.ScanResolverThen), beneath the per-scan
 // resolver: once per distinct question.
 func noteProgress(ctx context.Context, a resolver.Answer) {
 	if p, ok := ctx.Value(progressKey{}).(*Progress); ok && repliedTo(a.Reason) {

@@ -24,7 +24,8 @@ import (
 // MaxBytes, counted from an upper bound of them (answerBound) over the
 // values recorded and queued so far, is recorded at once, after the
 // queue, as it always was: it is the only kind that can fill the Set, and
-// only its lookup fails then. Should the bound ever be wrong, the Set
+// its lookup fails then (and every later one, as before, once the Set is
+// full). Should the bound ever be wrong, the Set
 // fails closed: values of a queued answer that do not fit mark it
 // unguarded, so Verify refuses every output.
 
@@ -50,7 +51,9 @@ const pendingChunk = 32
 
 // ScanResolverThen is ResolverThen, for use beneath a resolver.Scan only:
 // the Scan keeps each answer as it was handed on and gives its callers
-// copies, so no answer changes after its lookup returns. The values of an
+// copies, so no answer changes after its lookup returns. then receives
+// the answer the queue holds (its Records share their backing array) and
+// must not change it. The values of an
 // answer that cannot take the Set past its bounds are then recorded later
 // (before the Set's values are next changed or read: Verify, Contains,
 // Len, Bytes, or any value added), not under the lookup: see
@@ -119,7 +122,12 @@ func (s *Set) flush() {
 	if s.pendingValues == 0 {
 		return
 	}
-	s.store.reserveHash(s.store.count + s.pendingValues)
+	// Every value recorded is at least MinLen bytes long, so the queue
+	// holds at most pendingBytes/MinLen of them, which is tighter than
+	// pendingValues for texts of many short or empty tokens (1.3 KB of
+	// ';' bounds 3,700 values and records a handful). The table grows by
+	// segments past the reservation, as ever.
+	s.store.reserveHash(s.store.count + min(s.pendingValues, s.pendingBytes/MinLen))
 	for k, chunk := range s.pending {
 		for i := range chunk {
 			p := &chunk[i]

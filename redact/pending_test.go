@@ -195,6 +195,9 @@ func FuzzTextBound(f *testing.F) {
 	f.Add("http://a@b:80/c?d mailto:x@y.example https://[2001:db8::1]:443/x#f scheme:op@que/x", uint8(3))
 	f.Add("a@b@c:d@e/f@g x:/y z:?w k#l;m=n,o\tp\r\nq\nr\rs", uint8(1))
 	f.Add(hostileText(7, 20), uint8(255))
+	for _, text := range tightTexts() { // texts that make each term of the bound count
+		f.Add(text, uint8(5))
+	}
 	f.Fuzz(func(t *testing.T, text string, chunk uint8) {
 		for _, a := range []resolver.Answer{
 			{Records: []resolver.Record{{Type: resolver.TypeTXT, TXT: chunks(text, int(chunk))}}},

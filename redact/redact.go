@@ -62,7 +62,10 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 // ErrUnguarded is returned by Verify when a value given to Add or AddText
 // was dropped because the Set was full: the Set cannot vouch for an
 // output that may carry it. (An answer read through Resolver whose
-// values did not fit is never handed out: the lookup fails instead.)
+// values did not fit is never handed out: the lookup fails instead. An
+// answer queued beneath ScanResolverThen is handed out before its values
+// are recorded; should they not all fit, which its bound rules out, the
+// Set is unguarded too and every output is refused.)
 var ErrUnguarded = errors.New("redact: a value was not recorded (the guard was full)")
 
 // Set holds the sensitive values of one scan. It is safe for concurrent
@@ -75,7 +78,7 @@ type Set struct {
 	vocabulary *Vocabulary
 	scratch    []byte // keys of the vocabulary's lookups
 	overflowed bool
-	unguarded  bool // a value given to Add or AddText was dropped, see Verify
+	unguarded  bool // a value given to Add or AddText, or of a queued answer, was dropped, see Verify
 
 	// Lookups queued to be recorded (see pendingLookup), and an upper
 	// bound of the values and bytes they hold.
@@ -1227,7 +1230,9 @@ func recordedIn[T byteString](s *Set, t T) bool {
 // Contains. It returns a decoding error for a document that is not JSON;
 // else an error wrapping ErrLeak that counts the hits without naming
 // them, whenever a recorded value is found (a full Set too); else
-// ErrUnguarded when a value given to Add or AddText was dropped.
+// ErrUnguarded when a value given to Add or AddText, or of an answer
+// queued beneath ScanResolverThen, was dropped. It records the queued
+// answers first.
 //
 // It reads the strings straight out of the document as it validates it
 // (one pass, scanJSON, which decides validity as json.Valid does) instead
