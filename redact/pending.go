@@ -2,7 +2,6 @@ package redact
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -241,17 +240,28 @@ func textBound(text string, pieces []string) (values, bytes int, ok bool) {
 	if _, ascii := asciiCase(text); !ascii || len(text) > maxText || hasACE(text) {
 		return 0, 0, false
 	}
-	uris := strings.Count(text, ":/") + strings.Count(text, "?") + strings.Count(text, "#")
-	if uris > 0 && strings.IndexByte(text, '%') >= 0 {
+	// The same predicates as addText's cut the lines and tokens counted.
+	var breaks, tokenBreaks, ats, uris int
+	percent := false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case isLineBreak(c):
+			breaks++
+		case isTokenBreak(c):
+			tokenBreaks++
+		case c == '@':
+			ats++
+		case c == '?', c == '#', c == ':' && i+1 < len(text) && text[i+1] == '/':
+			uris++
+		case c == '%':
+			percent = true
+		}
+	}
+	if uris > 0 && percent {
 		return 0, 0, false
 	}
-	ats := strings.Count(text, "@")
-	breaks := strings.Count(text, "\n") + strings.Count(text, "\r")
 	lines := 1 + breaks
-	tokens := 1 + breaks
-	for _, sep := range [...]string{" ", "\t", ";", ",", "="} {
-		tokens += strings.Count(text, sep)
-	}
+	tokens := 1 + breaks + tokenBreaks
 	n := len(text)
 	values = len(pieces) + 1 + lines + 3*tokens + ats + 4*uris
 	for _, p := range pieces {

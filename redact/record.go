@@ -641,11 +641,9 @@ func isTokenBreak(c byte) bool {
 }
 
 // tokens splits a line at the separators of the TXT grammars
-// (space, ';', ',', '=') and at a "key:" prefix such as "include:".
+// (isTokenBreak).
 func tokens(line string) []string {
-	return strings.FieldsFunc(line, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == ';' || r == ',' || r == '='
-	})
+	return strings.FieldsFunc(line, func(r rune) bool { return r < 64 && isTokenBreak(byte(r)) })
 }
 
 // valueLike reports whether a token can carry a name, an address, a URI
