@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"container/heap"
 	"container/list"
 	"time"
 )
@@ -45,10 +46,10 @@ type agedCand struct {
 // look or reset (the Listener resets when a flood has drained).
 // Guarded by the Listener's mu.
 type agedCache struct {
-	cands    []agedCand // a min-heap by since
-	lookedAt int64      // monoNow of the last look (0: none)
-	noneTill int64      // none is due before this (0: unknown)
-	looks    int        // looks through every connection so far (tests read it)
+	cands    agedHeap
+	lookedAt int64 // monoNow of the last look (0: none)
+	noneTill int64 // none is due before this (0: unknown)
+	looks    int   // looks through every connection so far (tests read it)
 }
 
 // reset forgets the last look (no connection is in the state now).
@@ -74,7 +75,7 @@ func (a *agedCache) next(conns *list.List, now int64, after time.Duration, age a
 // take returns the oldest candidate still due, or nil.
 func (a *agedCache) take(now int64, after time.Duration, age ageFunc) *limitedConn {
 	for len(a.cands) > 0 {
-		cand := a.pop()
+		cand := heap.Pop(&a.cands).(agedCand)
 		if cand.c.gone {
 			continue
 		}
@@ -85,34 +86,21 @@ func (a *agedCache) take(now int64, after time.Duration, age ageFunc) *limitedCo
 	return nil
 }
 
-// pop removes and returns the candidate whose state began first.
-func (a *agedCache) pop() agedCand {
-	h := a.cands
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[last] = agedCand{}
-	a.cands = h[:last]
-	a.down(0)
-	return top
-}
+// agedHeap is a min-heap of candidates by the start of their state
+// (container/heap).
+type agedHeap []agedCand
 
-// down moves cands[i] down the heap to its place.
-func (a *agedCache) down(i int) {
-	h := a.cands
-	for {
-		least := i
-		for _, k := range [2]int{2*i + 1, 2*i + 2} {
-			if k < len(h) && h[k].since < h[least].since {
-				least = k
-			}
-		}
-		if least == i {
-			return
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
-	}
+func (h agedHeap) Len() int           { return len(h) }
+func (h agedHeap) Less(i, j int) bool { return h[i].since < h[j].since }
+func (h agedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *agedHeap) Push(x any)        { *h = append(*h, x.(agedCand)) }
+func (h *agedHeap) Pop() any {
+	old := *h
+	last := len(old) - 1
+	c := old[last]
+	old[last] = agedCand{} // let go of the connection
+	*h = old[:last]
+	return c
 }
 
 // look goes through every connection, keeping those due, oldest first,
@@ -144,7 +132,5 @@ func (a *agedCache) look(conns *list.List, now int64, after time.Duration, age a
 		a.noneTill = earliest
 		return
 	}
-	for i := len(a.cands)/2 - 1; i >= 0; i-- {
-		a.down(i)
-	}
+	heap.Init(&a.cands)
 }
