@@ -364,3 +364,12 @@ func putValue(t *testing.T, st *valueStore, v string, h uint64) {
 	require.Equal(t, int32(-1), e)
 	st.addAt(blk, off, len(v), h, at)
 }
+
+// TestASCIIByte: asciiByte[c] is byte c, for every byte textBound counts
+// with it.
+func TestASCIIByte(t *testing.T) {
+	require.Len(t, asciiByte, 64)
+	for c := range byte(64) {
+		require.Equal(t, c, asciiByte[c], "byte %d", c)
+	}
+}
