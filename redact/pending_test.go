@@ -366,10 +366,13 @@ func putValue(t *testing.T, st *valueStore, v string, h uint64) {
 }
 
 // TestASCIIByte: asciiByte[c] is byte c, for every byte textBound counts
-// with it.
+// with it, and no byte above them is a line or token break.
 func TestASCIIByte(t *testing.T) {
 	require.Len(t, asciiByte, 64)
 	for c := range byte(64) {
 		require.Equal(t, c, asciiByte[c], "byte %d", c)
+	}
+	for c := 64; c < 256; c++ { // textBound counts only the bytes below 64
+		require.False(t, isLineBreak(byte(c)) || isTokenBreak(byte(c)), "byte %d is a break", c)
 	}
 }
