@@ -863,7 +863,7 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 // result (done) or into the error of its server (not done), in *res.
 func (c *Client) take(name string, qtype Type, rep *reply, res *result) (done bool) {
 	*res = result{server: rep.server}
-	res.a, res.next = FromMsg(name, qtype, rep.msg)
+	res.next = fromMsg(&res.a, name, qtype, rep.msg) // into *res: no Answer in this frame
 	if retryable(res.a) {
 		res.next = ""
 		return false

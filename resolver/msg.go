@@ -29,38 +29,54 @@ const MaxCNAMEChain = 16
 // (TXT strings in escaped presentation form, CAA values raw); a nil m is
 // an inconclusive, malformed answer.
 func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
+	next = fromMsg(&a, qname, qtype, m)
+	return a, next
+}
+
+// fromMsg is FromMsg, into *a. The client decodes a reply under every
+// layer of a lookup, on the stack of the goroutine that waits for it:
+// fromMsg and the functions it calls keep no Answer or Record of their
+// own in their frames, and no map of the names seen (the CNAMEs followed
+// are the names seen, bounded by MaxCNAMEChain), so that the deepest
+// point of a lookup stays within its goroutine's 8 KiB stack.
+//
+//go:noinline
+func fromMsg(a *Answer, qname string, qtype Type, m *dns.Msg) (next string) {
 	if m == nil {
-		return Fail(ReasonMalformed), ""
+		*a = Fail(ReasonMalformed)
+		return ""
 	}
-	a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData, EDE: edeOf(m)}
+	*a = Answer{Rcode: m.Rcode, Authentic: m.AuthenticatedData, EDE: edeOf(m)}
 	if edeOverrides(a.EDE) {
 		// The resolver says this is its answer, not the domain's.
-		return failWith(a, edeReason(a.EDE)), ""
+		failIn(a, edeReason(a.EDE))
+		return ""
 	}
-	name := CanonicalName(qname)
-	seen := map[string]bool{name: true}
+	asked := CanonicalName(qname)
+	name := asked
 	for {
-		recs, target := recordsAt(m.Answer, name, qtype)
-		if len(recs) > 0 {
-			a.Outcome, a.Records = Found, recs
-			return a, ""
+		target := recordsAt(&a.Records, m.Answer, name, qtype)
+		if len(a.Records) > 0 {
+			a.Outcome = Found
+			return ""
 		}
 		if target == "" {
 			break
 		}
-		if seen[target] {
-			return failWith(a, ReasonCNAMELoop), ""
+		if target == asked || slices.Contains(a.CNAMEs, target) {
+			failIn(a, ReasonCNAMELoop)
+			return ""
 		}
 		if len(a.CNAMEs) >= MaxCNAMEChain {
-			return failWith(a, ReasonCNAMEChain), ""
+			failIn(a, ReasonCNAMEChain)
+			return ""
 		}
-		seen[target] = true
 		a.CNAMEs = append(a.CNAMEs, target)
 		name = target
 		if !ownerPresent(m.Answer, name) && m.Rcode == dns.RcodeSuccess && !hasSOA(m.Ns) {
 			// The reply stops at the alias; ask again for the target.
 			a.Outcome = NoData
-			return a, name
+			return name
 		}
 	}
 	switch m.Rcode {
@@ -69,13 +85,13 @@ func FromMsg(qname string, qtype Type, m *dns.Msg) (a Answer, next string) {
 	case dns.RcodeNameError:
 		a.Outcome = NXDomain
 	case dns.RcodeServerFailure:
-		return failWith(a, errorReason(a.EDE, ReasonServFail)), ""
+		failIn(a, errorReason(a.EDE, ReasonServFail))
 	case dns.RcodeRefused:
-		return failWith(a, errorReason(a.EDE, ReasonRefused)), ""
+		failIn(a, errorReason(a.EDE, ReasonRefused))
 	default:
-		return failWith(a, errorReason(a.EDE, ReasonRcode)), ""
+		failIn(a, errorReason(a.EDE, ReasonRcode))
 	}
-	return a, ""
+	return ""
 }
 
 // errorReason is the Reason of an error reply: what its EDE info-code
@@ -95,26 +111,34 @@ func retryable(a Answer) bool {
 }
 
 func failWith(a Answer, r Reason) Answer {
-	a.Outcome, a.Reason, a.Records = Inconclusive, r, nil
+	failIn(&a, r)
 	return a
 }
 
-// recordsAt returns the records of qtype owned by name, and the target of
-// a CNAME owned by name when there are none.
-func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname string) {
+// failIn makes *a inconclusive for reason r, keeping what else it says.
+func failIn(a *Answer, r Reason) { a.Outcome, a.Reason, a.Records = Inconclusive, r, nil }
+
+// recordsAt sets *out to the records of qtype owned by name (nil: none)
+// and returns the target of a CNAME owned by name when there are none.
+// Each record is decoded into its place in *out (decodeInto), not into a
+// frame: see fromMsg.
+func recordsAt(out *[]Record, rrs []dns.RR, name string, qtype Type) (cname string) {
+	var recs []Record
 	for i, rr := range rrs {
 		if !ownedBy(rr, name) {
 			continue
 		}
 		if Type(rr.Header().Rrtype) == qtype {
-			if r, ok := decode(rr); ok {
-				if recs == nil {
-					// At most this many more: one allocation rather than
-					// a doubling per record, and none at an owner that
-					// has no record of qtype (a CNAME hop).
-					recs = make([]Record, 0, countAt(rrs[i:], name, qtype))
-				}
-				recs = append(recs, r)
+			if recs == nil {
+				// At most this many: one allocation rather than a
+				// doubling per record, and none at an owner that has no
+				// record of qtype (a CNAME hop).
+				recs = make([]Record, 0, countAt(rrs[i:], name, qtype))
+			}
+			recs = recs[:len(recs)+1]
+			if !decodeInto(&recs[len(recs)-1], rr) {
+				recs[len(recs)-1] = Record{}
+				recs = recs[:len(recs)-1]
 			}
 			continue
 		}
@@ -130,7 +154,8 @@ func recordsAt(rrs []dns.RR, name string, qtype Type) (recs []Record, cname stri
 		// keep and charges by its length, holds no room it is not charged.
 		recs = append([]Record(nil), recs...)
 	}
-	return recs, cname
+	*out = recs
+	return cname
 }
 
 // ownedBy reports whether rr is an Internet-class record owned by name,
@@ -248,19 +273,26 @@ func ownerPresent(rrs []dns.RR, name string) bool {
 // decode converts one miekg RR into a Record. Types mailauth does not use
 // are reported with their header only.
 func decode(rr dns.RR) (Record, bool) {
+	var r Record
+	ok := decodeInto(&r, rr)
+	return r, ok
+}
+
+// decodeInto is decode, into *r (see recordsAt).
+func decodeInto(r *Record, rr dns.RR) bool {
 	h := rr.Header()
-	r := Record{Name: CanonicalName(h.Name), Type: Type(h.Rrtype), TTL: h.Ttl}
+	*r = Record{Name: CanonicalName(h.Name), Type: Type(h.Rrtype), TTL: h.Ttl}
 	switch v := rr.(type) {
 	case *dns.A:
 		addr, ok := netip.AddrFromSlice(v.A.To4())
 		if !ok {
-			return r, false
+			return false
 		}
 		r.Addr = addr
 	case *dns.AAAA:
 		addr, ok := netip.AddrFromSlice(v.AAAA.To16())
 		if !ok {
-			return r, false
+			return false
 		}
 		r.Addr = addr
 	case *dns.MX:
@@ -280,11 +312,11 @@ func decode(rr dns.RR) (Record, bool) {
 	case *dns.TLSA:
 		data, err := hex.DecodeString(v.Certificate)
 		if err != nil {
-			return r, false
+			return false
 		}
 		r.RData = append([]byte{v.Usage, v.Selector, v.MatchingType}, data...)
 	}
-	return r, true
+	return true
 }
 
 // unescapeAll unescapes the character-strings of a TXT record. Two or

@@ -53,7 +53,8 @@ func TestRecordsAtRoom(t *testing.T) {
 		{"all-broken", []dns.RR{broken, broken}, 0},
 		{"none", []dns.RR{a("b.example.", "192.0.2.2")}, 0},
 	} {
-		recs, _ := recordsAt(tc.rrs, "a.example", TypeA)
+		var recs []Record
+		recordsAt(&recs, tc.rrs, "a.example", TypeA)
 		assert.Len(t, recs, tc.want, tc.name)
 		assert.Equal(t, len(recs), cap(recs), "%s: room", tc.name)
 		if tc.want == 0 {
