@@ -63,7 +63,9 @@ const inFlightDomains = 20 * inFlightScans
 // closed (the lab, the scanner and the shared cache, which is not the
 // scans'), divided by
 // the scans in flight: B/scan (live heap and stacks), heap-B/scan,
-// stack-B/scan and goroutines/scan. With MAILAUTH_INFLIGHT_GOROUTINES=F
+// stack-B/scan and goroutines/scan; and stack-moves/scan, how often a
+// check's goroutine outgrew the 8 KiB it reserves at its start (each
+// check's share in the log, -test.v). With MAILAUTH_INFLIGHT_GOROUTINES=F
 // in the environment it writes the goroutines at the second sample to F,
 // and the heap profile then to F.heap (the profile is a collection late:
 // takeMemSnap has just run two).
@@ -76,11 +78,19 @@ func BenchmarkScansInFlight(b *testing.B) {
 	lab := testlab.Start(b, []string{path}, nil)
 	relay := startDelayRelay(b, lab.DNS.Addr(), inFlightDelay)
 	httpsPort, roots := startPolicyServer(b)
+	var movesMu sync.Mutex
+	moves := map[CheckID]int{}
 	s := New(Config{
 		Resolver: &resolver.Client{Servers: []string{relay}}, HTTPSPort: httpsPort, RootCAs: roots,
 		AllowLoopbackTargets: true, DNSCacheBytes: 32 << 20, MaxConcurrentScans: 2 * inFlightScans,
+		stackMoved: func(id CheckID) {
+			movesMu.Lock()
+			moves[id]++
+			movesMu.Unlock()
+		},
 	})
 	var heap, stack, gor, samples float64
+	var scans atomic.Int64
 	for b.Loop() {
 		var inFlight, next atomic.Int64
 		stop := make(chan struct{})
@@ -97,6 +107,7 @@ func BenchmarkScansInFlight(b *testing.B) {
 					inFlight.Add(1)
 					_, err := s.Scan(context.Background(), ScanRequest{Domain: d, DKIMSelector: "s1", SendingIP: "8.8.8.8"})
 					inFlight.Add(-1)
+					scans.Add(1)
 					if err != nil {
 						b.Error(err)
 						return
@@ -130,6 +141,14 @@ func BenchmarkScansInFlight(b *testing.B) {
 			samples++
 		}
 	}
+	movesMu.Lock()
+	var moved int
+	for _, id := range CheckOrder() {
+		moved += moves[id]
+		b.Logf("%s: stack moved in %.1f %% of %d scans", id, 100*float64(moves[id])/float64(scans.Load()), scans.Load())
+	}
+	movesMu.Unlock()
+	b.ReportMetric(float64(moved)/float64(scans.Load()), "stack-moves/scan")
 	b.ReportMetric((heap+stack)/samples, "B/scan")
 	b.ReportMetric(heap/samples, "heap-B/scan")
 	b.ReportMetric(stack/samples, "stack-B/scan")

@@ -96,6 +96,10 @@ type Config struct {
 	// OnStats, when set, is called once with the figures of every scan
 	// that returns a result (benchmarks use it; see ScanStats).
 	OnStats func(ScanStats)
+	// stackMoved, when set (BenchmarkScansInFlight sets it), is called
+	// with the id of a check whose goroutine's stack moved while the
+	// check ran: it outgrew the 8 KiB it reserves at its start.
+	stackMoved func(CheckID)
 	// MaxConcurrentScans bounds the scans and IP checks that run at the
 	// same time; more wait, in arrival order, for one to finish. 0 means
 	// DefaultMaxConcurrentScans; a negative value means no bound. The
