@@ -56,7 +56,7 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 		cfg.ClientSessionCache = opts.Sessions
 	}
 	tc := tls.Client(conn, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	if err := handshake(ctx, tc); err != nil {
 		return failure(ctx, err, CodePolicyTLSFailed)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -81,6 +81,33 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 	}
 	defer resp.Body.Close()
 	return readPolicy(ctx, resp, opts)
+}
+
+// handshake runs tc's handshake in a goroutine of its own, which ends
+// with it, and returns its error; a panic in it is raised again here. The
+// handshake (the server's certificate verified, the key exchange) goes
+// about 11 KB deep: on the goroutine of the check, which reserves 8 KiB
+// for its lookups, it would double that stack to 16 KiB for as long as
+// the check then runs (the request, the MX facts it waits for).
+func handshake(ctx context.Context, tc *tls.Conn) error {
+	type end struct {
+		err      error
+		panicked any
+	}
+	done := make(chan end, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- end{panicked: p}
+			}
+		}()
+		done <- end{err: tc.HandshakeContext(ctx)}
+	}()
+	e := <-done
+	if e.panicked != nil {
+		panic(e.panicked)
+	}
+	return e.err
 }
 
 // requestBufSize is the buffer the policy request is written through: a
