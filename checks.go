@@ -251,10 +251,11 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			// lookups reach, rather than under the first of them (a probe
 			// under the bench's load: half the MX, TLS-RPT, PTR and CAA
 			// checks grew under a lookup without it, none with it). The
-			// MTA-STS check (its TLS handshake) still grows to 16 KiB,
-			// once, later, and so does the DKIM check in about 2 % of the
-			// bench's scans (BenchmarkScansInFlight, with a probe of the
-			// stack's moves); a 16 KiB reservation cost more stack
+			// DKIM check still grows to 16 KiB, once, later, in about 2 %
+			// of the bench's scans, the others in under 1 %
+			// (BenchmarkScansInFlight's stack-moves/scan; the MTA-STS
+			// fetch's TLS handshake, 11 KB deep, has a goroutine of its
+			// own); a 16 KiB reservation cost more stack
 			// per scan in flight than it saved (BENCHMARKS.md, service CPU
 			// / floor). It gives 8 KiB only while this goroutine holds
 			// less than about 1 KiB of frames when it calls it (about 0.6
