@@ -64,32 +64,32 @@ type daneFacts struct {
 // every mail server, as far as this service can verify.
 func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usable() }
 
-// daneHosts asks the MX question for checkDANEEarly and returns the
-// exchanges whose TLSA records it looks up (none when the answer is
-// inconclusive), whether the MX answer was DNSSEC-validated, and the
-// resolver it reads through: the MX check's budget but not its fault
-// log, since an unanswered TLSA lookup is a DANE fact, not a fault of the
-// MX records. With no MX record (an implicit MX) the exchange is the
-// domain itself.
-func (r *run) daneHosts(ctx context.Context, dns resolver.Resolver) (_ resolver.Resolver, hosts []string, validated bool) {
+// checkDANEEarly looks up the TLSA records of the exchanges while
+// mx.Check resolves their addresses, so that DANE adds no round trip to
+// the MX check's path: it asks the MX question again (the scan asks it
+// once on the wire) and the TLSA sets of the exchanges it names, or of
+// the domain itself when there is no MX record (an implicit MX). It
+// reads through the MX check's budget but not its fault log: an
+// unanswered TLSA lookup is a DANE fact, not a fault of the MX records.
+func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver) daneFacts {
 	if log, ok := dns.(*faultLog); ok {
 		dns = log.unlogged()
 	}
 	domain := resolver.CanonicalName(r.domain.ASCII)
 	a := dns.Lookup(ctx, domain, resolver.TypeMX)
+	var hosts []string
 	switch a.Outcome {
 	case resolver.Found:
 		hosts = mx.Exchanges(a.Records)
 	case resolver.NoData:
 		hosts = []string{domain}
+	default:
+		return daneFacts{}
 	}
-	return dns, hosts, a.Outcome == resolver.Found && a.Authentic
-}
-
-// checkDANEEarly looks up the TLSA records of hosts, the exchanges the
-// MX answer names (daneHosts), while mx.Check resolves their addresses,
-// so that DANE adds no round trip to the MX check's path.
-func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver, hosts []string, validated bool) daneFacts {
+	if len(hosts) == 0 {
+		return daneFacts{}
+	}
+	validated := a.Outcome == resolver.Found && a.Authentic
 	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, validated), hosts: hosts}
 }
 

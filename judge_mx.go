@@ -38,29 +38,21 @@ func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	return r.finishMX(ctx, dns, res, early)
 }
 
-// earlyDANE is the DANE lookups checkMX starts before mx.Check resolves
-// the exchanges' addresses: their facts, or the panic they ended in.
+// earlyDANE is the DANE lookups checkMX starts before the MX answer is
+// in: their facts, or the panic they ended in.
 type earlyDANE struct {
 	facts    chan daneFacts
 	panicked any
 }
 
-// startDANEEarly asks the MX question in checkMX's goroutine (mx.Check
-// then takes the answer from the scan at once) and starts the TLSA
-// lookups of the exchanges it names (checkDANEEarly) in a goroutine of
-// their own, which then lives only as long as they do: no goroutine
-// waits on the MX answer beside checkMX's. It and finishMX are not
-// inlined, and mx.Check's result is on the heap (onHeap), so that
-// checkMX's frame, under which the MX lookups wait, stays small.
+// startDANEEarly starts checkDANEEarly in a goroutine of its own. It and
+// finishMX are not inlined, and mx.Check's result is on the heap
+// (onHeap), so that checkMX's frame, under which the MX lookups wait,
+// stays small.
 //
 //go:noinline
 func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
 	e := &earlyDANE{facts: make(chan daneFacts, 1)}
-	dns, hosts, validated := r.daneHosts(ctx, dns)
-	if len(hosts) == 0 {
-		e.facts <- daneFacts{}
-		return e
-	}
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -68,7 +60,7 @@ func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyD
 				e.facts <- daneFacts{}
 			}
 		}()
-		e.facts <- r.checkDANEEarly(ctx, dns, hosts, validated)
+		e.facts <- r.checkDANEEarly(ctx, dns)
 	}()
 	return e
 }
