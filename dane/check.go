@@ -33,13 +33,10 @@ func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		if i == len(hosts)-1 { // in this goroutine: one fewer stack waiting
-			lookUp(ctx, r, h, &found[i])
+			lookUp(ctx, r, h, &found[i], &panics[i])
 			break
 		}
-		wg.Go(func() {
-			defer func() { panics[i] = recover() }() // panicked again in the caller's goroutine
-			lookUp(ctx, r, h, &found[i])
-		})
+		wg.Go(func() { lookUp(ctx, r, h, &found[i], &panics[i]) })
 	}
 	wg.Wait()
 	for _, p := range panics {
@@ -51,7 +48,10 @@ func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated
 }
 
 // lookUp looks up the TLSA records of one mail server, h, into *found.
-func lookUp(ctx context.Context, r resolver.Resolver, h string, found *host) {
+// A panic ends in *panicked, whatever goroutine lookUp runs in: Check
+// raises the first host's once every lookup has returned.
+func lookUp(ctx context.Context, r resolver.Resolver, h string, found *host, panicked *any) {
+	defer func() { *panicked = recover() }()
 	a := r.Lookup(ctx, Name(h), resolver.TypeTLSA)
 	*found = host{answer: a}
 	for _, rec := range a.Records {
