@@ -254,8 +254,9 @@ func (g *msgGen) rr(owner string) dns.RR {
 	}
 }
 
-// chain appends a chain of n aliases from start, n0 … n(n-1), that ends
-// in records, in nothing, or in a loop back to an earlier name.
+// chain appends a chain of n aliases, start → N1 → … → Nn (0 ≤ n < 24,
+// past MaxCNAMEChain), that ends in records, in nothing, or in a loop
+// back to an earlier name in any case.
 func (g *msgGen) chain(start string, rrs []dns.RR) []dns.RR {
 	n := int(g.byte() % 24)
 	names := []string{start}
@@ -352,8 +353,8 @@ func TestFromMsgSameAsReference(t *testing.T) {
 		}
 	}
 	sameAsRef(t, "a.test", TypeA, nil)
-	// Broken records before, between and after good ones, in any number:
-	// the room of the slice the records are decoded into.
+	// Records that do not decode (and nil entries) before, between and
+	// after good ones, in any number: the slots they leave.
 	good := func(i int) dns.RR {
 		return &dns.A{Hdr: dns.RR_Header{Name: "A.test.", Rrtype: dns.TypeA, Class: dns.ClassINET}, A: net.IPv4(192, 0, 2, byte(i))}
 	}
