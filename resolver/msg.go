@@ -135,7 +135,7 @@ func recordsAt(out *[]Record, rrs []dns.RR, name string, qtype Type) (cname stri
 				// record of qtype (a CNAME hop).
 				recs = make([]Record, 0, countAt(rrs[i:], name, qtype))
 			}
-			recs = recs[:len(recs)+1]
+			recs = append(recs, Record{}) // within the room countAt made; grows if it was short
 			if !decodeInto(&recs[len(recs)-1], rr) {
 				recs[len(recs)-1] = Record{}
 				recs = recs[:len(recs)-1]
