@@ -151,8 +151,9 @@ func recordsAt(out *[]Record, rrs []dns.RR, name string, qtype Type) (cname stri
 		recs = nil
 	case len(recs) < cap(recs):
 		// Records that did not decode: the answer, which a Cache may
-		// keep and charges by its length, holds no room it is not charged.
-		recs = append([]Record(nil), recs...)
+		// keep and charges by its length, holds no room it is not charged
+		// (make, not append, whose capacity the allocator rounds up).
+		recs = append(make([]Record, 0, len(recs)), recs...)
 	}
 	*out = recs
 	return cname

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"fmt"
 	"net"
 	"testing"
 
@@ -42,6 +43,10 @@ func TestRecordsAtRoom(t *testing.T) {
 		return &dns.A{Hdr: dns.RR_Header{Name: owner, Rrtype: dns.TypeA, Class: dns.ClassINET}, A: net.ParseIP(ip)}
 	}
 	broken := &dns.A{Hdr: dns.RR_Header{Name: "a.example.", Rrtype: dns.TypeA, Class: dns.ClassINET}}
+	ten := []dns.RR{broken} // ten that decode after one that does not: 10 Records round up to 11 in an append
+	for i := range 10 {
+		ten = append(ten, a("a.example.", fmt.Sprintf("192.0.2.%d", i+1)))
+	}
 	for _, tc := range []struct {
 		name string
 		rrs  []dns.RR
@@ -51,6 +56,8 @@ func TestRecordsAtRoom(t *testing.T) {
 		{"others-after", []dns.RR{a("A.Example.", "192.0.2.1"), a("b.example.", "192.0.2.2"), a("b.example.", "192.0.2.3")}, 1},
 		{"broken", []dns.RR{a("a.example.", "192.0.2.1"), broken, broken, a("a.example.", "192.0.2.4")}, 2},
 		{"all-broken", []dns.RR{broken, broken}, 0},
+		{"broken-first", []dns.RR{broken, a("a.example.", "192.0.2.1"), a("a.example.", "192.0.2.2")}, 2},
+		{"ten-after-broken", ten, 10},
 		{"none", []dns.RR{a("b.example.", "192.0.2.2")}, 0},
 	} {
 		var recs []Record
