@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dane"
@@ -263,12 +262,14 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			// 8 KiB and 1 KiB gives 16): a larger verdict or another
 			// wrapper frame here would make every check's stack 16 KiB.
 			gostack.Reserve8K()
-			var mark byte // where the stack is: a copy moves it (stackMoved)
-			at := uintptr(unsafe.Pointer(&mark))
+			var at uintptr // where the stack is, for stackMoved
+			if r.cfg.stackMoved != nil {
+				at = gostack.Where()
+			}
 			start := time.Now()
 			v = check(r, ctx, log)
 			r.conclude(ctx, id, &v, log, start)
-			if moved := r.cfg.stackMoved; moved != nil && uintptr(unsafe.Pointer(&mark)) != at {
+			if moved := r.cfg.stackMoved; moved != nil && gostack.Where() != at {
 				moved(id)
 			}
 			return v

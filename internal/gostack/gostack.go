@@ -19,6 +19,8 @@
 // runtime as usual.
 package gostack
 
+import "unsafe"
+
 // frame8K is the frame Reserve8K asks for.
 const frame8K = 6 << 10
 
@@ -40,4 +42,15 @@ func reserve8K(i int) byte {
 		return buf[i%frame8K]
 	}
 	return 0
+}
+
+// Where returns where the calling goroutine's stack is: the address of a
+// local of its own frame. Two calls from the same frame return the same
+// address unless the stack was copied to grow (or shrink) in between, so
+// a caller compares them to learn whether its stack moved.
+//
+//go:noinline
+func Where() uintptr {
+	var here byte
+	return uintptr(unsafe.Pointer(&here))
 }

@@ -3,7 +3,6 @@ package gostack
 import (
 	"runtime/debug"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -36,18 +35,17 @@ func underFrame512(i int) byte {
 }
 
 // moved runs reserve (nil: none) and then deep on a new goroutine, and
-// reports whether the goroutine's stack was copied (grown) under deep:
-// a local's address changes when its stack moves.
+// reports whether the goroutine's stack was copied (grown) under deep,
+// by Where: the controls below (a move and none) test Where too.
 func moved(reserve func(), deep func(int) byte) bool {
 	out := make(chan bool)
 	go func() {
 		if reserve != nil {
 			reserve()
 		}
-		var probe byte
-		before := uintptr(unsafe.Pointer(&probe))
+		before := Where()
 		deep(0)
-		out <- uintptr(unsafe.Pointer(&probe)) != before
+		out <- Where() != before
 	}()
 	return <-out
 }
