@@ -144,8 +144,10 @@ type ListenerOptions struct {
 // request yet) that has been quiet longest, or else of the connection
 // blocked longest (at least stallAfter) writing to a reader that does not
 // read, or else of the slow body read longest (these two among the
-// connections the last look found: agedCache); only when every connection is busy with a request and progressing
-// is the new one closed. Quiet connections are also
+// connections the last look found: agedCache); only when every
+// connection is busy with a request and progressing is the new one
+// refused (a JSON 500 with Retry-After while fewer than maxRefusing are
+// being answered, else a reset). Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
 // ConnState to the Listener's ConnState so it knows which connections are
