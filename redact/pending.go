@@ -117,18 +117,28 @@ func (s *Set) fitsQueued(values, bytes int) bool {
 
 // flush records the queued lookups, in order, as record would have at
 // their lookups. Called with mu held, first by every method that adds or
-// reads values.
+// reads values. The queue is empty when it returns, whatever happened:
+// a panic while it records (a bug in the recording, which ran beneath
+// resolver.Scan's recover when answers were recorded at their lookups)
+// leaves values unrecorded, so the Set is then unguarded and every output
+// is refused (ErrUnguarded), and flush returns as if it had recorded them.
 func (s *Set) flush() {
 	if s.pendingValues == 0 {
 		return
 	}
+	defer func() {
+		if recover() != nil {
+			s.unguarded = true
+		}
+		s.clearQueue()
+	}()
 	// Every value recorded is at least MinLen bytes long, so the queue
 	// holds at most pendingBytes/MinLen of them, which is tighter than
 	// pendingValues for texts of many short or empty tokens (1.3 KB of
 	// ';' bounds 3,700 values and records a handful). The table grows by
 	// segments past the reservation, as ever.
 	s.store.reserveHash(s.store.count + min(s.pendingValues, s.pendingBytes/MinLen))
-	for k, chunk := range s.pending {
+	for _, chunk := range s.pending {
 		for i := range chunk {
 			p := &chunk[i]
 			s.add(p.name)
@@ -140,22 +150,31 @@ func (s *Set) flush() {
 			default:
 				s.addAnswerValues(p.more.cnames, p.records)
 			}
-			*p = pendingLookup{}
-		}
-		if k > 0 {
-			s.pending[k] = nil
 		}
 	}
-	// The first chunk is kept for the next lookups queued.
-	s.pending = s.pending[:1]
-	s.pending[0] = s.pending[0][:0]
-	s.pendingValues, s.pendingBytes = 0, 0
 	if s.overflowed {
 		// Not reached while answerBound is right (fitsQueued); if it is
 		// not, a queued answer was handed on whose values did not all
 		// fit: no output can be vouched for.
 		s.unguarded = true
 	}
+}
+
+// clearQueue empties the queue, keeping its first chunk for the next
+// lookups queued and letting go of what the others held. Called with mu
+// held.
+func (s *Set) clearQueue() {
+	for k := range s.pending {
+		clear(s.pending[k])
+		if k > 0 {
+			s.pending[k] = nil
+		}
+	}
+	if len(s.pending) > 0 {
+		s.pending = s.pending[:1]
+		s.pending[0] = s.pending[0][:0]
+	}
+	s.pendingValues, s.pendingBytes = 0, 0
 }
 
 // rlockSettled takes the read lock of a Set whose queue is empty,
@@ -166,11 +185,16 @@ func (s *Set) rlockSettled() {
 	s.mu.RLock()
 	for s.pendingValues > 0 {
 		s.mu.RUnlock()
-		s.mu.Lock()
-		s.flush()
-		s.mu.Unlock()
+		s.flushLocked()
 		s.mu.RLock()
 	}
+}
+
+// flushLocked is flush under the write lock, released however flush ends.
+func (s *Set) flushLocked() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
 }
 
 // plainBound is answerBound for one value given to add: one value of at
