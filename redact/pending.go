@@ -232,7 +232,7 @@ func answerBound(a *resolver.Answer) (values, bytes int, ok bool) {
 		case r.Addr.IsValid():
 			// netip writes an address without a zone in at most 45
 			// bytes, within addRecord's buffer.
-			add(1, 64, true)
+			add(1, addrText, true)
 		}
 		if r.CAAValue != "" && !add(textBound(r.CAAValue, nil)) {
 			return 0, 0, false
@@ -274,7 +274,7 @@ func textBound(text string, pieces []string) (values, bytes int, ok bool) {
 	// bytes are below 64), each byte counted by strings.Count, which is
 	// several times faster than a loop over the text.
 	var breaks, tokenBreaks int
-	for c := range byte(64) {
+	for c := range byte(len(asciiByte)) {
 		switch {
 		case isLineBreak(c):
 			breaks += strings.Count(text, asciiByte[c:c+1])

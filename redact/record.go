@@ -178,11 +178,16 @@ func (s *Set) recordForms(forms []string) {
 	}
 }
 
+// addrText is the room addRecord writes an address into: netip writes
+// one without a zone in at most 45 bytes (an IPv4-mapped IPv6 address).
+// answerBound counts an address as this many bytes.
+const addrText = 64
+
 // addRecord records the values of one record. Called with mu held.
 func (s *Set) addRecord(r resolver.Record) {
 	s.add(r.Target)
 	if r.Addr.IsValid() && !s.overflowed {
-		var buf [64]byte
+		var buf [addrText]byte
 		s.addBytes(r.Addr.AppendTo(buf[:0]))
 	}
 	if r.CAAValue != "" {
