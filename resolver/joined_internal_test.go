@@ -14,8 +14,8 @@ import (
 // decodedTXT decodes a TXT record of the given presentation strings.
 func decodedTXT(t *testing.T, ss ...string) Record {
 	t.Helper()
-	r, ok := decode(&dns.TXT{Hdr: dns.RR_Header{Name: "a.test.", Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: ss})
-	require.True(t, ok)
+	var r Record
+	require.True(t, decodeInto(&r, &dns.TXT{Hdr: dns.RR_Header{Name: "a.test.", Rrtype: dns.TypeTXT, Class: dns.ClassINET}, Txt: ss}))
 	return r
 }
 

@@ -271,15 +271,9 @@ func ownerPresent(rrs []dns.RR, name string) bool {
 	return false
 }
 
-// decode converts one miekg RR into a Record. Types mailauth does not use
-// are reported with their header only.
-func decode(rr dns.RR) (Record, bool) {
-	var r Record
-	ok := decodeInto(&r, rr)
-	return r, ok
-}
-
-// decodeInto is decode, into *r (see recordsAt).
+// decodeInto converts one miekg RR into *r, in its place (see recordsAt),
+// and reports whether it could. Types mailauth does not use are reported
+// with their header only.
 func decodeInto(r *Record, rr dns.RR) bool {
 	h := rr.Header()
 	*r = Record{Name: CanonicalName(h.Name), Type: Type(h.Rrtype), TTL: h.Ttl}
