@@ -64,8 +64,9 @@ var ErrLeak = errors.New("redact: sensitive value in output")
 // output that may carry it. (An answer read through Resolver whose
 // values did not fit is never handed out: the lookup fails instead. An
 // answer queued beneath ScanResolverThen is handed out before its values
-// are recorded; should they not all fit, which its bound rules out, the
-// Set is unguarded too and every output is refused.)
+// are recorded; should they not all fit, which its bound rules out, or
+// should recording them fail, the Set is unguarded too and every output
+// is refused.)
 var ErrUnguarded = errors.New("redact: a value was not recorded (the guard was full)")
 
 // Set holds the sensitive values of one scan. It is safe for concurrent
