@@ -1,0 +1,82 @@
+package resolver
+
+import (
+	"context"
+	"sync"
+)
+
+// Starter is a Resolver that can start a lookup and return before it
+// ends: the answer is handed to a function instead of returned, so that
+// no goroutine has to wait under the lookup. A caller that asks several
+// questions at once (an exchange's A and AAAA, a CAA climb beside its
+// first question) starts them all and waits once (see [Begin]), on its
+// own goroutine.
+type Starter interface {
+	Resolver
+	// Start asks for the records of type qtype at name, as Lookup does,
+	// and calls done with the answer exactly once: perhaps before Start
+	// returns, perhaps later on another goroutine (the one that received
+	// the reply, or a timer's). done must return promptly and must not
+	// ask the same Starter a question and wait for it. Every Starter of
+	// this package ends its lookups when ctx ends, as Lookup does, so
+	// done is called by then.
+	Start(ctx context.Context, name string, qtype Type, done func(Answer))
+}
+
+// Start asks r the question as [Starter.Start] does: through r's own
+// Start when r is a Starter, else in a goroutine that waits on r.Lookup
+// (the cost Start saves a Starter's callers).
+func Start(ctx context.Context, r Resolver, name string, qtype Type, done func(Answer)) {
+	if s, ok := r.(Starter); ok {
+		s.Start(ctx, name, qtype, done)
+		return
+	}
+	go func() { done(r.Lookup(ctx, name, qtype)) }()
+}
+
+// Pending is a lookup started by [Begin], whose answer [Pending.Wait]
+// returns.
+type Pending struct {
+	once sync.Once
+	done chan struct{}
+	a    Answer
+}
+
+// Begin starts the lookup of name and qtype through r (see [Start]) and
+// returns at once; Wait returns its answer. Over a [Starter] the lookup
+// has no goroutine of its own: a check that asks two questions at once
+// begins one and looks the other up, and waits on one stack.
+func Begin(ctx context.Context, r Resolver, name string, qtype Type) *Pending {
+	p := &Pending{done: make(chan struct{})}
+	Start(ctx, r, name, qtype, p.land)
+	return p
+}
+
+// land takes the answer, once: a second call, which no Starter of this
+// package makes, is ignored rather than allowed to panic or block the
+// goroutine that makes it.
+func (p *Pending) land(a Answer) {
+	p.once.Do(func() {
+		p.a = a
+		close(p.done)
+	})
+}
+
+// Wait returns the lookup's answer once it is in. It returns by the
+// time the context given to Begin ends (the Starter ends the lookup
+// then).
+func (p *Pending) Wait() Answer {
+	<-p.done
+	return p.a
+}
+
+// lookupVia is Lookup over a Start function: it starts the question
+// and waits for its answer, in a frame that holds no more than the
+// Pending it waits on. Every Starter of this package implements Lookup
+// with it, so that a goroutine that waits on the DNS waits here, above
+// the layers that do the work, which run when the reply comes.
+func lookupVia(ctx context.Context, start func(context.Context, string, Type, func(Answer)), name string, qtype Type) Answer {
+	p := &Pending{done: make(chan struct{})}
+	start(ctx, name, qtype, p.land)
+	return p.Wait()
+}
