@@ -94,12 +94,43 @@ func (l *faultLog) Lookup(ctx context.Context, name string, qtype resolver.Type)
 	start := time.Now()
 	var a resolver.Answer
 	if l.limit == nil || l.limit.Admit(name, qtype) { // not the limit's own Lookup: one frame fewer
-		a = l.next.Lookup(ctx, name, qtype)
+		a = resolver.Begin(ctx, l.next, name, qtype).Wait()
 	} else {
 		a = resolver.Fail(resolver.ReasonBudgetExhausted)
 	}
-	l.note(ctx, name, qtype, &a, start)
+	l.note(ctx, name, qtype, &a, start) // on the caller's goroutine: a panic in it is the check's
 	return a
+}
+
+// Start implements resolver.Starter: the answer is noted when it comes,
+// then handed to done.
+func (l *faultLog) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	start := time.Now()
+	if l.limit != nil && !l.limit.Admit(name, qtype) { // not the limit's own Lookup: one frame fewer
+		a := resolver.Fail(resolver.ReasonBudgetExhausted)
+		l.note(ctx, name, qtype, &a, start)
+		done(a)
+		return
+	}
+	resolver.Start(ctx, l.next, name, qtype, func(a resolver.Answer) {
+		if !l.noteSafely(ctx, name, qtype, &a, start) {
+			a = resolver.Fail(resolver.ReasonMalformed)
+		}
+		done(a)
+	})
+}
+
+// noteSafely is note, and reports whether it returned: Start's note runs
+// on the goroutine that hands the answer on, where a panic would end the
+// process; the answer then fails instead.
+func (l *faultLog) noteSafely(ctx context.Context, name string, qtype resolver.Type, a *resolver.Answer, start time.Time) (ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	l.note(ctx, name, qtype, a, start)
+	return true
 }
 
 // note notes the answer a to a question asked at start. It is not

@@ -24,13 +24,22 @@ type raceMemoizer struct {
 }
 
 func (c *raceMemoizer) LookupMemo(ctx context.Context, name string, qtype resolver.Type, key any, compute func(resolver.Answer) (any, int)) (resolver.Answer, any) {
-	return c.Cache.LookupMemo(ctx, name, qtype, key, func(a resolver.Answer) (any, int) {
+	return c.Cache.LookupMemo(ctx, name, qtype, key, c.slowFirst(ctx, qtype, compute))
+}
+
+// StartMemo races as LookupMemo does: the recorder starts its lookups.
+func (c *raceMemoizer) StartMemo(ctx context.Context, name string, qtype resolver.Type, key any, compute func(resolver.Answer) (any, int), done func(resolver.Answer, any)) {
+	c.Cache.StartMemo(ctx, name, qtype, key, c.slowFirst(ctx, qtype, compute), done)
+}
+
+func (c *raceMemoizer) slowFirst(ctx context.Context, qtype resolver.Type, compute func(resolver.Answer) (any, int)) func(resolver.Answer) (any, int) {
+	return func(a resolver.Answer) (any, int) {
 		if c.once.CompareAndSwap(false, true) {
 			time.Sleep(1100 * time.Millisecond) // the held answer (TTL 1 s) expires
 			c.Cache.Lookup(ctx, c.name, qtype)  // a parallel scan asks again: a new answer is held
 		}
 		return compute(a)
-	})
+	}
 }
 
 // TestAttackMemoOfOldAnswerAttachedToNewAnswer: Cache.attach keeps the

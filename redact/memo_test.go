@@ -18,10 +18,19 @@ type countingMemoizer struct {
 }
 
 func (c *countingMemoizer) LookupMemo(ctx context.Context, name string, qtype resolver.Type, key any, compute func(resolver.Answer) (any, int)) (resolver.Answer, any) {
-	return c.Cache.LookupMemo(ctx, name, qtype, key, func(a resolver.Answer) (any, int) {
+	return c.Cache.LookupMemo(ctx, name, qtype, key, c.counted(compute))
+}
+
+// StartMemo counts as LookupMemo does: the recorder starts its lookups.
+func (c *countingMemoizer) StartMemo(ctx context.Context, name string, qtype resolver.Type, key any, compute func(resolver.Answer) (any, int), done func(resolver.Answer, any)) {
+	c.Cache.StartMemo(ctx, name, qtype, key, c.counted(compute), done)
+}
+
+func (c *countingMemoizer) counted(compute func(resolver.Answer) (any, int)) func(resolver.Answer) (any, int) {
+	return func(a resolver.Answer) (any, int) {
 		c.computed++
 		return compute(a)
-	})
+	}
 }
 
 // valueSet returns the recorded values.

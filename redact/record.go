@@ -54,16 +54,53 @@ type recorder struct {
 // is recorded in record, not here: this frame is under every lookup in
 // flight.
 func (r *recorder) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	var a resolver.Answer
-	var memo any
-	if r.memo == nil {
-		a = r.next.Lookup(ctx, name, qtype)
-	} else {
-		v := r.set.vocab()
-		a, memo = r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)
+	p := resolver.Begin(ctx, r, name, qtype)
+	return p.Wait()
+}
+
+// Start implements resolver.Starter: the answer is recorded when it
+// comes, on the goroutine that hands it on, and then handed to done.
+func (r *recorder) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	got := func(a resolver.Answer, memo any) {
+		if !r.recordSafely(ctx, name, &a, memo) {
+			a = resolver.Fail(resolver.ReasonMalformed)
+		}
+		done(a)
 	}
-	r.record(ctx, name, &a, memo)
-	return a
+	if r.memo == nil {
+		resolver.Start(ctx, r.next, name, qtype, func(a resolver.Answer) { got(a, nil) })
+		return
+	}
+	v := r.set.vocab()
+	if ms, ok := r.memo.(resolver.MemoStarter); ok {
+		ms.StartMemo(ctx, name, qtype, memoKey{v}, v.memoize, got)
+		return
+	}
+	go func() {
+		var handed bool
+		defer func() {
+			if !handed && recover() != nil {
+				done(resolver.Fail(resolver.ReasonMalformed)) // a panic below: it would end the process here
+			}
+		}()
+		a, memo := r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)
+		handed = true
+		got(a, memo)
+	}()
+}
+
+// recordSafely is record, and reports whether it returned: a panic in
+// it (it runs on the goroutine that received the reply, where a panic
+// would end the process) fails the answer instead, as the Scan above
+// would.
+func (r *recorder) recordSafely(ctx context.Context, name string, a *resolver.Answer, memo any) (ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	r.record(ctx, name, a, memo)
+	return true
 }
 
 // vocab returns the Set's vocabulary.

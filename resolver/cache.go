@@ -119,7 +119,10 @@ type cacheEntry struct {
 func (e *cacheEntry) isLarge() bool { return e.size > LargeAnswerBytes }
 
 type flight struct {
-	done        chan struct{}
+	// landed: the sender's answer is in (under Cache.mu); waiters: the
+	// callers that wait for it, resumed when it lands.
+	landed      bool
+	waiters     []flightWaiter
 	gen         uint64 // numbers the flights of a Cache
 	answer      Answer
 	senderEnded bool // the sender gave up (its ctx ended, or it was answered canceled): waiters ask again
@@ -220,54 +223,203 @@ type memoReq struct {
 }
 
 // LookupMemo implements Memoizer; a nil compute asks for no memo (Lookup).
-// It is one function rather than a wrapper around a shared one: every
-// lookup in flight below a Scan waits in it, and a frame fewer keeps more
-// of their stacks at the smallest size.
 func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
-	var m *memoReq
+	w := &memoWait{done: make(chan struct{})}
+	c.StartMemo(ctx, name, qtype, key, compute, w.land)
+	<-w.done
+	return w.a, w.memo
+}
+
+// memoWait is where LookupMemo's answer lands.
+type memoWait struct {
+	done chan struct{}
+	a    Answer
+	memo any
+}
+
+func (w *memoWait) land(a Answer, memo any) {
+	w.a, w.memo = a, memo
+	close(w.done)
+}
+
+// Start implements [Starter].
+func (c *Cache) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
+	c.StartMemo(ctx, name, qtype, nil, nil, func(a Answer, _ any) { done(a) })
+}
+
+// StartMemo is LookupMemo's [Starter.Start]: done gets the answer and
+// its memo once, perhaps before StartMemo returns, perhaps from the
+// goroutine that received the reply. A caller that finds its question
+// in flight is not a goroutine waiting: it waits in the flight's list.
+func (c *Cache) StartMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int), done func(Answer, any)) {
+	k := &cacheAsk{c: c, ctx: ctx, q: question{CanonicalName(name), qtype}, done: done}
 	if compute != nil {
-		m = &memoReq{key: key, compute: compute}
+		k.m = &memoReq{key: key, compute: compute}
 	}
-	q := question{CanonicalName(name), qtype}
-	again := false
+	k.try()
+}
+
+// cacheAsk is one caller's question to a Cache (StartMemo).
+type cacheAsk struct {
+	c     *Cache
+	ctx   context.Context
+	q     question
+	m     *memoReq
+	done  func(Answer, any)
+	again bool // a suspect answer made it ask once more
+
+	// While it waits on another caller's flight: the context's stop,
+	// and which of the flight's landing and the context's end took the
+	// wait (a number per wait, see wait).
+	stop  func() bool
+	turns atomic.Uint32
+}
+
+// try answers the question from the cache, joins the flight that asks
+// it, or sends it. A caller whose ctx has ended gets ReasonCanceled.
+// When the caller that sent a shared question gives up, the waiters
+// with live contexts ask again. Every caller gets its own copy of the
+// answer's slices.
+func (k *cacheAsk) try() {
+	c := k.c
 	for {
-		if ctx.Err() != nil {
-			return Fail(ReasonCanceled), nil
+		if k.ctx.Err() != nil {
+			k.done(Fail(ReasonCanceled), nil)
+			return
 		}
-		a, memo, gen, f, owner := c.claim(q, m)
+		a, memo, gen, f, owner := c.claim(k.q, k.m)
 		if f == nil {
-			noteCacheHit(ctx)
-			if m != nil && memo == nil {
-				memo = c.attach(q, gen, a, m)
+			noteCacheHit(k.ctx)
+			if k.m != nil && memo == nil {
+				memo = c.attach(k.q, gen, a, k.m)
 			}
-			return a, memo
+			k.done(a, memo)
+			return
 		}
 		if owner {
-			// The sender's work is here rather than in a function of its
-			// own: one frame fewer under every lookup in flight. It asks
-			// q below, stores a cacheable answer (keep) and releases the
-			// waiters (land), also when the resolver below panics (the
-			// panic goes on up).
-			f.senderEnded = true // until the answer is in
-			defer c.land(q, f)
-			h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
-			a, ttl := c.ttl.LookupTTL(context.WithValue(ctx, hookKey{}, h), q.name, q.qtype)
-			c.keep(ctx, q, f, h, a, ttl)
-			return a, nil
+			k.send(f)
+			return
 		}
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return Fail(ReasonCanceled), nil
+		if k.wait(f) {
+			return // the flight's landing or the context's end goes on
 		}
-		if f.suspect && !again {
-			again = true // a tainted answer serves only the caller that asked
-			continue
-		}
-		if !f.senderEnded {
-			return cloneAnswer(&f.answer), nil
+		if k.landed(f) {
+			return
 		}
 	}
+}
+
+// send asks q below as f's sender: a cacheable answer is stored (keep)
+// and f's waiters are released (land), also when the work on the answer
+// panics (the answer is then ReasonMalformed).
+func (k *cacheAsk) send(f *flight) {
+	c, q := k.c, k.q
+	f.senderEnded = true // until the answer is in
+	h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
+	ctx := context.WithValue(k.ctx, hookKey{}, h)
+	sent := func(a Answer, ttl uint32) {
+		if !c.keepSafely(k.ctx, q, f, h, a, ttl) {
+			a = Fail(ReasonMalformed)
+		}
+		c.land(q, f)
+		k.done(a, nil)
+	}
+	if t, ok := c.ttl.(ttlStarter); ok {
+		t.StartTTL(ctx, q.name, q.qtype, sent)
+		return
+	}
+	go func() {
+		a, ttl := recoveredTTL(ctx, c.ttl, q.name, q.qtype)
+		sent(a, ttl)
+	}()
+}
+
+// keepSafely is keep, and reports whether it returned: a panic in it
+// (it runs on the goroutine that received the reply, where a panic would
+// end the process) leaves f's answer out, and its waiters ask again.
+func (c *Cache) keepSafely(ctx context.Context, q question, f *flight, h *cacheHook, a Answer, ttl uint32) (ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	c.keep(ctx, q, f, h, a, ttl)
+	return true
+}
+
+// ttlStarter is a TTLResolver that can start its lookups ([Client]).
+type ttlStarter interface {
+	StartTTL(ctx context.Context, name string, qtype Type, done func(Answer, uint32))
+}
+
+// recoveredTTL is r.LookupTTL, with a panic below it turned into
+// ReasonMalformed: it runs in a goroutine of its own, where a panic
+// would end the process.
+func recoveredTTL(ctx context.Context, r TTLResolver, name string, qtype Type) (a Answer, ttl uint32) {
+	defer func() {
+		if recover() != nil {
+			a, ttl = Fail(ReasonMalformed), 0
+		}
+	}()
+	return r.LookupTTL(ctx, name, qtype)
+}
+
+// wait puts k in f's list of waiters, and reports whether it did: false
+// when f landed meanwhile (the caller goes on at once). Whichever of
+// f's landing and the end of k's context comes first takes the wait;
+// the other does nothing.
+func (k *cacheAsk) wait(f *flight) bool {
+	turn := k.turns.Load()
+	k.stop = context.AfterFunc(k.ctx, func() {
+		if k.turns.CompareAndSwap(turn, turn+1) {
+			k.done(Fail(ReasonCanceled), nil)
+		}
+	})
+	c := k.c
+	c.mu.Lock()
+	if f.landed {
+		c.mu.Unlock()
+		if !k.stop() || !k.turns.CompareAndSwap(turn, turn+1) {
+			return true // the context ended first: its func answered
+		}
+		return false
+	}
+	f.waiters = append(f.waiters, flightWaiter{k: k, turn: turn})
+	c.mu.Unlock()
+	return true
+}
+
+// flightWaiter is a caller waiting on a flight, for its wait number turn.
+type flightWaiter struct {
+	k    *cacheAsk
+	turn uint32
+}
+
+// resume goes on with w's question once its flight f landed, unless
+// w's context ended first.
+func (w flightWaiter) resume(f *flight) {
+	k := w.k
+	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
+		return
+	}
+	k.stop()
+	if !k.landed(f) {
+		k.try()
+	}
+}
+
+// landed takes f's answer when it can serve k, and reports whether it
+// did; false: k asks again.
+func (k *cacheAsk) landed(f *flight) bool {
+	if f.suspect && !k.again {
+		k.again = true // a tainted answer serves only the caller that asked
+		return false
+	}
+	if f.senderEnded {
+		return false
+	}
+	k.done(cloneAnswer(&f.answer), nil)
+	return true
 }
 
 // attach computes the memo of a, the answer held for q, and keeps it with
@@ -313,7 +465,7 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 		return Answer{}, nil, 0, f, false
 	}
 	c.gens++
-	f = &flight{done: make(chan struct{}), gen: c.gens}
+	f = &flight{gen: c.gens}
 	c.flights[q] = f
 	c.stats.Misses++
 	return Answer{}, nil, 0, f, true
@@ -323,9 +475,16 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 // are released.
 func (c *Cache) land(q question, f *flight) {
 	c.mu.Lock()
-	delete(c.flights, q)
+	if c.flights[q] == f {
+		delete(c.flights, q)
+	}
+	f.landed = true
+	waiters := f.waiters
+	f.waiters = nil
 	c.mu.Unlock()
-	close(f.done)
+	for _, w := range waiters {
+		w.resume(f)
+	}
 }
 
 // keep hands a, the answer the sender got for q with its ttl, to f's waiters

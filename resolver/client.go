@@ -216,45 +216,117 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // uses it, and learns through the context when a later reply
 // contradicts an answer it keeps.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
+	w := &ttlWait{done: make(chan struct{})}
+	c.StartTTL(ctx, name, qtype, w.land)
+	<-w.done
+	return w.a, w.ttl
+}
+
+// ttlWait is where LookupTTL's answer lands.
+type ttlWait struct {
+	done chan struct{}
+	a    Answer
+	ttl  uint32
+}
+
+func (w *ttlWait) land(a Answer, ttl uint32) {
+	w.a, w.ttl = a, ttl
+	close(w.done)
+}
+
+// Start implements [Starter].
+func (c *Client) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
+	c.StartTTL(ctx, name, qtype, func(a Answer, _ uint32) { done(a) })
+}
+
+// StartTTL is LookupTTL's [Starter.Start]: it asks the question and
+// returns; done gets the answer and its TTL once, from the goroutine
+// that received the last reply (or a timer's), perhaps before StartTTL
+// returns. No goroutine waits under the lookup: its state is on the heap
+// and its replies, timers and context move it on.
+func (c *Client) StartTTL(ctx context.Context, name string, qtype Type, done func(Answer, uint32)) {
 	name, ok := QuestionName(name)
 	if !ok {
-		return Fail(ReasonInvalidName), 0
+		done(Fail(ReasonInvalidName), 0)
+		return
 	}
 	if strings.Contains(name, `\`) {
 		var ok bool
 		if name, ok = wireName(name); !ok {
-			return Fail(ReasonInvalidName), 0
+			done(Fail(ReasonInvalidName), 0)
+			return
 		}
 	}
 	ctx, cancel := withDeadline(ctx)
-	defer cancel()
-	// The names seen: a slice, not a map, whose bucket would sit in this
-	// frame under which the lookup waits; a chain is short.
-	h := hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}
-	for {
-		// Each hop is asked in hop, and what its answer means is worked
-		// out in follow: this frame, under which the lookup waits, holds
-		// no result of its own.
-		res := c.hop(ctx, name, qtype)
-		if h.follow(res, &name) {
-			return res.a, h.ttl
-		}
+	// The names seen: a slice, not a map; a chain is short.
+	ch := &chase{c: c, ctx: ctx, cancel: cancel, name: name, qtype: qtype, done: done,
+		h: hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}}
+	ch.ask()
+}
+
+// chase is a lookup that follows a CNAME chain (StartTTL): each hop's
+// question is asked in ask, and what its answer means is worked out in
+// answered.
+type chase struct {
+	c       *Client
+	ctx     context.Context
+	cancel  context.CancelFunc
+	name    string
+	qtype   Type
+	done    func(Answer, uint32)
+	h       hops
+	servers []string
+	handed  bool // done was called
+}
+
+// ask asks the current hop's question.
+func (ch *chase) ask() {
+	if ended(ch.ctx) {
+		ch.next(&result{a: Fail(ReasonCanceled)})
+		return
+	}
+	ch.servers = ch.c.servers()
+	ch.c.startAttempts(ch.ctx, ch.servers, ch.name, ch.qtype, false, ch.c.schedule(), ch.answered)
+}
+
+// answered takes how one hop's attempts ended. A SERVFAIL that the CD
+// and chain tests may explain (see settle) is settled in a goroutine of
+// its own: those tests ask their questions one after the other, and the
+// goroutine that received the reply must not wait for them.
+func (ch *chase) answered(res *result) {
+	if ch.c.needsTests(ch.ctx, res) {
+		go func() {
+			defer ch.recoverInto(res)
+			ch.c.settle(ch.ctx, ch.servers, ch.name, ch.qtype, res)
+			ch.next(res)
+		}()
+		return
+	}
+	ch.c.settle(ch.ctx, ch.servers, ch.name, ch.qtype, res)
+	ch.next(res)
+}
+
+// recoverInto ends the chase with ReasonMalformed when what ran in the
+// settling goroutine panicked before the answer was handed on (a panic
+// there would end the process).
+func (ch *chase) recoverInto(res *result) {
+	if p := recover(); p != nil && !ch.handed {
+		ch.handed = true
+		ch.cancel()
+		ch.done(Fail(ReasonMalformed), 0)
 	}
 }
 
-// hop asks one hop's question (see LookupTTL) and returns how it ended,
-// settled (see settle). The result lives on the heap with the lookup's
-// state. Not inlined (see LookupTTL).
-//
-//go:noinline
-func (c *Client) hop(ctx context.Context, name string, qtype Type) *result {
-	if ended(ctx) {
-		return &result{a: Fail(ReasonCanceled)}
+// next follows res, one hop's settled result: the lookup's answer, or
+// the next hop's question.
+func (ch *chase) next(res *result) {
+	if ch.h.follow(res, &ch.name) {
+		ch.handed = true
+		ch.cancel()
+		ch.done(res.a, ch.h.ttl)
+		return
 	}
-	servers := c.servers()
-	res := c.attempts(ctx, servers, name, qtype, false, c.schedule())
-	c.settle(ctx, servers, name, qtype, res)
-	return res
+	ch.ask()
 }
 
 // hops is what LookupTTL keeps along a CNAME chain: the names seen, the
@@ -334,7 +406,7 @@ func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 //
 //go:noinline
 func (c *Client) settle(ctx context.Context, servers []string, name string, qtype Type, res *result) {
-	if res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx) {
+	if c.needsTests(ctx, res) {
 		server := servers[res.server]
 		*res = c.cdTest(ctx, server, name, qtype, *res)
 		if res.a.Reason == ReasonServFail && name != "" && qtype != TypeCNAME && !ended(ctx) {
@@ -351,6 +423,12 @@ func (c *Client) settle(ctx context.Context, servers []string, name string, qtyp
 			h.tainted.Store(true)
 		}
 	}
+}
+
+// needsTests reports whether settle puts res, a hop's result, to the CD
+// and chain tests: a SERVFAIL from a server, with time left.
+func (c *Client) needsTests(ctx context.Context, res *result) bool {
+	return res.a.Reason == ReasonServFail && res.server >= 0 && !ended(ctx)
 }
 
 // chainTest explains a SERVFAIL that neither an EDE nor the CD test
@@ -502,32 +580,132 @@ func failure(r Reason, server int) result { return result{a: Fail(r), server: se
 // result lives on the heap with the lookup's state, so that no caller
 // under which the lookup waits holds a copy in its frame.
 func (c *Client) attempts(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule) *result {
+	w := &attemptsWait{done: make(chan struct{})}
+	c.startAttempts(ctx, servers, name, qtype, cd, sched, w.land)
+	<-w.done
+	return w.res
+}
+
+// attemptsWait is where attempts's result lands.
+type attemptsWait struct {
+	done chan struct{}
+	res  *result
+}
+
+func (w *attemptsWait) land(res *result) {
+	w.res = res
+	close(w.done)
+}
+
+// startAttempts is attempts without the wait: it sends what is due and
+// returns; done gets the result once, from the goroutine that moved the
+// lookup to its end (a socket's reader, a timer, the context's end, a
+// TCP retry), perhaps before startAttempts returns.
+func (c *Client) startAttempts(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule, done func(*result)) {
 	l := c.newLookup(ctx, servers, name, qtype, cd, sched)
-	defer l.end()
+	l.done = done
+	// This goroutine runs the lookup first: a kick meanwhile (the
+	// context ended already) only makes it look again.
+	l.running = true
+	l.w.kick = l.kick
+	l.ctxStop = context.AfterFunc(ctx, l.kick)
+	l.run()
+}
+
+// kick moves the lookup on: it does what its events so far ask (see
+// turn), on the goroutine that calls it. Whatever calls it while it
+// runs (a reply received, the timer, the context's end) makes it look
+// again before it lets go, so that no event is left unseen; calls once
+// the lookup is over do nothing.
+func (l *lookup) kick() {
+	l.mu.Lock()
+	if l.running {
+		l.again = true
+		l.mu.Unlock()
+		return
+	}
+	l.running = true
+	l.mu.Unlock()
+	l.run()
+}
+
+// run is kick's work, by the goroutine that set running.
+func (l *lookup) run() {
+	defer l.recoverKick()
 	for {
+		if l.turn() {
+			l.complete()
+			return // running stays set: the lookup is over
+		}
+		l.mu.Lock()
+		if !l.again {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		l.again = false
+		l.mu.Unlock()
+	}
+}
+
+// recoverKick ends the lookup with ReasonMalformed when its work
+// panicked before its result was handed on: kick runs on sockets'
+// readers and timers, where a panic would end the process.
+func (l *lookup) recoverKick() {
+	if p := recover(); p != nil && !l.handed {
+		l.res = failure(ReasonMalformed, -1)
+		l.complete()
+	}
+}
+
+// turn does what the lookup's events so far ask, as attempts's loop
+// did waiting for each: it sends what the schedule says is due, takes
+// the replies and TCP results that came, one at a time, and reports
+// whether the lookup is over (its result in l.res). It returns false
+// when nothing more came: the next event kicks the lookup again.
+//
+//go:noinline
+func (l *lookup) turn() bool {
+	for {
+		if l.ctx.Err() != nil {
+			l.stop()
+			return true
+		}
 		wait, stop := l.step()
 		if stop {
+			if ended(l.ctx) {
+				// The deadline passed by the clock, but the context has
+				// not said so yet: the lookup ends when it does (its
+				// end kicks the lookup), so that the layers above see
+				// the lookup's end as their caller's (see giveUp).
+				return false
+			}
 			l.stop()
-			return &l.res
+			return true
 		}
 		l.timer.Reset(wait)
-		// What comes is received into the lookup's state on the heap,
-		// not into this frame, under which the lookup waits.
 		select {
 		case l.rep = <-l.w.ch:
 			if l.udp() {
-				return &l.res
+				return true
 			}
 		case l.tr = <-l.tcpc:
 			if l.tcp() {
-				return &l.res
+				return true
 			}
-		case <-l.timer.C:
-		case <-ctx.Done():
-			l.stop()
-			return &l.res
+		default:
+			return false
 		}
 	}
+}
+
+// complete ends the lookup: it releases its queries and timers and
+// hands its result on.
+func (l *lookup) complete() {
+	l.handed = true
+	l.ctxStop()
+	l.end()
+	l.done(&l.res)
 }
 
 // lookup is the state of one question's attempts (Client.attempts). It
@@ -557,9 +735,16 @@ type lookup struct {
 	last     result // the best failure so far
 	res      result // how the lookup ended, once udp, tcp or stop said so
 	scratch  result // a result being worked out (see reply, stop)
-	timer    *time.Timer
-	rep      *reply     // the latest reply received (see udp)
-	tr       *tcpResult // the latest TCP retry's end received (see tcp)
+	timer    *time.Timer // kicks the lookup when the next attempt is due
+	rep      *reply      // the latest reply received (see udp)
+	tr       *tcpResult  // the latest TCP retry's end received (see tcp)
+	done     func(*result)
+	ctxStop  func() bool // stops the kick at the context's end
+	handed   bool        // done was called (set by the goroutine running the lookup)
+
+	mu      sync.Mutex
+	running bool // a goroutine is in kick
+	again   bool // an event came while it was: look again
 }
 
 // newLookup returns the state of a new lookup. It is not inlined, so that
@@ -570,7 +755,8 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	deadline, _ := ctx.Deadline()
 	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
 		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
-		timer: time.NewTimer(time.Hour)}
+}
+	l.timer = time.AfterFunc(time.Hour, l.kick)
 	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h.conflict
@@ -734,6 +920,7 @@ func (l *lookup) retryTCP(rep *reply) {
 		go func() {
 			m, reason := c.overTCP(tcpCtx, server, q, deadline)
 			tcpc <- &tcpResult{rep: r, msg: m, reason: reason}
+			l.kick()
 		}()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -80,19 +81,18 @@ type question struct {
 
 type call struct {
 	q question
-	// done is closed when the answer is in; it is made (under the Scan's
-	// mu) only for a caller that finds the question still in flight, so
-	// that a question asked once, as most are, costs no channel.
-	done chan struct{}
-	// landed: the answer is in (set under the Scan's mu, see land).
-	landed bool
-	answer Answer
+	// landed: the answer is in (set under the Scan's mu, see land);
+	// waiters: the callers that found the question in flight, resumed
+	// then.
+	landed  bool
+	waiters []callWaiter
+	answer  Answer
 	// While the question is asked (see run): when, what the Cache below
 	// said of it, and whether the resolver below returned.
 	start    time.Time
 	end      time.Time // when the answer was published, set under the Scan's mu
 	note     cacheNote
-	answered bool
+	answered atomic.Bool // the resolver below answered (or panicked: see run)
 	asked    time.Duration // the sender's Path bound when it asked
 	hops     int           // the sender's Path hops when it asked
 	wire     time.Duration // how long the question took below the Scan
@@ -122,113 +122,180 @@ func NewScan(next Resolver, budget int) *Scan {
 // Every caller gets its own copy of the answer's slices. An answer moves
 // the caller's [Path] (if ctx carries one) by the question's wire time.
 func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
-	q := question{CanonicalName(name), qtype}
-	path := PathFrom(ctx)
-	asked, hops := path.now()
+	return lookupVia(ctx, s.Start, name, qtype)
+}
+
+// Start implements [Starter], with Lookup's rules. A caller that finds
+// its question in flight waits in the question's list, not in a
+// goroutine of its own.
+func (s *Scan) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
+	k := &scanAsk{s: s, ctx: ctx, q: question{CanonicalName(name), qtype}, path: PathFrom(ctx), done: done}
+	k.asked, k.hops = k.path.now()
+	k.try()
+}
+
+// scanAsk is one caller's question to a Scan (Start).
+type scanAsk struct {
+	s     *Scan
+	ctx   context.Context
+	q     question
+	path  *Path
+	asked time.Duration // the caller's Path when it asked
+	hops  int
+	done  func(Answer)
+
+	// While it waits on the question sent by another caller: the
+	// context's stop, and which of the answer's landing and the
+	// context's end took the wait (a number per wait, see wait).
+	stop  func() bool
+	turns atomic.Uint32
+}
+
+// try claims the question: it sends it, waits for the caller that
+// sends it, or takes its answer.
+func (k *scanAsk) try() {
 	for {
-		if ctx.Err() != nil {
-			return Fail(ReasonCanceled)
+		if k.ctx.Err() != nil {
+			k.done(Fail(ReasonCanceled))
+			return
 		}
-		c, done, owner, ok := s.claim(q)
+		c, owner, ok := k.s.claim(k.q)
 		if !ok {
-			return Fail(ReasonBudgetExhausted)
+			k.done(Fail(ReasonBudgetExhausted))
+			return
 		}
 		if owner {
-			c.asked, c.hops = asked, hops
-			s.run(ctx, q, c) // the answer is in when it returns
-		} else if !wait(ctx, done) {
-			return Fail(ReasonCanceled)
+			c.asked, c.hops = k.asked, k.hops
+			k.s.run(k.ctx, k.q, c, k)
+			return
 		}
-		if c.answer.Reason != ReasonCanceled {
-			// In a schedule that waited on nothing else, the question
-			// would have been sent by the earlier of the two strands.
-			path.reach(min(asked, c.asked)+c.wire, min(hops, c.hops)+c.trip, s.now())
-			return cloneAnswer(&c.answer)
+		if k.wait(c) {
+			return // the answer's landing or the context's end goes on
+		}
+		if k.take(c) {
+			return
 		}
 		// The sender gave up; the loop returns at once if ctx did too,
 		// and otherwise asks again (bounded by the budget).
 	}
 }
 
-// wait waits until done is closed (nil: the answer is in already) or
-// ctx ends, and reports whether the answer is in. An answer already in
-// is taken even when ctx has ended meanwhile: a lookup that the deadline
-// ended (ReasonSlow, ReasonTimeout) says more than ReasonCanceled.
-func wait(ctx context.Context, done <-chan struct{}) bool {
-	if done == nil {
-		return true
-	}
-	select {
-	case <-done:
-		return true
-	default:
-	}
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
+// take hands c's answer on, and reports whether it did: false when the
+// sender gave up (ReasonCanceled) and k asks again.
+func (k *scanAsk) take(c *call) bool {
+	if c.answer.Reason == ReasonCanceled {
 		return false
+	}
+	// In a schedule that waited on nothing else, the question would
+	// have been sent by the earlier of the two strands.
+	k.path.reach(min(k.asked, c.asked)+c.wire, min(k.hops, c.hops)+c.trip, k.s.now())
+	k.done(cloneAnswer(&c.answer))
+	return true
+}
+
+// wait puts k in c's list of waiters, and reports whether it did: false
+// when c's answer landed meanwhile (the caller takes it at once).
+// Whichever of the landing and the end of k's context comes first takes
+// the wait (an answer already in is taken even when ctx has ended
+// meanwhile: a lookup that the deadline ended, ReasonSlow or
+// ReasonTimeout, says more than ReasonCanceled).
+func (k *scanAsk) wait(c *call) bool {
+	turn := k.turns.Load()
+	k.stop = context.AfterFunc(k.ctx, func() {
+		if k.turns.CompareAndSwap(turn, turn+1) {
+			k.done(Fail(ReasonCanceled))
+		}
+	})
+	s := k.s
+	s.mu.Lock()
+	if c.landed {
+		s.mu.Unlock()
+		if !k.stop() || !k.turns.CompareAndSwap(turn, turn+1) {
+			return true // the context ended first: its func answered
+		}
+		return false
+	}
+	c.waiters = append(c.waiters, callWaiter{k: k, turn: turn})
+	s.mu.Unlock()
+	return true
+}
+
+// callWaiter is a caller waiting on a call, for its wait number turn.
+type callWaiter struct {
+	k    *scanAsk
+	turn uint32
+}
+
+// resume goes on with w's question once c's answer landed, unless w's
+// context ended first.
+func (w callWaiter) resume(c *call) {
+	k := w.k
+	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
+		return
+	}
+	k.stop()
+	if !k.take(c) {
+		k.try()
 	}
 }
 
 // claim returns the call for q, and whether the caller owns it and must
-// send it. ok is false when q is new and the budget is spent. A caller
-// that does not own the call waits on done for its answer; done is nil
-// when the answer is in already.
-func (s *Scan) claim(q question) (c *call, done <-chan struct{}, owner, ok bool) {
+// send it. ok is false when q is new and the budget is spent.
+func (s *Scan) claim(q question) (c *call, owner, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, found := s.calls[q]; found {
-		if c.landed {
-			return c, nil, false, true
-		}
-		if c.done == nil {
-			c.done = make(chan struct{})
-		}
-		return c, c.done, false, true
+		return c, false, true
 	}
 	if len(s.calls)+s.dropped >= s.budget {
-		return nil, nil, false, false
+		return nil, false, false
 	}
 	c = &call{q: q}
 	s.calls[q] = c
-	return c, nil, true, true
+	return c, true, true
 }
 
-// run sends q to the wrapped resolver and publishes the answer to every
-// waiter. A canceled lookup is not cached: a later caller with a live
-// context asks again (the canceled attempt still counts against the
-// budget). A panic in the wrapped resolver becomes an Inconclusive answer
-// with ReasonMalformed, published and cached like any other: lookups run
-// in the protocol packages' helper goroutines, where an unrecovered panic
-// would end the whole process (the service with it), and the call lands
-// either way (land) so that no waiter hangs.
-func (s *Scan) run(ctx context.Context, q question, c *call) {
-	// The call's own fields hold what the deferred call needs, rather
-	// than this frame, under which the lookup waits.
+// run sends q to the wrapped resolver for k, the caller that owns c, and
+// publishes the answer to every waiter. A canceled lookup is not cached:
+// a later caller with a live context asks again (the canceled attempt
+// still counts against the budget). A panic in the wrapped resolver
+// becomes an Inconclusive answer with ReasonMalformed, published and
+// cached like any other, and the call lands either way (land), so that
+// no waiter hangs.
+func (s *Scan) run(ctx context.Context, q question, c *call, k *scanAsk) {
 	c.start = s.now()
-	// The answer is published by a deferred call, which a panic below
-	// reaches too, rather than from a function literal that recovers:
-	// one frame fewer under every lookup in flight.
-	defer s.land(c)
-	c.answer = s.next.Lookup(context.WithValue(ctx, noteKey{}, &c.note), q.name, q.qtype)
-	c.answered = true
-	s.publish(q, c)
+	answered := func(a Answer) {
+		if !c.answered.CompareAndSwap(false, true) {
+			return
+		}
+		c.answer = a
+		s.publish(q, c)
+		s.land(c)
+		if !k.take(c) {
+			k.try()
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if c.answered.Load() {
+				panic(p) // not below: in the work on the answer, above
+			}
+			answered(Fail(ReasonMalformed))
+		}
+	}()
+	Start(context.WithValue(ctx, noteKey{}, &c.note), s.next, q.name, q.qtype, answered)
 }
 
-// land publishes a failure when the resolver below c's lookup panicked
-// (see run), marks c's answer in and releases its waiters, if any.
+// land marks c's answer in and resumes its waiters, if any.
 func (s *Scan) land(c *call) {
-	if !c.answered && recover() != nil {
-		c.answer = Fail(ReasonMalformed)
-		s.publish(c.q, c)
-	}
 	s.mu.Lock()
 	c.landed = true
-	if c.done != nil {
-		close(c.done)
-	}
+	waiters := c.waiters
+	c.waiters = nil
 	s.mu.Unlock()
+	for _, w := range waiters {
+		w.resume(c)
+	}
 }
 
 // publish keeps c.answer, the answer to q that c waited for, and notes

@@ -25,13 +25,32 @@ type Starter interface {
 
 // Start asks r the question as [Starter.Start] does: through r's own
 // Start when r is a Starter, else in a goroutine that waits on r.Lookup
-// (the cost Start saves a Starter's callers).
+// (the cost Start saves a Starter's callers), where a panic below
+// becomes ReasonMalformed.
 func Start(ctx context.Context, r Resolver, name string, qtype Type, done func(Answer)) {
 	if s, ok := r.(Starter); ok {
 		s.Start(ctx, name, qtype, done)
 		return
 	}
-	go func() { done(r.Lookup(ctx, name, qtype)) }()
+	go func() {
+		var handed bool
+		defer func() {
+			if !handed && recover() != nil {
+				done(Fail(ReasonMalformed)) // a panic below: it would end the process here
+			}
+		}()
+		a := r.Lookup(ctx, name, qtype)
+		handed = true
+		done(a)
+	}()
+}
+
+// MemoStarter is a [Memoizer] that can start its lookups ([Cache]).
+type MemoStarter interface {
+	Memoizer
+	// StartMemo is LookupMemo's [Starter.Start]: done gets the answer
+	// and its memo once, with Starter.Start's rules.
+	StartMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (memo any, size int), done func(Answer, any))
 }
 
 // Pending is a lookup started by [Begin], whose answer [Pending.Wait]

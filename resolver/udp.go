@@ -166,6 +166,9 @@ type waiter struct {
 	// conflict, when set, is called (once) when a reply comes after the
 	// lookup took a UDP answer and contradicts it (see decide).
 	conflict func()
+	// kick, when set, moves the lookup on once a reply is queued on ch
+	// (see lookup.kick). Set before the lookup's first query is sent.
+	kick func()
 
 	mu         sync.Mutex
 	decided    bool     // the lookup ended: replies are compared, not queued
@@ -185,6 +188,9 @@ func (w *waiter) deliver(r reply) {
 		default:
 		}
 		w.mu.Unlock()
+		if w.kick != nil {
+			w.kick()
+		}
 		return
 	}
 	w.mu.Unlock()
