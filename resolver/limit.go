@@ -42,10 +42,16 @@ func Limit(next Resolver, limit int) *Limited {
 
 // Lookup implements Resolver.
 func (l *Limited) Lookup(ctx context.Context, name string, qtype Type) Answer {
+	return lookupVia(ctx, l.Start, name, qtype)
+}
+
+// Start implements [Starter].
+func (l *Limited) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
 	if !l.Admit(name, qtype) {
-		return Fail(ReasonBudgetExhausted)
+		done(Fail(ReasonBudgetExhausted))
+		return
 	}
-	return l.next.Lookup(ctx, name, qtype)
+	Start(ctx, l.next, name, qtype, done)
 }
 
 // Admit counts the question against the limit and reports whether it may
