@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/mx"
@@ -57,40 +58,117 @@ type daneFacts struct {
 	// of its answers means something (run.dnssecValidating).
 	validating bool
 	res        dane.Result
-	hosts      []string // the exchanges asked about (checkDANEEarly); never serialised
+	hosts      []string // the exchanges asked about (earlyDANE); never serialised
 }
 
 // usable reports whether DANE-aware senders enforce authenticated TLS to
 // every mail server, as far as this service can verify.
 func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usable() }
 
-// checkDANEEarly looks up the TLSA records of the exchanges while
-// mx.Check resolves their addresses, so that DANE adds no round trip to
-// the MX check's path: it asks the MX question again (the scan asks it
-// once on the wire) and the TLSA sets of the exchanges it names, or of
-// the domain itself when there is no MX record (an implicit MX). It
-// reads through the MX check's budget but not its fault log: an
-// unanswered TLSA lookup is a DANE fact, not a fault of the MX records.
-func (r *run) checkDANEEarly(ctx context.Context, dns resolver.Resolver) daneFacts {
+// earlyDANE is the DANE lookups checkMX begins before the MX answer is
+// in, so that DANE adds no round trip to the MX check's path: the MX
+// question, asked again at once (the scan asks it once on the wire), and
+// the TLSA sets of the exchanges it names, or of the domain itself when
+// there is no MX record (an implicit MX), begun as soon as mx.Check has
+// its own MX answer (see watching), before it begins the exchanges'
+// address lookups. No goroutine waits on them: they are begun
+// (resolver.Begin, dane.Begin) and waited for in finishMX. They read
+// through the MX check's budget but not its fault log: an unanswered
+// TLSA lookup is a DANE fact, not a fault of the MX records.
+type earlyDANE struct {
+	r   *run
+	ctx context.Context
+	dns resolver.Resolver // the MX check's, unlogged
+	mx  *resolver.Pending // the early MX question
+
+	once    sync.Once // begins the TLSA lookups (begin)
+	facts   daneFacts // without res until wait
+	lookups *dane.Lookups
+}
+
+// beginDANEEarly begins the early MX question of the DANE lookups (see
+// earlyDANE). Not inlined (see finishMX).
+//
+//go:noinline
+func (r *run) beginDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
 	if log, ok := dns.(*faultLog); ok {
 		dns = log.unlogged()
 	}
-	domain := resolver.CanonicalName(r.domain.ASCII)
-	a := dns.Lookup(ctx, domain, resolver.TypeMX)
+	e := &earlyDANE{r: r, ctx: ctx, dns: dns}
+	e.mx = resolver.Begin(ctx, dns, resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX)
+	return e
+}
+
+// begin waits for the early MX answer and begins the TLSA lookups of the
+// exchanges it names; none when it names none or is neither Found nor
+// NoData. It runs once (e.once), when mx.Check's MX answer is in, or in
+// wait if mx.Check never asked.
+func (e *earlyDANE) begin() {
+	a := e.mx.Wait()
+	domain := resolver.CanonicalName(e.r.domain.ASCII)
 	var hosts []string
 	switch a.Outcome {
 	case resolver.Found:
 		hosts = mx.Exchanges(a.Records)
 	case resolver.NoData:
 		hosts = []string{domain}
-	default:
-		return daneFacts{}
 	}
 	if len(hosts) == 0 {
-		return daneFacts{}
+		return
 	}
 	validated := a.Outcome == resolver.Found && a.Authentic
-	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, validated), hosts: hosts}
+	e.facts = daneFacts{checked: true, validating: e.r.dnssecValidating, hosts: hosts}
+	e.lookups = dane.Begin(e.ctx, e.dns, hosts, validated)
+}
+
+// wait returns the early DANE facts once the TLSA lookups are in (none:
+// see begin).
+func (e *earlyDANE) wait() daneFacts {
+	e.once.Do(e.begin)
+	if e.lookups != nil {
+		e.facts.res = e.lookups.Wait()
+	}
+	return e.facts
+}
+
+// watching returns dns as mx.Check reads it in checkMX: when mx.Check's
+// MX answer is in, before mx.Check has it, the early TLSA lookups are
+// begun. A Starter stays one.
+func (e *earlyDANE) watching(dns resolver.Resolver) resolver.Resolver {
+	w := mxWatch{Resolver: dns, e: e}
+	if s, ok := dns.(resolver.Starter); ok {
+		return mxWatchStarter{mxWatch: w, s: s}
+	}
+	return w
+}
+
+// mxWatch is the resolver mx.Check reads through (see watching).
+type mxWatch struct {
+	resolver.Resolver
+	e *earlyDANE
+}
+
+// Lookup implements resolver.Resolver: an MX answer (mx.Check asks one,
+// the domain's) begins the early TLSA lookups before it is returned.
+func (w mxWatch) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	a := w.Resolver.Lookup(ctx, name, qtype)
+	if qtype == resolver.TypeMX {
+		w.e.once.Do(w.e.begin)
+	}
+	return a
+}
+
+// mxWatchStarter is mxWatch over a resolver.Starter. mx.Check asks its
+// MX question with Lookup; the questions it begins, the exchanges'
+// addresses, go to the Starter as they are.
+type mxWatchStarter struct {
+	mxWatch
+	s resolver.Starter
+}
+
+// Start implements resolver.Starter.
+func (w mxWatchStarter) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	w.s.Start(ctx, name, qtype, done)
 }
 
 // checkDANE returns the DANE facts of the exchanges mx found: the early

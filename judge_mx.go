@@ -33,49 +33,20 @@ var (
 
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	early := r.startDANEEarly(ctx, dns)
-	res := onHeap(mx.Check, ctx, dns, r.domain.ASCII)
+	early := r.beginDANEEarly(ctx, dns)
+	res := onHeap(mx.Check, ctx, early.watching(dns), r.domain.ASCII)
 	return r.finishMX(ctx, dns, res, early)
 }
 
-// earlyDANE is the DANE lookups checkMX starts before the MX answer is
-// in: their facts, or the panic they ended in.
-type earlyDANE struct {
-	facts    chan daneFacts
-	panicked any
-}
-
-// startDANEEarly starts checkDANEEarly in a goroutine of its own. It and
-// finishMX are not inlined, and mx.Check's result is on the heap
-// (onHeap), so that checkMX's frame, under which the MX lookups wait,
-// stays small.
-//
-//go:noinline
-func (r *run) startDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
-	e := &earlyDANE{facts: make(chan daneFacts, 1)}
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				e.panicked = p // panicked again in finishMX, where runChecks recovers it
-				e.facts <- daneFacts{}
-			}
-		}()
-		e.facts <- r.checkDANEEarly(ctx, dns)
-	}()
-	return e
-}
-
-// finishMX waits for the early DANE facts, completes the DANE check with
-// the MX answer res, notes the MX facts for the checks that wait on them
-// and judges.
+// finishMX waits for the early DANE lookups, completes the DANE check
+// with the MX answer res, notes the MX facts for the checks that wait on
+// them and judges. It is not inlined, and mx.Check's result is on the
+// heap (onHeap), so that checkMX's frame, under which the MX lookups
+// wait, stays small.
 //
 //go:noinline
 func (r *run) finishMX(ctx context.Context, dns resolver.Resolver, res *mx.Result, early *earlyDANE) verdict {
-	f := <-early.facts
-	if early.panicked != nil {
-		panic(early.panicked)
-	}
-	tlsa := r.checkDANE(ctx, dns, *res, f)
+	tlsa := r.checkDANE(ctx, dns, *res, early.wait())
 	r.mx = mxFacts{
 		known:  res.Kind != mx.KindInconclusive,
 		hosts:  res.Exchanges,

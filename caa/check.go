@@ -3,7 +3,6 @@ package caa
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -28,12 +27,9 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	if len(domain) <= MaxNameLen && len(host) > MaxNameLen {
 		return Result{Domain: climb(ctx, r, domain), MTASTS: Set{Outcome: resolver.NXDomain}}
 	}
-	var dom Set
-	var wg sync.WaitGroup
-	wg.Go(func() { dom = climb(ctx, r, domain) })
-	first := r.Lookup(ctx, host, resolver.TypeCAA)
-	wg.Wait()
-	return Result{Domain: dom, MTASTS: continueWith(first, dom)}
+	first := resolver.Begin(ctx, r, host, resolver.TypeCAA) // beside the climb, in this goroutine
+	dom := climb(ctx, r, domain)
+	return Result{Domain: dom, MTASTS: continueWith(first.Wait(), dom)}
 }
 
 // climb performs the relevant-record-set search for name: it asks name

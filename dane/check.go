@@ -2,7 +2,6 @@ package dane
 
 import (
 	"context"
-	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
@@ -23,36 +22,75 @@ type host struct {
 // A-label host names; only the first MaxHosts), concurrently, and says
 // what DANE-aware senders would make of them. mxValidated is whether the
 // MX RRset the hosts came from was DNSSEC-validated. Check makes at most
-// MaxHosts lookups through r and never fails.
+// MaxHosts lookups through r and never fails. It is Begin, then Wait.
 func Check(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated bool) Result {
+	return Begin(ctx, r, hosts, mxValidated).Wait()
+}
+
+// Lookups is the TLSA lookups Begin began, whose Result Wait returns.
+type Lookups struct {
+	mxValidated bool
+	pending     []*resolver.Pending
+	// panics holds, per host, what starting its lookup panicked with
+	// (nil: it did not); Wait raises the first once every lookup is in.
+	panics []any
+}
+
+// Begin begins the TLSA lookups Check makes (resolver.Begin: over a
+// resolver.Starter, no goroutine waits on them) and returns at once; Wait
+// waits for them and says what they found. A caller that has other
+// lookups to make meanwhile makes them between the two.
+func Begin(ctx context.Context, r resolver.Resolver, hosts []string, mxValidated bool) *Lookups {
 	if len(hosts) > MaxHosts {
 		hosts = hosts[:MaxHosts]
 	}
-	found := make([]host, len(hosts))
-	panics := make([]any, len(hosts))
-	var wg sync.WaitGroup
+	l := &Lookups{mxValidated: mxValidated, pending: make([]*resolver.Pending, len(hosts)), panics: make([]any, len(hosts))}
 	for i, h := range hosts {
-		if i == len(hosts)-1 { // in this goroutine: one fewer stack waiting
-			lookUp(ctx, r, h, &found[i], &panics[i])
-			break
-		}
-		wg.Go(func() { lookUp(ctx, r, h, &found[i], &panics[i]) })
+		l.pending[i] = begin(ctx, r, h, &l.panics[i])
 	}
-	wg.Wait()
-	for _, p := range panics {
+	return l
+}
+
+// begin begins the TLSA lookup of one mail server, h. A panic of the
+// resolver's Start ends in *panicked (and the lookup is nil).
+func begin(ctx context.Context, r resolver.Resolver, h string, panicked *any) *resolver.Pending {
+	defer func() {
+		if p := recover(); p != nil {
+			*panicked = p
+		}
+	}()
+	return resolver.Begin(ctx, r, Name(h), resolver.TypeTLSA)
+}
+
+// Wait waits for every lookup Begin began and returns what they found. A
+// lookup that panicked (whether its resolver's Start did, or the lookup
+// in a goroutine of its own, see resolver.Begin) makes Wait panic with
+// the first host's panic, raised once every lookup has returned, so that
+// none outlives Wait.
+func (l *Lookups) Wait() Result {
+	found := make([]host, len(l.pending))
+	for i, p := range l.pending {
+		if p != nil {
+			take(p, &found[i], &l.panics[i])
+		}
+	}
+	for _, p := range l.panics {
 		if p != nil {
 			panic(p)
 		}
 	}
-	return tally(found, mxValidated)
+	return tally(found, l.mxValidated)
 }
 
-// lookUp looks up the TLSA records of one mail server, h, into *found.
-// A panic ends in *panicked, whatever goroutine lookUp runs in: Check
-// raises the first host's once every lookup has returned.
-func lookUp(ctx context.Context, r resolver.Resolver, h string, found *host, panicked *any) {
-	defer func() { *panicked = recover() }()
-	a := r.Lookup(ctx, Name(h), resolver.TypeTLSA)
+// take waits for the TLSA lookup p of one mail server and reads its
+// answer into *found. A panic (raised by p.Wait) ends in *panicked.
+func take(p *resolver.Pending, found *host, panicked *any) {
+	defer func() {
+		if v := recover(); v != nil {
+			*panicked = v
+		}
+	}()
+	a := p.Wait()
 	*found = host{answer: a}
 	for _, rec := range a.Records {
 		if rec.Type != resolver.TypeTLSA {

@@ -49,3 +49,27 @@ func TestCheckPanicFirstHost(t *testing.T) {
 	r := resolver.Func(func(_ context.Context, name string, _ resolver.Type) resolver.Answer { panic(name) })
 	assert.PanicsWithValue(t, Name("a.test"), func() { Check(context.Background(), r, []string{"a.test", "b.test", "c.test"}, true) })
 }
+
+// panicStarter is a resolver.Starter whose Start panics for one name and
+// answers the others at once.
+type panicStarter struct{ name string }
+
+func (s panicStarter) Lookup(context.Context, string, resolver.Type) resolver.Answer {
+	return resolver.Answer{Outcome: resolver.NoData}
+}
+
+func (s panicStarter) Start(_ context.Context, name string, _ resolver.Type, done func(resolver.Answer)) {
+	if name == s.name {
+		panic(name)
+	}
+	done(resolver.Answer{Outcome: resolver.NoData})
+}
+
+// TestCheckPanicStart: a Starter whose Start panics makes Check panic
+// with that value, after the other hosts' lookups, as a lookup that
+// panics does.
+func TestCheckPanicStart(t *testing.T) {
+	r := panicStarter{name: Name("b.test")}
+	assert.PanicsWithValue(t, Name("b.test"), func() { Check(context.Background(), r, []string{"a.test", "b.test", "c.test"}, true) })
+	assert.NotPanics(t, func() { Check(context.Background(), r, []string{"a.test", "c.test"}, true) })
+}

@@ -2,7 +2,6 @@ package dmarc
 
 import (
 	"context"
-	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
@@ -80,22 +79,20 @@ type discovery struct {
 	w        walk
 }
 
-// discover asks Check's questions. One goroutine asks the MX and TXT
-// questions, one after the other: in a scan the MX and SPF checks ask
-// the same two at its start, so the second is in flight already when
-// this one gets to it; a goroutine each would only hold one more stack
-// waiting on the same answers. Not inlined (see discovery).
+// discover asks Check's questions: it begins the MX and TXT questions of
+// the domain (resolver.Begin) and walks the tree in the caller's
+// goroutine, then waits for the two. In a scan the MX and SPF checks ask
+// the same two at its start, so both are in flight already; begun here,
+// they hold no goroutine waiting on them. Not inlined (see discovery).
 //
 //go:noinline
 func discover(ctx context.Context, r resolver.Resolver, domain string) *discovery {
 	d := new(discovery)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		d.mx = r.Lookup(ctx, domain, resolver.TypeMX)
-		d.apex = r.Lookup(ctx, domain, resolver.TypeTXT)
-	})
+	mx := resolver.Begin(ctx, r, domain, resolver.TypeMX)
+	apex := resolver.Begin(ctx, r, domain, resolver.TypeTXT)
 	d.w.run(ctx, r, domain)
-	wg.Wait()
+	d.mx = mx.Wait()
+	d.apex = apex.Wait()
 	return d
 }
 

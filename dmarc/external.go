@@ -45,21 +45,24 @@ func external(ctx context.Context, r resolver.Resolver, policyDomain string, rua
 			codes[len(others)+i] = authorize(ctx, r, policyDomain, host)
 		}
 	}
-	// The last host is asked in this goroutine: one fewer stack waiting.
-	var wg sync.WaitGroup
+	// The other organizations' authorizations are one lookup each: all
+	// begun (resolver.Begin), waited below. A same-organization host is
+	// a chain (its tree walk, then perhaps its authorization): each but
+	// the last runs in a goroutine, the last in this one.
+	pending := make([]*resolver.Pending, len(others))
 	for i, host := range others {
-		if i == len(others)-1 && len(same) == 0 {
-			codes[i] = authorize(ctx, r, policyDomain, host)
-			break
-		}
-		wg.Go(func() { codes[i] = authorize(ctx, r, policyDomain, host) })
+		pending[i] = resolver.Begin(ctx, r, authorizationName(policyDomain, host), resolver.TypeTXT)
 	}
+	var wg sync.WaitGroup
 	for i, host := range same {
 		if i == len(same)-1 {
 			sameHost(i, host)
 			break
 		}
 		wg.Go(func() { sameHost(i, host) })
+	}
+	for i, p := range pending {
+		codes[i] = authorization(p.Wait())
 	}
 	wg.Wait()
 	var out []Code
@@ -150,7 +153,18 @@ func organization(name string) string {
 
 // authorize looks up the authorization record for one destination.
 func authorize(ctx context.Context, r resolver.Resolver, policyDomain, host string) Code {
-	a := r.Lookup(ctx, policyDomain+"._report._dmarc."+host, resolver.TypeTXT)
+	return authorization(r.Lookup(ctx, authorizationName(policyDomain, host), resolver.TypeTXT))
+}
+
+// authorizationName is the name of the record by which host authorizes
+// reports about policyDomain (RFC 9990 §3).
+func authorizationName(policyDomain, host string) string {
+	return policyDomain + "._report._dmarc." + host
+}
+
+// authorization is what the answer a to an authorization lookup says
+// of the destination: "" when it is authorized.
+func authorization(a resolver.Answer) Code {
 	switch {
 	case a.Outcome == resolver.Inconclusive:
 		return CodeExternalUnverified

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
-	"sync"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -66,14 +65,15 @@ func fetchFrom(ctx context.Context, addrs []netip.Addr, dnsInconclusive bool, ho
 }
 
 // resolveHost looks up the A and AAAA records of host concurrently, through
-// the given resolver only (never the system resolver). It returns the
-// addresses, A first, and whether either lookup was inconclusive.
+// the given resolver only (never the system resolver): the A lookup is
+// begun (resolver.Begin), the AAAA one asked in this goroutine. It
+// returns the addresses, A first, and whether either lookup was
+// inconclusive.
 func resolveHost(ctx context.Context, r resolver.Resolver, host string) ([]netip.Addr, bool) {
-	answers := new([2]resolver.Answer) // on the heap: this frame is under the AAAA lookup
-	var wg sync.WaitGroup
-	wg.Go(func() { answers[0] = r.Lookup(ctx, host, resolver.TypeA) })
-	answers[1] = r.Lookup(ctx, host, resolver.TypeAAAA) // in this goroutine: one fewer stack waiting per fetch
-	wg.Wait()
+	answers := new([2]resolver.Answer) // on the heap: this frame is under the lookups
+	a := resolver.Begin(ctx, r, host, resolver.TypeA)
+	answers[1] = r.Lookup(ctx, host, resolver.TypeAAAA)
+	answers[0] = a.Wait()
 	return hostAddrs(answers)
 }
 

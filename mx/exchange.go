@@ -3,7 +3,6 @@ package mx
 import (
 	"context"
 	"net/netip"
-	"sync"
 
 	"github.com/mailauth/mailauth/internal/ipclass"
 	"github.com/mailauth/mailauth/resolver"
@@ -30,40 +29,55 @@ type host struct {
 	duplicated  bool
 }
 
-// resolveAll resolves every name concurrently; the result is in the
-// order of names.
+// resolveAll resolves every name concurrently: it begins the A and AAAA
+// lookups of all of them, then waits for and evaluates each in turn, all
+// in the caller's goroutine. The result is in the order of names.
 func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host {
-	hosts := make([]host, len(names))
-	var wg sync.WaitGroup
+	pending := make([]*[2]*resolver.Pending, len(names))
 	for i, name := range names {
-		if i == len(names)-1 { // in this goroutine: one fewer stack waiting
-			hosts[i] = resolveHost(ctx, r, name)
-			break
+		if !isIPLiteral(name) {
+			pending[i] = beginAddrs(ctx, r, name)
 		}
-		wg.Go(func() { hosts[i] = resolveHost(ctx, r, name) })
 	}
-	wg.Wait()
+	hosts := make([]host, len(names))
+	for i, name := range names {
+		hosts[i] = resolveHost(name, pending[i])
+	}
 	return hosts
 }
 
-// resolveHost looks up A and AAAA of one exchange, concurrently.
-func resolveHost(ctx context.Context, r resolver.Resolver, name string) host {
-	if isIPLiteral(name) {
+// resolveHost evaluates one exchange from its A and AAAA lookups p
+// (nil for an IP literal, which is not resolved), once they are in.
+func resolveHost(name string, p *[2]*resolver.Pending) host {
+	if p == nil {
 		return host{state: stateIPLiteral}
 	}
-	a := lookupAddrs(ctx, r, name)
+	a := waitAddrs(p)
 	h := evaluate(&a[0], &a[1])
 	h.notHostname = !isHostname(name)
 	return h
 }
 
-// lookupAddrs asks for A and AAAA of name concurrently.
+// lookupAddrs asks for A and AAAA of name concurrently, and returns the
+// answers once both are in.
 func lookupAddrs(ctx context.Context, r resolver.Resolver, name string) *[2]resolver.Answer {
-	a := new([2]resolver.Answer) // A, AAAA; on the heap: this frame is under the AAAA lookup
-	var wg sync.WaitGroup
-	wg.Go(func() { a[0] = r.Lookup(ctx, name, resolver.TypeA) })
-	a[1] = r.Lookup(ctx, name, resolver.TypeAAAA)
-	wg.Wait()
+	return waitAddrs(beginAddrs(ctx, r, name))
+}
+
+// beginAddrs begins the A and AAAA lookups of name.
+func beginAddrs(ctx context.Context, r resolver.Resolver, name string) *[2]*resolver.Pending {
+	return &[2]*resolver.Pending{
+		resolver.Begin(ctx, r, name, resolver.TypeA),
+		resolver.Begin(ctx, r, name, resolver.TypeAAAA),
+	}
+}
+
+// waitAddrs waits for the lookups beginAddrs began: A, then AAAA. The
+// answers are on the heap: this frame is under the lookups.
+func waitAddrs(p *[2]*resolver.Pending) *[2]resolver.Answer {
+	a := new([2]resolver.Answer)
+	a[0] = p[0].Wait()
+	a[1] = p[1].Wait()
 	return a
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/netip"
 	"sort"
-	"sync"
 
 	"github.com/mailauth/mailauth/internal/findings"
 	"github.com/mailauth/mailauth/resolver"
@@ -96,16 +95,14 @@ type forward struct {
 // confirm looks the selected names up forward, concurrently, and sets the
 // forward fields of res (doc/rfc-notes.md §8.2).
 func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []string, res *Result, f *findings.Set[Code]) {
-	out := make([]forward, len(names))
-	var wg sync.WaitGroup
+	pending := make([]*resolver.Pending, len(names)) // all begun, then waited in this goroutine
 	for i, name := range names {
-		if i == len(names)-1 { // in this goroutine: one fewer stack waiting
-			out[i] = lookupForward(ctx, r, name, res.ForwardType, addr)
-			break
-		}
-		wg.Go(func() { out[i] = lookupForward(ctx, r, name, res.ForwardType, addr) })
+		pending[i] = resolver.Begin(ctx, r, name, res.ForwardType)
 	}
-	wg.Wait()
+	out := make([]forward, len(names))
+	for i, p := range pending {
+		out[i] = forwardOf(p.Wait(), addr)
+	}
 	res.ForwardQueries = len(names)
 	matched, addresses := false, 0
 	for _, fw := range out {
@@ -129,8 +126,9 @@ func confirm(ctx context.Context, r resolver.Resolver, addr netip.Addr, names []
 	}
 }
 
-func lookupForward(ctx context.Context, r resolver.Resolver, name string, qtype resolver.Type, addr netip.Addr) forward {
-	a := r.Lookup(ctx, name, qtype)
+// forwardOf is the outcome of a forward lookup whose answer is a, for
+// the address addr.
+func forwardOf(a resolver.Answer, addr netip.Addr) forward {
 	fw := forward{completed: a.Conclusive()}
 	for _, x := range a.Addrs() {
 		fw.addresses++

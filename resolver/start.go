@@ -59,16 +59,43 @@ type Pending struct {
 	once sync.Once
 	done chan struct{}
 	a    Answer
+	// panicked is what the lookup panicked with in the goroutine Begin
+	// started for it (over a Resolver that is not a Starter); nil if it
+	// did not. Wait raises it again.
+	panicked any
 }
 
 // Begin starts the lookup of name and qtype through r (see [Start]) and
 // returns at once; Wait returns its answer. Over a [Starter] the lookup
-// has no goroutine of its own: a check that asks two questions at once
-// begins one and looks the other up, and waits on one stack.
+// has no goroutine of its own: a check that asks several questions at
+// once begins them all and waits on one stack. Over any other Resolver
+// the lookup runs in a goroutine, as Start's does, except that a panic
+// there is recovered and raised again by Wait, in the goroutine that
+// waits, where the check's own recover can take it (as it took the panic
+// of a lookup the check made itself). A Starter's Start that panics
+// panics in Begin.
 func Begin(ctx context.Context, r Resolver, name string, qtype Type) *Pending {
 	p := &Pending{done: make(chan struct{})}
-	Start(ctx, r, name, qtype, p.land)
+	if s, ok := r.(Starter); ok {
+		s.Start(ctx, name, qtype, p.land)
+		return p
+	}
+	go p.lookup(ctx, r, name, qtype)
 	return p
+}
+
+// lookup is the goroutine Begin starts over a Resolver that is not a
+// Starter: it looks the question up and lands the answer, or the panic.
+func (p *Pending) lookup(ctx context.Context, r Resolver, name string, qtype Type) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.once.Do(func() {
+				p.panicked = v
+				close(p.done)
+			})
+		}
+	}()
+	p.land(r.Lookup(ctx, name, qtype))
 }
 
 // land takes the answer, once: a second call, which no Starter of this
@@ -83,9 +110,13 @@ func (p *Pending) land(a Answer) {
 
 // Wait returns the lookup's answer once it is in. It returns by the
 // time the context given to Begin ends (the Starter ends the lookup
-// then).
+// then). When the lookup panicked (see [Begin]), Wait panics with the
+// same value, every time it is called.
 func (p *Pending) Wait() Answer {
 	<-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
 	return p.a
 }
 

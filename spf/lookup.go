@@ -3,7 +3,6 @@ package spf
 import (
 	"context"
 	"sort"
-	"sync"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -63,17 +62,12 @@ func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult 
 	if len(hosts) > MaxMXNames {
 		hosts = hosts[:MaxMXNames]
 	}
-	results := make([]termResult, len(hosts))
-	var wg sync.WaitGroup
+	pending := make([]*resolver.Pending, len(hosts)) // all begun, then waited in this goroutine
 	for i, h := range hosts {
-		if i == len(hosts)-1 { // in this goroutine: one fewer stack waiting
-			results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA))
-			break
-		}
-		wg.Go(func() { results[i] = addrResult(r.Lookup(ctx, h, resolver.TypeA)) })
+		pending[i] = resolver.Begin(ctx, r, h, resolver.TypeA)
 	}
-	wg.Wait()
-	for _, x := range results {
+	for _, p := range pending {
+		x := addrResult(p.Wait())
 		res.voids += x.voids
 		res.inconclusive = res.inconclusive || x.inconclusive
 		res.found = res.found || x.found
