@@ -65,53 +65,62 @@ type daneFacts struct {
 // every mail server, as far as this service can verify.
 func (f daneFacts) usable() bool { return f.checked && f.validating && f.res.Usable() }
 
-// earlyDANE is the DANE lookups checkMX begins before the MX answer is
-// in, so that DANE adds no round trip to the MX check's path: the MX
-// question, asked again at once (the scan asks it once on the wire), and
-// the TLSA sets of the exchanges it names, or of the domain itself when
-// there is no MX record (an implicit MX), begun as soon as mx.Check has
-// its own MX answer (see watching), before it begins the exchanges'
-// address lookups. No goroutine waits on them: they are begun
-// (resolver.Begin, dane.Begin) and waited for in finishMX. They read
-// through the MX check's budget but not its fault log: an unanswered
-// TLSA lookup is a DANE fact, not a fault of the MX records.
+// earlyDANE is the DANE lookups checkMX begins before mx.Check has
+// its MX answer, so that DANE adds no round trip to the MX check's path:
+// the TLSA sets of the exchanges the answer names, or of the domain
+// itself when there is no MX record (an implicit MX), begun when the
+// answer comes (see watching), on the goroutine that hands it on,
+// before mx.Check begins the exchanges' address lookups. No goroutine
+// waits on them: finishMX waits for them. They read through the MX
+// check's budget but not its fault log: an unanswered TLSA lookup is a
+// DANE fact, not a fault of the MX records.
 type earlyDANE struct {
-	r   *run
-	ctx context.Context
-	dns resolver.Resolver // the MX check's, unlogged
-	mx  *resolver.Pending // the early MX question
+	r      *run
+	ctx    context.Context
+	dns    resolver.Resolver // the MX check's, unlogged
+	domain string            // canonical
 
-	once    sync.Once // begins the TLSA lookups (begin)
-	facts   daneFacts // without res until wait
-	lookups *dane.Lookups
+	once     sync.Once // begins the TLSA lookups (begin)
+	facts    daneFacts // without res until wait
+	lookups  *dane.Lookups
+	panicked any // what begin panicked with; raised again in wait
 }
 
-// beginDANEEarly begins the early MX question of the DANE lookups (see
-// earlyDANE). Not inlined (see finishMX).
+// beginDANEEarly returns the early DANE lookups of a scan's MX check
+// (see earlyDANE), none begun yet. Not inlined (see finishMX).
 //
 //go:noinline
 func (r *run) beginDANEEarly(ctx context.Context, dns resolver.Resolver) *earlyDANE {
 	if log, ok := dns.(*faultLog); ok {
 		dns = log.unlogged()
 	}
-	e := &earlyDANE{r: r, ctx: ctx, dns: dns}
-	e.mx = resolver.Begin(ctx, dns, resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX)
-	return e
+	return &earlyDANE{r: r, ctx: ctx, dns: dns, domain: resolver.CanonicalName(r.domain.ASCII)}
 }
 
-// begin waits for the early MX answer and begins the TLSA lookups of the
-// exchanges it names; none when it names none or is neither Found nor
-// NoData. It runs once (e.once), when mx.Check's MX answer is in, or in
-// wait if mx.Check never asked.
-func (e *earlyDANE) begin() {
-	a := e.mx.Wait()
-	domain := resolver.CanonicalName(e.r.domain.ASCII)
+// seen takes mx.Check's MX answer a and begins, once, the TLSA lookups
+// of the exchanges it names; none when it names none or is neither
+// Found nor NoData. It runs on the goroutine that hands the answer on,
+// where a panic would end the process: a panic is kept and raised again
+// in wait, on the MX check's goroutine.
+func (e *earlyDANE) seen(a resolver.Answer) {
+	e.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				e.panicked = p
+			}
+		}()
+		e.begin(a)
+	})
+}
+
+// begin begins the TLSA lookups of the exchanges a names (see seen).
+func (e *earlyDANE) begin(a resolver.Answer) {
 	var hosts []string
 	switch a.Outcome {
 	case resolver.Found:
 		hosts = mx.Exchanges(a.Records)
 	case resolver.NoData:
-		hosts = []string{domain}
+		hosts = []string{e.domain}
 	}
 	if len(hosts) == 0 {
 		return
@@ -121,54 +130,48 @@ func (e *earlyDANE) begin() {
 	e.lookups = dane.Begin(e.ctx, e.dns, hosts, validated)
 }
 
-// wait returns the early DANE facts once the TLSA lookups are in (none:
-// see begin).
+// wait returns the early DANE facts once the TLSA lookups are in; none
+// when mx.Check had no MX answer (checkDANE then asks, if it can).
 func (e *earlyDANE) wait() daneFacts {
-	e.once.Do(e.begin)
+	e.once.Do(func() {}) // nothing begins now; and what seen did is seen
+	if e.panicked != nil {
+		panic(e.panicked)
+	}
 	if e.lookups != nil {
 		e.facts.res = e.lookups.Wait()
 	}
 	return e.facts
 }
 
-// watching returns dns as mx.Check reads it in checkMX: when mx.Check's
-// MX answer is in, before mx.Check has it, the early TLSA lookups are
-// begun. A Starter stays one.
+// watching returns dns as mx.Check reads it in checkMX: its answer to
+// the domain's MX question begins the early TLSA lookups (seen) before
+// it is handed to mx.Check.
 func (e *earlyDANE) watching(dns resolver.Resolver) resolver.Resolver {
-	w := mxWatch{Resolver: dns, e: e}
-	if s, ok := dns.(resolver.Starter); ok {
-		return mxWatchStarter{mxWatch: w, s: s}
-	}
-	return w
+	return mxWatch{next: dns, e: e}
 }
 
-// mxWatch is the resolver mx.Check reads through (see watching).
+// mxWatch is the resolver mx.Check reads through (see watching). It is
+// a Starter, over any Resolver (resolver.Start).
 type mxWatch struct {
-	resolver.Resolver
-	e *earlyDANE
+	next resolver.Resolver
+	e    *earlyDANE
 }
 
-// Lookup implements resolver.Resolver: an MX answer (mx.Check asks one,
-// the domain's) begins the early TLSA lookups before it is returned.
+// Lookup implements resolver.Resolver.
 func (w mxWatch) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	a := w.Resolver.Lookup(ctx, name, qtype)
-	if qtype == resolver.TypeMX {
-		w.e.once.Do(w.e.begin)
-	}
-	return a
-}
-
-// mxWatchStarter is mxWatch over a resolver.Starter. mx.Check asks its
-// MX question with Lookup; the questions it begins, the exchanges'
-// addresses, go to the Starter as they are.
-type mxWatchStarter struct {
-	mxWatch
-	s resolver.Starter
+	return resolver.Begin(ctx, w, name, qtype).Wait()
 }
 
 // Start implements resolver.Starter.
-func (w mxWatchStarter) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
-	w.s.Start(ctx, name, qtype, done)
+func (w mxWatch) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	if qtype != resolver.TypeMX || resolver.CanonicalName(name) != w.e.domain {
+		resolver.Start(ctx, w.next, name, qtype, done)
+		return
+	}
+	resolver.Start(ctx, w.next, name, qtype, func(a resolver.Answer) {
+		w.e.seen(a)
+		done(a)
+	})
 }
 
 // checkDANE returns the DANE facts of the exchanges mx found: the early

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -607,8 +608,8 @@ func (c *Client) startAttempts(ctx context.Context, servers []string, name strin
 	// This goroutine runs the lookup first: a kick meanwhile (the
 	// context ended already) only makes it look again.
 	l.running = true
-	l.w.kick = l.kick
-	l.ctxStop = context.AfterFunc(ctx, l.kick)
+	l.w.kick = l.ref.kick
+	l.ctxStop = context.AfterFunc(ctx, l.ref.kick)
 	l.run()
 }
 
@@ -703,6 +704,7 @@ func (l *lookup) turn() bool {
 // hands its result on.
 func (l *lookup) complete() {
 	l.handed = true
+	l.ref.l.Store(nil)
 	l.ctxStop()
 	l.end()
 	l.done(&l.res)
@@ -742,9 +744,25 @@ type lookup struct {
 	ctxStop  func() bool // stops the kick at the context's end
 	handed   bool        // done was called (set by the goroutine running the lookup)
 
+	ref      *lookupRef  // what the timer, the context and the waiter kick
+
 	mu      sync.Mutex
 	running bool // a goroutine is in kick
 	again   bool // an event came while it was: look again
+}
+
+// lookupRef is how a lookup's timer, context and waiter reach it: it
+// lets go of the lookup once the lookup is over. A stopped timer can
+// stay in the runtime's timer heap for a while, and a waiter stays
+// registered for its tombstones: through the lookup they would keep
+// everything that waited for it (the scan's state) alive.
+type lookupRef struct{ l atomic.Pointer[lookup] }
+
+// kick kicks the lookup, if it is not over.
+func (r *lookupRef) kick() {
+	if l := r.l.Load(); l != nil {
+		l.kick()
+	}
 }
 
 // newLookup returns the state of a new lookup. It is not inlined, so that
@@ -756,7 +774,9 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
 		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
 }
-	l.timer = time.AfterFunc(time.Hour, l.kick)
+	l.ref = &lookupRef{}
+	l.ref.l.Store(l)
+	l.timer = time.AfterFunc(time.Hour, l.ref.kick)
 	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h.conflict

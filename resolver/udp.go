@@ -167,7 +167,8 @@ type waiter struct {
 	// lookup took a UDP answer and contradicts it (see decide).
 	conflict func()
 	// kick, when set, moves the lookup on once a reply is queued on ch
-	// (see lookup.kick). Set before the lookup's first query is sent.
+	// (see lookup.kick). Set before the lookup's first query is sent;
+	// cleared by decide, under mu.
 	kick func()
 
 	mu         sync.Mutex
@@ -187,9 +188,10 @@ func (w *waiter) deliver(r reply) {
 		case w.ch <- &r:
 		default:
 		}
+		kick := w.kick
 		w.mu.Unlock()
-		if w.kick != nil {
-			w.kick()
+		if kick != nil {
+			kick()
 		}
 		return
 	}
@@ -208,7 +210,10 @@ func (w *waiter) decide(taken *dns.Msg) {
 		taken = &dns.Msg{MsgHdr: taken.MsgHdr, Answer: taken.Answer}
 	}
 	w.mu.Lock()
-	w.decided, w.taken = true, taken
+	// kick goes too: it holds the lookup, and with it everything that
+	// waited for it (the scan's state), which the tombstones would keep
+	// for tombstoneFor.
+	w.decided, w.taken, w.kick = true, taken, nil
 	w.mu.Unlock()
 	for {
 		select {
