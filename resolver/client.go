@@ -734,9 +734,9 @@ type lookup struct {
 	reask    []int // the query asked again after a server's first error reply; 0: none
 	seq      int
 	quick    int
-	last     result // the best failure so far
-	res      result // how the lookup ended, once udp, tcp or stop said so
-	scratch  result // a result being worked out (see reply, stop)
+	last     result      // the best failure so far
+	res      result      // how the lookup ended, once udp, tcp or stop said so
+	scratch  result      // a result being worked out (see reply, stop)
 	timer    *time.Timer // kicks the lookup when the next attempt is due
 	rep      *reply      // the latest reply received (see udp)
 	tr       *tcpResult  // the latest TCP retry's end received (see tcp)
@@ -744,7 +744,7 @@ type lookup struct {
 	ctxStop  func() bool // stops the kick at the context's end
 	handed   bool        // done was called (set by the goroutine running the lookup)
 
-	ref      *lookupRef  // what the timer, the context and the waiter kick
+	ref *lookupRef // what the timer, the context and the waiter kick
 
 	mu      sync.Mutex
 	running bool // a goroutine is in kick
@@ -773,7 +773,7 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	deadline, _ := ctx.Deadline()
 	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
 		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
-}
+	}
 	l.ref = &lookupRef{}
 	l.ref.l.Store(l)
 	l.timer = time.AfterFunc(time.Hour, l.ref.kick)

@@ -92,7 +92,7 @@ type call struct {
 	start    time.Time
 	end      time.Time // when the answer was published, set under the Scan's mu
 	note     cacheNote
-	answered atomic.Bool // the resolver below answered (or panicked: see run)
+	answered atomic.Bool   // the resolver below answered (or panicked: see run)
 	asked    time.Duration // the sender's Path bound when it asked
 	hops     int           // the sender's Path hops when it asked
 	wire     time.Duration // how long the question took below the Scan
