@@ -1,0 +1,112 @@
+package resolver_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// reviewRepro gates the reproducers of the asynchronous lookups' review
+// that assert the behaviour the code should have and that the current
+// code does not have: they fail today. Run them with
+// ASYNC_REVIEW_REPRO=1.
+func reviewRepro(t *testing.T) {
+	t.Helper()
+	if os.Getenv("ASYNC_REVIEW_REPRO") == "" {
+		t.Skip("reproducer of a review finding; set ASYNC_REVIEW_REPRO=1 to run it")
+	}
+}
+
+// heldTXT serves a TXT answer for every question, each reply held until
+// release is closed.
+func heldTXT(t *testing.T, release <-chan struct{}) string {
+	t.Helper()
+	return startHandler(t, func(w dns.ResponseWriter, r *dns.Msg) {
+		<-release
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.Answer = append(m.Answer, &dns.TXT{Hdr: dns.RR_Header{Name: r.Question[0].Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 60}, Txt: []string{"v"}})
+		_ = w.WriteMsg(m)
+	}, false)
+}
+
+// TestAsyncReviewPanicInWaiterStrandsFlight: a panic in the done of one
+// caller waiting on a Cache flight, run on the socket's reader when the
+// reply lands, is swallowed by the Client's recoverKick (the lookup's
+// result was handed on already), and with it the rest of the landing:
+// the waiters after it in the flight's list are never resumed (they get
+// ReasonCanceled at their context's end instead of the answer in hand)
+// and the sender's own done is never called at all, not even when its
+// context ends: whoever waits on it (a Pending, without a context) waits
+// forever.
+func TestAsyncReviewPanicInWaiterStrandsFlight(t *testing.T) {
+	reviewRepro(t)
+	release := make(chan struct{})
+	addr := heldTXT(t, release)
+	c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)
+
+	senderCtx, cancelSender := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelSender()
+	waiterCtx, cancelWaiter := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelWaiter()
+
+	sender := make(chan resolver.Answer, 1)
+	c.Start(senderCtx, "held.test", resolver.TypeTXT, func(a resolver.Answer) { sender <- a })
+	panicked := make(chan struct{})
+	c.Start(waiterCtx, "held.test", resolver.TypeTXT, func(resolver.Answer) {
+		close(panicked)
+		panic("a bug above the Cache")
+	})
+	later := make(chan resolver.Answer, 1)
+	c.Start(waiterCtx, "held.test", resolver.TypeTXT, func(a resolver.Answer) { later <- a })
+	require.Equal(t, uint64(2), c.Stats().Shared, "both waiters joined the flight")
+
+	close(release)
+	<-panicked
+	// The landing has been cut short; the later waiter ends only with
+	// its context.
+	cancelWaiter()
+	a := <-later
+	assert.Equal(t, resolver.Found, a.Outcome, "the waiter after the panicking one lost the answer: %s", show(a))
+	cancelSender()
+	select {
+	case a := <-sender:
+		require.Equal(t, resolver.Found, a.Outcome, "sender got %s", show(a))
+	case <-time.After(5 * time.Second): // generous: a correct Cache answers at once
+		require.FailNow(t, "the sender's done was never called")
+	}
+}
+
+// TestAsyncReviewPanicOnAfterFuncEndsProcess: the Cache's and the
+// Scan's waits call done from the context's AfterFunc goroutine, with
+// no recover: a panic in done there ends the process (the Client's
+// goroutines recover theirs, recoverKick). Run in a child process.
+func TestAsyncReviewPanicOnAfterFuncEndsProcess(t *testing.T) {
+	reviewRepro(t)
+	if os.Getenv("ASYNC_REVIEW_CHILD") == "1" {
+		release := make(chan struct{})
+		addr := heldTXT(t, release)
+		defer close(release)
+		c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)
+		senderCtx, cancelSender := context.WithCancel(context.Background())
+		defer cancelSender()
+		c.Start(senderCtx, "held.test", resolver.TypeTXT, func(resolver.Answer) {})
+		waiterCtx, cancelWaiter := context.WithCancel(context.Background())
+		c.Start(waiterCtx, "held.test", resolver.TypeTXT, func(resolver.Answer) { panic("a bug above the Cache") })
+		cancelWaiter()
+		time.Sleep(2 * time.Second) // the AfterFunc goroutine runs meanwhile
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAsyncReviewPanicOnAfterFuncEndsProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ASYNC_REVIEW_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the child process died:\n%s", out)
+}
