@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
@@ -109,4 +111,39 @@ func TestAsyncReviewPanicOnAfterFuncEndsProcess(t *testing.T) {
 	cmd.Env = append(os.Environ(), "ASYNC_REVIEW_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the child process died:\n%s", out)
+}
+
+// TestAsyncReviewCanceledWaiterKeptByFlight: a caller that joined
+// another scan's Cache flight and whose context ended stays in the
+// flight's list of waiters, with its done and all it holds (in a scan:
+// the Scan's call, the Scan, its log of answers), until the sender's
+// lookup ends, up to the sender's deadline. Before, the waiting
+// goroutine returned at its context's end and let go of it.
+func TestAsyncReviewCanceledWaiterKeptByFlight(t *testing.T) {
+	reviewRepro(t)
+	release := make(chan struct{})
+	defer close(release)
+	addr := heldTXT(t, release)
+	c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)
+	senderCtx, cancelSender := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelSender()
+	c.Start(senderCtx, "held.test", resolver.TypeTXT, func(resolver.Answer) {})
+
+	type scanState struct{ log [1 << 20]byte }
+	state := new(scanState)
+	kept := weak.Make(state)
+	waiterCtx, cancelWaiter := context.WithCancel(context.Background())
+	got := make(chan resolver.Answer, 1)
+	held := state // what the waiter's done holds (in a scan: the Scan)
+	c.Start(waiterCtx, "held.test", resolver.TypeTXT, func(a resolver.Answer) {
+		_ = held.log[0]
+		got <- a
+	})
+	state = nil
+	cancelWaiter()
+	require.Equal(t, resolver.ReasonCanceled, (<-got).Reason)
+	for range 5 {
+		runtime.GC()
+	}
+	assert.True(t, kept.Value() == nil, "a canceled waiter's state is kept by the flight until the sender's lookup ends")
 }
