@@ -23,7 +23,8 @@ import (
 // SERVFAIL (the CD and chain tests), truncated (a TCP retry the
 // listener closes), a CNAME to the next name, never, late, garbage with
 // the query's ID before the answer, or the answer and then a
-// contradicting one (a conflict on the tombstones).
+// contradicting one (a conflict on the tombstones), forged replies with
+// other IDs first, or a reply in the wrong case first.
 func hostileHandler(w dns.ResponseWriter, r *dns.Msg) {
 	q := r.Question[0]
 	label := strings.SplitN(strings.ToLower(q.Name), ".", 2)[0]
@@ -33,7 +34,7 @@ func hostileHandler(w dns.ResponseWriter, r *dns.Msg) {
 	a := func(ip string) dns.RR {
 		return &dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 30}, A: net.ParseIP(ip)}
 	}
-	switch i % 8 {
+	switch i % 10 {
 	case 0:
 		m.Answer = append(m.Answer, a("192.0.2.1"))
 	case 1:
@@ -55,12 +56,28 @@ func hostileHandler(w dns.ResponseWriter, r *dns.Msg) {
 		m.Answer = append(m.Answer, a("192.0.2.7"))
 		_ = w.WriteMsg(m)
 		m.Answer = []dns.RR{a("198.51.100.7")}
+	case 8: // an off-path guesser's spray: other IDs, then the answer
+		for range 4 {
+			f := m.Copy()
+			f.Id = uint16(rand.IntN(1 << 16))
+			f.Answer = []dns.RR{a("203.0.113.8")}
+			_ = w.WriteMsg(f)
+		}
+		m.Answer = append(m.Answer, a("192.0.2.8"))
+	case 9: // the right ID, the wrong case: a quick resend on a fresh port
+		f := m.Copy()
+		f.Question[0].Name = strings.ToUpper(q.Name)
+		if f.Question[0].Name == q.Name {
+			f.Question[0].Name = strings.ToLower(q.Name)
+		}
+		_ = w.WriteMsg(f)
+		m.Answer = append(m.Answer, a("192.0.2.9"))
 	}
 	_ = w.WriteMsg(m)
 }
 
 // TestAsyncReviewStress drives many scans at once over one Cache and
-// one Client against a hostile server, their contexts canceled or
+// one Client against a hostile server (and a closed port: ICMP errors), their contexts canceled or
 // timing out at random moments, and checks that every lookup's done
 // is called exactly once and that no goroutine stays behind.
 func TestAsyncReviewStress(t *testing.T) {
@@ -69,7 +86,12 @@ func TestAsyncReviewStress(t *testing.T) {
 	}
 	addr := startHandler(t, hostileHandler, true)
 	baseline := runtime.NumGoroutine()
-	client := &resolver.Client{Servers: []string{addr}, Timeout: 30 * time.Millisecond}
+	// A second server whose port is closed: its queries meet ICMP errors.
+	closed, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closedAddr := closed.LocalAddr().String()
+	require.NoError(t, closed.Close())
+	client := &resolver.Client{Servers: []string{addr, closedAddr}, Timeout: 30 * time.Millisecond}
 	resolver.SetTombstone(client, 50*time.Millisecond)
 	cache := resolver.NewCache(client, 0)
 	const scans, perScan = 60, 24
@@ -116,5 +138,9 @@ func TestAsyncReviewStress(t *testing.T) {
 		require.FailNow(t, "lookups whose done was never called", "%v\n%s", missing, buf[:n])
 	}
 	require.Zero(t, twice.Load(), "done called twice")
+	drops := client.SpoofDrops()
+	for _, kind := range []string{"icmp", "wrong_case", "undecodable", "unmatched_id"} {
+		require.NotZero(t, drops[kind], "the stress made no %s drop: %v", kind, drops)
+	}
 	checkNoLeak(t, baseline+2) // the TCP listener's and the server's goroutines may come and go
 }
