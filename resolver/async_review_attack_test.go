@@ -147,3 +147,37 @@ func TestAsyncReviewCanceledWaiterKeptByFlight(t *testing.T) {
 	}
 	assert.True(t, kept.Value() == nil, "a canceled waiter's state is kept by the flight until the sender's lookup ends")
 }
+
+// TestAsyncReviewPanicInScanWaiterStrandsOwner: the same at the Scan
+// layer: a panic in the done of a caller waiting on a Scan's call, run
+// on the reader, cuts the call's landing short; the caller that asked
+// the question never gets its answer, and a check's Pending.Wait (no
+// context) waits forever: the check's goroutine outlives the scan.
+func TestAsyncReviewPanicInScanWaiterStrandsOwner(t *testing.T) {
+	reviewRepro(t)
+	release := make(chan struct{})
+	addr := heldTXT(t, release)
+	s := resolver.NewScan(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)
+	ownerCtx, cancelOwner := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelOwner()
+	waiterCtx, cancelWaiter := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelWaiter()
+
+	owner := resolver.Begin(ownerCtx, s, "held.test", resolver.TypeTXT)
+	panicked := make(chan struct{})
+	s.Start(waiterCtx, "held.test", resolver.TypeTXT, func(resolver.Answer) {
+		close(panicked)
+		panic("a bug above the Scan")
+	})
+	close(release)
+	<-panicked
+	cancelOwner()
+	got := make(chan resolver.Answer, 1)
+	go func() { got <- owner.Wait() }()
+	select {
+	case a := <-got:
+		require.Equal(t, resolver.Found, a.Outcome, "owner got %s", show(a))
+	case <-time.After(5 * time.Second): // generous: a correct Scan answers at once
+		require.FailNow(t, "the owner's Pending never landed, even after its context ended")
+	}
+}
