@@ -77,10 +77,13 @@ func (r *recorder) Start(ctx context.Context, name string, qtype resolver.Type, 
 		return
 	}
 	go func() {
-		var handed bool
+		handed := false
 		defer func() {
-			if !handed && recover() != nil {
-				done(resolver.Fail(resolver.ReasonMalformed)) // a panic below: it would end the process here
+			// A panic below, or in done above (here it would end the
+			// process): the caller is answered ReasonMalformed if it
+			// was not answered yet.
+			if recover() != nil && !handed {
+				done(resolver.Fail(resolver.ReasonMalformed))
 			}
 		}()
 		a, memo := r.memo.LookupMemo(ctx, name, qtype, memoKey{v}, v.memoize)

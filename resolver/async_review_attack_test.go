@@ -16,17 +16,6 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// reviewRepro gates the reproducers of the asynchronous lookups' review
-// that assert the behaviour the code should have and that the current
-// code does not have: they fail today. Run them with
-// ASYNC_REVIEW_REPRO=1.
-func reviewRepro(t *testing.T) {
-	t.Helper()
-	if os.Getenv("ASYNC_REVIEW_REPRO") == "" {
-		t.Skip("reproducer of a review finding; set ASYNC_REVIEW_REPRO=1 to run it")
-	}
-}
-
 // heldTXT serves a TXT answer for every question, each reply held until
 // release is closed.
 func heldTXT(t *testing.T, release <-chan struct{}) string {
@@ -42,15 +31,10 @@ func heldTXT(t *testing.T, release <-chan struct{}) string {
 
 // TestAsyncReviewPanicInWaiterStrandsFlight: a panic in the done of one
 // caller waiting on a Cache flight, run on the socket's reader when the
-// reply lands, is swallowed by the Client's recoverKick (the lookup's
-// result was handed on already), and with it the rest of the landing:
-// the waiters after it in the flight's list are never resumed (they get
-// ReasonCanceled at their context's end instead of the answer in hand)
-// and the sender's own done is never called at all, not even when its
-// context ends: whoever waits on it (a Pending, without a context) waits
-// forever.
+// reply lands, stays that caller's: the waiters after it in the
+// flight's list get the answer, and so does the sender (an attacker's
+// review found the landing cut short there, the sender never answered).
 func TestAsyncReviewPanicInWaiterStrandsFlight(t *testing.T) {
-	reviewRepro(t)
 	release := make(chan struct{})
 	addr := heldTXT(t, release)
 	c := resolver.NewCache(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)
@@ -87,12 +71,10 @@ func TestAsyncReviewPanicInWaiterStrandsFlight(t *testing.T) {
 	}
 }
 
-// TestAsyncReviewPanicOnAfterFuncEndsProcess: the Cache's and the
-// Scan's waits call done from the context's AfterFunc goroutine, with
-// no recover: a panic in done there ends the process (the Client's
-// goroutines recover theirs, recoverKick). Run in a child process.
+// TestAsyncReviewPanicOnAfterFuncEndsProcess: a panic in a done that
+// the Cache calls from the context's AfterFunc goroutine (a wait its
+// context ended) does not end the process. Run in a child process.
 func TestAsyncReviewPanicOnAfterFuncEndsProcess(t *testing.T) {
-	reviewRepro(t)
 	if os.Getenv("ASYNC_REVIEW_CHILD") == "1" {
 		release := make(chan struct{})
 		addr := heldTXT(t, release)
@@ -114,13 +96,11 @@ func TestAsyncReviewPanicOnAfterFuncEndsProcess(t *testing.T) {
 }
 
 // TestAsyncReviewCanceledWaiterKeptByFlight: a caller that joined
-// another scan's Cache flight and whose context ended stays in the
-// flight's list of waiters, with its done and all it holds (in a scan:
-// the Scan's call, the Scan, its log of answers), until the sender's
-// lookup ends, up to the sender's deadline. Before, the waiting
-// goroutine returned at its context's end and let go of it.
+// another scan's Cache flight and whose context ended lets go of what
+// its done holds (in a scan: the Scan's call, the Scan, its log of
+// answers) at once, not when the sender's lookup ends, which may be its
+// deadline.
 func TestAsyncReviewCanceledWaiterKeptByFlight(t *testing.T) {
-	reviewRepro(t)
 	release := make(chan struct{})
 	defer close(release)
 	addr := heldTXT(t, release)
@@ -150,11 +130,10 @@ func TestAsyncReviewCanceledWaiterKeptByFlight(t *testing.T) {
 
 // TestAsyncReviewPanicInScanWaiterStrandsOwner: the same at the Scan
 // layer: a panic in the done of a caller waiting on a Scan's call, run
-// on the reader, cuts the call's landing short; the caller that asked
-// the question never gets its answer, and a check's Pending.Wait (no
-// context) waits forever: the check's goroutine outlives the scan.
+// on the reader, does not keep the caller that asked the question from
+// its answer (a check's Pending.Wait has no context: it would wait for
+// ever).
 func TestAsyncReviewPanicInScanWaiterStrandsOwner(t *testing.T) {
-	reviewRepro(t)
 	release := make(chan struct{})
 	addr := heldTXT(t, release)
 	s := resolver.NewScan(&resolver.Client{Servers: []string{addr}, Attempts: 1, Timeout: 10 * time.Second}, 0)

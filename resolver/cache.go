@@ -265,14 +265,39 @@ type cacheAsk struct {
 	ctx   context.Context
 	q     question
 	m     *memoReq
-	done  func(Answer, any)
-	again bool // a suspect answer made it ask once more
+	done  func(Answer, any) // nil once answered (see answer)
+	again bool              // a suspect answer made it ask once more
 
 	// While it waits on another caller's flight: the context's stop,
 	// and which of the flight's landing and the context's end took the
 	// wait (a number per wait, see wait).
 	stop  func() bool
 	turns atomic.Uint32
+
+	handed atomic.Bool // answered (see answer)
+}
+
+// answer hands a and its memo to the caller, once: later calls do
+// nothing. It lets go of what the caller's done holds, so that a flight
+// that still lists k (a wait its context ended) keeps only k. A panic in
+// done is the caller's and is not raised here (see handOn).
+func (k *cacheAsk) answer(a Answer, memo any) {
+	if !k.handed.CompareAndSwap(false, true) {
+		return
+	}
+	done := k.done
+	k.done, k.m = nil, nil
+	handOnMemo(done, a, memo)
+}
+
+// contain is deferred where k's work runs on a goroutine the Cache does
+// not own (a socket's reader, a timer's, a context's): a panic in that
+// work answers the caller ReasonMalformed instead of ending the process
+// or leaving the caller without an answer.
+func (k *cacheAsk) contain() {
+	if recover() != nil {
+		k.answer(Fail(ReasonMalformed), nil)
+	}
 }
 
 // try answers the question from the cache, joins the flight that asks
@@ -284,7 +309,7 @@ func (k *cacheAsk) try() {
 	c := k.c
 	for {
 		if k.ctx.Err() != nil {
-			k.done(Fail(ReasonCanceled), nil)
+			k.answer(Fail(ReasonCanceled), nil)
 			return
 		}
 		a, memo, gen, f, owner := c.claim(k.q, k.m)
@@ -293,7 +318,7 @@ func (k *cacheAsk) try() {
 			if k.m != nil && memo == nil {
 				memo = c.attach(k.q, gen, a, k.m)
 			}
-			k.done(a, memo)
+			k.answer(a, memo)
 			return
 		}
 		if owner {
@@ -309,9 +334,9 @@ func (k *cacheAsk) try() {
 	}
 }
 
-// send asks q below as f's sender: a cacheable answer is stored (keep)
-// and f's waiters are released (land), also when the work on the answer
-// panics (the answer is then ReasonMalformed).
+// send asks q below as f's sender: a cacheable answer is stored (keep),
+// f's waiters are released (land) and the sender is answered, also when
+// the work on the answer panics (the answer is then ReasonMalformed).
 func (k *cacheAsk) send(f *flight) {
 	c, q := k.c, k.q
 	f.senderEnded = true // until the answer is in
@@ -322,7 +347,7 @@ func (k *cacheAsk) send(f *flight) {
 			a = Fail(ReasonMalformed)
 		}
 		c.land(q, f)
-		k.done(a, nil)
+		k.answer(a, nil)
 	}
 	if t, ok := c.ttl.(ttlStarter); ok {
 		t.StartTTL(ctx, q.name, q.qtype, sent)
@@ -367,12 +392,13 @@ func recoveredTTL(ctx context.Context, r TTLResolver, name string, qtype Type) (
 // wait puts k in f's list of waiters, and reports whether it did: false
 // when f landed meanwhile (the caller goes on at once). Whichever of
 // f's landing and the end of k's context comes first takes the wait;
-// the other does nothing.
+// the other does nothing. A wait the context ended stays in the list
+// until f lands, holding k alone (answer let go of the rest).
 func (k *cacheAsk) wait(f *flight) bool {
 	turn := k.turns.Load()
 	k.stop = context.AfterFunc(k.ctx, func() {
 		if k.turns.CompareAndSwap(turn, turn+1) {
-			k.done(Fail(ReasonCanceled), nil)
+			k.answer(Fail(ReasonCanceled), nil)
 		}
 	})
 	c := k.c
@@ -396,12 +422,13 @@ type flightWaiter struct {
 }
 
 // resume goes on with w's question once its flight f landed, unless
-// w's context ended first.
+// w's context ended first. It runs on the goroutine that landed f.
 func (w flightWaiter) resume(f *flight) {
 	k := w.k
 	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
 		return
 	}
+	defer k.contain()
 	k.stop()
 	if !k.landed(f) {
 		k.try()
@@ -418,7 +445,7 @@ func (k *cacheAsk) landed(f *flight) bool {
 	if f.senderEnded {
 		return false
 	}
-	k.done(cloneAnswer(&f.answer), nil)
+	k.answer(cloneAnswer(&f.answer), nil)
 	return true
 }
 
@@ -482,9 +509,7 @@ func (c *Cache) land(q question, f *flight) {
 	waiters := f.waiters
 	f.waiters = nil
 	c.mu.Unlock()
-	for _, w := range waiters {
-		w.resume(f)
-	}
+	resumeAll(waiters, f)
 }
 
 // keep hands a, the answer the sender got for q with its ttl, to f's waiters

@@ -277,7 +277,7 @@ type chase struct {
 	done    func(Answer, uint32)
 	h       hops
 	servers []string
-	handed  bool // done was called
+	handed  atomic.Bool // done was called (see finish)
 }
 
 // ask asks the current hop's question.
@@ -295,9 +295,10 @@ func (ch *chase) ask() {
 // its own: those tests ask their questions one after the other, and the
 // goroutine that received the reply must not wait for them.
 func (ch *chase) answered(res *result) {
+	defer ch.contain()
 	if ch.c.needsTests(ch.ctx, res) {
 		go func() {
-			defer ch.recoverInto(res)
+			defer ch.contain()
 			ch.c.settle(ch.ctx, ch.servers, ch.name, ch.qtype, res)
 			ch.next(res)
 		}()
@@ -307,27 +308,39 @@ func (ch *chase) answered(res *result) {
 	ch.next(res)
 }
 
-// recoverInto ends the chase with ReasonMalformed when what ran in the
-// settling goroutine panicked before the answer was handed on (a panic
-// there would end the process).
-func (ch *chase) recoverInto(res *result) {
-	if p := recover(); p != nil && !ch.handed {
-		ch.handed = true
-		ch.cancel()
-		ch.done(Fail(ReasonMalformed), 0)
+// contain is deferred where the chase's work runs on a goroutine that
+// is not its caller's (a socket's reader, a timer's, the settling one):
+// a panic in that work ends the lookup with ReasonMalformed instead of
+// the process.
+func (ch *chase) contain() {
+	if recover() != nil {
+		ch.finish(Fail(ReasonMalformed), 0)
 	}
+}
+
+// finish hands the lookup's answer on, once.
+func (ch *chase) finish(a Answer, ttl uint32) {
+	if !ch.handed.CompareAndSwap(false, true) {
+		return
+	}
+	ch.cancel()
+	handOnTTL(ch.done, a, ttl)
 }
 
 // next follows res, one hop's settled result: the lookup's answer, or
 // the next hop's question.
 func (ch *chase) next(res *result) {
 	if ch.h.follow(res, &ch.name) {
-		ch.handed = true
-		ch.cancel()
-		ch.done(res.a, ch.h.ttl)
+		ch.finish(res.a, ch.h.ttl)
 		return
 	}
 	ch.ask()
+}
+
+// handOnTTL is handOn for a done that takes a TTL (StartTTL).
+func handOnTTL(done func(Answer, uint32), a Answer, ttl uint32) {
+	defer func() { _ = recover() }()
+	done(a, ttl)
 }
 
 // hops is what LookupTTL keeps along a CNAME chain: the names seen, the
@@ -706,8 +719,15 @@ func (l *lookup) complete() {
 	l.handed = true
 	l.ref.l.Store(nil)
 	l.ctxStop()
-	l.end()
+	l.endSafely()
 	l.done(&l.res)
+}
+
+// endSafely is end, with a panic in it dropped: the result is handed on
+// whatever happens to the release of its queries.
+func (l *lookup) endSafely() {
+	defer func() { _ = recover() }()
+	l.end()
 }
 
 // lookup is the state of one question's attempts (Client.attempts). It

@@ -142,26 +142,52 @@ type scanAsk struct {
 	path  *Path
 	asked time.Duration // the caller's Path when it asked
 	hops  int
-	done  func(Answer)
+	done  func(Answer) // nil once answered (see answer)
 
 	// While it waits on the question sent by another caller: the
 	// context's stop, and which of the answer's landing and the
 	// context's end took the wait (a number per wait, see wait).
 	stop  func() bool
 	turns atomic.Uint32
+
+	handed atomic.Bool // answered (see answer)
+}
+
+// answer hands a to the caller, once: later calls do nothing. It lets
+// go of what the caller's done holds (see cacheAsk.answer). A panic in
+// done is the caller's and is not raised here (see handOn).
+func (k *scanAsk) answer(a Answer) {
+	if !k.handed.CompareAndSwap(false, true) {
+		return
+	}
+	done := k.done
+	k.done = nil
+	handOn(done, a)
+}
+
+// contain is deferred where k's work runs on a goroutine the Scan does
+// not own (see cacheAsk.contain).
+func (k *scanAsk) contain() {
+	if recover() != nil {
+		k.answer(Fail(ReasonMalformed))
+	}
 }
 
 // try claims the question: it sends it, waits for the caller that
 // sends it, or takes its answer.
 func (k *scanAsk) try() {
 	for {
-		if k.ctx.Err() != nil {
-			k.done(Fail(ReasonCanceled))
+		if ended(k.ctx) {
+			// Also when the deadline passed by the clock and the context
+			// has not said so yet: a question asked again then would be
+			// answered canceled at once, and asked again, until the
+			// budget is spent.
+			k.answer(Fail(ReasonCanceled))
 			return
 		}
 		c, owner, ok := k.s.claim(k.q)
 		if !ok {
-			k.done(Fail(ReasonBudgetExhausted))
+			k.answer(Fail(ReasonBudgetExhausted))
 			return
 		}
 		if owner {
@@ -189,7 +215,7 @@ func (k *scanAsk) take(c *call) bool {
 	// In a schedule that waited on nothing else, the question would
 	// have been sent by the earlier of the two strands.
 	k.path.reach(min(k.asked, c.asked)+c.wire, min(k.hops, c.hops)+c.trip, k.s.now())
-	k.done(cloneAnswer(&c.answer))
+	k.answer(cloneAnswer(&c.answer))
 	return true
 }
 
@@ -203,7 +229,7 @@ func (k *scanAsk) wait(c *call) bool {
 	turn := k.turns.Load()
 	k.stop = context.AfterFunc(k.ctx, func() {
 		if k.turns.CompareAndSwap(turn, turn+1) {
-			k.done(Fail(ReasonCanceled))
+			k.answer(Fail(ReasonCanceled))
 		}
 	})
 	s := k.s
@@ -227,12 +253,13 @@ type callWaiter struct {
 }
 
 // resume goes on with w's question once c's answer landed, unless w's
-// context ended first.
+// context ended first. It runs on the goroutine that landed c.
 func (w callWaiter) resume(c *call) {
 	k := w.k
 	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
 		return
 	}
+	defer k.contain()
 	k.stop()
 	if !k.take(c) {
 		k.try()
@@ -269,8 +296,11 @@ func (s *Scan) run(ctx context.Context, q question, c *call, k *scanAsk) {
 			return
 		}
 		c.answer = a
-		s.publish(q, c)
+		if !s.publishSafely(q, c) {
+			c.answer = Fail(ReasonMalformed)
+		}
 		s.land(c)
+		defer k.contain()
 		if !k.take(c) {
 			k.try()
 		}
@@ -293,9 +323,20 @@ func (s *Scan) land(c *call) {
 	waiters := c.waiters
 	c.waiters = nil
 	s.mu.Unlock()
-	for _, w := range waiters {
-		w.resume(c)
-	}
+	resumeAll(waiters, c)
+}
+
+// publishSafely is publish, and reports whether it returned: it runs
+// on the goroutine that received the reply, where a panic would end the
+// process; the call then lands ReasonMalformed.
+func (s *Scan) publishSafely(q question, c *call) (ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	s.publish(q, c)
+	return true
 }
 
 // publish keeps c.answer, the answer to q that c waited for, and notes

@@ -33,15 +33,11 @@ func Start(ctx context.Context, r Resolver, name string, qtype Type, done func(A
 		return
 	}
 	go func() {
-		var handed bool
-		defer func() {
-			if !handed && recover() != nil {
-				done(Fail(ReasonMalformed)) // a panic below: it would end the process here
-			}
-		}()
-		a := r.Lookup(ctx, name, qtype)
-		handed = true
-		done(a)
+		a, ok := lookupSafely(ctx, r, name, qtype)
+		if !ok {
+			a = Fail(ReasonMalformed) // a panic below: it would end the process here
+		}
+		handOn(done, a)
 	}()
 }
 
@@ -129,4 +125,60 @@ func lookupVia(ctx context.Context, start func(context.Context, string, Type, fu
 	p := &Pending{done: make(chan struct{})}
 	start(ctx, name, qtype, p.land)
 	return p.Wait()
+}
+
+// handOn calls done with a, and drops a panic in it. done is the
+// caller's, above the layer that hands the answer on; every layer of
+// this package contains the panics of its own work before it calls the
+// done above it (so a check's lookup ends ReasonMalformed, as a panic
+// below a Scan always has), and Pending's never panics. A panic that
+// still reaches here, from a done outside this package, would otherwise
+// end the process from a goroutine that is not the caller's (a socket's
+// reader, a timer's, a context's) or cut short the landing of other
+// callers' answers.
+func handOn(done func(Answer), a Answer) {
+	defer func() { _ = recover() }()
+	done(a)
+}
+
+// handOnMemo is handOn for a done that takes a memo (Cache.StartMemo).
+func handOnMemo(done func(Answer, any), a Answer, memo any) {
+	defer func() { _ = recover() }()
+	done(a, memo)
+}
+
+// maxInlineResumes is how many callers waiting on one answer the
+// goroutine that landed it resumes itself. Past it (a question many
+// scans asked at once) it resumes them in a goroutine of its own: the
+// goroutine that landed the answer is often a socket's reader, with
+// other replies to hand on.
+const maxInlineResumes = 8
+
+// resumer is a caller waiting on an answer of type T (flightWaiter,
+// callWaiter).
+type resumer[T any] interface{ resume(T) }
+
+// resumeAll resumes waiters with x (see maxInlineResumes).
+func resumeAll[W resumer[T], T any](waiters []W, x T) {
+	if len(waiters) <= maxInlineResumes {
+		for _, w := range waiters {
+			w.resume(x)
+		}
+		return
+	}
+	go func() {
+		for _, w := range waiters {
+			w.resume(x)
+		}
+	}()
+}
+
+// lookupSafely is r.Lookup, and reports whether it returned.
+func lookupSafely(ctx context.Context, r Resolver, name string, qtype Type) (a Answer, ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	return r.Lookup(ctx, name, qtype), true
 }
