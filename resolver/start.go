@@ -53,8 +53,10 @@ type MemoStarter interface {
 // returns.
 type Pending struct {
 	once sync.Once
-	done chan struct{}
-	a    Answer
+	// in is done when the answer (or the panic) is in; a WaitGroup
+	// rather than a channel: no allocation of its own.
+	in sync.WaitGroup
+	a  Answer
 	// panicked is what the lookup panicked with in the goroutine Begin
 	// started for it (over a Resolver that is not a Starter); nil if it
 	// did not. Wait raises it again.
@@ -71,7 +73,7 @@ type Pending struct {
 // of a lookup the check made itself). A Starter's Start that panics
 // panics in Begin.
 func Begin(ctx context.Context, r Resolver, name string, qtype Type) *Pending {
-	p := &Pending{done: make(chan struct{})}
+	p := newPending()
 	if s, ok := r.(Starter); ok {
 		s.Start(ctx, name, qtype, p.land)
 		return p
@@ -87,11 +89,18 @@ func (p *Pending) lookup(ctx context.Context, r Resolver, name string, qtype Typ
 		if v := recover(); v != nil {
 			p.once.Do(func() {
 				p.panicked = v
-				close(p.done)
+				p.in.Done()
 			})
 		}
 	}()
 	p.land(r.Lookup(ctx, name, qtype))
+}
+
+// newPending returns a Pending whose answer is not in yet.
+func newPending() *Pending {
+	p := &Pending{}
+	p.in.Add(1)
+	return p
 }
 
 // land takes the answer, once: a second call, which no Starter of this
@@ -100,7 +109,7 @@ func (p *Pending) lookup(ctx context.Context, r Resolver, name string, qtype Typ
 func (p *Pending) land(a Answer) {
 	p.once.Do(func() {
 		p.a = a
-		close(p.done)
+		p.in.Done()
 	})
 }
 
@@ -109,7 +118,7 @@ func (p *Pending) land(a Answer) {
 // then). When the lookup panicked (see [Begin]), Wait panics with the
 // same value, every time it is called.
 func (p *Pending) Wait() Answer {
-	<-p.done
+	p.in.Wait()
 	if p.panicked != nil {
 		panic(p.panicked)
 	}
@@ -122,7 +131,7 @@ func (p *Pending) Wait() Answer {
 // with it, so that a goroutine that waits on the DNS waits here, above
 // the layers that do the work, which run when the reply comes.
 func lookupVia(ctx context.Context, start func(context.Context, string, Type, func(Answer)), name string, qtype Type) Answer {
-	p := &Pending{done: make(chan struct{})}
+	p := newPending()
 	start(ctx, name, qtype, p.land)
 	return p.Wait()
 }
