@@ -25,6 +25,20 @@
 // presentation form such as \065 resolved), so that it matches the
 // names of its replies.
 //
+// # Lookups without a goroutine each
+//
+// Every layer of this package is a [Starter]: Start asks the question and
+// returns, and the answer is handed to a function once it is in, on the
+// goroutine that brought it (the socket's reader that received the reply,
+// a retry timer's, the context's end), perhaps before Start returns. No
+// goroutine waits under a lookup: a [Client]'s lookup is a state that its
+// replies, timers and context move on, and a caller that finds its
+// question in flight in a [Cache] or a [Scan] waits in the question's
+// list. A caller that asks several questions at once begins them
+// ([Begin]) and waits once ([Pending.Wait]); Lookup is Start and a wait.
+// Each layer contains the panics of its own work (the caller gets
+// [ReasonMalformed]) and hands the answer on once.
+//
 // What this package does not do: DNSSEC validation (the AD bit of the
 // recursive resolver is reported as is, [Answer.Authentic]), IDNA mapping
 // of user input (the root package does that), iterative resolution from
