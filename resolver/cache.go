@@ -224,22 +224,9 @@ type memoReq struct {
 
 // LookupMemo implements Memoizer; a nil compute asks for no memo (Lookup).
 func (c *Cache) LookupMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int)) (Answer, any) {
-	w := &memoWait{done: make(chan struct{})}
+	w := newLanding[any]()
 	c.StartMemo(ctx, name, qtype, key, compute, w.land)
-	<-w.done
-	return w.a, w.memo
-}
-
-// memoWait is where LookupMemo's answer lands.
-type memoWait struct {
-	done chan struct{}
-	a    Answer
-	memo any
-}
-
-func (w *memoWait) land(a Answer, memo any) {
-	w.a, w.memo = a, memo
-	close(w.done)
+	return w.wait()
 }
 
 // Start implements [Starter].
@@ -268,11 +255,7 @@ type cacheAsk struct {
 	done  func(Answer, any) // nil once answered (see answer)
 	again bool              // a suspect answer made it ask once more
 
-	// While it waits on another caller's flight: the context's stop,
-	// and which of the flight's landing and the context's end took the
-	// wait (a number per wait, see wait).
-	stop  func() bool
-	turns atomic.Uint32
+	turnWait // while it waits on another caller's flight
 
 	handed atomic.Bool // answered (see answer)
 }
@@ -395,20 +378,12 @@ func recoveredTTL(ctx context.Context, r TTLResolver, name string, qtype Type) (
 // the other does nothing. A wait the context ended stays in the list
 // until f lands, holding k alone (answer let go of the rest).
 func (k *cacheAsk) wait(f *flight) bool {
-	turn := k.turns.Load()
-	k.stop = context.AfterFunc(k.ctx, func() {
-		if k.turns.CompareAndSwap(turn, turn+1) {
-			k.answer(Fail(ReasonCanceled), nil)
-		}
-	})
+	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled), nil) })
 	c := k.c
 	c.mu.Lock()
 	if f.landed {
 		c.mu.Unlock()
-		if !k.stop() || !k.turns.CompareAndSwap(turn, turn+1) {
-			return true // the context ended first: its func answered
-		}
-		return false
+		return !k.takeNow(turn) // false: the context ended first, its func answered
 	}
 	f.waiters = append(f.waiters, flightWaiter{k: k, turn: turn})
 	c.mu.Unlock()
@@ -425,11 +400,10 @@ type flightWaiter struct {
 // w's context ended first. It runs on the goroutine that landed f.
 func (w flightWaiter) resume(f *flight) {
 	k := w.k
-	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
+	if !k.take(w.turn) {
 		return
 	}
 	defer k.contain()
-	k.stop()
 	if !k.landed(f) {
 		k.try()
 	}

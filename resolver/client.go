@@ -217,22 +217,9 @@ func (c *Client) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // uses it, and learns through the context when a later reply
 // contradicts an answer it keeps.
 func (c *Client) LookupTTL(ctx context.Context, name string, qtype Type) (Answer, uint32) {
-	w := &ttlWait{done: make(chan struct{})}
+	w := newLanding[uint32]()
 	c.StartTTL(ctx, name, qtype, w.land)
-	<-w.done
-	return w.a, w.ttl
-}
-
-// ttlWait is where LookupTTL's answer lands.
-type ttlWait struct {
-	done chan struct{}
-	a    Answer
-	ttl  uint32
-}
-
-func (w *ttlWait) land(a Answer, ttl uint32) {
-	w.a, w.ttl = a, ttl
-	close(w.done)
+	return w.wait()
 }
 
 // Start implements [Starter].

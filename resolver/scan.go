@@ -144,11 +144,7 @@ type scanAsk struct {
 	hops  int
 	done  func(Answer) // nil once answered (see answer)
 
-	// While it waits on the question sent by another caller: the
-	// context's stop, and which of the answer's landing and the
-	// context's end took the wait (a number per wait, see wait).
-	stop  func() bool
-	turns atomic.Uint32
+	turnWait // while it waits on the question sent by another caller
 
 	handed atomic.Bool // answered (see answer)
 }
@@ -226,20 +222,12 @@ func (k *scanAsk) take(c *call) bool {
 // meanwhile: a lookup that the deadline ended, ReasonSlow or
 // ReasonTimeout, says more than ReasonCanceled).
 func (k *scanAsk) wait(c *call) bool {
-	turn := k.turns.Load()
-	k.stop = context.AfterFunc(k.ctx, func() {
-		if k.turns.CompareAndSwap(turn, turn+1) {
-			k.answer(Fail(ReasonCanceled))
-		}
-	})
+	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled)) })
 	s := k.s
 	s.mu.Lock()
 	if c.landed {
 		s.mu.Unlock()
-		if !k.stop() || !k.turns.CompareAndSwap(turn, turn+1) {
-			return true // the context ended first: its func answered
-		}
-		return false
+		return !k.takeNow(turn) // false: the context ended first, its func answered
 	}
 	c.waiters = append(c.waiters, callWaiter{k: k, turn: turn})
 	s.mu.Unlock()
@@ -256,11 +244,10 @@ type callWaiter struct {
 // context ended first. It runs on the goroutine that landed c.
 func (w callWaiter) resume(c *call) {
 	k := w.k
-	if !k.turns.CompareAndSwap(w.turn, w.turn+1) {
+	if !k.turnWait.take(w.turn) {
 		return
 	}
 	defer k.contain()
-	k.stop()
 	if !k.take(c) {
 		k.try()
 	}

@@ -3,6 +3,7 @@ package resolver
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Starter is a Resolver that can start a lookup and return before it
@@ -190,4 +191,66 @@ func lookupSafely(ctx context.Context, r Resolver, name string, qtype Type) (a A
 		}
 	}()
 	return r.Lookup(ctx, name, qtype), true
+}
+
+// landing is where a sync lookup's answer lands, with what else its
+// Start hands on (a TTL, a memo).
+type landing[E any] struct {
+	in    sync.WaitGroup
+	a     Answer
+	extra E
+}
+
+func newLanding[E any]() *landing[E] {
+	l := &landing[E]{}
+	l.in.Add(1)
+	return l
+}
+
+func (l *landing[E]) land(a Answer, extra E) {
+	l.a, l.extra = a, extra
+	l.in.Done()
+}
+
+func (l *landing[E]) wait() (Answer, E) {
+	l.in.Wait()
+	return l.a, l.extra
+}
+
+// turnWait is how a caller waits on an answer another caller sends (a
+// Cache's flight, a Scan's shared question): whichever of the answer's
+// landing and the end of the caller's context comes first takes the
+// wait, by its number; the other does nothing.
+type turnWait struct {
+	stop  func() bool // stops the context's func
+	turns atomic.Uint32
+}
+
+// arm begins a wait and returns its number: canceled runs if ctx ends
+// before the answer's landing takes the wait.
+func (w *turnWait) arm(ctx context.Context, canceled func()) uint32 {
+	turn := w.turns.Load()
+	w.stop = context.AfterFunc(ctx, func() {
+		if w.turns.CompareAndSwap(turn, turn+1) {
+			canceled()
+		}
+	})
+	return turn
+}
+
+// takeNow takes wait turn for an answer found landed before the wait
+// was listed, and reports whether it did (false: the context's end took
+// it).
+func (w *turnWait) takeNow(turn uint32) bool {
+	return w.stop() && w.turns.CompareAndSwap(turn, turn+1)
+}
+
+// take takes wait turn for the answer's landing, and reports whether it
+// did (false: the context's end took it).
+func (w *turnWait) take(turn uint32) bool {
+	if !w.turns.CompareAndSwap(turn, turn+1) {
+		return false
+	}
+	w.stop()
+	return true
 }
