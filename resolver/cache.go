@@ -239,11 +239,37 @@ func (c *Cache) Start(ctx context.Context, name string, qtype Type, done func(An
 // goroutine that received the reply. A caller that finds its question
 // in flight is not a goroutine waiting: it waits in the flight's list.
 func (c *Cache) StartMemo(ctx context.Context, name string, qtype Type, key any, compute func(Answer) (any, int), done func(Answer, any)) {
-	k := &cacheAsk{c: c, ctx: ctx, q: question{CanonicalName(name), qtype}, done: done}
+	var m *memoReq
 	if compute != nil {
-		k.m = &memoReq{key: key, compute: compute}
+		m = &memoReq{key: key, compute: compute}
 	}
-	k.try()
+	q := question{CanonicalName(name), qtype}
+	if ctx.Err() != nil {
+		handOnMemo(done, Fail(ReasonCanceled), nil)
+		return
+	}
+	a, memo, gen, f, owner := c.claim(q, m)
+	if f == nil {
+		// A hit, the common case, is answered without a cacheAsk.
+		a, memo = c.served(ctx, q, m, a, memo, gen)
+		handOnMemo(done, a, memo)
+		return
+	}
+	k := &cacheAsk{c: c, ctx: ctx, q: q, m: m, done: done}
+	if !k.round(a, memo, gen, f, owner) {
+		k.try()
+	}
+}
+
+// served is a held answer a (with memo, for the flight gen that stored
+// it) as a caller gets it: the hit noted, and a's memo worked out and
+// attached when m asks for one and it has none yet.
+func (c *Cache) served(ctx context.Context, q question, m *memoReq, a Answer, memo any, gen uint64) (Answer, any) {
+	noteCacheHit(ctx)
+	if m != nil && memo == nil {
+		memo = c.attach(q, gen, a, m)
+	}
+	return a, memo
 }
 
 // cacheAsk is one caller's question to a Cache (StartMemo).
@@ -289,32 +315,31 @@ func (k *cacheAsk) contain() {
 // with live contexts ask again. Every caller gets its own copy of the
 // answer's slices.
 func (k *cacheAsk) try() {
-	c := k.c
 	for {
 		if k.ctx.Err() != nil {
 			k.answer(Fail(ReasonCanceled), nil)
 			return
 		}
-		a, memo, gen, f, owner := c.claim(k.q, k.m)
-		if f == nil {
-			noteCacheHit(k.ctx)
-			if k.m != nil && memo == nil {
-				memo = c.attach(k.q, gen, a, k.m)
-			}
-			k.answer(a, memo)
-			return
-		}
-		if owner {
-			k.send(f)
-			return
-		}
-		if k.wait(f) {
-			return // the flight's landing or the context's end goes on
-		}
-		if k.landed(f) {
+		if k.round(k.c.claim(k.q, k.m)) {
 			return
 		}
 	}
+}
+
+// round goes on with what one claim of k's question gave (see claim),
+// and reports whether k is answered or waits; false: k asks again.
+func (k *cacheAsk) round(a Answer, memo any, gen uint64, f *flight, owner bool) bool {
+	switch {
+	case f == nil:
+		k.answer(k.c.served(k.ctx, k.q, k.m, a, memo, gen))
+		return true
+	case owner:
+		k.send(f)
+		return true
+	case k.wait(f):
+		return true // the flight's landing or the context's end goes on
+	}
+	return k.landed(f)
 }
 
 // send asks q below as f's sender: a cacheable answer is stored (keep),
@@ -378,15 +403,15 @@ func recoveredTTL(ctx context.Context, r TTLResolver, name string, qtype Type) (
 // the other does nothing. A wait the context ended stays in the list
 // until f lands, holding k alone (answer let go of the rest).
 func (k *cacheAsk) wait(f *flight) bool {
-	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled), nil) })
 	c := k.c
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if f.landed {
-		c.mu.Unlock()
-		return !k.takeNow(turn) // false: the context ended first, its func answered
+		return false
 	}
+	// Armed under the lock, before the wait is listed (see scanAsk.wait).
+	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled), nil) })
 	f.waiters = append(f.waiters, flightWaiter{k: k, turn: turn})
-	c.mu.Unlock()
 	return true
 }
 

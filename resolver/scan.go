@@ -129,9 +129,35 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // its question in flight waits in the question's list, not in a
 // goroutine of its own.
 func (s *Scan) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
-	k := &scanAsk{s: s, ctx: ctx, q: question{CanonicalName(name), qtype}, path: PathFrom(ctx), done: done}
-	k.asked, k.hops = k.path.now()
+	q, path := question{CanonicalName(name), qtype}, PathFrom(ctx)
+	asked, hops := path.now()
+	if c := s.landed(q); c != nil && c.answer.Reason != ReasonCanceled && !ended(ctx) {
+		// Asked before in this scan and answered, the common case of a
+		// question asked again: answered without a scanAsk.
+		handOn(done, s.served(path, asked, hops, c))
+		return
+	}
+	k := &scanAsk{s: s, ctx: ctx, q: q, path: path, asked: asked, hops: hops, done: done}
 	k.try()
+}
+
+// landed returns the call of q when its answer is in; nil otherwise.
+func (s *Scan) landed(q question) *call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.calls[q]; c != nil && c.landed {
+		return c
+	}
+	return nil
+}
+
+// served is c's answer as a caller whose path was at asked and hops
+// gets it: its own copy, with the path moved by the question's wire
+// time. In a schedule that waited on nothing else, the question would
+// have been sent by the earlier of the two strands.
+func (s *Scan) served(path *Path, asked time.Duration, hops int, c *call) Answer {
+	path.reach(min(asked, c.asked)+c.wire, min(hops, c.hops)+c.trip, s.now())
+	return cloneAnswer(&c.answer)
 }
 
 // scanAsk is one caller's question to a Scan (Start).
@@ -208,10 +234,7 @@ func (k *scanAsk) take(c *call) bool {
 	if c.answer.Reason == ReasonCanceled {
 		return false
 	}
-	// In a schedule that waited on nothing else, the question would
-	// have been sent by the earlier of the two strands.
-	k.path.reach(min(k.asked, c.asked)+c.wire, min(k.hops, c.hops)+c.trip, k.s.now())
-	k.answer(cloneAnswer(&c.answer))
+	k.answer(k.s.served(k.path, k.asked, k.hops, c))
 	return true
 }
 
@@ -222,15 +245,17 @@ func (k *scanAsk) take(c *call) bool {
 // meanwhile: a lookup that the deadline ended, ReasonSlow or
 // ReasonTimeout, says more than ReasonCanceled).
 func (k *scanAsk) wait(c *call) bool {
-	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled)) })
 	s := k.s
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if c.landed {
-		s.mu.Unlock()
-		return !k.takeNow(turn) // false: the context ended first, its func answered
+		return false
 	}
+	// Armed under the lock, before the wait is listed: the context's
+	// func runs on a goroutine of its own, and whichever takes the wait
+	// first answers.
+	turn := k.arm(k.ctx, func() { k.answer(Fail(ReasonCanceled)) })
 	c.waiters = append(c.waiters, callWaiter{k: k, turn: turn})
-	s.mu.Unlock()
 	return true
 }
 

@@ -238,13 +238,6 @@ func (w *turnWait) arm(ctx context.Context, canceled func()) uint32 {
 	return turn
 }
 
-// takeNow takes wait turn for an answer found landed before the wait
-// was listed, and reports whether it did (false: the context's end took
-// it).
-func (w *turnWait) takeNow(turn uint32) bool {
-	return w.stop() && w.turns.CompareAndSwap(turn, turn+1)
-}
-
 // take takes wait turn for the answer's landing, and reports whether it
 // did (false: the context's end took it).
 func (w *turnWait) take(turn uint32) bool {
