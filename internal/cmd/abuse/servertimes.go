@@ -98,6 +98,20 @@ func (t timedResolver) Lookup(ctx context.Context, name string, qtype resolver.T
 	return a
 }
 
+// Start implements resolver.Starter: the scans start their lookups
+// (the Client's own Start, promoted, would go untimed).
+func (t timedResolver) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	if ctx.Value(goodKey{}) == nil {
+		t.Client.Start(ctx, name, qtype, done)
+		return
+	}
+	t0 := time.Now()
+	t.Client.Start(ctx, name, qtype, func(a resolver.Answer) {
+		t.times.addLookup(qtype, time.Since(t0))
+		done(a)
+	})
+}
+
 // wrap times h's requests from goodPrefix.
 func (s *serverTimes) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
