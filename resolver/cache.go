@@ -244,21 +244,33 @@ func (c *Cache) StartMemo(ctx context.Context, name string, qtype Type, key any,
 		m = &memoReq{key: key, compute: compute}
 	}
 	q := question{CanonicalName(name), qtype}
-	if ctx.Err() != nil {
-		handOnMemo(done, Fail(ReasonCanceled), nil)
-		return
-	}
-	a, memo, gen, f, owner := c.claim(q, m)
-	if f == nil {
-		// A hit, the common case, is answered without a cacheAsk.
-		a, memo = c.served(ctx, q, m, a, memo, gen)
-		handOnMemo(done, a, memo)
-		return
+	if c.answerHeld(ctx, q, m, done) {
+		return // a hit, the common case, answered without a cacheAsk
 	}
 	k := &cacheAsk{c: c, ctx: ctx, q: q, m: m, done: done}
-	if !k.round(a, memo, gen, f, owner) {
-		k.try()
+	k.try()
+}
+
+// answerHeld answers a caller whose ctx has ended, and a question whose
+// answer the cache holds, and reports whether it did. It is not inlined:
+// the answer is in its frame, not in those under which a question is
+// sent.
+//
+//go:noinline
+func (c *Cache) answerHeld(ctx context.Context, q question, m *memoReq, done func(Answer, any)) bool {
+	if ctx.Err() != nil {
+		handOnMemo(done, Fail(ReasonCanceled), nil)
+		return true
 	}
+	c.mu.Lock()
+	a, memo, gen, ok := c.heldLocked(q, m)
+	c.mu.Unlock()
+	if !ok {
+		return false
+	}
+	a, memo = c.served(ctx, q, m, a, memo, gen)
+	handOnMemo(done, a, memo)
+	return true
 }
 
 // served is a held answer a (with memo, for the flight gen that stored
@@ -316,30 +328,37 @@ func (k *cacheAsk) contain() {
 // answer's slices.
 func (k *cacheAsk) try() {
 	for {
-		if k.ctx.Err() != nil {
-			k.answer(Fail(ReasonCanceled), nil)
+		f, owner := k.claimed()
+		switch {
+		case f == nil:
+			return // answered
+		case owner:
+			k.send(f)
 			return
-		}
-		if k.round(k.c.claim(k.q, k.m)) {
+		case k.wait(f):
+			return // the flight's landing or the context's end goes on
+		case k.landed(f):
 			return
 		}
 	}
 }
 
-// round goes on with what one claim of k's question gave (see claim),
-// and reports whether k is answered or waits; false: k asks again.
-func (k *cacheAsk) round(a Answer, memo any, gen uint64, f *flight, owner bool) bool {
-	switch {
-	case f == nil:
-		k.answer(k.c.served(k.ctx, k.q, k.m, a, memo, gen))
-		return true
-	case owner:
-		k.send(f)
-		return true
-	case k.wait(f):
-		return true // the flight's landing or the context's end goes on
+// claimed claims k's question once: a caller whose ctx has ended and a
+// hit are answered (f nil); else it returns the question's flight and
+// whether k owns it and must send it. Not inlined: the answer of a hit
+// is in its frame, not in those under which a question is sent.
+//
+//go:noinline
+func (k *cacheAsk) claimed() (f *flight, owner bool) {
+	if k.ctx.Err() != nil {
+		k.answer(Fail(ReasonCanceled), nil)
+		return nil, false
 	}
-	return k.landed(f)
+	a, memo, gen, f, owner := k.c.claim(k.q, k.m)
+	if f == nil {
+		k.answer(k.c.served(k.ctx, k.q, k.m, a, memo, gen))
+	}
+	return f, owner
 }
 
 // send asks q below as f's sender: a cacheable answer is stored (keep),
@@ -474,17 +493,8 @@ func (c *Cache) attach(q question, gen uint64, a Answer, m *memoReq) any {
 func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f *flight, owner bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[q]; ok {
-		e := el.Value.(*cacheEntry)
-		if c.now().Before(e.expires) {
-			c.listOf(e).MoveToFront(el)
-			c.stats.Hits++
-			if m != nil && e.memoKey == m.key {
-				memo = e.memo
-			}
-			return cloneAnswer(&e.answer), memo, e.gen, nil, false
-		}
-		c.remove(el)
+	if a, memo, gen, ok := c.heldLocked(q, m); ok {
+		return a, memo, gen, nil, false
 	}
 	if f, ok := c.flights[q]; ok {
 		c.stats.Shared++
@@ -495,6 +505,28 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 	c.flights[q] = f
 	c.stats.Misses++
 	return Answer{}, nil, 0, f, true
+}
+
+// heldLocked returns a copy of the answer held for q, its memo for m's
+// key (if any) and the flight that stored it, counting a hit, when the
+// cache holds an answer that has not expired (an expired one goes).
+// The caller holds c.mu.
+func (c *Cache) heldLocked(q question, m *memoReq) (a Answer, memo any, gen uint64, ok bool) {
+	el, found := c.entries[q]
+	if !found {
+		return Answer{}, nil, 0, false
+	}
+	e := el.Value.(*cacheEntry)
+	if !c.now().Before(e.expires) {
+		c.remove(el)
+		return Answer{}, nil, 0, false
+	}
+	c.listOf(e).MoveToFront(el)
+	c.stats.Hits++
+	if m != nil && e.memoKey == m.key {
+		memo = e.memo
+	}
+	return cloneAnswer(&e.answer), memo, e.gen, true
 }
 
 // land ends flight f of q: it is no longer in flight, and its waiters

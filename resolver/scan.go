@@ -129,16 +129,26 @@ func (s *Scan) Lookup(ctx context.Context, name string, qtype Type) Answer {
 // its question in flight waits in the question's list, not in a
 // goroutine of its own.
 func (s *Scan) Start(ctx context.Context, name string, qtype Type, done func(Answer)) {
+	if k := s.ask(ctx, name, qtype, done); k != nil {
+		k.try()
+	}
+}
+
+// ask answers a question asked before in this scan and answered, the
+// common case of a question asked again, and returns nil; else it
+// returns the caller's state, to send the question or wait for it. It
+// is not inlined: what it holds is not in the frames under which a
+// question is sent.
+//
+//go:noinline
+func (s *Scan) ask(ctx context.Context, name string, qtype Type, done func(Answer)) *scanAsk {
 	q, path := question{CanonicalName(name), qtype}, PathFrom(ctx)
 	asked, hops := path.now()
 	if c := s.landed(q); c != nil && c.answer.Reason != ReasonCanceled && !ended(ctx) {
-		// Asked before in this scan and answered, the common case of a
-		// question asked again: answered without a scanAsk.
 		handOn(done, s.served(path, asked, hops, c))
-		return
+		return nil
 	}
-	k := &scanAsk{s: s, ctx: ctx, q: q, path: path, asked: asked, hops: hops, done: done}
-	k.try()
+	return &scanAsk{s: s, ctx: ctx, q: q, path: path, asked: asked, hops: hops, done: done}
 }
 
 // landed returns the call of q when its answer is in; nil otherwise.
