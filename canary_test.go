@@ -103,7 +103,7 @@ func TestPanicAndLeakFallBack(t *testing.T) {
 		OnPanic: func(id CheckID) { panicked = append(panicked, id) }, OnLeak: func(_ string, n int) { leaks += n }})
 	r := s.newRun()
 	got := r.runChecks(t.Context(), map[CheckID]checkFunc{
-		CheckSPF: func(context.Context) verdict { panic("a bug") },
+		CheckSPF: {run: func(context.Context) verdict { panic("a bug") }},
 	})
 	msg := "a panicking check gave %+v (hook saw %v), want the internal-error fallback"
 	require.Len(t, got, 1, msg, got, panicked)

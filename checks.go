@@ -36,6 +36,13 @@ type checkSpec struct {
 	// check runs the check's package over dns (the check's share of the
 	// scan's budget) and judges its facts.
 	check func(r *run, ctx context.Context, dns resolver.Resolver) verdict
+	// begin, when set, is check without a goroutine: it starts the
+	// check's lookups over dns (resolver.Start) and, once they are in,
+	// hands on judge, the work that turns them into the verdict (run
+	// where a panic is contained, see checkFuncs); waits says that judge
+	// may wait (on another check's facts), so it runs on a goroutine of
+	// its own.
+	begin func(r *run, ctx context.Context, dns resolver.Resolver, done func(judge func() verdict, waits bool))
 	// unknown returns the check's diagnostics with every fact unknown, for
 	// a check that did not finish; nil where the contract has none.
 	unknown func(r *run) Diagnostics
@@ -156,7 +163,7 @@ var checkTable = []checkSpec{
 	{
 		id: CheckDKIM, title: msg("DKIM 公钥", "DKIM public key"), weight: 10,
 		budget: 1, // the selector's TXT
-		check:  (*run).checkDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
+		check:  (*run).checkDKIM, begin: (*run).beginDKIM, unknown: unknownDKIM, rules: dkimCheckRules,
 		codes: codeColumn(dkim.Codes(), dkimRules, nil, nil),
 	},
 	{
@@ -168,7 +175,7 @@ var checkTable = []checkSpec{
 	{
 		id: CheckTLSRPT, title: msg("TLS 报告（TLS-RPT）", "TLS reporting (TLS-RPT)"), weight: 5,
 		budget: 1, // _smtp._tls TXT
-		check:  (*run).checkTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
+		check:  (*run).checkTLSRPT, begin: (*run).beginTLSRPT, unknown: unknownTLSRPT, rules: tlsrptCheckRules,
 		codes: codeColumn(tlsrpt.Codes(), rptRules, rptNotes, nil),
 	},
 	{
@@ -242,7 +249,11 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 		if id == CheckMX {
 			r.mxLog = log // mta-sts and tls-rpt judge the MX facts too
 		}
-		out[id] = func(ctx context.Context) (v verdict) {
+		if c.begin != nil {
+			out[id] = checkFunc{begin: r.beginFunc(id, c.begin, log)}
+			continue
+		}
+		out[id] = checkFunc{run: func(ctx context.Context) (v verdict) {
 			if r.tooLong(id, &v) {
 				return v // the record's name cannot exist: nothing to ask
 			}
@@ -273,9 +284,67 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 				moved(id)
 			}
 			return v
-		}
+		}}
 	}
 	return out
+}
+
+// beginFunc is checkFuncs's checkFunc.begin for check id, whose spec's
+// begin is begin: it starts the check over log (its share of the
+// scan's budget) and hands on its verdict, judged and concluded, where
+// the check's judge is handed on (on the goroutine that brought the
+// last answer), or on a goroutine of its own when the judge or the
+// conclusion may wait: on another check's facts, or on the control
+// question that attributes an inconclusive answer (attributed). A panic
+// in that work gives the internal-error fallback verdict.
+func (r *run) beginFunc(id CheckID, begin func(*run, context.Context, resolver.Resolver, func(func() verdict, bool)), log *faultLog) func(context.Context, func(verdict)) {
+	return func(ctx context.Context, done func(verdict)) {
+		var v verdict
+		if r.tooLong(id, &v) {
+			done(v) // the record's name cannot exist: nothing to ask
+			return
+		}
+		start := time.Now()
+		begin(r, ctx, log, func(judge func() verdict, waits bool) {
+			finish := func() {
+				defer r.recoverInto(id, done)
+				v := judge()
+				if !waits && concludeWaits(v) {
+					go func() {
+						defer r.recoverInto(id, done)
+						r.conclude(ctx, id, &v, log, start)
+						done(v)
+					}()
+					return
+				}
+				r.conclude(ctx, id, &v, log, start)
+				done(v)
+			}
+			if waits {
+				go finish()
+				return
+			}
+			finish()
+		})
+	}
+}
+
+// recoverInto is deferred on a goroutine a begun check's work runs on:
+// a panic gives check id the internal-error fallback verdict.
+func (r *run) recoverInto(id CheckID, done func(verdict)) {
+	if p := recover(); p != nil {
+		if r.cfg.OnPanic != nil {
+			r.cfg.OnPanic(id)
+		}
+		done(r.fallback(id, UndeterminedInternal))
+	}
+}
+
+// concludeWaits reports whether concluding v may wait: attributing an
+// undetermined or partial verdict may ask the control question
+// (attributed, faultLog.attribute).
+func concludeWaits(v verdict) bool {
+	return v.determination == UndeterminedLookup || v.partial
 }
 
 // tooLong sets *v to tooLongVerdict's verdict for check id, if it has

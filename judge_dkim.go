@@ -48,6 +48,24 @@ func (r *run) checkDKIM(ctx context.Context, dns resolver.Resolver) verdict {
 	return judgeDKIM(dkim.Check(ctx, dns, r.sel, r.domain.ASCII))
 }
 
+// beginDKIM is checkDKIM without a goroutine (checkSpec.begin): the
+// selector's TXT question is started, and its answer judged where it
+// comes.
+func (r *run) beginDKIM(ctx context.Context, dns resolver.Resolver, done func(func() verdict, bool)) {
+	if r.sel == "" {
+		done(func() verdict { return infoVerdict(txtDKIMNotEvaluated, txtDKIMNotEvaluatedDetails) }, false)
+		return
+	}
+	name, early := dkim.Question(r.sel, r.domain.ASCII)
+	if early != nil {
+		done(func() verdict { return judgeDKIM(*early) }, false)
+		return
+	}
+	resolver.Start(ctx, dns, name, resolver.TypeTXT, func(a resolver.Answer) {
+		done(func() verdict { return judgeDKIM(dkim.Evaluate(a)) }, false)
+	})
+}
+
 // judgeDKIM is the verdict on the facts of a DKIM selector check; it does
 // no I/O.
 func judgeDKIM(res dkim.Result) verdict {

@@ -36,6 +36,18 @@ func (r *run) checkTLSRPT(ctx context.Context, dns resolver.Resolver) verdict {
 	return judgeTLSRPT(res, func() mxFacts { return r.waitMX(ctx) })
 }
 
+// beginTLSRPT is checkTLSRPT without a goroutine (checkSpec.begin): the
+// _smtp._tls TXT question is started, and its answer judged where it
+// comes; with no record there, the judge waits for the MX facts, on a
+// goroutine of its own.
+func (r *run) beginTLSRPT(ctx context.Context, dns resolver.Resolver, done func(func() verdict, bool)) {
+	resolver.Start(ctx, dns, tlsrpt.Name(r.domain.ASCII), resolver.TypeTXT, func(a resolver.Answer) {
+		done(func() verdict {
+			return judgeTLSRPT(tlsrpt.Evaluate(a), func() mxFacts { return r.waitMX(ctx) })
+		}, tlsrpt.HasNone(a))
+	})
+}
+
 // judgeTLSRPT is the verdict on the facts of a TLS-RPT check; it does no
 // I/O. mxs gives the MX facts, asked only when there is no record (to
 // tell a domain that accepts no mail).

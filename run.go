@@ -2,14 +2,22 @@ package mailauth
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/mailauth/mailauth/internal/seqscan"
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// checkFunc runs one check and returns its verdict. It must honour ctx.
-type checkFunc func(ctx context.Context) verdict
+// checkFunc runs one check. It must honour ctx. A check with begin set
+// waits without a goroutine of its own: begin starts it and hands its
+// verdict to done once, perhaps before it returns, perhaps later on the
+// goroutine that brought its last answer. The others run to their
+// verdict on a goroutine of their own.
+type checkFunc struct {
+	run   func(ctx context.Context) verdict
+	begin func(ctx context.Context, done func(verdict))
+}
 
 // verdict is what a check concludes, before it becomes a CheckSummary.
 type verdict struct {
@@ -67,27 +75,61 @@ func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []chec
 		if observe != nil {
 			done = make(chan struct{})
 		}
-		go func() {
-			if done != nil {
-				defer close(done)
-			}
-			defer func() {
-				if p := recover(); p != nil {
-					if r.cfg.OnPanic != nil {
-						r.cfg.OnPanic(s.id)
-					}
-					v := r.fallback(s.id, UndeterminedInternal)
-					s.ch <- &v
+		if fn.begin != nil {
+			r.beginCheck(ctx, s, fn.begin, done)
+		} else {
+			go func() {
+				if done != nil {
+					defer close(done)
 				}
+				defer r.recoverCheck(s)
+				v := fn.run(ctx)
+				s.ch <- &v
 			}()
-			v := fn(ctx)
-			s.ch <- &v
-		}()
+		}
 		if observe != nil {
 			observe(done)
 		}
 	}
 	return slots
+}
+
+// recoverCheck is deferred where a check runs: a panic in it gives the
+// check the internal-error fallback verdict.
+func (r *run) recoverCheck(s checkSlot) {
+	if p := recover(); p != nil {
+		if r.cfg.OnPanic != nil {
+			r.cfg.OnPanic(s.id)
+		}
+		v := r.fallback(s.id, UndeterminedInternal)
+		s.ch <- &v
+	}
+}
+
+// beginCheck starts a check that waits without a goroutine (see
+// checkFunc): its verdict goes to s once, and closes done (the bench's
+// observer), when begin hands it on; a panic in begin itself gives the
+// fallback verdict, as recoverCheck does. The check's begin contains
+// the panics of what it runs later (checkFuncs).
+func (r *run) beginCheck(ctx context.Context, s checkSlot, begin func(context.Context, func(verdict)), done chan struct{}) {
+	var once sync.Once
+	deliver := func(v verdict) {
+		once.Do(func() {
+			s.ch <- &v
+			if done != nil {
+				close(done)
+			}
+		})
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if r.cfg.OnPanic != nil {
+				r.cfg.OnPanic(s.id)
+			}
+			deliver(r.fallback(s.id, UndeterminedInternal))
+		}
+	}()
+	begin(ctx, deliver)
 }
 
 // checkSlot is where one running check's verdict arrives. The verdict

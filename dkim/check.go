@@ -31,11 +31,28 @@ func Name(selector, domain string) string {
 // query (Outcome NXDomain, CodeNoRecord). Check never fails: every DNS
 // outcome is a Result (see [Result] for which facts are unknown when).
 func Check(ctx context.Context, r resolver.Resolver, selector, domain string) Result {
-	name := Name(selector, domain)
-	if len(name) > MaxNameLen && len(resolver.CanonicalName(domain)) <= MaxNameLen {
-		return absent(Result{Outcome: resolver.NXDomain}, resolver.NXDomain)
+	name, early := Question(selector, domain)
+	if early != nil {
+		return *early
 	}
-	a := r.Lookup(ctx, name, resolver.TypeTXT)
+	return Evaluate(r.Lookup(ctx, name, resolver.TypeTXT))
+}
+
+// Question returns the name whose TXT record Check asks for, or, when
+// that name cannot exist (longer than MaxNameLen while the domain is
+// not), the result without asking: Check is Question, the lookup and
+// Evaluate, for callers that ask the question themselves.
+func Question(selector, domain string) (name string, early *Result) {
+	name = Name(selector, domain)
+	if len(name) > MaxNameLen && len(resolver.CanonicalName(domain)) <= MaxNameLen {
+		res := absent(Result{Outcome: resolver.NXDomain}, resolver.NXDomain)
+		return name, &res
+	}
+	return name, nil
+}
+
+// Evaluate is Check's result for a, the answer to Question's TXT lookup.
+func Evaluate(a resolver.Answer) Result {
 	res := Result{Outcome: a.Outcome, Reason: a.Reason, Aliased: len(a.CNAMEs) > 0}
 	if !a.Conclusive() {
 		return res

@@ -14,8 +14,22 @@ import (
 // found. domain is an ASCII (A-label) name. Check does one DNS lookup and
 // nothing else.
 func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
-	name := "_smtp._tls." + resolver.CanonicalName(domain)
-	ans := r.Lookup(ctx, name, resolver.TypeTXT)
+	return Evaluate(r.Lookup(ctx, Name(domain), resolver.TypeTXT))
+}
+
+// Name is the name whose TXT record Check asks for: _smtp._tls.<domain>.
+func Name(domain string) string { return "_smtp._tls." + resolver.CanonicalName(domain) }
+
+// HasNone reports whether ans, the answer to the TXT lookup of Name,
+// is conclusive and holds no TLS-RPT record (Evaluate then counts none).
+func HasNone(ans resolver.Answer) bool {
+	return ans.Conclusive() && len(Select(ans.TXTs())) == 0
+}
+
+// Evaluate is Check's result for ans, the answer to the TXT lookup of
+// Name: Check is the lookup and Evaluate, for callers that ask the
+// question themselves.
+func Evaluate(ans resolver.Answer) Result {
 	res := Result{Outcome: ans.Outcome, Reason: ans.Reason}
 	if !ans.Conclusive() {
 		return res
