@@ -144,7 +144,7 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	defer l.mu.Unlock()
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
-		late := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		late := errors.Is(ctx.Err(), context.DeadlineExceeded) || pastDeadline(ctx)
 		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start), late: late})
 		if l.early != nil {
 			l.early.probeEarly()
@@ -153,6 +153,15 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	if qtype == resolver.TypeMX && canon == l.domain && a.Outcome == resolver.Found && a.Authentic {
 		l.validated = true
 	}
+}
+
+// pastDeadline reports whether ctx's deadline has passed by the clock:
+// a lookup asked in the moment between the deadline and its context
+// saying so is answered ReasonCanceled at once (resolver.Scan), with
+// ctx.Err() still nil; it ran out of time all the same.
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // unlogged returns the resolver l reads through, its limit included,
