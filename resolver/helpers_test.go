@@ -120,8 +120,7 @@ func nets(srv *dnstest.Server, name string) []string {
 // address; everything stops when t ends.
 func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	require.NoError(t, err)
+	pc, l := listenPair(t, tcpClose)
 	srv := &dns.Server{PacketConn: pc, Handler: h}
 	started := make(chan struct{})
 	srv.NotifyStartedFunc = func() { close(started) }
@@ -135,9 +134,7 @@ func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 		_ = srv.Shutdown()
 		<-done
 	})
-	if tcpClose {
-		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		require.NoError(t, err)
+	if l != nil {
 		acceptDone := make(chan struct{})
 		go func() {
 			defer close(acceptDone)
@@ -155,6 +152,28 @@ func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 		})
 	}
 	return pc.LocalAddr().String()
+}
+
+// listenPair listens on a free loopback UDP port and, when withTCP, on
+// TCP at the same port. The UDP port is free, but its number may be in
+// use over TCP (another test's connection): then another port is drawn,
+// up to a bound.
+func listenPair(t *testing.T, withTCP bool) (net.PacketConn, net.Listener) {
+	t.Helper()
+	for range 50 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		require.NoError(t, err)
+		if !withTCP {
+			return pc, nil
+		}
+		l, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, l
+		}
+		_ = pc.Close()
+	}
+	require.FailNow(t, "no loopback port free over both UDP and TCP")
+	return nil, nil
 }
 
 // checkNoLeak polls until the number of goroutines is back to baseline,
