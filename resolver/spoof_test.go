@@ -301,12 +301,21 @@ func TestNoCaseEchoFallback(t *testing.T) {
 type lockedWriter struct {
 	w  *bytes.Buffer
 	mu *sync.Mutex
+	// wrote, when set, gets a value (without blocking) after each write.
+	wrote chan struct{}
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if l.wrote != nil {
+		select {
+		case l.wrote <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
 }
 
 // TestCookies: a server that sends DNS cookies (RFC 7873) gets the
@@ -443,13 +452,21 @@ func TestCookieServerStops(t *testing.T) {
 	serveTCP(t, srv.addr(), func(q *dns.Msg) *dns.Msg { return answerA(q, "192.0.2.1") })
 	var log bytes.Buffer
 	var logMu sync.Mutex
+	wrote := make(chan struct{}, 1)
 	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1,
-		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil))}
+		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu, wrote: wrote}, nil))}
 	for i := range 3 {
 		a := c.Lookup(t.Context(), fmt.Sprintf("host%d.example.test", i), resolver.TypeA)
 		require.Equal(t, resolver.Found, a.Outcome, "lookup %d: %s", i, show(a))
 	}
 	assert.GreaterOrEqual(t, dropsOf(c, "wrong_cookie"), uint64(3), "three replies without the cookie")
+	// The third lookup may be answered by its own question over TCP
+	// before the probe's reply: the probe logs on its own goroutine.
+	select {
+	case <-wrote:
+	case <-t.Context().Done():
+		t.Fatal("no log line from the probe")
+	}
 	logMu.Lock()
 	defer logMu.Unlock()
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
