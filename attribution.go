@@ -74,6 +74,37 @@ type faultLog struct {
 	mu        sync.Mutex
 	reasons   []lookupFault
 	validated bool // the domain's MX answer carried the AD bit
+	// first are the questions the scan began for the check before it
+	// ran (beginFirst), and when: the check's own lookup of one is
+	// answered by the scan at once, and waited from then.
+	first []firstQuestion
+}
+
+// firstQuestion is a question begun for a check before it ran.
+type firstQuestion struct {
+	name  string // canonical
+	qtype resolver.Type
+	at    time.Time
+}
+
+// begun notes that the question name, qtype was begun for the check at
+// at, below l (see beginFirst).
+func (l *faultLog) begun(name string, qtype resolver.Type, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.first = append(l.first, firstQuestion{name: resolver.CanonicalName(name), qtype: qtype, at: at})
+}
+
+// since returns when the check's wait for the answer to canon, qtype,
+// asked at start, began: when it was begun for the check, if it was
+// before. The caller holds l.mu.
+func (l *faultLog) since(canon string, qtype resolver.Type, start time.Time) time.Time {
+	for _, q := range l.first {
+		if q.qtype == qtype && q.name == canon && q.at.Before(start) {
+			return q.at
+		}
+	}
+	return start
 }
 
 // lookupFault is one inconclusive answer: its reason, whether the name
@@ -145,7 +176,7 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
 		late := errors.Is(ctx.Err(), context.DeadlineExceeded) || pastDeadline(ctx)
-		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(start), late: late})
+		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(l.since(canon, qtype, start)), late: late})
 		if l.early != nil {
 			l.early.probeEarly()
 		}

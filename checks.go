@@ -43,6 +43,16 @@ type checkSpec struct {
 	// may wait (on another check's facts), so it runs on a goroutine of
 	// its own.
 	begin func(r *run, ctx context.Context, dns resolver.Resolver, done func(judge func() verdict, waits bool))
+	// first, when set, calls ask with each question check asks before
+	// it can do anything else (the names as check spells them; see
+	// firstFunc): the
+	// scan begins them and starts check's goroutine once they are all
+	// answered (see beginFirst), so that a check waiting for its first
+	// answers holds no goroutine. check then asks them again and gets
+	// the scan's answers (resolver.Scan). A question check would not ask
+	// costs one of the scan's budget, not the check's:
+	// TestFirstQuestionsAreTheChecks compares the questions sent.
+	first firstFunc
 	// unknown returns the check's diagnostics with every fact unknown, for
 	// a check that did not finish; nil where the contract has none.
 	unknown func(r *run) Diagnostics
@@ -145,19 +155,19 @@ var checkTable = []checkSpec{
 	{
 		id: CheckMX, title: msg("收件服务器（MX）", "Mail servers (MX)"), weight: 15,
 		budget: 1 + 2 + 2*mx.MaxExchanges + dane.MaxHosts, // MX; A/AAAA of the domain (implicit MX) or of each exchange; their TLSA
-		check:  (*run).checkMX, unknown: noDiagnostics, rules: mxCheckRules,
+		check:  (*run).checkMX, first: firstMX, unknown: noDiagnostics, rules: mxCheckRules,
 		codes: codeColumn(mx.Codes(), mxRules, nil, mxIgnored),
 	},
 	{
 		id: CheckSPF, title: msg("发件授权（SPF）", "Sender authorization (SPF)"), weight: 20,
 		budget: 0, // the rest: see spfBudget
-		check:  (*run).checkSPF, unknown: unknownSPF, rules: spfCheckRules,
+		check:  (*run).checkSPF, first: firstSPF, unknown: unknownSPF, rules: spfCheckRules,
 		codes: codeColumn(spf.Codes(), spfRules, spfNotes, spfIgnored),
 	},
 	{
 		id: CheckDMARC, title: msg("DMARC 策略", "DMARC policy"), weight: 25,
 		budget: dmarc.MaxTreeWalk + 2 + dmarc.MaxExternalDestinations, // the walk (RFC 9989 §4.10); MX and TXT of the domain; RFC 9990 §3 authorizations
-		check:  (*run).checkDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
+		check:  (*run).checkDMARC, first: firstDMARC, unknown: unknownDMARC, rules: dmarcCheckRules,
 		codes: codeColumn(dmarc.Codes(), dmarcRules, dmarcNotes, dmarcIgnored),
 	},
 	{
@@ -169,7 +179,7 @@ var checkTable = []checkSpec{
 	{
 		id: CheckMTASTS, title: msg("强制 TLS 传输（MTA-STS）", "Enforced TLS delivery (MTA-STS)"), weight: 10,
 		budget: 3, // _mta-sts TXT; A and AAAA of the policy host
-		check:  (*run).checkMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
+		check:  (*run).checkMTASTS, first: firstMTASTS, unknown: unknownMTASTS, rules: mtastsCheckRules,
 		codes: codeColumn(mtasts.Codes(), stsRules, stsNotes, nil),
 	},
 	{
@@ -181,13 +191,13 @@ var checkTable = []checkSpec{
 	{
 		id: CheckPTR, title: msg("反向解析（PTR）", "Reverse DNS (PTR)"), weight: 10,
 		budget: 1 + ptr.MaxForward, // PTR; forward lookups
-		check:  (*run).checkPTR, unknown: unknownPTR, rules: ptrCheckRules,
+		check:  (*run).checkPTR, first: firstPTR, unknown: unknownPTR, rules: ptrCheckRules,
 		codes: codeColumn(ptr.Codes(), ptrRules, nil, ptrIgnored),
 	},
 	{
 		id: CheckCAA, title: msg("证书颁发机构授权（CAA）", "Certification Authority Authorization (CAA)"), weight: 5,
 		budget: caa.MaxClimb + 1, // the climb (RFC 8659 §3); mta-sts.<domain>
-		check:  (*run).checkCAA, unknown: noDiagnostics, rules: caaCheckRules,
+		check:  (*run).checkCAA, first: firstCAA, unknown: noDiagnostics, rules: caaCheckRules,
 		codes: codeColumn(caa.Codes(), caaRules, caaNotes, caaIgnored),
 	},
 }
@@ -253,7 +263,12 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			out[id] = checkFunc{begin: r.beginFunc(id, c.begin, log)}
 			continue
 		}
-		out[id] = checkFunc{run: func(ctx context.Context) (v verdict) {
+		var first func(context.Context, func())
+		if c.first != nil && !r.cfg.noFirst {
+			ask := c.first
+			first = func(ctx context.Context, then func()) { r.beginFirst(ctx, ask, log, then) }
+		}
+		out[id] = checkFunc{first: first, run: func(ctx context.Context) (v verdict) {
 			if r.tooLong(id, &v) {
 				return v // the record's name cannot exist: nothing to ask
 			}

@@ -33,7 +33,10 @@ var (
 
 func (r *run) checkMX(ctx context.Context, dns resolver.Resolver) verdict {
 	defer r.mxOnce.Do(func() { close(r.mxDone) }) // also if mx.Check panics
-	early := r.beginDANEEarly(ctx, dns)
+	early := r.mxEarly                            // begun by firstMX
+	if early == nil {
+		early = r.beginDANEEarly(ctx, dns)
+	}
 	res := onHeap(mx.Check, ctx, early.watching(dns), r.domain.ASCII)
 	return r.finishMX(ctx, dns, res, early)
 }

@@ -100,6 +100,9 @@ type Config struct {
 	// with the id of a check whose goroutine's stack moved while the
 	// check ran: it outgrew the 8 KiB it reserves at its start.
 	stackMoved func(CheckID)
+	// noFirst: the checks ask their first questions themselves, as they
+	// would without checkSpec.first (TestFirstQuestionsAreTheChecks).
+	noFirst bool
 	// MaxConcurrentScans bounds the scans and IP checks that run at the
 	// same time; more wait, in arrival order, for one to finish. 0 means
 	// DefaultMaxConcurrentScans; a negative value means no bound. The

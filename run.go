@@ -17,6 +17,9 @@ import (
 type checkFunc struct {
 	run   func(ctx context.Context) verdict
 	begin func(ctx context.Context, done func(verdict))
+	// first, when set, begins run's first questions and calls then (on
+	// a goroutine of its own) once they are answered; run goes there.
+	first func(ctx context.Context, then func())
 }
 
 // verdict is what a check concludes, before it becomes a CheckSummary.
@@ -78,14 +81,19 @@ func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []chec
 		if fn.begin != nil {
 			r.beginCheck(ctx, s, fn.begin, done)
 		} else {
-			go func() {
+			run := func() {
 				if done != nil {
 					defer close(done)
 				}
 				defer r.recoverCheck(s)
 				v := fn.run(ctx)
 				s.ch <- &v
-			}()
+			}
+			if fn.first != nil {
+				fn.first(ctx, run)
+			} else {
+				go run()
+			}
 		}
 		if observe != nil {
 			observe(done)

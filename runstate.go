@@ -46,6 +46,7 @@ type run struct {
 	sessions *mtasts.SessionCache
 	mxDone   chan struct{} // closed when mx is set
 	mx       mxFacts       // what the mx check found, for mta-sts and tls-rpt
+	mxEarly  *earlyDANE    // the MX check's early DANE lookups, when firstMX made them before it ran
 
 	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
 

@@ -1,0 +1,95 @@
+package mailauth
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/mailauth/mailauth/resolver"
+)
+
+// The first questions of the checks that run on a goroutine of their own
+// (checkSpec.first): the names as each check's package spells them, so
+// that the scan answers the check's own lookups of them
+// (TestFirstQuestionsAreTheChecks).
+
+// firstMX: the domain's MX, whose answer begins the early DANE lookups
+// (earlyDANE.seen) on the goroutine that hands it on, as mx.Check's own
+// lookup of it would (its memo hit would run them on the MX check's
+// goroutine instead, under mx.Check's frames: its stack then outgrew 8
+// KiB in every scan of BenchmarkScansInFlight).
+func firstMX(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc) {
+	r.mxEarly = r.beginDANEEarly(ctx, dns)
+	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX, r.mxEarly.seen)
+}
+
+func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, nil)
+}
+
+// firstDMARC: the walk's first name, and the domain's MX and TXT, which
+// dmarc.Check begins beside it.
+func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+	d := resolver.CanonicalName(r.domain.ASCII)
+	ask("_dmarc."+d, resolver.TypeTXT, nil)
+	ask(d, resolver.TypeMX, nil)
+	ask(d, resolver.TypeTXT, nil)
+}
+
+func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+	ask("_mta-sts."+resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, nil)
+}
+
+func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+	if r.ip.IsValid() {
+		ask(resolver.ReverseName(r.ip.Unmap().WithZone("")), resolver.TypePTR, nil)
+	}
+}
+
+// firstCAA: the climb's first name, and the MTA-STS host's, which
+// caa.Check begins beside it.
+func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+	d := resolver.CanonicalName(r.domain.ASCII)
+	ask(d, resolver.TypeCAA, nil)
+	ask("mta-sts."+d, resolver.TypeCAA, nil)
+}
+
+// firstFunc is checkSpec.first: it calls ask with each of the check's
+// first questions; ctx and dns are the check's, as its check function
+// gets them.
+type firstFunc func(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc)
+
+// askFunc begins a check's first question (see beginFirst); seen, when
+// not nil, gets its answer first, on the goroutine that hands it on.
+type askFunc func(name string, qtype resolver.Type, seen func(resolver.Answer))
+
+// beginFirst begins the questions first names for a check (see
+// checkSpec.first) below log's budget and notes, which the check's own
+// lookups of them pass, and calls then on a goroutine of its own once
+// they are all answered, at once when there is none to ask. A name
+// longer than a DNS name may be is not asked: no check asks it.
+func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, then func()) {
+	pending := new(atomic.Int32)
+	pending.Store(1) // until every question is begun
+	land := func(resolver.Answer) {
+		if pending.Add(-1) == 0 {
+			go then()
+		}
+	}
+	first(r, ctx, log, func(name string, qtype resolver.Type, seen func(resolver.Answer)) {
+		if len(name) > MaxDomainLen {
+			return
+		}
+		log.begun(name, qtype, time.Now())
+		pending.Add(1)
+		done := land
+		if seen != nil {
+			done = func(a resolver.Answer) {
+				seen(a)
+				land(a)
+			}
+		}
+		resolver.Start(ctx, log.next, name, qtype, done)
+	})
+	land(resolver.Answer{})
+}

@@ -1,0 +1,122 @@
+package mailauth
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/internal/testlab"
+	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
+
+// questionLog records the distinct questions asked of the resolver under
+// a scanner, passing them on (as a Starter, so that the scanner's own
+// layers work as they do over a Client).
+type questionLog struct {
+	next resolver.Resolver
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (q *questionLog) note(name string, qtype resolver.Type) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.seen[resolver.CanonicalName(name)+"/"+qtype.String()] = true
+}
+
+func (q *questionLog) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	q.note(name, qtype)
+	return q.next.Lookup(ctx, name, qtype)
+}
+
+func (q *questionLog) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	q.note(name, qtype)
+	resolver.Start(ctx, q.next, name, qtype, done)
+}
+
+func (q *questionLog) asked() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, len(q.seen))
+	for k := range q.seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestFirstQuestionsAreTheChecks: the questions the scan begins for the
+// checks before they run (checkSpec.first) are questions the checks ask
+// themselves: for each domain shape of the lab (good, missing records,
+// SERVFAILs, an NXDOMAIN, a domain too long for its _dmarc, _mta-sts and
+// mta-sts names, with and without a sending IP) a scan sends the same
+// distinct questions and reports the same result with and without them.
+func TestFirstQuestionsAreTheChecks(t *testing.T) {
+	t.Parallel()
+	lab := testlab.Start(t, []string{scanZone}, policies)
+	for _, f := range []string{"_dmarc.flaky.example.com", "_mta-sts.flaky.example.com", "mx1.flaky.example.com"} {
+		lab.DNS.SetFault(f, dnstest.AnyType, dnstest.ServFail)
+	}
+	lab.DNS.SetFault("flaky.example.com", resolver.TypeCAA, dnstest.ServFail)
+	long := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 44) + ".example.com"
+	require.Len(t, long, 248, "a name whose _dmarc, _mta-sts and mta-sts names are longer than 253")
+	reqs := []ScanRequest{
+		{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"},
+		{Domain: "good.example.com", SendingIP: "::ffff:8.8.8.8"},
+		{Domain: "Bare.Example.com"},
+		{Domain: "weak.example.com", SendingIP: "8.8.4.4"},
+		{Domain: "parked.example.com"},
+		{Domain: "flaky.example.com", DKIMSelector: "s1"},
+		{Domain: "open.example.com"},
+		{Domain: "opennet.example.com"},
+		{Domain: "nowhere.example.com", SendingIP: "2606:4700::1111"},
+		{Domain: long, SendingIP: "8.8.8.8"},
+	}
+	scan := func(t *testing.T, req ScanRequest, noFirst bool) ([]string, []byte) {
+		log := &questionLog{next: &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 2 * time.Second, Attempts: 2}, seen: map[string]bool{}}
+		s := New(Config{
+			Resolver: log, HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
+			Now: func() time.Time { return fixedNow }, noFirst: noFirst,
+		})
+		got, err := s.Scan(t.Context(), req)
+		require.NoError(t, err, "Scan")
+		return log.asked(), marshal(t, got)
+	}
+	for _, req := range reqs {
+		t.Run(req.Domain[:min(len(req.Domain), 20)]+"/"+req.SendingIP, func(t *testing.T) {
+			t.Parallel()
+			askedWith, bodyWith := scan(t, req, false)
+			askedWithout, bodyWithout := scan(t, req, true)
+			assert.Equal(t, askedWithout, askedWith, "the distinct questions sent")
+			assert.JSONEq(t, string(bodyWithout), string(bodyWith), "the result")
+		})
+	}
+}
+
+// TestFirstQuestionWaitedFromItsBegin: a check's lookup of a question
+// the scan began for it before it ran (beginFirst) is noted as having
+// waited since the question was begun, not since the check asked it (the
+// scan then answers it at once): a slow verdict says how long the domain
+// really took. Other questions are timed from their own start.
+func TestFirstQuestionWaitedFromItsBegin(t *testing.T) {
+	l := &faultLog{domain: "slow.example"}
+	now := time.Now()
+	l.begun("Slow.Example", resolver.TypeTXT, now.Add(-5*time.Second))
+	a := resolver.Fail(resolver.ReasonTimeout)
+	l.note(context.Background(), "slow.example", resolver.TypeTXT, &a, now)
+	got := l.logged()
+	require.Len(t, got, 1)
+	assert.GreaterOrEqual(t, got[0].took, 5*time.Second, "the first question waited from its begin")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	assert.Equal(t, now.Add(-5*time.Second), l.since("slow.example", resolver.TypeTXT, now), "the begun question")
+	assert.Equal(t, now, l.since("slow.example", resolver.TypeMX, now), "another question: from its own start")
+	assert.Equal(t, now.Add(-6*time.Second), l.since("slow.example", resolver.TypeTXT, now.Add(-6*time.Second)), "asked before it was begun: from its own start")
+}
