@@ -11,47 +11,50 @@ import (
 // The first questions of the checks that run on a goroutine of their own
 // (checkSpec.first): the names as each check's package spells them, so
 // that the scan answers the check's own lookups of them
-// (TestFirstQuestionsAreTheChecks).
+// (TestFirstQuestionsAreTheChecks). A check waits only for the question
+// it waits on before anything else; what it begins beside that question
+// is begun, not waited for (a slow side question would otherwise hold
+// back the rest of the check).
 
 // firstMX: the domain's MX, whose answer begins the early DANE lookups
 // (earlyDANE.seen) on the goroutine that hands it on, as mx.Check's own
-// lookup of it would (its memo hit would run them on the MX check's
-// goroutine instead, under mx.Check's frames: its stack then outgrew 8
-// KiB in every scan of BenchmarkScansInFlight).
+// lookup of it would (its answer from the scan would run them on the MX
+// check's goroutine instead, under mx.Check's frames: its stack then
+// outgrew 8 KiB in every scan of BenchmarkScansInFlight).
 func firstMX(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc) {
 	r.mxEarly = r.beginDANEEarly(ctx, dns)
-	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX, r.mxEarly.seen)
+	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX, firstWaits, r.mxEarly.seen)
 }
 
 func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, nil)
+	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, firstWaits, nil)
 }
 
-// firstDMARC: the walk's first name, and the domain's MX and TXT, which
-// dmarc.Check begins beside it.
+// firstDMARC: the walk's first name; the domain's MX and TXT, which
+// dmarc.Check begins beside the walk.
 func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	ask("_dmarc."+d, resolver.TypeTXT, nil)
-	ask(d, resolver.TypeMX, nil)
-	ask(d, resolver.TypeTXT, nil)
+	ask("_dmarc."+d, resolver.TypeTXT, firstWaits, nil)
+	ask(d, resolver.TypeMX, firstBeside, nil)
+	ask(d, resolver.TypeTXT, firstBeside, nil)
 }
 
 func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	ask("_mta-sts."+resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, nil)
+	ask("_mta-sts."+resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, firstWaits, nil)
 }
 
 func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	if r.ip.IsValid() {
-		ask(resolver.ReverseName(r.ip.Unmap().WithZone("")), resolver.TypePTR, nil)
+		ask(resolver.ReverseName(r.ip.Unmap().WithZone("")), resolver.TypePTR, firstWaits, nil)
 	}
 }
 
-// firstCAA: the climb's first name, and the MTA-STS host's, which
-// caa.Check begins beside it.
+// firstCAA: the climb's first name; the MTA-STS host's, which caa.Check
+// begins beside the climb.
 func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	ask(d, resolver.TypeCAA, nil)
-	ask("mta-sts."+d, resolver.TypeCAA, nil)
+	ask(d, resolver.TypeCAA, firstWaits, nil)
+	ask("mta-sts."+d, resolver.TypeCAA, firstBeside, nil)
 }
 
 // firstFunc is checkSpec.first: it calls ask with each of the check's
@@ -59,15 +62,25 @@ func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 // gets them.
 type firstFunc func(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc)
 
-// askFunc begins a check's first question (see beginFirst); seen, when
-// not nil, gets its answer first, on the goroutine that hands it on.
-type askFunc func(name string, qtype resolver.Type, seen func(resolver.Answer))
+// askFunc begins a check's first question (see beginFirst): the check
+// starts once every question asked with firstWaits is answered; seen,
+// when not nil, gets the answer first, on the goroutine that hands it
+// on.
+type askFunc func(name string, qtype resolver.Type, wait bool, seen func(resolver.Answer))
+
+// An askFunc's wait.
+const (
+	firstWaits  = true  // the check waits for it before anything else
+	firstBeside = false // the check begins it beside those
+)
 
 // beginFirst begins the questions first names for a check (see
 // checkSpec.first) below log's budget and notes, which the check's own
-// lookups of them pass, and calls then on a goroutine of its own once
-// they are all answered, at once when there is none to ask. A name
-// longer than a DNS name may be is not asked: no check asks it.
+// lookups of them pass, and calls then on a goroutine of its own, once,
+// when those it waits for are answered; at once when there is none. A
+// name longer than a DNS name may be is not asked: no check asks it. A
+// panic in first leaves the questions it did not begin to the check,
+// which asks them itself.
 func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, then func()) {
 	pending := new(atomic.Int32)
 	pending.Store(1) // until every question is begun
@@ -76,11 +89,17 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 			go then()
 		}
 	}
-	first(r, ctx, log, func(name string, qtype resolver.Type, seen func(resolver.Answer)) {
+	defer land(resolver.Answer{})
+	defer func() { _ = recover() }()
+	first(r, ctx, log, func(name string, qtype resolver.Type, wait bool, seen func(resolver.Answer)) {
 		if len(name) > MaxDomainLen {
 			return
 		}
 		log.begun(name, qtype, time.Now())
+		if !wait {
+			resolver.Start(ctx, log.next, name, qtype, ignoreAnswer)
+			return
+		}
 		pending.Add(1)
 		done := land
 		if seen != nil {
@@ -91,5 +110,8 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 		}
 		resolver.Start(ctx, log.next, name, qtype, done)
 	})
-	land(resolver.Answer{})
 }
+
+// ignoreAnswer is the done of a question begun for the scan's answer to
+// a later lookup of it.
+func ignoreAnswer(resolver.Answer) {}

@@ -120,3 +120,23 @@ func TestFirstQuestionWaitedFromItsBegin(t *testing.T) {
 	assert.Equal(t, now, l.since("slow.example", resolver.TypeMX, now), "another question: from its own start")
 	assert.Equal(t, now.Add(-6*time.Second), l.since("slow.example", resolver.TypeTXT, now.Add(-6*time.Second)), "asked before it was begun: from its own start")
 }
+
+// TestFirstPanicStartsTheCheckOnce: a panic in a check's first function
+// after it began a question leaves the check to ask the rest itself: the
+// check starts once, when the question begun is answered.
+func TestFirstPanicStartsTheCheckOnce(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ TXT \"v=spf1 -all\"\n"))})
+	r := s.newRun()
+	log := r.faultLog(CheckSPF)
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), func(_ *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+		ask("x.example.com", resolver.TypeTXT, firstWaits, nil)
+		panic("a bug")
+	}, log, func() { started <- struct{}{} })
+	<-started
+	select {
+	case <-started:
+		t.Fatal("the check started twice")
+	case <-time.After(100 * time.Millisecond): // a second start would come at once; not a verdict on speed
+	}
+}

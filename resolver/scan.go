@@ -135,7 +135,8 @@ func (s *Scan) Start(ctx context.Context, name string, qtype Type, done func(Ans
 }
 
 // ask answers a question asked before in this scan and answered, the
-// common case of a question asked again, and returns nil; else it
+// common case of a question asked again, and returns nil (also when ctx
+// has ended: the answer is in, and says more than ReasonCanceled); else it
 // returns the caller's state, to send the question or wait for it. It
 // is not inlined: what it holds is not in the frames under which a
 // question is sent.
@@ -144,7 +145,7 @@ func (s *Scan) Start(ctx context.Context, name string, qtype Type, done func(Ans
 func (s *Scan) ask(ctx context.Context, name string, qtype Type, done func(Answer)) *scanAsk {
 	q, path := question{CanonicalName(name), qtype}, PathFrom(ctx)
 	asked, hops := path.now()
-	if c := s.landed(q); c != nil && c.answer.Reason != ReasonCanceled && !ended(ctx) {
+	if c := s.landed(q); c != nil && c.answer.Reason != ReasonCanceled {
 		handOn(done, s.served(path, asked, hops, c))
 		return nil
 	}

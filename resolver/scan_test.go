@@ -99,6 +99,25 @@ func TestScanCache(t *testing.T) {
 	assert.Equal(t, 2, srv.Count("a.resolver.test", resolver.TypeA), "a second scan: server count")
 }
 
+// TestScanAnswersLandedAfterItsContextEnded: a question the scan has an
+// answer for is answered from its cache even when the caller's context
+// has ended (a check that starts late, once its first answers are in,
+// gets them); a question not asked before is answered canceled, unsent.
+func TestScanAnswersLandedAfterItsContextEnded(t *testing.T) {
+	t.Parallel()
+	mem := dnstest.NewResolver(zones(t))
+	scan := resolver.NewScan(mem, 0)
+	first := scan.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
+	require.Equal(t, resolver.Found, first.Outcome, show(first))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	got := scan.Lookup(ctx, "a.resolver.test", resolver.TypeA)
+	assert.Equal(t, first, got, "the answer in the scan's cache")
+	got = scan.Lookup(ctx, "missing.resolver.test", resolver.TypeA)
+	assert.Equal(t, resolver.ReasonCanceled, got.Reason, "a new question: %s", show(got))
+	assert.Len(t, mem.Queries(), 1, "questions sent")
+}
+
 // TestScanAnswersAreCopies: a caller that edits its answer does not change
 // what the next caller gets.
 func TestScanAnswersAreCopies(t *testing.T) {
