@@ -70,8 +70,13 @@ type askFunc func(name string, qtype resolver.Type, wait bool, seen func(resolve
 
 // An askFunc's wait.
 const (
-	firstWaits  = true  // the check waits for it before anything else
-	firstBeside = false // the check begins it beside those
+	firstWaits = true // the check waits for it before anything else
+	// firstBeside: the check begins it beside those. The check then
+	// waits on the scan's question rather than sending it: at the
+	// deadline, a waiter gets ReasonCanceled where the sender may get
+	// the answer that lands at that instant (attributed alike: the
+	// deadline ended it), as for any question two checks share.
+	firstBeside = false
 )
 
 // beginFirst begins the questions first names for a check (see
@@ -104,8 +109,8 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 		done := land
 		if seen != nil {
 			done = func(a resolver.Answer) {
+				defer land(a) // also when seen panics: the check starts
 				seen(a)
-				land(a)
 			}
 		}
 		resolver.Start(ctx, log.next, name, qtype, done)

@@ -140,3 +140,20 @@ func TestFirstPanicStartsTheCheckOnce(t *testing.T) {
 	case <-time.After(100 * time.Millisecond): // a second start would come at once; not a verdict on speed
 	}
 }
+
+// TestFirstSeenPanicStartsTheCheck: a panic in the function that sees a
+// first answer (earlyDANE.seen's kind) does not keep the check from
+// starting.
+func TestFirstSeenPanicStartsTheCheck(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ MX 10 mx\n"))})
+	r := s.newRun()
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), func(_ *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
+		ask("x.example.com", resolver.TypeMX, firstWaits, func(resolver.Answer) { panic("a bug") })
+	}, r.faultLog(CheckMX), func() { started <- struct{}{} })
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
+	}
+}

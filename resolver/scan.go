@@ -115,8 +115,9 @@ func NewScan(next Resolver, budget int) *Scan {
 		log: make([]*call, 0, typicalQuestions)}
 }
 
-// Lookup implements Resolver. A caller whose ctx has ended gets
-// ReasonCanceled at once, without spending budget. When the caller that
+// Lookup implements Resolver. A caller whose ctx has ended gets the
+// answer the scan has to its question, or else ReasonCanceled at once,
+// without spending budget. When the caller that
 // sent a shared question gives up (its ctx ended), the callers waiting on
 // it with live contexts ask again rather than inherit its cancellation.
 // Every caller gets its own copy of the answer's slices. An answer moves
