@@ -43,14 +43,13 @@ type checkSpec struct {
 	// may wait (on another check's facts), so it runs on a goroutine of
 	// its own.
 	begin func(r *run, ctx context.Context, dns resolver.Resolver, done func(judge func() verdict, waits bool))
-	// first, when set, calls ask with each question check asks before
-	// it can do anything else (the names as check spells them; see
-	// firstFunc): the
-	// scan begins them and starts check's goroutine once they are all
-	// answered (see beginFirst), so that a check waiting for its first
-	// answers holds no goroutine. check then asks them again and gets
-	// the scan's answers (resolver.Scan). A question check would not ask
-	// costs one of the scan's budget, not the check's:
+	// first, when set, calls ask with the questions check asks before
+	// anything else, and those it begins beside them (see firstFunc):
+	// the scan begins them all and starts check's goroutine once the
+	// first are answered (beginFirst), so that a check waiting for its
+	// first answers holds no goroutine. check then asks them again and
+	// gets the scan's answers (resolver.Scan). A question check would
+	// not ask would cost the scan's budget, not the check's:
 	// TestFirstQuestionsAreTheChecks compares the questions sent.
 	first firstFunc
 	// unknown returns the check's diagnostics with every fact unknown, for
@@ -344,15 +343,21 @@ func (r *run) beginFunc(id CheckID, begin func(*run, context.Context, resolver.R
 	}
 }
 
-// recoverInto is deferred on a goroutine a begun check's work runs on:
-// a panic gives check id the internal-error fallback verdict.
+// recoverInto is deferred where a begun check's work runs: a panic
+// gives check id the internal-error fallback verdict (see panicked).
 func (r *run) recoverInto(id CheckID, done func(verdict)) {
 	if p := recover(); p != nil {
-		if r.cfg.OnPanic != nil {
-			r.cfg.OnPanic(id)
-		}
-		done(r.fallback(id, UndeterminedInternal))
+		r.panicked(id, done)
 	}
+}
+
+// panicked reports a panic in check id to Config.OnPanic and hands done
+// the internal-error fallback verdict.
+func (r *run) panicked(id CheckID, done func(verdict)) {
+	if r.cfg.OnPanic != nil {
+		r.cfg.OnPanic(id)
+	}
+	done(r.fallback(id, UndeterminedInternal))
 }
 
 // concludeWaits reports whether concluding v may wait: attributing an

@@ -5,12 +5,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mailauth/mailauth/caa"
+	"github.com/mailauth/mailauth/dmarc"
+	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/ptr"
 	"github.com/mailauth/mailauth/resolver"
 )
 
 // The first questions of the checks that run on a goroutine of their own
-// (checkSpec.first): the names as each check's package spells them, so
-// that the scan answers the check's own lookups of them
+// (checkSpec.first): the names from each check's package, so that the
+// scan answers the check's own lookups of them
 // (TestFirstQuestionsAreTheChecks). A check waits only for the question
 // it waits on before anything else; what it begins beside that question
 // is begun, not waited for (a slow side question would otherwise hold
@@ -34,18 +38,18 @@ func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 // dmarc.Check begins beside the walk.
 func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	ask("_dmarc."+d, resolver.TypeTXT, firstWaits, nil)
+	ask(dmarc.RecordName(d), resolver.TypeTXT, firstWaits, nil)
 	ask(d, resolver.TypeMX, firstBeside, nil)
 	ask(d, resolver.TypeTXT, firstBeside, nil)
 }
 
 func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	ask("_mta-sts."+resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, firstWaits, nil)
+	ask(mtasts.RecordName(resolver.CanonicalName(r.domain.ASCII)), resolver.TypeTXT, firstWaits, nil)
 }
 
 func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	if r.ip.IsValid() {
-		ask(resolver.ReverseName(r.ip.Unmap().WithZone("")), resolver.TypePTR, firstWaits, nil)
+	if name, ok := ptr.Question(r.ip); ok {
+		ask(name, resolver.TypePTR, firstWaits, nil)
 	}
 }
 
@@ -54,7 +58,7 @@ func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
 	ask(d, resolver.TypeCAA, firstWaits, nil)
-	ask("mta-sts."+d, resolver.TypeCAA, firstBeside, nil)
+	ask(caa.MTASTSHost(d), resolver.TypeCAA, firstBeside, nil)
 }
 
 // firstFunc is checkSpec.first: it calls ask with each of the check's

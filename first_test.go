@@ -2,9 +2,9 @@ package mailauth
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,55 +16,15 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-// questionLog records the distinct questions asked of the resolver under
-// a scanner, passing them on (as a Starter, so that the scanner's own
-// layers work as they do over a Client).
-type questionLog struct {
-	next resolver.Resolver
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-func (q *questionLog) note(name string, qtype resolver.Type) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.seen[resolver.CanonicalName(name)+"/"+qtype.String()] = true
-}
-
-func (q *questionLog) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
-	q.note(name, qtype)
-	return q.next.Lookup(ctx, name, qtype)
-}
-
-func (q *questionLog) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
-	q.note(name, qtype)
-	resolver.Start(ctx, q.next, name, qtype, done)
-}
-
-func (q *questionLog) asked() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := make([]string, 0, len(q.seen))
-	for k := range q.seen {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestFirstQuestionsAreTheChecks: the questions the scan begins for the
 // checks before they run (checkSpec.first) are questions the checks ask
 // themselves: for each domain shape of the lab (good, missing records,
 // SERVFAILs, an NXDOMAIN, a domain too long for its _dmarc, _mta-sts and
 // mta-sts names, with and without a sending IP) a scan sends the same
-// distinct questions and reports the same result with and without them.
+// distinct questions to the lab's DNS server and reports the same result
+// with and without them.
 func TestFirstQuestionsAreTheChecks(t *testing.T) {
 	t.Parallel()
-	lab := testlab.Start(t, []string{scanZone}, policies)
-	for _, f := range []string{"_dmarc.flaky.example.com", "_mta-sts.flaky.example.com", "mx1.flaky.example.com"} {
-		lab.DNS.SetFault(f, dnstest.AnyType, dnstest.ServFail)
-	}
-	lab.DNS.SetFault("flaky.example.com", resolver.TypeCAA, dnstest.ServFail)
 	long := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 44) + ".example.com"
 	require.Len(t, long, 248, "a name whose _dmarc, _mta-sts and mta-sts names are longer than 253")
 	reqs := []ScanRequest{
@@ -79,15 +39,25 @@ func TestFirstQuestionsAreTheChecks(t *testing.T) {
 		{Domain: "nowhere.example.com", SendingIP: "2606:4700::1111"},
 		{Domain: long, SendingIP: "8.8.8.8"},
 	}
+	// scan scans req over a lab of its own and returns the distinct
+	// questions its DNS server was asked, and the result.
 	scan := func(t *testing.T, req ScanRequest, noFirst bool) ([]string, []byte) {
-		log := &questionLog{next: &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 2 * time.Second, Attempts: 2}, seen: map[string]bool{}}
+		lab := testlab.Start(t, []string{scanZone}, policies)
+		for _, f := range []string{"_dmarc.flaky.example.com", "_mta-sts.flaky.example.com", "mx1.flaky.example.com"} {
+			lab.DNS.SetFault(f, dnstest.AnyType, dnstest.ServFail)
+		}
+		lab.DNS.SetFault("flaky.example.com", resolver.TypeCAA, dnstest.ServFail)
 		s := New(Config{
-			Resolver: log, HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
-			Now: func() time.Time { return fixedNow }, noFirst: noFirst,
+			Resolver: lab.DNS.Client(5 * time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
+			AllowLoopbackTargets: true, Now: func() time.Time { return fixedNow }, noFirst: noFirst,
 		})
 		got, err := s.Scan(t.Context(), req)
 		require.NoError(t, err, "Scan")
-		return log.asked(), marshal(t, got)
+		seen := map[string]bool{}
+		for _, q := range lab.DNS.Queries() {
+			seen[resolver.CanonicalName(q.Name)+"/"+q.Type.String()] = true
+		}
+		return slices.Sorted(maps.Keys(seen)), marshal(t, got)
 	}
 	for _, req := range reqs {
 		t.Run(req.Domain[:min(len(req.Domain), 20)]+"/"+req.SendingIP, func(t *testing.T) {

@@ -102,41 +102,31 @@ func (r *run) startChecks(ctx context.Context, fns map[CheckID]checkFunc) []chec
 	return slots
 }
 
-// recoverCheck is deferred where a check runs: a panic in it gives the
-// check the internal-error fallback verdict.
+// recoverCheck is deferred on a check's goroutine: a panic gives the
+// check the internal-error fallback verdict (see panicked). It keeps
+// the goroutine's base frame as small as it was (checkFuncs).
 func (r *run) recoverCheck(s checkSlot) {
 	if p := recover(); p != nil {
-		if r.cfg.OnPanic != nil {
-			r.cfg.OnPanic(s.id)
-		}
-		v := r.fallback(s.id, UndeterminedInternal)
-		s.ch <- &v
+		r.panicked(s.id, s.put)
 	}
 }
 
 // beginCheck starts a check that waits without a goroutine (see
 // checkFunc): its verdict goes to s once, and closes done (the bench's
 // observer), when begin hands it on; a panic in begin itself gives the
-// fallback verdict, as recoverCheck does. The check's begin contains
+// fallback verdict (recoverInto). The check's begin contains
 // the panics of what it runs later (checkFuncs).
 func (r *run) beginCheck(ctx context.Context, s checkSlot, begin func(context.Context, func(verdict)), done chan struct{}) {
 	var once sync.Once
 	deliver := func(v verdict) {
 		once.Do(func() {
-			s.ch <- &v
+			s.put(v)
 			if done != nil {
 				close(done)
 			}
 		})
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			if r.cfg.OnPanic != nil {
-				r.cfg.OnPanic(s.id)
-			}
-			deliver(r.fallback(s.id, UndeterminedInternal))
-		}
-	}()
+	defer r.recoverInto(s.id, deliver)
 	begin(ctx, deliver)
 }
 
@@ -147,6 +137,9 @@ type checkSlot struct {
 	id CheckID
 	ch chan *verdict
 }
+
+// put hands v to the slot.
+func (s checkSlot) put(v verdict) { s.ch <- &v }
 
 // collect waits for the checks' verdicts in slots and returns their
 // summaries in the slots' order (see runChecks). The scan waits in this

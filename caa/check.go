@@ -23,7 +23,7 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 		bad := Set{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName}
 		return Result{Domain: bad, MTASTS: bad}
 	}
-	host := "mta-sts." + domain
+	host := MTASTSHost(domain)
 	if len(domain) <= MaxNameLen && len(host) > MaxNameLen {
 		return Result{Domain: climb(ctx, r, domain), MTASTS: Set{Outcome: resolver.NXDomain}}
 	}
@@ -31,6 +31,10 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 	dom := climb(ctx, r, domain)
 	return Result{Domain: dom, MTASTS: continueWith(first.Wait(), dom)}
 }
+
+// MTASTSHost is the MTA-STS policy host of domain (RFC 8461 §3.3),
+// whose CAA set Check searches beside the domain's.
+func MTASTSHost(domain string) string { return "mta-sts." + domain }
 
 // climb performs the relevant-record-set search for name: it asks name
 // and then each ancestor but the root, and stops at the first non-empty

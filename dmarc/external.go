@@ -104,7 +104,7 @@ func externalHosts(policyDomain string, rua []URI) (others, same []string) {
 func orgDomain(ctx context.Context, r resolver.Resolver, name string) (od string, ok bool) {
 	var recs []foundAt
 	for _, target := range Targets(name) {
-		a := r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
+		a := r.Lookup(ctx, RecordName(target), resolver.TypeTXT)
 		if a.Outcome == resolver.Inconclusive {
 			return "", false
 		}

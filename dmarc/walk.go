@@ -39,8 +39,9 @@ func Targets(domain string) []string {
 	return out
 }
 
-// dmarcName returns the name a target's policy record is published at.
-func dmarcName(target string) string {
+// RecordName returns the name a target's policy record is published at
+// (RFC 9989 §4.10): "_dmarc." + target.
+func RecordName(target string) string {
 	if target == "" {
 		return "_dmarc"
 	}
@@ -76,13 +77,13 @@ type walk struct {
 func (w *walk) run(ctx context.Context, r resolver.Resolver, domain string) {
 	for i, target := range Targets(domain) {
 		var a resolver.Answer
-		if len(target) <= MaxNameLen && len(dmarcName(target)) > MaxNameLen {
+		if len(target) <= MaxNameLen && len(RecordName(target)) > MaxNameLen {
 			// The name cannot exist in the DNS: no record, nothing to ask,
 			// and the walk goes on with the shorter names (§4.10).
 			a = resolver.Answer{Outcome: resolver.NXDomain}
 			w.tooLong = w.tooLong || i == 0
 		} else {
-			a = r.Lookup(ctx, dmarcName(target), resolver.TypeTXT)
+			a = r.Lookup(ctx, RecordName(target), resolver.TypeTXT)
 			w.queries++
 		}
 		if w.take(i, target, &a) {

@@ -64,9 +64,13 @@ func check(ctx context.Context, r resolver.Resolver, domain string, opts *Option
 //go:noinline
 func askAnnouncement(ctx context.Context, r resolver.Resolver, domain string) *resolver.Answer {
 	a := new(resolver.Answer)
-	*a = r.Lookup(ctx, "_mta-sts."+domain, resolver.TypeTXT)
+	*a = r.Lookup(ctx, RecordName(domain), resolver.TypeTXT)
 	return a
 }
+
+// RecordName returns the name of domain's MTA-STS announcement, whose
+// TXT records Check asks first (RFC 8461 §3.1): _mta-sts.<domain>.
+func RecordName(domain string) string { return "_mta-sts." + domain }
 
 // announce evaluates the announcement records (RFC 8461 §3.1) and reports
 // whether the policy should be fetched.

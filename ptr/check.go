@@ -9,20 +9,32 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
+// Question returns the name whose PTR records Check asks for addr (its
+// zone ignored, an IPv4-mapped IPv6 address as IPv4), and false for an
+// invalid address, which Check does not look up.
+func Question(addr netip.Addr) (string, bool) {
+	addr = addr.Unmap().WithZone("")
+	if !addr.IsValid() {
+		return "", false
+	}
+	return resolver.ReverseName(addr), true
+}
+
 // Check looks up the PTR records of addr and confirms them forward. Any
 // zone of addr is ignored and an IPv4-mapped IPv6 address is checked as
 // IPv4. Check never fails: every DNS outcome is reported in the Result.
 // It makes 1 PTR lookup and at most MaxForward forward lookups through r.
 func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
+	name, ok := Question(addr)
 	addr = addr.Unmap().WithZone("")
-	if !addr.IsValid() {
+	if !ok {
 		return Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
 	}
 	res := Result{IPVersion: 6, ForwardType: resolver.TypeAAAA, Confirmed: Unknown}
 	if addr.Is4() {
 		res.IPVersion, res.ForwardType = 4, resolver.TypeA
 	}
-	a := r.Lookup(ctx, resolver.ReverseName(addr), resolver.TypePTR)
+	a := r.Lookup(ctx, name, resolver.TypePTR)
 	res.Outcome, res.Reason = a.Outcome, a.Reason
 	if !a.Conclusive() {
 		return res
