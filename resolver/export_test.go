@@ -46,6 +46,11 @@ func SetTombstone(c *Client, d time.Duration) { c.pool.tombstone = d }
 // only; 0: socketBatch).
 func SetSocketBatch(c *Client, n int) { c.pool.batch = n }
 
+// SetReaders gives each UDP socket of c a reader goroutine of its own
+// until it holds tombstones only, as where there is no watcher (tests
+// only).
+func SetReaders(c *Client, on bool) { c.pool.readers = on }
+
 // WatchedSockets returns how many sockets of c the watcher reads now
 // (tests only).
 func WatchedSockets(c *Client) int { return c.pool.watch.count() }

@@ -34,7 +34,7 @@ func TestCloseWhileReaderHandsOver(t *testing.T) {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer pc.Close()
-	p := &pool{}
+	p := &pool{readers: true}
 	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
 	s, err := u.dial(1)
 	require.NoError(t, err)
@@ -61,7 +61,7 @@ func TestCloseWhileReaderWaits(t *testing.T) {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer pc.Close()
-	p := &pool{}
+	p := &pool{readers: true}
 	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
 	s, err := u.dial(8)
 	require.NoError(t, err)

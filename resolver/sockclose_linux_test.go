@@ -2,9 +2,11 @@ package resolver_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -68,12 +70,16 @@ func TestClosedSocketsLeaveNoDescriptor(t *testing.T) {
 	require.NoError(t, err)
 	port, err := strconv.Atoi(p)
 	require.NoError(t, err)
-	for _, batch := range []int{1, 3, 0} {
-		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
+	for _, tc := range []struct {
+		batch   int
+		readers bool
+	}{{1, false}, {3, false}, {0, false}, {1, true}, {3, true}, {0, true}} {
+		t.Run(fmt.Sprintf("batch=%d,readers=%v", tc.batch, tc.readers), func(t *testing.T) {
 			c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: 5 * time.Second, Attempts: 1}
 			resolver.SetTombstone(c, 100*time.Millisecond)
-			if batch > 0 {
-				resolver.SetSocketBatch(c, batch)
+			resolver.SetReaders(c, tc.readers)
+			if tc.batch > 0 {
+				resolver.SetSocketBatch(c, tc.batch)
 			}
 			var wg sync.WaitGroup
 			for i := range 60 {
@@ -95,4 +101,58 @@ func TestClosedSocketsLeaveNoDescriptor(t *testing.T) {
 			}, 30*time.Second, 20*time.Millisecond, "every socket to the server closed")
 		})
 	}
+}
+
+// TestQueriesInFlightHoldNoReader: the watcher reads every socket, so 64
+// queries in flight, each on a socket of its own (a batch of one), hold
+// no reader goroutine; with a reader per socket (the control) they hold
+// 64. The server never answers; the lookups end when the test cancels.
+func TestQueriesInFlightHoldNoReader(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			if _, _, err := pc.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	const queries = 64
+	for _, readers := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readers=%v", readers), func(t *testing.T) {
+			c := &resolver.Client{Servers: []string{pc.LocalAddr().String()}, Timeout: time.Minute, Attempts: 1}
+			resolver.SetSocketBatch(c, 1)
+			resolver.SetReaders(c, readers)
+			ctx, cancel := context.WithCancel(t.Context())
+			var ended sync.WaitGroup
+			for i := range queries {
+				ended.Add(1)
+				c.Start(ctx, fmt.Sprintf("q%d.example.test", i), resolver.TypeA, func(resolver.Answer) { ended.Done() })
+			}
+			want, watched := 0, queries
+			if readers {
+				want, watched = queries, 0
+			}
+			assert.EventuallyWithT(t, func(c *assert.CollectT) {
+				assert.Equal(c, want, goroutinesIn("resolver.(*socket).read("), "reader goroutines")
+			}, 30*time.Second, 5*time.Millisecond)
+			assert.Equal(t, watched, resolver.WatchedSockets(c), "sockets the watcher reads")
+			cancel()
+			ended.Wait()
+		})
+	}
+}
+
+// goroutinesIn counts the goroutines whose stack holds fn.
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 4<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
 }

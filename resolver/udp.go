@@ -307,9 +307,11 @@ type pool struct {
 	tombstone time.Duration
 	// batch overrides socketBatch (tests); 0: socketBatch.
 	batch int
-	// watch reads the retired sockets whose queries are all tombstones
-	// (see socket.handOver; Linux only).
+	// watch reads the pool's sockets (Linux; see socket.open).
 	watch watcher
+	// readers gives each socket a reader goroutine of its own until it
+	// holds tombstones only, as where there is no watcher (tests).
+	readers bool
 }
 
 // count counts one dropped datagram or ICMP error.
@@ -598,11 +600,11 @@ func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 }
 
 // dial opens a connected UDP socket to u on a random local port, for at
-// most limit queries, and starts its reader. The socket is opened on the
-// reader's goroutine (see open), not on the caller's: the caller is a
+// most limit queries, and has it read (see open). The socket is opened
+// on a goroutine of its own, not on the caller's: the caller is a
 // lookup, under every resolver layer and check above it, and the dial's
 // deep calls into the network stack would grow its stack past its
-// smaller size for good; the reader's stack is shallow.
+// smaller size for good.
 func (u *upstream) dial(limit int) (*socket, error) {
 	s := &socket{up: u, limit: limit, pending: make([]pendingQuery, 0, limit)}
 	opened := make(chan error, 1)
@@ -613,8 +615,13 @@ func (u *upstream) dial(limit int) (*socket, error) {
 	return s, nil
 }
 
-// open dials s, reports how that went on opened, and then reads s (see
-// read) when it is open.
+// open dials s, reports how that went on opened, and has s read when it
+// is open: by the pool's watcher on Linux, which reads every socket of
+// the pool from one goroutine and hands a socket with datagrams queued
+// to a goroutine that lives while it handles them (a reader goroutine
+// each would cost more memory than the lookups in flight: thousands of
+// sockets wait at once under load); where there is no watcher, or it
+// cannot take s, by a reader of its own on this goroutine (see read).
 func (s *socket) open(opened chan<- error) {
 	raddr, err := net.ResolveUDPAddr("udp", s.up.addr)
 	if err != nil {
@@ -630,6 +637,10 @@ func (s *socket) open(opened chan<- error) {
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
 	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
 	s.scope = peerScope(conn)
+	if !s.up.pool.readers && s.up.pool.watch.add(s) {
+		opened <- nil
+		return
+	}
 	opened <- nil
 	s.read()
 }
@@ -659,7 +670,7 @@ type socket struct {
 	idle    *time.Timer
 	// handing: the socket is retired with tombstones only, and its reader
 	// hands it to the pool's watcher (see handOverLocked); watched: the watcher
-	// reads it, under token.
+	// reads it, under token (from its start on Linux).
 	handing atomic.Bool
 	watched bool
 	token   uint64
@@ -739,14 +750,14 @@ func (s *socket) bury(id uint16) {
 }
 
 // handOverLocked asks the reader of s, once s is retired and holds
-// tombstones only, to hand it to the pool's watcher (Linux), which reads
-// every such socket of the pool from one goroutine: most sockets spend
-// most of their life so, tombstoneFor after their last lookup ended, and
-// a goroutine each would cost more than the lookups in flight. The
-// watcher handles their datagrams as the reader would, as they come. The
+// tombstones only, to hand it to the pool's watcher (Linux): most
+// sockets spend most of their life so, tombstoneFor after their last
+// lookup ended, and a goroutine each would cost more than the lookups in
+// flight. The watcher handles their datagrams as the reader would, as
+// they come. A socket the watcher reads already has no reader. The
 // caller holds s.mu.
 func (s *socket) handOverLocked() {
-	if !canWatch || !s.retired || s.closed || s.live > 0 || len(s.pending) == 0 || s.handing.Load() {
+	if !canWatch || s.watched || !s.retired || s.closed || s.live > 0 || len(s.pending) == 0 || s.handing.Load() {
 		return
 	}
 	s.handing.Store(true)

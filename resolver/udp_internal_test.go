@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"fmt"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -26,14 +27,24 @@ func queryEntry(t *testing.T, u *upstream, name string) entry {
 // while a query is in flight on it (the server restarted; an off-path
 // forger who knows the port can send the same). The query is not failed:
 // the error is counted and marked on the query, the socket takes no new
-// query, and the reply that comes after it is still delivered.
+// query, and the reply that comes after it is still delivered; whether
+// the socket is read by the watcher or by a reader of its own.
 func TestICMPKeepsQueriesOpen(t *testing.T) {
 	t.Parallel()
+	for _, readers := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readers=%v", readers), func(t *testing.T) {
+			t.Parallel()
+			icmpKeepsQueriesOpen(t, readers)
+		})
+	}
+}
+
+func icmpKeepsQueriesOpen(t *testing.T, readers bool) {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(t, err)
 	server := pc.LocalAddr().String()
 	require.NoError(t, pc.Close()) // nobody listens: loopback answers port unreachable
-	p := &pool{}
+	p := &pool{readers: readers}
 	u := p.upstream(server, nil, DefaultUDPSize)
 	s, err := u.dial(socketBatch)
 	require.NoError(t, err)

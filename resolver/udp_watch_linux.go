@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// canWatch: sockets holding tombstones only are handed to the watcher.
+// canWatch: the watcher reads sockets (see socket.open); a socket with a
+// reader of its own hands itself over once it holds tombstones only.
 const canWatch = true
 
 // watchWait is how long the watcher waits for datagrams at a time (ms);
@@ -24,12 +25,16 @@ const watchWait = 500
 // again at the next wait).
 const drainBatch = 16
 
-// watcher reads, from one goroutine, the retired sockets of a pool whose
-// queries are all tombstones (see socket.handOverLocked), through an
-// epoll instance of its own: each datagram is handled as the socket's
-// reader would handle it (source check, then demux, compare and drop
-// counting in socket.handle), as soon as it comes. Its zero value is
-// ready to use; it runs only while it has sockets.
+// watcher waits, from one goroutine, for datagrams on the sockets of a
+// pool, through an epoll instance of its own. A socket reported ready is
+// read by a goroutine of its own that lives while it handles what is
+// queued (up to drainBatch datagrams): each datagram is handled as a
+// reader of the socket's own would handle it (source check, then demux,
+// compare and drop counting in socket.handle), as soon as it comes, and
+// replies to different sockets are handled side by side. A socket is
+// armed once (EPOLLONESHOT): it is reported again only once its reader
+// has read what it could and armed it again, so that it never has two.
+// Its zero value is ready to use; it runs only while it has sockets.
 type watcher struct {
 	mu      sync.Mutex
 	epfd    int // valid while running
@@ -38,9 +43,9 @@ type watcher struct {
 	socks   map[uint64]*socket
 }
 
-// add starts watching s and reports whether it does; the caller, s's
-// reader, stops reading s if so. A closed s is not watched: add reports
-// false, and the reader, finding s closing (closeLocked), closes it.
+// add starts watching s and reports whether it does; the caller does not
+// read s if so. A closed s is not watched: add reports false, and the
+// reader, finding s closing (closeLocked), closes it.
 func (w *watcher) add(s *socket) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -65,8 +70,7 @@ func (w *watcher) add(s *socket) bool {
 	}
 	var ctlErr error
 	err = raw.Control(func(fd uintptr) {
-		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(token), Pad: int32(token >> 32)}
-		ctlErr = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_ADD, int(fd), &ev)
+		ctlErr = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_ADD, int(fd), armEvent(token))
 	})
 	if err != nil || ctlErr != nil {
 		return s.keepReading()
@@ -77,6 +81,30 @@ func (w *watcher) add(s *socket) bool {
 	w.socks[token] = s
 	s.watched, s.token = true, token
 	return true
+}
+
+// armEvent is the event a watched socket is armed for: a datagram or an
+// error queued (epoll reports errors unasked), once.
+func armEvent(token uint64) *syscall.EpollEvent {
+	return &syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLONESHOT, Fd: int32(token), Pad: int32(token >> 32)}
+}
+
+// rearm arms s again, once its reader has read it: if it has datagrams
+// queued still, the next wait reports it again. A socket the watcher
+// forgot (it is closing) is not armed: its descriptor may be gone.
+func (w *watcher) rearm(s *socket) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.running || w.socks[s.token] != s {
+		return
+	}
+	raw, err := s.conn.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = raw.Control(func(fd uintptr) {
+		_ = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_MOD, int(fd), armEvent(s.token))
+	})
 }
 
 // keepReading has s's reader go on reading it (the watcher could not take
@@ -99,10 +127,10 @@ func (w *watcher) forget(s *socket) {
 // epoll reports the others at the next wait, in turn.
 const watchEvents = 64
 
-// run waits for datagrams on the watched sockets and handles them, until
-// a wait ends with no socket left. A wait that fails (other than by a
-// signal) pauses the watcher for a wait's length, so that an error that
-// persists cannot make it spin.
+// run waits for datagrams on the watched sockets and has each socket
+// reported ready read (see serve), until a wait ends with no socket left.
+// A wait that fails (other than by a signal) pauses the watcher for a
+// wait's length, so that an error that persists cannot make it spin.
 func (w *watcher) run(epfd int) {
 	events := make([]syscall.EpollEvent, watchEvents)
 	var ready []*socket
@@ -127,9 +155,15 @@ func (w *watcher) run(epfd int) {
 		}
 		w.mu.Unlock()
 		for _, s := range ready {
-			s.drain()
+			go w.serve(s)
 		}
 	}
+}
+
+// serve reads s, which the watcher reported ready, and arms it again.
+func (w *watcher) serve(s *socket) {
+	s.drain()
+	w.rearm(s)
 }
 
 // drain handles up to drainBatch of the datagrams queued on s, and ICMP

@@ -291,6 +291,8 @@ func linkLocalForgery(t *testing.T, addr string, watched bool) {
 	resolver.SetTombstone(c, spoofTimeout)
 	if watched {
 		resolver.SetSocketBatch(c, 1)
+	} else {
+		resolver.SetReaders(c, true)
 	}
 	cache := resolver.NewCache(c, 0)
 	done := make(chan struct{})
