@@ -302,7 +302,10 @@ func startPolicyServer(tb testing.TB) (int, *x509.CertPool) {
 
 // startDelayRelay relays UDP DNS queries to upstream and holds each
 // reply back by delay before it goes back, with two reader goroutines
-// and a timer per reply rather than a goroutine parked per question. It
+// and one sender, which sends the replies in the order they came, each
+// when its delay is up: no goroutine per question or per reply (a
+// timer's function runs on a goroutine of its own, and on a busy machine
+// hundreds of those wait to run at once, counted as the scans'). It
 // returns the relay's address; it stops when tb ends.
 func startDelayRelay(tb testing.TB, upstream string, delay time.Duration) string {
 	tb.Helper()
@@ -320,6 +323,20 @@ func startDelayRelay(tb testing.TB, upstream string, delay time.Duration) string
 	var mu sync.Mutex
 	var ids [1 << 16]origin
 	var nextID uint16
+	type held struct {
+		due time.Time
+		msg []byte
+		to  netip.AddrPort
+	}
+	// held replies: the delay is the same for each, so they fall due in
+	// the order they came.
+	queue := make(chan held, 1<<16) // closed by its one sender, below, when the relay stops
+	go func() {
+		for h := range queue {
+			time.Sleep(time.Until(h.due))
+			_, _ = front.WriteToUDPAddrPort(h.msg, h.to)
+		}
+	}()
 	go func() {
 		buf := make([]byte, 65535)
 		for {
@@ -340,6 +357,7 @@ func startDelayRelay(tb testing.TB, upstream string, delay time.Duration) string
 		}
 	}()
 	go func() {
+		defer close(queue)
 		buf := make([]byte, 65535)
 		for {
 			n, _, err := up.ReadFromUDPAddrPort(buf)
@@ -354,7 +372,7 @@ func startDelayRelay(tb testing.TB, upstream string, delay time.Duration) string
 			mu.Unlock()
 			msg := append([]byte(nil), buf[:n]...)
 			binary.BigEndian.PutUint16(msg, o.id)
-			time.AfterFunc(delay, func() { _, _ = front.WriteToUDPAddrPort(msg, o.from) })
+			queue <- held{due: time.Now().Add(delay), msg: msg, to: o.from}
 		}
 	}()
 	return front.LocalAddr().String()
