@@ -4,8 +4,10 @@ package resolver
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -37,10 +39,14 @@ const drainBatch = 16
 // Its zero value is ready to use; it runs only while it has sockets.
 type watcher struct {
 	mu      sync.Mutex
-	epfd    int // valid while running
+	epfd    int      // valid while running
+	ep      *os.File // epfd, through which the runtime's poller tells run it has events
 	running bool
 	next    uint64
 	socks   map[uint64]*socket
+	// idle takes a ready socket to a reader that has finished its last
+	// and waits for another (see serve); unbuffered.
+	idle chan *socket
 }
 
 // add starts watching s and reports whether it does; the caller does not
@@ -55,12 +61,15 @@ func (w *watcher) add(s *socket) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.running {
-		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		fd, ep, raw, err := openEpoll()
 		if err != nil {
 			return s.keepReading()
 		}
-		w.epfd, w.running = fd, true
-		go w.run(fd)
+		w.epfd, w.ep, w.running = fd, ep, true
+		if w.idle == nil {
+			w.idle = make(chan *socket) // set once, before any goroutine reads it
+		}
+		go w.run(ep, raw)
 	}
 	w.next++
 	token := w.next
@@ -123,47 +132,121 @@ func (w *watcher) forget(s *socket) {
 	delete(w.socks, s.token)
 }
 
+// openEpoll opens the watcher's epoll instance, non-blocking and held by
+// an os.File that the runtime's poller watches (an epoll instance is
+// readable while it has events), so that the watcher waits for events
+// as a reader waits for a datagram, parked, not in a blocking system
+// call that holds a thread and hands its processor over at each wait.
+func openEpoll() (int, *os.File, syscall.RawConn, error) {
+	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("resolver: epoll: %w", err)
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		_ = syscall.Close(fd)
+		return 0, nil, nil, fmt.Errorf("resolver: epoll: %w", err)
+	}
+	ep := os.NewFile(uintptr(fd), "epoll")
+	raw, err := ep.SyscallConn()
+	if err == nil {
+		// A deadline can be set only on a file the poller watches.
+		err = ep.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		_ = ep.Close()
+		return 0, nil, nil, fmt.Errorf("resolver: epoll: %w", err)
+	}
+	return fd, ep, raw, nil
+}
+
 // watchEvents is how many ready sockets one wait of the watcher takes;
 // epoll reports the others at the next wait, in turn.
 const watchEvents = 64
 
 // run waits for datagrams on the watched sockets and has each socket
 // reported ready read (see serve), until a wait ends with no socket left.
-// A wait that fails (other than by a signal) pauses the watcher for a
-// wait's length, so that an error that persists cannot make it spin.
-func (w *watcher) run(epfd int) {
+// A wait that fails (other than by a signal, or at its deadline) pauses
+// the watcher for a wait's length, so that an error that persists cannot
+// make it spin.
+func (w *watcher) run(ep *os.File, raw syscall.RawConn) {
 	events := make([]syscall.EpollEvent, watchEvents)
 	var ready []*socket
 	for {
-		n, err := syscall.EpollWait(epfd, events, watchWait)
-		if err != nil && !errors.Is(err, syscall.EINTR) {
+		n, err := waitEvents(ep, raw, events)
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 			n = 0
 			time.Sleep(watchWait * time.Millisecond)
 		}
 		ready = ready[:0]
 		w.mu.Lock()
-		for _, ev := range events[:max(n, 0)] {
+		for _, ev := range events[:n] {
 			if s, ok := w.socks[uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32]; ok {
 				ready = append(ready, s)
 			}
 		}
-		if n <= 0 && len(w.socks) == 0 {
+		if n == 0 && len(w.socks) == 0 {
 			w.running = false
-			_ = syscall.Close(epfd)
+			_ = ep.Close()
 			w.mu.Unlock()
 			return
 		}
 		w.mu.Unlock()
 		for _, s := range ready {
-			go w.serve(s)
+			select {
+			case w.idle <- s:
+			default:
+				go w.serve(s)
+			}
 		}
 	}
 }
 
-// serve reads s, which the watcher reported ready, and arms it again.
+// waitEvents waits up to watchWait for events on the epoll instance ep
+// and takes them into events; it returns how many it took.
+func waitEvents(ep *os.File, raw syscall.RawConn, events []syscall.EpollEvent) (int, error) {
+	_ = ep.SetReadDeadline(time.Now().Add(watchWait * time.Millisecond))
+	var n int
+	var werr error
+	err := raw.Read(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.EpollWait(int(fd), events, 0)
+			if !errors.Is(werr, syscall.EINTR) {
+				break
+			}
+		}
+		return n != 0 || werr != nil // nothing yet: the poller waits for the instance to be readable
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("resolver: wait for events: %w", err)
+	}
+	return max(n, 0), nil
+}
+
+// serveIdle is how long a reader the watcher started waits for another
+// ready socket once it has read its last, before it ends: under load the
+// readers live on, so that a datagram costs no new goroutine, nor the
+// growth of a new one's stack to the depth a reply's handling reaches.
+const serveIdle = time.Second
+
+// serve reads s, which the watcher reported ready, arms it again, and
+// then reads the ready sockets the watcher hands it, until none comes
+// for serveIdle.
 func (w *watcher) serve(s *socket) {
-	s.drain()
-	w.rearm(s)
+	idle := time.NewTimer(serveIdle)
+	defer idle.Stop()
+	for {
+		s.drain()
+		w.rearm(s)
+		idle.Reset(serveIdle)
+		select {
+		case s = <-w.idle:
+		case <-idle.C:
+			return
+		}
+	}
 }
 
 // drain handles up to drainBatch of the datagrams queued on s, and ICMP
