@@ -1013,13 +1013,10 @@ type tcpResult struct {
 // so that a later reply that contradicts it evicts it (see
 // waiter.decide).
 func (c *Client) release(w *waiter, tickets []ticket) {
-	releaseAll := func() {
+	if !w.tombstones() {
 		for _, t := range tickets {
 			t.release()
 		}
-	}
-	if !w.tombstones() {
-		releaseAll()
 		return
 	}
 	for _, t := range tickets {
@@ -1029,7 +1026,7 @@ func (c *Client) release(w *waiter, tickets []ticket) {
 	if d <= 0 {
 		d = tombstoneFor
 	}
-	time.AfterFunc(d, releaseAll)
+	c.pool.tombs.add(d, tickets)
 }
 
 // send is where every query of a lookup leaves: q to server (index idx in

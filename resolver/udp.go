@@ -309,6 +309,8 @@ type pool struct {
 	batch int
 	// watch reads the pool's sockets (Linux; see socket.open).
 	watch watcher
+	// tombs releases the tombstones of ended lookups.
+	tombs tombQueue
 	// readers gives each socket a reader goroutine of its own until it
 	// holds tombstones only, as where there is no watcher (tests).
 	readers bool
@@ -406,6 +408,68 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 	u.cookie.Store(newClientCookie())
 	got, _ := p.servers.LoadOrStore(server, u)
 	return got.(*upstream)
+}
+
+// tombQueue releases the queries of ended lookups a time after they were
+// buried (tombstoneFor), in the order they were buried, from one timer:
+// no timer, and no goroutine when it fires, per lookup (under load
+// thousands of lookups end each second, each keeping its tombstones for
+// two seconds). Each waits the pool's one tombstone time, so the queue
+// is in the order its entries fall due; an entry queued behind a later
+// one (the time changed, in tests) is released with it, never before its
+// time. Its zero value is ready to use.
+type tombQueue struct {
+	mu    sync.Mutex
+	queue []tombs // in the order buried; the first falls due first
+	timer *time.Timer
+	armed bool // the timer is set for the first entry
+}
+
+// tombs is one ended lookup's queries, kept until due.
+type tombs struct {
+	due     time.Time
+	tickets []ticket
+}
+
+// add releases tickets after d.
+func (q *tombQueue) add(d time.Duration, tickets []ticket) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.queue = append(q.queue, tombs{due: time.Now().Add(d), tickets: tickets})
+	if q.armed {
+		return
+	}
+	q.armed = true
+	if q.timer == nil {
+		q.timer = time.AfterFunc(d, q.fire)
+		return
+	}
+	q.timer.Reset(d)
+}
+
+// fire releases the entries that are due and sets the timer for the next.
+func (q *tombQueue) fire() {
+	q.mu.Lock()
+	now := time.Now()
+	n := 0
+	for n < len(q.queue) && !q.queue[n].due.After(now) {
+		n++
+	}
+	due := make([]tombs, n)
+	copy(due, q.queue[:n])
+	clear(q.queue[:n]) // the slice's array keeps no released socket
+	q.queue = q.queue[n:]
+	if len(q.queue) > 0 {
+		q.timer.Reset(q.queue[0].due.Sub(now))
+	} else {
+		q.armed = false
+	}
+	q.mu.Unlock()
+	for _, t := range due {
+		for _, tk := range t.tickets {
+			tk.release()
+		}
+	}
 }
 
 // ticket is one registered query: the socket it went out on and its ID
