@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,4 +70,41 @@ func TestCloseWhileReaderWaits(t *testing.T) {
 	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 30*time.Second, 2*time.Millisecond)
 	s.closeIdle()
 	require.Eventually(t, func() bool { return connClosed(s) }, 30*time.Second, 5*time.Millisecond, "descriptor closed")
+}
+
+// TestGiveBackStartsReader: a watched socket that cannot be armed again
+// (rearm's epoll_ctl failed) is given a reader of its own: the watcher
+// forgets it, and a reply to its query in flight is still delivered.
+func TestGiveBackStartsReader(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	p := &pool{}
+	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+	s, err := u.dial(8)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.retire() })
+	require.Equal(t, 1, p.watch.count(), "watched from its start")
+	e := queryEntry(t, u, "q.example.test.")
+	id, ok := s.register(&e)
+	require.True(t, ok)
+
+	p.watch.giveBack(s)
+	assert.Zero(t, p.watch.count(), "the watcher forgot it")
+	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 30*time.Second, 2*time.Millisecond, "a reader of its own")
+
+	m := new(dns.Msg)
+	m.SetQuestion(e.q.Name, dns.TypeA)
+	m.Id, m.Response = id, true
+	b, err := m.Pack()
+	require.NoError(t, err)
+	_, err = pc.WriteTo(b, s.conn.LocalAddr())
+	require.NoError(t, err)
+	select {
+	case r := <-e.w.ch:
+		require.NotNil(t, r.msg, "the reply, not a failure")
+	case <-time.After(30 * time.Second):
+		t.Fatal("no reply delivered")
+	}
+	s.release(id)
 }

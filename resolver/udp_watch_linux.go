@@ -21,10 +21,11 @@ const canWatch = true
 // it ends once it has no socket left after a wait.
 const watchWait = 500
 
-// drainBatch bounds the datagrams the watcher reads from one socket per
-// wake-up: a flood at one watched port cannot keep it from the others
-// (epoll is level-triggered: a socket with more queued is reported
-// again at the next wait).
+// drainBatch bounds the datagrams a reader the watcher started reads from
+// one socket before it arms it again: a flood at one port cannot hold
+// that reader, nor the watcher, from the other sockets (an armed socket
+// with more queued is reported again at the next wait, after those
+// reported before it).
 const drainBatch = 16
 
 // watcher waits, from one goroutine, for datagrams on the sockets of a
@@ -100,20 +101,47 @@ func armEvent(token uint64) *syscall.EpollEvent {
 
 // rearm arms s again, once its reader has read it: if it has datagrams
 // queued still, the next wait reports it again. A socket the watcher
-// forgot (it is closing) is not armed: its descriptor may be gone.
+// forgot (it is closing) is not armed: its descriptor may be gone. A
+// socket that cannot be armed again is given a reader of its own (see
+// giveBack): it would be read no more.
 func (w *watcher) rearm(s *socket) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if !w.running || w.socks[s.token] != s {
+		w.mu.Unlock()
 		return
 	}
 	raw, err := s.conn.SyscallConn()
-	if err != nil {
+	var ctlErr error
+	if err == nil {
+		err = raw.Control(func(fd uintptr) {
+			ctlErr = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_MOD, int(fd), armEvent(s.token))
+		})
+	}
+	w.mu.Unlock()
+	if err == nil && ctlErr != nil {
+		w.giveBack(s)
+	}
+}
+
+// giveBack stops watching s, which is not closing, and starts a reader of
+// its own for it.
+func (w *watcher) giveBack(s *socket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.watched {
 		return
 	}
-	_ = raw.Control(func(fd uintptr) {
-		_ = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_MOD, int(fd), armEvent(s.token))
-	})
+	w.mu.Lock()
+	delete(w.socks, s.token)
+	if w.running {
+		if raw, err := s.conn.SyscallConn(); err == nil {
+			_ = raw.Control(func(fd uintptr) { _ = syscall.EpollCtl(w.epfd, syscall.EPOLL_CTL_DEL, int(fd), nil) })
+		}
+	}
+	w.mu.Unlock()
+	s.watched = false
+	s.keepReading()
+	go s.read()
 }
 
 // keepReading has s's reader go on reading it (the watcher could not take
@@ -186,6 +214,7 @@ func (w *watcher) run(ep *os.File, raw syscall.RawConn) {
 		}
 		if n == 0 && len(w.socks) == 0 {
 			w.running = false
+			w.socks = nil // a map does not shrink: the next run starts small
 			_ = ep.Close()
 			w.mu.Unlock()
 			return
