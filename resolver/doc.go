@@ -29,7 +29,7 @@
 //
 // Every layer of this package is a [Starter]: Start asks the question and
 // returns, and the answer is handed to a function once it is in, on the
-// goroutine that brought it (the socket's reader that received the reply,
+// goroutine that brought it (the one that read the reply from its socket,
 // a retry timer's, the context's end), perhaps before Start returns. No
 // goroutine waits under a lookup: a [Client]'s lookup is a state that its
 // replies, timers and context move on, and a caller that finds its
@@ -107,18 +107,19 @@
 //     are in use, and none stays useful long to someone who learned it.
 //     Each socket costs a file descriptor: about one per 8 queries in
 //     flight (or kept as tombstones, below), plus up to 16 per server.
-//     A socket with a query in flight has a reader goroutine of its own,
-//     which waits for a datagram without a buffer (on Linux) and reads it
-//     into one its server's sockets share. A socket that takes no new
-//     query and keeps tombstones only is read, on Linux, by one goroutine
-//     per Client (the watcher, over an epoll instance of its own), which
-//     handles each datagram as it comes, exactly as the reader would, and
-//     reads at most 16 from one socket before it turns to the others, so
-//     that a flood at one watched port does not hold back a late reply on
-//     another. The kernel delivers to a connected socket only datagrams
-//     from the server's address and port; the reader and the watcher
-//     check the source again (wrong_source), a link-local server's
-//     interface included. The port is secret only as long
+//     On Linux, one goroutine per Client (the watcher) waits for
+//     datagrams on all its sockets, over an epoll instance of its own
+//     that the runtime's poller watches: no goroutine waits per socket.
+//     A socket with datagrams queued is handed to a reader goroutine, one
+//     at a time per socket, that reads at most 16 of them, each into a
+//     buffer its server's sockets share, handles each as it comes, and
+//     arms the socket again; a reader lives on for a second to take the
+//     next ready socket, so that under load a reply costs no new
+//     goroutine. A flood at one port therefore does not hold back a reply
+//     on another. Elsewhere each socket has a reader goroutine of its
+//     own. The kernel delivers to a connected socket only datagrams from
+//     the server's address and port; the readers check the source again
+//     (wrong_source), a link-local server's interface included. The port is secret only as long
 //     as the kernel does not leak it: this relies on the kernel's
 //     defences against the SAD DNS side channel (Linux 5.10 and later
 //     randomize the ICMP rate limit, CVE-2020-25705).
@@ -221,7 +222,12 @@
 //     reply), or an ICMP error at one of their ports, is tainted:
 //     [Client.LookupTTL] gives it TTL 0, so a Cache never keeps it, and
 //     the callers of a Cache that waited for the same question ask again
-//     (once) instead of sharing it.
+//     (once) instead of sharing it. The same traces at the port of a
+//     lookup that has ended and keeps tombstones (below) evict its answer
+//     from the Cache: a forger who won knows that port, and could flood
+//     it so that the kernel drops the real reply that would contradict
+//     the forgery; the first of its datagrams read evicts it. A stray late
+//     reply costs an eviction, that is one more question later.
 //   - Tombstones. A forger who sends one datagram per port leaves no
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:

@@ -36,7 +36,7 @@ const (
 	// this long, for the same reason.
 	socketMaxAge = 2 * time.Second
 	// socketIdle closes a socket that had no query in flight for this
-	// long (and ends its reader goroutine).
+	// long.
 	socketIdle = time.Second
 	// socketReadBuffer is the receive buffer asked for a socket, so that
 	// a burst of forged datagrams does not push the real reply out.
@@ -260,6 +260,24 @@ func (w *waiter) compare(m *dns.Msg) {
 	if !done {
 		call()
 	}
+}
+
+// suspect evicts the answer the lookup took, as a contradicting reply
+// would (see compare), once it has ended with one that a Cache keeps: a
+// datagram that none of its queries could take came to the port of one
+// of them, or an ICMP error did, so someone knows that port. It costs one
+// more question later. A lookup still in flight is only tainted (see
+// socket.drop).
+func (w *waiter) suspect() {
+	w.mu.Lock()
+	call := w.conflict
+	if w.taken == nil || call == nil || w.conflicted {
+		w.mu.Unlock()
+		return
+	}
+	w.conflicted = true
+	w.mu.Unlock()
+	call()
 }
 
 // conclusiveKey is what two replies to one question must share to agree:
@@ -970,14 +988,7 @@ func (u *upstream) putBuffer(b *[]byte) {
 // open to their timeouts.
 func (s *socket) icmp() {
 	s.up.pool.count(dropICMP)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.pending {
-		e := &s.pending[i].e
-		e.icmp.Store(true)
-		e.w.tainted.Store(true) // someone knows the port
-	}
-	s.retireLocked()
+	s.suspectAll(true, true) // someone knows the port
 }
 
 // handle delivers one datagram to the query it answers, or drops it.
@@ -1019,16 +1030,44 @@ func (s *socket) handle(b []byte) {
 // drop counts a dropped datagram and taints w, the lookup whose query's ID
 // it carried; nil w (no query carries its ID) taints every lookup with a
 // query in flight on s, since someone may be guessing its IDs.
+//
+// A lookup that has ended and keeps its queries as tombstones has its
+// answer evicted as well (see waiter.suspect): someone at the port could
+// otherwise flood it, so that the kernel drops the real reply that would
+// contradict a forgery, and the flood would change nothing.
 func (s *socket) drop(kind dropKind, w *waiter) {
 	s.up.pool.count(kind)
 	if w != nil {
 		w.tainted.Store(true)
+		w.suspect()
 		return
 	}
+	s.suspectAll(false, false)
+}
+
+// suspectAll taints every lookup with a query on s and evicts the
+// answers of those that have ended (see drop); under s.mu, it marks each
+// query as having met an ICMP error when icmp is set, and then retires s
+// when retire is. The evictions are made once s.mu is let go.
+func (s *socket) suspectAll(icmp, retire bool) {
+	var ended []*waiter
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for i := range s.pending {
-		s.pending[i].e.w.tainted.Store(true)
+		e := &s.pending[i].e
+		if icmp {
+			e.icmp.Store(true)
+		}
+		e.w.tainted.Store(true)
+		if e.tomb {
+			ended = append(ended, e.w)
+		}
+	}
+	if retire {
+		s.retireLocked()
+	}
+	s.mu.Unlock()
+	for _, w := range ended {
+		w.suspect()
 	}
 }
 

@@ -28,9 +28,10 @@ import (
 	"github.com/mailauth/mailauth/resolver"
 )
 
-// Attacks on the pool's watcher (udp_watch_linux.go), which reads, from
-// one goroutine, the retired sockets whose queries are all tombstones:
-// at most drainBatch datagrams of a socket per wake-up, reading past any
+// Attacks on the pool's watcher (udp_watch_linux.go), which waits, from
+// one goroutine, for datagrams on every socket of the pool, the retired
+// ones whose queries are all tombstones included, and has each ready
+// socket read: at most drainBatch datagrams per wake-up, reading past any
 // socket error (those of icmpErrnos counted as ICMP), and checking each
 // datagram's source against the socket's peer, for a link-local server
 // its scope ID against the one the kernel gave the peer at dial
