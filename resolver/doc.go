@@ -222,12 +222,16 @@
 //     reply), or an ICMP error at one of their ports, is tainted:
 //     [Client.LookupTTL] gives it TTL 0, so a Cache never keeps it, and
 //     the callers of a Cache that waited for the same question ask again
-//     (once) instead of sharing it. The same traces at the port of a
-//     lookup that has ended and keeps tombstones (below) evict its answer
-//     from the Cache: a forger who won knows that port, and could flood
-//     it so that the kernel drops the real reply that would contradict
-//     the forgery; the first of its datagrams read evicts it. A stray late
-//     reply costs an eviction, that is one more question later.
+//     (once) instead of sharing it. A second reply to one query taints
+//     its lookup too (a server sends one). A forger who won knows the
+//     port, and could flood it so that the kernel drops the real reply
+//     that would contradict the forgery (a full receive buffer takes
+//     nothing more): so once a socket has read 16 datagrams that no query
+//     could take, or second replies (copies of the forgery), the answers
+//     of the lookups that ended on it and keep tombstones (below) are
+//     evicted from the Cache, which costs one more question each. A
+//     sweep of every port with one datagram each, or ICMP errors, which
+//     hide no reply, evict nothing.
 //   - Tombstones. A forger who sends one datagram per port leaves no
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:

@@ -35,6 +35,11 @@ const (
 	// socketMaxAge retires a socket that has not carried its batch after
 	// this long, for the same reason.
 	socketMaxAge = 2 * time.Second
+	// floodTrace is how many datagrams that no query could take (or
+	// second replies to one query) a socket reads before it is taken as
+	// flooded (see socket.stray): more than a sweep of the ports sends
+	// one port, far fewer than fill its receive buffer.
+	floodTrace = 16
 	// socketIdle closes a socket that had no query in flight for this
 	// long.
 	socketIdle = time.Second
@@ -543,10 +548,11 @@ func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bo
 			return ticket{}, fmt.Errorf("resolver: send query: %w", err)
 		}
 		// A pending ICMP error, reported by this write: the datagram did
-		// not leave. The port is retired; the next try takes a new one.
-		p.count(dropICMP)
-		s.retire()
+		// not leave. The query goes, and the error is taken as the reader
+		// takes one (socket.icmp) for the others on the port, which is
+		// retired: the next try takes a new one.
 		s.release(id)
+		s.icmp()
 	}
 	e.icmp.Store(true)
 	return ticket{icmp: e.icmp}, errICMPSend
@@ -746,6 +752,7 @@ type socket struct {
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map
 	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
+	strays  int            // datagrams read that no query could take, and second replies (see stray)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
@@ -988,7 +995,14 @@ func (u *upstream) putBuffer(b *[]byte) {
 // open to their timeouts.
 func (s *socket) icmp() {
 	s.up.pool.count(dropICMP)
-	s.suspectAll(true, true) // someone knows the port
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.pending {
+		e := &s.pending[i].e
+		e.icmp.Store(true)
+		e.w.tainted.Store(true) // someone knows the port
+	}
+	s.retireLocked()
 }
 
 // handle delivers one datagram to the query it answers, or drops it.
@@ -1005,6 +1019,14 @@ func (s *socket) handle(b []byte) {
 		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
 	})
 	if kind == dropNone {
+		if s.replied(m.Id) {
+			// A second reply to one query: a server sends one. A copy
+			// of a forgery that won is taken as the same answer, so it
+			// is counted as a trace (a flood of copies would hide the
+			// real reply as well as a flood of junk).
+			e.w.tainted.Store(true)
+			s.stray(false)
+		}
 		u.learn(m, e.exact)
 		u.pool.heard.Store(time.Now().UnixNano())
 		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m})
@@ -1029,41 +1051,40 @@ func (s *socket) handle(b []byte) {
 
 // drop counts a dropped datagram and taints w, the lookup whose query's ID
 // it carried; nil w (no query carries its ID) taints every lookup with a
-// query in flight on s, since someone may be guessing its IDs.
-//
-// A lookup that has ended and keeps its queries as tombstones has its
-// answer evicted as well (see waiter.suspect): someone at the port could
-// otherwise flood it, so that the kernel drops the real reply that would
-// contradict a forgery, and the flood would change nothing.
+// query in flight on s, since someone may be guessing its IDs. The
+// datagram counts toward a flood of s (see stray).
 func (s *socket) drop(kind dropKind, w *waiter) {
 	s.up.pool.count(kind)
 	if w != nil {
 		w.tainted.Store(true)
-		w.suspect()
-		return
 	}
-	s.suspectAll(false, false)
+	s.stray(w == nil)
 }
 
-// suspectAll taints every lookup with a query on s and evicts the
-// answers of those that have ended (see drop); under s.mu, it marks each
-// query as having met an ICMP error when icmp is set, and then retires s
-// when retire is. The evictions are made once s.mu is let go.
-func (s *socket) suspectAll(icmp, retire bool) {
+// stray counts a datagram read on s that no query could take, or a
+// second reply to one query (see handle), tainting every lookup with a
+// query on s when taintAll is set. From the floodTrace-th on, s is taken
+// as flooded: the lookups that have ended and keep tombstones on s have
+// their answers evicted from the cache (waiter.suspect), as a
+// contradicting reply would. A forger who won knows the port, and could
+// otherwise flood it so that the kernel drops the real reply that would
+// contradict the forgery (a full receive buffer takes nothing more); the
+// flood needs hundreds of datagrams, and the first floodTrace read evict.
+// A sweep of every port with one datagram each evicts nothing. The
+// evictions are made once s.mu is let go.
+func (s *socket) stray(taintAll bool) {
 	var ended []*waiter
 	s.mu.Lock()
+	s.strays++
+	flooded := s.strays >= floodTrace
 	for i := range s.pending {
 		e := &s.pending[i].e
-		if icmp {
-			e.icmp.Store(true)
+		if taintAll {
+			e.w.tainted.Store(true)
 		}
-		e.w.tainted.Store(true)
-		if e.tomb {
+		if flooded && e.tomb {
 			ended = append(ended, e.w)
 		}
-	}
-	if retire {
-		s.retireLocked()
 	}
 	s.mu.Unlock()
 	for _, w := range ended {
@@ -1073,8 +1094,23 @@ func (s *socket) suspectAll(icmp, retire bool) {
 
 // pendingQuery is one query registered on a socket, under its ID.
 type pendingQuery struct {
-	id uint16
-	e  entry
+	id      uint16
+	replied bool // a reply to it was taken (see socket.replied)
+	e       entry
+}
+
+// replied notes that a reply to the query with id was taken, and reports
+// whether one was before.
+func (s *socket) replied(id uint16) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.find(id)
+	if i < 0 {
+		return false
+	}
+	was := s.pending[i].replied
+	s.pending[i].replied = true
+	return was
 }
 
 // find returns the index in s.pending of the query with id, or -1. The
