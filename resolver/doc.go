@@ -223,15 +223,19 @@
 //     [Client.LookupTTL] gives it TTL 0, so a Cache never keeps it, and
 //     the callers of a Cache that waited for the same question ask again
 //     (once) instead of sharing it. A second reply to one query taints
-//     its lookup too (a server sends one). A forger who won knows the
-//     port, and could flood it so that the kernel drops the real reply
-//     that would contradict the forgery (a full receive buffer takes
-//     nothing more): so once a socket has read 16 datagrams that no query
-//     could take, or second replies (copies of the forgery), the answers
-//     of the lookups that ended on it and keep tombstones (below) are
-//     evicted from the Cache, which costs one more question each. A
-//     sweep of every port with one datagram each, or ICMP errors, which
-//     hide no reply, evict nothing.
+//     its lookup too (a server sends one).
+//   - Floods. A forger who won knows the port, and could flood it so
+//     that the kernel drops the real reply that would contradict the
+//     forgery (a full receive buffer takes nothing more). On Linux, each
+//     time a socket has been read the Client asks the kernel how many
+//     datagrams it dropped there (SO_MEMINFO); when that grew, every
+//     lookup with a query on it is tainted, and the answers of those that
+//     ended and keep tombstones (below) are evicted from the Cache, one
+//     more question each. A sweep of the ports, stray replies or ICMP
+//     errors fill no buffer and evict nothing. Each socket has a filter
+//     that takes every datagram, so that the kernel checks a checksum
+//     before it queues the datagram: one with a bad checksum never takes
+//     buffer space.
 //   - Tombstones. A forger who sends one datagram per port leaves no
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:

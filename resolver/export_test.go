@@ -46,9 +46,6 @@ func SetTombstone(c *Client, d time.Duration) { c.pool.tombstone = d }
 // only; 0: socketBatch).
 func SetSocketBatch(c *Client, n int) { c.pool.batch = n }
 
-// FloodTrace is floodTrace (tests only).
-const FloodTrace = floodTrace
-
 // SetReaders gives each UDP socket of c a reader goroutine of its own
 // until it holds tombstones only, as where there is no watcher (tests
 // only).

@@ -35,11 +35,6 @@ const (
 	// socketMaxAge retires a socket that has not carried its batch after
 	// this long, for the same reason.
 	socketMaxAge = 2 * time.Second
-	// floodTrace is how many datagrams that no query could take (or
-	// second replies to one query) a socket reads before it is taken as
-	// flooded (see socket.stray): more than a sweep of the ports sends
-	// one port, far fewer than fill its receive buffer.
-	floodTrace = 16
 	// socketIdle closes a socket that had no query in flight for this
 	// long.
 	socketIdle = time.Second
@@ -722,6 +717,7 @@ func (s *socket) open(opened chan<- error) {
 		return
 	}
 	_ = conn.SetReadBuffer(socketReadBuffer) // best effort: the kernel caps it at net.core.rmem_max
+	acceptAll(conn)
 	peer := conn.RemoteAddr().(*net.UDPAddr).AddrPort()
 	s.conn, s.peer, s.born = conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), time.Now()
 	s.scope = peerScope(conn)
@@ -752,7 +748,7 @@ type socket struct {
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map
 	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
-	strays  int            // datagrams read that no query could take, and second replies (see stray)
+	kdrops  uint32         // the datagrams the kernel dropped at the socket, as last read (see checkDrops)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
@@ -966,6 +962,9 @@ func (s *socket) read() {
 		}
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
+		if raw, err := s.conn.SyscallConn(); err == nil {
+			s.checkDrops(raw)
+		}
 	}
 }
 
@@ -1020,12 +1019,9 @@ func (s *socket) handle(b []byte) {
 	})
 	if kind == dropNone {
 		if s.replied(m.Id) {
-			// A second reply to one query: a server sends one. A copy
-			// of a forgery that won is taken as the same answer, so it
-			// is counted as a trace (a flood of copies would hide the
-			// real reply as well as a flood of junk).
+			// A second reply to one query: a server sends one (a copy
+			// of a forgery would be taken as agreeing with it).
 			e.w.tainted.Store(true)
-			s.stray(false)
 		}
 		u.learn(m, e.exact)
 		u.pool.heard.Store(time.Now().UnixNano())
@@ -1051,38 +1047,48 @@ func (s *socket) handle(b []byte) {
 
 // drop counts a dropped datagram and taints w, the lookup whose query's ID
 // it carried; nil w (no query carries its ID) taints every lookup with a
-// query in flight on s, since someone may be guessing its IDs. The
-// datagram counts toward a flood of s (see stray).
+// query in flight on s, since someone may be guessing its IDs.
 func (s *socket) drop(kind dropKind, w *waiter) {
 	s.up.pool.count(kind)
 	if w != nil {
 		w.tainted.Store(true)
+		return
 	}
-	s.stray(w == nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.pending {
+		s.pending[i].e.w.tainted.Store(true)
+	}
 }
 
-// stray counts a datagram read on s that no query could take, or a
-// second reply to one query (see handle), tainting every lookup with a
-// query on s when taintAll is set. From the floodTrace-th on, s is taken
-// as flooded: the lookups that have ended and keep tombstones on s have
-// their answers evicted from the cache (waiter.suspect), as a
-// contradicting reply would. A forger who won knows the port, and could
-// otherwise flood it so that the kernel drops the real reply that would
-// contradict the forgery (a full receive buffer takes nothing more); the
-// flood needs hundreds of datagrams, and the first floodTrace read evict.
-// A sweep of every port with one datagram each evicts nothing. The
-// evictions are made once s.mu is let go.
-func (s *socket) stray(taintAll bool) {
+// checkDrops asks the kernel (Linux) how many datagrams it dropped at s,
+// through raw, s's descriptor: with its receive buffer full, or with a
+// bad checksum. When that grew, someone may have flooded the port to keep
+// a reply out (a full buffer takes nothing more): a forger who won knows
+// the port, and the reply it would keep out is the real one, which would
+// contradict the forgery. So every lookup with a query on s is tainted,
+// and those that have ended and keep tombstones have their answers
+// evicted from the cache (waiter.suspect), as a contradicting reply
+// would; an eviction costs one more question later. A sweep of the ports,
+// which fills no buffer, evicts nothing. The evictions are made once s.mu
+// is let go.
+func (s *socket) checkDrops(raw syscall.RawConn) {
+	var n uint32
+	var ok bool
+	if raw.Control(func(fd uintptr) { n, ok = kernelDrops(fd) }) != nil || !ok {
+		return
+	}
 	var ended []*waiter
 	s.mu.Lock()
-	s.strays++
-	flooded := s.strays >= floodTrace
+	if n == s.kdrops {
+		s.mu.Unlock()
+		return
+	}
+	s.kdrops = n
 	for i := range s.pending {
 		e := &s.pending[i].e
-		if taintAll {
-			e.w.tainted.Store(true)
-		}
-		if flooded && e.tomb {
+		e.w.tainted.Store(true)
+		if e.tomb {
 			ended = append(ended, e.w)
 		}
 	}

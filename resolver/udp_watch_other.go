@@ -32,5 +32,8 @@ var icmpErrnos = []syscall.Errno{
 	syscall.EMSGSIZE, syscall.EHOSTDOWN, syscall.ENOPROTOOPT,
 }
 
+// acceptAll attaches no filter (see the Linux version).
+func acceptAll(*net.UDPConn) {}
+
 // peerScope is 0: only the Linux watcher checks a source's scope.
 func peerScope(*net.UDPConn) uint32 { return 0 }

@@ -1,0 +1,86 @@
+//go:build linux && !386
+
+package resolver
+
+import (
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKernelDropsEvict: a lookup took an answer a cache keeps, and its
+// query is a tombstone on a socket. A forger who won knows the port and
+// floods it so that the kernel drops the real reply (here: a receive
+// buffer of the kernel's least size, and the reader held in its handling
+// of the first datagram, under s.mu, while 200 more come). Once the reader
+// goes on, the kernel's drop count has grown: the answer is evicted,
+// though the reply that would contradict it never came, and a lookup in
+// flight on the socket is tainted. The control: as many datagrams that
+// the buffer takes evict nothing.
+func TestKernelDropsEvict(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		flood   int
+		evicted bool
+	}{{"flood", 200, true}, {"no overflow", 1, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+			require.NoError(t, err)
+			defer pc.Close()
+			p := &pool{}
+			u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+			s, err := u.dial(8)
+			require.NoError(t, err)
+			t.Cleanup(func() { s.retire() })
+			require.NoError(t, s.conn.SetReadBuffer(1)) // the kernel's least
+
+			// The ended lookup: it took an answer a cache keeps (conflict
+			// set), and its query stays as a tombstone.
+			var evicted atomic.Bool
+			ended := queryEntry(t, u, "ended.example.test.")
+			ended.w.conflict = func() { evicted.Store(true) }
+			endedID, ok := s.register(&ended)
+			require.True(t, ok)
+			taken := new(dns.Msg)
+			taken.SetQuestion(ended.q.Name, dns.TypeA)
+			ended.w.decide(taken)
+			s.bury(endedID)
+			// A lookup in flight on the same socket.
+			live := queryEntry(t, u, "live.example.test.")
+			_, ok = s.register(&live)
+			require.True(t, ok)
+
+			junk := func() {
+				m := new(dns.Msg)
+				m.SetQuestion("junk.example.test.", dns.TypeA)
+				m.Id, m.Response = endedID^0x5a5a, true
+				b, err := m.Pack()
+				require.NoError(t, err)
+				_, err = pc.WriteTo(b, s.conn.LocalAddr())
+				require.NoError(t, err)
+			}
+			s.mu.Lock()
+			junk() // the reader takes it, and waits for s.mu in its handling
+			require.Eventually(t, func() bool { return stackHas("(*socket).handle") }, 30*time.Second, time.Millisecond)
+			for range tc.flood {
+				junk()
+			}
+			s.mu.Unlock()
+			if tc.evicted {
+				require.Eventually(t, evicted.Load, 30*time.Second, time.Millisecond, "the flood did not evict the ended lookup's answer")
+				assert.True(t, live.w.tainted.Load(), "the lookup in flight is tainted")
+				return
+			}
+			// The datagrams all fit: each is read and dropped as junk.
+			require.Eventually(t, func() bool {
+				return p.drops[dropWrongQuestion].Load()+p.drops[dropUnmatchedID].Load() >= uint64(tc.flood+1)
+			}, 30*time.Second, time.Millisecond)
+			assert.False(t, evicted.Load(), "no flood, yet the answer was evicted")
+		})
+	}
+}
