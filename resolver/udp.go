@@ -748,7 +748,7 @@ type socket struct {
 	mu      sync.Mutex
 	pending []pendingQuery // a few: a slice, searched, is smaller than a map
 	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
-	kdrops  uint32         // the datagrams the kernel dropped at the socket, as last read (see checkDrops)
+	kdrops  uint32         // the datagrams the kernel dropped at the socket, as last read (see noteDrops)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
@@ -963,7 +963,11 @@ func (s *socket) read() {
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
 		if raw, err := s.conn.SyscallConn(); err == nil {
-			s.checkDrops(raw)
+			var n uint32
+			var ok bool
+			if raw.Control(func(fd uintptr) { n, ok = kernelDrops(fd) }) == nil && ok {
+				s.noteDrops(n)
+			}
 		}
 	}
 }
@@ -1061,23 +1065,18 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 	}
 }
 
-// checkDrops asks the kernel (Linux) how many datagrams it dropped at s,
-// through raw, s's descriptor: with its receive buffer full, or with a
-// bad checksum. When that grew, someone may have flooded the port to keep
-// a reply out (a full buffer takes nothing more): a forger who won knows
-// the port, and the reply it would keep out is the real one, which would
-// contradict the forgery. So every lookup with a query on s is tainted,
-// and those that have ended and keep tombstones have their answers
-// evicted from the cache (waiter.suspect), as a contradicting reply
-// would; an eviction costs one more question later. A sweep of the ports,
-// which fills no buffer, evicts nothing. The evictions are made once s.mu
-// is let go.
-func (s *socket) checkDrops(raw syscall.RawConn) {
-	var n uint32
-	var ok bool
-	if raw.Control(func(fd uintptr) { n, ok = kernelDrops(fd) }) != nil || !ok {
-		return
-	}
+// noteDrops takes n, the count of datagrams the kernel (Linux) dropped
+// at s (see kernelDrops), read after s was read: with its receive buffer
+// full, or with a bad checksum. When that grew, someone may have flooded
+// the port to keep a reply out (a full buffer takes nothing more): a
+// forger who won knows the port, and the reply it would keep out is the
+// real one, which would contradict the forgery. So every lookup with a
+// query on s is tainted, and those that have ended and keep tombstones
+// have their answers evicted from the cache (waiter.suspect), as a
+// contradicting reply would; an eviction costs one more question later.
+// A sweep of the ports, which fills no buffer, evicts nothing. The
+// evictions are made once s.mu is let go.
+func (s *socket) noteDrops(n uint32) {
 	var ended []*waiter
 	s.mu.Lock()
 	if n == s.kdrops {

@@ -279,13 +279,14 @@ func (w *watcher) serve(s *socket) {
 }
 
 // drain handles up to drainBatch of the datagrams queued on s, and ICMP
-// errors, without waiting.
+// errors, without waiting, and then reads the kernel's count of the
+// datagrams it dropped at s (see noteDrops).
 func (s *socket) drain() {
 	raw, err := s.conn.SyscallConn()
 	if err != nil {
 		return
 	}
-	defer s.checkDrops(raw)
+read:
 	for range drainBatch {
 		buf := s.up.buffer()
 		var n int
@@ -297,7 +298,7 @@ func (s *socket) drain() {
 		switch {
 		case err != nil || errors.Is(rerr, syscall.EAGAIN): // closed, or nothing more queued
 			s.up.putBuffer(buf)
-			return
+			break read
 		case errors.Is(rerr, syscall.EINTR):
 			s.up.putBuffer(buf)
 			continue
@@ -316,6 +317,11 @@ func (s *socket) drain() {
 		}
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf)
+	}
+	var drops uint32
+	var ok bool
+	if raw.Control(func(fd uintptr) { drops, ok = kernelDrops(fd) }) == nil && ok {
+		s.noteDrops(drops)
 	}
 }
 
@@ -362,7 +368,7 @@ var icmpErrnos = []syscall.Errno{
 // a bad checksum fills the receive buffer as any other until it is read,
 // and is then dropped unseen: a flood of them could keep a reply out and
 // leave no trace the reader sees (the kernel's drop count, see
-// socket.checkDrops, still says so). Best effort.
+// socket.noteDrops, still says so). Best effort.
 func acceptAll(c *net.UDPConn) {
 	raw, err := c.SyscallConn()
 	if err != nil {
