@@ -16,18 +16,18 @@ import (
 // TestKernelDropsEvict: a lookup took an answer a cache keeps, and its
 // query is a tombstone on a socket. A forger who won knows the port and
 // floods it so that the kernel drops the real reply (here: a receive
-// buffer of the kernel's least size, and the reader held in its handling
-// of the first datagram, under s.mu, while 200 more come). Once the reader
-// goes on, the kernel's drop count has grown: the answer is evicted,
-// though the reply that would contradict it never came, and a lookup in
-// flight on the socket is tainted. The control: as many datagrams that
+// buffer of 64 KiB asked, and the reader held in its handling of the
+// first datagram, under s.mu, while 2,000 more come). Once the reader goes
+// on, the kernel's drop count has grown with the buffer full: the answer
+// is evicted, though the reply that would contradict it never came, and a
+// lookup in flight on the socket is tainted. The control: datagrams that
 // the buffer takes evict nothing.
 func TestKernelDropsEvict(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		flood   int
 		evicted bool
-	}{{"flood", 200, true}, {"no overflow", 1, false}} {
+	}{{"flood", 2000, true}, {"no overflow", 8, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 			require.NoError(t, err)
@@ -37,7 +37,7 @@ func TestKernelDropsEvict(t *testing.T) {
 			s, err := u.dial(8)
 			require.NoError(t, err)
 			t.Cleanup(func() { s.retire() })
-			require.NoError(t, s.conn.SetReadBuffer(1)) // the kernel's least
+			require.NoError(t, s.conn.SetReadBuffer(64<<10))
 
 			// The ended lookup: it took an answer a cache keeps (conflict
 			// set), and its query stays as a tombstone.
@@ -81,6 +81,43 @@ func TestKernelDropsEvict(t *testing.T) {
 				return p.drops[dropWrongQuestion].Load()+p.drops[dropUnmatchedID].Load() >= uint64(tc.flood+1)
 			}, 30*time.Second, time.Millisecond)
 			assert.False(t, evicted.Load(), "no flood, yet the answer was evicted")
+		})
+	}
+}
+
+// TestNoteDropsNeedsAFullBuffer: the kernel's drop count grew. With the
+// buffer at least half full, counting what the reader just read, a flood
+// may have kept a reply out: the ended lookup's answer is evicted. A
+// drop with the buffer nearly empty (a datagram with a bad checksum,
+// dropped and counted without taking any buffer; one to each port is
+// cheap) keeps it; either taints the lookup in flight. The same count
+// read again changes nothing.
+func TestNoteDropsNeedsAFullBuffer(t *testing.T) {
+	const rcvbuf = 1 << 19
+	for _, tc := range []struct {
+		name           string
+		mem            sockMem
+		read           int
+		evicted, taint bool
+	}{
+		{"no drop", sockMem{queued: rcvbuf, rcvbuf: rcvbuf, drops: 0}, 0, false, false},
+		{"a drop, the buffer empty", sockMem{queued: 0, rcvbuf: rcvbuf, drops: 1}, 100 + datagramOverhead, false, true},
+		{"a drop, the buffer full", sockMem{queued: rcvbuf - 1000, rcvbuf: rcvbuf, drops: 1}, 100 + datagramOverhead, true, true},
+		{"a drop, the buffer read empty", sockMem{queued: 0, rcvbuf: rcvbuf, drops: 3}, rcvbuf / 2, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var evicted atomic.Bool
+			ended := &waiter{ch: make(chan *reply, replyQueue)}
+			ended.conflict = func() { evicted.Store(true) }
+			ended.decide(new(dns.Msg))
+			live := &waiter{ch: make(chan *reply, replyQueue)}
+			s := &socket{closed: true, pending: []pendingQuery{{id: 1, e: entry{w: ended, tomb: true}}, {id: 2, e: entry{w: live}}}}
+			s.noteDrops(tc.mem, tc.read)
+			assert.Equal(t, tc.evicted, evicted.Load(), "evicted")
+			assert.Equal(t, tc.taint, live.tainted.Load(), "the lookup in flight tainted")
+			evicted.Store(false)
+			s.noteDrops(tc.mem, tc.read)
+			assert.False(t, evicted.Load(), "the same count read again evicts")
 		})
 	}
 }

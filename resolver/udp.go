@@ -35,6 +35,12 @@ const (
 	// socketMaxAge retires a socket that has not carried its batch after
 	// this long, for the same reason.
 	socketMaxAge = 2 * time.Second
+	// datagramOverhead is what a datagram costs in a socket's receive
+	// buffer beyond its bytes, at the least: the kernel charges each its
+	// buffer's whole size and its bookkeeping (hundreds of bytes more),
+	// so a count with this overhead never makes a buffer look fuller than
+	// it was (see socket.noteDrops).
+	datagramOverhead = 256
 	// socketIdle closes a socket that had no query in flight for this
 	// long.
 	socketIdle = time.Second
@@ -963,10 +969,10 @@ func (s *socket) read() {
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
 		if raw, err := s.conn.SyscallConn(); err == nil {
-			var n uint32
+			var mem sockMem
 			var ok bool
-			if raw.Control(func(fd uintptr) { n, ok = kernelDrops(fd) }) == nil && ok {
-				s.noteDrops(n)
+			if raw.Control(func(fd uintptr) { mem, ok = kernelMem(fd) }) == nil && ok {
+				s.noteDrops(mem, n+datagramOverhead)
 			}
 		}
 	}
@@ -1065,18 +1071,30 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 	}
 }
 
-// noteDrops takes n, the count of datagrams the kernel (Linux) dropped
-// at s (see kernelDrops), read after s was read: with its receive buffer
-// full, or with a bad checksum. When that grew, someone may have flooded
-// the port to keep a reply out (a full buffer takes nothing more): a
-// forger who won knows the port, and the reply it would keep out is the
-// real one, which would contradict the forgery. So every lookup with a
-// query on s is tainted, and those that have ended and keep tombstones
-// have their answers evicted from the cache (waiter.suspect), as a
-// contradicting reply would; an eviction costs one more question later.
-// A sweep of the ports, which fills no buffer, evicts nothing. The
-// evictions are made once s.mu is let go.
-func (s *socket) noteDrops(n uint32) {
+// sockMem is what the kernel (Linux) holds of a socket: the bytes queued
+// for reading and the receive buffer's size, in its accounting (each
+// datagram's overhead included), and the datagrams it dropped there.
+type sockMem struct {
+	queued, rcvbuf, drops uint32
+}
+
+// noteDrops takes m, what the kernel holds of s, read after the reader
+// read datagrams taking at least read bytes of the buffer from s (see
+// kernelMem, datagramOverhead). When the kernel dropped datagrams there
+// since the last read and the buffer was at least half full (the bytes
+// still queued and those just read: a datagram with a bad checksum is
+// dropped and counted without taking any), someone
+// may have flooded the port to keep a reply out (a full buffer takes
+// nothing more): a forger who won knows the port, and the reply it would
+// keep out is the real one, which would contradict the forgery. So the
+// lookups that have ended on s and keep tombstones have their answers
+// evicted from the cache (waiter.suspect), as a contradicting reply
+// would: one more question each, later. Any drop taints every lookup with
+// a query on s. A sweep of the ports fills no buffer and evicts nothing.
+// The evictions are made once s.mu is let go.
+func (s *socket) noteDrops(m sockMem, read int) {
+	n := m.drops
+	flood := uint64(m.queued)+uint64(read) >= uint64(m.rcvbuf)/2
 	var ended []*waiter
 	s.mu.Lock()
 	if n == s.kdrops {
@@ -1087,7 +1105,7 @@ func (s *socket) noteDrops(n uint32) {
 	for i := range s.pending {
 		e := &s.pending[i].e
 		e.w.tainted.Store(true)
-		if e.tomb {
+		if flood && e.tomb {
 			ended = append(ended, e.w)
 		}
 	}

@@ -2,5 +2,5 @@
 
 package resolver
 
-// kernelDrops is not told here (see the Linux version): ok is false.
-func kernelDrops(fd uintptr) (n uint32, ok bool) { return 0, false }
+// kernelMem is not told here (see the Linux version): ok is false.
+func kernelMem(fd uintptr) (m sockMem, ok bool) { return sockMem{}, false }

@@ -286,7 +286,8 @@ func (s *socket) drain() {
 	if err != nil {
 		return
 	}
-read:
+	read := 0 // the datagrams read, in the kernel's accounting at the least (see noteDrops)
+loop:
 	for range drainBatch {
 		buf := s.up.buffer()
 		var n int
@@ -298,7 +299,7 @@ read:
 		switch {
 		case err != nil || errors.Is(rerr, syscall.EAGAIN): // closed, or nothing more queued
 			s.up.putBuffer(buf)
-			break read
+			break loop
 		case errors.Is(rerr, syscall.EINTR):
 			s.up.putBuffer(buf)
 			continue
@@ -315,13 +316,14 @@ read:
 			s.drop(dropWrongSource, nil)
 			continue
 		}
+		read += n + datagramOverhead
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf)
 	}
-	var drops uint32
+	var mem sockMem
 	var ok bool
-	if raw.Control(func(fd uintptr) { drops, ok = kernelDrops(fd) }) == nil && ok {
-		s.noteDrops(drops)
+	if raw.Control(func(fd uintptr) { mem, ok = kernelMem(fd) }) == nil && ok {
+		s.noteDrops(mem, read)
 	}
 }
 
