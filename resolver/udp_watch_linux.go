@@ -257,8 +257,11 @@ func waitEvents(ep *os.File, raw syscall.RawConn, events []syscall.EpollEvent) (
 // serveIdle is how long a reader the watcher started waits for another
 // ready socket once it has read its last, before it ends: under load the
 // readers live on, so that a datagram costs no new goroutine, nor the
-// growth of a new one's stack to the depth a reply's handling reaches.
-const serveIdle = time.Second
+// growth of a new one's stack to the depth a reply's handling reaches;
+// and a burst that started many does not leave them all waiting long,
+// each with its stack (at 500 scans in flight, 67–106 wait at a time
+// against 151–226 with a second).
+const serveIdle = 100 * time.Millisecond
 
 // serve reads s, which the watcher reported ready, arms it again, and
 // then reads the ready sockets the watcher hands it, until none comes
