@@ -230,20 +230,25 @@
 //     time a socket has been read the Client asks the kernel how many
 //     datagrams it dropped there and how full its buffer is (SO_MEMINFO).
 //     When the count grew, every lookup with a query on it is tainted;
-//     when it grew with the buffer at least half full, counting what was
-//     just read, the answers of the lookups that ended on it and keep
-//     tombstones (below) are evicted from the Cache too, one more
-//     question each. Each socket has a filter that takes every datagram,
-//     so that the kernel checks a checksum before it queues the datagram:
-//     one with a bad checksum never takes buffer space, and is dropped
-//     and counted alone. A sweep of the ports, stray replies, ICMP errors
-//     and bad checksums fill no buffer and evict nothing: an eviction
-//     costs the attacker a buffer's worth (256 KiB asked, which Linux
-//     doubles) at that port. What remains: on other systems, and on
-//     linux/386, the Client cannot tell a flood; nor, anywhere, datagrams
-//     dropped before they reach the socket (a network card's ring, the
-//     kernel's backlog), which a forger would have to aim at the reply's
-//     own queue.
+//     when it grew with the buffer at least half full at its fullest
+//     since the reader last looked (the kernel's figure before a drain,
+//     or after it with each datagram read at its whole length), the
+//     answers of the lookups that ended on it and keep tombstones (below)
+//     are evicted from the Cache too, one more question each. Each socket
+//     has a filter that takes every datagram, so that the kernel checks a
+//     checksum before it queues the datagram: one with a bad checksum
+//     never takes buffer space, and is dropped and counted alone. A sweep
+//     of the ports, stray replies, ICMP errors and bad checksums fill no
+//     buffer and evict nothing. An eviction costs the attacker half a
+//     buffer (256 KiB asked, which Linux doubles) in the kernel's
+//     accounting, which charges a small datagram about 800 bytes: some
+//     400 datagrams, tens of KB, at a port it knows. What remains: on
+//     other systems, and on linux/386, the Client cannot tell a flood;
+//     nor, anywhere, datagrams dropped before they reach the socket (a
+//     network card's ring, the kernel's backlog), which a forger would
+//     have to aim at the reply's own queue; and a host short of memory
+//     for UDP (net.ipv4.udp_mem) drops at a socket whose buffer is not
+//     full, which taints but evicts nothing.
 //   - Tombstones. A forger who sends one datagram per port leaves no
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:

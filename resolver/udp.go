@@ -942,7 +942,11 @@ func (s *socket) read() {
 		var n int
 		var from netip.AddrPort
 		var buf *[]byte
+		var before sockMem // what was queued, the datagram to read included (see noteDrops)
 		if err == nil {
+			if raw, rerr := s.conn.SyscallConn(); rerr == nil {
+				_ = raw.Control(func(fd uintptr) { before, _ = kernelMem(fd) })
+			}
 			buf = s.up.buffer()
 			n, from, err = s.conn.ReadFromUDPAddrPort(*buf)
 		}
@@ -969,10 +973,10 @@ func (s *socket) read() {
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
 		if raw, err := s.conn.SyscallConn(); err == nil {
-			var mem sockMem
+			var after sockMem
 			var ok bool
-			if raw.Control(func(fd uintptr) { mem, ok = kernelMem(fd) }) == nil && ok {
-				s.noteDrops(mem, n+datagramOverhead)
+			if raw.Control(func(fd uintptr) { after, ok = kernelMem(fd) }) == nil && ok {
+				s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(n+datagramOverhead)))
 			}
 		}
 	}
@@ -1079,22 +1083,21 @@ type sockMem struct {
 }
 
 // noteDrops takes m, what the kernel holds of s, read after the reader
-// read datagrams taking at least read bytes of the buffer from s (see
-// kernelMem, datagramOverhead). When the kernel dropped datagrams there
-// since the last read and the buffer was at least half full (the bytes
-// still queued and those just read: a datagram with a bad checksum is
-// dropped and counted without taking any), someone
-// may have flooded the port to keep a reply out (a full buffer takes
-// nothing more): a forger who won knows the port, and the reply it would
-// keep out is the real one, which would contradict the forgery. So the
-// lookups that have ended on s and keep tombstones have their answers
-// evicted from the cache (waiter.suspect), as a contradicting reply
-// would: one more question each, later. Any drop taints every lookup with
-// a query on s. A sweep of the ports fills no buffer and evicts nothing.
-// The evictions are made once s.mu is let go.
-func (s *socket) noteDrops(m sockMem, read int) {
+// read s, and peak, the most the reader can tell s's buffer held since it
+// last looked (in the kernel's accounting; see drain). When the kernel
+// dropped datagrams there since then, and the buffer held at least half
+// its size (a datagram with a bad checksum is dropped and counted without
+// taking any), someone may have flooded the port to keep a reply out (a
+// full buffer takes nothing more): a forger who won knows the port, and
+// the reply it would keep out is the real one, which would contradict the
+// forgery. So the lookups that have ended on s and keep tombstones have
+// their answers evicted from the cache (waiter.suspect), as a
+// contradicting reply would: one more question each, later. Any drop
+// taints every lookup with a query on s. A sweep of the ports fills no
+// buffer and evicts nothing. The evictions are made once s.mu is let go.
+func (s *socket) noteDrops(m sockMem, peak uint64) {
 	n := m.drops
-	flood := uint64(m.queued)+uint64(read) >= uint64(m.rcvbuf)/2
+	flood := peak >= uint64(m.rcvbuf)/2
 	var ended []*waiter
 	s.mu.Lock()
 	if n == s.kdrops {

@@ -282,13 +282,18 @@ func (w *watcher) serve(s *socket) {
 }
 
 // drain handles up to drainBatch of the datagrams queued on s, and ICMP
-// errors, without waiting, and then reads the kernel's count of the
-// datagrams it dropped at s (see noteDrops).
+// errors, without waiting, and has the kernel's count of the datagrams
+// it dropped at s looked at (see noteDrops), with the most its buffer
+// held meanwhile as far as the reader can tell: what was queued before,
+// or what is queued after and what was read (each datagram at its whole
+// length and datagramOverhead), whichever is more.
 func (s *socket) drain() {
 	raw, err := s.conn.SyscallConn()
 	if err != nil {
 		return
 	}
+	var before sockMem
+	_ = raw.Control(func(fd uintptr) { before, _ = kernelMem(fd) })
 	read := 0 // the datagrams read, in the kernel's accounting at the least (see noteDrops)
 loop:
 	for range drainBatch {
@@ -297,7 +302,9 @@ loop:
 		var from syscall.Sockaddr
 		var rerr error
 		err := raw.Control(func(fd uintptr) {
-			n, from, rerr = syscall.Recvfrom(int(fd), *buf, syscall.MSG_DONTWAIT)
+			// MSG_TRUNC: n is the datagram's length, though the buffer
+			// took only its start.
+			n, from, rerr = syscall.Recvfrom(int(fd), *buf, syscall.MSG_DONTWAIT|syscall.MSG_TRUNC)
 		})
 		switch {
 		case err != nil || errors.Is(rerr, syscall.EAGAIN): // closed, or nothing more queued
@@ -320,13 +327,13 @@ loop:
 			continue
 		}
 		read += n + datagramOverhead
-		s.handle((*buf)[:n])
+		s.handle((*buf)[:min(n, len(*buf))])
 		s.up.putBuffer(buf)
 	}
-	var mem sockMem
+	var after sockMem
 	var ok bool
-	if raw.Control(func(fd uintptr) { mem, ok = kernelMem(fd) }) == nil && ok {
-		s.noteDrops(mem, read)
+	if raw.Control(func(fd uintptr) { after, ok = kernelMem(fd) }) == nil && ok {
+		s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(read)))
 	}
 }
 
