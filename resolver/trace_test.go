@@ -95,17 +95,3 @@ func dropsSince(c *resolver.Client, before map[string]uint64) uint64 {
 	}
 	return n
 }
-
-// flipCase swaps the case of every ASCII letter of name.
-func flipCase(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		switch {
-		case 'a' <= c && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case 'A' <= c && c <= 'Z':
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
-}
