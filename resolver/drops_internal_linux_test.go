@@ -3,7 +3,6 @@
 package resolver
 
 import (
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,14 +28,7 @@ func TestKernelDropsEvict(t *testing.T) {
 		evicted bool
 	}{{"flood", 2000, true}, {"no overflow", 8, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-			require.NoError(t, err)
-			defer pc.Close()
-			p := &pool{}
-			u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
-			s, err := u.dial(8)
-			require.NoError(t, err)
-			t.Cleanup(func() { s.retire() })
+			pc, p, u, s := socketTo(t)
 			require.NoError(t, s.conn.SetReadBuffer(64<<10))
 
 			// The ended lookup: it took an answer a cache keeps (conflict

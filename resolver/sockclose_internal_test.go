@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,14 +75,7 @@ func TestCloseWhileReaderWaits(t *testing.T) {
 // (rearm's epoll_ctl failed) is given a reader of its own: the watcher
 // forgets it, and a reply to its query in flight is still delivered.
 func TestGiveBackStartsReader(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer pc.Close()
-	p := &pool{}
-	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
-	s, err := u.dial(8)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.retire() })
+	pc, p, u, s := socketTo(t)
 	require.Equal(t, 1, p.watch.count(), "watched from its start")
 	e := queryEntry(t, u, "q.example.test.")
 	id, ok := s.register(&e)
@@ -92,19 +84,6 @@ func TestGiveBackStartsReader(t *testing.T) {
 	p.watch.giveBack(s)
 	assert.Zero(t, p.watch.count(), "the watcher forgot it")
 	require.Eventually(t, func() bool { return stackHas("awaitDatagram") }, 30*time.Second, 2*time.Millisecond, "a reader of its own")
-
-	m := new(dns.Msg)
-	m.SetQuestion(e.q.Name, dns.TypeA)
-	m.Id, m.Response = id, true
-	b, err := m.Pack()
-	require.NoError(t, err)
-	_, err = pc.WriteTo(b, s.conn.LocalAddr())
-	require.NoError(t, err)
-	select {
-	case r := <-e.w.ch:
-		require.NotNil(t, r.msg, "the reply, not a failure")
-	case <-time.After(30 * time.Second):
-		t.Fatal("no reply delivered")
-	}
+	answerOn(t, pc, s, e, id)
 	s.release(id)
 }

@@ -64,24 +64,50 @@ func icmpKeepsQueriesOpen(t *testing.T, readers bool) {
 	back, err := net.ListenPacket("udp", server)
 	require.NoError(t, err)
 	defer back.Close()
+	rep := answerOn(t, back, s, e, id)
+	assert.Equal(t, e.q, rep.msg.Question[0])
+	s.release(id)
+	s.mu.Lock()
+	assert.True(t, s.closed, "the retired socket closes after its last query")
+	s.mu.Unlock()
+}
+
+// socketTo listens on a loopback UDP port and opens a socket of a new
+// pool (watched where there is a watcher) to it, for 8 queries; the
+// socket is retired when the test ends.
+func socketTo(t *testing.T) (net.PacketConn, *pool, *upstream, *socket) {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { pc.Close() })
+	p := &pool{}
+	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+	s, err := u.dial(8)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.retire() })
+	return pc, p, u, s
+}
+
+// answerOn sends, from pc, a reply to e's query, registered on s under
+// id, and returns the reply e's lookup received: the reply, not a
+// failure.
+func answerOn(t *testing.T, pc net.PacketConn, s *socket, e entry, id uint16) *reply {
+	t.Helper()
 	m := new(dns.Msg)
 	m.SetQuestion(e.q.Name, dns.TypeA)
 	m.Id, m.Response = id, true
 	b, err := m.Pack()
 	require.NoError(t, err)
-	_, err = back.WriteTo(b, s.conn.LocalAddr())
+	_, err = pc.WriteTo(b, s.conn.LocalAddr())
 	require.NoError(t, err)
 	select {
 	case r := <-e.w.ch:
 		require.NotNil(t, r.msg, "the reply, not a failure")
-		assert.Equal(t, e.q, r.msg.Question[0])
+		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no reply delivered")
+		return nil
 	}
-	s.release(id)
-	s.mu.Lock()
-	assert.True(t, s.closed, "the retired socket closes after its last query")
-	s.mu.Unlock()
 }
 
 func TestICMPError(t *testing.T) {
