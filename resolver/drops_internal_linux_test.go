@@ -20,15 +20,17 @@ import (
 // on, the kernel's drop count has grown with the buffer full: the answer
 // is evicted, though the reply that would contradict it never came, and a
 // lookup in flight on the socket is tainted. The control: datagrams that
-// the buffer takes evict nothing.
+// the buffer takes evict nothing. Both with the watcher reading the
+// socket and with a reader of its own.
 func TestKernelDropsEvict(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		flood   int
 		evicted bool
-	}{{"flood", 2000, true}, {"no overflow", 8, false}} {
+		readers bool
+	}{{"flood", 2000, true, false}, {"no overflow", 8, false, false}, {"flood, own reader", 2000, true, true}, {"no overflow, own reader", 8, false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			pc, p, u, s := socketTo(t)
+			pc, p, u, s := socketTo(t, tc.readers)
 			require.NoError(t, s.conn.SetReadBuffer(64<<10))
 
 			// The ended lookup: it took an answer a cache keeps (conflict
@@ -44,8 +46,9 @@ func TestKernelDropsEvict(t *testing.T) {
 			s.bury(endedID)
 			// A lookup in flight on the same socket.
 			live := queryEntry(t, u, "live.example.test.")
-			_, ok = s.register(&live)
+			liveID, ok := s.register(&live)
 			require.True(t, ok)
+			t.Cleanup(func() { s.release(endedID); s.release(liveID) }) // then retired, s closes, and its reader ends
 
 			junk := func() {
 				m := new(dns.Msg)

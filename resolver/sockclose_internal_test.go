@@ -75,7 +75,7 @@ func TestCloseWhileReaderWaits(t *testing.T) {
 // (rearm's epoll_ctl failed) is given a reader of its own: the watcher
 // forgets it, and a reply to its query in flight is still delivered.
 func TestGiveBackStartsReader(t *testing.T) {
-	pc, p, u, s := socketTo(t)
+	pc, p, u, s := socketTo(t, false)
 	require.Equal(t, 1, p.watch.count(), "watched from its start")
 	e := queryEntry(t, u, "q.example.test.")
 	id, ok := s.register(&e)

@@ -41,6 +41,12 @@ const (
 	// so a count with this overhead never makes a buffer look fuller than
 	// it was (see socket.noteDrops).
 	datagramOverhead = 256
+	// floodShare: a socket at which the kernel dropped datagrams while
+	// its buffer was at least 1/floodShare full is taken as flooded (see
+	// socket.noteDrops). A reply is dropped only when the buffer cannot
+	// take it, so a flood that keeps one out fills it; half leaves room
+	// for what the reader's estimate of a past fill misses.
+	floodShare = 2
 	// socketIdle closes a socket that had no query in flight for this
 	// long.
 	socketIdle = time.Second
@@ -269,11 +275,9 @@ func (w *waiter) compare(m *dns.Msg) {
 }
 
 // suspect evicts the answer the lookup took, as a contradicting reply
-// would (see compare), once it has ended with one that a Cache keeps: a
-// datagram that none of its queries could take came to the port of one
-// of them, or an ICMP error did, so someone knows that port. It costs one
-// more question later. A lookup still in flight is only tainted (see
-// socket.drop).
+// would (see compare), once it has ended with one that a Cache keeps:
+// the port of one of its queries was flooded, which may have kept that
+// reply out (see socket.noteDrops). It costs one more question later.
 func (w *waiter) suspect() {
 	w.mu.Lock()
 	call := w.conflict
@@ -944,9 +948,7 @@ func (s *socket) read() {
 		var buf *[]byte
 		var before sockMem // what was queued, the datagram to read included (see noteDrops)
 		if err == nil {
-			if raw, rerr := s.conn.SyscallConn(); rerr == nil {
-				_ = raw.Control(func(fd uintptr) { before, _ = kernelMem(fd) })
-			}
+			before, _ = s.mem()
 			buf = s.up.buffer()
 			n, from, err = s.conn.ReadFromUDPAddrPort(*buf)
 		}
@@ -972,14 +974,23 @@ func (s *socket) read() {
 		}
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
-		if raw, err := s.conn.SyscallConn(); err == nil {
-			var after sockMem
-			var ok bool
-			if raw.Control(func(fd uintptr) { after, ok = kernelMem(fd) }) == nil && ok {
-				s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(n+datagramOverhead)))
-			}
+		if after, ok := s.mem(); ok {
+			s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(n+datagramOverhead)))
 		}
 	}
+}
+
+// mem returns what the kernel holds of s (see kernelMem); ok is false
+// where the kernel does not tell, which costs nothing there.
+func (s *socket) mem() (m sockMem, ok bool) {
+	if !kernelTells {
+		return sockMem{}, false
+	}
+	raw, err := s.conn.SyscallConn()
+	if err != nil || raw.Control(func(fd uintptr) { m, ok = kernelMem(fd) }) != nil {
+		return sockMem{}, false
+	}
+	return m, ok
 }
 
 // buffer returns a read buffer of u's size.
@@ -1086,7 +1097,7 @@ type sockMem struct {
 // read s, and peak, the most the reader can tell s's buffer held since it
 // last looked (in the kernel's accounting; see drain). When the kernel
 // dropped datagrams there since then, and the buffer held at least half
-// its size (a datagram with a bad checksum is dropped and counted without
+// its size (floodShare; a datagram with a bad checksum is dropped and counted without
 // taking any), someone may have flooded the port to keep a reply out (a
 // full buffer takes nothing more): a forger who won knows the port, and
 // the reply it would keep out is the real one, which would contradict the
@@ -1097,7 +1108,7 @@ type sockMem struct {
 // buffer and evicts nothing. The evictions are made once s.mu is let go.
 func (s *socket) noteDrops(m sockMem, peak uint64) {
 	n := m.drops
-	flood := peak >= uint64(m.rcvbuf)/2
+	flood := peak >= uint64(m.rcvbuf)/floodShare
 	var ended []*waiter
 	s.mu.Lock()
 	if n == s.kdrops {

@@ -21,6 +21,9 @@ const (
 	skMemInfoVars   = 9
 )
 
+// kernelTells: kernelMem reads the socket's figures here.
+const kernelTells = true
+
 // kernelMem returns what the kernel holds of the socket fd: the bytes
 // queued for reading and the receive buffer's size (the kernel's
 // accounting, each datagram's overhead included), and how many datagrams

@@ -73,14 +73,15 @@ func icmpKeepsQueriesOpen(t *testing.T, readers bool) {
 }
 
 // socketTo listens on a loopback UDP port and opens a socket of a new
-// pool (watched where there is a watcher) to it, for 8 queries; the
-// socket is retired when the test ends.
-func socketTo(t *testing.T) (net.PacketConn, *pool, *upstream, *socket) {
+// pool to it, for 8 queries, read by a reader of its own when readers is
+// set, else by the watcher where there is one; the socket is retired
+// when the test ends.
+func socketTo(t *testing.T, readers bool) (net.PacketConn, *pool, *upstream, *socket) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { pc.Close() })
-	p := &pool{}
+	p := &pool{readers: readers}
 	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
 	s, err := u.dial(8)
 	require.NoError(t, err)
