@@ -13,12 +13,16 @@ import (
 // zone ignored, an IPv4-mapped IPv6 address as IPv4), and false for an
 // invalid address, which Check does not look up.
 func Question(addr netip.Addr) (string, bool) {
-	addr = addr.Unmap().WithZone("")
+	addr = plain(addr)
 	if !addr.IsValid() {
 		return "", false
 	}
 	return resolver.ReverseName(addr), true
 }
+
+// plain is addr as Check and Question take it: without its zone, and an
+// IPv4-mapped IPv6 address as IPv4.
+func plain(addr netip.Addr) netip.Addr { return addr.Unmap().WithZone("") }
 
 // Check looks up the PTR records of addr and confirms them forward. Any
 // zone of addr is ignored and an IPv4-mapped IPv6 address is checked as
@@ -26,7 +30,7 @@ func Question(addr netip.Addr) (string, bool) {
 // It makes 1 PTR lookup and at most MaxForward forward lookups through r.
 func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 	name, ok := Question(addr)
-	addr = addr.Unmap().WithZone("")
+	addr = plain(addr)
 	if !ok {
 		return Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
 	}
