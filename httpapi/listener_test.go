@@ -322,7 +322,9 @@ func TestListenerReturnsMemory(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 	eventually(t, "the drained flood to ask for memory back", func() bool { return requests() > before })
-	assert.Equal(t, 0, l.Stats().Open)
+	// The request comes when the eighth is reached (one connection open
+	// here), so the last close may still be on its way.
+	eventually(t, "every connection closed", func() bool { return l.Stats().Open == 0 })
 	l.mu.Lock()
 	assert.LessOrEqual(t, l.connPeak, 1, "the peak starts again from what was open then")
 	l.mu.Unlock()
