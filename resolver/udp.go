@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -183,11 +184,26 @@ type waiter struct {
 	// cleared by decide, under mu.
 	kick func()
 
-	mu         sync.Mutex
-	decided    bool     // the lookup ended: replies are compared, not queued
-	taken      *dns.Msg // the UDP reply the lookup took; nil: none
+	mu      sync.Mutex
+	decided bool // the lookup ended: replies are compared, not queued
+	// took: the lookup took a UDP reply whose answer a Cache may keep
+	// (conflict set); takenKey is the digest of its conclusiveKey, all
+	// that a later reply is compared with. A digest, not the reply: it
+	// is kept for tombstoneFor after the lookup, and under load tens of
+	// thousands of lookups are in that time (the reply's records, a
+	// DKIM key among them, would be most of the service's heap).
+	took       bool
+	takenKey   answerKey
 	conflicted bool
 }
+
+// answerKey is the SHA-256 digest of a reply's conclusiveKey: two
+// replies agree when their digests are equal (a forger cannot make a
+// reply whose digest equals another's).
+type answerKey [sha256.Size]byte
+
+// keyOf returns the digest of k, a conclusiveKey.
+func keyOf(k string) answerKey { return sha256.Sum256([]byte(k)) }
 
 func newWaiter() *waiter { return &waiter{ch: make(chan *reply, replyQueue)} }
 
@@ -215,17 +231,19 @@ func (w *waiter) deliver(r reply) {
 // one over TCP). Replies queued or still to come to its queries are
 // compared with taken (see compare).
 func (w *waiter) decide(taken *dns.Msg) {
-	if taken != nil {
-		// Only what compare reads is kept for the tombstones' time: the
-		// header and the answer section, not the question, authority and
-		// additional sections (the OPT record and its cookie).
-		taken = &dns.Msg{MsgHdr: taken.MsgHdr, Answer: taken.Answer}
+	// Only the digest of what compare reads is kept for the tombstones'
+	// time, and only when there is a Cache to tell (conflict, set before
+	// the lookup's first query and never after).
+	took := taken != nil && w.conflict != nil
+	var key answerKey
+	if took {
+		key = keyOf(conclusiveKey(taken))
 	}
 	w.mu.Lock()
 	// kick goes too: it holds the lookup, and with it everything that
 	// waited for it (the scan's state), which the tombstones would keep
 	// for tombstoneFor.
-	w.decided, w.taken, w.kick = true, taken, nil
+	w.decided, w.took, w.takenKey, w.kick = true, took, key, nil
 	w.mu.Unlock()
 	for {
 		select {
@@ -247,7 +265,7 @@ func (w *waiter) decide(taken *dns.Msg) {
 func (w *waiter) tombstones() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.taken != nil && w.conflict != nil
+	return w.took
 }
 
 // compare checks a reply that came after the lookup took its UDP answer:
@@ -258,12 +276,12 @@ func (w *waiter) tombstones() bool {
 // replies, are ignored.
 func (w *waiter) compare(m *dns.Msg) {
 	w.mu.Lock()
-	taken, call, done := w.taken, w.conflict, w.conflicted
+	took, taken, call, done := w.took, w.takenKey, w.conflict, w.conflicted
 	w.mu.Unlock()
-	if taken == nil || call == nil || done {
+	if !took || done {
 		return
 	}
-	if k := conclusiveKey(m); k == "" || k == conclusiveKey(taken) {
+	if k := conclusiveKey(m); k == "" || keyOf(k) == taken {
 		return
 	}
 	w.mu.Lock()
@@ -281,7 +299,7 @@ func (w *waiter) compare(m *dns.Msg) {
 func (w *waiter) suspect() {
 	w.mu.Lock()
 	call := w.conflict
-	if w.taken == nil || call == nil || w.conflicted {
+	if !w.took || w.conflicted {
 		w.mu.Unlock()
 		return
 	}
@@ -316,7 +334,7 @@ type entry struct {
 	w      *waiter
 	server int
 	seq    int    // the lookup's number of the query
-	wire   []byte // the packed query; its first two bytes take the ID of its send
+	wire   []byte // the packed query; its first two bytes take the ID of its send; nil once a tombstone
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
@@ -839,7 +857,9 @@ func (s *socket) bury(id uint16) {
 	if i < 0 || s.pending[i].e.tomb {
 		return
 	}
-	s.pending[i].e.tomb = true
+	// The packed query goes: a tombstone is only matched and compared
+	// (a TCP probe, which would ask it again, is not made for one).
+	s.pending[i].e.tomb, s.pending[i].e.wire = true, nil
 	s.live--
 	s.handOverLocked()
 }
@@ -1238,10 +1258,12 @@ const (
 // replies over UDP could not: whether u echoes the case (probeCase) or
 // still sends cookies (probeCookie). Only then is the protection switched
 // off; when the TCP reply shows it working, the UDP replies were forged
-// or stray, and nothing changes. No TCP reply, no change. The reply is
+// or stray, and nothing changes. No TCP reply, no change; nor is a
+// probe made for a tombstone (its packed query is gone), which leaves
+// the protection on until a query in flight meets the same. The reply is
 // an answer to e's question and is handed to e's lookup.
 func (u *upstream) probe(e entry, kind probeKind) {
-	if !u.probing.CompareAndSwap(false, true) {
+	if e.wire == nil || !u.probing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

@@ -184,6 +184,44 @@ func TestConclusiveKey(t *testing.T) {
 	assert.Empty(t, conclusiveKey(tc))
 }
 
+// TestTombstoneComparesDigest: an ended lookup keeps only the digest of
+// the answer it took, and a later reply is compared with it as with the
+// answer: the same records in another order, case or TTL agree, an
+// error reply concludes nothing, other records contradict (once). A
+// lookup below no Cache keeps nothing and is never buried.
+func TestTombstoneComparesDigest(t *testing.T) {
+	t.Parallel()
+	msg := func(rcode int, recs ...string) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("a.example.test.", dns.TypeA)
+		m.Response, m.Rcode = true, rcode
+		for _, r := range recs {
+			rr, err := dns.NewRR(r)
+			require.NoError(t, err)
+			m.Answer = append(m.Answer, rr)
+		}
+		return m
+	}
+	w := newWaiter()
+	var conflicts atomic.Int32
+	w.conflict = func() { conflicts.Add(1) }
+	w.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1", "a.example.test. 60 IN A 192.0.2.2"))
+	require.True(t, w.tombstones())
+	w.deliver(reply{msg: msg(dns.RcodeSuccess, "A.Example.TEST. 300 IN A 192.0.2.2", "a.example.test. 5 IN A 192.0.2.1")})
+	w.deliver(reply{msg: msg(dns.RcodeServerFailure)})
+	w.deliver(reply{})
+	assert.Zero(t, conflicts.Load(), "an agreeing or inconclusive reply evicted the answer")
+	w.deliver(reply{msg: msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1")})
+	assert.Equal(t, int32(1), conflicts.Load(), "a reply with fewer records did not evict the answer")
+	w.deliver(reply{msg: msg(dns.RcodeNameError)})
+	assert.Equal(t, int32(1), conflicts.Load(), "the answer was evicted twice")
+
+	plain := newWaiter()
+	plain.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1"))
+	assert.False(t, plain.tombstones(), "a lookup below no Cache keeps tombstones")
+	assert.Equal(t, answerKey{}, plain.takenKey, "a lookup below no Cache keeps a digest")
+}
+
 // TestMixedCase: the name of a TCP probe has an upper- and a lower-case
 // letter whenever it has two letters.
 func TestMixedCase(t *testing.T) {
