@@ -855,8 +855,9 @@ func (l *lookup) stop() {
 
 // finish sets the lookup's result to res.
 func (l *lookup) finish(res *result) {
+	took, key := l.w.digest(res.udp)
 	res.tainted = res.tainted || l.w.tainted.Load()
-	l.w.decide(res.udp)
+	l.w.settle(took, key)
 	l.res = *res
 }
 

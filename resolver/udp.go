@@ -230,15 +230,23 @@ func (w *waiter) deliver(r reply) {
 // decide ends the lookup: taken is the UDP reply it took (nil: none, or
 // one over TCP). Replies queued or still to come to its queries are
 // compared with taken (see compare).
-func (w *waiter) decide(taken *dns.Msg) {
-	// Only the digest of what compare reads is kept for the tombstones'
-	// time, and only when there is a Cache to tell (conflict, set before
-	// the lookup's first query and never after).
-	took := taken != nil && w.conflict != nil
-	var key answerKey
-	if took {
-		key = keyOf(conclusiveKey(taken))
+func (w *waiter) decide(taken *dns.Msg) { w.settle(w.digest(taken)) }
+
+// digest returns what the lookup keeps of taken, the UDP reply it takes
+// (nil: none), for its tombstones' time: the digest of what compare
+// reads, and only when there is a Cache to tell (conflict, set before the
+// lookup's first query and never after). It is worked out before the
+// lookup reads its taint (lookup.finish): a copy of the reply that comes
+// meanwhile still taints the answer.
+func (w *waiter) digest(taken *dns.Msg) (took bool, key answerKey) {
+	if taken == nil || w.conflict == nil {
+		return false, key
 	}
+	return true, keyOf(conclusiveKey(taken))
+}
+
+// settle ends the lookup with what digest returned; see decide.
+func (w *waiter) settle(took bool, key answerKey) {
 	w.mu.Lock()
 	// kick goes too: it holds the lookup, and with it everything that
 	// waited for it (the scan's state), which the tombstones would keep
@@ -334,7 +342,7 @@ type entry struct {
 	w      *waiter
 	server int
 	seq    int    // the lookup's number of the query
-	wire   []byte // the packed query; its first two bytes take the ID of its send; nil once a tombstone
+	wire   []byte // the packed query; its first two bytes take the ID of its send
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
@@ -857,9 +865,10 @@ func (s *socket) bury(id uint16) {
 	if i < 0 || s.pending[i].e.tomb {
 		return
 	}
-	// The packed query goes: a tombstone is only matched and compared
-	// (a TCP probe, which would ask it again, is not made for one).
-	s.pending[i].e.tomb, s.pending[i].e.wire = true, nil
+	// The packed query stays (tens of bytes): a wrong-case or cookieless
+	// reply to a tombstone counts toward a TCP probe like any other, and
+	// the probe's answer is compared with the taken one.
+	s.pending[i].e.tomb = true
 	s.live--
 	s.handOverLocked()
 }
@@ -1258,12 +1267,10 @@ const (
 // replies over UDP could not: whether u echoes the case (probeCase) or
 // still sends cookies (probeCookie). Only then is the protection switched
 // off; when the TCP reply shows it working, the UDP replies were forged
-// or stray, and nothing changes. No TCP reply, no change; nor is a
-// probe made for a tombstone (its packed query is gone), which leaves
-// the protection on until a query in flight meets the same. The reply is
+// or stray, and nothing changes. No TCP reply, no change. The reply is
 // an answer to e's question and is handed to e's lookup.
 func (u *upstream) probe(e entry, kind probeKind) {
-	if e.wire == nil || !u.probing.CompareAndSwap(false, true) {
+	if !u.probing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

@@ -3,6 +3,7 @@ package resolver
 import (
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -339,4 +340,95 @@ func TestHandleKeepsNothingOfTheBuffer(t *testing.T) {
 	default:
 		t.Fatal("no reply delivered")
 	}
+}
+
+// lowerCaseTCP starts a loopback DNS server over TCP that answers every
+// question with A 192.0.2.99, its name in lower case (it does not echo
+// 0x20), and no cookie; it returns its address and how many questions
+// it was asked.
+func lowerCaseTCP(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var asked atomic.Int32
+	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		asked.Add(1)
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.Question[0].Name = strings.ToLower(m.Question[0].Name)
+		rr, err := dns.NewRR(m.Question[0].Name + " 60 IN A 192.0.2.99")
+		if err == nil {
+			m.Answer = []dns.RR{rr}
+		}
+		_ = w.WriteMsg(m)
+	})}
+	go func() { _ = srv.ActivateAndServe() }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return l.Addr().String(), &asked
+}
+
+// flipCase turns the case of every letter of s: never the case a query
+// was sent in.
+func flipCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			b[i] ^= 0x20
+		}
+	}
+	return string(b)
+}
+
+// replyTo packs a reply to e under id, asking name, with the records
+// recs.
+func replyTo(t *testing.T, e entry, id uint16, name string, recs ...string) []byte {
+	t.Helper()
+	m := new(dns.Msg)
+	m.Question = []dns.Question{{Name: name, Qtype: e.q.Qtype, Qclass: e.q.Qclass}}
+	m.Id, m.Response = id, true
+	for _, r := range recs {
+		rr, err := dns.NewRR(r)
+		require.NoError(t, err)
+		m.Answer = append(m.Answer, rr)
+	}
+	b, err := m.Pack()
+	require.NoError(t, err)
+	return b
+}
+
+// TestTombstoneProbeEvictsForgery: a server stopped echoing the case
+// while 0x20 is still on, so a forger who matched port, ID and case gave
+// the only UDP reply a lookup could take. The server's own reply to that
+// query comes late, in the wrong case, on the tombstone, as the third
+// such reply in a row: the TCP probe it makes is asked the query, and
+// its answer, handed to the ended lookup, contradicts the forgery, which
+// is evicted. (A tombstone keeps its packed query for this.)
+func TestTombstoneProbeEvictsForgery(t *testing.T) {
+	t.Parallel()
+	addr, asked := lowerCaseTCP(t)
+	u := (&pool{}).upstream(addr, nil, DefaultUDPSize)
+	s := &socket{up: u, born: time.Now(), limit: socketBatch} // no connection: handle is called directly
+	name := "victim.example.test."
+
+	e := queryEntry(t, u, name)
+	var conflicts atomic.Int32
+	e.w.conflict = func() { conflicts.Add(1) }
+	id, ok := s.register(&e)
+	require.True(t, ok)
+	s.handle(replyTo(t, e, id, e.q.Name, e.q.Name+" 60 IN A 203.0.113.66")) // the forgery, in the query's case
+	r := <-e.w.ch
+	require.NotNil(t, r.msg)
+	e.w.decide(r.msg)
+	s.bury(id)
+	for range 2 { // two wrong-case replies to lookups in flight
+		o := queryEntry(t, u, name)
+		oid, ok := s.register(&o)
+		require.True(t, ok)
+		s.handle(replyTo(t, o, oid, flipCase(o.q.Name)))
+	}
+	s.handle(replyTo(t, e, id, flipCase(e.q.Name), flipCase(e.q.Name)+" 60 IN A 192.0.2.99"))
+	require.Eventually(t, func() bool { return conflicts.Load() > 0 }, 30*time.Second, 5*time.Millisecond,
+		"the forged answer was not evicted (TCP questions asked: %d)", asked.Load())
+	assert.Equal(t, int32(1), asked.Load(), "TCP questions asked")
+	assert.False(t, u.caseOn(), "a server that does not echo the case, also over TCP, keeps 0x20 on")
 }
