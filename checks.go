@@ -275,9 +275,11 @@ func (r *run) checkFuncs(ids ...CheckID) map[CheckID]checkFunc {
 			// lookups reach, rather than under the first of them (a probe
 			// under the bench's load: half the MX, TLS-RPT, PTR and CAA
 			// checks grew under a lookup without it, none with it). The
-			// DKIM check still grows to 16 KiB, once, later, in about 2 %
-			// of the bench's scans, the others in under 1 %
-			// (BenchmarkScansInFlight's stack-moves/scan; the MTA-STS
+			// SPF check still grows to 16 KiB, once, later, in about a
+			// quarter of the bench's scans (its walk starts an mx term's
+			// lookups below its own frames, where a goroutine of their
+			// own waited for them before), the others in under 1 %
+			// (BenchmarkScansInFlight's stack-moves/scan, -v per check; the MTA-STS
 			// fetch's TLS handshake, 11 KB deep, has a goroutine of its
 			// own); a 16 KiB reservation cost more stack
 			// per scan in flight than it saved (BENCHMARKS.md, service CPU

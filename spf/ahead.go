@@ -109,11 +109,17 @@ func (p *fetcher) start(task func()) {
 }
 
 // startTerm starts the lookups of an a, mx or exists term in the
-// background, tracked so that wait can end them with the walk. p.mu is
-// held.
+// background, tracked so that wait can end them with the walk. Over a
+// [resolver.Starter] they wait on no goroutine: each answer starts what
+// follows it (an mx term's exchanges) where it comes (startTermLookups).
+// p.mu is held.
 func (p *fetcher) startTerm(kind Kind, name string) <-chan termResult {
 	ch := make(chan termResult, 1)
-	p.start(func() { ch <- lookupTerm(p.ctx, p.r, kind, name) })
+	p.running.Add(1)
+	startTermLookups(p.ctx, p.r, kind, name, func(res termResult) {
+		ch <- res
+		p.running.Done()
+	})
 	return ch
 }
 

@@ -162,3 +162,32 @@ func TestWalkAheadEqualsSequential(t *testing.T) {
 		assert.Equal(t, want, got, tc.name)
 	}
 }
+
+// panickyStarter answers MX questions with two exchanges, at once, and
+// panics when asked to start anything else, as a broken layer below
+// might.
+type panickyStarter struct{}
+
+func (panickyStarter) Lookup(context.Context, string, resolver.Type) resolver.Answer {
+	return resolver.Fail(resolver.ReasonNetwork)
+}
+
+func (panickyStarter) Start(_ context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	if qtype != resolver.TypeMX {
+		panic("panickyStarter: " + name)
+	}
+	done(resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+		{Type: resolver.TypeMX, Preference: 10, Target: "mx1.example.test"},
+		{Type: resolver.TypeMX, Preference: 20, Target: "mx2.example.test"},
+	}})
+}
+
+// TestTermLookupsPanicIsInconclusive: a panic while an mx term's answer
+// starts its exchanges' lookups makes the term inconclusive, once,
+// rather than leaving the walk waiting for it.
+func TestTermLookupsPanicIsInconclusive(t *testing.T) {
+	t.Parallel()
+	var got []termResult
+	startTermLookups(t.Context(), panickyStarter{}, KindMX, "example.test", func(res termResult) { got = append(got, res) })
+	require.Equal(t, []termResult{{inconclusive: true}}, got)
+}

@@ -3,6 +3,7 @@ package spf
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -27,12 +28,11 @@ func awaitTerm(ctx context.Context, r resolver.Resolver, ch <-chan termResult, k
 // lookupTerm does what an evaluator does for a term and an IPv4 client
 // that matches nothing: `a` and `exists` ask for A records (§5.3, §5.7),
 // `mx` for the MX records and then the A records of at most MaxMXNames
-// exchanges (§5.4).
+// exchanges (§5.4). It waits for startTermLookups.
 func lookupTerm(ctx context.Context, r resolver.Resolver, kind Kind, name string) termResult {
-	if kind == KindMX {
-		return lookupMX(ctx, r, name)
-	}
-	return addrResult(r.Lookup(ctx, name, resolver.TypeA))
+	ch := make(chan termResult, 1)
+	startTermLookups(ctx, r, kind, name, func(res termResult) { ch <- res })
+	return <-ch
 }
 
 func addrResult(a resolver.Answer) termResult {
@@ -45,34 +45,74 @@ func addrResult(a resolver.Answer) termResult {
 	return termResult{found: true}
 }
 
-// lookupMX asks for the MX records of name and the A records of the first
-// MaxMXNames distinct exchanges, concurrently. More than
-// MaxMXNames MX records is over the limit even when they name fewer
-// hosts: RFC 7208 §4.6.4 counts the MX resource records, and the OpenSPF
-// suite's mx-limit case (eleven records, two hosts) is a permerror. Every
-// empty exchange address lookup is a void lookup, as mox and checkdmarc
-// count them; a null MX (RFC 7505) has no exchange to look up.
-func lookupMX(ctx context.Context, r resolver.Resolver, name string) termResult {
-	a := r.Lookup(ctx, name, resolver.TypeMX)
+// startTermLookups starts what lookupTerm does, over r's Start: done
+// gets the term's result once, when its last answer is in (an mx term's
+// exchanges are started from its MX answer, all at once). A panic in the
+// work on an answer, which would otherwise leave the walk waiting, makes
+// the result inconclusive.
+func startTermLookups(ctx context.Context, r resolver.Resolver, kind Kind, name string, done func(termResult)) {
+	var once sync.Once
+	finish := func(res termResult) { once.Do(func() { done(res) }) }
+	guard := func() {
+		if v := recover(); v != nil {
+			finish(termResult{inconclusive: true})
+		}
+	}
+	if kind != KindMX {
+		resolver.Start(ctx, r, name, resolver.TypeA, func(a resolver.Answer) {
+			defer guard()
+			finish(addrResult(a))
+		})
+		return
+	}
+	resolver.Start(ctx, r, name, resolver.TypeMX, func(a resolver.Answer) {
+		defer guard()
+		startExchanges(ctx, r, a, finish, guard)
+	})
+}
+
+// startExchanges goes on with an mx term from its MX answer a: finish
+// gets the term's result once the A answers of its first MaxMXNames
+// distinct exchanges are in, asked at once (at once when there is
+// nothing to ask). More than MaxMXNames MX records is over the limit
+// even when they name fewer hosts: RFC 7208 §4.6.4 counts the MX resource
+// records, and the OpenSPF suite's mx-limit case (eleven records, two
+// hosts) is a permerror. Every empty exchange address lookup is a void
+// lookup, as mox and checkdmarc count them; a null MX (RFC 7505) has no
+// exchange to look up. guard, deferred
+// in each answer's work, takes a panic there.
+func startExchanges(ctx context.Context, r resolver.Resolver, a resolver.Answer, finish func(termResult), guard func()) {
 	if !a.Conclusive() || a.Absent() {
-		return addrResult(a)
+		finish(addrResult(a))
+		return
 	}
 	hosts := exchanges(a.Records)
-	res := termResult{mxOver: mxRecordCount(a.Records) > MaxMXNames}
 	if len(hosts) > MaxMXNames {
 		hosts = hosts[:MaxMXNames]
 	}
-	pending := make([]*resolver.Pending, len(hosts)) // all begun, then waited in this goroutine
-	for i, h := range hosts {
-		pending[i] = resolver.Begin(ctx, r, h, resolver.TypeA)
+	var mu sync.Mutex
+	res := termResult{mxOver: mxRecordCount(a.Records) > MaxMXNames}
+	left := len(hosts)
+	if left == 0 {
+		finish(res)
+		return
 	}
-	for _, p := range pending {
-		x := addrResult(p.Wait())
-		res.voids += x.voids
-		res.inconclusive = res.inconclusive || x.inconclusive
-		res.found = res.found || x.found
+	for _, h := range hosts {
+		resolver.Start(ctx, r, h, resolver.TypeA, func(a resolver.Answer) {
+			defer guard()
+			x := addrResult(a)
+			mu.Lock()
+			res.voids += x.voids
+			res.inconclusive = res.inconclusive || x.inconclusive
+			res.found = res.found || x.found
+			left--
+			last, got := left == 0, res
+			mu.Unlock()
+			if last {
+				finish(got)
+			}
+		})
 	}
-	return res
 }
 
 // mxRecordCount is the number of MX records of an answer, the null MX
