@@ -690,8 +690,8 @@ func (l *lookup) turn() bool {
 			if l.udp() {
 				return true
 			}
-		case l.tr = <-l.tcpc:
-			if l.tcp() {
+		case l.tr = <-l.tcpResults():
+			if l.tookTCP() {
 				return true
 			}
 		default:
@@ -733,23 +733,20 @@ type lookup struct {
 	r        *retry
 	w        *waiter
 	tickets  []ticket
-	// The TCP retries of truncated replies: made at the first one.
-	tcpCtx   context.Context
-	tcpc     chan *tcpResult // nil until then: attempts never receives from it
-	tcpTries []int
-	stopTCP  context.CancelFunc
-	reask    []int // the query asked again after a server's first error reply; 0: none
+	tcp      *tcpRetries // the TCP retries of truncated replies: made at the first one
+	reask    []int       // the query asked again after a server's first error reply; 0: none
 	seq      int
 	quick    int
-	last     result      // the best failure so far
-	res      result      // how the lookup ended, once udp, tcp or stop said so
-	scratch  result      // a result being worked out (see reply, stop)
-	timer    *time.Timer // kicks the lookup when the next attempt is due
-	rep      *reply      // the latest reply received (see udp)
-	tr       *tcpResult  // the latest TCP retry's end received (see tcp)
-	done     func(*result)
-	ctxStop  func() bool // stops the kick at the context's end
-	handed   bool        // done was called (set by the goroutine running the lookup)
+	last     result // the best failure so far
+	// res is a result being worked out (see reply, stop), and how the
+	// lookup ended once udp, tcp or stop said so.
+	res     result
+	timer   *time.Timer // kicks the lookup when the next attempt is due
+	rep     *reply      // the latest reply received (see udp)
+	tr      *tcpResult  // the latest TCP retry's end received (see tcp)
+	done    func(*result)
+	ctxStop func() bool // stops the kick at the context's end
+	handed  bool        // done was called (set by the goroutine running the lookup)
 
 	ref *lookupRef // what the timer, the context and the waiter kick
 
@@ -795,8 +792,8 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 // TCP retries.
 func (l *lookup) end() {
 	l.timer.Stop()
-	if l.stopTCP != nil {
-		l.stopTCP()
+	if l.tcp != nil {
+		l.tcp.stop()
 	}
 	l.c.release(l.w, l.tickets)
 }
@@ -849,16 +846,16 @@ func (l *lookup) sendFailed(server int, now time.Time) {
 //
 //go:noinline
 func (l *lookup) stop() {
-	l.scratch = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w)
-	l.finish(&l.scratch)
+	l.res = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w)
+	l.finish()
 }
 
-// finish sets the lookup's result to res.
-func (l *lookup) finish(res *result) {
-	took, key := l.w.digest(res.udp)
-	res.tainted = res.tainted || l.w.tainted.Load()
+// finish ends the lookup with l.res: what its waiter keeps, and whether
+// a datagram dropped meanwhile taints it.
+func (l *lookup) finish() {
+	took, key := l.w.digest(l.res.udp)
+	l.res.tainted = l.res.tainted || l.w.tainted.Load()
 	l.w.settle(took, key)
-	l.res = *res
 }
 
 // send sends the query to server (an index in servers), fresh asking for
@@ -937,14 +934,15 @@ func (l *lookup) unaskable(rep *reply) {
 //
 //go:noinline
 func (l *lookup) retryTCP(rep *reply) {
-	if l.tcpc == nil {
-		l.tcpCtx, l.stopTCP = context.WithCancel(l.ctx)
-		l.tcpc = make(chan *tcpResult, maxTCPPerServer*len(l.servers)) // never blocks a TCP goroutine
-		l.tcpTries = make([]int, len(l.servers))
+	if l.tcp == nil {
+		ctx, stop := context.WithCancel(l.ctx)
+		l.tcp = &tcpRetries{ctx: ctx, stop: stop,
+			c:     make(chan *tcpResult, maxTCPPerServer*len(l.servers)), // never blocks a TCP goroutine
+			tries: make([]int, len(l.servers))}
 	}
-	if l.tcpTries[rep.server] < maxTCPPerServer {
-		l.tcpTries[rep.server]++
-		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcpCtx, l.tcpc, l.servers[rep.server], l.q, l.deadline, *rep
+	if l.tcp.tries[rep.server] < maxTCPPerServer {
+		l.tcp.tries[rep.server]++
+		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcp.ctx, l.tcp.c, l.servers[rep.server], l.q, l.deadline, *rep
 		go func() {
 			m, reason := c.overTCP(tcpCtx, server, q, deadline)
 			tcpc <- &tcpResult{rep: r, msg: m, reason: reason}
@@ -953,11 +951,11 @@ func (l *lookup) retryTCP(rep *reply) {
 	}
 }
 
-// tcp handles how a TCP retry ended, and reports whether the lookup is
-// over (its result in l.res).
+// tookTCP handles how a TCP retry ended, and reports whether the lookup
+// is over (its result in l.res).
 //
 //go:noinline
-func (l *lookup) tcp() bool {
+func (l *lookup) tookTCP() bool {
 	tr := l.tr
 	if tr.msg == nil {
 		if tr.reason != ReasonCanceled {
@@ -975,9 +973,9 @@ func (l *lookup) tcp() bool {
 //
 //go:noinline
 func (l *lookup) reply(rep *reply) bool {
-	res := &l.scratch
+	res := &l.res
 	if l.c.take(l.name, l.qtype, rep, res) {
-		l.finish(res)
+		l.finish()
 		return true
 	}
 	l.errorReply(rep, res)
@@ -1000,6 +998,26 @@ func (l *lookup) errorReply(rep *reply, res *result) {
 // maxTCPPerServer bounds the TCP retries of one lookup per server, so
 // that forged truncated replies cannot make it open connections at will.
 const maxTCPPerServer = 2
+
+// tcpRetries are a lookup's TCP retries of truncated replies: their
+// context, which the lookup's end cancels, where they hand their ends,
+// and how many each server had. A lookup makes them at its first
+// truncated reply (most never do).
+type tcpRetries struct {
+	ctx   context.Context
+	stop  context.CancelFunc
+	c     chan *tcpResult
+	tries []int
+}
+
+// tcpResults is where the lookup's TCP retries hand their ends; nil (a
+// channel no select takes) before the first.
+func (l *lookup) tcpResults() chan *tcpResult {
+	if l.tcp == nil {
+		return nil
+	}
+	return l.tcp.c
+}
 
 // tcpResult is how the TCP retry of the truncated reply rep ended: its
 // reply, or why there is none.
