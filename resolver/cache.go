@@ -134,9 +134,30 @@ type flight struct {
 // lookup's context, what it learned of the answer it gives: that a
 // datagram for it was dropped as forged (tainted), or, after the lookup,
 // that a later reply contradicted it (conflict).
+//
+// A lookup that took a UDP answer keeps its hook for its tombstones' time
+// (tombstoneFor), so the hook holds what a contradiction needs and no
+// more: the question and the flight's number, and the flight itself only
+// until its answer is kept (release).
 type cacheHook struct {
-	tainted  atomic.Bool
-	conflict func()
+	tainted atomic.Bool
+	c       *Cache
+	q       question
+	gen     uint64
+	f       *flight // until the answer is kept (under Cache.mu)
+}
+
+// conflict drops the answer the hook's flight brought (see
+// Cache.invalidate).
+func (h *cacheHook) conflict() { h.c.invalidate(h) }
+
+// release lets go of the hook's flight once its answer is kept or
+// dropped: a contradiction can no longer stop it from being stored, only
+// evict it.
+func (h *cacheHook) release() {
+	h.c.mu.Lock()
+	h.f = nil
+	h.c.mu.Unlock()
 }
 
 type hookKey struct{}
@@ -367,12 +388,13 @@ func (k *cacheAsk) claimed() (f *flight, owner bool) {
 func (k *cacheAsk) send(f *flight) {
 	c, q := k.c, k.q
 	f.senderEnded = true // until the answer is in
-	h := &cacheHook{conflict: func() { c.invalidate(q, f) }}
+	h := &cacheHook{c: c, q: q, gen: f.gen, f: f}
 	ctx := context.WithValue(k.ctx, hookKey{}, h)
 	sent := func(a Answer, ttl uint32) {
 		if !c.keepSafely(k.ctx, q, f, h, a, ttl) {
 			a = Fail(ReasonMalformed)
 		}
+		h.release()
 		c.land(q, f)
 		k.answer(a, nil)
 	}
@@ -566,14 +588,16 @@ func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a
 	}
 }
 
-// invalidate drops the answer flight f brought for q: a reply that came
-// after it contradicted it (one of the two was forged). When f has not
-// stored it yet, it never will.
-func (c *Cache) invalidate(q question, f *flight) {
+// invalidate drops the answer h's flight brought for its question: a
+// reply that came after it contradicted it (one of the two was forged).
+// When the flight has not stored it yet, it never will.
+func (c *Cache) invalidate(h *cacheHook) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f.invalid = true
-	if el, ok := c.entries[q]; ok && el.Value.(*cacheEntry).gen == f.gen {
+	if h.f != nil {
+		h.f.invalid = true
+	}
+	if el, ok := c.entries[h.q]; ok && el.Value.(*cacheEntry).gen == h.gen {
 		c.remove(el)
 		c.stats.Invalidated++
 	}
