@@ -2,12 +2,16 @@ package resolver
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/netip"
-	"sync"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,37 +62,37 @@ func TestTombQueueReleasesWhenDue(t *testing.T) {
 	})
 }
 
-// hookCatcher is a TTLResolver that answers every question with one A
-// record and keeps the cacheHook of the last lookup's context, as a
-// Client does for the tombstones of a lookup that took a UDP answer.
-type hookCatcher struct {
-	mu   sync.Mutex
-	hook *cacheHook
-}
+// funcTTL is a TTLResolver run by a function.
+type funcTTL func(ctx context.Context, name string) (Answer, uint32)
 
-func (h *hookCatcher) Lookup(ctx context.Context, name string, qtype Type) Answer {
-	a, _ := h.LookupTTL(ctx, name, qtype)
+func (f funcTTL) Lookup(ctx context.Context, name string, _ Type) Answer {
+	a, _ := f(ctx, name)
 	return a
 }
 
-func (h *hookCatcher) LookupTTL(ctx context.Context, name string, _ Type) (Answer, uint32) {
-	h.mu.Lock()
-	h.hook = hookOf(ctx)
-	h.mu.Unlock()
-	return Answer{Outcome: Found, Rcode: 0, Records: []Record{{Name: name, Type: TypeA, TTL: 300, Addr: netip.MustParseAddr("192.0.2.1")}}}, 300
+func (f funcTTL) LookupTTL(ctx context.Context, name string, _ Type) (Answer, uint32) {
+	return f(ctx, name)
+}
+
+// foundA is an answer of one A record.
+func foundA(name string) Answer {
+	return Answer{Outcome: Found, Records: []Record{{Name: name, Type: TypeA, TTL: 300, Addr: netip.MustParseAddr("192.0.2.1")}}}
 }
 
 // TestHookLetsGoOfFlight: the hook a lookup keeps for its tombstones
 // lets go of the Cache's flight once the answer is kept, and a
 // contradiction through it still evicts the answer; a contradiction
-// before the answer is kept keeps it from being stored.
+// before the answer is kept, or while it is being kept (between the
+// taint's reading and the store), keeps it from being stored.
 func TestHookLetsGoOfFlight(t *testing.T) {
 	t.Parallel()
-	below := &hookCatcher{}
-	c := NewCache(below, 0)
-	a := c.Lookup(t.Context(), "a.example.test", TypeA)
-	require.Equal(t, Found, a.Outcome)
-	h := below.hook
+	var hook atomic.Pointer[cacheHook]
+	c := NewCache(funcTTL(func(ctx context.Context, name string) (Answer, uint32) {
+		hook.Store(hookOf(ctx))
+		return foundA(name), 300
+	}), 0)
+	require.Equal(t, Found, c.Lookup(t.Context(), "a.example.test", TypeA).Outcome)
+	h := hook.Load()
 	require.NotNil(t, h)
 	c.mu.Lock()
 	f := h.f
@@ -99,25 +103,75 @@ func TestHookLetsGoOfFlight(t *testing.T) {
 	assert.Equal(t, 0, c.Stats().Entries, "a contradiction after the answer was kept did not evict it")
 	assert.Equal(t, uint64(1), c.Stats().Invalidated)
 
-	// A contradiction while the flight is under way: its answer is not stored.
-	early := &earlyConflict{}
-	c2 := NewCache(early, 0)
-	require.Equal(t, Found, c2.Lookup(t.Context(), "b.example.test", TypeA).Outcome)
-	assert.Equal(t, 0, c2.Stats().Entries, "an answer contradicted before it was kept was stored")
-}
+	early := NewCache(funcTTL(func(ctx context.Context, name string) (Answer, uint32) {
+		hookOf(ctx).conflict()
+		return foundA(name), 300
+	}), 0)
+	require.Equal(t, Found, early.Lookup(t.Context(), "b.example.test", TypeA).Outcome)
+	assert.Equal(t, 0, early.Stats().Entries, "an answer contradicted before it was kept was stored")
 
-// earlyConflict is a TTLResolver whose every answer is contradicted
-// (through its lookup's hook) before it is handed back.
-type earlyConflict struct{}
-
-func (e *earlyConflict) Lookup(ctx context.Context, name string, qtype Type) Answer {
-	a, _ := e.LookupTTL(ctx, name, qtype)
-	return a
-}
-
-func (e *earlyConflict) LookupTTL(ctx context.Context, name string, _ Type) (Answer, uint32) {
-	if h := hookOf(ctx); h != nil {
-		h.conflict()
+	// keep reads the clock outside the Cache's lock, right before it stores.
+	var inKeep atomic.Pointer[cacheHook]
+	during := NewCache(funcTTL(func(ctx context.Context, name string) (Answer, uint32) {
+		inKeep.Store(hookOf(ctx))
+		return foundA(name), 300
+	}), 0)
+	during.now = func() time.Time {
+		if h := inKeep.Swap(nil); h != nil {
+			h.conflict()
+		}
+		return time.Now()
 	}
-	return Answer{Outcome: Found, Records: []Record{{Name: name, Type: TypeA, TTL: 300, Addr: netip.MustParseAddr("192.0.2.1")}}}, 300
+	require.Equal(t, Found, during.Lookup(t.Context(), "c.example.test", TypeA).Outcome)
+	assert.Equal(t, 0, during.Stats().Entries, "an answer contradicted while it was kept was stored")
+}
+
+// flightWatcher is a Client below a Cache that watches the Cache's
+// flight of each lookup it is asked for collection.
+type flightWatcher struct {
+	*Client
+	cache              *Cache
+	started, collected atomic.Int32
+}
+
+func (w *flightWatcher) StartTTL(ctx context.Context, name string, qtype Type, done func(Answer, uint32)) {
+	w.cache.mu.Lock()
+	f := w.cache.flights[question{name, qtype}]
+	w.cache.mu.Unlock()
+	w.started.Add(1)
+	runtime.AddCleanup(f, func(n *atomic.Int32) { n.Add(1) }, &w.collected)
+	w.Client.StartTTL(ctx, name, qtype, done)
+}
+
+// TestFlightCollectedDuringTombstones: over a real Client on loopback,
+// whose lookups keep their tombstones (an hour here), the Cache's
+// flights are collected once their answers are in: the tombstones keep
+// no flight.
+func TestFlightCollectedDuringTombstones(t *testing.T) {
+	t.Parallel()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		if rr, err := dns.NewRR(r.Question[0].Name + " 300 IN A 192.0.2.1"); err == nil {
+			m.Answer = append(m.Answer, rr)
+		}
+		_ = w.WriteMsg(m)
+	})}
+	go func() { _ = srv.ActivateAndServe() }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	cl := &Client{Servers: []string{pc.LocalAddr().String()}, Timeout: 10 * time.Second, Attempts: 1}
+	cl.pool.tombstone = time.Hour
+	w := &flightWatcher{Client: cl}
+	c := NewCache(w, 0)
+	w.cache = c
+	for i := range 20 {
+		a := c.Lookup(t.Context(), fmt.Sprintf("n%d.example.test", i), TypeA)
+		require.Equal(t, Found, a.Outcome, "%v", a)
+	}
+	require.Eventually(t, func() bool {
+		runtime.GC()
+		return w.collected.Load() == w.started.Load()
+	}, 30*time.Second, 10*time.Millisecond, "flights collected while the tombstones are held: %d of %d", w.collected.Load(), w.started.Load())
 }
