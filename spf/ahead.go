@@ -76,26 +76,34 @@ type fetcher struct {
 	targets int // target lookups the fetcher may still start ahead
 	terms   int // a, mx and exists lookups it may still start ahead
 
-	running sync.WaitGroup // the goroutines it started; wait ends the walk
-	work    chan func()    // hands a lookup to an idle goroutine of the walk; closed by wait
-	closed  bool           // work is closed
+	running sync.WaitGroup // its lookups and goroutines; wait ends the walk
+
+	// wmu guards work and closed; it is never held while a lookup is
+	// started, so that an answer's callback may take it.
+	wmu    sync.Mutex
+	work   chan func() // hands an answer's work to an idle goroutine of the walk; closed by wait
+	closed bool        // work is closed
 }
 
-// start runs task, a lookup, in the background, tracked so that wait can
-// end it with the walk: on a goroutine of the walk that is idle, else on
-// a new one, which then stays, idle between lookups, until wait. A lookup
-// runs deep (the resolver's layers, the leak guard recording the answer),
-// so a new goroutine grows its stack once or twice on its first one; one
-// that stays has grown it already. Either way the lookup starts at once.
-// p.mu is held.
+// start runs task, the work on a target's answer, in the background,
+// tracked so that wait can end it with the walk: on a goroutine of the
+// walk that is idle, else on a new one, which then stays, idle between
+// tasks, until wait. The work runs deep (the parse, and the lookups of
+// the record's terms through the resolver's layers), so a new goroutine
+// grows its stack once or twice on its first one; one that stays has
+// grown it already. Either way the task starts at once. The caller holds
+// a count of p.running until start returns (wait may be under way).
 func (p *fetcher) start(task func()) {
+	p.wmu.Lock()
 	if !p.closed {
 		select {
 		case p.work <- task:
+			p.wmu.Unlock()
 			return
 		default: // no goroutine is idle
 		}
 	}
+	p.wmu.Unlock()
 	p.running.Go(func() {
 		// Grown at its first frames, where the copy costs almost
 		// nothing, rather than twice under a lookup of the walk
@@ -128,12 +136,12 @@ func (p *fetcher) startTerm(kind Kind, name string) <-chan termResult {
 // lookups it never reached end at once: no lookup of a walk outlives the
 // Check that started it.
 func (p *fetcher) wait() {
-	p.mu.Lock()
+	p.wmu.Lock()
 	if !p.closed {
 		p.closed = true
 		close(p.work)
 	}
-	p.mu.Unlock()
+	p.wmu.Unlock()
 	p.running.Wait()
 }
 
@@ -192,24 +200,46 @@ func (n *node) descends(name string) bool {
 	return n.depth < MaxDepth && !onStack(n.stack, name)
 }
 
-// fetch starts the lookup of the target name of n's step i. p.mu is held.
+// fetch starts the lookup of the target name of n's step i, now, in the
+// walk's order with its terms' lookups (a question budget below admits
+// them in that order), and hands the work on its answer to a goroutine
+// of the walk (start): no goroutine waits for the answer. A Start that
+// panics before it answers makes the answer ReasonMalformed. p.mu is
+// held.
 func (p *fetcher) fetch(n *node, i int, name string) *target {
 	t := &target{done: make(chan struct{})}
 	n.steps[i].next = t
-	p.start(func() {
-		defer close(t.done)
-		t.ans = p.r.Lookup(p.ctx, asked(name), resolver.TypeTXT)
-		t.rec, t.parsed = recordOf(t.ans)
-		if !t.parsed || p.ctx.Err() != nil { // no record, or the walk is over
-			return
+	p.running.Add(1) // the lookup's, until its work is handed on
+	var once sync.Once
+	land := func(a resolver.Answer) {
+		once.Do(func() {
+			p.start(func() { p.took(n, i, name, t, a) })
+			p.running.Done()
+		})
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			land(resolver.Fail(resolver.ReasonMalformed))
 		}
-		next := n.childNode(i, name)
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		t.next = next
-		p.expand(next, &t.rec)
-	})
+	}()
+	resolver.Start(p.ctx, p.r, asked(name), resolver.TypeTXT, land)
 	return t
+}
+
+// took is the work on a, the answer of the target t of n's step i: its
+// record parsed, and the record's own lookups started (expand).
+func (p *fetcher) took(n *node, i int, name string, t *target, a resolver.Answer) {
+	defer close(t.done)
+	t.ans = a
+	t.rec, t.parsed = recordOf(t.ans)
+	if !t.parsed || p.ctx.Err() != nil { // no record, or the walk is over
+		return
+	}
+	next := n.childNode(i, name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.next = next
+	p.expand(next, &t.rec)
 }
 
 // await returns the target of n's step i once its lookup is done,

@@ -191,3 +191,104 @@ func TestTermLookupsPanicIsInconclusive(t *testing.T) {
 	startTermLookups(t.Context(), panickyStarter{}, KindMX, "example.test", func(res termResult) { got = append(got, res) })
 	require.Equal(t, []termResult{{inconclusive: true}}, got)
 }
+
+// TestBudgetAdmitsInWalkOrder: under a question budget (the scanner's
+// share for SPF is a resolver.Limited), the walk's questions are
+// admitted in the record's order: an include first in the record gets
+// its question before the a terms after it take the rest of the budget,
+// so its invalid record makes the result a permerror, every time.
+func TestBudgetAdmitsInWalkOrder(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$ORIGIN t.test.
+@ SOA ns h 1 3600 600 86400 300
+d TXT "v=spf1 include:inc.t.test a:h1.t.test a:h2.t.test a:h3.t.test a:h4.t.test a:h5.t.test a:h6.t.test a:h7.t.test a:h8.t.test a:h9.t.test -all"
+inc TXT "v=spf1 ip4:192.0.2.300 -all"
+h1 A 192.0.2.1
+h2 A 192.0.2.1
+h3 A 192.0.2.1
+h4 A 192.0.2.1
+h5 A 192.0.2.1
+h6 A 192.0.2.1
+h7 A 192.0.2.1
+h8 A 192.0.2.1
+h9 A 192.0.2.1
+`)
+	for range 100 {
+		res := Check(t.Context(), resolver.Limit(resolver.NewScan(dnstest.NewResolver(z), 0), 10), "d.t.test")
+		require.Equal(t, ClassPermError, res.Error, "%+v", res)
+		require.Equal(t, CodeIncludeInvalid, res.ErrorCause, "%+v", res)
+	}
+}
+
+// startPanics is a Starter whose Start panics, before it answers, for the
+// questions of type panicOn (a bug in a layer below); it asks next the
+// others.
+type startPanics struct {
+	next    resolver.Resolver
+	panicOn resolver.Type
+}
+
+func (s startPanics) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	return resolver.Begin(ctx, s, name, qtype).Wait()
+}
+
+func (s startPanics) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	if qtype == s.panicOn {
+		panic("startPanics: " + name)
+	}
+	resolver.Start(ctx, s.next, name, qtype, done)
+}
+
+// TestStartPanicEndsWalk: a Start that panics before it answers, for a
+// term's lookup or an include's, leaves the walk nothing to wait for: Check
+// returns (the term or the include inconclusive).
+func TestStartPanicEndsWalk(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustParse(t, `$ORIGIN t.test.
+@ SOA ns h 1 3600 600 86400 300
+d TXT "v=spf1 a:h1.t.test include:inc.t.test -all"
+inc TXT "v=spf1 -all"
+h1 A 192.0.2.1
+`)
+	for _, qt := range []resolver.Type{resolver.TypeA, resolver.TypeTXT} {
+		// The root's own TXT question is asked before the walk: the
+		// include's is the second one.
+		var r resolver.Resolver = startPanics{next: dnstest.NewResolver(z), panicOn: qt}
+		if qt == resolver.TypeTXT {
+			r = &secondPanics{startPanics: startPanics{next: dnstest.NewResolver(z), panicOn: qt}}
+		}
+		got := make(chan Result, 1)
+		go func() { got <- Check(context.Background(), r, "d.t.test") }()
+		select {
+		case res := <-got:
+			assert.Equal(t, ClassTempError, res.Error, "%s: %+v", qt, res)
+		case <-time.After(30 * time.Second): // generous: a walk that ends returns at once
+			require.FailNow(t, "Check did not return: the walk waits for a lookup whose Start panicked", "%s", qt)
+		}
+	}
+}
+
+// secondPanics is startPanics from its second question of that type on.
+type secondPanics struct {
+	startPanics
+	mu   sync.Mutex
+	seen int
+}
+
+func (s *secondPanics) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	return resolver.Begin(ctx, s, name, qtype).Wait()
+}
+
+func (s *secondPanics) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	s.mu.Lock()
+	first := qtype != s.panicOn || s.seen == 0
+	if qtype == s.panicOn {
+		s.seen++
+	}
+	s.mu.Unlock()
+	if first {
+		resolver.Start(ctx, s.next, name, qtype, done)
+		return
+	}
+	s.startPanics.Start(ctx, name, qtype, done)
+}

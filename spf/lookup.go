@@ -58,6 +58,7 @@ func startTermLookups(ctx context.Context, r resolver.Resolver, kind Kind, name 
 			finish(termResult{inconclusive: true})
 		}
 	}
+	defer guard() // a Start that panics before its done: the term is inconclusive, not left waiting
 	if kind != KindMX {
 		resolver.Start(ctx, r, name, resolver.TypeA, func(a resolver.Answer) {
 			defer guard()
