@@ -227,9 +227,19 @@ func (p *fetcher) fetch(n *node, i int, name string) *target {
 }
 
 // took is the work on a, the answer of the target t of n's step i: its
-// record parsed, and the record's own lookups started (expand).
+// record parsed, and the record's own lookups started (expand). It runs
+// on a goroutine of the walk, where no check's recover reaches: a panic
+// in it makes the answer ReasonMalformed (the include inconclusive), as
+// a panic below the lookup would, instead of ending the process.
 func (p *fetcher) took(n *node, i int, name string, t *target, a resolver.Answer) {
 	defer close(t.done)
+	defer func() {
+		if v := recover(); v != nil {
+			p.mu.Lock()
+			t.ans, t.parsed, t.next = resolver.Fail(resolver.ReasonMalformed), false, nil
+			p.mu.Unlock()
+		}
+	}()
 	t.ans = a
 	t.rec, t.parsed = recordOf(t.ans)
 	if !t.parsed || p.ctx.Err() != nil { // no record, or the walk is over
