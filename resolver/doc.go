@@ -268,8 +268,8 @@
 //     [MaxCacheTTL], and callers that shared it before the real reply
 //     came keep it. The comparison reads records in presentation form,
 //     lower-cased: a forgery that differs from the real records only in
-//     the case of a TXT string (or in bytes that form no valid UTF-8)
-//     is taken as agreeing with them. A resolver behind one address that answers two
+//     the case of a TXT string (or in a NULL record's raw bytes, a type
+//     no check asks) is taken as agreeing with them. A resolver behind one address that answers two
 //     attempts of a question from backends with different records costs
 //     an eviction, that is one more question later, never a wrong answer.
 //
