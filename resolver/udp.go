@@ -1004,7 +1004,7 @@ func (s *socket) read() {
 		s.handle((*buf)[:n])
 		s.up.putBuffer(buf) // handle keeps nothing of it: a reply is unpacked into copies
 		if after, ok := s.mem(); ok {
-			s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(n+datagramOverhead)))
+			s.noteDrops(after, peakOf(before, after, n+datagramOverhead))
 		}
 	}
 }
@@ -1016,10 +1016,27 @@ func (s *socket) mem() (m sockMem, ok bool) {
 		return sockMem{}, false
 	}
 	raw, err := s.conn.SyscallConn()
-	if err != nil || raw.Control(func(fd uintptr) { m, ok = kernelMem(fd) }) != nil {
+	if err != nil {
+		return sockMem{}, false
+	}
+	return memOf(raw)
+}
+
+// memOf returns what the kernel holds of the socket raw (see kernelMem).
+func memOf(raw syscall.RawConn) (m sockMem, ok bool) {
+	if raw.Control(func(fd uintptr) { m, ok = kernelMem(fd) }) != nil {
 		return sockMem{}, false
 	}
 	return m, ok
+}
+
+// peakOf is the most a socket's buffer held while a reader read it, as
+// far as the reader can tell (noteDrops' peak): what was queued before
+// (the kernel's figure, before), or what is queued after and what was
+// read, in the kernel's accounting at the least (each datagram at its
+// whole length and datagramOverhead), whichever is more.
+func peakOf(before, after sockMem, read int) uint64 {
+	return max(uint64(before.queued), uint64(after.queued)+uint64(read))
 }
 
 // buffer returns a read buffer of u's size.
@@ -1124,13 +1141,13 @@ type sockMem struct {
 
 // noteDrops takes m, what the kernel holds of s, read after the reader
 // read s, and peak, the most the reader can tell s's buffer held since it
-// last looked (in the kernel's accounting; see drain). When the kernel
+// last looked (in the kernel's accounting; see peakOf). When the kernel
 // dropped datagrams there since then, and the buffer held at least half
-// its size (floodShare; a datagram with a bad checksum is dropped and counted without
-// taking any), someone may have flooded the port to keep a reply out (a
-// full buffer takes nothing more): a forger who won knows the port, and
-// the reply it would keep out is the real one, which would contradict the
-// forgery. So the lookups that have ended on s and keep tombstones have
+// its size (floodShare; a datagram with a bad checksum is dropped and
+// counted without taking any), someone may have flooded the port to keep
+// a reply out (a full buffer takes nothing more): a forger who won
+// knows the port, and the reply it would keep out is the real one, which
+// would contradict the forgery. So the lookups that have ended on s and keep tombstones have
 // their answers evicted from the cache (waiter.suspect), as a
 // contradicting reply would: one more question each, later. Any drop
 // taints every lookup with a query on s. A sweep of the ports fills no

@@ -284,16 +284,13 @@ func (w *watcher) serve(s *socket) {
 // drain handles up to drainBatch of the datagrams queued on s, and ICMP
 // errors, without waiting, and has the kernel's count of the datagrams
 // it dropped at s looked at (see noteDrops), with the most its buffer
-// held meanwhile as far as the reader can tell: what was queued before,
-// or what is queued after and what was read (each datagram at its whole
-// length and datagramOverhead), whichever is more.
+// held meanwhile (peakOf).
 func (s *socket) drain() {
 	raw, err := s.conn.SyscallConn()
 	if err != nil {
 		return
 	}
-	var before sockMem
-	_ = raw.Control(func(fd uintptr) { before, _ = kernelMem(fd) })
+	before, _ := memOf(raw)
 	read := 0 // the datagrams read, in the kernel's accounting at the least (see noteDrops)
 loop:
 	for range drainBatch {
@@ -330,10 +327,8 @@ loop:
 		s.handle((*buf)[:min(n, len(*buf))])
 		s.up.putBuffer(buf)
 	}
-	var after sockMem
-	var ok bool
-	if raw.Control(func(fd uintptr) { after, ok = kernelMem(fd) }) == nil && ok {
-		s.noteDrops(after, max(uint64(before.queued), uint64(after.queued)+uint64(read)))
+	if after, ok := memOf(raw); ok {
+		s.noteDrops(after, peakOf(before, after, read))
 	}
 }
 
