@@ -432,3 +432,15 @@ func TestTombstoneProbeEvictsForgery(t *testing.T) {
 	assert.Equal(t, int32(1), asked.Load(), "TCP questions asked")
 	assert.False(t, u.caseOn(), "a server that does not echo the case, also over TCP, keeps 0x20 on")
 }
+
+// TestPeakOf: the most a buffer held while a reader read it is what the
+// kernel had queued before, or what is queued after and what was read,
+// whichever is more (a drain that read a flood leaves the buffer empty;
+// a datagram read whole counts at its whole length and overhead).
+func TestPeakOf(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, uint64(60_000), peakOf(sockMem{queued: 60_000}, sockMem{}, 1_000), "the figure before the read")
+	assert.Equal(t, uint64(5_000+2*(1_200+datagramOverhead)),
+		peakOf(sockMem{queued: 1_000}, sockMem{queued: 5_000}, 2*(1_200+datagramOverhead)), "what is queued after and what was read")
+	assert.Equal(t, uint64(0), peakOf(sockMem{}, sockMem{}, 0))
+}
