@@ -253,25 +253,26 @@
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:
 //     the resolver's real reply to the forged query (or to another of
-//     them) comes then, and when its RCODE or records (TTLs, order and
-//     case aside) differ from the answer taken, the Cache drops that
-//     answer, or never stores it if it has not yet ([CacheStats]
-//     Invalidated). 2 s outlasts Unbound's discard-timeout (1.9 s), past
-//     which Unbound no longer answers a query. A tombstone keeps the
-//     SHA-256 digest of what is compared, not the records (under load
-//     tens of thousands of lookups are within their 2 s), the queries as
-//     sent (a wrong-case or cookieless reply to one still counts toward
-//     the TCP probe, whose answer is compared too) and the Cache's
-//     question and generation, not its flight. What remains: a forgery
-//     whose real reply never comes (the resolver dropped the query) or
-//     comes later than that stays cached for its TTL, at most
-//     [MaxCacheTTL], and callers that shared it before the real reply
-//     came keep it. The comparison reads records in presentation form,
-//     lower-cased: a forgery that differs from the real records only in
-//     the case of a TXT string (or in a NULL record's raw bytes, a type
-//     no check asks) is taken as agreeing with them. A resolver behind one address that answers two
-//     attempts of a question from backends with different records costs
-//     an eviction, that is one more question later, never a wrong answer.
+//     them) comes then, and when its RCODE or records differ from the
+//     answer taken, the Cache drops that answer, or never stores it if
+//     it has not yet ([CacheStats] Invalidated). Records are compared in
+//     wire form without their TTLs, in any order, with the case of
+//     domain names aside (a reply echoes its query's 0x20 case) and
+//     every other byte as received: a TXT string (a DKIM key) that
+//     differs only in case is another record. 2 s outlasts Unbound's
+//     discard-timeout (1.9 s), past which Unbound no longer answers a
+//     query. A tombstone keeps the SHA-256 digest of what is compared,
+//     not the records (under load tens of thousands of lookups are
+//     within their 2 s), the queries as sent (a wrong-case or cookieless
+//     reply to one still counts toward the TCP probe, whose answer is
+//     compared too) and the Cache's question and generation, not its
+//     flight. What remains: a forgery whose real reply never comes (the
+//     resolver dropped the query) or comes later than that stays cached
+//     for its TTL, at most [MaxCacheTTL], and callers that shared it
+//     before the real reply came keep it. A resolver behind one address
+//     that answers two attempts of a question from backends with
+//     different records costs an eviction, that is one more question
+//     later, never a wrong answer.
 //
 // # Attribution
 //

@@ -317,21 +317,65 @@ func (w *waiter) suspect() {
 }
 
 // conclusiveKey is what two replies to one question must share to agree:
-// the RCODE and the answer section's records without their TTLs, in any
-// order and case. It is "" for a reply that concludes nothing (nil,
-// truncated, or an error RCODE).
+// the RCODE and the answer section's records in canonical wire form
+// (canonicalRR), in any order. It is "" for a reply that concludes
+// nothing (nil, truncated, or an error RCODE).
 func conclusiveKey(m *dns.Msg) string {
 	if m == nil || m.Truncated || m.Rcode != dns.RcodeSuccess && m.Rcode != dns.RcodeNameError {
 		return ""
 	}
 	rrs := make([]string, 0, len(m.Answer))
 	for _, rr := range m.Answer {
-		cp := dns.Copy(rr)
-		cp.Header().Ttl = 0
-		rrs = append(rrs, strings.ToLower(cp.String()))
+		rrs = append(rrs, canonicalRR(rr))
 	}
 	slices.Sort(rrs)
-	return fmt.Sprintf("%d\n%s", m.Rcode, strings.Join(rrs, "\n"))
+	var b strings.Builder
+	b.WriteByte(byte(m.Rcode))
+	for _, rr := range rrs {
+		// Each record after its length: no two lists of records make
+		// the same key.
+		b.WriteByte(byte(len(rr) >> 8))
+		b.WriteByte(byte(len(rr)))
+		b.WriteString(rr)
+	}
+	return b.String()
+}
+
+// canonicalRR returns rr in wire form without its TTL, which falls
+// between two replies, and with its owner name and the domain names in
+// its data lower-cased (RFC 4034 §6.2 for the types an answer to the
+// checks' questions holds; a resolver's reply echoes the 0x20 case of
+// the query it answers, and each query of a lookup has its own): every
+// other byte as received, so that a TXT string (a DKIM key's base64) in
+// another case, or other raw bytes, is another record. A record that
+// does not pack (never one that was unpacked from a reply) is compared
+// in presentation form, prefixed so that it equals no packed record.
+func canonicalRR(rr dns.RR) string {
+	cp := dns.Copy(rr)
+	h := cp.Header()
+	h.Name, h.Ttl = strings.ToLower(h.Name), 0
+	switch r := cp.(type) {
+	case *dns.CNAME:
+		r.Target = strings.ToLower(r.Target)
+	case *dns.DNAME:
+		r.Target = strings.ToLower(r.Target)
+	case *dns.NS:
+		r.Ns = strings.ToLower(r.Ns)
+	case *dns.PTR:
+		r.Ptr = strings.ToLower(r.Ptr)
+	case *dns.MX:
+		r.Mx = strings.ToLower(r.Mx)
+	case *dns.SRV:
+		r.Target = strings.ToLower(r.Target)
+	case *dns.SOA:
+		r.Ns, r.Mbox = strings.ToLower(r.Ns), strings.ToLower(r.Mbox)
+	}
+	buf := make([]byte, dns.Len(cp))
+	off, err := dns.PackRR(cp, buf, 0, nil, false)
+	if err != nil {
+		return "\xff" + cp.String()
+	}
+	return string(buf[:off])
 }
 
 // entry is one query in flight on a socket.

@@ -185,6 +185,45 @@ func TestConclusiveKey(t *testing.T) {
 	assert.Empty(t, conclusiveKey(tc))
 }
 
+// TestConclusiveKeyKeepsData: two replies agree when their records
+// differ only in the case of a domain name (an owner's, echoing its
+// query's 0x20 case, or one in the data); a record whose other bytes
+// differ, even only in case (a TXT string such as a DKIM key, a CAA
+// value) or in raw bytes, is another record, and two answers that join
+// to the same text are not taken as equal.
+func TestConclusiveKeyKeepsData(t *testing.T) {
+	t.Parallel()
+	key := func(recs ...string) string {
+		m := new(dns.Msg)
+		m.SetQuestion("s1._domainkey.example.test.", dns.TypeTXT)
+		m.Response = true
+		for _, r := range recs {
+			rr, err := dns.NewRR(r)
+			require.NoError(t, err, r)
+			m.Answer = append(m.Answer, rr)
+		}
+		return conclusiveKey(m)
+	}
+	for _, c := range []struct{ a, b []string }{
+		{[]string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; p=MIIBIjANBgkq"`}, []string{`S1._DomainKey.EXAMPLE.test. 3600 IN TXT "v=DKIM1; p=MIIBIjANBgkq"`}},
+		{[]string{`a.example.test. 60 IN CNAME Target.Example.TEST.`, `target.example.test. 60 IN A 192.0.2.1`}, []string{`A.example.test. 30 IN CNAME target.example.test.`, `TARGET.example.test. 30 IN A 192.0.2.1`}},
+		{[]string{`example.test. 60 IN MX 10 MX1.Example.test.`}, []string{`example.test. 60 IN MX 10 mx1.example.TEST.`}},
+	} {
+		assert.Equal(t, key(c.a...), key(c.b...), "%q and %q", c.a, c.b)
+	}
+	for _, c := range []struct{ a, b []string }{
+		{[]string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; p=MIIBIjANBgkq"`}, []string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; p=MIIBIJANBGKQ"`}},
+		{[]string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; p=abc"`}, []string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; P=abc"`}},
+		{[]string{`s1._domainkey.example.test. 60 IN TXT "ab" "c"`}, []string{`s1._domainkey.example.test. 60 IN TXT "a" "bc"`}},
+		{[]string{`example.test. 60 IN CAA 0 issue "ca.example.net"`}, []string{`example.test. 60 IN CAA 0 issue "CA.example.net"`}},
+		{[]string{`example.test. 60 IN NULL \# 2 abcd`}, []string{`example.test. 60 IN NULL \# 2 abce`}},
+		{[]string{`example.test. 60 IN MX 10 mx1.example.test.`}, []string{`example.test. 60 IN MX 20 mx1.example.test.`}},
+		{[]string{`a.example.test. 60 IN A 192.0.2.1`, `a.example.test. 60 IN A 192.0.2.2`}, []string{`a.example.test. 60 IN A 192.0.2.1`}},
+	} {
+		assert.NotEqual(t, key(c.a...), key(c.b...), "%q and %q", c.a, c.b)
+	}
+}
+
 // TestTombstoneComparesDigest: an ended lookup keeps only the digest of
 // the answer it took, and a later reply is compared with it as with the
 // answer: the same records in another order, case or TTL agree, an
