@@ -253,13 +253,15 @@
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:
 //     the resolver's real reply to the forged query (or to another of
-//     them) comes then, and when its RCODE or records differ from the
-//     answer taken, the Cache drops that answer, or never stores it if
-//     it has not yet ([CacheStats] Invalidated). Records are compared in
-//     wire form without their TTLs, in any order, with the case of
-//     domain names aside (a reply echoes its query's 0x20 case) and
-//     every other byte as received: a TXT string (a DKIM key) that
-//     differs only in case is another record. 2 s outlasts Unbound's
+//     them) comes then, and when its RCODE, AD bit or records differ
+//     from the answer taken, the Cache drops that answer, or never
+//     stores it if it has not yet ([CacheStats] Invalidated). Records
+//     are compared in wire form without their TTLs, in any order, with
+//     the case of domain names aside (a reply echoes its query's 0x20
+//     case) and every other byte as received: a TXT string (a DKIM key)
+//     or a CAA value that differs only in case, or by a backslash, is
+//     another record; a reply whose records cannot be compared counts as
+//     contradicting. 2 s outlasts Unbound's
 //     discard-timeout (1.9 s), past which Unbound no longer answers a
 //     query. A tombstone keeps the SHA-256 digest of what is compared,
 //     not the records (under load tens of thousands of lookups are

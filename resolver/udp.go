@@ -242,7 +242,13 @@ func (w *waiter) digest(taken *dns.Msg) (took bool, key answerKey) {
 	if taken == nil || w.conflict == nil {
 		return false, key
 	}
-	return true, keyOf(conclusiveKey(taken))
+	k, ok := safeKey(taken)
+	if !ok {
+		// A key that no reply's digest equals: the next conclusive
+		// reply evicts the answer.
+		return true, keyOf("\xfe")
+	}
+	return true, keyOf(k)
 }
 
 // settle ends the lookup with what digest returned; see decide.
@@ -289,7 +295,7 @@ func (w *waiter) compare(m *dns.Msg) {
 	if !took || done {
 		return
 	}
-	if k := conclusiveKey(m); k == "" || keyOf(k) == taken {
+	if k, ok := safeKey(m); ok && (k == "" || keyOf(k) == taken) {
 		return
 	}
 	w.mu.Lock()
@@ -316,10 +322,26 @@ func (w *waiter) suspect() {
 	call()
 }
 
+// safeKey is conclusiveKey, and reports whether it returned: it runs on
+// the goroutine that read the reply, where a panic (a record the DNS
+// library cannot pack again) would end the process; the caller then
+// takes the reply as contradicting the answer (an eviction, one more
+// question later).
+func safeKey(m *dns.Msg) (k string, ok bool) {
+	defer func() {
+		if !ok {
+			_ = recover()
+		}
+	}()
+	return conclusiveKey(m), true
+}
+
 // conclusiveKey is what two replies to one question must share to agree:
-// the RCODE and the answer section's records in canonical wire form
-// (canonicalRR), in any order. It is "" for a reply that concludes
-// nothing (nil, truncated, or an error RCODE).
+// the RCODE, the AD bit (a validating resolver's word that the records
+// are signed, which the MX and DANE checks read) and the answer
+// section's records in canonical form (canonicalRR), in any order. It is
+// "" for a reply that concludes nothing (nil, truncated, or an error
+// RCODE).
 func conclusiveKey(m *dns.Msg) string {
 	if m == nil || m.Truncated || m.Rcode != dns.RcodeSuccess && m.Rcode != dns.RcodeNameError {
 		return ""
@@ -331,6 +353,11 @@ func conclusiveKey(m *dns.Msg) string {
 	slices.Sort(rrs)
 	var b strings.Builder
 	b.WriteByte(byte(m.Rcode))
+	if m.AuthenticatedData {
+		b.WriteByte(1)
+	} else {
+		b.WriteByte(0)
+	}
 	for _, rr := range rrs {
 		// Each record after its length: no two lists of records make
 		// the same key.
@@ -347,9 +374,12 @@ func conclusiveKey(m *dns.Msg) string {
 // checks' questions holds; a resolver's reply echoes the 0x20 case of
 // the query it answers, and each query of a lookup has its own): every
 // other byte as received, so that a TXT string (a DKIM key's base64) in
-// another case, or other raw bytes, is another record. A record that
-// does not pack (never one that was unpacked from a reply) is compared
-// in presentation form, prefixed so that it equals no packed record.
+// another case is another record. The DNS library holds a CAA value and
+// a URI target as the raw bytes received but packs them as presentation
+// text (a backslash escapes, a trailing one is dropped), so their
+// backslashes are escaped first: a value with one is not packed as
+// another value's bytes. A record that does not pack is compared by its
+// fields, prefixed so that it equals no packed record.
 func canonicalRR(rr dns.RR) string {
 	cp := dns.Copy(rr)
 	h := cp.Header()
@@ -369,11 +399,15 @@ func canonicalRR(rr dns.RR) string {
 		r.Target = strings.ToLower(r.Target)
 	case *dns.SOA:
 		r.Ns, r.Mbox = strings.ToLower(r.Ns), strings.ToLower(r.Mbox)
+	case *dns.CAA:
+		r.Value = strings.ReplaceAll(r.Value, `\`, `\\`)
+	case *dns.URI:
+		r.Target = strings.ReplaceAll(r.Target, `\`, `\\`)
 	}
 	buf := make([]byte, dns.Len(cp))
 	off, err := dns.PackRR(cp, buf, 0, nil, false)
 	if err != nil {
-		return "\xff" + cp.String()
+		return fmt.Sprintf("\xff%T%#v", cp, cp)
 	}
 	return string(buf[:off])
 }

@@ -224,6 +224,78 @@ func TestConclusiveKeyKeepsData(t *testing.T) {
 	}
 }
 
+// TestConclusiveKeyCAAValueBytes: a CAA value is held as the bytes
+// received, and the checks read it so: a value that differs from another
+// by a backslash escape, a trailing backslash or an escaped dot is
+// another record, though the DNS library would pack all of them as the
+// same bytes.
+func TestConclusiveKeyCAAValueBytes(t *testing.T) {
+	t.Parallel()
+	caa := func(v string) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("example.test.", dns.TypeCAA)
+		m.Response = true
+		m.Answer = []dns.RR{&dns.CAA{Hdr: dns.RR_Header{Name: "example.test.", Rrtype: dns.TypeCAA, Class: dns.ClassINET, Ttl: 300}, Tag: "issue", Value: v}}
+		return m
+	}
+	real := conclusiveKey(caa("letsencrypt.org"))
+	for _, v := range []string{`letsencrypt.org\`, `l\101tsencrypt.org`, `letsencrypt\.org`, `letsencrypt.org\\`} {
+		assert.NotEqual(t, real, conclusiveKey(caa(v)), "CAA value %q", v)
+	}
+	assert.Equal(t, real, conclusiveKey(caa("letsencrypt.org")))
+	long := strings.Repeat("a", 2000)
+	assert.NotEqual(t, conclusiveKey(caa(long)), conclusiveKey(caa(long+"b")), "a value too long to pack is compared by its bytes")
+}
+
+// TestConclusiveKeyReadsAD: the AD bit is part of what two replies must
+// share: a forgery of an unsigned answer's records that claims they are
+// validated does not agree with the real reply.
+func TestConclusiveKeyReadsAD(t *testing.T) {
+	t.Parallel()
+	m := new(dns.Msg)
+	m.SetQuestion("example.test.", dns.TypeMX)
+	m.Response = true
+	rr, err := dns.NewRR("example.test. 300 IN MX 10 mx.example.test.")
+	require.NoError(t, err)
+	m.Answer = []dns.RR{rr}
+	plain := conclusiveKey(m)
+	m.AuthenticatedData = true
+	assert.NotEqual(t, plain, conclusiveKey(m))
+}
+
+// TestComparePanicEvicts: a reply whose key cannot be worked out (a
+// panic below conclusiveKey, on the reader's goroutine) is taken as
+// contradicting the answer, and does not end the process; a taken reply
+// whose key cannot be worked out is contradicted by the next conclusive
+// reply.
+func TestComparePanicEvicts(t *testing.T) {
+	t.Parallel()
+	ok := new(dns.Msg)
+	ok.SetQuestion("a.example.test.", dns.TypeA)
+	ok.Response = true
+	rr, err := dns.NewRR("a.example.test. 60 IN A 192.0.2.1")
+	require.NoError(t, err)
+	ok.Answer = []dns.RR{rr}
+	broken := ok.Copy()
+	broken.Answer = []dns.RR{nil}
+	_, fine := safeKey(broken)
+	require.False(t, fine, "a nil record did not panic below conclusiveKey")
+
+	w := newWaiter()
+	var conflicts atomic.Int32
+	w.conflict = func() { conflicts.Add(1) }
+	w.decide(ok)
+	require.NotPanics(t, func() { w.deliver(reply{msg: broken}) })
+	assert.Equal(t, int32(1), conflicts.Load(), "a reply that broke the comparison did not evict the answer")
+
+	w = newWaiter()
+	conflicts.Store(0)
+	w.conflict = func() { conflicts.Add(1) }
+	require.NotPanics(t, func() { w.decide(broken) })
+	w.deliver(reply{msg: ok})
+	assert.Equal(t, int32(1), conflicts.Load(), "an answer whose key broke was not evicted by the next reply")
+}
+
 // TestTombstoneComparesDigest: an ended lookup keeps only the digest of
 // the answer it took, and a later reply is compared with it as with the
 // answer: the same records in another order, case or TTL agree, an
