@@ -553,9 +553,11 @@ func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 // the answer is not to be cached), and the UDP reply it was taken from
 // (nil: none, or one over TCP).
 type result struct {
-	a       Answer
-	next    string
-	ttl     uint32
+	a    Answer
+	next string
+	ttl  uint32
+	// from is the index of the server that sent udp (in ttl's padding).
+	from    int32
 	server  int
 	tainted bool
 	udp     *dns.Msg
@@ -853,9 +855,9 @@ func (l *lookup) stop() {
 // finish ends the lookup with l.res: what its waiter keeps, and whether
 // a datagram dropped meanwhile taints it.
 func (l *lookup) finish() {
-	took, key := l.w.digest(l.res.udp)
+	t := l.w.digest(l.res.udp, int(l.res.from))
 	l.res.tainted = l.res.tainted || l.w.tainted.Load()
-	l.w.settle(took, key)
+	l.w.settle(t)
 }
 
 // send sends the query to server (an index in servers), fresh asking for
@@ -1079,7 +1081,7 @@ func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 			if a, next := FromMsg(name, qtype, rep.msg); !retryable(a) {
 				res := result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
 				if !rep.tcp {
-					res.udp = rep.msg
+					res.udp, res.from = rep.msg, int32(rep.server)
 				}
 				return res
 			}
@@ -1100,7 +1102,7 @@ func (c *Client) take(name string, qtype Type, rep *reply, res *result) (done bo
 	}
 	res.ttl, res.server = msgTTL(res.a, res.next, rep.msg), -1
 	if !rep.tcp {
-		res.udp = rep.msg
+		res.udp, res.from = rep.msg, int32(rep.server)
 	}
 	return true
 }

@@ -253,10 +253,14 @@
 //     trace before it wins. So when a lookup below a Cache takes an
 //     answer over UDP, its queries stay registered for 2 s after it ends:
 //     the resolver's real reply to the forged query (or to another of
-//     them) comes then, and when its RCODE, AD bit or records differ
-//     from the answer taken, the Cache drops that answer, or never
-//     stores it if it has not yet ([CacheStats] Invalidated). Records
-//     are compared in wire form without their TTLs, in any order, with
+//     them) comes then, and when its RCODE or records (or, from the
+//     server the answer came from, its AD bit; another server may not
+//     validate) differ from the answer taken, the Cache drops that
+//     answer, or never stores it if it has not yet ([CacheStats]
+//     Invalidated). So does a reply that differs in whether the
+//     resolver's policy made the answer (an Extended DNS Error) or in a
+//     SOA record in its authority section. Records are compared in wire
+//     form without their TTLs, in any order, with
 //     the case of domain names aside (a reply echoes its query's 0x20
 //     case) and every other byte as received: a TXT string (a DKIM key)
 //     or a CAA value that differs only in case, or by a backslash, is

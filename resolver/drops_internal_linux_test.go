@@ -42,7 +42,7 @@ func TestKernelDropsEvict(t *testing.T) {
 			require.True(t, ok)
 			taken := new(dns.Msg)
 			taken.SetQuestion(ended.q.Name, dns.TypeA)
-			ended.w.decide(taken)
+			ended.w.decide(taken, 0)
 			s.bury(endedID)
 			// A lookup in flight on the same socket.
 			live := queryEntry(t, u, "live.example.test.")
@@ -103,7 +103,7 @@ func TestNoteDropsNeedsAFullBuffer(t *testing.T) {
 			var evicted atomic.Int32
 			ended := &waiter{ch: make(chan *reply, replyQueue)}
 			ended.conflict = func() { evicted.Add(1) }
-			ended.decide(new(dns.Msg))
+			ended.decide(new(dns.Msg), 0)
 			live := &waiter{ch: make(chan *reply, replyQueue)}
 			s := &socket{closed: true, pending: []pendingQuery{{id: 1, e: entry{w: ended, tomb: true}}, {id: 2, e: entry{w: live}}}}
 			s.noteDrops(tc.mem, tc.peak)

@@ -187,14 +187,26 @@ type waiter struct {
 	mu      sync.Mutex
 	decided bool // the lookup ended: replies are compared, not queued
 	// took: the lookup took a UDP reply whose answer a Cache may keep
-	// (conflict set); takenKey is the digest of its conclusiveKey, all
+	// (conflict set); takenKey is the digest of its conclusiveKey, and
+	// takenFrom and takenAD the server it came from and its AD bit: all
 	// that a later reply is compared with. A digest, not the reply: it
 	// is kept for tombstoneFor after the lookup, and under load tens of
 	// thousands of lookups are in that time (the reply's records, a
 	// DKIM key among them, would be most of the service's heap).
 	took       bool
-	takenKey   answerKey
+	takenAD    bool
 	conflicted bool
+	takenFrom  int32
+	takenKey   answerKey
+}
+
+// takenReply is what a lookup keeps of the UDP reply it took (see
+// waiter.digest).
+type takenReply struct {
+	took bool
+	ad   bool
+	from int32
+	key  answerKey
 }
 
 // answerKey is the SHA-256 digest of a reply's conclusiveKey: two
@@ -224,13 +236,13 @@ func (w *waiter) deliver(r reply) {
 		return
 	}
 	w.mu.Unlock()
-	w.compare(r.msg)
+	w.compare(&r)
 }
 
 // decide ends the lookup: taken is the UDP reply it took (nil: none, or
-// one over TCP). Replies queued or still to come to its queries are
-// compared with taken (see compare).
-func (w *waiter) decide(taken *dns.Msg) { w.settle(w.digest(taken)) }
+// one over TCP), from the server with index from. Replies queued or
+// still to come to its queries are compared with taken (see compare).
+func (w *waiter) decide(taken *dns.Msg, from int) { w.settle(w.digest(taken, from)) }
 
 // digest returns what the lookup keeps of taken, the UDP reply it takes
 // (nil: none), for its tombstones' time: the digest of what compare
@@ -238,31 +250,34 @@ func (w *waiter) decide(taken *dns.Msg) { w.settle(w.digest(taken)) }
 // lookup's first query and never after). It is worked out before the
 // lookup reads its taint (lookup.finish): a copy of the reply that comes
 // meanwhile still taints the answer.
-func (w *waiter) digest(taken *dns.Msg) (took bool, key answerKey) {
+func (w *waiter) digest(taken *dns.Msg, from int) takenReply {
 	if taken == nil || w.conflict == nil {
-		return false, key
+		return takenReply{}
 	}
+	t := takenReply{took: true, ad: taken.AuthenticatedData, from: int32(from)}
 	k, ok := safeKey(taken)
 	if !ok {
 		// A key that no reply's digest equals: the next conclusive
 		// reply evicts the answer.
-		return true, keyOf("\xfe")
+		k = "\xfe"
 	}
-	return true, keyOf(k)
+	t.key = keyOf(k)
+	return t
 }
 
 // settle ends the lookup with what digest returned; see decide.
-func (w *waiter) settle(took bool, key answerKey) {
+func (w *waiter) settle(t takenReply) {
 	w.mu.Lock()
 	// kick goes too: it holds the lookup, and with it everything that
 	// waited for it (the scan's state), which the tombstones would keep
 	// for tombstoneFor.
-	w.decided, w.took, w.takenKey, w.kick = true, took, key, nil
+	w.decided, w.kick = true, nil
+	w.took, w.takenKey, w.takenFrom, w.takenAD = t.took, t.key, t.from, t.ad
 	w.mu.Unlock()
 	for {
 		select {
 		case r := <-w.ch:
-			w.compare(r.msg)
+			w.compare(r)
 		default:
 			// Nothing sends on ch once decided is set, and the lookup has
 			// ended: its buffer (replyQueue replies) goes now, not with
@@ -282,20 +297,25 @@ func (w *waiter) tombstones() bool {
 	return w.took
 }
 
-// compare checks a reply that came after the lookup took its UDP answer:
-// a conclusive reply (NOERROR or NXDOMAIN, not truncated) with other
-// records than the taken one means that one of the two was forged (or
-// that the records changed meanwhile), and the answer is dropped from the
-// cache (conflict). Replies to the same question that agree, and error
-// replies, are ignored.
-func (w *waiter) compare(m *dns.Msg) {
+// compare checks a reply r that came after the lookup took its UDP
+// answer: a conclusive reply (NOERROR or NXDOMAIN, not truncated) with
+// other records than the taken one, or, from the server the taken one
+// came from, with another AD bit, means that one of the two was forged
+// (or that the records changed meanwhile), and the answer is dropped
+// from the cache (conflict). The AD bit is compared with the same
+// server's replies only: a lookup's attempts may go to a validating
+// resolver and to one that is not, and a forger's reply is contradicted
+// by the server it pretends to be. Replies to the same question that
+// agree, and error replies, are ignored.
+func (w *waiter) compare(r *reply) {
 	w.mu.Lock()
-	took, taken, call, done := w.took, w.takenKey, w.conflict, w.conflicted
+	took, taken, from, ad, call, done := w.took, w.takenKey, w.takenFrom, w.takenAD, w.conflict, w.conflicted
 	w.mu.Unlock()
 	if !took || done {
 		return
 	}
-	if k, ok := safeKey(m); ok && (k == "" || keyOf(k) == taken) {
+	k, ok := safeKey(r.msg)
+	if ok && (k == "" || keyOf(k) == taken && (int32(r.server) != from || r.msg.AuthenticatedData == ad)) {
 		return
 	}
 	w.mu.Lock()
@@ -336,12 +356,15 @@ func safeKey(m *dns.Msg) (k string, ok bool) {
 	return conclusiveKey(m), true
 }
 
-// conclusiveKey is what two replies to one question must share to agree:
-// the RCODE, the AD bit (a validating resolver's word that the records
-// are signed, which the MX and DANE checks read) and the answer
-// section's records in canonical form (canonicalRR), in any order. It is
-// "" for a reply that concludes nothing (nil, truncated, or an error
-// RCODE).
+// conclusiveKey is what two replies to one question must share to agree
+// (besides the AD bit, see compare): the RCODE, whether an Extended DNS
+// Error says that the resolver's policy made the answer (edeOverrides:
+// the answer then reads as inconclusive), whether the authority section
+// has a SOA record (it makes a reply that stops at an alias final), and
+// the answer section's records in canonical form (canonicalRR), in any
+// order: everything of the reply that the answer is made of (fromMsg)
+// but the TTLs. It is "" for a reply that concludes nothing (nil,
+// truncated, or an error RCODE).
 func conclusiveKey(m *dns.Msg) string {
 	if m == nil || m.Truncated || m.Rcode != dns.RcodeSuccess && m.Rcode != dns.RcodeNameError {
 		return ""
@@ -353,11 +376,8 @@ func conclusiveKey(m *dns.Msg) string {
 	slices.Sort(rrs)
 	var b strings.Builder
 	b.WriteByte(byte(m.Rcode))
-	if m.AuthenticatedData {
-		b.WriteByte(1)
-	} else {
-		b.WriteByte(0)
-	}
+	b.WriteByte(flagByte(edeOverrides(edeOf(m))))
+	b.WriteByte(flagByte(hasSOA(m.Ns)))
 	for _, rr := range rrs {
 		// Each record after its length: no two lists of records make
 		// the same key.
@@ -366,6 +386,14 @@ func conclusiveKey(m *dns.Msg) string {
 		b.WriteString(rr)
 	}
 	return b.String()
+}
+
+// flagByte is 1 for true, 0 for false.
+func flagByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // canonicalRR returns rr in wire form without its TTL, which falls

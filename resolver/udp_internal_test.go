@@ -247,20 +247,69 @@ func TestConclusiveKeyCAAValueBytes(t *testing.T) {
 	assert.NotEqual(t, conclusiveKey(caa(long)), conclusiveKey(caa(long+"b")), "a value too long to pack is compared by its bytes")
 }
 
-// TestConclusiveKeyReadsAD: the AD bit is part of what two replies must
-// share: a forgery of an unsigned answer's records that claims they are
-// validated does not agree with the real reply.
-func TestConclusiveKeyReadsAD(t *testing.T) {
+// TestTombstoneComparesADOfSameServer: a later reply with the taken
+// answer's records but another AD bit contradicts it when it comes from
+// the server the taken one came from (a forgery of unsigned records
+// that claims they are validated, or one that strips the claim), and
+// not when it comes from another server of the lookup, which may be a
+// resolver that does not validate.
+func TestTombstoneComparesADOfSameServer(t *testing.T) {
 	t.Parallel()
-	m := new(dns.Msg)
-	m.SetQuestion("example.test.", dns.TypeMX)
-	m.Response = true
-	rr, err := dns.NewRR("example.test. 300 IN MX 10 mx.example.test.")
+	mx := func(ad bool) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("example.test.", dns.TypeMX)
+		m.Response, m.AuthenticatedData = true, ad
+		rr, err := dns.NewRR("example.test. 300 IN MX 10 mx.example.test.")
+		require.NoError(t, err)
+		m.Answer = []dns.RR{rr}
+		return m
+	}
+	for _, ad := range []bool{false, true} {
+		w := newWaiter()
+		var conflicts atomic.Int32
+		w.conflict = func() { conflicts.Add(1) }
+		w.decide(mx(ad), 1)
+		w.deliver(reply{server: 1, msg: mx(ad)})
+		w.deliver(reply{server: 0, msg: mx(!ad)})
+		w.deliver(reply{server: 2, msg: mx(!ad)})
+		assert.Zero(t, conflicts.Load(), "AD %v: the same reply, or another server's AD bit, evicted the answer", ad)
+		w.deliver(reply{server: 1, msg: mx(!ad)})
+		assert.Equal(t, int32(1), conflicts.Load(), "AD %v: the same server's other AD bit did not evict the answer", ad)
+	}
+}
+
+// TestConclusiveKeyReadsPolicyAndSOA: the parts of a reply besides its
+// records that decide what the answer is are part of the key: an
+// Extended DNS Error saying that the resolver's policy made the answer
+// (which then reads as inconclusive), and a SOA record in the authority
+// section (which makes a reply that stops at an alias final).
+func TestConclusiveKeyReadsPolicyAndSOA(t *testing.T) {
+	t.Parallel()
+	base := func() *dns.Msg {
+		m := new(dns.Msg)
+		m.SetQuestion("a.example.test.", dns.TypeA)
+		m.Response = true
+		rr, err := dns.NewRR("a.example.test. 60 IN CNAME b.example.test.")
+		require.NoError(t, err)
+		m.Answer = []dns.RR{rr}
+		return m
+	}
+	plain := conclusiveKey(base())
+	blocked := base()
+	blocked.SetEdns0(1232, false)
+	opt := blocked.IsEdns0()
+	opt.Option = append(opt.Option, &dns.EDNS0_EDE{InfoCode: dns.ExtendedErrorCodeBlocked})
+	assert.NotEqual(t, plain, conclusiveKey(blocked), "an EDE of the resolver's policy")
+	stale := base()
+	stale.SetEdns0(1232, false)
+	opt = stale.IsEdns0()
+	opt.Option = append(opt.Option, &dns.EDNS0_EDE{InfoCode: dns.ExtendedErrorCodeStaleAnswer})
+	assert.Equal(t, plain, conclusiveKey(stale), "an EDE that does not change the answer")
+	final := base()
+	soa, err := dns.NewRR("example.test. 60 IN SOA ns.example.test. host.example.test. 1 3600 600 86400 60")
 	require.NoError(t, err)
-	m.Answer = []dns.RR{rr}
-	plain := conclusiveKey(m)
-	m.AuthenticatedData = true
-	assert.NotEqual(t, plain, conclusiveKey(m))
+	final.Ns = []dns.RR{soa}
+	assert.NotEqual(t, plain, conclusiveKey(final), "a SOA in the authority section")
 }
 
 // TestComparePanicEvicts: a reply whose key cannot be worked out (a
@@ -284,14 +333,14 @@ func TestComparePanicEvicts(t *testing.T) {
 	w := newWaiter()
 	var conflicts atomic.Int32
 	w.conflict = func() { conflicts.Add(1) }
-	w.decide(ok)
+	w.decide(ok, 0)
 	require.NotPanics(t, func() { w.deliver(reply{msg: broken}) })
 	assert.Equal(t, int32(1), conflicts.Load(), "a reply that broke the comparison did not evict the answer")
 
 	w = newWaiter()
 	conflicts.Store(0)
 	w.conflict = func() { conflicts.Add(1) }
-	require.NotPanics(t, func() { w.decide(broken) })
+	require.NotPanics(t, func() { w.decide(broken, 0) })
 	w.deliver(reply{msg: ok})
 	assert.Equal(t, int32(1), conflicts.Load(), "an answer whose key broke was not evicted by the next reply")
 }
@@ -317,7 +366,7 @@ func TestTombstoneComparesDigest(t *testing.T) {
 	w := newWaiter()
 	var conflicts atomic.Int32
 	w.conflict = func() { conflicts.Add(1) }
-	w.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1", "a.example.test. 60 IN A 192.0.2.2"))
+	w.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1", "a.example.test. 60 IN A 192.0.2.2"), 0)
 	require.True(t, w.tombstones())
 	w.deliver(reply{msg: msg(dns.RcodeSuccess, "A.Example.TEST. 300 IN A 192.0.2.2", "a.example.test. 5 IN A 192.0.2.1")})
 	w.deliver(reply{msg: msg(dns.RcodeServerFailure)})
@@ -329,7 +378,7 @@ func TestTombstoneComparesDigest(t *testing.T) {
 	assert.Equal(t, int32(1), conflicts.Load(), "the answer was evicted twice")
 
 	plain := newWaiter()
-	plain.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1"))
+	plain.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1"), 0)
 	assert.False(t, plain.tombstones(), "a lookup below no Cache keeps tombstones")
 	assert.Equal(t, answerKey{}, plain.takenKey, "a lookup below no Cache keeps a digest")
 }
@@ -529,7 +578,7 @@ func TestTombstoneProbeEvictsForgery(t *testing.T) {
 	s.handle(replyTo(t, e, id, e.q.Name, e.q.Name+" 60 IN A 203.0.113.66")) // the forgery, in the query's case
 	r := <-e.w.ch
 	require.NotNil(t, r.msg)
-	e.w.decide(r.msg)
+	e.w.decide(r.msg, 0)
 	s.bury(id)
 	for range 2 { // two wrong-case replies to lookups in flight
 		o := queryEntry(t, u, name)

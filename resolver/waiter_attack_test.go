@@ -43,7 +43,7 @@ func TestAttackDeliverRacesDecide(t *testing.T) {
 				}
 			})
 		}
-		w.decide(taken)
+		w.decide(taken, 0)
 		wg.Wait()
 		// The contradiction either was queued and compared in decide, was
 		// compared on delivery, or was dropped from a full queue (the
