@@ -379,8 +379,11 @@ func conclusiveKey(m *dns.Msg) string {
 	b.WriteByte(flagByte(edeOverrides(edeOf(m))))
 	b.WriteByte(flagByte(hasSOA(m.Ns)))
 	for _, rr := range rrs {
-		// Each record after its length: no two lists of records make
-		// the same key.
+		// Each record after its length (four bytes: a record compared
+		// by its fields may be longer than a packed one): no two lists
+		// of records make the same key.
+		b.WriteByte(byte(len(rr) >> 24))
+		b.WriteByte(byte(len(rr) >> 16))
 		b.WriteByte(byte(len(rr) >> 8))
 		b.WriteByte(byte(len(rr)))
 		b.WriteString(rr)
