@@ -185,6 +185,30 @@ func TestConclusiveKey(t *testing.T) {
 	assert.Empty(t, conclusiveKey(tc))
 }
 
+// answerMsg returns a NOERROR reply to the question of name and qtype
+// with the records recs (in presentation form) as its answer.
+func answerMsg(t *testing.T, name string, qtype uint16, recs ...string) *dns.Msg {
+	t.Helper()
+	m := new(dns.Msg)
+	m.SetQuestion(name, qtype)
+	m.Response = true
+	for _, r := range recs {
+		rr, err := dns.NewRR(r)
+		require.NoError(t, err, r)
+		m.Answer = append(m.Answer, rr)
+	}
+	return m
+}
+
+// countingWaiter returns a waiter below a Cache (its conflict set) and
+// the count of the conflicts it reported.
+func countingWaiter() (*waiter, *atomic.Int32) {
+	w := newWaiter()
+	conflicts := new(atomic.Int32)
+	w.conflict = func() { conflicts.Add(1) }
+	return w, conflicts
+}
+
 // TestConclusiveKeyKeepsData: two replies agree when their records
 // differ only in the case of a domain name (an owner's, echoing its
 // query's 0x20 case, or one in the data); a record whose other bytes
@@ -194,15 +218,7 @@ func TestConclusiveKey(t *testing.T) {
 func TestConclusiveKeyKeepsData(t *testing.T) {
 	t.Parallel()
 	key := func(recs ...string) string {
-		m := new(dns.Msg)
-		m.SetQuestion("s1._domainkey.example.test.", dns.TypeTXT)
-		m.Response = true
-		for _, r := range recs {
-			rr, err := dns.NewRR(r)
-			require.NoError(t, err, r)
-			m.Answer = append(m.Answer, rr)
-		}
-		return conclusiveKey(m)
+		return conclusiveKey(answerMsg(t, "s1._domainkey.example.test.", dns.TypeTXT, recs...))
 	}
 	for _, c := range []struct{ a, b []string }{
 		{[]string{`s1._domainkey.example.test. 60 IN TXT "v=DKIM1; p=MIIBIjANBgkq"`}, []string{`S1._DomainKey.EXAMPLE.test. 3600 IN TXT "v=DKIM1; p=MIIBIjANBgkq"`}},
@@ -256,18 +272,12 @@ func TestConclusiveKeyCAAValueBytes(t *testing.T) {
 func TestTombstoneComparesADOfSameServer(t *testing.T) {
 	t.Parallel()
 	mx := func(ad bool) *dns.Msg {
-		m := new(dns.Msg)
-		m.SetQuestion("example.test.", dns.TypeMX)
-		m.Response, m.AuthenticatedData = true, ad
-		rr, err := dns.NewRR("example.test. 300 IN MX 10 mx.example.test.")
-		require.NoError(t, err)
-		m.Answer = []dns.RR{rr}
+		m := answerMsg(t, "example.test.", dns.TypeMX, "example.test. 300 IN MX 10 mx.example.test.")
+		m.AuthenticatedData = ad
 		return m
 	}
 	for _, ad := range []bool{false, true} {
-		w := newWaiter()
-		var conflicts atomic.Int32
-		w.conflict = func() { conflicts.Add(1) }
+		w, conflicts := countingWaiter()
 		w.decide(mx(ad), 1)
 		w.deliver(reply{server: 1, msg: mx(ad)})
 		w.deliver(reply{server: 0, msg: mx(!ad)})
@@ -286,13 +296,7 @@ func TestTombstoneComparesADOfSameServer(t *testing.T) {
 func TestConclusiveKeyReadsPolicyAndSOA(t *testing.T) {
 	t.Parallel()
 	base := func() *dns.Msg {
-		m := new(dns.Msg)
-		m.SetQuestion("a.example.test.", dns.TypeA)
-		m.Response = true
-		rr, err := dns.NewRR("a.example.test. 60 IN CNAME b.example.test.")
-		require.NoError(t, err)
-		m.Answer = []dns.RR{rr}
-		return m
+		return answerMsg(t, "a.example.test.", dns.TypeA, "a.example.test. 60 IN CNAME b.example.test.")
 	}
 	plain := conclusiveKey(base())
 	blocked := base()
@@ -319,27 +323,18 @@ func TestConclusiveKeyReadsPolicyAndSOA(t *testing.T) {
 // reply.
 func TestComparePanicEvicts(t *testing.T) {
 	t.Parallel()
-	ok := new(dns.Msg)
-	ok.SetQuestion("a.example.test.", dns.TypeA)
-	ok.Response = true
-	rr, err := dns.NewRR("a.example.test. 60 IN A 192.0.2.1")
-	require.NoError(t, err)
-	ok.Answer = []dns.RR{rr}
+	ok := answerMsg(t, "a.example.test.", dns.TypeA, "a.example.test. 60 IN A 192.0.2.1")
 	broken := ok.Copy()
 	broken.Answer = []dns.RR{nil}
 	_, fine := safeKey(broken)
 	require.False(t, fine, "a nil record did not panic below conclusiveKey")
 
-	w := newWaiter()
-	var conflicts atomic.Int32
-	w.conflict = func() { conflicts.Add(1) }
+	w, conflicts := countingWaiter()
 	w.decide(ok, 0)
 	require.NotPanics(t, func() { w.deliver(reply{msg: broken}) })
 	assert.Equal(t, int32(1), conflicts.Load(), "a reply that broke the comparison did not evict the answer")
 
-	w = newWaiter()
-	conflicts.Store(0)
-	w.conflict = func() { conflicts.Add(1) }
+	w, conflicts = countingWaiter()
 	require.NotPanics(t, func() { w.decide(broken, 0) })
 	w.deliver(reply{msg: ok})
 	assert.Equal(t, int32(1), conflicts.Load(), "an answer whose key broke was not evicted by the next reply")
@@ -363,9 +358,7 @@ func TestTombstoneComparesDigest(t *testing.T) {
 		}
 		return m
 	}
-	w := newWaiter()
-	var conflicts atomic.Int32
-	w.conflict = func() { conflicts.Add(1) }
+	w, conflicts := countingWaiter()
 	w.decide(msg(dns.RcodeSuccess, "a.example.test. 60 IN A 192.0.2.1", "a.example.test. 60 IN A 192.0.2.2"), 0)
 	require.True(t, w.tombstones())
 	w.deliver(reply{msg: msg(dns.RcodeSuccess, "A.Example.TEST. 300 IN A 192.0.2.2", "a.example.test. 5 IN A 192.0.2.1")})
