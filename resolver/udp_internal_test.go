@@ -156,8 +156,8 @@ func TestClientCookieRotates(t *testing.T) {
 }
 
 // TestConclusiveKey: two replies agree when their RCODE and answer
-// records do, whatever their TTLs, order and case; error and truncated
-// replies conclude nothing.
+// records do, whatever their TTLs, order and owner names' case; error
+// and truncated replies conclude nothing.
 func TestConclusiveKey(t *testing.T) {
 	t.Parallel()
 	msg := func(rcode int, ips ...string) *dns.Msg {
@@ -342,7 +342,7 @@ func TestComparePanicEvicts(t *testing.T) {
 
 // TestTombstoneComparesDigest: an ended lookup keeps only the digest of
 // the answer it took, and a later reply is compared with it as with the
-// answer: the same records in another order, case or TTL agree, an
+// answer: the same records in another order, names' case or TTL agree, an
 // error reply concludes nothing, other records contradict (once). A
 // lookup below no Cache keeps nothing and is never buried.
 func TestTombstoneComparesDigest(t *testing.T) {
