@@ -257,13 +257,23 @@ func (w *waiter) digest(taken *dns.Msg, from int) takenReply {
 	t := takenReply{took: true, ad: taken.AuthenticatedData, from: int32(from)}
 	k, ok := safeKey(taken)
 	if !ok {
-		// A key that no reply's digest equals: the next conclusive
-		// reply evicts the answer.
-		k = "\xfe"
+		k = brokenKey
 	}
 	t.key = keyOf(k)
 	return t
 }
+
+// Forms that no reply makes.
+const (
+	// brokenKey stands for a taken reply whose key could not be worked
+	// out (safeKey): a reply's key begins with its RCODE (0 or 3), so
+	// none equals it, and the next conclusive reply evicts the answer.
+	brokenKey = "\xfe"
+	// unpackedPrefix begins the form of a record that does not pack
+	// (canonicalRR): a packed record begins with its owner name's first
+	// length byte (at most 63) or the root's 0, so it equals none.
+	unpackedPrefix = "\xff"
+)
 
 // settle ends the lookup with what digest returned; see decide.
 func (w *waiter) settle(t takenReply) {
@@ -315,8 +325,14 @@ func (w *waiter) compare(r *reply) {
 		return
 	}
 	k, ok := safeKey(r.msg)
-	if ok && (k == "" || keyOf(k) == taken && (int32(r.server) != from || r.msg.AuthenticatedData == ad)) {
-		return
+	switch {
+	case !ok: // it cannot be compared: it contradicts
+	case k == "":
+		return // it concludes nothing
+	case keyOf(k) != taken: // other records
+	case int32(r.server) == from && r.msg.AuthenticatedData != ad: // the same server's other word on them
+	default:
+		return // it agrees
 	}
 	w.mu.Lock()
 	done, w.conflicted = w.conflicted, true
@@ -438,7 +454,7 @@ func canonicalRR(rr dns.RR) string {
 	buf := make([]byte, dns.Len(cp))
 	off, err := dns.PackRR(cp, buf, 0, nil, false)
 	if err != nil {
-		return fmt.Sprintf("\xff%T%#v", cp, cp)
+		return fmt.Sprintf("%s%T%#v", unpackedPrefix, cp, cp)
 	}
 	return string(buf[:off])
 }
