@@ -151,16 +151,9 @@ func TestFlightCollectedDuringTombstones(t *testing.T) {
 	t.Parallel()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
-		m := new(dns.Msg)
-		m.SetReply(r)
-		if rr, err := dns.NewRR(r.Question[0].Name + " 300 IN A 192.0.2.1"); err == nil {
-			m.Answer = append(m.Answer, rr)
-		}
-		_ = w.WriteMsg(m)
-	})}
-	go func() { _ = srv.ActivateAndServe() }()
-	t.Cleanup(func() { _ = srv.Shutdown() })
+	serveDNS(t, &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		_ = w.WriteMsg(replyA(r, "192.0.2.1"))
+	})})
 	cl := &Client{Servers: []string{pc.LocalAddr().String()}, Timeout: 10 * time.Second, Attempts: 1}
 	cl.pool.tombstone = time.Hour
 	w := &flightWatcher{Client: cl}

@@ -200,6 +200,25 @@ func answerMsg(t *testing.T, name string, qtype uint16, recs ...string) *dns.Msg
 	return m
 }
 
+// serveDNS serves srv (a loopback listener of the test's) until the
+// test ends.
+func serveDNS(t *testing.T, srv *dns.Server) {
+	t.Helper()
+	go func() { _ = srv.ActivateAndServe() }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+}
+
+// replyA returns the reply to the question r with one A record, ip, for
+// its name as the question spells it.
+func replyA(r *dns.Msg, ip string) *dns.Msg {
+	m := new(dns.Msg)
+	m.SetReply(r)
+	if rr, err := dns.NewRR(m.Question[0].Name + " 60 IN A " + ip); err == nil {
+		m.Answer = []dns.RR{rr}
+	}
+	return m
+}
+
 // countingWaiter returns a waiter below a Cache (its conflict set) and
 // the count of the conflicts it reported.
 func countingWaiter() (*waiter, *atomic.Int32) {
@@ -348,14 +367,8 @@ func TestComparePanicEvicts(t *testing.T) {
 func TestTombstoneComparesDigest(t *testing.T) {
 	t.Parallel()
 	msg := func(rcode int, recs ...string) *dns.Msg {
-		m := new(dns.Msg)
-		m.SetQuestion("a.example.test.", dns.TypeA)
-		m.Response, m.Rcode = true, rcode
-		for _, r := range recs {
-			rr, err := dns.NewRR(r)
-			require.NoError(t, err)
-			m.Answer = append(m.Answer, rr)
-		}
+		m := answerMsg(t, "a.example.test.", dns.TypeA, recs...)
+		m.Rcode = rcode
 		return m
 	}
 	w, conflicts := countingWaiter()
@@ -504,19 +517,11 @@ func lowerCaseTCP(t *testing.T) (string, *atomic.Int32) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	var asked atomic.Int32
-	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
 		asked.Add(1)
-		m := new(dns.Msg)
-		m.SetReply(r)
-		m.Question[0].Name = strings.ToLower(m.Question[0].Name)
-		rr, err := dns.NewRR(m.Question[0].Name + " 60 IN A 192.0.2.99")
-		if err == nil {
-			m.Answer = []dns.RR{rr}
-		}
-		_ = w.WriteMsg(m)
-	})}
-	go func() { _ = srv.ActivateAndServe() }()
-	t.Cleanup(func() { _ = srv.Shutdown() })
+		r.Question[0].Name = strings.ToLower(r.Question[0].Name)
+		_ = w.WriteMsg(replyA(r, "192.0.2.99"))
+	})})
 	return l.Addr().String(), &asked
 }
 
