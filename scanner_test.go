@@ -3,7 +3,6 @@ package mailauth
 import (
 	"context"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -87,12 +87,7 @@ func TestScanResolverUnavailable(t *testing.T) {
 // with ErrResolverUnavailable at the deadline (the service's 500), never
 // a 200 with undetermined checks or one that blames the domain.
 func TestScanFrozenResolver(t *testing.T) {
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer tcp.Close()
-	udp, err := net.ListenPacket("udp", tcp.Addr().String())
-	require.NoError(t, err)
-	defer udp.Close()
+	udp, tcp := testlab.ListenPair(t, true)
 	go func() {
 		buf := make([]byte, 1500)
 		for {
@@ -112,7 +107,7 @@ func TestScanFrozenResolver(t *testing.T) {
 	}()
 	client := &resolver.Client{Servers: []string{tcp.Addr().String()}}
 	start := time.Now()
-	_, err = New(Config{Resolver: client, ScanTimeout: 2 * time.Second}).Scan(t.Context(), ScanRequest{Domain: "good.example.com"})
+	_, err := New(Config{Resolver: client, ScanTimeout: 2 * time.Second}).Scan(t.Context(), ScanRequest{Domain: "good.example.com"})
 	require.ErrorIs(t, err, ErrResolverUnavailable)
 	assert.Less(t, time.Since(start), 10*time.Second, "the deadline and the control question bound it")
 }

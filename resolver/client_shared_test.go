@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -325,24 +326,11 @@ var reservedTCP sync.Map
 // TCP too, and reserves that TCP port (reservedTCP) until the test ends.
 func listenUDPAndTCP(t *testing.T) net.PacketConn {
 	t.Helper()
-	for try := 0; ; try++ {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		require.NoError(t, err)
-		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		if err != nil && try < 50 {
-			pc.Close() // the port is taken for TCP: another one
-			continue
-		}
-		require.NoError(t, err)
-		addr := pc.LocalAddr().String()
-		reservedTCP.Store(addr, l)
-		t.Cleanup(func() {
-			if v, ok := reservedTCP.LoadAndDelete(addr); ok {
-				v.(net.Listener).Close()
-			}
-		})
-		return pc
-	}
+	pc, l := testlab.ListenPair(t, true)
+	addr := pc.LocalAddr().String()
+	reservedTCP.Store(addr, l)
+	t.Cleanup(func() { reservedTCP.Delete(addr) })
+	return pc
 }
 
 // listenTCP returns the TCP listener reserved for addr, or a new one.

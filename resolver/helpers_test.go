@@ -2,7 +2,6 @@ package resolver_test
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -120,7 +120,7 @@ func nets(srv *dnstest.Server, name string) []string {
 // address; everything stops when t ends.
 func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 	t.Helper()
-	pc, l := listenPair(t, tcpClose)
+	pc, l := testlab.ListenPair(t, tcpClose)
 	srv := &dns.Server{PacketConn: pc, Handler: h}
 	started := make(chan struct{})
 	srv.NotifyStartedFunc = func() { close(started) }
@@ -152,28 +152,6 @@ func startHandler(t *testing.T, h dns.HandlerFunc, tcpClose bool) string {
 		})
 	}
 	return pc.LocalAddr().String()
-}
-
-// listenPair listens on a free loopback UDP port and, when withTCP, on
-// TCP at the same port. The UDP port is free, but its number may be in
-// use over TCP (another test's connection): then another port is drawn,
-// up to a bound.
-func listenPair(t *testing.T, withTCP bool) (net.PacketConn, net.Listener) {
-	t.Helper()
-	for range 50 {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		require.NoError(t, err)
-		if !withTCP {
-			return pc, nil
-		}
-		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		if err == nil {
-			return pc, l
-		}
-		_ = pc.Close()
-	}
-	require.FailNow(t, "no loopback port free over both UDP and TCP")
-	return nil, nil
 }
 
 // checkNoLeak polls until the number of goroutines is back to baseline,
