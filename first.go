@@ -8,6 +8,7 @@ import (
 	"github.com/mailauth/mailauth/caa"
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/ptr"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -24,10 +25,20 @@ import (
 // (earlyDANE.seen) on the goroutine that hands it on, as mx.Check's own
 // lookup of it would (its answer from the scan would run them on the MX
 // check's goroutine instead, under mx.Check's frames: its stack then
-// outgrew 8 KiB in every scan of BenchmarkScansInFlight).
+// outgrew 8 KiB in every scan of BenchmarkScansInFlight); and then the A
+// and AAAA questions mx.Check asks on that answer (mx.AddressNames), which
+// the check waits for too: it starts when the addresses of its exchanges
+// are in, rather than waiting for them on a goroutine of its own.
 func firstMX(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc) {
 	r.mxEarly = r.beginDANEEarly(ctx, dns)
-	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeMX, firstWaits, r.mxEarly.seen)
+	domain := resolver.CanonicalName(r.domain.ASCII)
+	ask(domain, resolver.TypeMX, firstWaits, func(a resolver.Answer) {
+		r.mxEarly.seen(a)
+		for _, name := range mx.AddressNames(domain, a) {
+			ask(name, resolver.TypeA, firstWaits, nil)
+			ask(name, resolver.TypeAAAA, firstWaits, nil)
+		}
+	})
 }
 
 func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
@@ -43,8 +54,22 @@ func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	ask(d, resolver.TypeTXT, firstBeside, nil)
 }
 
+// firstMTASTS: the announcement, and then, when its answer makes
+// mtasts.Check fetch the policy (mtasts.Fetches), the policy host's A and
+// AAAA questions, which the check waits for too: it starts when the
+// addresses it will connect to are in, rather than waiting for them on a
+// goroutine of its own. The fetch's own time-out then starts with the
+// addresses in hand; the lookups keep their own time-outs and the check's
+// deadline.
 func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	ask(mtasts.RecordName(resolver.CanonicalName(r.domain.ASCII)), resolver.TypeTXT, firstWaits, nil)
+	domain := resolver.CanonicalName(r.domain.ASCII)
+	ask(mtasts.RecordName(domain), resolver.TypeTXT, firstWaits, func(a resolver.Answer) {
+		if mtasts.Fetches(a) {
+			host := mtasts.PolicyHost(domain)
+			ask(host, resolver.TypeA, firstWaits, nil)
+			ask(host, resolver.TypeAAAA, firstWaits, nil)
+		}
+	})
 }
 
 func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
@@ -69,7 +94,8 @@ type firstFunc func(r *run, ctx context.Context, dns resolver.Resolver, ask askF
 // askFunc begins a check's first question (see beginFirst): the check
 // starts once every question asked with firstWaits is answered; seen,
 // when not nil, gets the answer first, on the goroutine that hands it
-// on.
+// on, and may ask more questions the check then waits for too (the
+// answer it is given counts as in only once seen returns).
 type askFunc func(name string, qtype resolver.Type, wait bool, seen func(resolver.Answer))
 
 // An askFunc's wait.

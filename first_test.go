@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,5 +126,162 @@ func TestFirstSeenPanicStartsTheCheck(t *testing.T) {
 	case <-started:
 	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
 		t.Fatal("the check never started")
+	}
+}
+
+// questionStarter is a resolver.Starter that answers nothing until the
+// test answers a question: Start keeps each question's done, and answer
+// hands the given answer to those of one question, from the test's
+// goroutine, as a socket's reader would.
+type questionStarter struct {
+	resolver.Resolver
+	mu    sync.Mutex
+	dones map[string][]func(resolver.Answer)
+	order []string
+}
+
+func questionKey(name string, qtype resolver.Type) string {
+	return resolver.CanonicalName(name) + "/" + qtype.String()
+}
+
+func (q *questionStarter) Start(_ context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.dones == nil {
+		q.dones = map[string][]func(resolver.Answer){}
+	}
+	k := questionKey(name, qtype)
+	q.dones[k] = append(q.dones[k], done)
+	q.order = append(q.order, k)
+}
+
+// asked returns the questions started so far, in order.
+func (q *questionStarter) asked() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.order)
+}
+
+// answer hands a to the dones of the question name, qtype.
+func (q *questionStarter) answer(name string, qtype resolver.Type, a resolver.Answer) {
+	q.mu.Lock()
+	k := questionKey(name, qtype)
+	dones := q.dones[k]
+	delete(q.dones, k)
+	q.mu.Unlock()
+	for _, d := range dones {
+		d(a)
+	}
+}
+
+// TestFirstMXWaitsForExchangeAddresses: the MX check's goroutine starts
+// once its MX answer and the A and AAAA answers of the exchanges it
+// resolves are in (mx.AddressNames), not on the MX answer: the exchanges'
+// lookups are begun by the goroutine that hands the MX answer on, with
+// the early TLSA lookups, and the check then finds every answer it asks
+// for in the scan. An IP literal is not asked; a NODATA answer asks the
+// domain's own addresses.
+func TestFirstMXWaitsForExchangeAddresses(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	notStarted := func(t *testing.T, started chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-started:
+			require.FailNow(t, "the check started "+what)
+		default:
+		}
+	}
+	t.Run("exchanges", func(t *testing.T) {
+		r := s.newRun()
+		r.domain.ASCII = "X.example.com"
+		held := &questionStarter{}
+		started := make(chan struct{}, 2)
+		r.beginFirst(t.Context(), firstMX, &faultLog{next: held}, func() { started <- struct{}{} })
+		require.Equal(t, []string{"x.example.com/MX"}, held.asked(), "the MX question alone, first")
+		held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+			{Type: resolver.TypeMX, Preference: 20, Target: "MX2.x.example.com."},
+			{Type: resolver.TypeMX, Preference: 10, Target: "mx1.x.example.com"},
+			{Type: resolver.TypeMX, Preference: 30, Target: "192.0.2.1"},
+		}})
+		assert.ElementsMatch(t, []string{"x.example.com/MX",
+			"_25._tcp.mx1.x.example.com/TLSA", "_25._tcp.mx2.x.example.com/TLSA", "_25._tcp.192.0.2.1/TLSA",
+			"mx1.x.example.com/A", "mx1.x.example.com/AAAA", "mx2.x.example.com/A", "mx2.x.example.com/AAAA"}, held.asked())
+		notStarted(t, started, "on the MX answer")
+		addrs := resolver.Answer{Outcome: resolver.NoData}
+		held.answer("mx1.x.example.com", resolver.TypeA, addrs)
+		held.answer("mx1.x.example.com", resolver.TypeAAAA, addrs)
+		held.answer("mx2.x.example.com", resolver.TypeA, addrs)
+		notStarted(t, started, "before the last exchange's AAAA")
+		held.answer("mx2.x.example.com", resolver.TypeAAAA, addrs)
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+			t.Fatal("the check never started")
+		}
+	})
+	t.Run("implicit", func(t *testing.T) {
+		r := s.newRun()
+		r.domain.ASCII = "x.example.com"
+		held := &questionStarter{}
+		started := make(chan struct{}, 2)
+		r.beginFirst(t.Context(), firstMX, &faultLog{next: held}, func() { started <- struct{}{} })
+		held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NoData})
+		assert.ElementsMatch(t, []string{"x.example.com/MX", "_25._tcp.x.example.com/TLSA", "x.example.com/A", "x.example.com/AAAA"}, held.asked())
+		held.answer("x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
+		notStarted(t, started, "before the domain's AAAA")
+		held.answer("x.example.com", resolver.TypeAAAA, resolver.Answer{Outcome: resolver.NoData})
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+			t.Fatal("the check never started")
+		}
+	})
+}
+
+// TestFirstMTASTSWaitsForPolicyHost: the MTA-STS check's goroutine
+// starts once its announcement and, when the announcement makes it fetch
+// the policy, the policy host's A and AAAA answers are in; an answer
+// without a valid announcement asks nothing more.
+func TestFirstMTASTSWaitsForPolicyHost(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	announce := func(txt ...string) resolver.Answer {
+		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Type: resolver.TypeTXT, Name: "_mta-sts.x.example.com", TXT: txt}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		a     resolver.Answer
+		fetch bool
+	}{
+		{"valid", announce("v=STSv1; id=20261129"), true},
+		{"invalid", announce("v=STSv1; id=bad-id!"), false},
+		{"other", announce("v=spf1 -all"), false},
+		{"nxdomain", resolver.Answer{Outcome: resolver.NXDomain}, false},
+		{"servfail", resolver.Fail(resolver.ReasonServFail), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.newRun()
+			r.domain.ASCII = "x.example.com"
+			held := &questionStarter{}
+			started := make(chan struct{}, 2)
+			r.beginFirst(t.Context(), firstMTASTS, &faultLog{next: held}, func() { started <- struct{}{} })
+			held.answer("_mta-sts.x.example.com", resolver.TypeTXT, tc.a)
+			if tc.fetch {
+				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT", "mta-sts.x.example.com/A", "mta-sts.x.example.com/AAAA"}, held.asked())
+				held.answer("mta-sts.x.example.com", resolver.TypeAAAA, resolver.Answer{Outcome: resolver.NoData})
+				select {
+				case <-started:
+					require.FailNow(t, "the check started before the policy host's A answer")
+				default:
+				}
+				held.answer("mta-sts.x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
+			} else {
+				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT"}, held.asked())
+			}
+			select {
+			case <-started:
+			case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+				t.Fatal("the check never started")
+			}
+		})
 	}
 }

@@ -72,6 +72,20 @@ func askAnnouncement(ctx context.Context, r resolver.Resolver, domain string) *r
 // TXT records Check asks first (RFC 8461 §3.1): _mta-sts.<domain>.
 func RecordName(domain string) string { return "_mta-sts." + domain }
 
+// PolicyHost returns the host Check fetches domain's policy from, whose
+// A and AAAA records it asks (RFC 8461 §3.3): mta-sts.<domain>.
+func PolicyHost(domain string) string { return "mta-sts." + domain }
+
+// Fetches reports whether Check fetches the policy (and so asks the A and
+// AAAA records of PolicyHost) once its announcement question has answer
+// a: the answer is conclusive and holds exactly one valid announcement.
+// A caller that asks them before Check runs (the scan's first questions)
+// asks what Check will.
+func Fetches(a resolver.Answer) bool {
+	var res Result
+	return a.Conclusive() && res.announce(a.TXTs())
+}
+
 // announce evaluates the announcement records (RFC 8461 §3.1) and reports
 // whether the policy should be fetched.
 func (res *Result) announce(txts []string) bool {

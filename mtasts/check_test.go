@@ -178,6 +178,17 @@ func TestCheck(t *testing.T) {
 			domain := scenarioDomain(tc.name)
 			got := Check(context.Background(), r, domain, opts)
 			require.Equal(t, tc.want, got, "Result differs")
+			// Fetches says whether Check asks the policy host's
+			// addresses, from the announcement's answer alone.
+			ann := dnstest.NewResolver(e.zones)
+			ann.Apply(tc.faults...)
+			asks := 0
+			if Fetches(ann.Lookup(t.Context(), RecordName(domain), resolver.TypeTXT)) {
+				asks = 1
+			}
+			for _, qt := range []resolver.Type{resolver.TypeA, resolver.TypeAAAA} {
+				assert.Equal(t, asks, r.Count(PolicyHost(domain), qt), "%s questions of the policy host", qt)
+			}
 			if tc.dials != nil {
 				want := make([]string, 0, len(tc.dials))
 				for _, a := range tc.dials {

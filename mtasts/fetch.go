@@ -38,7 +38,7 @@ func policyURL(host string, port int) string {
 func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options) fetchResult {
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
-	host := "mta-sts." + domain
+	host := PolicyHost(domain)
 	url := policyURL(host, opts.port())
 	opts.observe(host)
 	opts.observe(url)

@@ -201,3 +201,42 @@ func TestExchanges(t *testing.T) {
 	assert.Equal(t, []string{"b.example", "c.example", "a.example"}, Exchanges(recs))
 	assert.Empty(t, Exchanges(nil))
 }
+
+// TestAddressNamesAreChecks: for every scenario (and the many-exchange,
+// duplicate and cname-domain zones), the A and AAAA questions Check asks
+// are AddressNames of its MX answer, each once for each type: what the
+// scan asks before the check runs is what the check asks.
+func TestAddressNamesAreChecks(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	domains := []string{"many.mx.test", "duplicate.mx.test"}
+	for _, tc := range checkCases {
+		domains = append(domains, tc.name+".mx.test")
+	}
+	faults := map[string][]fault{}
+	for _, tc := range checkCases {
+		faults[tc.name+".mx.test"] = tc.faults
+	}
+	for _, domain := range domains {
+		r := dnstest.NewResolver(z)
+		r.Apply(faults[domain]...)
+		Check(t.Context(), r, domain)
+		asked := map[resolver.Type][]string{}
+		for _, q := range r.Queries() {
+			if q.Type == resolver.TypeA || q.Type == resolver.TypeAAAA {
+				asked[q.Type] = append(asked[q.Type], resolver.CanonicalName(q.Name))
+			}
+		}
+		mx := dnstest.NewResolver(z)
+		mx.Apply(faults[domain]...)
+		want := AddressNames(domain, mx.Lookup(t.Context(), domain, resolver.TypeMX))
+		for _, qt := range []resolver.Type{resolver.TypeA, resolver.TypeAAAA} {
+			assert.ElementsMatch(t, want, asked[qt], "%s: %s questions", domain, qt)
+		}
+		if domain == "many.mx.test" {
+			assert.Len(t, want, MaxExchanges, "many: only the exchanges Check resolves")
+		}
+	}
+	assert.Empty(t, AddressNames("x.example", resolver.Answer{Outcome: resolver.NXDomain}), "NXDOMAIN: no exchange")
+	assert.Empty(t, AddressNames("x.example", resolver.Fail(resolver.ReasonTimeout)), "inconclusive: no exchange")
+}

@@ -3,6 +3,7 @@ package mx
 import (
 	"context"
 	"net/netip"
+	"slices"
 
 	"github.com/mailauth/mailauth/internal/ipclass"
 	"github.com/mailauth/mailauth/resolver"
@@ -44,6 +45,24 @@ func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host
 		hosts[i] = resolveHost(name, pending[i])
 	}
 	return hosts
+}
+
+// AddressNames returns the names whose A and AAAA records Check asks
+// once its MX question for domain (canonical) has answer a: the
+// exchanges it resolves (the first MaxExchanges of [Exchanges], IP
+// literals left out) when a is Found, the domain itself (an implicit
+// MX) when it is NoData, none otherwise. A caller that asks them before
+// Check runs (the scan's first questions) asks what Check will.
+func AddressNames(domain string, a resolver.Answer) []string {
+	switch a.Outcome {
+	case resolver.Found:
+		names := Exchanges(a.Records)
+		names = names[:min(len(names), MaxExchanges)]
+		return slices.DeleteFunc(names, isIPLiteral)
+	case resolver.NoData:
+		return []string{domain}
+	}
+	return nil
 }
 
 // resolveHost evaluates one exchange from its A and AAAA lookups p
