@@ -16,10 +16,17 @@ import (
 // The first questions of the checks that run on a goroutine of their own
 // (checkSpec.first): the names from each check's package, so that the
 // scan answers the check's own lookups of them
-// (TestFirstQuestionsAreTheChecks). A check waits only for the question
-// it waits on before anything else; what it begins beside that question
-// is begun, not waited for (a slow side question would otherwise hold
-// back the rest of the check).
+// (TestFirstQuestionsAreTheChecks). A check waits for all of them. Where
+// a check's next questions follow from an answer (an MX answer's
+// exchanges, a CAA climb, a DMARC walk, the MTA-STS policy host), the
+// answer's seen function asks them, with the decision taken by the
+// check's own package (mx.AddressNames, caa.ClimbNext, dmarc.WalkNext,
+// mtasts.Fetches): the search goes on as its answers come, whether or
+// not the check runs yet, and the check starts with its answers in
+// rather than waiting for them on a goroutine of its own. A question
+// asked beside the search (DMARC's MX and TXT, CAA's MTA-STS host) is
+// one the check waits for before it judges anyway, so waiting for it
+// first holds nothing back.
 
 // firstMX: the domain's MX, whose answer begins the early DANE lookups
 // (earlyDANE.seen) on the goroutine that hands it on, as mx.Check's own
@@ -32,26 +39,43 @@ import (
 func firstMX(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc) {
 	r.mxEarly = r.beginDANEEarly(ctx, dns)
 	domain := resolver.CanonicalName(r.domain.ASCII)
-	ask(domain, resolver.TypeMX, firstWaits, func(a resolver.Answer) {
+	ask(domain, resolver.TypeMX, func(a resolver.Answer) {
 		r.mxEarly.seen(a)
 		for _, name := range mx.AddressNames(domain, a) {
-			ask(name, resolver.TypeA, firstWaits, nil)
-			ask(name, resolver.TypeAAAA, firstWaits, nil)
+			ask(name, resolver.TypeA, nil)
+			ask(name, resolver.TypeAAAA, nil)
 		}
 	})
 }
 
 func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, firstWaits, nil)
+	ask(resolver.CanonicalName(r.domain.ASCII), resolver.TypeTXT, nil)
 }
 
-// firstDMARC: the walk's first name; the domain's MX and TXT, which
-// dmarc.Check begins beside the walk.
+// firstDMARC: the walk, each name asked when the answer before it calls
+// for it (dmarc.WalkNext), and the domain's MX and TXT, which dmarc.Check
+// asks beside the walk. The check waits for them all: it starts with its
+// discovery done, rather than waiting for the walk's answers on a
+// goroutine of its own. Waiting for the MX and TXT answers too holds
+// nothing back: the walk goes on as its answers come, and the check's
+// discovery waits for both before it judges.
 func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	ask(dmarc.RecordName(d), resolver.TypeTXT, firstWaits, nil)
-	ask(d, resolver.TypeMX, firstBeside, nil)
-	ask(d, resolver.TypeTXT, firstBeside, nil)
+	var walk func(i int) func(resolver.Answer)
+	walk = func(i int) func(resolver.Answer) {
+		return func(a resolver.Answer) {
+			if name, j, ok := dmarc.WalkNext(d, i, a); ok {
+				ask(name, resolver.TypeTXT, walk(j))
+			}
+		}
+	}
+	if name := dmarc.RecordName(d); len(name) <= dmarc.MaxNameLen {
+		ask(name, resolver.TypeTXT, walk(0))
+	} else {
+		walk(0)(resolver.Answer{Outcome: resolver.NXDomain}) // the name cannot exist (dmarc.WalkNext)
+	}
+	ask(d, resolver.TypeMX, nil)
+	ask(d, resolver.TypeTXT, nil)
 }
 
 // firstMTASTS: the announcement, and then, when its answer makes
@@ -63,27 +87,40 @@ func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 // deadline.
 func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	domain := resolver.CanonicalName(r.domain.ASCII)
-	ask(mtasts.RecordName(domain), resolver.TypeTXT, firstWaits, func(a resolver.Answer) {
+	ask(mtasts.RecordName(domain), resolver.TypeTXT, func(a resolver.Answer) {
 		if mtasts.Fetches(a) {
 			host := mtasts.PolicyHost(domain)
-			ask(host, resolver.TypeA, firstWaits, nil)
-			ask(host, resolver.TypeAAAA, firstWaits, nil)
+			ask(host, resolver.TypeA, nil)
+			ask(host, resolver.TypeAAAA, nil)
 		}
 	})
 }
 
 func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	if name, ok := ptr.Question(r.ip); ok {
-		ask(name, resolver.TypePTR, firstWaits, nil)
+		ask(name, resolver.TypePTR, nil)
 	}
 }
 
-// firstCAA: the climb's first name; the MTA-STS host's, which caa.Check
-// begins beside the climb.
+// firstCAA: the climb, each name asked when the answer for the one
+// below it calls for it (caa.ClimbNext), and the MTA-STS host's name,
+// which caa.Check asks beside the climb. The check waits for them all:
+// it starts with its search done, rather than waiting for the climb's
+// answers on a goroutine of its own. Waiting for the MTA-STS host's
+// answer too holds nothing back: the climb goes on as its answers come,
+// and the check needs both before it can judge.
 func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	ask(d, resolver.TypeCAA, firstWaits, nil)
-	ask(caa.MTASTSHost(d), resolver.TypeCAA, firstBeside, nil)
+	var climb func(i int) func(resolver.Answer)
+	climb = func(i int) func(resolver.Answer) {
+		return func(a resolver.Answer) {
+			if next, ok := caa.ClimbNext(d, i, a); ok {
+				ask(next, resolver.TypeCAA, climb(i+1))
+			}
+		}
+	}
+	ask(d, resolver.TypeCAA, climb(0))
+	ask(caa.MTASTSHost(d), resolver.TypeCAA, nil)
 }
 
 // firstFunc is checkSpec.first: it calls ask with each of the check's
@@ -92,22 +129,11 @@ func firstCAA(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 type firstFunc func(r *run, ctx context.Context, dns resolver.Resolver, ask askFunc)
 
 // askFunc begins a check's first question (see beginFirst): the check
-// starts once every question asked with firstWaits is answered; seen,
-// when not nil, gets the answer first, on the goroutine that hands it
-// on, and may ask more questions the check then waits for too (the
-// answer it is given counts as in only once seen returns).
-type askFunc func(name string, qtype resolver.Type, wait bool, seen func(resolver.Answer))
-
-// An askFunc's wait.
-const (
-	firstWaits = true // the check waits for it before anything else
-	// firstBeside: the check begins it beside those. The check then
-	// waits on the scan's question rather than sending it: at the
-	// deadline, a waiter gets ReasonCanceled where the sender may get
-	// the answer that lands at that instant (attributed alike: the
-	// deadline ended it), as for any question two checks share.
-	firstBeside = false
-)
+// starts once every question asked is answered; seen, when not nil, gets
+// the answer first, on the goroutine that hands it on, and may ask more
+// questions, which the check then waits for too (the answer seen is
+// given counts as in only once seen returns).
+type askFunc func(name string, qtype resolver.Type, seen func(resolver.Answer))
 
 // beginFirst begins the questions first names for a check (see
 // checkSpec.first) below log's budget and notes, which the check's own
@@ -126,15 +152,11 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 	}
 	defer land(resolver.Answer{})
 	defer func() { _ = recover() }()
-	first(r, ctx, log, func(name string, qtype resolver.Type, wait bool, seen func(resolver.Answer)) {
+	first(r, ctx, log, func(name string, qtype resolver.Type, seen func(resolver.Answer)) {
 		if len(name) > MaxDomainLen {
 			return
 		}
 		log.begun(name, qtype, time.Now())
-		if !wait {
-			resolver.Start(ctx, log.next, name, qtype, ignoreAnswer)
-			return
-		}
 		pending.Add(1)
 		done := land
 		if seen != nil {
@@ -146,7 +168,3 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 		resolver.Start(ctx, log.next, name, qtype, done)
 	})
 }
-
-// ignoreAnswer is the done of a question begun for the scan's answer to
-// a later lookup of it.
-func ignoreAnswer(resolver.Answer) {}

@@ -101,7 +101,7 @@ func TestFirstPanicStartsTheCheckOnce(t *testing.T) {
 	log := r.faultLog(CheckSPF)
 	started := make(chan struct{}, 2)
 	r.beginFirst(t.Context(), func(_ *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-		ask("x.example.com", resolver.TypeTXT, firstWaits, nil)
+		ask("x.example.com", resolver.TypeTXT, nil)
 		panic("a bug")
 	}, log, func() { started <- struct{}{} })
 	<-started
@@ -120,7 +120,7 @@ func TestFirstSeenPanicStartsTheCheck(t *testing.T) {
 	r := s.newRun()
 	started := make(chan struct{}, 2)
 	r.beginFirst(t.Context(), func(_ *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
-		ask("x.example.com", resolver.TypeMX, firstWaits, func(resolver.Answer) { panic("a bug") })
+		ask("x.example.com", resolver.TypeMX, func(resolver.Answer) { panic("a bug") })
 	}, r.faultLog(CheckMX), func() { started <- struct{}{} })
 	select {
 	case <-started:
@@ -283,5 +283,80 @@ func TestFirstMTASTSWaitsForPolicyHost(t *testing.T) {
 				t.Fatal("the check never started")
 			}
 		})
+	}
+}
+
+// TestFirstCAAClimbs: the CAA check's first questions are its whole
+// search: the domain's name and the MTA-STS host's at once, each parent
+// as the answer below it calls for it (an empty set climbs, a record set
+// or a failure ends the climb), and the check's goroutine starts when
+// the last of them is in.
+func TestFirstCAAClimbs(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	r := s.newRun()
+	r.domain.ASCII = "a.x.example.com"
+	held := &questionStarter{}
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), firstCAA, &faultLog{next: held}, func() { started <- struct{}{} })
+	notStarted := func(what string) {
+		t.Helper()
+		select {
+		case <-started:
+			require.FailNow(t, "the check started "+what)
+		default:
+		}
+	}
+	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA"}, held.asked())
+	held.answer("mta-sts.a.x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NXDomain})
+	held.answer("a.x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NoData})
+	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA", "x.example.com/CAA"}, held.asked(), "an empty set climbs")
+	notStarted("mid-climb")
+	held.answer("x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NXDomain})
+	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA", "x.example.com/CAA", "example.com/CAA"}, held.asked())
+	notStarted("mid-climb")
+	held.answer("example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+		{Type: resolver.TypeCAA, Name: "example.com", CAATag: "issue", CAAValue: "ca.example"}}})
+	assert.Len(t, held.asked(), 4, "a record set ends the climb")
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
+	}
+}
+
+// TestFirstDMARCWalks: the DMARC check's first questions are its whole
+// discovery: the walk's first name with the domain's MX and TXT, then
+// each next name as the answer before it calls for it, and the check's
+// goroutine starts when the last of them is in.
+func TestFirstDMARCWalks(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	r := s.newRun()
+	r.domain.ASCII = "a.x.example.com"
+	held := &questionStarter{}
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), firstDMARC, &faultLog{next: held}, func() { started <- struct{}{} })
+	notStarted := func(what string) {
+		t.Helper()
+		select {
+		case <-started:
+			require.FailNow(t, "the check started "+what)
+		default:
+		}
+	}
+	asked := []string{"_dmarc.a.x.example.com/TXT", "a.x.example.com/MX", "a.x.example.com/TXT"}
+	require.Equal(t, asked, held.asked())
+	held.answer("a.x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NXDomain})
+	held.answer("a.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
+	held.answer("_dmarc.a.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
+	asked = append(asked, "_dmarc.x.example.com/TXT")
+	require.Equal(t, asked, held.asked(), "no record: the walk goes on")
+	notStarted("mid-walk")
+	held.answer("_dmarc.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+		{Type: resolver.TypeTXT, Name: "_dmarc.x.example.com", TXT: []string{"v=DMARC1; p=reject; psd=n"}}}})
+	require.Equal(t, asked, held.asked(), "a psd=n record ends the walk")
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
 	}
 }

@@ -36,6 +36,23 @@ func Check(ctx context.Context, r resolver.Resolver, domain string) Result {
 // whose CAA set Check searches beside the domain's.
 func MTASTSHost(domain string) string { return "mta-sts." + domain }
 
+// ClimbNext returns the name whose CAA records Check's search for name
+// (canonical) asks after its question number i (0: name itself) got
+// answer a, and whether it asks one: the next ancestor, while the
+// answers are conclusive and empty and MaxClimb allows. A caller that
+// asks them before Check runs (the scan's first questions) asks what
+// Check will.
+func ClimbNext(name string, i int, a resolver.Answer) (string, bool) {
+	if _, done := step(a, i); done {
+		return "", false
+	}
+	labels := strings.Split(name, ".")
+	if i+1 >= min(len(labels), MaxClimb) {
+		return "", false
+	}
+	return strings.Join(labels[i+1:], "."), true
+}
+
 // climb performs the relevant-record-set search for name: it asks name
 // and then each ancestor but the root, and stops at the first non-empty
 // answer or the first inconclusive one, after at most MaxClimb lookups.

@@ -3,6 +3,7 @@ package caa
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -213,4 +214,43 @@ func TestCheckCanceled(t *testing.T) {
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), "apex.caa.test")
 	want := Result{Domain: failed(1, resolver.ReasonCanceled), MTASTS: failed(1, resolver.ReasonCanceled)}
 	assert.Equal(t, want, got, "canceled")
+}
+
+// TestClimbNextIsTheClimb: for every scenario, the names Check's search
+// for the domain asks are the chain ClimbNext gives from the same
+// answers: what the scan asks before the check runs is what the check
+// asks.
+func TestClimbNextIsTheClimb(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	deep := checkCase{name: "deep", domain: strings.Repeat("x.", MaxClimb+2) + "none.caa.test"} // past MaxClimb
+	for _, tc := range append(slices.Clip(checkCases), deep) {
+		domain := resolver.CanonicalName(tc.target())
+		if domain == "" || len(domain) > MaxNameLen {
+			continue
+		}
+		r := dnstest.NewResolver(z)
+		r.Apply(tc.faults...)
+		Check(t.Context(), r, domain)
+		var asked []string
+		for _, q := range r.Queries() {
+			if name := resolver.CanonicalName(q.Name); name != MTASTSHost(domain) {
+				asked = append(asked, name)
+			}
+		}
+		chain := dnstest.NewResolver(z)
+		chain.Apply(tc.faults...)
+		want := []string{domain}
+		for i, name := 0, domain; ; i++ {
+			next, ok := ClimbNext(domain, i, chain.Lookup(t.Context(), name, resolver.TypeCAA))
+			if !ok {
+				break
+			}
+			want, name = append(want, next), next
+		}
+		assert.ElementsMatch(t, want, asked, "%s: the climb's names", tc.name)
+		if tc.name == "deep" {
+			assert.Len(t, want, MaxClimb, "deep: the climb stops at MaxClimb")
+		}
+	}
 }

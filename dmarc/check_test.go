@@ -2,6 +2,7 @@ package dmarc
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -337,8 +338,42 @@ func TestCheck(t *testing.T) {
 			want := tc.want
 			want.BadTag = wantBadTag[tc.name]
 			assert.Equal(t, want, got, "Check(%q)", tc.domain)
+			// The walk's questions: the first TreeWalkQueries record
+			// names of the domain's targets asked (the rua checks,
+			// after the walk, walk again from their own names), in the
+			// order WalkNext gives.
+			targets := map[string]bool{}
+			for _, target := range Targets(tc.domain) {
+				targets[RecordName(target)] = true
+			}
+			var walked []string
+			for _, q := range r.Queries() {
+				if name := resolver.CanonicalName(q.Name); targets[name] && len(walked) < got.TreeWalkQueries {
+					walked = append(walked, name)
+				}
+			}
+			assert.Equal(t, walkChain(t, z, tc.faults, tc.domain), walked, "the walk's questions")
 		})
 	}
+}
+
+// walkChain returns the record names WalkNext gives for domain from the
+// answers of a resolver over z with faults: the walk's questions, in
+// order, as the scan asks them before the check runs.
+func walkChain(t *testing.T, z *dnstest.Zones, faults []fault, domain string) []string {
+	r := dnstest.NewResolver(z)
+	r.Apply(faults...)
+	domain = resolver.CanonicalName(domain)
+	var out []string
+	name, i, ok := RecordName(domain), 0, true
+	if len(name) > MaxNameLen {
+		name, i, ok = WalkNext(domain, 0, resolver.Answer{Outcome: resolver.NXDomain})
+	}
+	for ok {
+		out = append(out, name)
+		name, i, ok = WalkNext(domain, i, r.Lookup(t.Context(), name, resolver.TypeTXT))
+	}
+	return out
 }
 
 // wantBadTag is the Result.BadTag of the scenarios whose selected record
@@ -346,4 +381,44 @@ func TestCheck(t *testing.T) {
 var wantBadTag = map[string]int{
 	"author-invalid": 1, "invalid-p": 1, "invalid-p-rua": 1,
 	"duplicate-tag": 2, "invalid-np": 2, "invalid-sp": 2, "invalid-values": 2, "psd-invalid": 2, "rua-noscheme": 2,
+}
+
+// TestWalkNext: the walk goes on past an empty or conflicting target,
+// stops at the domain's own record, at an inconclusive answer and at a
+// psd=n record, and skips a target whose record name cannot exist.
+func TestWalkNext(t *testing.T) {
+	txt := func(s ...string) resolver.Answer {
+		return resolver.Answer{Outcome: found, Records: []resolver.Record{{Type: resolver.TypeTXT, TXT: s}}}
+	}
+	multi := resolver.Answer{Outcome: found, Records: []resolver.Record{
+		{Type: resolver.TypeTXT, TXT: []string{"v=DMARC1; p=none"}}, {Type: resolver.TypeTXT, TXT: []string{"v=DMARC1; p=reject"}}}}
+	d := "a.b.example.com"
+	for _, tc := range []struct {
+		name string
+		i    int
+		a    resolver.Answer
+		want string
+		j    int
+	}{
+		{"nxdomain climbs", 0, resolver.Answer{Outcome: nxd}, "_dmarc.b.example.com", 1},
+		{"two records climb", 0, multi, "_dmarc.b.example.com", 1},
+		{"other TXT climbs", 1, txt("v=spf1 -all"), "_dmarc.example.com", 2},
+		{"the domain's record ends it", 0, txt("v=DMARC1; p=none"), "", 0},
+		{"a parent's record without psd climbs", 1, txt("v=DMARC1; p=none"), "_dmarc.example.com", 2},
+		{"psd=n ends it", 1, txt("v=DMARC1; p=none; psd=n"), "", 0},
+		{"inconclusive ends it", 1, resolver.Fail(resolver.ReasonServFail), "", 0},
+		{"the last target ends it", 3, resolver.Answer{Outcome: nxd}, "", 0},
+		{"out of range", 9, resolver.Answer{Outcome: nxd}, "", 0},
+	} {
+		name, j, ok := WalkNext(d, tc.i, tc.a)
+		assert.Equal(t, tc.want != "", ok, tc.name)
+		assert.Equal(t, tc.want, name, tc.name)
+		assert.Equal(t, tc.j, j, tc.name)
+	}
+	long := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 44) + ".example.com"
+	require.Greater(t, len(RecordName(long)), MaxNameLen)
+	name, j, ok := WalkNext(long, 0, resolver.Answer{Outcome: nxd})
+	assert.True(t, ok)
+	assert.Equal(t, 1, j)
+	assert.Equal(t, RecordName(Targets(long)[1]), name, "the parent, whose record name can exist")
 }

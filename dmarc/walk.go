@@ -48,6 +48,31 @@ func RecordName(target string) string {
 	return "_dmarc." + target
 }
 
+// WalkNext returns the record name the DNS Tree Walk for domain
+// (canonical) asks after the answer a for its target number i (0: the
+// domain itself), with that name's target number, and whether it asks
+// one: the walk goes on past a target without exactly one record that
+// ends it (see run), skipping the targets whose record names cannot
+// exist. A caller that asks them before Check runs (the scan's first
+// questions) asks what Check will.
+func WalkNext(domain string, i int, a resolver.Answer) (name string, j int, ok bool) {
+	targets := Targets(domain)
+	if i < 0 || i >= len(targets) {
+		return "", 0, false
+	}
+	var w walk
+	if w.take(i, targets[i], &a) {
+		return "", 0, false
+	}
+	for j = i + 1; j < len(targets); j++ {
+		if name = RecordName(targets[j]); len(name) <= MaxNameLen {
+			return name, j, true
+		}
+		// the name cannot exist: NXDOMAIN, which never ends the walk (run)
+	}
+	return "", 0, false
+}
+
 // foundAt is a target that held exactly one DMARC record.
 type foundAt struct {
 	name string
