@@ -2,6 +2,7 @@ package mailauth
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,17 +17,18 @@ import (
 // The first questions of the checks that run on a goroutine of their own
 // (checkSpec.first): the names from each check's package, so that the
 // scan answers the check's own lookups of them
-// (TestFirstQuestionsAreTheChecks). A check waits for all of them. Where
-// a check's next questions follow from an answer (an MX answer's
-// exchanges, a CAA climb, a DMARC walk, the MTA-STS policy host), the
-// answer's seen function asks them, with the decision taken by the
-// check's own package (mx.AddressNames, caa.ClimbNext, dmarc.WalkNext,
-// mtasts.Fetches): the search goes on as its answers come, whether or
-// not the check runs yet, and the check starts with its answers in
+// (TestFirstQuestionsAreTheChecks). A check waits for all of them.
+// Where a check's next questions follow from an answer (an MX answer's
+// exchanges, a CAA climb, a DMARC walk and its report destinations, the
+// MTA-STS policy host, a PTR answer's names), the answer's seen function
+// asks them, with the decision taken by the check's own package
+// (mx.AddressNames, caa.ClimbNext, dmarc.Walk, mtasts.Fetches,
+// ptr.ForwardQuestions): the search goes on as its answers come, whether
+// or not the check runs yet, and the check starts with its answers in
 // rather than waiting for them on a goroutine of its own. A question
-// asked beside the search (DMARC's MX and TXT, CAA's MTA-STS host) is
-// one the check waits for before it judges anyway, so waiting for it
-// first holds nothing back.
+// asked beside the search (DMARC's MX and TXT, CAA's MTA-STS host) is one
+// the check waits for before it judges anyway, so waiting for it first
+// holds nothing back.
 
 // firstMX: the domain's MX, whose answer begins the early DANE lookups
 // (earlyDANE.seen) on the goroutine that hands it on, as mx.Check's own
@@ -53,27 +55,36 @@ func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 }
 
 // firstDMARC: the walk, each name asked when the answer before it calls
-// for it (dmarc.WalkNext), and the domain's MX and TXT, which dmarc.Check
-// asks beside the walk. The check waits for them all: it starts with its
-// discovery done, rather than waiting for the walk's answers on a
-// goroutine of its own. Waiting for the MX and TXT answers too holds
-// nothing back: the walk goes on as its answers come, and the check's
-// discovery waits for both before it judges.
+// for it, then the authorization records of the selected record's
+// destinations in other organizations (dmarc.Walk), and the domain's MX
+// and TXT, which dmarc.Check asks beside the walk. The check waits for
+// them all: it starts with its discovery done, rather than waiting for
+// the walk's answers on a goroutine of its own. Waiting for the MX and
+// TXT answers too holds nothing back: the walk goes on as its answers
+// come, and the check's discovery waits for both before it judges. A
+// destination in the policy domain's organization by the Public Suffix
+// List needs a tree walk of its own first, which the check does itself.
 func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	var walk func(i int) func(resolver.Answer)
-	walk = func(i int) func(resolver.Answer) {
-		return func(a resolver.Answer) {
-			if name, j, ok := dmarc.WalkNext(d, i, a); ok {
-				ask(name, resolver.TypeTXT, walk(j))
-			}
+	walk := dmarc.NewWalk(d)
+	var mu sync.Mutex // the answers come on other goroutines, one after another
+	var next func(a *resolver.Answer)
+	next = func(a *resolver.Answer) {
+		mu.Lock()
+		name, ok := walk.Next(a)
+		var auths []string
+		if !ok {
+			auths = walk.Authorizations()
+		}
+		mu.Unlock()
+		if ok {
+			ask(name, resolver.TypeTXT, func(a resolver.Answer) { next(&a) })
+		}
+		for _, auth := range auths {
+			ask(auth, resolver.TypeTXT, nil)
 		}
 	}
-	if name := dmarc.RecordName(d); len(name) <= dmarc.MaxNameLen {
-		ask(name, resolver.TypeTXT, walk(0))
-	} else {
-		walk(0)(resolver.Answer{Outcome: resolver.NXDomain}) // the name cannot exist (dmarc.WalkNext)
-	}
+	next(nil)
 	ask(d, resolver.TypeMX, nil)
 	ask(d, resolver.TypeTXT, nil)
 }
@@ -96,9 +107,16 @@ func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	})
 }
 
+// firstPTR: the sending IP's PTR question, and then the forward
+// questions ptr.Check asks on its answer (ptr.ForwardQuestions).
 func firstPTR(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	if name, ok := ptr.Question(r.ip); ok {
-		ask(name, resolver.TypePTR, nil)
+		ask(name, resolver.TypePTR, func(a resolver.Answer) {
+			names, qtype := ptr.ForwardQuestions(r.ip, a)
+			for _, n := range names {
+				ask(n, qtype, nil)
+			}
+		})
 	}
 }
 

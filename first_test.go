@@ -3,6 +3,7 @@ package mailauth
 import (
 	"context"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -354,6 +355,62 @@ func TestFirstDMARCWalks(t *testing.T) {
 	held.answer("_dmarc.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
 		{Type: resolver.TypeTXT, Name: "_dmarc.x.example.com", TXT: []string{"v=DMARC1; p=reject; psd=n"}}}})
 	require.Equal(t, asked, held.asked(), "a psd=n record ends the walk")
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
+	}
+}
+
+// TestFirstPTRConfirmsForward: the PTR check's goroutine starts once the
+// PTR answer and the forward lookups of the names it gives are in.
+func TestFirstPTRConfirmsForward(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	r := s.newRun()
+	r.ip = netip.MustParseAddr("192.0.2.7")
+	held := &questionStarter{}
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), firstPTR, &faultLog{next: held}, func() { started <- struct{}{} })
+	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR"}, held.asked())
+	held.answer("7.2.0.192.in-addr.arpa", resolver.TypePTR, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+		{Type: resolver.TypePTR, Target: "Mail.x.example.com."}, {Type: resolver.TypePTR, Target: "localhost."}}})
+	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR", "mail.x.example.com/A"}, held.asked(), "the valid name, forward")
+	select {
+	case <-started:
+		require.FailNow(t, "the check started before the forward answer")
+	default:
+	}
+	held.answer("mail.x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
+	}
+}
+
+// TestFirstDMARCAsksAuthorizations: when the walk selects a record that
+// sends aggregate reports to another organization, the DMARC check's
+// first questions include that destination's authorization record, and
+// the check starts once it is in.
+func TestFirstDMARCAsksAuthorizations(t *testing.T) {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	r := s.newRun()
+	r.domain.ASCII = "x.example.com"
+	held := &questionStarter{}
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), firstDMARC, &faultLog{next: held}, func() { started <- struct{}{} })
+	held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NoData})
+	held.answer("x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NoData})
+	held.answer("_dmarc.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
+		{Type: resolver.TypeTXT, Name: "_dmarc.x.example.com", TXT: []string{"v=DMARC1; p=reject; rua=mailto:d@reports.example.net"}}}})
+	require.Equal(t, []string{"_dmarc.x.example.com/TXT", "x.example.com/MX", "x.example.com/TXT",
+		"x.example.com._report._dmarc.reports.example.net/TXT"}, held.asked())
+	select {
+	case <-started:
+		require.FailNow(t, "the check started before the authorization's answer")
+	default:
+	}
+	held.answer("x.example.com._report._dmarc.reports.example.net", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
 	select {
 	case <-started:
 	case <-time.After(30 * time.Second): // a goroutine's start, far past any load

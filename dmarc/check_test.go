@@ -2,6 +2,7 @@ package dmarc
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -341,7 +342,7 @@ func TestCheck(t *testing.T) {
 			// The walk's questions: the first TreeWalkQueries record
 			// names of the domain's targets asked (the rua checks,
 			// after the walk, walk again from their own names), in the
-			// order WalkNext gives.
+			// order a Walk gives.
 			targets := map[string]bool{}
 			for _, target := range Targets(tc.domain) {
 				targets[RecordName(target)] = true
@@ -352,28 +353,44 @@ func TestCheck(t *testing.T) {
 					walked = append(walked, name)
 				}
 			}
-			assert.Equal(t, walkChain(t, z, tc.faults, tc.domain), walked, "the walk's questions")
+			chain, auths := walkChain(t, z, tc.faults, tc.domain)
+			assert.Equal(t, chain, walked, "the walk's questions")
+			// The authorizations Walk gives are asked; it gives none
+			// when a destination is in the policy domain's organization
+			// by the PSL, which needs a walk first.
+			var asked []string
+			for _, q := range r.Queries() {
+				name := resolver.CanonicalName(q.Name)
+				if strings.Contains(name, "._report._dmarc.") && !slices.Contains(asked, name) {
+					asked = append(asked, name)
+					if !slices.Contains(auths, name) {
+						assert.Empty(t, auths, "%s: an authorization Walk does not give, beside those it gives: %s", tc.name, name)
+					}
+				}
+			}
+			assert.Subset(t, asked, auths, "the authorizations Walk gives are Check's")
+			if tc.name == "rua-external" {
+				assert.NotEmpty(t, auths, "an external destination")
+			}
 		})
 	}
 }
 
-// walkChain returns the record names WalkNext gives for domain from the
-// answers of a resolver over z with faults: the walk's questions, in
-// order, as the scan asks them before the check runs.
-func walkChain(t *testing.T, z *dnstest.Zones, faults []fault, domain string) []string {
+// walkChain returns the record names a Walk of domain asks from the
+// answers of a resolver over z with faults, in order, and then the
+// authorization names it gives: the questions the scan asks before the
+// check runs.
+func walkChain(t *testing.T, z *dnstest.Zones, faults []fault, domain string) (walked, auths []string) {
 	r := dnstest.NewResolver(z)
 	r.Apply(faults...)
-	domain = resolver.CanonicalName(domain)
-	var out []string
-	name, i, ok := RecordName(domain), 0, true
-	if len(name) > MaxNameLen {
-		name, i, ok = WalkNext(domain, 0, resolver.Answer{Outcome: resolver.NXDomain})
-	}
+	k := NewWalk(domain)
+	name, ok := k.Next(nil)
 	for ok {
-		out = append(out, name)
-		name, i, ok = WalkNext(domain, i, r.Lookup(t.Context(), name, resolver.TypeTXT))
+		walked = append(walked, name)
+		a := r.Lookup(t.Context(), name, resolver.TypeTXT)
+		name, ok = k.Next(&a)
 	}
-	return out
+	return walked, k.Authorizations()
 }
 
 // wantBadTag is the Result.BadTag of the scenarios whose selected record
@@ -383,42 +400,51 @@ var wantBadTag = map[string]int{
 	"duplicate-tag": 2, "invalid-np": 2, "invalid-sp": 2, "invalid-values": 2, "psd-invalid": 2, "rua-noscheme": 2,
 }
 
-// TestWalkNext: the walk goes on past an empty or conflicting target,
-// stops at the domain's own record, at an inconclusive answer and at a
-// psd=n record, and skips a target whose record name cannot exist.
-func TestWalkNext(t *testing.T) {
-	txt := func(s ...string) resolver.Answer {
-		return resolver.Answer{Outcome: found, Records: []resolver.Record{{Type: resolver.TypeTXT, TXT: s}}}
+// TestWalk: the walk goes on past an empty or conflicting target and a
+// parent's record without psd, stops at the domain's own record, at an
+// inconclusive answer and at a psd=n record, and passes over a target
+// whose record name cannot exist; Authorizations names what the selected
+// record sends to other organizations, once the walk is over.
+func TestWalk(t *testing.T) {
+	txt := func(s ...string) *resolver.Answer {
+		return &resolver.Answer{Outcome: found, Records: []resolver.Record{{Type: resolver.TypeTXT, TXT: s}}}
 	}
-	multi := resolver.Answer{Outcome: found, Records: []resolver.Record{
+	multi := &resolver.Answer{Outcome: found, Records: []resolver.Record{
 		{Type: resolver.TypeTXT, TXT: []string{"v=DMARC1; p=none"}}, {Type: resolver.TypeTXT, TXT: []string{"v=DMARC1; p=reject"}}}}
-	d := "a.b.example.com"
-	for _, tc := range []struct {
-		name string
-		i    int
-		a    resolver.Answer
-		want string
-		j    int
-	}{
-		{"nxdomain climbs", 0, resolver.Answer{Outcome: nxd}, "_dmarc.b.example.com", 1},
-		{"two records climb", 0, multi, "_dmarc.b.example.com", 1},
-		{"other TXT climbs", 1, txt("v=spf1 -all"), "_dmarc.example.com", 2},
-		{"the domain's record ends it", 0, txt("v=DMARC1; p=none"), "", 0},
-		{"a parent's record without psd climbs", 1, txt("v=DMARC1; p=none"), "_dmarc.example.com", 2},
-		{"psd=n ends it", 1, txt("v=DMARC1; p=none; psd=n"), "", 0},
-		{"inconclusive ends it", 1, resolver.Fail(resolver.ReasonServFail), "", 0},
-		{"the last target ends it", 3, resolver.Answer{Outcome: nxd}, "", 0},
-		{"out of range", 9, resolver.Answer{Outcome: nxd}, "", 0},
-	} {
-		name, j, ok := WalkNext(d, tc.i, tc.a)
-		assert.Equal(t, tc.want != "", ok, tc.name)
-		assert.Equal(t, tc.want, name, tc.name)
-		assert.Equal(t, tc.j, j, tc.name)
+	nx := &resolver.Answer{Outcome: nxd}
+	// walk feeds answers to a Walk of a.b.example.com and returns the names it asked.
+	walk := func(answers ...*resolver.Answer) ([]string, *Walk) {
+		k := NewWalk("A.b.example.com.")
+		var asked []string
+		name, ok := k.Next(nil)
+		for _, a := range answers {
+			require.True(t, ok, "an answer past the walk's end")
+			asked = append(asked, name)
+			name, ok = k.Next(a)
+		}
+		require.False(t, ok, "the walk goes on past its answers")
+		return asked, k
 	}
+	all := []string{"_dmarc.a.b.example.com", "_dmarc.b.example.com", "_dmarc.example.com", "_dmarc.com"}
+	asked, k := walk(nx, multi, txt("v=spf1 -all"), nx)
+	assert.Equal(t, all, asked, "nothing ends it: every target")
+	assert.Empty(t, k.Authorizations(), "no record selected")
+	asked, k = walk(txt("v=DMARC1; p=none; rua=mailto:d@reports.example.net,mailto:x@a.b.example.com,mailto:e@reports.example.org"))
+	assert.Equal(t, all[:1], asked, "the domain's own record ends it")
+	assert.Equal(t, []string{"a.b.example.com._report._dmarc.reports.example.net", "a.b.example.com._report._dmarc.reports.example.org"},
+		k.Authorizations(), "other organizations' destinations, not the domain's own")
+	_, k = walk(txt("v=DMARC1; p=none; rua=mailto:d@reports.example.net,mailto:y@mail.example.com"))
+	assert.Empty(t, k.Authorizations(), "a destination in the domain's organization by the PSL: Check walks first")
+	asked, _ = walk(nx, txt("v=DMARC1; p=none"), txt("v=DMARC1; p=none; psd=n"))
+	assert.Equal(t, all[:3], asked, "a parent's record without psd goes on; psd=n ends it")
+	servfail := resolver.Fail(resolver.ReasonServFail)
+	asked, k = walk(nx, &servfail)
+	assert.Equal(t, all[:2], asked, "an inconclusive answer ends it")
+	assert.Empty(t, k.Authorizations(), "inconclusive: nothing selected")
+
 	long := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 44) + ".example.com"
 	require.Greater(t, len(RecordName(long)), MaxNameLen)
-	name, j, ok := WalkNext(long, 0, resolver.Answer{Outcome: nxd})
+	name, ok := NewWalk(long).Next(nil)
 	assert.True(t, ok)
-	assert.Equal(t, 1, j)
 	assert.Equal(t, RecordName(Targets(long)[1]), name, "the parent, whose record name can exist")
 }

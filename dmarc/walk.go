@@ -48,29 +48,82 @@ func RecordName(target string) string {
 	return "_dmarc." + target
 }
 
-// WalkNext returns the record name the DNS Tree Walk for domain
-// (canonical) asks after the answer a for its target number i (0: the
-// domain itself), with that name's target number, and whether it asks
-// one: the walk goes on past a target without exactly one record that
-// ends it (see run), skipping the targets whose record names cannot
-// exist. A caller that asks them before Check runs (the scan's first
-// questions) asks what Check will.
-func WalkNext(domain string, i int, a resolver.Answer) (name string, j int, ok bool) {
-	targets := Targets(domain)
-	if i < 0 || i >= len(targets) {
-		return "", 0, false
+// Walk follows the questions Check asks for a domain from their
+// answers, so that a caller can ask them before Check runs (the scan's
+// first questions): the DNS Tree Walk's record names one after another
+// (Next), then the authorization records of the selected record's
+// aggregate-report destinations in other organizations (Authorizations).
+// The decisions are Check's own (the walk's take and choose), so what a
+// Walk asks is what Check asks. A Walk is used by one goroutine at a
+// time.
+type Walk struct {
+	domain  string
+	targets []string
+	i       int // the target whose answer Next takes
+	w       walk
+	over    bool
+}
+
+// NewWalk returns the Walk of domain, no question asked yet.
+func NewWalk(domain string) *Walk {
+	domain = resolver.CanonicalName(domain)
+	return &Walk{domain: domain, targets: Targets(domain)}
+}
+
+// Next takes a, the answer to the name Next returned last (nil on the
+// first call), and returns the next record name the walk asks, or false
+// when the walk is over: at a record that ends it, an inconclusive
+// answer or the last target (see run). A target whose record name
+// cannot exist is passed over, as run passes it.
+func (k *Walk) Next(a *resolver.Answer) (string, bool) {
+	if k.over {
+		return "", false
 	}
-	var w walk
-	if w.take(i, targets[i], &a) {
-		return "", 0, false
-	}
-	for j = i + 1; j < len(targets); j++ {
-		if name = RecordName(targets[j]); len(name) <= MaxNameLen {
-			return name, j, true
+	if a != nil {
+		if k.w.take(k.i, k.targets[k.i], a) {
+			k.over = true
+			return "", false
 		}
-		// the name cannot exist: NXDOMAIN, which never ends the walk (run)
+		k.i++
 	}
-	return "", 0, false
+	for ; k.i < len(k.targets); k.i++ {
+		target := k.targets[k.i]
+		if name := RecordName(target); len(target) > MaxNameLen || len(name) <= MaxNameLen {
+			return name, true
+		}
+		nx := resolver.Answer{Outcome: resolver.NXDomain} // never ends the walk
+		k.w.take(k.i, target, &nx)
+	}
+	k.over = true
+	return "", false
+}
+
+// Authorizations returns, once Next has returned false, the names of the
+// TXT records Check asks to verify the selected record's aggregate-report
+// destinations in other organizations by the Public Suffix List (RFC
+// 9990 §3; see external): none before, when the walk was inconclusive or
+// selected no record, and none when a destination is in the policy
+// domain's organization by the PSL. Such a destination needs tree walks
+// first, which Check does itself and which count against its question
+// budget before the authorizations do: a caller that asked these ahead
+// could ask one the budget then keeps Check from asking.
+func (k *Walk) Authorizations() []string {
+	if !k.over || k.w.inconclusive {
+		return nil
+	}
+	sel := k.w.choose(k.domain)
+	if !sel.ok {
+		return nil
+	}
+	others, same := externalHosts(sel.domain, sel.rec.RUA)
+	if len(same) > 0 {
+		return nil
+	}
+	names := make([]string, len(others))
+	for i, host := range others {
+		names[i] = authorizationName(sel.domain, host)
+	}
+	return names
 }
 
 // foundAt is a target that held exactly one DMARC record.

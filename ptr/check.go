@@ -59,6 +59,25 @@ func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 	return res
 }
 
+// ForwardQuestions returns the names whose records of type qtype (A for
+// an IPv4 addr, AAAA for IPv6) Check asks to confirm addr forward once
+// its PTR question has answer a: the valid host names a points to, the
+// first MaxForward in sorted order; none when a is inconclusive or
+// empty. A caller that asks them before Check runs (the scan's first
+// questions) asks what Check will.
+func ForwardQuestions(addr netip.Addr, a resolver.Answer) (names []string, qtype resolver.Type) {
+	addr = plain(addr)
+	res := Result{ForwardType: resolver.TypeAAAA}
+	if addr.Is4() {
+		res.ForwardType = resolver.TypeA
+	}
+	if !addr.IsValid() || !a.Conclusive() || a.Absent() {
+		return nil, res.ForwardType
+	}
+	var f findings.Set[Code]
+	return classify(distinct(a.Targets()), addr, &res, &f), res.ForwardType
+}
+
 // distinct returns the distinct names, compared case-insensitively and
 // without the trailing dot.
 func distinct(targets []string) []string {

@@ -218,3 +218,37 @@ func TestCheckCanceled(t *testing.T) {
 	got := Check(ctx, dnstest.NewResolver(dnstest.MustLoad(t, zoneFile)), netip.MustParseAddr("198.51.100.1"))
 	assert.Equal(t, failed(4, resolver.ReasonCanceled), got, "canceled")
 }
+
+// TestForwardQuestionsAreTheChecks: for every scenario, the forward
+// questions Check asks are ForwardQuestions of its PTR answer, each once:
+// what the scan asks before the check runs is what the check asks.
+func TestForwardQuestionsAreTheChecks(t *testing.T) {
+	t.Parallel()
+	z := dnstest.MustLoad(t, zoneFile)
+	for _, tc := range checkCases {
+		addr := netip.MustParseAddr(tc.addr)
+		r := dnstest.NewResolver(z)
+		r.Apply(tc.faults...)
+		Check(t.Context(), r, addr)
+		var asked []string
+		for _, q := range r.Queries() {
+			if q.Type != resolver.TypePTR {
+				asked = append(asked, resolver.CanonicalName(q.Name)+"/"+q.Type.String())
+			}
+		}
+		name, ok := Question(addr)
+		if !ok {
+			continue
+		}
+		rev := dnstest.NewResolver(z)
+		rev.Apply(tc.faults...)
+		names, qtype := ForwardQuestions(addr, rev.Lookup(t.Context(), name, resolver.TypePTR))
+		var want []string
+		for _, n := range names {
+			want = append(want, n+"/"+qtype.String())
+		}
+		assert.ElementsMatch(t, want, asked, "%s: forward questions", tc.name)
+	}
+	names, _ := ForwardQuestions(netip.Addr{}, resolver.Answer{Outcome: resolver.Found})
+	assert.Empty(t, names, "no address: nothing to confirm")
+}
