@@ -175,6 +175,54 @@ func (q *questionStarter) answer(name string, qtype resolver.Type, a resolver.An
 	}
 }
 
+// heldFirst is a check's first questions begun (beginFirst) over a
+// questionStarter, and whether the check has started.
+type heldFirst struct {
+	*questionStarter
+	started chan struct{}
+}
+
+// beginHeld begins first for a run of domain (and the sending IP ip,
+// when valid) over a questionStarter.
+func beginHeld(t *testing.T, first firstFunc, domain string, ip netip.Addr) heldFirst {
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
+	r := s.newRun()
+	r.domain.ASCII, r.ip = domain, ip
+	h := heldFirst{questionStarter: &questionStarter{}, started: make(chan struct{}, 2)}
+	r.beginFirst(t.Context(), first, &faultLog{next: h.questionStarter}, func() { h.started <- struct{}{} })
+	return h
+}
+
+// notStarted fails the test if the check has started.
+func (h heldFirst) notStarted(t *testing.T, when string) {
+	t.Helper()
+	select {
+	case <-h.started:
+		require.FailNow(t, "the check started "+when)
+	default:
+	}
+}
+
+// waitStarted fails the test if the check does not start.
+func (h heldFirst) waitStarted(t *testing.T) {
+	t.Helper()
+	select {
+	case <-h.started:
+	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
+		t.Fatal("the check never started")
+	}
+}
+
+// records is a Found answer with recs.
+func records(recs ...resolver.Record) resolver.Answer {
+	return resolver.Answer{Outcome: resolver.Found, Records: recs}
+}
+
+var (
+	noData   = resolver.Answer{Outcome: resolver.NoData}
+	nxDomain = resolver.Answer{Outcome: resolver.NXDomain}
+)
+
 // TestFirstMXWaitsForExchangeAddresses: the MX check's goroutine starts
 // once its MX answer and the A and AAAA answers of the exchanges it
 // resolves are in (mx.AddressNames), not on the MX answer: the exchanges'
@@ -183,59 +231,32 @@ func (q *questionStarter) answer(name string, qtype resolver.Type, a resolver.An
 // for in the scan. An IP literal is not asked; a NODATA answer asks the
 // domain's own addresses.
 func TestFirstMXWaitsForExchangeAddresses(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
-	notStarted := func(t *testing.T, started chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-started:
-			require.FailNow(t, "the check started "+what)
-		default:
-		}
-	}
 	t.Run("exchanges", func(t *testing.T) {
-		r := s.newRun()
-		r.domain.ASCII = "X.example.com"
-		held := &questionStarter{}
-		started := make(chan struct{}, 2)
-		r.beginFirst(t.Context(), firstMX, &faultLog{next: held}, func() { started <- struct{}{} })
-		require.Equal(t, []string{"x.example.com/MX"}, held.asked(), "the MX question alone, first")
-		held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
-			{Type: resolver.TypeMX, Preference: 20, Target: "MX2.x.example.com."},
-			{Type: resolver.TypeMX, Preference: 10, Target: "mx1.x.example.com"},
-			{Type: resolver.TypeMX, Preference: 30, Target: "192.0.2.1"},
-		}})
+		h := beginHeld(t, firstMX, "X.example.com", netip.Addr{})
+		require.Equal(t, []string{"x.example.com/MX"}, h.asked(), "the MX question alone, first")
+		h.answer("x.example.com", resolver.TypeMX, records(
+			resolver.Record{Type: resolver.TypeMX, Preference: 20, Target: "MX2.x.example.com."},
+			resolver.Record{Type: resolver.TypeMX, Preference: 10, Target: "mx1.x.example.com"},
+			resolver.Record{Type: resolver.TypeMX, Preference: 30, Target: "192.0.2.1"}))
 		assert.ElementsMatch(t, []string{"x.example.com/MX",
 			"_25._tcp.mx1.x.example.com/TLSA", "_25._tcp.mx2.x.example.com/TLSA", "_25._tcp.192.0.2.1/TLSA",
-			"mx1.x.example.com/A", "mx1.x.example.com/AAAA", "mx2.x.example.com/A", "mx2.x.example.com/AAAA"}, held.asked())
-		notStarted(t, started, "on the MX answer")
-		addrs := resolver.Answer{Outcome: resolver.NoData}
-		held.answer("mx1.x.example.com", resolver.TypeA, addrs)
-		held.answer("mx1.x.example.com", resolver.TypeAAAA, addrs)
-		held.answer("mx2.x.example.com", resolver.TypeA, addrs)
-		notStarted(t, started, "before the last exchange's AAAA")
-		held.answer("mx2.x.example.com", resolver.TypeAAAA, addrs)
-		select {
-		case <-started:
-		case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-			t.Fatal("the check never started")
-		}
+			"mx1.x.example.com/A", "mx1.x.example.com/AAAA", "mx2.x.example.com/A", "mx2.x.example.com/AAAA"}, h.asked())
+		h.notStarted(t, "on the MX answer")
+		h.answer("mx1.x.example.com", resolver.TypeA, noData)
+		h.answer("mx1.x.example.com", resolver.TypeAAAA, noData)
+		h.answer("mx2.x.example.com", resolver.TypeA, noData)
+		h.notStarted(t, "before the last exchange's AAAA")
+		h.answer("mx2.x.example.com", resolver.TypeAAAA, noData)
+		h.waitStarted(t)
 	})
 	t.Run("implicit", func(t *testing.T) {
-		r := s.newRun()
-		r.domain.ASCII = "x.example.com"
-		held := &questionStarter{}
-		started := make(chan struct{}, 2)
-		r.beginFirst(t.Context(), firstMX, &faultLog{next: held}, func() { started <- struct{}{} })
-		held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NoData})
-		assert.ElementsMatch(t, []string{"x.example.com/MX", "_25._tcp.x.example.com/TLSA", "x.example.com/A", "x.example.com/AAAA"}, held.asked())
-		held.answer("x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
-		notStarted(t, started, "before the domain's AAAA")
-		held.answer("x.example.com", resolver.TypeAAAA, resolver.Answer{Outcome: resolver.NoData})
-		select {
-		case <-started:
-		case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-			t.Fatal("the check never started")
-		}
+		h := beginHeld(t, firstMX, "x.example.com", netip.Addr{})
+		h.answer("x.example.com", resolver.TypeMX, noData)
+		assert.ElementsMatch(t, []string{"x.example.com/MX", "_25._tcp.x.example.com/TLSA", "x.example.com/A", "x.example.com/AAAA"}, h.asked())
+		h.answer("x.example.com", resolver.TypeA, noData)
+		h.notStarted(t, "before the domain's AAAA")
+		h.answer("x.example.com", resolver.TypeAAAA, noData)
+		h.waitStarted(t)
 	})
 }
 
@@ -244,9 +265,8 @@ func TestFirstMXWaitsForExchangeAddresses(t *testing.T) {
 // the policy, the policy host's A and AAAA answers are in; an answer
 // without a valid announcement asks nothing more.
 func TestFirstMTASTSWaitsForPolicyHost(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
 	announce := func(txt ...string) resolver.Answer {
-		return resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{{Type: resolver.TypeTXT, Name: "_mta-sts.x.example.com", TXT: txt}}}
+		return records(resolver.Record{Type: resolver.TypeTXT, Name: "_mta-sts.x.example.com", TXT: txt})
 	}
 	for _, tc := range []struct {
 		name  string
@@ -256,33 +276,21 @@ func TestFirstMTASTSWaitsForPolicyHost(t *testing.T) {
 		{"valid", announce("v=STSv1; id=20261129"), true},
 		{"invalid", announce("v=STSv1; id=bad-id!"), false},
 		{"other", announce("v=spf1 -all"), false},
-		{"nxdomain", resolver.Answer{Outcome: resolver.NXDomain}, false},
+		{"nxdomain", nxDomain, false},
 		{"servfail", resolver.Fail(resolver.ReasonServFail), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := s.newRun()
-			r.domain.ASCII = "x.example.com"
-			held := &questionStarter{}
-			started := make(chan struct{}, 2)
-			r.beginFirst(t.Context(), firstMTASTS, &faultLog{next: held}, func() { started <- struct{}{} })
-			held.answer("_mta-sts.x.example.com", resolver.TypeTXT, tc.a)
+			h := beginHeld(t, firstMTASTS, "x.example.com", netip.Addr{})
+			h.answer("_mta-sts.x.example.com", resolver.TypeTXT, tc.a)
 			if tc.fetch {
-				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT", "mta-sts.x.example.com/A", "mta-sts.x.example.com/AAAA"}, held.asked())
-				held.answer("mta-sts.x.example.com", resolver.TypeAAAA, resolver.Answer{Outcome: resolver.NoData})
-				select {
-				case <-started:
-					require.FailNow(t, "the check started before the policy host's A answer")
-				default:
-				}
-				held.answer("mta-sts.x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
+				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT", "mta-sts.x.example.com/A", "mta-sts.x.example.com/AAAA"}, h.asked())
+				h.answer("mta-sts.x.example.com", resolver.TypeAAAA, noData)
+				h.notStarted(t, "before the policy host's A answer")
+				h.answer("mta-sts.x.example.com", resolver.TypeA, noData)
 			} else {
-				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT"}, held.asked())
+				assert.Equal(t, []string{"_mta-sts.x.example.com/TXT"}, h.asked())
 			}
-			select {
-			case <-started:
-			case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-				t.Fatal("the check never started")
-			}
+			h.waitStarted(t)
 		})
 	}
 }
@@ -293,127 +301,68 @@ func TestFirstMTASTSWaitsForPolicyHost(t *testing.T) {
 // or a failure ends the climb), and the check's goroutine starts when
 // the last of them is in.
 func TestFirstCAAClimbs(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
-	r := s.newRun()
-	r.domain.ASCII = "a.x.example.com"
-	held := &questionStarter{}
-	started := make(chan struct{}, 2)
-	r.beginFirst(t.Context(), firstCAA, &faultLog{next: held}, func() { started <- struct{}{} })
-	notStarted := func(what string) {
-		t.Helper()
-		select {
-		case <-started:
-			require.FailNow(t, "the check started "+what)
-		default:
-		}
-	}
-	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA"}, held.asked())
-	held.answer("mta-sts.a.x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NXDomain})
-	held.answer("a.x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NoData})
-	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA", "x.example.com/CAA"}, held.asked(), "an empty set climbs")
-	notStarted("mid-climb")
-	held.answer("x.example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.NXDomain})
-	require.Equal(t, []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA", "x.example.com/CAA", "example.com/CAA"}, held.asked())
-	notStarted("mid-climb")
-	held.answer("example.com", resolver.TypeCAA, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
-		{Type: resolver.TypeCAA, Name: "example.com", CAATag: "issue", CAAValue: "ca.example"}}})
-	assert.Len(t, held.asked(), 4, "a record set ends the climb")
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-		t.Fatal("the check never started")
-	}
+	h := beginHeld(t, firstCAA, "a.x.example.com", netip.Addr{})
+	asked := []string{"a.x.example.com/CAA", "mta-sts.a.x.example.com/CAA"}
+	require.Equal(t, asked, h.asked())
+	h.answer("mta-sts.a.x.example.com", resolver.TypeCAA, nxDomain)
+	h.answer("a.x.example.com", resolver.TypeCAA, noData)
+	asked = append(asked, "x.example.com/CAA")
+	require.Equal(t, asked, h.asked(), "an empty set climbs")
+	h.notStarted(t, "mid-climb")
+	h.answer("x.example.com", resolver.TypeCAA, nxDomain)
+	asked = append(asked, "example.com/CAA")
+	require.Equal(t, asked, h.asked())
+	h.notStarted(t, "mid-climb")
+	h.answer("example.com", resolver.TypeCAA, records(resolver.Record{Type: resolver.TypeCAA, Name: "example.com", CAATag: "issue", CAAValue: "ca.example"}))
+	assert.Equal(t, asked, h.asked(), "a record set ends the climb")
+	h.waitStarted(t)
 }
 
 // TestFirstDMARCWalks: the DMARC check's first questions are its whole
 // discovery: the walk's first name with the domain's MX and TXT, then
-// each next name as the answer before it calls for it, and the check's
-// goroutine starts when the last of them is in.
+// each next name as the answer before it calls for it, then the
+// authorization record of a destination in another organization; the
+// check's goroutine starts when the last of them is in.
 func TestFirstDMARCWalks(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
-	r := s.newRun()
-	r.domain.ASCII = "a.x.example.com"
-	held := &questionStarter{}
-	started := make(chan struct{}, 2)
-	r.beginFirst(t.Context(), firstDMARC, &faultLog{next: held}, func() { started <- struct{}{} })
-	notStarted := func(what string) {
-		t.Helper()
-		select {
-		case <-started:
-			require.FailNow(t, "the check started "+what)
-		default:
-		}
+	dmarcRecord := func(name, txt string) resolver.Answer {
+		return records(resolver.Record{Type: resolver.TypeTXT, Name: name, TXT: []string{txt}})
 	}
-	asked := []string{"_dmarc.a.x.example.com/TXT", "a.x.example.com/MX", "a.x.example.com/TXT"}
-	require.Equal(t, asked, held.asked())
-	held.answer("a.x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NXDomain})
-	held.answer("a.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
-	held.answer("_dmarc.a.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
-	asked = append(asked, "_dmarc.x.example.com/TXT")
-	require.Equal(t, asked, held.asked(), "no record: the walk goes on")
-	notStarted("mid-walk")
-	held.answer("_dmarc.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
-		{Type: resolver.TypeTXT, Name: "_dmarc.x.example.com", TXT: []string{"v=DMARC1; p=reject; psd=n"}}}})
-	require.Equal(t, asked, held.asked(), "a psd=n record ends the walk")
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-		t.Fatal("the check never started")
-	}
+	t.Run("walk", func(t *testing.T) {
+		h := beginHeld(t, firstDMARC, "a.x.example.com", netip.Addr{})
+		asked := []string{"_dmarc.a.x.example.com/TXT", "a.x.example.com/MX", "a.x.example.com/TXT"}
+		require.Equal(t, asked, h.asked())
+		h.answer("a.x.example.com", resolver.TypeMX, nxDomain)
+		h.answer("a.x.example.com", resolver.TypeTXT, nxDomain)
+		h.answer("_dmarc.a.x.example.com", resolver.TypeTXT, nxDomain)
+		asked = append(asked, "_dmarc.x.example.com/TXT")
+		require.Equal(t, asked, h.asked(), "no record: the walk goes on")
+		h.notStarted(t, "mid-walk")
+		h.answer("_dmarc.x.example.com", resolver.TypeTXT, dmarcRecord("_dmarc.x.example.com", "v=DMARC1; p=reject; psd=n"))
+		require.Equal(t, asked, h.asked(), "a psd=n record ends the walk")
+		h.waitStarted(t)
+	})
+	t.Run("authorization", func(t *testing.T) {
+		h := beginHeld(t, firstDMARC, "x.example.com", netip.Addr{})
+		h.answer("x.example.com", resolver.TypeMX, noData)
+		h.answer("x.example.com", resolver.TypeTXT, noData)
+		h.answer("_dmarc.x.example.com", resolver.TypeTXT, dmarcRecord("_dmarc.x.example.com", "v=DMARC1; p=reject; rua=mailto:d@reports.example.net"))
+		require.Equal(t, []string{"_dmarc.x.example.com/TXT", "x.example.com/MX", "x.example.com/TXT",
+			"x.example.com._report._dmarc.reports.example.net/TXT"}, h.asked())
+		h.notStarted(t, "before the authorization's answer")
+		h.answer("x.example.com._report._dmarc.reports.example.net", resolver.TypeTXT, nxDomain)
+		h.waitStarted(t)
+	})
 }
 
 // TestFirstPTRConfirmsForward: the PTR check's goroutine starts once the
 // PTR answer and the forward lookups of the names it gives are in.
 func TestFirstPTRConfirmsForward(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
-	r := s.newRun()
-	r.ip = netip.MustParseAddr("192.0.2.7")
-	held := &questionStarter{}
-	started := make(chan struct{}, 2)
-	r.beginFirst(t.Context(), firstPTR, &faultLog{next: held}, func() { started <- struct{}{} })
-	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR"}, held.asked())
-	held.answer("7.2.0.192.in-addr.arpa", resolver.TypePTR, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
-		{Type: resolver.TypePTR, Target: "Mail.x.example.com."}, {Type: resolver.TypePTR, Target: "localhost."}}})
-	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR", "mail.x.example.com/A"}, held.asked(), "the valid name, forward")
-	select {
-	case <-started:
-		require.FailNow(t, "the check started before the forward answer")
-	default:
-	}
-	held.answer("mail.x.example.com", resolver.TypeA, resolver.Answer{Outcome: resolver.NoData})
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-		t.Fatal("the check never started")
-	}
-}
-
-// TestFirstDMARCAsksAuthorizations: when the walk selects a record that
-// sends aggregate reports to another organization, the DMARC check's
-// first questions include that destination's authorization record, and
-// the check starts once it is in.
-func TestFirstDMARCAsksAuthorizations(t *testing.T) {
-	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
-	r := s.newRun()
-	r.domain.ASCII = "x.example.com"
-	held := &questionStarter{}
-	started := make(chan struct{}, 2)
-	r.beginFirst(t.Context(), firstDMARC, &faultLog{next: held}, func() { started <- struct{}{} })
-	held.answer("x.example.com", resolver.TypeMX, resolver.Answer{Outcome: resolver.NoData})
-	held.answer("x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NoData})
-	held.answer("_dmarc.x.example.com", resolver.TypeTXT, resolver.Answer{Outcome: resolver.Found, Records: []resolver.Record{
-		{Type: resolver.TypeTXT, Name: "_dmarc.x.example.com", TXT: []string{"v=DMARC1; p=reject; rua=mailto:d@reports.example.net"}}}})
-	require.Equal(t, []string{"_dmarc.x.example.com/TXT", "x.example.com/MX", "x.example.com/TXT",
-		"x.example.com._report._dmarc.reports.example.net/TXT"}, held.asked())
-	select {
-	case <-started:
-		require.FailNow(t, "the check started before the authorization's answer")
-	default:
-	}
-	held.answer("x.example.com._report._dmarc.reports.example.net", resolver.TypeTXT, resolver.Answer{Outcome: resolver.NXDomain})
-	select {
-	case <-started:
-	case <-time.After(30 * time.Second): // a goroutine's start, far past any load
-		t.Fatal("the check never started")
-	}
+	h := beginHeld(t, firstPTR, "x.example.com", netip.MustParseAddr("192.0.2.7"))
+	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR"}, h.asked())
+	h.answer("7.2.0.192.in-addr.arpa", resolver.TypePTR, records(
+		resolver.Record{Type: resolver.TypePTR, Target: "Mail.x.example.com."}, resolver.Record{Type: resolver.TypePTR, Target: "localhost."}))
+	require.Equal(t, []string{"7.2.0.192.in-addr.arpa/PTR", "mail.x.example.com/A"}, h.asked(), "the valid name, forward")
+	h.notStarted(t, "before the forward answer")
+	h.answer("mail.x.example.com", resolver.TypeA, noData)
+	h.waitStarted(t)
 }
