@@ -93,16 +93,20 @@ func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 // mtasts.Check fetch the policy (mtasts.Fetches), the policy host's A and
 // AAAA questions, which the check waits for too: it starts when the
 // addresses it will connect to are in, rather than waiting for them on a
-// goroutine of its own. The fetch's own time-out then starts with the
-// addresses in hand; the lookups keep their own time-outs and the check's
-// deadline.
+// goroutine of its own. The fetch's time-out, which bounds its address
+// lookups, starts when they are begun (mtasts.Options.Begun, noted in
+// r.stsBegun): the questions end by the fetch's deadline, and the fetch
+// ends when it would have had the check asked them itself.
 func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	domain := resolver.CanonicalName(r.domain.ASCII)
 	ask(mtasts.RecordName(domain), resolver.TypeTXT, func(a resolver.Answer) {
 		if mtasts.Fetches(a) {
+			begun := time.Now()
+			r.stsBegun.Store(&begun)
+			by := mtasts.Options{Timeout: r.cfg.FetchTimeout}.Deadline(begun)
 			host := mtasts.PolicyHost(domain)
-			ask(host, resolver.TypeA, nil)
-			ask(host, resolver.TypeAAAA, nil)
+			ask(host, resolver.TypeA, nil, by)
+			ask(host, resolver.TypeAAAA, nil, by)
 		}
 	})
 }
@@ -150,8 +154,11 @@ type firstFunc func(r *run, ctx context.Context, dns resolver.Resolver, ask askF
 // starts once every question asked is answered; seen, when not nil, gets
 // the answer first, on the goroutine that hands it on, and may ask more
 // questions, which the check then waits for too (the answer seen is
-// given counts as in only once seen returns).
-type askFunc func(name string, qtype resolver.Type, seen func(resolver.Answer))
+// given counts as in only once seen returns). by, when given and not
+// zero, is a deadline of the question's own, before the check's: that of
+// the check's step that asks it (the MTA-STS fetch's), so that the
+// question ends when the check's own lookup of it would have.
+type askFunc func(name string, qtype resolver.Type, seen func(resolver.Answer), by ...time.Time)
 
 // beginFirst begins the questions first names for a check (see
 // checkSpec.first) below log's budget and notes, which the check's own
@@ -170,19 +177,25 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 	}
 	defer land(resolver.Answer{})
 	defer func() { _ = recover() }()
-	first(r, ctx, log, func(name string, qtype resolver.Type, seen func(resolver.Answer)) {
+	first(r, ctx, log, func(name string, qtype resolver.Type, seen func(resolver.Answer), by ...time.Time) {
 		if len(name) > MaxDomainLen {
 			return
 		}
 		log.begun(name, qtype, time.Now())
 		pending.Add(1)
-		done := land
-		if seen != nil {
-			done = func(a resolver.Answer) {
-				defer land(a) // also when seen panics: the check starts
+		qctx, cancel := ctx, context.CancelFunc(nil)
+		if len(by) > 0 && !by[0].IsZero() {
+			qctx, cancel = context.WithDeadline(ctx, by[0])
+		}
+		done := func(a resolver.Answer) {
+			defer land(a) // also when seen panics: the check starts
+			if cancel != nil {
+				cancel()
+			}
+			if seen != nil {
 				seen(a)
 			}
 		}
-		resolver.Start(ctx, log.next, name, qtype, done)
+		resolver.Start(qctx, log.next, name, qtype, done)
 	})
 }

@@ -237,3 +237,40 @@ func TestFirstQuestionsOverASharedCache(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestFirstMTASTSFetchTimedFromItsBegin: the policy host's questions
+// asked ahead of the MTA-STS check end by the fetch's deadline, which
+// starts when they were begun: a host whose address answer comes after
+// the fetch's time-out (11 s against 10 s) leaves the check where its own
+// lookup under the fetch's time-out left it, and one within it the same
+// as well. Fake time (synctest): no verdict here rests on the machine's
+// speed. The host's address is private: nothing is dialed.
+func TestFirstMTASTSFetchTimedFromItsBegin(t *testing.T) {
+	z := dnstest.MustParse(t, `$ORIGIN sts.example.com.
+@ MX 10 mx
+mx A 192.0.2.52
+_mta-sts TXT "v=STSv1; id=ok1"
+mta-sts A 10.0.0.1
+`)
+	for _, delay := range []time.Duration{3 * time.Second, 11 * time.Second} {
+		t.Run(delay.String(), func(t *testing.T) {
+			var got [2]string
+			for i, noFirst := range []bool{true, false} {
+				synctest.Test(t, func(t *testing.T) {
+					r := dnstest.NewResolver(z)
+					r.SetFault("mta-sts.sts.example.com", resolver.TypeA, dnstest.Delay(delay))
+					s := New(Config{Resolver: r, noFirst: noFirst, Now: func() time.Time { return fixedNow }})
+					res, err := s.Scan(t.Context(), ScanRequest{Domain: "sts.example.com"})
+					require.NoError(t, err)
+					for _, c := range res.Checks {
+						if c.ID == CheckMTASTS {
+							got[i] = fmt.Sprintf("%s %s %s", c.Status, c.Determination, c.Summary.EN)
+						}
+					}
+				})
+			}
+			require.NotEmpty(t, got[0])
+			assert.Equal(t, got[0], got[1], "the MTA-STS verdict without and with the first questions")
+		})
+	}
+}

@@ -104,6 +104,9 @@ func (r *run) judgeMTASTSWithMX(ctx context.Context, res *mtasts.Result) verdict
 func (r *run) mtastsCheck(ctx context.Context, dns resolver.Resolver) *mtasts.Result {
 	opts := r.mtastsOptions()
 	opts.Progress = fetchProgress(ctx)
+	if begun := r.stsBegun.Load(); begun != nil {
+		opts.Begun = *begun
+	}
 	res := mtasts.Check(ctx, dns, r.domain.ASCII, opts)
 	return &res
 }

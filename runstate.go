@@ -47,6 +47,10 @@ type run struct {
 	mxDone   chan struct{} // closed when mx is set
 	mx       mxFacts       // what the mx check found, for mta-sts and tls-rpt
 	mxEarly  *earlyDANE    // the MX check's early DANE lookups, when firstMX made them before it ran
+	// stsBegun is when firstMTASTS began the policy host's questions, the
+	// start of the fetch's time-out (mtasts.Options.Begun); nil when it
+	// did not.
+	stsBegun atomic.Pointer[time.Time]
 
 	paths map[CheckID]*resolver.Path // each check's critical path; set before the checks start
 

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -36,7 +37,11 @@ func policyURL(host string, port int) string {
 // fetch resolves the policy host through r, connects only to permitted
 // addresses and GETs the policy over verified HTTPS (RFC 8461 §3.3).
 func fetch(ctx context.Context, r resolver.Resolver, domain string, opts Options) fetchResult {
-	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	start := opts.Begun
+	if start.IsZero() {
+		start = time.Now()
+	}
+	ctx, cancel := context.WithDeadline(ctx, opts.Deadline(start))
 	defer cancel()
 	host := PolicyHost(domain)
 	url := policyURL(host, opts.port())

@@ -45,6 +45,12 @@ type Options struct {
 	// Timeout bounds the whole fetch; 0 means DefaultTimeout. The caller's
 	// context deadline applies too.
 	Timeout time.Duration
+	// Begun, when set, is when the fetch's Timeout starts: the moment a
+	// caller began the policy host's A and AAAA questions ahead of Check
+	// (bounded by Deadline(Begun)), so that the fetch, its address
+	// lookups included, ends when it would had Check asked them itself.
+	// Zero: when Check reaches the fetch.
+	Begun time.Time
 	// ConnectTimeout bounds one TCP connection attempt; 0 means
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
@@ -86,6 +92,11 @@ func (o Options) timeout() time.Duration {
 	}
 	return DefaultTimeout
 }
+
+// Deadline returns when a fetch with these options whose Timeout starts
+// at start ends: the bound of the policy host's questions a caller
+// begins at start ahead of Check (see Begun).
+func (o Options) Deadline(start time.Time) time.Time { return start.Add(o.timeout()) }
 
 func (o Options) connectTimeout() time.Duration {
 	if o.ConnectTimeout > 0 {
