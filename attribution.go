@@ -85,6 +85,10 @@ type firstQuestion struct {
 	name  string // canonical
 	qtype resolver.Type
 	at    time.Time
+	// landed is when its answer came (firstAnswered); zero until then.
+	// The check's own lookup of it gets that answer from the scan, later,
+	// when the check starts: the wait it notes ends here.
+	landed time.Time
 }
 
 // begun notes that the question name, qtype was begun for the check at
@@ -95,16 +99,40 @@ func (l *faultLog) begun(name string, qtype resolver.Type, at time.Time) {
 	l.first = append(l.first, firstQuestion{name: resolver.CanonicalName(name), qtype: qtype, at: at})
 }
 
-// since returns when the check's wait for the answer to canon, qtype,
-// asked at start, began: when it was begun for the check, if it was
-// before. The caller holds l.mu.
-func (l *faultLog) since(canon string, qtype resolver.Type, start time.Time) time.Time {
-	for _, q := range l.first {
-		if q.qtype == qtype && q.name == canon && q.at.Before(start) {
-			return q.at
+// firstAnswered notes that the answer a to the question name, qtype,
+// begun for the check before it ran, came at at: the check's wait for it
+// ends there (see span), and an inconclusive answer starts the control
+// question at once, as the check's own would (note): the check may
+// start much later, when the last of its first answers is in.
+func (l *faultLog) firstAnswered(name string, qtype resolver.Type, a *resolver.Answer, at time.Time) {
+	canon := resolver.CanonicalName(name)
+	l.mu.Lock()
+	for i := range l.first {
+		if q := &l.first[i]; q.qtype == qtype && q.name == canon && q.landed.IsZero() {
+			q.landed = at
+			break
 		}
 	}
-	return start
+	l.mu.Unlock()
+	if !a.Conclusive() && l.early != nil {
+		l.early.probeEarly()
+	}
+}
+
+// span returns when the check's wait for the answer to canon, qtype,
+// asked at start, began and ended: from when it was begun for the check,
+// if it was before, to when that answer came, if it had (landed true);
+// else from start, to now. The caller holds l.mu.
+func (l *faultLog) span(canon string, qtype resolver.Type, start, now time.Time) (from, to time.Time, landed bool) {
+	for _, q := range l.first {
+		if q.qtype == qtype && q.name == canon && q.at.Before(start) {
+			if !q.landed.IsZero() && !q.landed.After(now) {
+				return q.at, q.landed, true
+			}
+			return q.at, now, false
+		}
+	}
+	return start, now, false
 }
 
 // lookupFault is one inconclusive answer: its reason, whether the name
@@ -175,8 +203,15 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	defer l.mu.Unlock()
 	if !a.Conclusive() {
 		own := l.domain != "" && (canon == l.domain || strings.HasSuffix(canon, "."+l.domain))
-		late := errors.Is(ctx.Err(), context.DeadlineExceeded) || pastDeadline(ctx)
-		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: time.Since(l.since(canon, qtype, start)), late: late})
+		from, to, landed := l.span(canon, qtype, start, time.Now())
+		// late: the deadline had passed when the answer came; for a
+		// first question, when the scan's answer landed, not when the
+		// check, started late by another of its first questions, asked.
+		late := pastDeadlineAt(ctx, to)
+		if !landed {
+			late = late || errors.Is(ctx.Err(), context.DeadlineExceeded)
+		}
+		l.reasons = append(l.reasons, lookupFault{reason: a.Reason, own: own, took: to.Sub(from), late: late})
 		if l.early != nil {
 			l.early.probeEarly()
 		}
@@ -186,13 +221,13 @@ func (l *faultLog) note(ctx context.Context, name string, qtype resolver.Type, a
 	}
 }
 
-// pastDeadline reports whether ctx's deadline has passed by the clock:
-// a lookup asked in the moment between the deadline and its context
-// saying so is answered ReasonCanceled at once (resolver.Scan), with
-// ctx.Err() still nil; it ran out of time all the same.
-func pastDeadline(ctx context.Context) bool {
+// pastDeadlineAt reports whether ctx's deadline had passed at at: a
+// lookup asked in the moment between the deadline and its context saying
+// so is answered ReasonCanceled at once (resolver.Scan), with ctx.Err()
+// still nil; it ran out of time all the same.
+func pastDeadlineAt(ctx context.Context, at time.Time) bool {
 	d, ok := ctx.Deadline()
-	return ok && !time.Now().Before(d)
+	return ok && !at.Before(d)
 }
 
 // unlogged returns the resolver l reads through, its limit included,

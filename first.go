@@ -55,38 +55,62 @@ func firstSPF(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 }
 
 // firstDMARC: the walk, each name asked when the answer before it calls
-// for it, then the authorization records of the selected record's
-// destinations in other organizations (dmarc.Walk), and the domain's MX
-// and TXT, which dmarc.Check asks beside the walk. The check waits for
-// them all: it starts with its discovery done, rather than waiting for
-// the walk's answers on a goroutine of its own. Waiting for the MX and
-// TXT answers too holds nothing back: the walk goes on as its answers
-// come, and the check's discovery waits for both before it judges. A
-// destination in the policy domain's organization by the Public Suffix
-// List needs a tree walk of its own first, which the check does itself.
+// for it (dmarc.Walk), and the domain's MX and TXT, which dmarc.Check
+// asks beside the walk; then, once the walk is over and the MX and TXT
+// answers are in, as in dmarc.Check, the authorization records of the
+// selected record's destinations in other organizations. The check
+// waits for them all: it starts with its discovery done, rather than
+// waiting for the walk's answers on a goroutine of its own. Waiting for
+// the MX and TXT answers too holds nothing back: the walk goes on as its
+// answers come, and the check's discovery waits for both before it
+// judges. A destination in the policy domain's organization by the
+// Public Suffix List needs a tree walk of its own first, which the check
+// does itself.
 func firstDMARC(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 	d := resolver.CanonicalName(r.domain.ASCII)
-	walk := dmarc.NewWalk(d)
-	var mu sync.Mutex // the answers come on other goroutines, one after another
-	var next func(a *resolver.Answer)
-	next = func(a *resolver.Answer) {
+	var (
+		mu         sync.Mutex // the answers come on other goroutines
+		walk       = dmarc.NewWalk(d)
+		over       bool // the walk is over
+		beside     = 2  // the MX and TXT answers still to come
+		authorized bool // the authorizations were asked
+	)
+	// step runs f under mu (released even if f panics: another answer's
+	// goroutine would wait on it for good) and returns the authorizations
+	// to ask then: once, when the walk is over and the questions beside
+	// it are answered. The caller asks them, mu released.
+	step := func(f func()) []string {
 		mu.Lock()
-		name, ok := walk.Next(a)
-		var auths []string
-		if !ok {
-			auths = walk.Authorizations()
+		defer mu.Unlock()
+		f()
+		if !over || beside > 0 || authorized {
+			return nil
 		}
-		mu.Unlock()
-		if ok {
-			ask(name, resolver.TypeTXT, func(a resolver.Answer) { next(&a) })
-		}
+		authorized = true
+		return walk.Authorizations()
+	}
+	authorize := func(auths []string) {
 		for _, auth := range auths {
 			ask(auth, resolver.TypeTXT, nil)
 		}
 	}
+	var next func(a *resolver.Answer)
+	next = func(a *resolver.Answer) {
+		var name string
+		var ok bool
+		auths := step(func() {
+			name, ok = walk.Next(a)
+			over = !ok
+		})
+		if ok {
+			ask(name, resolver.TypeTXT, func(a resolver.Answer) { next(&a) })
+		}
+		authorize(auths)
+	}
+	besideIn := func(resolver.Answer) { authorize(step(func() { beside-- })) }
 	next(nil)
-	ask(d, resolver.TypeMX, nil)
-	ask(d, resolver.TypeTXT, nil)
+	ask(d, resolver.TypeMX, besideIn)
+	ask(d, resolver.TypeTXT, besideIn)
 }
 
 // firstMTASTS: the announcement, and then, when its answer makes
@@ -192,6 +216,7 @@ func (r *run) beginFirst(ctx context.Context, first firstFunc, log *faultLog, th
 			if cancel != nil {
 				cancel()
 			}
+			log.firstAnswered(name, qtype, &a, time.Now())
 			if seen != nil {
 				seen(a)
 			}

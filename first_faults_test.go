@@ -238,39 +238,103 @@ func TestFirstQuestionsOverASharedCache(t *testing.T) {
 	wg.Wait()
 }
 
-// TestFirstMTASTSFetchTimedFromItsBegin: the policy host's questions
-// asked ahead of the MTA-STS check end by the fetch's deadline, which
-// starts when they were begun: a host whose address answer comes after
-// the fetch's time-out (11 s against 10 s) leaves the check where its own
-// lookup under the fetch's time-out left it, and one within it the same
-// as well. Fake time (synctest): no verdict here rests on the machine's
-// speed. The host's address is private: nothing is dialed.
-func TestFirstMTASTSFetchTimedFromItsBegin(t *testing.T) {
-	z := dnstest.MustParse(t, `$ORIGIN sts.example.com.
-@ MX 10 mx
-mx A 192.0.2.52
-_mta-sts TXT "v=STSv1; id=ok1"
-mta-sts A 10.0.0.1
-`)
-	for _, delay := range []time.Duration{3 * time.Second, 11 * time.Second} {
-		t.Run(delay.String(), func(t *testing.T) {
+// slowZone is the zone of TestFirstQuestionsUnderSlowAnswers: every
+// policy host is private (nothing is dialed), reports go to another
+// organization, and the sending IP's PTR names two hosts.
+const slowZone = `$ORIGIN example.com.
+@ SOA ns.example.com. h.example.com. 1 3600 600 86400 300
+t MX 10 mx1.t
+t MX 20 mx2.t
+mx1.t A 192.0.2.1
+mx1.t AAAA 2001:db8::1
+mx2.t A 192.0.2.2
+t TXT "v=spf1 mx ip4:8.8.4.4 -all"
+_dmarc.t TXT "v=DMARC1; p=reject; rua=mailto:b@other.net"
+_mta-sts.t TXT "v=STSv1; id=1"
+mta-sts.t A 10.0.0.1
+mta-sts.t AAAA fd00::1
+t CAA 0 issue "ca.example"
+ptr1.t A 8.8.4.4
+ptr2.t A 8.8.4.4
+u MX 10 mx1.t
+_dmarc.u TXT "v=DMARC1; p=reject; rua=mailto:x@other.net"
+sts MX 10 mx1.t
+_mta-sts.sts TXT "v=STSv1; id=ok1"
+mta-sts.sts A 10.0.0.1
+$ORIGIN other.net.
+@ SOA ns.other.net. h.other.net. 1 3600 600 86400 300
+t.example.com._report._dmarc TXT "v=DMARC1"
+$ORIGIN 4.4.8.8.in-addr.arpa.
+@ PTR ptr1.t.example.com.
+@ PTR ptr2.t.example.com.
+`
+
+// TestFirstQuestionsUnderSlowAnswers: with one or two questions slow,
+// the scan's result is the same with the first questions as without
+// them, where the first questions change when a check starts and when a
+// question is asked:
+//   - the MTA-STS policy host's questions end by the fetch's deadline,
+//     which starts when they are begun (3 s and 11 s against the 10 s
+//     fetch time-out);
+//   - DMARC asks its authorizations once the MX and TXT answers are in,
+//     as dmarc.Check does (an MX and an authorization 8 s slow each: 16 s
+//     after the start, past the deadline, in both);
+//   - a first question that timed out is noted as having waited until its
+//     answer came, not until its check started after a slower sibling;
+//   - a first question that failed starts the control question at once.
+//
+// Fake time (synctest): no verdict here rests on the machine's speed.
+// Delays never equal a deadline: at a tie the order of the two timers
+// decides, with or without the first questions.
+func TestFirstQuestionsUnderSlowAnswers(t *testing.T) {
+	z := dnstest.MustParse(t, slowZone)
+	type fault struct {
+		name  string
+		qtype resolver.Type
+		f     dnstest.Fault
+	}
+	slow := func(name string, qtype resolver.Type, d time.Duration) fault {
+		return fault{name, qtype, dnstest.Delay(d)}
+	}
+	timesOut := func(name string, qtype resolver.Type, d time.Duration) fault {
+		return fault{name, qtype, dnstest.Fault{Delay: d, Drop: true}}
+	}
+	for _, tc := range []struct {
+		name   string
+		domain string
+		ip     string
+		faults []fault
+	}{
+		{"mta-sts host 3 s", "sts.example.com", "", []fault{slow("mta-sts.sts.example.com", resolver.TypeA, 3*time.Second)}},
+		{"mta-sts host 11 s", "sts.example.com", "", []fault{slow("mta-sts.sts.example.com", resolver.TypeA, 11*time.Second)}},
+		{"mta-sts AAAA times out at 2 s, A at 9 s", "t.example.com", "", []fault{
+			timesOut("mta-sts.t.example.com", resolver.TypeAAAA, 2*time.Second), slow("mta-sts.t.example.com", resolver.TypeA, 9*time.Second)}},
+		{"dmarc MX and authorization 8 s", "t.example.com", "", []fault{
+			slow("t.example.com", resolver.TypeMX, 8*time.Second), slow("t.example.com._report._dmarc.other.net", resolver.TypeTXT, 8*time.Second)}},
+		{"dmarc MX 8 s, no authorization", "u.example.com", "", []fault{
+			slow("u.example.com", resolver.TypeMX, 8*time.Second), slow("u.example.com._report._dmarc.other.net", resolver.TypeTXT, 8*time.Second)}},
+		{"dmarc MX hangs", "u.example.com", "", []fault{slow("u.example.com", resolver.TypeMX, time.Minute)}},
+		{"mx AAAA times out at 5 s, A at 12 s", "t.example.com", "", []fault{
+			timesOut("mx1.t.example.com", resolver.TypeAAAA, 5*time.Second), slow("mx1.t.example.com", resolver.TypeA, 12*time.Second)}},
+		{"caa host times out at 4 s, domain at 13 s", "t.example.com", "", []fault{
+			timesOut("mta-sts.t.example.com", resolver.TypeCAA, 4*time.Second), slow("t.example.com", resolver.TypeCAA, 13*time.Second)}},
+		{"ptr forward 7 s", "t.example.com", "8.8.4.4", []fault{slow("ptr2.t.example.com", resolver.TypeA, 7*time.Second)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			var got [2]string
 			for i, noFirst := range []bool{true, false} {
 				synctest.Test(t, func(t *testing.T) {
 					r := dnstest.NewResolver(z)
-					r.SetFault("mta-sts.sts.example.com", resolver.TypeA, dnstest.Delay(delay))
-					s := New(Config{Resolver: r, noFirst: noFirst, Now: func() time.Time { return fixedNow }})
-					res, err := s.Scan(t.Context(), ScanRequest{Domain: "sts.example.com"})
-					require.NoError(t, err)
-					for _, c := range res.Checks {
-						if c.ID == CheckMTASTS {
-							got[i] = fmt.Sprintf("%s %s %s", c.Status, c.Determination, c.Summary.EN)
-						}
+					for _, f := range tc.faults {
+						r.SetFault(f.name, f.qtype, f.f)
 					}
+					s := New(Config{Resolver: r, noFirst: noFirst, Now: func() time.Time { return fixedNow }})
+					res, err := s.Scan(t.Context(), ScanRequest{Domain: tc.domain, SendingIP: tc.ip})
+					require.NoError(t, err)
+					got[i] = string(marshal(t, res))
 				})
 			}
-			require.NotEmpty(t, got[0])
-			assert.Equal(t, got[0], got[1], "the MTA-STS verdict without and with the first questions")
+			assert.JSONEq(t, got[0], got[1], "the result without and with the first questions")
 		})
 	}
 }

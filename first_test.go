@@ -74,23 +74,60 @@ func TestFirstQuestionsAreTheChecks(t *testing.T) {
 
 // TestFirstQuestionWaitedFromItsBegin: a check's lookup of a question
 // the scan began for it before it ran (beginFirst) is noted as having
-// waited since the question was begun, not since the check asked it (the
-// scan then answers it at once): a slow verdict says how long the domain
-// really took. Other questions are timed from their own start.
+// waited from when the question was begun to when its answer came (the
+// check, started later by its other first questions, gets that answer
+// from the scan at once), and as late only when the deadline had passed
+// by then: a slow verdict says how long the domain really took, and a
+// failure answered in time stays a failure. Other questions are timed
+// from their own start to now.
 func TestFirstQuestionWaitedFromItsBegin(t *testing.T) {
 	l := &faultLog{domain: "slow.example"}
 	now := time.Now()
-	l.begun("Slow.Example", resolver.TypeTXT, now.Add(-5*time.Second))
-	a := resolver.Fail(resolver.ReasonTimeout)
-	l.note(context.Background(), "slow.example", resolver.TypeTXT, &a, now)
+	servfail := resolver.Fail(resolver.ReasonServFail)
+	l.begun("Slow.Example", resolver.TypeTXT, now.Add(-10*time.Second))
+	l.firstAnswered("slow.example", resolver.TypeTXT, &servfail, now.Add(-8*time.Second))
+	l.begun("slow.example", resolver.TypeMX, now.Add(-5*time.Second))
+	// The check starts now, past its deadline (a sibling first question
+	// held it back), and asks both again.
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(-time.Second))
+	defer cancel()
+	l.note(ctx, "slow.example", resolver.TypeTXT, &servfail, now)
+	timeout := resolver.Fail(resolver.ReasonTimeout)
+	l.note(context.Background(), "slow.example", resolver.TypeMX, &timeout, now)
 	got := l.logged()
-	require.Len(t, got, 1)
-	assert.GreaterOrEqual(t, got[0].took, 5*time.Second, "the first question waited from its begin")
+	require.Len(t, got, 2)
+	assert.Equal(t, 2*time.Second, got[0].took, "the first question waited from its begin to its answer")
+	assert.False(t, got[0].late, "answered before the deadline: not cut by it")
+	assert.GreaterOrEqual(t, got[1].took, 5*time.Second, "not answered yet when noted: from its begin to now")
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	assert.Equal(t, now.Add(-5*time.Second), l.since("slow.example", resolver.TypeTXT, now), "the begun question")
-	assert.Equal(t, now, l.since("slow.example", resolver.TypeMX, now), "another question: from its own start")
-	assert.Equal(t, now.Add(-6*time.Second), l.since("slow.example", resolver.TypeTXT, now.Add(-6*time.Second)), "asked before it was begun: from its own start")
+	from, to, landed := l.span("slow.example", resolver.TypeTXT, now, now)
+	assert.Equal(t, []any{now.Add(-10 * time.Second), now.Add(-8 * time.Second), true}, []any{from, to, landed}, "the begun and answered question")
+	from, to, landed = l.span("slow.example", resolver.TypeA, now, now)
+	assert.Equal(t, []any{now, now, false}, []any{from, to, landed}, "another question: from its own start")
+	from, _, _ = l.span("slow.example", resolver.TypeTXT, now.Add(-11*time.Second), now)
+	assert.Equal(t, now.Add(-11*time.Second), from, "asked before it was begun: from its own start")
+}
+
+// TestFirstFaultStartsTheControlQuestion: an inconclusive answer to a
+// first question starts the control question at once, as the check's
+// own lookup would have, not when the check starts (which another first
+// question, still unanswered, holds back).
+func TestFirstFaultStartsTheControlQuestion(t *testing.T) {
+	control := dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))
+	r := New(Config{Resolver: control}).newRun()
+	r.domain.ASCII = "x.example.com"
+	held := &questionStarter{}
+	started := make(chan struct{}, 2)
+	r.beginFirst(t.Context(), firstCAA, &faultLog{next: held, early: r}, func() { started <- struct{}{} })
+	held.answer("x.example.com", resolver.TypeCAA, resolver.Fail(resolver.ReasonServFail))
+	require.Eventually(t, func() bool { return control.Count(r.controlName(), resolver.TypeSOA) == 1 }, 30*time.Second, time.Millisecond,
+		"the control question, asked on the first fault") // an event awaited, not a verdict on speed
+	select {
+	case <-started:
+		require.FailNow(t, "the check started before the MTA-STS host's answer")
+	default:
+	}
 }
 
 // TestFirstPanicStartsTheCheckOnce: a panic in a check's first function
@@ -342,12 +379,15 @@ func TestFirstDMARCWalks(t *testing.T) {
 		h.waitStarted(t)
 	})
 	t.Run("authorization", func(t *testing.T) {
+		// The authorization is asked when the walk is over and the MX
+		// and TXT answers are in, as dmarc.Check asks it.
 		h := beginHeld(t, firstDMARC, "x.example.com", netip.Addr{})
-		h.answer("x.example.com", resolver.TypeMX, noData)
-		h.answer("x.example.com", resolver.TypeTXT, noData)
+		asked := []string{"_dmarc.x.example.com/TXT", "x.example.com/MX", "x.example.com/TXT"}
 		h.answer("_dmarc.x.example.com", resolver.TypeTXT, dmarcRecord("_dmarc.x.example.com", "v=DMARC1; p=reject; rua=mailto:d@reports.example.net"))
-		require.Equal(t, []string{"_dmarc.x.example.com/TXT", "x.example.com/MX", "x.example.com/TXT",
-			"x.example.com._report._dmarc.reports.example.net/TXT"}, h.asked())
+		h.answer("x.example.com", resolver.TypeMX, noData)
+		require.Equal(t, asked, h.asked(), "not before the domain's TXT answer")
+		h.answer("x.example.com", resolver.TypeTXT, noData)
+		require.Equal(t, append(asked, "x.example.com._report._dmarc.reports.example.net/TXT"), h.asked())
 		h.notStarted(t, "before the authorization's answer")
 		h.answer("x.example.com._report._dmarc.reports.example.net", resolver.TypeTXT, nxDomain)
 		h.waitStarted(t)
