@@ -39,10 +39,13 @@ func MTASTSHost(domain string) string { return "mta-sts." + domain }
 // ClimbNext returns the name whose CAA records Check's search for name
 // (canonical) asks after its question number i (0: name itself) got
 // answer a, and whether it asks one: the next ancestor, while the
-// answers are conclusive and empty and MaxClimb allows. A caller that
-// asks them before Check runs (the scan's first questions) asks what
-// Check will.
+// answers are conclusive and empty and MaxClimb allows; none for a
+// negative i. A caller that asks them before Check runs (the scan's
+// first questions) asks what Check will.
 func ClimbNext(name string, i int, a resolver.Answer) (string, bool) {
+	if i < 0 {
+		return "", false
+	}
 	if _, done := step(a, i); done {
 		return "", false
 	}

@@ -253,4 +253,9 @@ func TestClimbNextIsTheClimb(t *testing.T) {
 			assert.Len(t, want, MaxClimb, "deep: the climb stops at MaxClimb")
 		}
 	}
+	for _, i := range []int{-1, -2, -100} {
+		next, ok := ClimbNext("a.b.example.com", i, resolver.Answer{Outcome: resolver.NoData})
+		assert.False(t, ok, "question %d: no such question", i)
+		assert.Empty(t, next)
+	}
 }
