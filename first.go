@@ -127,7 +127,7 @@ func firstMTASTS(r *run, _ context.Context, _ resolver.Resolver, ask askFunc) {
 		if mtasts.Fetches(a) {
 			begun := time.Now()
 			r.stsBegun.Store(&begun)
-			by := mtasts.Options{Timeout: r.cfg.FetchTimeout}.Deadline(begun)
+			by := r.mtastsOptions().Deadline(begun) // the options the check's fetch runs with
 			host := mtasts.PolicyHost(domain)
 			ask(host, resolver.TypeA, nil, by)
 			ask(host, resolver.TypeAAAA, nil, by)
