@@ -34,9 +34,9 @@ func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 	if !ok {
 		return Result{Outcome: resolver.Inconclusive, Reason: resolver.ReasonInvalidName, Confirmed: Unknown}
 	}
-	res := Result{IPVersion: 6, ForwardType: resolver.TypeAAAA, Confirmed: Unknown}
+	res := Result{IPVersion: 6, ForwardType: forwardType(addr), Confirmed: Unknown}
 	if addr.Is4() {
-		res.IPVersion, res.ForwardType = 4, resolver.TypeA
+		res.IPVersion = 4
 	}
 	a := r.Lookup(ctx, name, resolver.TypePTR)
 	res.Outcome, res.Reason = a.Outcome, a.Reason
@@ -67,15 +67,22 @@ func Check(ctx context.Context, r resolver.Resolver, addr netip.Addr) Result {
 // questions) asks what Check will.
 func ForwardQuestions(addr netip.Addr, a resolver.Answer) (names []string, qtype resolver.Type) {
 	addr = plain(addr)
-	res := Result{ForwardType: resolver.TypeAAAA}
-	if addr.Is4() {
-		res.ForwardType = resolver.TypeA
-	}
+	qtype = forwardType(addr)
 	if !addr.IsValid() || !a.Conclusive() || a.Absent() {
-		return nil, res.ForwardType
+		return nil, qtype
 	}
+	var res Result
 	var f findings.Set[Code]
-	return classify(distinct(a.Targets()), addr, &res, &f), res.ForwardType
+	return classify(distinct(a.Targets()), addr, &res, &f), qtype
+}
+
+// forwardType is the type of the forward lookups that confirm addr
+// (plain): A for IPv4, AAAA for IPv6 (doc/rfc-notes.md §8.1).
+func forwardType(addr netip.Addr) resolver.Type {
+	if addr.Is4() {
+		return resolver.TypeA
+	}
+	return resolver.TypeAAAA
 }
 
 // distinct returns the distinct names, compared case-insensitively and
