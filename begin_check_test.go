@@ -2,7 +2,6 @@ package mailauth
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,39 +12,6 @@ import (
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
-// heldStarter is a resolver.Starter that answers nothing until the test
-// says so: Start keeps each question's done, and answer hands the
-// answers on from the test's goroutine, as a socket's reader would.
-type heldStarter struct {
-	resolver.Resolver
-	mu    sync.Mutex
-	dones []func(resolver.Answer)
-	names []string
-}
-
-func (h *heldStarter) Start(_ context.Context, name string, _ resolver.Type, done func(resolver.Answer)) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.dones = append(h.dones, done)
-	h.names = append(h.names, name)
-}
-
-func (h *heldStarter) asked() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.names...)
-}
-
-func (h *heldStarter) answer(a resolver.Answer) {
-	h.mu.Lock()
-	dones := h.dones
-	h.dones = nil
-	h.mu.Unlock()
-	for _, d := range dones {
-		d(a)
-	}
-}
-
 // TestBegunCheckVerdictComesWithItsAnswer: a check that waits without a
 // goroutine (DKIM) asks its question through its Starter and gets its
 // verdict when the answer is handed on, from the goroutine that hands
@@ -55,7 +21,7 @@ func TestBegunCheckVerdictComesWithItsAnswer(t *testing.T) {
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
 	r := s.newRun()
 	r.domain.ASCII, r.sel = "x.example.com", "s1"
-	held := &heldStarter{}
+	held := &questionStarter{}
 	spec, ok := specOf(CheckDKIM)
 	require.True(t, ok)
 	require.NotNil(t, spec.begin, "DKIM waits without a goroutine")
@@ -63,7 +29,7 @@ func TestBegunCheckVerdictComesWithItsAnswer(t *testing.T) {
 	got := make(chan verdict, 1)
 	fn := r.beginFunc(CheckDKIM, spec.begin, &faultLog{next: held})
 	fn(t.Context(), func(v verdict) { got <- v })
-	require.Equal(t, []string{"s1._domainkey.x.example.com"}, held.asked(), "the selector's TXT question is started")
+	require.Equal(t, []string{"s1._domainkey.x.example.com/TXT"}, held.asked(), "the selector's TXT question is started")
 	select {
 	case v := <-got:
 		require.FailNow(t, "a verdict before the answer", "%+v", v)
@@ -71,7 +37,7 @@ func TestBegunCheckVerdictComesWithItsAnswer(t *testing.T) {
 	}
 	key := resolver.Answer{Outcome: resolver.Found, Rcode: 0, Records: []resolver.Record{{Name: "s1._domainkey.x.example.com", Type: resolver.TypeTXT,
 		TXT: []string{"v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}}}}
-	held.answer(key)
+	held.answer("s1._domainkey.x.example.com", resolver.TypeTXT, key)
 	v := <-got
 	want := judgeDKIM(dkim.Evaluate(key))
 	assert.Equal(t, want.status, v.status)
@@ -88,7 +54,7 @@ func TestBegunCheckPanicFallsBack(t *testing.T) {
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n")),
 		OnPanic: func(id CheckID) { panicked = append(panicked, id) }})
 	r := s.newRun()
-	held := &heldStarter{}
+	held := &questionStarter{}
 	begin := func(_ *run, ctx context.Context, dns resolver.Resolver, done func(func() verdict, bool)) {
 		resolver.Start(ctx, dns, "x.example.com", resolver.TypeTXT, func(resolver.Answer) {
 			done(func() verdict { panic("a bug in the judge") }, false)
@@ -97,7 +63,7 @@ func TestBegunCheckPanicFallsBack(t *testing.T) {
 	got := make(chan verdict, 2)
 	fn := r.beginFunc(CheckDKIM, begin, &faultLog{next: held})
 	fn(t.Context(), func(v verdict) { got <- v })
-	require.NotPanics(t, func() { held.answer(resolver.Answer{Outcome: resolver.NoData, Rcode: 0}) })
+	require.NotPanics(t, func() { held.answer("x.example.com", resolver.TypeTXT, noData) })
 	v := <-got
 	assert.Equal(t, UndeterminedInternal, v.determination)
 	assert.Equal(t, []CheckID{CheckDKIM}, panicked)
@@ -110,7 +76,7 @@ func TestBegunCheckPanicFallsBack(t *testing.T) {
 func TestBegunCheckThatWaitsHasItsOwnGoroutine(t *testing.T) {
 	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, "$ORIGIN x.example.com.\n@ A 8.8.8.8\n"))})
 	r := s.newRun()
-	held := &heldStarter{}
+	held := &questionStarter{}
 	release := make(chan struct{})
 	begin := func(_ *run, ctx context.Context, dns resolver.Resolver, done func(func() verdict, bool)) {
 		resolver.Start(ctx, dns, "x.example.com", resolver.TypeTXT, func(resolver.Answer) {
@@ -123,7 +89,7 @@ func TestBegunCheckThatWaitsHasItsOwnGoroutine(t *testing.T) {
 	got := make(chan verdict, 1)
 	fn := r.beginFunc(CheckTLSRPT, begin, &faultLog{next: held})
 	fn(t.Context(), func(v verdict) { got <- v })
-	held.answer(resolver.Answer{Outcome: resolver.NoData, Rcode: 0}) // returns: the judge waits elsewhere
+	held.answer("x.example.com", resolver.TypeTXT, noData) // returns: the judge waits elsewhere
 	close(release)
 	v := <-got
 	assert.Equal(t, Determined, v.determination)

@@ -170,7 +170,8 @@ func TestFirstSeenPanicStartsTheCheck(t *testing.T) {
 // questionStarter is a resolver.Starter that answers nothing until the
 // test answers a question: Start keeps each question's done, and answer
 // hands the given answer to those of one question, from the test's
-// goroutine, as a socket's reader would.
+// goroutine, as a socket's reader would (the first questions' tests, and
+// the begun checks' in begin_check_test.go).
 type questionStarter struct {
 	resolver.Resolver
 	mu    sync.Mutex
