@@ -59,15 +59,15 @@ func RecordName(target string) string {
 type Walk struct {
 	domain  string
 	targets []string
-	i       int // the target whose answer Next takes
-	w       walk
+	i       int   // the target whose answer Next takes
+	w       *walk // what the walk saw (run's own, when run drives it)
 	over    bool
 }
 
 // NewWalk returns the Walk of domain, no question asked yet.
 func NewWalk(domain string) *Walk {
 	domain = resolver.CanonicalName(domain)
-	return &Walk{domain: domain, targets: Targets(domain)}
+	return &Walk{domain: domain, targets: Targets(domain), w: new(walk)}
 }
 
 // Next takes a, the answer to the name Next returned last (nil on the
@@ -91,7 +91,11 @@ func (k *Walk) Next(a *resolver.Answer) (string, bool) {
 		if name := RecordName(target); len(target) > MaxNameLen || len(name) <= MaxNameLen {
 			return name, true
 		}
-		nx := resolver.Answer{Outcome: resolver.NXDomain} // never ends the walk
+		// The name cannot exist in the DNS: no record, nothing to ask,
+		// and the walk goes on with the shorter names (§4.10); an
+		// NXDOMAIN never ends it.
+		nx := resolver.Answer{Outcome: resolver.NXDomain}
+		k.w.tooLong = k.w.tooLong || k.i == 0
 		k.w.take(k.i, target, &nx)
 	}
 	k.over = true
@@ -150,23 +154,15 @@ type walk struct {
 // a single record with psd=y or psd=n, after the last label, or at the
 // first inconclusive answer: from then on nothing can be decided.
 //
-// Each answer is taken in take, not here: this frame, under which the
-// lookups wait, holds little more than the answer.
+// It asks what a Walk (Next) says, so the scan's questions asked ahead
+// of Check are its own. Each answer is taken in take, not here: this
+// frame, under which the lookups wait, holds little more than the answer.
 func (w *walk) run(ctx context.Context, r resolver.Resolver, domain string) {
-	for i, target := range Targets(domain) {
-		var a resolver.Answer
-		if len(target) <= MaxNameLen && len(RecordName(target)) > MaxNameLen {
-			// The name cannot exist in the DNS: no record, nothing to ask,
-			// and the walk goes on with the shorter names (§4.10).
-			a = resolver.Answer{Outcome: resolver.NXDomain}
-			w.tooLong = w.tooLong || i == 0
-		} else {
-			a = r.Lookup(ctx, RecordName(target), resolver.TypeTXT)
-			w.queries++
-		}
-		if w.take(i, target, &a) {
-			return
-		}
+	k := Walk{domain: domain, targets: Targets(domain), w: w}
+	for name, ok := k.Next(nil); ok; {
+		a := r.Lookup(ctx, name, resolver.TypeTXT)
+		w.queries++
+		name, ok = k.Next(&a)
 	}
 }
 
