@@ -220,11 +220,27 @@ type scheduler struct {
 	gap      time.Duration        // grantGap (0: no pace)
 	paced    time.Time            // the pace's next grant, on the real clock (see paceNext)
 	pacing   bool                 // the pace timer is armed
+	// busiest is the most diagnostics in flight since memory was last
+	// returned; ret, when set, is asked to return memory once they fall
+	// from returnAt or more to an eighth of it (see giveBack).
+	busiest  int
+	returnAt int
+	ret      *MemoryReturner
 }
+
+// returnMemoryScans is the number of diagnostics in flight from which
+// their fall to an eighth of it returns memory to the system (a
+// MemoryReturner): each scan in flight holds about 110 KB of heap and
+// stacks (BENCHMARKS.md), and under serve's collector settings (GOGC 400)
+// the heap may grow to five times what is live, so 64 scans leave up to
+// about 35 MB behind them for minutes once they end, more than the idle
+// service's whole resident set.
+const returnMemoryScans = 64
 
 func newScheduler(slots int) *scheduler {
 	return &scheduler{now: time.Now, total: slots, free: slots, reserve: reserveOf(slots), inFlight: map[string]int{},
-		queues: map[string][]*waiter{}, usage: newUsage(), held: map[*slot]struct{}{}, gap: grantGap}
+		queues: map[string][]*waiter{}, usage: newUsage(), held: map[*slot]struct{}{}, gap: grantGap,
+		returnAt: returnMemoryScans}
 }
 
 // acquire waits at most wait for a slot. The returned func gives it back;
@@ -316,6 +332,7 @@ func (s *scheduler) take(ad admission, w *watch) (*slot, bool) {
 	}
 	sl := &slot{ad: ad, start: s.now(), watch: w}
 	s.held[sl] = struct{}{}
+	s.busiest = max(s.busiest, len(s.held))
 	return sl, idle
 }
 
@@ -332,6 +349,12 @@ func (s *scheduler) giveBack(sl *slot) {
 	delete(s.held, sl)
 	now := s.now()
 	s.usage.add(sl.ad.groups, max(now.Sub(sl.start)-quickHold, 0), now)
+	if s.ret != nil && s.busiest >= s.returnAt && len(s.held) <= s.busiest/8 {
+		// A burst of scans has ended: what they allocated is garbage,
+		// which the collector would keep as heap for minutes.
+		s.busiest = len(s.held)
+		s.ret.request()
+	}
 }
 
 func (s *scheduler) release(sl *slot) {
@@ -695,6 +718,7 @@ type fairness struct {
 // newFairness builds the admission state for slots global slots.
 func newFairness(slots int, opts Options) fairness {
 	f := fairness{sched: newScheduler(slots), perSource: opts.SourceInFlight, networks: opts.NetworkLimits}
+	f.sched.ret = opts.MemoryReturner
 	if f.perSource <= 0 {
 		f.perSource = DefaultSourceInFlight
 	}

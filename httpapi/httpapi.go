@@ -113,11 +113,13 @@ type Options struct {
 	// diagnostics for metrics; nil means none.
 	Observer Observer
 	// MemoryReturner returns memory to the system once a spray of
-	// addresses has expired from the handler's tables: the diagnostic
-	// budgets, and the limiters New builds (Limiter and NetworkLimits
+	// addresses has expired from the handler's tables (the diagnostic
+	// budgets, and the limiters New builds: Limiter and NetworkLimits
 	// when nil; a Limiter given here returns memory through its own
-	// options, [MemoryLimiterOptions].MemoryReturner). nil means one of
-	// the handler's own. A service shares one with its Listener.
+	// options, [MemoryLimiterOptions].MemoryReturner), and once the
+	// diagnostics in flight fall from 64 or more to an eighth of their
+	// peak. nil means one of the handler's own. A service shares one with
+	// its Listener.
 	MemoryReturner *MemoryReturner
 	// RequestIDFromProxy, when true, makes the access log take a trusted
 	// proxy's X-Request-Id (16 to 64 letters, digits or '-') as the

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net/netip"
 	"strconv"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestLimiterTableReturnsMemory(t *testing.T) {
 func TestMemoryReturnerWiring(t *testing.T) {
 	t.Parallel()
 	tablesOf := func(h *handler) []*MemoryReturner {
-		out := []*MemoryReturner{h.budgets.table.ret, h.limiter.(*MemoryLimiter).table.ret}
+		out := []*MemoryReturner{h.budgets.table.ret, h.limiter.(*MemoryLimiter).table.ret, h.sched.ret}
 		for _, n := range h.networks {
 			out = append(out, n.Limiter.(*MemoryLimiter).table.ret)
 		}
@@ -80,4 +81,46 @@ func TestMemoryReturnerWiring(t *testing.T) {
 	for _, n := range f.NetworkLimits(5) {
 		assert.Same(t, ret, n.Limiter.(*FallbackLimiter).fallback.(*MemoryLimiter).table.ret)
 	}
+}
+
+// TestBurstOfScansReturnsMemory: diagnostics in flight that fall from
+// returnMemoryScans (the default, not set here) or more to an eighth of
+// their peak ask the returner for the memory back, once; a smaller
+// burst, and the fall after that return, do not.
+func TestBurstOfScansReturnsMemory(t *testing.T) {
+	t.Parallel()
+	ret := &MemoryReturner{}
+	s := newHandler(&FakeService{}, Options{MemoryReturner: ret}).sched
+	require.Same(t, ret, s.ret)
+	take := func(n int) []*slot {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var out []*slot
+		for i := range n {
+			ad := admissionFor(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}), DefaultSourceInFlight)
+			sl, _ := s.take(ad, nil)
+			out = append(out, sl)
+		}
+		return out
+	}
+	give := func(sls []*slot) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, sl := range sls {
+			s.giveBack(sl)
+		}
+	}
+
+	small := take(returnMemoryScans - 1)
+	give(small)
+	assert.Zero(t, requestsOf(ret), "a burst under returnMemoryScans returns nothing")
+
+	burst := take(returnMemoryScans)
+	keep := returnMemoryScans / 8
+	give(burst[:returnMemoryScans-keep-1])
+	assert.Zero(t, requestsOf(ret), "more than an eighth still in flight")
+	give(burst[returnMemoryScans-keep-1 : returnMemoryScans-keep])
+	assert.Equal(t, 1, requestsOf(ret), "the fall to an eighth of the peak")
+	give(burst[returnMemoryScans-keep:])
+	assert.Equal(t, 1, requestsOf(ret), "the rest of the burst ends after its return")
 }
