@@ -687,11 +687,13 @@ func (l *lookup) turn() bool {
 			return true
 		}
 		l.timer.Reset(wait)
-		select {
-		case l.rep = <-l.w.ch:
+		if l.rep = l.w.take(); l.rep != nil {
 			if l.udp() {
 				return true
 			}
+			continue
+		}
+		select {
 		case l.tr = <-l.tcpResults():
 			if l.tookTCP() {
 				return true
@@ -739,7 +741,7 @@ type lookup struct {
 	reask    []int       // the query asked again after a server's first error reply; 0: none
 	seq      int
 	quick    int
-	last     result // the best failure so far
+	last     *result // the best failure so far (nil: none yet; see fail)
 	// res is a result being worked out (see reply, stop), and how the
 	// lookup ended once udp, tcp or stop said so.
 	res     result
@@ -778,7 +780,7 @@ func (r *lookupRef) kick() {
 func (c *Client) newLookup(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule) *lookup {
 	deadline, _ := ctx.Deadline()
 	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
-		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(), last: result{server: -1},
+		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(),
 	}
 	l.ref = &lookupRef{}
 	l.ref.l.Store(l)
@@ -788,6 +790,27 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 		l.w.conflict = h.conflict
 	}
 	return l
+}
+
+// fail keeps f as the lookup's best failure so far when it is (prefer).
+// The first is kept apart from the lookup: most lookups have none, and
+// the room for one in each lookup in flight would be most of a lookup's
+// size.
+func (l *lookup) fail(f result) {
+	if l.last == nil {
+		l.last = &f
+		return
+	}
+	*l.last = prefer(*l.last, f)
+}
+
+// lastFailure returns the lookup's best failure so far; with none, a
+// result with no outcome, of no server.
+func (l *lookup) lastFailure() result {
+	if l.last == nil {
+		return result{server: -1}
+	}
+	return *l.last
 }
 
 // end releases the lookup's queries (see Client.release) and stops its
@@ -840,7 +863,7 @@ func (l *lookup) sendDue(server int, now time.Time) bool {
 //go:noinline
 func (l *lookup) sendFailed(server int, now time.Time) {
 	l.r.fail(server, now)
-	l.last = prefer(l.last, failure(ReasonNetwork, server))
+	l.fail(failure(ReasonNetwork, server))
 }
 
 // stop ends the lookup with what it has: an answer that arrived as it
@@ -848,7 +871,7 @@ func (l *lookup) sendFailed(server int, now time.Time) {
 //
 //go:noinline
 func (l *lookup) stop() {
-	l.res = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.last), l.start, l.tickets, l.w)
+	l.res = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.lastFailure()), l.start, l.tickets, l.w)
 	l.finish()
 }
 
@@ -927,7 +950,7 @@ func (l *lookup) udp() bool {
 //go:noinline
 func (l *lookup) unaskable(rep *reply) {
 	l.r.fail(rep.server, time.Now())
-	l.last = prefer(l.last, failure(rep.reason, rep.server))
+	l.fail(failure(rep.reason, rep.server))
 }
 
 // retryTCP asks the question of rep's server again over TCP, after its
@@ -961,7 +984,7 @@ func (l *lookup) tookTCP() bool {
 	tr := l.tr
 	if tr.msg == nil {
 		if tr.reason != ReasonCanceled {
-			l.last = prefer(l.last, failure(tr.reason, tr.rep.server))
+			l.fail(failure(tr.reason, tr.rep.server))
 			l.errorFrom(tr.rep.server, tr.rep.seq)
 		}
 		return false
@@ -989,7 +1012,7 @@ func (l *lookup) reply(rep *reply) bool {
 //
 //go:noinline
 func (l *lookup) errorReply(rep *reply, res *result) {
-	l.last = prefer(l.last, *res)
+	l.fail(*res)
 	if rep.tcp {
 		l.r.fail(rep.server, time.Now()) // over TCP, the server's own word
 	} else {
@@ -1073,20 +1096,19 @@ const maxQuickResends = caseFallbackAfter
 // it returns last.
 func (c *Client) drain(name string, qtype Type, w *waiter, last result) result {
 	for {
-		select {
-		case rep := <-w.ch:
-			if rep.msg == nil || rep.msg.Truncated {
-				continue
-			}
-			if a, next := FromMsg(name, qtype, rep.msg); !retryable(a) {
-				res := result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
-				if !rep.tcp {
-					res.udp, res.from = rep.msg, int32(rep.server)
-				}
-				return res
-			}
-		default:
+		rep := w.take()
+		if rep == nil {
 			return last
+		}
+		if rep.msg == nil || rep.msg.Truncated {
+			continue
+		}
+		if a, next := FromMsg(name, qtype, rep.msg); !retryable(a) {
+			res := result{a: a, next: next, ttl: msgTTL(a, next, rep.msg), server: -1}
+			if !rep.tcp {
+				res.udp, res.from = rep.msg, int32(rep.server)
+			}
+			return res
 		}
 	}
 }

@@ -101,10 +101,10 @@ func TestNoteDropsNeedsAFullBuffer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var evicted atomic.Int32
-			ended := &waiter{ch: make(chan *reply, replyQueue)}
+			ended := &waiter{}
 			ended.conflict = func() { evicted.Add(1) }
 			ended.decide(new(dns.Msg), 0)
-			live := &waiter{ch: make(chan *reply, replyQueue)}
+			live := &waiter{}
 			s := &socket{closed: true, pending: []pendingQuery{{id: 1, e: entry{w: ended, tomb: true}}, {id: 2, e: entry{w: live}}}}
 			s.noteDrops(tc.mem, tc.peak)
 			assert.Equal(t, tc.evicted, evicted.Load() == 1, "evicted")

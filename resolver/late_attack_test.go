@@ -15,7 +15,7 @@ import (
 )
 
 // TestAttackLateFloodAfterQueueFreed: once a lookup took its UDP answer,
-// its reply queue is freed (w.ch = nil) while its tombstones stay. A
+// its reply queue is freed (w.queue = nil) while its tombstones stay. A
 // forger then floods the query's ID and question with many more replies
 // than the queue held (agreeing ones, then one that contradicts the taken
 // answer), while another lookup is in flight on the same Client. Nothing

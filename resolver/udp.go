@@ -167,7 +167,13 @@ type reply struct {
 // waiter receives the replies to every attempt of one lookup, and what
 // its sockets saw besides.
 type waiter struct {
-	ch chan *reply // pointers: what a lookup receives is not copied into the frame it waits in
+	// queue holds the replies delivered and not yet taken, oldest first,
+	// at most replyQueue (see deliver), under mu. Pointers: what a lookup
+	// receives is not copied into the frame it waits in. It is allocated
+	// with the first reply: most lookups in flight are waiting for
+	// theirs, and a buffer each, made ahead, would sit on the heap for
+	// all of them.
+	queue []*reply
 	// tainted: a datagram was dropped that carried the ID of one of the
 	// lookup's queries, or that a socket carrying one of them could not
 	// match, or an ICMP error reached such a socket; its answer is not
@@ -217,16 +223,15 @@ type answerKey [sha256.Size]byte
 // keyOf returns the digest of k, a conclusiveKey.
 func keyOf(k string) answerKey { return sha256.Sum256([]byte(k)) }
 
-func newWaiter() *waiter { return &waiter{ch: make(chan *reply, replyQueue)} }
+func newWaiter() *waiter { return &waiter{} }
 
 // deliver hands r to the lookup without ever blocking the reader; once
 // the lookup has ended, a reply is compared with the one it took.
 func (w *waiter) deliver(r reply) {
 	w.mu.Lock()
 	if !w.decided {
-		select {
-		case w.ch <- &r:
-		default:
+		if len(w.queue) < replyQueue {
+			w.queue = append(w.queue, &r)
 		}
 		kick := w.kick
 		w.mu.Unlock()
@@ -237,6 +242,21 @@ func (w *waiter) deliver(r reply) {
 	}
 	w.mu.Unlock()
 	w.compare(&r)
+}
+
+// take returns the oldest reply delivered and not yet taken, or nil.
+func (w *waiter) take() *reply {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.queue)
+	if n == 0 {
+		return nil
+	}
+	r := w.queue[0]
+	copy(w.queue, w.queue[1:])
+	w.queue[n-1] = nil
+	w.queue = w.queue[:n-1]
+	return r
 }
 
 // decide ends the lookup: taken is the UDP reply it took (nil: none, or
@@ -283,19 +303,15 @@ func (w *waiter) settle(t takenReply) {
 	// for tombstoneFor.
 	w.decided, w.kick = true, nil
 	w.took, w.takenKey, w.takenFrom, w.takenAD = t.took, t.key, t.from, t.ad
+	// Nothing is queued once decided is set, and the lookup has ended:
+	// the queue goes now, not with the waiter when its tombstones are
+	// released (tombstoneFor later; under load, thousands of waiters at
+	// once).
+	queued := w.queue
+	w.queue = nil
 	w.mu.Unlock()
-	for {
-		select {
-		case r := <-w.ch:
-			w.compare(r)
-		default:
-			// Nothing sends on ch once decided is set, and the lookup has
-			// ended: its buffer (replyQueue replies) goes now, not with
-			// the waiter when its tombstones are released (tombstoneFor
-			// later; under load, thousands of waiters at once).
-			w.ch = nil
-			return
-		}
+	for _, r := range queued {
+		w.compare(r)
 	}
 }
 

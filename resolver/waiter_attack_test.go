@@ -11,7 +11,7 @@ import (
 
 // TestAttackDeliverRacesDecide: readers deliver replies (agreeing,
 // contradicting, nil) while the lookup decides and frees its queue. Under
-// -race: no race on w.ch, no send on a nil channel that blocks a reader,
+// -race: no race on w.queue, no reader blocked,
 // and a contradiction that came before or after the decision calls
 // conflict exactly once.
 func TestAttackDeliverRacesDecide(t *testing.T) {
@@ -49,6 +49,6 @@ func TestAttackDeliverRacesDecide(t *testing.T) {
 		// compared on delivery, or was dropped from a full queue (the
 		// queue holds replyQueue).
 		assert.LessOrEqual(t, calls.Load(), int32(1))
-		assert.Nil(t, w.ch)
+		assert.Nil(t, w.queue)
 	}
 }
