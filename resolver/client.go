@@ -687,20 +687,26 @@ func (l *lookup) turn() bool {
 			return true
 		}
 		l.timer.Reset(wait)
+		// A TCP retry's end first: its answer is one an off-path forger
+		// cannot make, and a UDP reply queued beside it (a forger's, or
+		// an error that fails the last server) must not end the lookup
+		// ahead of it. There are a few at most (maxTCPPerServer a
+		// server): they cannot hold the UDP replies back.
+		select {
+		case l.tr = <-l.tcpResults():
+			if l.tookTCP() {
+				return true
+			}
+			continue
+		default:
+		}
 		if l.rep = l.w.take(); l.rep != nil {
 			if l.udp() {
 				return true
 			}
 			continue
 		}
-		select {
-		case l.tr = <-l.tcpResults():
-			if l.tookTCP() {
-				return true
-			}
-		default:
-			return false
-		}
+		return false
 	}
 }
 
@@ -798,7 +804,8 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 // size.
 func (l *lookup) fail(f result) {
 	if l.last == nil {
-		l.last = &f
+		l.last = new(result) // not &f: f would be on the heap at every call
+		*l.last = f
 		return
 	}
 	*l.last = prefer(*l.last, f)
