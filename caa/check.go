@@ -59,16 +59,23 @@ func ClimbNext(name string, i int, a resolver.Answer) (string, bool) {
 // climb performs the relevant-record-set search for name: it asks name
 // and then each ancestor but the root, and stops at the first non-empty
 // answer or the first inconclusive one, after at most MaxClimb lookups.
+// It asks what ClimbNext says, so the scan's questions asked ahead of
+// Check are its own.
 func climb(ctx context.Context, r resolver.Resolver, name string) Set {
-	labels := strings.Split(name, ".")
-	n := min(len(labels), MaxClimb)
-	for i := range n {
-		a := r.Lookup(ctx, strings.Join(labels[i:], "."), resolver.TypeCAA)
-		if s, done := step(a, i); done {
+	q, n := name, 0
+	for {
+		a := r.Lookup(ctx, q, resolver.TypeCAA)
+		if s, done := step(a, n); done {
 			return s
 		}
+		next, ok := ClimbNext(name, n, a)
+		n++
+		if !ok {
+			break
+		}
+		q = next
 	}
-	if n < len(labels) {
+	if n < strings.Count(name, ".")+1 {
 		return Set{Outcome: resolver.Inconclusive, Reason: resolver.ReasonBudgetExhausted, Lookups: n,
 			Findings: []Code{CodeClimbTruncated}}
 	}
