@@ -35,15 +35,10 @@ func heldTCPLookup(t *testing.T, answer, udp *dns.Msg) *lookup {
 	return l
 }
 
+// answerA is the NOERROR reply to example.com A with one record, ip.
 func answerA(t *testing.T, ip string) *dns.Msg {
 	t.Helper()
-	m := new(dns.Msg)
-	m.SetQuestion("example.com.", dns.TypeA)
-	m.Response = true
-	rr, err := dns.NewRR("example.com. 60 IN A " + ip)
-	require.NoError(t, err)
-	m.Answer = []dns.RR{rr}
-	return m
+	return answerMsg(t, "example.com.", dns.TypeA, "example.com. 60 IN A "+ip)
 }
 
 // TestTurnTakesTCPAnswerFirst: a UDP answer a forger matched (port, ID,
@@ -67,9 +62,8 @@ func TestTurnTakesTCPAnswerFirst(t *testing.T) {
 // ends with the answer.
 func TestErrorReplyKeepsTCPAnswer(t *testing.T) {
 	t.Parallel()
-	servfail := new(dns.Msg)
-	servfail.SetQuestion("example.com.", dns.TypeA)
-	servfail.Response, servfail.Rcode = true, dns.RcodeServerFailure
+	servfail := answerMsg(t, "example.com.", dns.TypeA)
+	servfail.Rcode = dns.RcodeServerFailure
 	for range 20 {
 		l := heldTCPLookup(t, answerA(t, "192.0.2.1"), servfail)
 		l.reask = []int{1} // query 1 is the one asked again
