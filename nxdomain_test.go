@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,4 +66,28 @@ func TestNXDomainNotTLD(t *testing.T) {
 	assert.True(t, Nonexistent(got), "Nonexistent(acme-gw.con)")
 	assert.True(t, strings.HasSuffix(got.Summary.EN, "\".con\" "+txtNotTLD.format().EN), got.Summary.EN)
 	assert.True(t, strings.HasSuffix(got.Summary.ZH, "“.con” "+txtNotTLD.format().ZH), got.Summary.ZH)
+}
+
+// TestPTRNameInsideTheTypedDomainIsNotALeak: a name that does not exist
+// is named in the summary; when the sending IP's PTR name is a piece of
+// it not aligned on a label ("p.example.com" in "shop.example.com",
+// "example.com" in "myexample.com"), the sentence still carries only
+// what the caller typed, and the scan is not withheld. The PTR name on
+// its own is still a leak (see the redact package's tests).
+func TestPTRNameInsideTheTypedDomainIsNotALeak(t *testing.T) {
+	for _, tc := range []struct{ domain, ptr string }{
+		{"shop.example.com", "p.example.com."},
+		{"myexample.com", "example.com."},
+		{"x.c1.cf.example.com", "f.example.com."},
+	} {
+		z := dnstest.MustParse(t, "$ORIGIN example.com.\n@ SOA ns.example.com. h.example.com. 1 3600 600 86400 300\n"+
+			"$ORIGIN 4.4.8.8.in-addr.arpa.\n@ PTR "+tc.ptr+"\n")
+		leaks := 0
+		s := New(Config{Resolver: dnstest.NewResolver(z), Now: func() time.Time { return fixedNow }, OnLeak: func(_ string, n int) { leaks += n }})
+		got, err := s.Scan(context.Background(), ScanRequest{Domain: tc.domain, SendingIP: "8.8.4.4"})
+		require.NoError(t, err, "%s with PTR %s: withheld", tc.domain, tc.ptr)
+		assert.Zero(t, leaks, "%s with PTR %s: leak alarms", tc.domain, tc.ptr)
+		assert.True(t, Nonexistent(got), "%s: Nonexistent", tc.domain)
+		assert.True(t, strings.HasPrefix(got.Summary.EN, tc.domain+" "), "%s: the summary names the domain: %q", tc.domain, got.Summary.EN)
+	}
 }

@@ -179,6 +179,7 @@ func FuzzDifferential(f *testing.F) {
 	f.Add("bad\xffutf8\nx\x00yz\x00w", "", "", "BAD\xffUTF8 x\x00YZ\x00W", false)
 	f.Add("xn--bcher-kva.example\nİSTANBUL", "xn--bcher-kva.example", "4t05", "bücher.example i̇stanbul 4t05", true)
 	f.Add("v=spf1 include:_spf.example\nreject", "", "spf1", "v=spf1 include:_spf.example", true)
+	f.Add("p.example.com\ncom evil", "shop.example.com", "2026", "2026 shop.example.com evil; shop.example.com. p.example.com", false)
 	f.Fuzz(func(t *testing.T, values, allowed, generated, text string, vocab bool) {
 		p := newDiffPair(vocab)
 		p.allow(strings.Split(allowed, "\n")...)

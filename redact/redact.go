@@ -75,6 +75,7 @@ type Set struct {
 	mu         sync.RWMutex
 	store      valueStore
 	allow      map[string]struct{}
+	allowed    []string // allow's keys in the order given, see Allow
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
 	scratch    []byte // keys of the vocabulary's lookups
@@ -1023,18 +1024,43 @@ func (s *Set) Overflowed() bool {
 
 // Allow marks values a response may echo (the caller's own inputs and the
 // DMARC policy domain). A recorded value equal to an allowed one is not a
-// leak, and a JSON string equal to an allowed value is not searched.
+// leak, and a JSON string equal to an allowed value is not searched. In a
+// longer string, an occurrence of a recorded value lying wholly inside a
+// standalone occurrence of an allowed one (see Generated) is not a leak
+// either: a sentence naming the domain "shop.example.com" tells its
+// reader nothing the caller did not type, even when the sending IP's PTR
+// name is "p.example.com". An occurrence reaching past the allowed one's
+// edge, or inside an occurrence joined to a neighbour
+// ("x.shop.example.com"), is still found.
 func (s *Set) Allow(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
 		lower, unicode := forms(v)
 		for _, f := range [...]string{lower, unicode} {
-			if f != "" {
+			if _, ok := s.allow[f]; f != "" && !ok {
 				s.allow[f] = struct{}{}
+				s.allowed = append(s.allowed, f)
 			}
 		}
 	}
+}
+
+// insideAllowed reports whether t[i:j] lies wholly inside a standalone
+// occurrence in t of one of allowed.
+func insideAllowed(t string, i, j int, allowed []string) bool {
+	for _, a := range allowed {
+		for from := max(0, j-len(a)); from <= i && from+len(a) <= len(t); from++ {
+			k := strings.Index(t[from:min(i+len(a), len(t))], a)
+			if k < 0 {
+				break
+			}
+			if from += k; from <= i && standalone(t, from, from+len(a)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Generated marks values the service itself produced for the output: a
@@ -1178,10 +1204,11 @@ func appendLower[T byteString](dst []byte, t T) []byte {
 }
 
 // containsCut reports whether the lower-case t, cut at the generated
-// values (see Generated), contains a recorded value that is not allowed.
-// Cutting can remove matches but never make one, so a t without any
-// match is answered without cutting: the common case costs no
-// allocation. Called with mu held (read).
+// values (see Generated), contains a recorded value that is not allowed
+// and does not lie inside an allowed one (see Allow). Cutting can remove
+// matches but never make one, so a t without any match is answered
+// without cutting: the common case costs no allocation. Called with mu
+// held (read).
 func (s *Set) containsCut(t string) bool {
 	if !s.containsRecorded(t) {
 		return false
@@ -1192,7 +1219,7 @@ func (s *Set) containsCut(t string) bool {
 		}
 	}
 	for _, part := range s.splitGenerated(t) {
-		if s.containsRecorded(part) {
+		if s.recordedOutsideAllowed(part) {
 			return true
 		}
 	}
@@ -1202,6 +1229,29 @@ func (s *Set) containsCut(t string) bool {
 // containsRecorded reports whether the lower-case t contains a recorded
 // value that is not allowed. Called with mu held (read).
 func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t) }
+
+// recordedOutsideAllowed is containsRecorded, except that an occurrence
+// lying wholly inside a standalone occurrence of an allowed value is not
+// counted (see Allow). It runs only for a t that has a match. Called with
+// mu held (read).
+func (s *Set) recordedOutsideAllowed(t string) bool {
+	st := &s.store
+	for i := 0; i+MinLen <= len(t); i++ {
+		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
+			continue
+		}
+		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
+			v := st.value(e)
+			if len(t)-i < len(v) || t[i:i+len(v)] != string(v) {
+				continue
+			}
+			if _, ok := s.allow[string(v)]; !ok && !insideAllowed(t, i, i+len(v), s.allowed) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // recordedIn reports whether the lower-case t, a string or bytes read
 // without a copy, contains a recorded value that is not allowed. Called
@@ -1336,10 +1386,10 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	if _, ok := s.allow[string(t)]; ok {
 		return false // an allowed text is never a leak; asked second, as it is rarely needed
 	}
-	if len(s.generated) == 0 {
+	if len(s.generated) == 0 && len(s.allowed) == 0 {
 		return true
 	}
-	return s.containsCut(string(t)) // cut at the service's own values (Generated)
+	return s.containsCut(string(t)) // cut at the service's own values (Generated), the caller's excused (Allow)
 }
 
 // forms returns the comparison forms of v: lower-case without a trailing

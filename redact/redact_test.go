@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,6 +80,62 @@ func TestAllowedValueRecordedIsNotALeak(t *testing.T) {
 	s.Allow("example.com")
 	require.False(t, s.Contains("example.com"), "an allowed value must not count as a leak")
 	require.False(t, s.Contains("text about example.com"), "an allowed value must not count as a leak")
+}
+
+// TestValueInsideAnAllowedOneIsNotALeak: an occurrence of a recorded
+// value lying wholly inside a standalone occurrence of an allowed value
+// (the PTR name "p.example.com" inside the domain "shop.example.com") is
+// not a leak; the same value anywhere else in the string, or across the
+// occurrence's edge, is.
+func TestValueInsideAnAllowedOneIsNotALeak(t *testing.T) {
+	t.Parallel()
+	s := NewSet()
+	s.Add("p.example.com", "com evil")
+	s.Allow("shop.example.com", "8.8.4.4")
+	for text, want := range map[string]bool{
+		"shop.example.com does not exist in the DNS": false,
+		"SHOP.EXAMPLE.COM does not exist":            false, // compared in lower case
+		"shop.example.com 在 DNS 中不存在":                false,
+		"8.8.4.4 has no PTR record":                  false,
+		"p.example.com":                              true, // the value alone
+		"shop.example.com and p.example.com":         true, // the value beside the occurrence
+		"x.shop.example.com":                         true, // joined by '.': another name, not the allowed one
+		"shop.example.com-p.example.com":             true,
+		"see shop.example.com evil":                  true,  // "com evil" crosses the occurrence's edge
+		"shop.example.com.":                          false, // a sentence's full stop: still standalone
+		"shop.example.com, p.example.com":            true,
+		"myshop.example.com":                         true, // the allowed name joined to a letter: another name
+	} {
+		assert.Equal(t, want, s.Contains(text), "Contains(%q)", text)
+	}
+	var out bytes.Buffer
+	require.NoError(t, json.NewEncoder(&out).Encode(map[string]string{"summary": "shop.example.com does not exist"}))
+	require.NoError(t, s.Verify(out.Bytes()), "Verify of a sentence naming only the allowed domain")
+}
+
+// FuzzValueInsideAllowed: excusing the occurrences inside allowed values
+// never panics and never finds a value the search without them would
+// not; and a recorded value that is no part of the allowed one is still
+// found wherever it stands.
+func FuzzValueInsideAllowed(f *testing.F) {
+	f.Add("p.example.com", "shop.example.com", "shop.example.com does not exist")
+	f.Add("com evil", "shop.example.com", "see shop.example.com evil")
+	f.Fuzz(func(t *testing.T, recorded, allowed, text string) {
+		plain := NewSet()
+		plain.Add(recorded)
+		cut := NewSet()
+		cut.Add(recorded)
+		cut.Allow(allowed)
+		if cut.Contains(text) {
+			require.True(t, plain.Contains(text), "cutting added a match: recorded %q allowed %q text %q", recorded, allowed, text)
+		}
+		lower, _ := forms(recorded)
+		a, au := forms(allowed)
+		if lower == "" || !plain.Contains(lower) || strings.Contains(a, lower) || au != "" && strings.Contains(au, lower) {
+			return
+		}
+		require.True(t, cut.Contains("["+recorded+"]"), "a recorded value %q that is no part of the allowed %q was cut", recorded, allowed)
+	})
 }
 
 func TestResolverRecordsAnswers(t *testing.T) {

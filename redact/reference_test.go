@@ -7,7 +7,10 @@ package redact
 // differential_test.go: each change claims to be equivalent for every
 // input, and these tests check that claim. The helpers the changes left
 // as they were (hasLetter, cutStandalone, ...) are the
-// package's own.
+// package's own. One rule has changed since, here as in the guard: an
+// occurrence of a recorded value lying wholly inside a standalone
+// occurrence of an allowed value is not a leak (Set.Allow,
+// insideAllowed).
 
 import (
 	"encoding/json"
@@ -28,6 +31,7 @@ type refSet struct {
 	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
 	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
 	allow      map[string]struct{}
+	allowed    []string // allow's keys in the order given
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *refVocabulary
 	bytes      int
@@ -144,14 +148,16 @@ func (s *refSet) Overflowed() bool {
 
 // Allow marks values a response may echo (the caller's own inputs and the
 // DMARC policy domain). A recorded value equal to an allowed one is not a
-// leak, and a JSON string equal to an allowed value is not searched.
+// leak, and a JSON string equal to an allowed value is not searched; nor
+// is an occurrence wholly inside a standalone occurrence of one.
 func (s *refSet) Allow(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range values {
 		for _, f := range refForms(v) {
-			if f != "" {
+			if _, ok := s.allow[f]; f != "" && !ok {
 				s.allow[f] = struct{}{}
+				s.allowed = append(s.allowed, f)
 			}
 		}
 	}
@@ -237,7 +243,7 @@ func (s *refSet) containsRecorded(t string) bool {
 			continue
 		}
 		for _, v := range s.byGram[gram(t[i:])] {
-			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) {
+			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) && !insideAllowed(t, i, i+len(v), s.allowed) {
 				return true
 			}
 		}
@@ -319,7 +325,7 @@ func (s *refSet) containsLower(t []byte) bool {
 		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
 		for _, v := range s.byGram[g] {
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == v {
-				if _, ok := s.allow[v]; !ok {
+				if _, ok := s.allow[v]; !ok && !insideAllowed(string(t), i, i+len(v), s.allowed) {
 					return true
 				}
 			}
