@@ -57,3 +57,22 @@ func TestMXDANEEarlyAtOnce(t *testing.T) {
 		assert.NotContains(t, c.Details.EN, "DANE", "no TLSA records: nothing said of DANE")
 	})
 }
+
+// TestDANEAsksNoTLSAForAnIPLiteral: an exchange written as an IP address
+// is no mail server a sender connects to: its TLSA name is never asked,
+// and the DANE facts count only the exchange that is a host name.
+func TestDANEAsksNoTLSAForAnIPLiteral(t *testing.T) {
+	zone := dnstest.MustParse(t, `$ORIGIN lit.example.com.
+@ MX 10 192.0.2.1.
+@ MX 20 mx
+mx A 127.0.0.1
+_25._tcp.mx TLSA 3 1 1 8cb0fc6c527506a053f4f14c8464bebbd6dede2738d11468dd953d7d6a3021f1
+`)
+	r := dnstest.NewResolver(zone)
+	sum, err := New(Config{Resolver: r}).Scan(context.Background(), ScanRequest{Domain: "lit.example.com"})
+	require.NoError(t, err)
+	assert.Zero(t, r.Count("_25._tcp.192.0.2.1", resolver.TypeTLSA), "TLSA asked for the IP literal")
+	assert.Equal(t, 1, r.Count("_25._tcp.mx.lit.example.com", resolver.TypeTLSA), "TLSA of the host name")
+	c := checkOf(t, sum, CheckMX)
+	assert.Contains(t, c.Details.EN, mxFactDANE.format(0, 1).EN, "the DANE facts count the host name alone (its TLSA is not usable: the MX answer is not validated)")
+}

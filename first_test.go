@@ -277,7 +277,7 @@ func TestFirstMXWaitsForExchangeAddresses(t *testing.T) {
 			resolver.Record{Type: resolver.TypeMX, Preference: 10, Target: "mx1.x.example.com"},
 			resolver.Record{Type: resolver.TypeMX, Preference: 30, Target: "192.0.2.1"}))
 		assert.ElementsMatch(t, []string{"x.example.com/MX",
-			"_25._tcp.mx1.x.example.com/TLSA", "_25._tcp.mx2.x.example.com/TLSA", "_25._tcp.192.0.2.1/TLSA",
+			"_25._tcp.mx1.x.example.com/TLSA", "_25._tcp.mx2.x.example.com/TLSA", // none for the IP literal
 			"mx1.x.example.com/A", "mx1.x.example.com/AAAA", "mx2.x.example.com/A", "mx2.x.example.com/AAAA"}, h.asked())
 		h.notStarted(t, "on the MX answer")
 		h.answer("mx1.x.example.com", resolver.TypeA, noData)

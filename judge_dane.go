@@ -118,7 +118,7 @@ func (e *earlyDANE) begin(a resolver.Answer) {
 	var hosts []string
 	switch a.Outcome {
 	case resolver.Found:
-		hosts = mx.Exchanges(a.Records)
+		hosts = daneHosts(mx.Exchanges(a.Records))
 	case resolver.NoData:
 		hosts = []string{e.domain}
 	}
@@ -178,17 +178,30 @@ func (w mxWatch) Start(ctx context.Context, name string, qtype resolver.Type, do
 // lookups' when they were of the same exchanges, else (the two MX answers
 // differed) new lookups; none when the domain has no exchange.
 func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Result, early daneFacts) daneFacts {
-	if res.Kind != mx.KindExplicit && res.Kind != mx.KindImplicit || len(res.Exchanges) == 0 {
+	hosts := res.Exchanges
+	if res.Kind == mx.KindExplicit {
+		hosts = daneHosts(hosts)
+	}
+	if res.Kind != mx.KindExplicit && res.Kind != mx.KindImplicit || len(hosts) == 0 {
 		return daneFacts{}
 	}
-	if early.checked && slices.Equal(early.hosts, res.Exchanges) && early.res.MXValidated == res.Validated {
+	if early.checked && slices.Equal(early.hosts, hosts) && early.res.MXValidated == res.Validated {
 		early.hosts = nil
 		return early
 	}
 	if log, ok := dns.(*faultLog); ok {
 		dns = log.unlogged()
 	}
-	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, res.Exchanges, res.Validated)}
+	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, res.Validated)}
+}
+
+// daneHosts returns the exchanges whose TLSA records the DANE check asks
+// about: the first dane.MaxHosts, IP literals left out (mx.IsIPLiteral:
+// no sender connects to one as a mail server, and its TLSA name,
+// "_25._tcp.192.0.2.1", would only be asked of the root). A new slice.
+func daneHosts(exchanges []string) []string {
+	hosts := slices.Clone(exchanges[:min(len(exchanges), dane.MaxHosts)])
+	return slices.DeleteFunc(hosts, mx.IsIPLiteral)
 }
 
 // mxDANEFacts are the MX check's sentences about DANE: none when no mail

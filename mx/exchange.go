@@ -36,7 +36,7 @@ type host struct {
 func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host {
 	pending := make([]*[2]*resolver.Pending, len(names))
 	for i, name := range names {
-		if !isIPLiteral(name) {
+		if !IsIPLiteral(name) {
 			pending[i] = beginAddrs(ctx, r, name)
 		}
 	}
@@ -58,7 +58,7 @@ func AddressNames(domain string, a resolver.Answer) []string {
 	case resolver.Found:
 		names := Exchanges(a.Records)
 		names = names[:min(len(names), MaxExchanges)]
-		return slices.DeleteFunc(names, isIPLiteral)
+		return slices.DeleteFunc(names, IsIPLiteral)
 	case resolver.NoData:
 		return []string{domain}
 	}

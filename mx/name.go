@@ -7,10 +7,12 @@ import (
 	"github.com/mailauth/mailauth/internal/dnsname"
 )
 
-// isIPLiteral reports whether an exchange name is an IP address written
+// IsIPLiteral reports whether an exchange name is an IP address written
 // as a name: it parses as an address, or its last label is all digits,
 // which no top-level domain is (RFC 1123 §2.1, doc/rfc-notes.md §2.2).
-func isIPLiteral(name string) bool {
+// Such an exchange is neither resolved by Check nor a mail server whose
+// TLSA records a DANE check asks about.
+func IsIPLiteral(name string) bool {
 	if _, err := netip.ParseAddr(name); err == nil {
 		return true
 	}

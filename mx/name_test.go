@@ -23,7 +23,7 @@ func TestIsIPLiteral(t *testing.T) {
 		{"", false},
 		{"example.", false},
 	} {
-		assert.Equal(t, tc.want, isIPLiteral(tc.name), "isIPLiteral(%q)", tc.name)
+		assert.Equal(t, tc.want, IsIPLiteral(tc.name), "IsIPLiteral(%q)", tc.name)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mailauth/mailauth/dkim"
 	"github.com/mailauth/mailauth/dmarc"
 	"github.com/mailauth/mailauth/mtasts"
+	"github.com/mailauth/mailauth/mx"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/spf"
 	"github.com/mailauth/mailauth/tlsrpt"
@@ -346,7 +347,7 @@ func (c *collector) caa(ctx context.Context, domain string) {
 }
 
 // tlsa fills the TLSA records of the mail servers in c.out.MX, at most
-// dane.MaxHosts of them.
+// dane.MaxHosts of them, IP literals left out (mx.IsIPLiteral).
 func (c *collector) tlsa(ctx context.Context) {
 	seen := map[string]bool{}
 	for _, m := range c.out.MX {
@@ -354,6 +355,9 @@ func (c *collector) tlsa(ctx context.Context) {
 			continue
 		}
 		seen[m.Host] = true
+		if mx.IsIPLiteral(m.Host) {
+			continue
+		}
 		a := c.r.Lookup(ctx, dane.Name(m.Host), resolver.TypeTLSA)
 		if !a.Conclusive() {
 			c.out.Inconclusive.TLSA = true
