@@ -1219,7 +1219,7 @@ func (s *Set) containsCut(t string) bool {
 		}
 	}
 	for _, part := range s.splitGenerated(t) {
-		if s.recordedOutsideAllowed(part) {
+		if recordedIn(s, part, s.allowed) {
 			return true
 		}
 	}
@@ -1228,35 +1228,14 @@ func (s *Set) containsCut(t string) bool {
 
 // containsRecorded reports whether the lower-case t contains a recorded
 // value that is not allowed. Called with mu held (read).
-func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t) }
-
-// recordedOutsideAllowed is containsRecorded, except that an occurrence
-// lying wholly inside a standalone occurrence of an allowed value is not
-// counted (see Allow). It runs only for a t that has a match. Called with
-// mu held (read).
-func (s *Set) recordedOutsideAllowed(t string) bool {
-	st := &s.store
-	for i := 0; i+MinLen <= len(t); i++ {
-		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
-			continue
-		}
-		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
-			v := st.value(e)
-			if len(t)-i < len(v) || t[i:i+len(v)] != string(v) {
-				continue
-			}
-			if _, ok := s.allow[string(v)]; !ok && !insideAllowed(t, i, i+len(v), s.allowed) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t, nil) }
 
 // recordedIn reports whether the lower-case t, a string or bytes read
-// without a copy, contains a recorded value that is not allowed. Called
-// with mu held (read).
-func recordedIn[T byteString](s *Set, t T) bool {
+// without a copy, contains a recorded value that is not allowed, not
+// counting an occurrence wholly inside a standalone occurrence of one of
+// excused (see Allow; only a string is given any: its t is then read
+// without a copy too). Called with mu held (read).
+func recordedIn[T byteString](s *Set, t T, excused []string) bool {
 	st := &s.store
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
@@ -1268,7 +1247,7 @@ func recordedIn[T byteString](s *Set, t T) bool {
 		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
 			v := st.value(e)
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
-				if _, ok := s.allow[string(v)]; !ok {
+				if _, ok := s.allow[string(v)]; !ok && (len(excused) == 0 || !insideAllowed(string(t), i, i+len(v), excused)) {
 					return true
 				}
 			}
@@ -1380,7 +1359,7 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	}
 	s.rlockSettled()
 	defer s.mu.RUnlock()
-	if !recordedIn(s, t) {
+	if !recordedIn(s, t, nil) {
 		return false // the common case: no copy, no allocation
 	}
 	if _, ok := s.allow[string(t)]; ok {
