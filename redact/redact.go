@@ -1026,12 +1026,12 @@ func (s *Set) Overflowed() bool {
 // DMARC policy domain). A recorded value equal to an allowed one is not a
 // leak, and a JSON string equal to an allowed value is not searched. In a
 // longer string, an occurrence of a recorded value lying wholly inside a
-// standalone occurrence of an allowed one (see Generated) is not a leak
-// either: a sentence naming the domain "shop.example.com" tells its
+// standalone occurrence of an allowed one (see standaloneName) is not a
+// leak either: a sentence naming the domain "shop.example.com" tells its
 // reader nothing the caller did not type, even when the sending IP's PTR
 // name is "p.example.com". An occurrence reaching past the allowed one's
 // edge, or inside an occurrence joined to a neighbour
-// ("x.shop.example.com"), is still found.
+// ("x.shop.example.com", "üshop.example.com"), is still found.
 func (s *Set) Allow(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -1046,21 +1046,44 @@ func (s *Set) Allow(values ...string) {
 	}
 }
 
-// insideAllowed reports whether t[i:j] lies wholly inside a standalone
-// occurrence in t of one of allowed.
-func insideAllowed(t string, i, j int, allowed []string) bool {
+// allowedCover returns, for the lower-case t, the cover of the standalone
+// occurrences in t of the allowed values (see standaloneName): cover[i]
+// is the furthest end of an occurrence that starts at or before i (-1:
+// none), so t[i:j] lies wholly inside one exactly when cover[i] >= j. It
+// is nil when t holds none. Each value is searched for once from every
+// position where it occurs: at most len(t) times its length.
+func allowedCover(t string, allowed []string) []int {
+	var cover []int
 	for _, a := range allowed {
-		for from := max(0, j-len(a)); from <= i && from+len(a) <= len(t); from++ {
-			k := strings.Index(t[from:min(i+len(a), len(t))], a)
+		for from := 0; from < len(t); {
+			k := strings.Index(t[from:], a)
 			if k < 0 {
 				break
 			}
-			if from += k; from <= i && standalone(t, from, from+len(a)) {
-				return true
+			p := from + k
+			if standaloneName(t, p, p+len(a)) {
+				if cover == nil {
+					cover = make([]int, len(t))
+					for i := range cover {
+						cover[i] = -1
+					}
+				}
+				cover[p] = max(cover[p], p+len(a))
 			}
+			from = p + 1
 		}
 	}
-	return false
+	for i := 1; i < len(cover); i++ {
+		cover[i] = max(cover[i], cover[i-1])
+	}
+	return cover
+}
+
+// standaloneName is standalone for an allowed value, a name or an
+// address that a longer name may hold: a byte of a non-ASCII character
+// next to it joins it too ("üshop.example.com" is another name).
+func standaloneName(t string, i, j int) bool {
+	return standaloneBy(t, i, j, func(c byte) bool { return isAlnum(c) || c >= utf8.RuneSelf })
 }
 
 // Generated marks values the service itself produced for the output: a
@@ -1085,37 +1108,39 @@ func (s *Set) Generated(values ...string) {
 }
 
 // splitGenerated cuts the lower-case t at every standalone occurrence of
-// a generated value and returns the pieces around them, which are then
-// searched one by one: a value is found only inside one piece, so cutting
-// can remove matches but never make one. Called with mu held (read).
-func (s *Set) splitGenerated(t string) []string {
-	parts := []string{t}
+// a generated value and returns the pieces around them, as spans of t,
+// which are then searched one by one: a value is found only inside one
+// piece, so cutting can remove matches but never make one. Called with
+// mu held (read).
+func (s *Set) splitGenerated(t string) [][2]int {
+	parts := [][2]int{{0, len(t)}}
 	for _, g := range s.generated {
-		var next []string
+		var next [][2]int
 		for _, p := range parts {
-			next = append(next, cutStandalone(p, g)...)
+			next = cutStandaloneAt(t, p[0], p[1], g, next)
 		}
 		parts = next
 	}
 	return parts
 }
 
-// cutStandalone splits t at the standalone occurrences of g (see
-// standalone), dropping them.
-func cutStandalone(t, g string) []string {
-	var out []string
+// cutStandaloneAt splits the piece t[lo:hi] at the standalone
+// occurrences in it of g (see standalone), dropping them, and appends
+// the pieces to out as spans of t.
+func cutStandaloneAt(t string, lo, hi int, g string, out [][2]int) [][2]int {
+	piece := t[lo:hi]
 	from, start := 0, 0
 	for {
-		i := strings.Index(t[from:], g)
+		i := strings.Index(piece[from:], g)
 		if i < 0 {
-			return append(out, t[start:])
+			return append(out, [2]int{lo + start, hi})
 		}
 		at := from + i
-		if !standalone(t, at, at+len(g)) {
+		if !standalone(piece, at, at+len(g)) {
 			from = at + 1 // an overlapping occurrence may still stand alone
 			continue
 		}
-		out = append(out, t[start:at])
+		out = append(out, [2]int{lo + start, lo + at})
 		start, from = at+len(g), at+len(g)
 	}
 }
@@ -1123,19 +1148,23 @@ func cutStandalone(t, g string) []string {
 // standalone reports whether t[i:j] is not joined to a neighbouring letter
 // or digit, directly or through joining characters ('.', ':', '-', '_',
 // '/', '@'; "::" in "2001:db8::3").
-func standalone(t string, i, j int) bool {
+func standalone(t string, i, j int) bool { return standaloneBy(t, i, j, isAlnum) }
+
+// standaloneBy reports whether t[i:j] is not joined to a neighbouring
+// byte that joins reports, directly or through joining characters.
+func standaloneBy(t string, i, j int, joins func(byte) bool) bool {
 	k := i - 1
 	for k >= 0 && isJoiner(t[k]) {
 		k--
 	}
-	if k >= 0 && isAlnum(t[k]) {
+	if k >= 0 && joins(t[k]) {
 		return false
 	}
 	k = j
 	for k < len(t) && isJoiner(t[k]) {
 		k++
 	}
-	return k >= len(t) || !isAlnum(t[k])
+	return k >= len(t) || !joins(t[k])
 }
 
 func isAlnum(c byte) bool {
@@ -1218,8 +1247,9 @@ func (s *Set) containsCut(t string) bool {
 			return false
 		}
 	}
-	for _, part := range s.splitGenerated(t) {
-		if recordedIn(s, part, s.allowed) {
+	cover := allowedCover(t, s.allowed) // of the whole t: a cut does not make an occurrence stand alone
+	for _, p := range s.splitGenerated(t) {
+		if recordedIn(s, t[p[0]:p[1]], cover, p[0]) {
 			return true
 		}
 	}
@@ -1228,14 +1258,14 @@ func (s *Set) containsCut(t string) bool {
 
 // containsRecorded reports whether the lower-case t contains a recorded
 // value that is not allowed. Called with mu held (read).
-func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t, nil) }
+func (s *Set) containsRecorded(t string) bool { return recordedIn(s, t, nil, 0) }
 
 // recordedIn reports whether the lower-case t, a string or bytes read
 // without a copy, contains a recorded value that is not allowed, not
-// counting an occurrence wholly inside a standalone occurrence of one of
-// excused (see Allow; only a string is given any: its t is then read
-// without a copy too). Called with mu held (read).
-func recordedIn[T byteString](s *Set, t T, excused []string) bool {
+// counting an occurrence wholly inside an allowed value's (see Allow):
+// when t is the piece at offset at of a text whose allowedCover is cover.
+// Called with mu held (read).
+func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 	st := &s.store
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
@@ -1247,7 +1277,7 @@ func recordedIn[T byteString](s *Set, t T, excused []string) bool {
 		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
 			v := st.value(e)
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
-				if _, ok := s.allow[string(v)]; !ok && (len(excused) == 0 || !insideAllowed(string(t), i, i+len(v), excused)) {
+				if _, ok := s.allow[string(v)]; !ok && (cover == nil || cover[at+i] < at+i+len(v)) {
 					return true
 				}
 			}
@@ -1359,7 +1389,7 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	}
 	s.rlockSettled()
 	defer s.mu.RUnlock()
-	if !recordedIn(s, t, nil) {
+	if !recordedIn(s, t, nil, 0) {
 		return false // the common case: no copy, no allocation
 	}
 	if _, ok := s.allow[string(t)]; ok {

@@ -105,12 +105,52 @@ func TestValueInsideAnAllowedOneIsNotALeak(t *testing.T) {
 		"shop.example.com.":                          false, // a sentence's full stop: still standalone
 		"shop.example.com, p.example.com":            true,
 		"myshop.example.com":                         true, // the allowed name joined to a letter: another name
+		"üshop.example.com":                          true, // or to a non-ASCII letter
+		"ü.shop.example.com":                         true,
+		"shop.example.comü":                          true,
 	} {
 		assert.Equal(t, want, s.Contains(text), "Contains(%q)", text)
 	}
 	var out bytes.Buffer
 	require.NoError(t, json.NewEncoder(&out).Encode(map[string]string{"summary": "shop.example.com does not exist"}))
 	require.NoError(t, s.Verify(out.Bytes()), "Verify of a sentence naming only the allowed domain")
+
+	// Whether an occurrence stands alone is read in the whole text, not in
+	// a piece left by cutting a generated value: "shop.рф" joined to the
+	// generated "2026" is another name.
+	g := NewSet()
+	g.Add("hop.рф")
+	g.Allow("shop.рф")
+	g.Generated("2026")
+	assert.True(t, g.Contains("shop.рф2026"), "an allowed name joined to a generated value")
+	assert.False(t, g.Contains("shop.рф 2026"), "the allowed name standing alone beside a generated value")
+}
+
+// FuzzAllowedCover: allowedCover says t[i:j] lies inside a standalone
+// occurrence of an allowed value exactly when trying every place such an
+// occurrence could start (refInsideAllowed) finds one.
+func FuzzAllowedCover(f *testing.F) {
+	f.Add("shop.example.com does not exist", "shop.example.com", "example.com")
+	f.Add("aaaa.aaa aaaa", "aa", "aaa")
+	f.Add("üshop.рф 2026 shop.рф", "shop.рф", "рф")
+	f.Fuzz(func(t *testing.T, text, a, b string) {
+		if len(text) > 64 {
+			text = text[:64]
+		}
+		var allowed []string
+		for _, v := range []string{a, b} {
+			if v != "" {
+				allowed = append(allowed, v)
+			}
+		}
+		cover := allowedCover(text, allowed)
+		for i := 0; i <= len(text); i++ {
+			for j := i + 1; j <= len(text); j++ {
+				got := cover != nil && cover[i] >= j
+				require.Equal(t, refInsideAllowed(text, i, j, allowed), got, "text %q allowed %q span [%d,%d)", text, allowed, i, j)
+			}
+		}
+	})
 }
 
 // FuzzValueInsideAllowed: excusing the occurrences inside allowed values

@@ -6,11 +6,12 @@ package redact
 // only as the reference of the differential tests in
 // differential_test.go: each change claims to be equivalent for every
 // input, and these tests check that claim. The helpers the changes left
-// as they were (hasLetter, cutStandalone, ...) are the
+// as they were (hasLetter, standalone, ...) are the
 // package's own. One rule has changed since, here as in the guard: an
 // occurrence of a recorded value lying wholly inside a standalone
-// occurrence of an allowed value is not a leak (Set.Allow,
-// insideAllowed).
+// occurrence of an allowed value in the whole text is not a leak
+// (Set.Allow; here found by trying every place such an occurrence could
+// start, refInsideAllowed, where the guard reads allowedCover).
 
 import (
 	"encoding/json"
@@ -185,19 +186,34 @@ func (s *refSet) Generated(values ...string) {
 }
 
 // splitGenerated cuts the lower-case t at every standalone occurrence of
-// a generated value and returns the pieces around them, which are then
-// searched one by one: a value is found only inside one piece, so cutting
-// can remove matches but never make one. Called with mu held (read).
-func (s *refSet) splitGenerated(t string) []string {
-	parts := []string{t}
+// a generated value and returns the pieces around them, as spans of t,
+// which are then searched one by one: a value is found only inside one
+// piece, so cutting can remove matches but never make one. Called with
+// mu held (read).
+func (s *refSet) splitGenerated(t string) [][2]int {
+	parts := [][2]int{{0, len(t)}}
 	for _, g := range s.generated {
-		var next []string
+		var next [][2]int
 		for _, p := range parts {
-			next = append(next, cutStandalone(p, g)...)
+			next = cutStandaloneAt(t, p[0], p[1], g, next)
 		}
 		parts = next
 	}
 	return parts
+}
+
+// refInsideAllowed reports whether t[i:j] lies wholly inside a standalone
+// occurrence (standaloneName) in t of one of allowed, trying every place
+// one could start.
+func refInsideAllowed(t string, i, j int, allowed []string) bool {
+	for _, a := range allowed {
+		for p := max(0, j-len(a)); p <= i && p+len(a) <= len(t); p++ {
+			if t[p:p+len(a)] == a && standaloneName(t, p, p+len(a)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Len returns the number of recorded values.
@@ -224,17 +240,20 @@ func (s *refSet) Contains(text string) bool {
 			return false
 		}
 	}
-	for _, part := range s.splitGenerated(t) {
-		if s.containsRecorded(part) {
+	for _, p := range s.splitGenerated(t) {
+		if s.containsRecorded(t, p[0], p[1]) {
 			return true
 		}
 	}
 	return false
 }
 
-// containsRecorded reports whether the lower-case t contains a recorded
-// value that is not allowed. Called with mu held (read).
-func (s *refSet) containsRecorded(t string) bool {
+// containsRecorded reports whether the piece whole[from:to] of the
+// lower-case whole contains a recorded value that is not allowed and
+// does not lie inside an allowed one in whole. Called with mu held
+// (read).
+func (s *refSet) containsRecorded(whole string, from, to int) bool {
+	t := whole[from:to]
 	// Every recorded value is at least MinLen (4) bytes long, so a value
 	// occurring in t starts with one of t's 4-byte windows: look up only
 	// the values that start there.
@@ -243,7 +262,7 @@ func (s *refSet) containsRecorded(t string) bool {
 			continue
 		}
 		for _, v := range s.byGram[gram(t[i:])] {
-			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) && !insideAllowed(t, i, i+len(v), s.allowed) {
+			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) && !refInsideAllowed(whole, from+i, from+i+len(v), s.allowed) {
 				return true
 			}
 		}
@@ -311,8 +330,8 @@ func (s *refSet) containsLower(t []byte) bool {
 				return false
 			}
 		}
-		for _, part := range s.splitGenerated(string(t)) {
-			if s.containsRecorded(part) {
+		for _, p := range s.splitGenerated(string(t)) {
+			if s.containsRecorded(string(t), p[0], p[1]) {
 				return true
 			}
 		}
@@ -325,7 +344,7 @@ func (s *refSet) containsLower(t []byte) bool {
 		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
 		for _, v := range s.byGram[g] {
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == v {
-				if _, ok := s.allow[v]; !ok && !insideAllowed(string(t), i, i+len(v), s.allowed) {
+				if _, ok := s.allow[v]; !ok && !refInsideAllowed(string(t), i, i+len(v), s.allowed) {
 					return true
 				}
 			}
