@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,8 +122,16 @@ func TestPrivacyCanaries(t *testing.T) {
 			require.Equal(t, exitOK, code, "exit:\n%s", log.String())
 			dump, events := dumpStore(t, storage)
 			keys := redisKeys(t, rd)
-			assert.Equal(t, privacyRequests, perSourceKeys(keys), "per-source Redis keys") // one counter per client
-			dump += strings.Join(keys, "\n") + metrics                                     // the metrics are held to the same rule
+			// One counter per client, in Redis; except that a decision the
+			// instance made in memory, while a Redis call had timed out on a
+			// loaded machine (the limiter's fallback), leaves none.
+			inMemory := fallbackDecisions(t, metrics)
+			if inMemory > 0 {
+				t.Logf("%d rate-limit decisions made in memory (a Redis call timed out)", inMemory)
+			}
+			assert.LessOrEqual(t, perSourceKeys(keys), privacyRequests, "per-source Redis keys")
+			assert.GreaterOrEqual(t, perSourceKeys(keys), privacyRequests-inMemory, "per-source Redis keys, %d decisions in memory", inMemory)
+			dump += strings.Join(keys, "\n") + metrics // the metrics are held to the same rule
 			assert.Equal(t, 2*privacyRequests, events, "rows stored")
 			require.True(t, strings.Contains(dump, "other"), "the dump is not what was written:\n%.2000s", dump)
 			require.True(t, strings.Contains(log.String(), `"path":"/api/scan"`), "the log is not what was written:\n%.2000s", dump)
@@ -230,6 +240,17 @@ func queryStrings(t *testing.T, db *sql.DB, query string) []string {
 // perSourceKeys counts the per-source rate-limit keys, leaving out the
 // aggregate IPv6 /56 and /48 counters (httpapi.NetworkLimit), whose keys
 // carry "net56:" or "net48:" after the prefix (hashed like the others).
+// fallbackDecisions reads from a metrics scrape the rate-limit decisions
+// the instance made in its memory because Redis did not answer.
+func fallbackDecisions(t *testing.T, metrics string) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^mailauth_ratelimit_fallback_decisions_total (\d+)$`).FindStringSubmatch(metrics)
+	require.NotNil(t, m, "the metrics lack the fallback decisions")
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return n
+}
+
 func perSourceKeys(keys []string) int {
 	n := 0
 	for _, k := range keys {
