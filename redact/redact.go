@@ -1051,11 +1051,12 @@ func (s *Set) Allow(values ...string) {
 // is the furthest end of an occurrence that starts at or before i (-1:
 // none), so t[i:j] lies wholly inside one exactly when cover[i] >= j. It
 // is nil when t holds none. Each value is searched for once from every
-// position where it occurs: at most len(t) times its length.
+// position where it occurs: at most len(t) times its length. A value
+// shorter than MinLen holds no recorded value, and is not searched.
 func allowedCover(t string, allowed []string) []int {
 	var cover []int
 	for _, a := range allowed {
-		for from := 0; from < len(t); {
+		for from := 0; from < len(t) && len(a) >= MinLen; {
 			k := strings.Index(t[from:], a)
 			if k < 0 {
 				break
@@ -1247,9 +1248,17 @@ func (s *Set) containsCut(t string) bool {
 			return false
 		}
 	}
-	cover := allowedCover(t, s.allowed) // of the whole t: a cut does not make an occurrence stand alone
+	var cover []int // of the whole t (a cut does not make an occurrence stand alone), made once a piece has a match
+	made := false
 	for _, p := range s.splitGenerated(t) {
-		if recordedIn(s, t[p[0]:p[1]], cover, p[0]) {
+		piece := t[p[0]:p[1]]
+		if !recordedIn(s, piece, nil, 0) {
+			continue
+		}
+		if !made {
+			cover, made = allowedCover(t, s.allowed), true
+		}
+		if cover == nil || recordedIn(s, piece, cover, p[0]) {
 			return true
 		}
 	}

@@ -126,9 +126,10 @@ func TestValueInsideAnAllowedOneIsNotALeak(t *testing.T) {
 	assert.False(t, g.Contains("shop.рф 2026"), "the allowed name standing alone beside a generated value")
 }
 
-// FuzzAllowedCover: allowedCover says t[i:j] lies inside a standalone
-// occurrence of an allowed value exactly when trying every place such an
-// occurrence could start (refInsideAllowed) finds one.
+// FuzzAllowedCover: allowedCover says t[i:j], at least MinLen bytes as
+// a recorded value is, lies inside a standalone occurrence of an allowed
+// value exactly when trying every place such an occurrence could start
+// (refInsideAllowed) finds one.
 func FuzzAllowedCover(f *testing.F) {
 	f.Add("shop.example.com does not exist", "shop.example.com", "example.com")
 	f.Add("aaaa.aaa aaaa", "aa", "aaa")
@@ -145,7 +146,7 @@ func FuzzAllowedCover(f *testing.F) {
 		}
 		cover := allowedCover(text, allowed)
 		for i := 0; i <= len(text); i++ {
-			for j := i + 1; j <= len(text); j++ {
+			for j := i + MinLen; j <= len(text); j++ {
 				got := cover != nil && cover[i] >= j
 				require.Equal(t, refInsideAllowed(text, i, j, allowed), got, "text %q allowed %q span [%d,%d)", text, allowed, i, j)
 			}

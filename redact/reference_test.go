@@ -11,7 +11,10 @@ package redact
 // occurrence of a recorded value lying wholly inside a standalone
 // occurrence of an allowed value in the whole text is not a leak
 // (Set.Allow; here found by trying every place such an occurrence could
-// start, refInsideAllowed, where the guard reads allowedCover).
+// start, refInsideAllowed, where the guard reads allowedCover). The cut
+// at generated values and the neighbour tests are the reference's own
+// copies (refCut, refStandalone), as they were before that change, so
+// that a change to the guard's cut shows here.
 
 import (
 	"encoding/json"
@@ -195,20 +198,66 @@ func (s *refSet) splitGenerated(t string) [][2]int {
 	for _, g := range s.generated {
 		var next [][2]int
 		for _, p := range parts {
-			next = cutStandaloneAt(t, p[0], p[1], g, next)
+			at := p[0] // each piece is followed by the occurrence of g cut after it
+			for _, piece := range refCut(t[p[0]:p[1]], g) {
+				next = append(next, [2]int{at, at + len(piece)})
+				at += len(piece) + len(g)
+			}
 		}
 		parts = next
 	}
 	return parts
 }
 
+// refCut splits t at the standalone occurrences of g (see refStandalone),
+// dropping them.
+func refCut(t, g string) []string {
+	var out []string
+	from, start := 0, 0
+	for {
+		i := strings.Index(t[from:], g)
+		if i < 0 {
+			return append(out, t[start:])
+		}
+		at := from + i
+		if !refStandalone(t, at, at+len(g), false) {
+			from = at + 1 // an overlapping occurrence may still stand alone
+			continue
+		}
+		out = append(out, t[start:at])
+		start, from = at+len(g), at+len(g)
+	}
+}
+
+// refStandalone reports whether t[i:j] is not joined to a neighbouring
+// letter or digit (or, for a name, a byte of a non-ASCII character),
+// directly or through '.', ':', '-', '_', '/' or '@'.
+func refStandalone(t string, i, j int, name bool) bool {
+	joiner := func(c byte) bool { return strings.IndexByte(".:-_/@", c) >= 0 }
+	joins := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || name && c >= 0x80
+	}
+	k := i - 1
+	for k >= 0 && joiner(t[k]) {
+		k--
+	}
+	if k >= 0 && joins(t[k]) {
+		return false
+	}
+	k = j
+	for k < len(t) && joiner(t[k]) {
+		k++
+	}
+	return k >= len(t) || !joins(t[k])
+}
+
 // refInsideAllowed reports whether t[i:j] lies wholly inside a standalone
-// occurrence (standaloneName) in t of one of allowed, trying every place
-// one could start.
+// occurrence (refStandalone, as a name) in t of one of allowed, trying
+// every place one could start.
 func refInsideAllowed(t string, i, j int, allowed []string) bool {
 	for _, a := range allowed {
 		for p := max(0, j-len(a)); p <= i && p+len(a) <= len(t); p++ {
-			if t[p:p+len(a)] == a && standaloneName(t, p, p+len(a)) {
+			if t[p:p+len(a)] == a && refStandalone(t, p, p+len(a), true) {
 				return true
 			}
 		}
