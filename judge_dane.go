@@ -198,10 +198,14 @@ func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Resul
 // daneHosts returns the exchanges whose TLSA records the DANE check asks
 // about: the first dane.MaxHosts, IP literals left out (mx.IsIPLiteral:
 // no sender connects to one as a mail server, and its TLSA name,
-// "_25._tcp.192.0.2.1", would only be asked of the root). A new slice.
+// "_25._tcp.192.0.2.1", would only be asked of the root). Without a
+// literal among them, the result shares exchanges' array.
 func daneHosts(exchanges []string) []string {
-	hosts := slices.Clone(exchanges[:min(len(exchanges), dane.MaxHosts)])
-	return slices.DeleteFunc(hosts, mx.IsIPLiteral)
+	hosts := exchanges[:min(len(exchanges), dane.MaxHosts)]
+	if !slices.ContainsFunc(hosts, mx.IsIPLiteral) {
+		return hosts
+	}
+	return slices.DeleteFunc(slices.Clone(hosts), mx.IsIPLiteral)
 }
 
 // mxDANEFacts are the MX check's sentences about DANE: none when no mail

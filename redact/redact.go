@@ -75,7 +75,6 @@ type Set struct {
 	mu         sync.RWMutex
 	store      valueStore
 	allow      map[string]struct{}
-	allowed    []string // allow's keys in the order given, see Allow
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *Vocabulary
 	scratch    []byte // keys of the vocabulary's lookups
@@ -1038,9 +1037,8 @@ func (s *Set) Allow(values ...string) {
 	for _, v := range values {
 		lower, unicode := forms(v)
 		for _, f := range [...]string{lower, unicode} {
-			if _, ok := s.allow[f]; f != "" && !ok {
+			if f != "" {
 				s.allow[f] = struct{}{}
-				s.allowed = append(s.allowed, f)
 			}
 		}
 	}
@@ -1053,9 +1051,9 @@ func (s *Set) Allow(values ...string) {
 // is nil when t holds none. Each value is searched for once from every
 // position where it occurs: at most len(t) times its length. A value
 // shorter than MinLen holds no recorded value, and is not searched.
-func allowedCover(t string, allowed []string) []int {
+func allowedCover(t string, allowed map[string]struct{}) []int {
 	var cover []int
-	for _, a := range allowed {
+	for a := range allowed { // in any order: the cover does not depend on it
 		for from := 0; from < len(t) && len(a) >= MinLen; {
 			k := strings.Index(t[from:], a)
 			if k < 0 {
@@ -1256,7 +1254,7 @@ func (s *Set) containsCut(t string) bool {
 			continue
 		}
 		if !made {
-			cover, made = allowedCover(t, s.allowed), true
+			cover, made = allowedCover(t, s.allow), true
 		}
 		if cover == nil || recordedIn(s, piece, cover, p[0]) {
 			return true
@@ -1404,7 +1402,7 @@ func containsLowered[T byteString](s *Set, t T) bool {
 	if _, ok := s.allow[string(t)]; ok {
 		return false // an allowed text is never a leak; asked second, as it is rarely needed
 	}
-	if len(s.generated) == 0 && len(s.allowed) == 0 {
+	if len(s.generated) == 0 && len(s.allow) == 0 {
 		return true
 	}
 	return s.containsCut(string(t)) // cut at the service's own values (Generated), the caller's excused (Allow)

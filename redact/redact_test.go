@@ -138,10 +138,10 @@ func FuzzAllowedCover(f *testing.F) {
 		if len(text) > 64 {
 			text = text[:64]
 		}
-		var allowed []string
+		allowed := map[string]struct{}{}
 		for _, v := range []string{a, b} {
 			if v != "" {
-				allowed = append(allowed, v)
+				allowed[v] = struct{}{}
 			}
 		}
 		cover := allowedCover(text, allowed)

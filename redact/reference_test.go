@@ -35,7 +35,6 @@ type refSet struct {
 	byGram     map[uint32][]string  // recorded values by their first 4 bytes, for Contains
 	first2     [1 << 16 / 64]uint64 // bit set of the values' first 2 bytes: skips most map lookups
 	allow      map[string]struct{}
-	allowed    []string // allow's keys in the order given
 	generated  []string // lower-case values the service produced itself, see Generated
 	vocabulary *refVocabulary
 	bytes      int
@@ -159,9 +158,8 @@ func (s *refSet) Allow(values ...string) {
 	defer s.mu.Unlock()
 	for _, v := range values {
 		for _, f := range refForms(v) {
-			if _, ok := s.allow[f]; f != "" && !ok {
+			if f != "" {
 				s.allow[f] = struct{}{}
-				s.allowed = append(s.allowed, f)
 			}
 		}
 	}
@@ -254,8 +252,8 @@ func refStandalone(t string, i, j int, name bool) bool {
 // refInsideAllowed reports whether t[i:j] lies wholly inside a standalone
 // occurrence (refStandalone, as a name) in t of one of allowed, trying
 // every place one could start.
-func refInsideAllowed(t string, i, j int, allowed []string) bool {
-	for _, a := range allowed {
+func refInsideAllowed(t string, i, j int, allowed map[string]struct{}) bool {
+	for a := range allowed {
 		for p := max(0, j-len(a)); p <= i && p+len(a) <= len(t); p++ {
 			if t[p:p+len(a)] == a && refStandalone(t, p, p+len(a), true) {
 				return true
@@ -311,7 +309,7 @@ func (s *refSet) containsRecorded(whole string, from, to int) bool {
 			continue
 		}
 		for _, v := range s.byGram[gram(t[i:])] {
-			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) && !refInsideAllowed(whole, from+i, from+i+len(v), s.allowed) {
+			if _, ok := s.allow[v]; !ok && strings.HasPrefix(t[i:], v) && !refInsideAllowed(whole, from+i, from+i+len(v), s.allow) {
 				return true
 			}
 		}
@@ -393,7 +391,7 @@ func (s *refSet) containsLower(t []byte) bool {
 		g := uint32(t[i])<<24 | uint32(t[i+1])<<16 | uint32(t[i+2])<<8 | uint32(t[i+3])
 		for _, v := range s.byGram[g] {
 			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == v {
-				if _, ok := s.allow[v]; !ok && !refInsideAllowed(string(t), i, i+len(v), s.allowed) {
+				if _, ok := s.allow[v]; !ok && !refInsideAllowed(string(t), i, i+len(v), s.allow) {
 					return true
 				}
 			}
