@@ -115,13 +115,7 @@ func (e *earlyDANE) seen(a resolver.Answer) {
 
 // begin begins the TLSA lookups of the exchanges a names (see seen).
 func (e *earlyDANE) begin(a resolver.Answer) {
-	var hosts []string
-	switch a.Outcome {
-	case resolver.Found:
-		hosts = daneHosts(mx.Exchanges(a.Records))
-	case resolver.NoData:
-		hosts = []string{e.domain}
-	}
+	hosts := mx.AddressNames(e.domain, a) // the mail servers a sender connects to, as checkDANE asks
 	if len(hosts) == 0 {
 		return
 	}
@@ -180,7 +174,7 @@ func (w mxWatch) Start(ctx context.Context, name string, qtype resolver.Type, do
 func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Result, early daneFacts) daneFacts {
 	hosts := res.Exchanges
 	if res.Kind == mx.KindExplicit {
-		hosts = daneHosts(hosts)
+		hosts = mx.Resolved(hosts) // IP literals left out: no sender connects to one, and "_25._tcp.192.0.2.1" would be asked of the root
 	}
 	if res.Kind != mx.KindExplicit && res.Kind != mx.KindImplicit || len(hosts) == 0 {
 		return daneFacts{}
@@ -193,19 +187,6 @@ func (r *run) checkDANE(ctx context.Context, dns resolver.Resolver, res mx.Resul
 		dns = log.unlogged()
 	}
 	return daneFacts{checked: true, validating: r.dnssecValidating, res: dane.Check(ctx, dns, hosts, res.Validated)}
-}
-
-// daneHosts returns the exchanges whose TLSA records the DANE check asks
-// about: the first dane.MaxHosts, IP literals left out (mx.IsIPLiteral:
-// no sender connects to one as a mail server, and its TLSA name,
-// "_25._tcp.192.0.2.1", would only be asked of the root). Without a
-// literal among them, the result shares exchanges' array.
-func daneHosts(exchanges []string) []string {
-	hosts := exchanges[:min(len(exchanges), dane.MaxHosts)]
-	if !slices.ContainsFunc(hosts, mx.IsIPLiteral) {
-		return hosts
-	}
-	return slices.DeleteFunc(slices.Clone(hosts), mx.IsIPLiteral)
 }
 
 // mxDANEFacts are the MX check's sentences about DANE: none when no mail

@@ -49,20 +49,30 @@ func resolveAll(ctx context.Context, r resolver.Resolver, names []string) []host
 
 // AddressNames returns the names whose A and AAAA records Check asks
 // once its MX question for domain (canonical) has answer a: the
-// exchanges it resolves (the first MaxExchanges of [Exchanges], IP
-// literals left out) when a is Found, the domain itself (an implicit
-// MX) when it is NoData, none otherwise. A caller that asks them before
-// Check runs (the scan's first questions) asks what Check will.
+// exchanges it resolves ([Resolved] of [Exchanges]) when a is Found, the
+// domain itself (an implicit MX) when it is NoData, none otherwise. A
+// caller that asks them before Check runs (the scan's first questions)
+// asks what Check will.
 func AddressNames(domain string, a resolver.Answer) []string {
 	switch a.Outcome {
 	case resolver.Found:
-		names := Exchanges(a.Records)
-		names = names[:min(len(names), MaxExchanges)]
-		return slices.DeleteFunc(names, IsIPLiteral)
+		return Resolved(Exchanges(a.Records))
 	case resolver.NoData:
 		return []string{domain}
 	}
 	return nil
+}
+
+// Resolved returns the exchanges of names (Result.Exchanges of an
+// explicit MX) that Check resolves and that are mail servers a sender
+// connects to: the first MaxExchanges, IP literals left out. Without a
+// literal among them, the result shares names' array.
+func Resolved(names []string) []string {
+	names = names[:min(len(names), MaxExchanges)]
+	if !slices.ContainsFunc(names, IsIPLiteral) {
+		return names
+	}
+	return slices.DeleteFunc(slices.Clone(names), IsIPLiteral)
 }
 
 // resolveHost evaluates one exchange from its A and AAAA lookups p

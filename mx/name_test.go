@@ -1,6 +1,7 @@
 package mx
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,4 +51,18 @@ func TestIsHostname(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, isHostname(tc.name), "isHostname(%q)", tc.name)
 	}
+}
+
+// TestResolved: the exchanges Check resolves are the first MaxExchanges,
+// IP literals left out, and the names given are not changed.
+func TestResolved(t *testing.T) {
+	names := []string{"mx1.example", "192.0.2.1", "mx2.example"}
+	for i := range MaxExchanges {
+		names = append(names, fmt.Sprintf("more%d.example", i))
+	}
+	got := Resolved(names)
+	assert.Equal(t, MaxExchanges-1, len(got), "the first %d, the literal left out: %q", MaxExchanges, got)
+	assert.Equal(t, []string{"mx1.example", "mx2.example", "more0.example"}, got[:3])
+	assert.Equal(t, "192.0.2.1", names[1], "the names given are unchanged")
+	assert.Equal(t, []string{"a.example", "b.example"}, Resolved([]string{"a.example", "b.example"}))
 }
