@@ -1282,9 +1282,12 @@ func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 			continue
 		}
 		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
-			v := st.value(e)
-			if len(t)-i >= len(v) && string(t[i:i+len(v)]) == string(v) {
-				if _, ok := s.allow[string(v)]; !ok && (cover == nil || cover[at+i] < at+i+len(v)) {
+			n := st.at(e).n()
+			if len(t)-i < n || cover != nil && cover[at+i] >= at+i+n {
+				continue // past t's end, or excused whatever it holds: not compared
+			}
+			if v := st.value(e); string(t[i:i+n]) == string(v) {
+				if _, ok := s.allow[string(v)]; !ok {
 					return true
 				}
 			}
