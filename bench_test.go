@@ -197,6 +197,67 @@ func BenchmarkScanHostileSPF(b *testing.B) {
 	}
 }
 
+// piecesZone returns a domain that does not exist, made of one letter
+// (253 bytes: labels of 63, 63, 63 and 57 a's under com), and a zone
+// that publishes about 4,000 TXT tokens on its parents' _dmarc names,
+// each a piece of the domain (a run of a's, two runs joined by a dot).
+// The scan records every token, and the summary names the domain: each
+// token occurs there many times, wholly inside the typed domain, where
+// the guard must pass over it (redact.Set.Allow).
+func piecesZone() (domain, zone string) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	labels := []string{a(63), a(63), a(63), a(57), "com"}
+	domain = strings.Join(labels, ".")
+	var tokens []string
+	for k := 4; k <= 63; k++ {
+		tokens = append(tokens, a(k))
+	}
+	for x := 1; x <= 63; x++ {
+		for y := 1; y <= 63; y++ {
+			tokens = append(tokens, a(x)+"."+a(y))
+		}
+	}
+	var records []string
+	var cur []string
+	n := 0
+	for _, tk := range tokens {
+		if n+len(tk)+1 > 250 {
+			records = append(records, strings.Join(cur, " "))
+			cur, n = nil, 0
+		}
+		cur = append(cur, tk)
+		n += len(tk) + 1
+	}
+	records = append(records, strings.Join(cur, " "))
+	var b strings.Builder
+	b.WriteString("$ORIGIN com.\n@ SOA ns.com. h.com. 1 3600 600 86400 300\n")
+	parents := []string{strings.Join(labels[1:4], "."), strings.Join(labels[2:4], "."), labels[3]}
+	for i, r := range records {
+		fmt.Fprintf(&b, "_dmarc.%s TXT \"%s\"\n", parents[i%len(parents)], r)
+	}
+	return domain, b.String()
+}
+
+// BenchmarkScanDomainPieces is BenchmarkScan for piecesZone's domain:
+// the price, against BenchmarkScan's, of a zone that has the guard pass
+// over thousands of values sharing their first bytes.
+//
+//	go test -run XXX -bench 'BenchmarkScan$|BenchmarkScanDomainPieces' -benchmem .
+func BenchmarkScanDomainPieces(b *testing.B) {
+	domain, zone := piecesZone()
+	z, err := dnstest.Parse(zone, "com.")
+	require.NoError(b, err)
+	leaks := 0
+	s := New(Config{Resolver: dnstest.NewResolver(z), OnLeak: func(_ string, n int) { leaks += n }})
+	req := ScanRequest{Domain: domain}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _, err := s.ScanEncoded(context.Background(), req)
+		require.NoError(b, err)
+	}
+	require.Zero(b, leaks)
+}
+
 // BenchmarkGuardRecordHostileSPF records the answers of hostileSPFZone's
 // 51 SPF records into a fresh redaction Set that uses the output
 // vocabulary, through Set.Resolver, each answer at its lookup: the

@@ -91,3 +91,19 @@ func TestPTRNameInsideTheTypedDomainIsNotALeak(t *testing.T) {
 		assert.True(t, strings.HasPrefix(got.Summary.EN, tc.domain+" "), "%s: the summary names the domain: %q", tc.domain, got.Summary.EN)
 	}
 }
+
+// TestThousandsOfPiecesOfTheTypedDomainAreNotALeak: a zone that
+// publishes thousands of values, each a piece of the typed domain (which
+// does not exist), gets the scan's answer, naming the domain, and no
+// leak alarm; the pieces share their first bytes far past what the
+// guard walks one by one, so it finds them by their lengths.
+func TestThousandsOfPiecesOfTheTypedDomainAreNotALeak(t *testing.T) {
+	domain, zone := piecesZone()
+	leaks := 0
+	s := New(Config{Resolver: dnstest.NewResolver(dnstest.MustParse(t, zone)), Now: func() time.Time { return fixedNow }, OnLeak: func(_ string, n int) { leaks += n }})
+	got, err := s.Scan(context.Background(), ScanRequest{Domain: domain})
+	require.NoError(t, err, "withheld")
+	assert.Zero(t, leaks, "leak alarms")
+	assert.True(t, Nonexistent(got))
+	assert.True(t, strings.HasPrefix(got.Summary.EN, domain+" "), "the summary names the domain: %q", got.Summary.EN)
+}

@@ -1281,7 +1281,19 @@ func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 		if w, bit := prefixBit(t[i], t[i+1]); st.first2[w]&bit == 0 {
 			continue
 		}
-		for e := st.head(gram(t[i:])); e >= 0; e = st.at(e).next() {
+		g := gram(t[i:])
+		c := st.chain(g)
+		if c.n > longChain {
+			excused := 0
+			if cover != nil {
+				excused = cover[at+i] - (at + i)
+			}
+			if longIn(s, st.long[g], t[i:], excused) {
+				return true
+			}
+			continue
+		}
+		for e := int32(c.head) - 1; e >= 0; e = st.at(e).next() {
 			n := st.at(e).n()
 			if len(t)-i < n || cover != nil && cover[at+i] >= at+i+n {
 				continue // past t's end, or excused whatever it holds: not compared
@@ -1290,6 +1302,31 @@ func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 				if _, ok := s.allow[string(v)]; !ok {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// longIn reports whether a recorded value that is not allowed, longer
+// than excused bytes, of the gram whose values lg knows, starts t: it
+// hashes t one byte at a time, up to the gram's longest value, and looks
+// up each prefix whose length is a value's. Its cost does not grow with
+// the gram's values, however many a zone sent (see longChain). Called
+// with mu held (read).
+func longIn[T byteString](s *Set, lg *longGram, t T, excused int) bool {
+	st := &s.store
+	end := min(len(t), lg.maxLen)
+	var h uint64
+	for n := 0; n < end; {
+		h = rollStep(h, t[n])
+		n++
+		if n <= excused || !lg.has(n) {
+			continue
+		}
+		if e := findIn(st, t[:n], rollDone(h)); e >= 0 {
+			if _, ok := s.allow[string(st.value(e))]; !ok {
+				return true
 			}
 		}
 	}
