@@ -1,6 +1,7 @@
 package dmarc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,5 +46,21 @@ func FuzzParse(f *testing.F) {
 				require.Empty(t, u.Host, "invalid URI %q has scheme or host", u.Raw)
 			}
 		}
+	})
+}
+
+// FuzzLooksLikeDMARC: looksLikeDMARC, which reads the text in place,
+// answers as its definition does: "v=dmarc1" in the text lower-cased
+// with its spaces and tabs taken out.
+func FuzzLooksLikeDMARC(f *testing.F) {
+	for _, s := range []string{
+		"v=DMARC1; p=reject", "V = D M A R C 1", "v\t=dmarc 1", "vv=dmarc1", "v=dmarc", "v=dmarc2 v=dmarc1",
+		"x v=dmarK1", "ＶＶ=DMARC1", "İv=DMARC1", "v=\u212adMARC1", "\xffv=DMARC1\xff", "v=dmarc\n1", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Contains(strings.ToLower(strings.NewReplacer(" ", "", "\t", "").Replace(s)), "v=dmarc1")
+		require.Equal(t, want, looksLikeDMARC(s), "%q", s)
 	})
 }

@@ -226,10 +226,37 @@ func missingSeparator(s string) bool {
 }
 
 // looksLikeDMARC reports whether s contains "v=DMARC1" in any case and
-// spacing, so that a misplaced or mistyped version tag can be reported.
+// spacing (spaces and tabs anywhere in it), so that a misplaced or
+// mistyped version tag can be reported. It reads s in place: a zone can
+// publish hundreds of TXT strings at a _dmarc name, and each is asked.
+// Only ASCII letters fold to the pattern's (no other character lowers to
+// one of "vdmarc"), so comparing bytes ASCII-folded is the same as
+// comparing the lower-cased text.
 func looksLikeDMARC(s string) bool {
-	s = strings.ToLower(strings.NewReplacer(" ", "", "\t", "").Replace(s))
-	return strings.Contains(s, "v=dmarc1")
+	const pattern = "v=dmarc1"
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 != pattern[0] {
+			continue
+		}
+		k := 1
+		for j := i + 1; j < len(s) && k < len(pattern); j++ {
+			c := s[j]
+			if c == ' ' || c == '\t' {
+				continue
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != pattern[k] {
+				break
+			}
+			k++
+		}
+		if k == len(pattern) {
+			return true
+		}
+	}
+	return false
 }
 
 // selection is the policy record chosen from a walk.
