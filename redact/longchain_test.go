@@ -103,3 +103,41 @@ func FuzzLongChains(f *testing.F) {
 		p.check(t, []byte(text), append(strings.Split(text, "\n"), text)...)
 	})
 }
+
+// TestLongGramLookups: the cost of looking up a chain's lengths counts
+// each length in the range, at the edges of the bitmap's words, and
+// stops past its limit.
+func TestLongGramLookups(t *testing.T) {
+	var lg longGram
+	set := []int{4, 5, 63, 64, 65, 127, 128, 500, 1023, MaxValueLen}
+	for _, n := range set {
+		lg.lens[n/64] |= 1 << (n % 64)
+	}
+	for lo := 0; lo <= MaxValueLen; lo++ {
+		for hi := lo; hi <= MaxValueLen; hi += 1 + hi%7 {
+			want := 0
+			for _, n := range set {
+				if n > lo && n <= hi {
+					want += lookupCost + n/hashBytes
+				}
+			}
+			require.Equal(t, want, lg.lookups(lo, hi, 1<<30), "(%d, %d]", lo, hi)
+			if want > 0 {
+				require.Greater(t, lg.lookups(lo, hi, 0), 0, "(%d, %d], no limit left", lo, hi)
+			}
+		}
+	}
+}
+
+// TestLongChainsGrowAfterASearch: values recorded after a search met
+// their chain are found by the next one, as are the older ones.
+func TestLongChainsGrowAfterASearch(t *testing.T) {
+	p := longChainPair(t)
+	require.False(t, p.got.Contains("mail-1000.example.net"))
+	require.True(t, p.got.Contains("mail-299.example.net"))
+	p.add("mail-1000.example.net", "mail-x.example.net", "aaaa"+strings.Repeat("q", 300))
+	for _, text := range []string{"mail-1000.example.net", "at mail-x.example.net", "aaaa" + strings.Repeat("q", 300), "mail-3.example.net"} {
+		require.True(t, p.got.Contains(text), "%q", text)
+	}
+	p.check(t, nil, "mail-1000.example.net", "mail-1001.example.net", "aaaa"+strings.Repeat("q", 299))
+}

@@ -1288,44 +1288,33 @@ func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 			if cover != nil {
 				excused = cover[at+i] - (at + i)
 			}
-			if longIn(s, st.long[g], t[i:], excused) {
+			found, walk := longAt(s, g, c, t, i, excused)
+			if found {
 				return true
 			}
-			continue
+			if !walk {
+				continue
+			}
 		}
-		for e := int32(c.head) - 1; e >= 0; e = st.at(e).next() {
-			n := st.at(e).n()
-			if len(t)-i < n || cover != nil && cover[at+i] >= at+i+n {
-				continue // past t's end, or excused whatever it holds: not compared
-			}
-			if v := st.value(e); string(t[i:i+n]) == string(v) {
-				if _, ok := s.allow[string(v)]; !ok {
-					return true
-				}
-			}
+		if chainIn(s, c, t, i, cover, at) {
+			return true
 		}
 	}
 	return false
 }
 
-// longIn reports whether a recorded value that is not allowed, longer
-// than excused bytes, of the gram whose values lg knows, starts t: it
-// hashes t one byte at a time, up to the gram's longest value, and looks
-// up each prefix whose length is a value's. Its cost does not grow with
-// the gram's values, however many a zone sent (see longChain). Called
-// with mu held (read).
-func longIn[T byteString](s *Set, lg *longGram, t T, excused int) bool {
+// chainIn reports whether a value of chain c, not allowed and not
+// excused by cover, starts at t[i:], comparing each. Called with mu held
+// (read).
+func chainIn[T byteString](s *Set, c gramSlot, t T, i int, cover []int, at int) bool {
 	st := &s.store
-	end := min(len(t), lg.maxLen)
-	var h uint64
-	for n := 0; n < end; {
-		h = rollStep(h, t[n])
-		n++
-		if n <= excused || !lg.has(n) {
-			continue
+	for e := int32(c.head) - 1; e >= 0; e = st.at(e).next() {
+		n := st.at(e).n()
+		if len(t)-i < n || cover != nil && cover[at+i] >= at+i+n {
+			continue // past t's end, or excused whatever it holds: not compared
 		}
-		if e := findIn(st, t[:n], rollDone(h)); e >= 0 {
-			if _, ok := s.allow[string(st.value(e))]; !ok {
+		if v := st.value(e); string(t[i:i+n]) == string(v) {
+			if _, ok := s.allow[string(v)]; !ok {
 				return true
 			}
 		}

@@ -1,8 +1,8 @@
 package redact
 
 import (
+	"hash/maphash"
 	"math/bits"
-	"math/rand/v2"
 	"unsafe"
 )
 
@@ -29,7 +29,7 @@ type valueStore struct {
 	splitBuf  *[segmentSlots]uint32 // the slots of a segment being split; made at the first split
 	byGram    []gramSlot            // a power of two long
 	grams     int                   // used slots of byGram
-	long      map[uint32]*longGram  // the grams whose chain is longer than longChain; nil until one is
+	long      longIndex             // the grams whose chain is longer than longChain, found by length
 	first2    [prefixBits / 64]uint64
 	bytes     int // the bytes of the values (a piece shared by two counts twice)
 }
@@ -145,32 +145,6 @@ type gramSlot struct {
 // An entry index + 1, and so a chain's length, fits a gramSlot's 16 bits.
 var _ [1<<16 - 1 - indexMask]struct{}
 
-// longChain is the longest chain of entries with the same first 4 bytes
-// that the search walks. A zone can have thousands of values recorded
-// that share their first bytes (the pieces of one long name, the tokens
-// of a TXT record), and walking them all at every position of every
-// string read made the guard's cost grow with what the zone chose to
-// send. Past longChain, the search finds a gram's values by their
-// lengths instead (longGram): a position costs at most the gram's
-// longest value in bytes hashed, however many values there are.
-const longChain = 16
-
-// longGram is what the search knows of a gram whose chain is longer than
-// longChain: the lengths of its values.
-type longGram struct {
-	lens   [MaxValueLen/64 + 1]uint64 // bit n set when a value is n bytes long
-	maxLen int
-}
-
-// note adds a value of n bytes.
-func (lg *longGram) note(n int) {
-	lg.lens[n/64] |= 1 << (n % 64)
-	lg.maxLen = max(lg.maxLen, n)
-}
-
-// has reports whether a value is n bytes long.
-func (lg *longGram) has(n int) bool { return lg.lens[n/64]&(1<<(n%64)) != 0 }
-
 // Block sizes: the first is small (a scan records a few kilobytes), the
 // next ones double up to maxBlock; a text longer than that gets a block
 // of its own size.
@@ -179,42 +153,9 @@ const (
 	maxBlock   = 64 << 10
 )
 
-// A value's hash is a polynomial in its bytes modulo the prime 2^61 - 1,
-// at a base drawn when the process starts: it extends one byte at a
-// time, so that the search hashes t[i:i+n] for every n in one pass over
-// t[i:] (longIn). Two distinct values of at most n bytes collide for at
-// most n of the base's 2^61 - 1 values, so a zone that does not know
-// the base makes them collide only by chance; a collision costs a
-// comparison, never a verdict (every match is compared byte for byte).
-const rollMod = 1<<61 - 1
+var hashSeed = maphash.MakeSeed()
 
-var rollBase = 1<<32 + rand.Uint64N(rollMod-1<<33)
-
-// rollStep extends the hash h by the byte c. h is kept below 2^62, not
-// fully reduced: the same bytes always give the same h, which is all a
-// table needs. h*rollBase < 2^123 is hi*2^64 + lo, and 2^61 = 1 modulo
-// rollMod, so it is hi*8 + lo>>61 + lo&rollMod (below 2^63), and a
-// number r below 2^64 is r&rollMod + r>>61 (below 2^62).
-func rollStep(h uint64, c byte) uint64 {
-	hi, lo := bits.Mul64(h, rollBase)
-	r := hi<<3 | lo>>61
-	r += lo&rollMod + uint64(c) + 1
-	return r&rollMod + r>>61
-}
-
-// rollDone turns a polynomial hash into the 64 bits the table by hash
-// reads: multiplied by an odd constant, so that its top bits, which
-// choose a segment and a slot, depend on all of them.
-func rollDone(h uint64) uint64 { return h * 0x9e3779b97f4a7c15 }
-
-// hashOf returns the hash of f.
-func hashOf[T byteString](f T) uint64 {
-	var h uint64
-	for i := 0; i < len(f); i++ {
-		h = rollStep(h, f[i])
-	}
-	return rollDone(h)
-}
+func hashOf(f []byte) uint64 { return maphash.Bytes(hashSeed, f) }
 
 // pageSize is the number of entries of a page: 4 KiB. The first page
 // grows up to it, so that a scan's few dozen values take little.
@@ -310,11 +251,8 @@ func (seg *hashSegment) start(k uint32) int {
 }
 
 // find returns the entry holding f, whose hash is h, or -1.
-func (st *valueStore) find(f []byte, h uint64) int32 { return findIn(st, f, h) }
-
-// findIn is valueStore.find for a string or bytes.
-func findIn[T byteString](st *valueStore, f T, h uint64) int32 {
-	e, _ := lookupIn(st, f, h)
+func (st *valueStore) find(f []byte, h uint64) int32 {
+	e, _ := st.lookup(f, h)
 	return e
 }
 
@@ -328,12 +266,19 @@ type hashPlace struct {
 	count int
 }
 
+// findString returns the entry holding f, or -1.
+func (st *valueStore) findString(f string) int32 {
+	e, _ := lookupIn(st, f, maphash.String(hashSeed, f))
+	return e
+}
+
 // lookup is find, that also returns, when it finds nothing, the place
 // where it stopped: add places the value there at once, rather than
 // probe again, when the table has not changed since.
 func (st *valueStore) lookup(f []byte, h uint64) (int32, hashPlace) { return lookupIn(st, f, h) }
 
-// lookupIn is valueStore.lookup for a string or bytes.
+// lookupIn is lookup for a string or bytes (hashOf and maphash.String
+// hash the same bytes alike).
 func lookupIn[T byteString](st *valueStore, f T, h uint64) (int32, hashPlace) {
 	if len(st.byHash) == 0 {
 		return -1, hashPlace{}
@@ -388,19 +333,6 @@ func (st *valueStore) addAt(blk, off, n int, h uint64, at hashPlace) {
 	*st.at(e) |= entry(gs.head) // the previous entry's index + 1
 	gs.head = uint16(e + 1)
 	gs.n++
-	switch {
-	case gs.n == longChain+1:
-		lg := new(longGram)
-		for c := e; c >= 0; c = st.at(c).next() {
-			lg.note(st.at(c).n())
-		}
-		if st.long == nil {
-			st.long = make(map[uint32]*longGram)
-		}
-		st.long[g] = lg
-	case gs.n > longChain+1:
-		st.long[g].note(n)
-	}
 	w, bit := prefixBit(f[0], f[1])
 	st.first2[w] |= bit
 }

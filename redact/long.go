@@ -1,0 +1,147 @@
+package redact
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// longChain is the longest chain of values with the same first 4 bytes
+// that the search always walks. A zone can have thousands of values
+// recorded that share their first bytes (the pieces of one long name,
+// the tokens of a TXT record), and walking them all at every position of
+// every string read made the guard's cost grow with what the zone chose
+// to send. Past longChain, at a position t[i:], the search either walks
+// the chain or looks up t[i:i+n] in the table by hash for each length n
+// that one of the chain's values has (longIndex), whichever costs less
+// (lookupCost): a position costs at most the lesser of the chain's
+// values compared and its lengths looked up.
+const longChain = 16
+
+// The search's estimate of what a position costs (lookupCost), in about
+// nanoseconds: walking the chain, per value (reading its entry; a
+// comparison that fails stops early); looking up a length, per lookup,
+// plus per byte hashed (1/16 ns: one in hashBytes).
+const (
+	walkCost   = 3
+	lookupCost = 10
+	hashBytes  = 16
+)
+
+// longIndex holds the lengths of the long chains' values. It is made as
+// the search meets a long chain, not as values are recorded: a scan
+// whose output meets none (almost every scan, even one that records
+// thousands of values) pays nothing for it. The search runs under the
+// Set's read lock, which several readers can hold at once, so the index
+// has a lock of its own; the values never change (the store only
+// appends).
+type longIndex struct {
+	mu    sync.Mutex
+	grams map[uint32]*longGram
+}
+
+// longGram is what the index holds of one long chain.
+type longGram struct {
+	lens   [MaxValueLen/64 + 1]uint64 // bit n set when a value is n bytes long
+	ends   [endBits / 64]uint64       // bit endBit(n, c) set when a value is n bytes long and ends with c
+	maxLen int
+	newest int32 // the newest entry noted, -1 when none
+}
+
+// endBits is the size of a longGram's filter by length and last byte:
+// a piece of the searched text that no value of its length ends like is
+// not looked up. A chain's values number in the dozens to thousands; a
+// filter the size of its length bitmap rejects most pieces of a text the
+// values are not in.
+const endBits = 1024
+
+// endBit returns the bit of a longGram's ends for a value of n bytes
+// ending with c.
+func endBit(n int, c byte) uint { return uint(n*257+int(c)) % endBits }
+
+// has reports whether a value is n bytes long.
+func (lg *longGram) has(n int) bool { return lg.lens[n/64]&(1<<(n%64)) != 0 }
+
+// mayEnd reports whether a value of n bytes may end with c.
+func (lg *longGram) mayEnd(n int, c byte) bool {
+	b := endBit(n, c)
+	return lg.ends[b/64]&(1<<(b%64)) != 0
+}
+
+// lookups returns the cost of looking up each length in (lo, hi] that a
+// value has, stopping once it is past limit.
+func (lg *longGram) lookups(lo, hi, limit int) int {
+	cost := 0
+	for n := lo + 1; n <= hi && cost <= limit; {
+		w := lg.lens[n/64] >> (n % 64)
+		if w == 0 {
+			n = (n/64 + 1) * 64
+			continue
+		}
+		n += bits.TrailingZeros64(w)
+		if n <= hi {
+			cost += lookupCost + n/hashBytes
+		}
+		n++
+	}
+	return cost
+}
+
+// gram returns the lengths of chain c, whose first 4 bytes are g, with
+// its values added since it was last asked for. Called with li.mu held
+// and the Set's mu held (read).
+func (li *longIndex) gram(st *valueStore, g uint32, c gramSlot) *longGram {
+	lg := li.grams[g]
+	if lg == nil {
+		if li.grams == nil {
+			li.grams = map[uint32]*longGram{}
+		}
+		lg = &longGram{newest: -1}
+		li.grams[g] = lg
+	}
+	// The chain links the newest entry first: those above newest are new.
+	head := int32(c.head) - 1
+	for e := head; e > lg.newest; e = st.at(e).next() {
+		v := st.value(e)
+		n := len(v)
+		lg.lens[n/64] |= 1 << (n % 64)
+		b := endBit(n, v[n-1])
+		lg.ends[b/64] |= 1 << (b % 64)
+		lg.maxLen = max(lg.maxLen, n)
+	}
+	lg.newest = head
+	return lg
+}
+
+// longAt reports whether a value of the long chain c (first 4 bytes g),
+// not allowed and longer than excused bytes, starts at t[i:]; or, when
+// walking the chain costs less than looking up its lengths, that the
+// caller should walk it (walk). Called with the Set's mu held (read).
+func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (found, walk bool) {
+	li := &s.store.long
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	lg := li.gram(&s.store, g, c)
+	lo, hi := max(excused, MinLen-1), min(len(t)-i, lg.maxLen)
+	if hi <= lo {
+		return false, false // every value runs past t's end or is excused
+	}
+	if limit := walkCost * int(c.n); lg.lookups(lo, hi, limit) > limit {
+		return false, true
+	}
+	// A string's header is a slice's first two words: t read as a
+	// string, without a copy.
+	str := *(*string)(unsafe.Pointer(&t))
+	for n := lo + 1; n <= hi; n++ {
+		if !lg.has(n) || !lg.mayEnd(n, str[i+n-1]) {
+			continue
+		}
+		piece := str[i : i+n]
+		if e := s.store.findString(piece); e >= 0 {
+			if _, ok := s.allow[piece]; !ok {
+				return true, false
+			}
+		}
+	}
+	return false, false
+}
