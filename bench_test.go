@@ -206,8 +206,6 @@ func BenchmarkScanHostileSPF(b *testing.B) {
 // the guard must pass over it (redact.Set.Allow).
 func piecesZone() (domain, zone string) {
 	a := func(n int) string { return strings.Repeat("a", n) }
-	labels := []string{a(63), a(63), a(63), a(57), "com"}
-	domain = strings.Join(labels, ".")
 	var tokens []string
 	for k := 4; k <= 63; k++ {
 		tokens = append(tokens, a(k))
@@ -217,23 +215,62 @@ func piecesZone() (domain, zone string) {
 			tokens = append(tokens, a(x)+"."+a(y))
 		}
 	}
+	return lettersZone(tokens, 250)
+}
+
+// onePrefixZone is piecesZone's domain with a zone whose values all
+// start with its first 4 bytes: one value of each length from 6 to
+// lengths + 5 ("aaaa", then b's, then c), and short ones ("aaaa" and
+// three letters). The guard's bounds hold them all, and neither
+// comparing the values one by one nor looking up their lengths is cheap
+// at a position that starts with "aaaa" (see redact's longChain).
+func onePrefixZone(lengths, short int) (domain, zone string) {
+	const letters = "bcdefghijklmnopqrstuvwxyz"
+	var texts []string
+	for k := 1; k <= lengths; k++ {
+		texts = append(texts, "aaaa"+strings.Repeat("b", k)+"c")
+	}
+	for i := range short {
+		texts = append(texts, "aaaa"+string(letters[i%25])+string(letters[i/25%25])+string(letters[i/625%25]))
+	}
+	return lettersZone(texts, 250)
+}
+
+// lettersZone returns piecesZone's domain and a zone that publishes
+// tokens on its parents' _dmarc names, joined into TXT strings of at
+// most max bytes (a longer token is a record of its own, in strings of
+// 250 bytes).
+func lettersZone(tokens []string, max int) (domain, zone string) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	labels := []string{a(63), a(63), a(63), a(57), "com"}
+	domain = strings.Join(labels, ".")
 	var records []string
 	var cur []string
 	n := 0
+	flush := func() {
+		if len(cur) > 0 {
+			records = append(records, `"`+strings.Join(cur, " ")+`"`)
+		}
+		cur, n = nil, 0
+	}
 	for _, tk := range tokens {
-		if n+len(tk)+1 > 250 {
-			records = append(records, strings.Join(cur, " "))
-			cur, n = nil, 0
+		if len(tk) > max {
+			flush()
+			records = append(records, splitTXT(tk))
+			continue
+		}
+		if n+len(tk)+1 > max {
+			flush()
 		}
 		cur = append(cur, tk)
 		n += len(tk) + 1
 	}
-	records = append(records, strings.Join(cur, " "))
+	flush()
 	var b strings.Builder
 	b.WriteString("$ORIGIN com.\n@ SOA ns.com. h.com. 1 3600 600 86400 300\n")
 	parents := []string{strings.Join(labels[1:4], "."), strings.Join(labels[2:4], "."), labels[3]}
 	for i, r := range records {
-		fmt.Fprintf(&b, "_dmarc.%s TXT \"%s\"\n", parents[i%len(parents)], r)
+		fmt.Fprintf(&b, "_dmarc.%s TXT %s\n", parents[i%len(parents)], r)
 	}
 	return domain, b.String()
 }
@@ -245,6 +282,21 @@ func piecesZone() (domain, zone string) {
 //	go test -run XXX -bench 'BenchmarkScan$|BenchmarkScanDomainPieces' -benchmem .
 func BenchmarkScanDomainPieces(b *testing.B) {
 	domain, zone := piecesZone()
+	benchLettersZone(b, domain, zone)
+}
+
+// BenchmarkScanOnePrefix is BenchmarkScan for onePrefixZone's domain
+// (750 lengths, 7,000 short values): what the guard still costs when a
+// zone spends its bounds on one prefix.
+//
+//	go test -run XXX -bench 'BenchmarkScan$|BenchmarkScanOnePrefix' -benchmem .
+func BenchmarkScanOnePrefix(b *testing.B) {
+	domain, zone := onePrefixZone(750, 7000)
+	benchLettersZone(b, domain, zone)
+}
+
+// benchLettersZone scans domain in zone, no leak alarm allowed.
+func benchLettersZone(b *testing.B, domain, zone string) {
 	z, err := dnstest.Parse(zone, "com.")
 	require.NoError(b, err)
 	leaks := 0

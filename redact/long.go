@@ -15,7 +15,10 @@ import (
 // the chain or looks up t[i:i+n] in the table by hash for each length n
 // that one of the chain's values has (longIndex), whichever costs less
 // (lookupCost): a position costs at most the lesser of the chain's
-// values compared and its lengths looked up.
+// values compared and its lengths looked up. Both can be large at once
+// (about 8,000 values, 700 of them of distinct lengths, fit the Set's
+// bounds), so a text's cost is not yet linear in its length whatever the
+// values: that would take one automaton of the long chains' values.
 const longChain = 16
 
 // The search's estimate of what a position costs (lookupCost), in about
