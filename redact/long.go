@@ -21,14 +21,21 @@ import (
 // values: that would take one automaton of the long chains' values.
 const longChain = 16
 
-// The search's estimate of what a position costs (lookupCost), in about
-// nanoseconds: walking the chain, per value (reading its entry; a
-// comparison that fails stops early); looking up a length, per lookup,
-// plus per byte hashed (1/16 ns: one in hashBytes).
+// The search's account of what a position costs, in about nanoseconds:
+// walking the chain, per value (reading its entry; a comparison that
+// fails stops early); looking at one of the chain's lengths; looking a
+// piece up, per lookup, plus per byte hashed (1/16 ns: one in
+// hashBytes). When looking up every length in range would cost no more
+// than walking, the search looks them up; else it looks them up only
+// until they have cost a quarter (lookupShare) of a walk, then walks: a
+// position costs at most 1.25 times the lesser of the two, and much less
+// when the filter lets few pieces through.
 const (
-	walkCost   = 3
-	lookupCost = 10
-	hashBytes  = 16
+	walkCost    = 3
+	lengthCost  = 1
+	lookupCost  = 10
+	hashBytes   = 16
+	lookupShare = 4
 )
 
 // longIndex holds the lengths of the long chains' values. It is made as
@@ -46,48 +53,59 @@ type longIndex struct {
 // longGram is what the index holds of one long chain.
 type longGram struct {
 	lens   [MaxValueLen/64 + 1]uint64 // bit n set when a value is n bytes long
-	ends   [endBits / 64]uint64       // bit endBit(n, c) set when a value is n bytes long and ends with c
+	ends   []uint64                   // the filter by length and last byte: bit endBit(n, c) set when a value of n bytes ends with c
 	maxLen int
 	newest int32 // the newest entry noted, -1 when none
 }
 
-// endBits is the size of a longGram's filter by length and last byte:
-// a piece of the searched text that no value of its length ends like is
-// not looked up. A chain's values number in the dozens to thousands; a
-// filter the size of its length bitmap rejects most pieces of a text the
-// values are not in.
-const endBits = 1024
+// The filter by length and last byte: a piece of the searched text that
+// no value of its length ends like is not looked up. It has endPerValue
+// bits a value of the chain (a false pass for about one piece in 16, if
+// each value's length and end were its own), at least endMin, a power of
+// two; it grows as the chain does, noting every value again.
+const (
+	endMin      = 1024
+	endPerValue = 16
+)
 
-// endBit returns the bit of a longGram's ends for a value of n bytes
-// ending with c.
-func endBit(n int, c byte) uint { return uint(n*257+int(c)) % endBits }
+// endWords returns the filter's length in words for a chain of count
+// values.
+func endWords(count int) int {
+	return (1 << bits.Len(uint(max(endMin, endPerValue*count)-1))) / 64
+}
+
+// endBit returns the bit of a filter of words words for a value of n
+// bytes ending with c.
+func endBit(n int, c byte, words int) uint {
+	k := bits.TrailingZeros(uint(words)) + 6 // 64*words is 1<<k
+	return uint(uint32(n<<8|int(c)) * 0x9e3779b1 >> (32 - k))
+}
+
+// lookups returns what looking up every length in (lo, hi] that a value
+// has would cost, unfiltered, stopping once it is past limit.
+func (lg *longGram) lookups(lo, hi, limit int) int {
+	cost := 0
+	for n := lo + 1; n <= hi && cost <= limit; n++ {
+		w := lg.lens[n/64] >> (n % 64)
+		if w == 0 {
+			n = (n/64+1)*64 - 1 // on to the next word
+			continue
+		}
+		n += bits.TrailingZeros64(w)
+		if n <= hi {
+			cost += lengthCost + lookupCost + n/hashBytes
+		}
+	}
+	return cost
+}
 
 // has reports whether a value is n bytes long.
 func (lg *longGram) has(n int) bool { return lg.lens[n/64]&(1<<(n%64)) != 0 }
 
 // mayEnd reports whether a value of n bytes may end with c.
 func (lg *longGram) mayEnd(n int, c byte) bool {
-	b := endBit(n, c)
+	b := endBit(n, c, len(lg.ends))
 	return lg.ends[b/64]&(1<<(b%64)) != 0
-}
-
-// lookups returns the cost of looking up each length in (lo, hi] that a
-// value has, stopping once it is past limit.
-func (lg *longGram) lookups(lo, hi, limit int) int {
-	cost := 0
-	for n := lo + 1; n <= hi && cost <= limit; {
-		w := lg.lens[n/64] >> (n % 64)
-		if w == 0 {
-			n = (n/64 + 1) * 64
-			continue
-		}
-		n += bits.TrailingZeros64(w)
-		if n <= hi {
-			cost += lookupCost + n/hashBytes
-		}
-		n++
-	}
-	return cost
 }
 
 // gram returns the lengths of chain c, whose first 4 bytes are g, with
@@ -102,13 +120,17 @@ func (li *longIndex) gram(st *valueStore, g uint32, c gramSlot) *longGram {
 		lg = &longGram{newest: -1}
 		li.grams[g] = lg
 	}
-	// The chain links the newest entry first: those above newest are new.
 	head := int32(c.head) - 1
+	if words := endWords(int(c.n)); words > len(lg.ends) {
+		lg.ends = make([]uint64, words)
+		lg.newest = -1 // every value noted again, in the larger filter
+	}
+	// The chain links the newest entry first: those above newest are new.
 	for e := head; e > lg.newest; e = st.at(e).next() {
 		v := st.value(e)
 		n := len(v)
 		lg.lens[n/64] |= 1 << (n % 64)
-		b := endBit(n, v[n-1])
+		b := endBit(n, v[n-1], len(lg.ends))
 		lg.ends[b/64] |= 1 << (b % 64)
 		lg.maxLen = max(lg.maxLen, n)
 	}
@@ -117,34 +139,46 @@ func (li *longIndex) gram(st *valueStore, g uint32, c gramSlot) *longGram {
 }
 
 // longAt reports whether a value of the long chain c (first 4 bytes g),
-// not allowed and longer than excused bytes, starts at t[i:]; or, when
-// walking the chain costs less than looking up its lengths, that the
-// caller should walk it (walk). Called with the Set's mu held (read).
+// not allowed and longer than excused bytes, starts at t[i:]; or, once
+// looking up its lengths has cost more than walking the chain would,
+// that the caller should walk it (walk). Called with the Set's mu held
+// (read).
 func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (found, walk bool) {
 	li := &s.store.long
 	li.mu.Lock()
 	defer li.mu.Unlock()
 	lg := li.gram(&s.store, g, c)
 	lo, hi := max(excused, MinLen-1), min(len(t)-i, lg.maxLen)
-	if hi <= lo {
-		return false, false // every value runs past t's end or is excused
-	}
-	if limit := walkCost * int(c.n); lg.lookups(lo, hi, limit) > limit {
-		return false, true
-	}
 	// A string's header is a slice's first two words: t read as a
 	// string, without a copy.
 	str := *(*string)(unsafe.Pointer(&t))
+	limit, cost := walkCost*int(c.n), 0
+	if lg.lookups(lo, hi, limit) > limit {
+		limit /= lookupShare
+	}
 	for n := lo + 1; n <= hi; n++ {
-		if !lg.has(n) || !lg.mayEnd(n, str[i+n-1]) {
+		w := lg.lens[n/64] >> (n % 64)
+		if w == 0 {
+			n = (n/64+1)*64 - 1 // on to the next word
 			continue
 		}
-		piece := str[i : i+n]
-		if e := s.store.findString(piece); e >= 0 {
-			if _, ok := s.allow[piece]; !ok {
-				return true, false
+		n += bits.TrailingZeros64(w) // the next length a value has
+		if n > hi {
+			break
+		}
+		cost += lengthCost
+		if lg.mayEnd(n, str[i+n-1]) {
+			cost += lookupCost + n/hashBytes
+			piece := str[i : i+n]
+			if e := s.store.findString(piece); e >= 0 {
+				if _, ok := s.allow[piece]; !ok {
+					return true, false
+				}
 			}
 		}
+		if cost > limit {
+			return false, true
+		}
 	}
-	return false, false
+	return false, false // every value runs past t's end, is excused, or is not there
 }

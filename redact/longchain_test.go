@@ -104,28 +104,38 @@ func FuzzLongChains(f *testing.F) {
 	})
 }
 
-// TestLongGramLookups: the cost of looking up a chain's lengths counts
-// each length in the range, at the edges of the bitmap's words, and
-// stops past its limit.
-func TestLongGramLookups(t *testing.T) {
-	var lg longGram
-	set := []int{4, 5, 63, 64, 65, 127, 128, 500, 1023, MaxValueLen}
-	for _, n := range set {
-		lg.lens[n/64] |= 1 << (n % 64)
+// TestLongGramFilter: as a chain grows past the filter's size, with
+// searches between, the filter lets through every value's length and
+// last byte, and the search finds every value.
+func TestLongGramFilter(t *testing.T) {
+	s := NewSet()
+	var values []string
+	for _, upTo := range []int{20, 70, 140, 300, 1100} {
+		for k := len(values); k < upTo; k++ {
+			v := fmt.Sprintf("mail%d%c", k, 'a'+k%26)
+			values = append(values, v)
+			s.Add(v)
+		}
+		require.False(t, s.Contains("mail-none"))
+		c := s.store.chain(gram("mail"))
+		lg := s.store.long.grams[gram("mail")]
+		require.NotNil(t, lg)
+		require.Equal(t, endWords(int(c.n)), len(lg.ends), "%d values", len(values))
+		for _, v := range values {
+			require.True(t, lg.has(len(v)) && lg.mayEnd(len(v), v[len(v)-1]), "%q, %d values", v, len(values))
+			require.True(t, s.Contains("at "+v+"."), "%q, %d values", v, len(values))
+		}
 	}
-	for lo := 0; lo <= MaxValueLen; lo++ {
-		for hi := lo; hi <= MaxValueLen; hi += 1 + hi%7 {
-			want := 0
-			for _, n := range set {
-				if n > lo && n <= hi {
-					want += lookupCost + n/hashBytes
-				}
-			}
-			require.Equal(t, want, lg.lookups(lo, hi, 1<<30), "(%d, %d]", lo, hi)
-			if want > 0 {
-				require.Greater(t, lg.lookups(lo, hi, 0), 0, "(%d, %d], no limit left", lo, hi)
+	for _, w := range []int{16, 32, 64, 256} {
+		seen := map[uint]bool{}
+		for n := MinLen; n <= MaxValueLen; n++ {
+			for c := 0; c < 256; c++ {
+				b := endBit(n, byte(c), w)
+				require.Less(t, b, uint(64*w))
+				seen[b] = true
 			}
 		}
+		require.Len(t, seen, 64*w, "every bit of a filter of %d words is used", w)
 	}
 }
 
