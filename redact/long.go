@@ -14,11 +14,12 @@ import (
 // to send. Past longChain, at a position t[i:], the search either walks
 // the chain or looks up t[i:i+n] in the table by hash for each length n
 // that one of the chain's values has (longIndex), whichever costs less
-// (lookupCost): a position costs at most the lesser of the chain's
-// values compared and its lengths looked up. Both can be large at once
-// (about 8,000 values, 700 of them of distinct lengths, fit the Set's
-// bounds), so a text's cost is not yet linear in its length whatever the
-// values: that would take one automaton of the long chains' values.
+// (lookupCost): a position costs at most about 1.25 times the lesser of
+// the chain's values compared and its lengths looked up. Both can be
+// large at once (about 8,000 values, 700 of them of distinct lengths,
+// fit the Set's bounds), so a text's cost is not yet linear in its
+// length whatever the values: that would take one automaton of the long
+// chains' values.
 const longChain = 16
 
 // The search's account of what a position costs, in about nanoseconds:
@@ -168,7 +169,9 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 		}
 		cost += lengthCost
 		if lg.mayEnd(n, str[i+n-1]) {
-			cost += lookupCost + n/hashBytes
+			if cost += lookupCost + n/hashBytes; cost > limit {
+				return false, true // walked instead of this lookup, not after it
+			}
 			piece := str[i : i+n]
 			if e := s.store.findString(piece); e >= 0 {
 				if _, ok := s.allow[piece]; !ok {
