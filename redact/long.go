@@ -82,20 +82,24 @@ func endBit(n int, c byte, words int) uint {
 	return uint(uint32(n<<8|int(c)) * 0x9e3779b1 >> (32 - k))
 }
 
+// next returns the least length of a value that is at least n, or a
+// number past hi when none is up to hi.
+func (lg *longGram) next(n, hi int) int {
+	for n <= hi {
+		if w := lg.lens[n/64] >> (n % 64); w != 0 {
+			return n + bits.TrailingZeros64(w)
+		}
+		n = (n/64 + 1) * 64 // on to the next word
+	}
+	return n
+}
+
 // lookups returns what looking up every length in (lo, hi] that a value
 // has would cost, unfiltered, stopping once it is past limit.
 func (lg *longGram) lookups(lo, hi, limit int) int {
 	cost := 0
-	for n := lo + 1; n <= hi && cost <= limit; n++ {
-		w := lg.lens[n/64] >> (n % 64)
-		if w == 0 {
-			n = (n/64+1)*64 - 1 // on to the next word
-			continue
-		}
-		n += bits.TrailingZeros64(w)
-		if n <= hi {
-			cost += lengthCost + lookupCost + n/hashBytes
-		}
+	for n := lg.next(lo+1, hi); n <= hi && cost <= limit; n = lg.next(n+1, hi) {
+		cost += lengthCost + lookupCost + n/hashBytes
 	}
 	return cost
 }
@@ -157,16 +161,7 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 	if lg.lookups(lo, hi, limit) > limit {
 		limit /= lookupShare
 	}
-	for n := lo + 1; n <= hi; n++ {
-		w := lg.lens[n/64] >> (n % 64)
-		if w == 0 {
-			n = (n/64+1)*64 - 1 // on to the next word
-			continue
-		}
-		n += bits.TrailingZeros64(w) // the next length a value has
-		if n > hi {
-			break
-		}
+	for n := lg.next(lo+1, hi); n <= hi; n = lg.next(n+1, hi) {
 		cost += lengthCost
 		if lg.mayEnd(n, str[i+n-1]) {
 			if cost += lookupCost + n/hashBytes; cost > limit {
