@@ -279,14 +279,23 @@ func TestNoCaseEchoFallback(t *testing.T) {
 	})
 	var log bytes.Buffer
 	var logMu sync.Mutex
+	wrote := make(chan struct{}, 1)
 	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1,
-		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil))}
+		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu, wrote: wrote}, nil))}
 	for i := range 4 {
 		a := c.Lookup(t.Context(), fmt.Sprintf("host%d.example.test", i), resolver.TypeA)
 		require.Equal(t, resolver.Found, a.Outcome, "lookup %d: %s", i, show(a))
 	}
 	assert.GreaterOrEqual(t, dropsOf(c, "wrong_case"), uint64(3))
 	assert.Equal(t, int32(1), tcp.Load(), "confirmed over TCP once")
+	// The probe switches the case off, then logs, on its own goroutine:
+	// a quick resend's reply read in between answers the first lookup,
+	// and the others may end before the line is written.
+	select {
+	case <-wrote:
+	case <-time.After(spoofTimeout): // a bound on a hang, not on speed
+		t.Fatal("no log line from the probe")
+	}
 	logMu.Lock()
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	logMu.Unlock()
@@ -464,7 +473,7 @@ func TestCookieServerStops(t *testing.T) {
 	// before the probe's reply: the probe logs on its own goroutine.
 	select {
 	case <-wrote:
-	case <-t.Context().Done():
+	case <-time.After(spoofTimeout): // a bound on a hang, not on speed
 		t.Fatal("no log line from the probe")
 	}
 	logMu.Lock()
