@@ -64,7 +64,7 @@ func TestAsyncReviewPanicInWaiterStrandsFlight(t *testing.T) {
 	select {
 	case a := <-later:
 		assert.Equal(t, resolver.Found, a.Outcome, "the waiter after the panicking one lost the answer: %s", show(a))
-	case <-time.After(5 * time.Second): // generous: a correct Cache answers at once
+	case <-time.After(spoofTimeout): // a bound on a hang: a correct Cache answers at once
 		require.FailNow(t, "the waiter after the panicking one was never answered")
 	}
 	cancelWaiter()
@@ -72,7 +72,7 @@ func TestAsyncReviewPanicInWaiterStrandsFlight(t *testing.T) {
 	select {
 	case a := <-sender:
 		require.Equal(t, resolver.Found, a.Outcome, "sender got %s", show(a))
-	case <-time.After(5 * time.Second): // generous: a correct Cache answers at once
+	case <-time.After(spoofTimeout): // a bound on a hang: a correct Cache answers at once
 		require.FailNow(t, "the sender's done was never called")
 	}
 }
@@ -162,7 +162,7 @@ func TestAsyncReviewPanicInScanWaiterStrandsOwner(t *testing.T) {
 	select {
 	case a := <-got:
 		require.Equal(t, resolver.Found, a.Outcome, "owner got %s", show(a))
-	case <-time.After(5 * time.Second): // generous: a correct Scan answers at once
+	case <-time.After(spoofTimeout): // a bound on a hang: a correct Scan answers at once
 		require.FailNow(t, "the owner's Pending never landed, even after its context ended")
 	}
 }

@@ -215,22 +215,34 @@ func TestAttributionSlow(t *testing.T) {
 	srv := dnstest.Start(t, zones(t))
 	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
 	c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
+	// The deadlines pass when the test says (a deadline by the clock
+	// may pass before the question is out, or before the other answer
+	// is in); the far one only bounds a hang.
+	far, cancelFar := context.WithTimeout(t.Context(), time.Hour)
+	defer cancelFar()
 
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
+	ctx := deadlineAt{Context: far, done: make(chan struct{})}
 	done := make(chan resolver.Answer, 1)
 	go func() { done <- c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA) }()
 	waitFor(t, func() bool { return srv.Count("nodata.resolver.test", resolver.TypeA) >= 1 })
 	other := c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
 	require.Equal(t, resolver.Found, other.Outcome, show(other))
+	waitFor(t, func() bool { return srv.Count("nodata.resolver.test", resolver.TypeA) >= 2 })
+	close(ctx.done)
 	slow := <-done
 	assert.Equal(t, inconclusive(resolver.ReasonSlow, -1), slow)
 	assert.Equal(t, resolver.SideNone, slow.Reason.Side())
 	assert.Greater(t, srv.Count("nodata.resolver.test", resolver.TypeA), 1, "asked again until the deadline")
 
 	lone := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
-	ctx2, cancel2 := context.WithTimeout(t.Context(), 500*time.Millisecond)
-	defer cancel2()
+	ctx2 := deadlineAt{Context: far, done: make(chan struct{})}
+	asked := srv.Count("nodata.resolver.test", resolver.TypeA)
+	go func() {
+		for srv.Count("nodata.resolver.test", resolver.TypeA) == asked {
+			time.Sleep(time.Millisecond)
+		}
+		close(ctx2.done)
+	}()
 	timeout := lone.Lookup(ctx2, "nodata.resolver.test", resolver.TypeA)
 	assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), timeout)
 	assert.Equal(t, resolver.SideUnknown, timeout.Reason.Side())
@@ -277,11 +289,21 @@ func TestScanKeepsDeadlineReason(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.Start(t, zones(t))
 	srv.SetFault("nodata.resolver.test", dnstest.AnyType, dnstest.Drop)
+	far, cancelFar := context.WithTimeout(t.Context(), time.Hour)
+	defer cancelFar()
 	for i := 0; i < 5; i++ {
 		c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
-		ctx, cancel := context.WithTimeout(t.Context(), 250*time.Millisecond)
+		// The deadline passes once the question is out: by the clock it
+		// may pass before, and the lookup is then canceled, rightly.
+		ctx := deadlineAt{Context: far, done: make(chan struct{})}
+		asked := srv.Count("nodata.resolver.test", resolver.TypeA)
+		go func() {
+			for srv.Count("nodata.resolver.test", resolver.TypeA) == asked {
+				time.Sleep(time.Millisecond)
+			}
+			close(ctx.done)
+		}()
 		a := resolver.NewScan(c, 0).Lookup(ctx, "nodata.resolver.test", resolver.TypeA)
-		cancel()
 		assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), a)
 	}
 }

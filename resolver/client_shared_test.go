@@ -158,7 +158,7 @@ func TestClientIgnoresSpoofFromOtherPort(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // the spoof arrives first, whatever the scheduler does
 		s.send(t, answerA(q, "192.0.2.1"), from)
 	})
-	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: 2 * time.Second, Attempts: 1}
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1} // a bound on a hang, not on speed
 	for i := 0; i < 3; i++ {
 		a := c.Lookup(t.Context(), fmt.Sprintf("host%d.example.test", i), resolver.TypeA)
 		require.Equal(t, resolver.Found, a.Outcome, show(a))
@@ -183,7 +183,12 @@ func TestClientLateAnswerTaken(t *testing.T) {
 		if n > 1 {
 			return // repeats are dropped, as a busy resolver does
 		}
-		time.Sleep(700 * time.Millisecond)
+		// The answer waits for the next attempt: the test, not a sleep
+		// against the Client's retry timer, makes it come after it.
+		if !eventually(func() bool { mu.Lock(); defer mu.Unlock(); return seen[name] >= 2 }) {
+			t.Errorf("the question was not asked again")
+			return
+		}
 		s.send(t, answerA(q, "192.0.2.1"), from)
 	})
 	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: 200 * time.Millisecond}
@@ -249,17 +254,19 @@ func TestClientDiscardingResolver(t *testing.T) {
 // its own answer.
 func TestClientLateAnswerAfterEndDropped(t *testing.T) {
 	t.Parallel()
+	ended := make(chan struct{})
 	srv := startRaw(t, func(s *rawServer, q *dns.Msg, from net.Addr) {
 		if strings.EqualFold(q.Question[0].Name, "slow.example.test.") {
-			time.Sleep(300 * time.Millisecond)
+			<-ended // late for certain: a sleep may end before a loaded Client's timer fires
 		}
 		s.send(t, answerA(q, "192.0.2.1"), from)
 	})
 	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: 50 * time.Millisecond, Attempts: 1}
 	a := c.Lookup(t.Context(), "slow.example.test", resolver.TypeA)
+	close(ended)
 	require.Equal(t, resolver.ReasonTimeout, a.Reason, show(a))
 	waitFor(t, func() bool { return resolver.Drops(c) >= 1 })
-	c.Timeout = 2 * time.Second
+	c.Timeout = spoofTimeout // a bound on a hang, not on speed
 	a = c.Lookup(t.Context(), "fast.example.test", resolver.TypeA)
 	require.Equal(t, resolver.Found, a.Outcome, show(a))
 	assert.Equal(t, "fast.example.test", a.Records[0].Name)
@@ -276,7 +283,7 @@ func TestClientSharedSockets(t *testing.T) {
 		time.Sleep(time.Duration(40-i%40) * time.Millisecond) // later questions answered first
 		s.send(t, answerA(q, fmt.Sprintf("192.0.2.%d", i)), from)
 	})
-	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: 5 * time.Second, Attempts: 1}
+	c := &resolver.Client{Servers: []string{srv.addr()}, Timeout: spoofTimeout, Attempts: 1} // a bound on a hang, not on speed
 	const n = 80
 	var wg sync.WaitGroup
 	for i := 1; i <= n; i++ {

@@ -437,5 +437,8 @@ func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
 	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 	require.Eventually(t, func() bool { return healthStorage(t, base) == "unavailable" }, 30*time.Second, 50*time.Millisecond, log.String())
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
+	// The writer turns unhealthy, then logs, on its own goroutine: health
+	// may say so before the record is written.
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "batch not stored") }, 30*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record, not one per batch")
 }
