@@ -20,7 +20,7 @@ func TestScannerSharedCache(t *testing.T) {
 	for _, size := range []int{0, 1 << 20} {
 		lab := testlab.Start(t, []string{scanZone}, policies)
 		s := New(Config{
-			Resolver: lab.DNS.Client(time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
+			Resolver: lab.DNS.Client(30 * time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
 			AllowLoopbackTargets: true, Now: func() time.Time { return fixedNow }, DNSCacheBytes: size,
 		})
 		req := ScanRequest{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"}

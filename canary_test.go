@@ -24,7 +24,7 @@ func TestCanariesNeverReachOutput(t *testing.T) {
 	})
 	leaks := 0
 	s := New(Config{
-		Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: time.Second, Attempts: 1},
+		Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 30 * time.Second, Attempts: 1}, // a bound on a hang, not on speed
 		HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
 		Now:    func() time.Time { return fixedNow },
 		OnLeak: func(_ string, n int) { leaks += n },

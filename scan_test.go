@@ -40,16 +40,49 @@ var policies = map[string]string{
 func newLabScanner(t *testing.T, zones ...string) (*Scanner, *testlab.Lab) {
 	t.Helper()
 	lab := testlab.Start(t, zones, policies)
-	s := New(Config{
-		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 500 * time.Millisecond, Attempts: 1},
+	return labScanner(lab, &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 30 * time.Second, Attempts: 1}), lab
+}
+
+// labScanner is the Scanner of newLabScanner over r.
+func labScanner(lab *testlab.Lab, r resolver.Resolver) *Scanner {
+	return New(Config{
+		// Every time-out here bounds a hang, not speed: an answer a
+		// loaded machine delivers late is still the answer.
+		Resolver:             r,
 		HTTPSPort:            lab.HTTPSPort,
 		RootCAs:              lab.RootCAs,
 		AllowLoopbackTargets: true,
-		FetchTimeout:         3 * time.Second,
-		ScanTimeout:          10 * time.Second,
+		FetchTimeout:         30 * time.Second,
+		ScanTimeout:          time.Minute,
 		Now:                  func() time.Time { return fixedNow },
 	})
-	return s, lab
+}
+
+// oneApart is a lab Client that asks one question through a Client of
+// its own (apart), whose timeout ends a lookup the client waits out (its
+// reply undecodable): that time-out must pass after the reply came, so
+// it is long, while the lookup waits for nothing else. Probe is the
+// main Client's.
+type oneApart struct {
+	*resolver.Client
+	apart *resolver.Client
+	name  string
+	qtype resolver.Type
+}
+
+func (o oneApart) pick(name string, qtype resolver.Type) *resolver.Client {
+	if resolver.CanonicalName(name) == resolver.CanonicalName(o.name) && qtype == o.qtype {
+		return o.apart
+	}
+	return o.Client
+}
+
+func (o oneApart) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	return o.pick(name, qtype).Lookup(ctx, name, qtype)
+}
+
+func (o oneApart) Start(ctx context.Context, name string, qtype resolver.Type, done func(resolver.Answer)) {
+	o.pick(name, qtype).Start(ctx, name, qtype, done)
 }
 
 func TestScanEndToEnd(t *testing.T) {

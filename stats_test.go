@@ -25,7 +25,7 @@ func TestScanStats(t *testing.T) {
 	}
 	var got []ScanStats
 	s := New(Config{
-		Resolver: lab.DNS.Client(time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
+		Resolver: lab.DNS.Client(30 * time.Second), HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs,
 		AllowLoopbackTargets: true, Now: func() time.Time { return fixedNow },
 		OnStats: func(st ScanStats) { got = append(got, st) },
 	})

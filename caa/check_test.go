@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -173,7 +172,7 @@ func TestCheckServer(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			tc.run(t, srv.Client(200*time.Millisecond))
+			tc.run(t, srv.PatientResolver())
 			if tc.name == "truncated" {
 				assert.Equal(t, 2, srv.Count("truncated.caa.test", resolver.TypeCAA), "truncated: CAA queries, want 2 (UDP then TCP)")
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -305,7 +304,7 @@ func TestCheckWire(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			tc.run(t, srv.Client(200*time.Millisecond))
+			tc.run(t, srv.PatientResolver())
 			assert.Equal(t, tc.wantTCP, srv.CountOver("", dnstest.AnyType, "tcp") > 0, "TCP used")
 		})
 	}

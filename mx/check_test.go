@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -135,7 +134,7 @@ func TestCheckServer(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			tc.run(t, srv.Client(200*time.Millisecond))
+			tc.run(t, srv.PatientResolver())
 			if tc.name == "truncated" {
 				assert.Equal(t, 2, srv.Count("truncated.mx.test", resolver.TypeMX), "truncated: MX queries, want 2 (UDP then TCP)")
 			}

@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -158,7 +157,7 @@ func TestCheckServer(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			tc.run(t, srv.Client(200*time.Millisecond))
+			tc.run(t, srv.PatientResolver())
 			if tc.name == "truncated" {
 				assert.Equal(t, 2, srv.Count(rev(19), resolver.TypePTR), "truncated: PTR queries, want 2 (UDP then TCP)")
 			}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,16 +132,9 @@ func TestOpenSPFSuiteServer(t *testing.T) {
 			srv.Apply(faults...)
 			servers[z] = srv
 		}
-		return srv.Client(suiteTimeout)
+		return srv.PatientResolver()
 	})
 }
-
-// suiteTimeout is how long the client waits for a reply in
-// TestOpenSPFSuiteServer; only the TIMEOUT cases wait for it. It is long
-// enough that a loopback reply on a loaded machine (the race detector,
-// the other packages' tests) always beats it: at 100 ms a reply that
-// came late turned a permerror case into temperror in a full run.
-const suiteTimeout = time.Second
 
 // runSuite runs every case with the resolver newResolver gives for the
 // case's scenario.

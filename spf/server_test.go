@@ -2,7 +2,6 @@ package spf
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -50,7 +49,7 @@ func TestCheckServer(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			tc.run(t, srv.Client(200*time.Millisecond))
+			tc.run(t, srv.PatientResolver())
 			for _, f := range tc.faults {
 				if f.Fault.Truncate {
 					assert.NotZero(t, srv.CountOver(f.Name, dnstest.AnyType, "tcp"), "%s was never asked over TCP", f.Name)

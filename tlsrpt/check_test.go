@@ -3,7 +3,6 @@ package tlsrpt
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,7 +127,7 @@ func TestCheckOverDNSServer(t *testing.T) {
 			t.Parallel()
 			srv := dnstest.Start(t, z)
 			srv.Apply(tc.faults...)
-			got := Check(context.Background(), srv.Client(200*time.Millisecond), tc.name+zoneSuffix)
+			got := Check(context.Background(), srv.PatientResolver(), tc.name+zoneSuffix)
 			require.Equal(t, tc.want, got, "Result differs")
 			assert.Equal(t, tc.tcp, srv.CountOver("", dnstest.AnyType, "tcp") > 0, "asked over TCP")
 		})

@@ -22,6 +22,7 @@ import (
 	"github.com/mailauth/mailauth/httpapi"
 	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // docBaseURL is the base URL the documentation's examples name (the
@@ -205,7 +206,7 @@ func TestDocumentedCommandLines(t *testing.T) {
 	require.NoError(t, os.WriteFile(ca, lab.CAPEM, 0o600))
 	labFlags := []string{"-https-port", strconv.Itoa(lab.HTTPSPort), "-ca-file", ca, "-allow-loopback-targets"}
 	scanner := mailauth.New(mailauth.Config{
-		Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: time.Second, Attempts: 2},
+		Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: dnstest.PatientTimeout, Attempts: 1}, // a bound on a hang, not on speed
 		HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
 	})
 	service := httptest.NewServer(httpapi.New(scanner, httpapi.Options{}))

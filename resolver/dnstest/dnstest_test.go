@@ -145,6 +145,28 @@ func TestServerCountAndQueries(t *testing.T) {
 	assert.Equal(t, want, got, "Queries()")
 }
 
+// TestPatientResolver: an answer that comes later than DroppedTimeout
+// is still taken; a dropped question, asked by its own name and type or
+// AnyType, times out; a question the server answers is never sent to
+// the short Client because another type of its name is dropped.
+func TestPatientResolver(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	srv.SetFault("host.dnstest.test", resolver.TypeA, dnstest.Delay(2*dnstest.DroppedTimeout))
+	srv.SetFault("host.dnstest.test", resolver.TypeTXT, dnstest.Drop)
+	srv.SetFault("a.b.c.dnstest.test", dnstest.AnyType, dnstest.Drop)
+	r := srv.PatientResolver()
+	a := r.Lookup(t.Context(), "HOST.dnstest.test", resolver.TypeA)
+	assert.Equal(t, resolver.Found, a.Outcome, "a late answer: %+v", a)
+	for _, q := range []struct {
+		name  string
+		qtype resolver.Type
+	}{{"host.dnstest.test", resolver.TypeTXT}, {"a.b.c.dnstest.test.", resolver.TypeTXT}} {
+		a := r.Lookup(t.Context(), q.name, q.qtype)
+		assert.Equal(t, resolver.ReasonTimeout, a.Reason, "%s %v dropped: %+v", q.name, q.qtype, a)
+	}
+}
+
 // TestResolverFaults: the in-memory faults behave as documented.
 func TestResolverFaults(t *testing.T) {
 	t.Parallel()

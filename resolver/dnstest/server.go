@@ -131,6 +131,31 @@ func (s *Server) Client(timeout time.Duration) *resolver.Client {
 	return &resolver.Client{Servers: []string{s.addr}, Timeout: timeout, Attempts: 1}
 }
 
+// PatientResolver's per-attempt timeouts: PatientTimeout for the
+// questions the server answers, a bound on a hang and never on speed;
+// DroppedTimeout for those it drops, which always wait it out.
+const (
+	PatientTimeout = 30 * time.Second
+	DroppedTimeout = 200 * time.Millisecond
+)
+
+// PatientResolver returns a Resolver for tests over the wire whose
+// verdicts no load on the machine can change. A question the server
+// drops (a Drop fault set on its own name, for its type or AnyType) goes
+// through a Client with DroppedTimeout, which it always waits out: no
+// reply can beat it. Every other question goes through a Client with
+// PatientTimeout: an answer a loaded machine sends late is still the
+// answer, not a time-out. Both make one attempt, as Client's do.
+func (s *Server) PatientResolver() resolver.Resolver {
+	answered, dropped := s.Client(PatientTimeout), s.Client(DroppedTimeout)
+	return resolver.Func(func(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+		if s.faults.lookup([]string{resolver.CanonicalName(name)}, qtype).Drop {
+			return dropped.Lookup(ctx, name, qtype)
+		}
+		return answered.Lookup(ctx, name, qtype)
+	})
+}
+
 // SetFault injects f for questions about name of type qtype (AnyType for
 // all types). It applies also when name is reached through a CNAME.
 func (s *Server) SetFault(name string, qtype resolver.Type, f Fault) { s.faults.set(name, qtype, f) }
