@@ -193,12 +193,12 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 	})
 	// ScanTimeout bounds a hang; the deadline that passes is dl's.
 	s := New(Config{Resolver: stubborn, ScanTimeout: time.Hour, Now: func() time.Time { return fixedNow }})
-	dl := deadlineAt{Context: context.Background(), done: make(chan struct{})}
+	dl := testlab.NewDeadline(context.Background())
 	go func() {
 		for range cap(asked) {
 			<-asked
 		}
-		close(dl.done)
+		dl.Pass()
 	}()
 	type result struct {
 		got ScanSummary
@@ -222,24 +222,6 @@ func TestScanDeadlineManyLateChecks(t *testing.T) {
 			assert.Equal(t, StatusWarn, c.Status, "%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
 			assert.Equal(t, txtTimedOut.format(), c.Summary, "%s = %s %q, want the not-finished verdict", c.ID, c.Status, c.Summary.EN)
 		}
-	}
-}
-
-// deadlineAt is a context whose deadline passes when its channel is
-// closed: the test, not the clock, decides when the scan's time is up.
-type deadlineAt struct {
-	context.Context
-	done chan struct{}
-}
-
-func (d deadlineAt) Done() <-chan struct{} { return d.done }
-
-func (d deadlineAt) Err() error {
-	select {
-	case <-d.done:
-		return context.DeadlineExceeded
-	default:
-		return nil
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -221,28 +222,22 @@ func TestAttributionSlow(t *testing.T) {
 	far, cancelFar := context.WithTimeout(t.Context(), time.Hour)
 	defer cancelFar()
 
-	ctx := deadlineAt{Context: far, done: make(chan struct{})}
+	ctx := testlab.NewDeadline(far)
 	done := make(chan resolver.Answer, 1)
 	go func() { done <- c.Lookup(ctx, "nodata.resolver.test", resolver.TypeA) }()
 	waitFor(t, func() bool { return srv.Count("nodata.resolver.test", resolver.TypeA) >= 1 })
 	other := c.Lookup(t.Context(), "a.resolver.test", resolver.TypeA)
 	require.Equal(t, resolver.Found, other.Outcome, show(other))
 	waitFor(t, func() bool { return srv.Count("nodata.resolver.test", resolver.TypeA) >= 2 })
-	close(ctx.done)
+	ctx.Pass()
 	slow := <-done
 	assert.Equal(t, inconclusive(resolver.ReasonSlow, -1), slow)
 	assert.Equal(t, resolver.SideNone, slow.Reason.Side())
 	assert.Greater(t, srv.Count("nodata.resolver.test", resolver.TypeA), 1, "asked again until the deadline")
 
 	lone := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
-	ctx2 := deadlineAt{Context: far, done: make(chan struct{})}
-	asked := srv.Count("nodata.resolver.test", resolver.TypeA)
-	go func() {
-		for srv.Count("nodata.resolver.test", resolver.TypeA) == asked {
-			time.Sleep(time.Millisecond)
-		}
-		close(ctx2.done)
-	}()
+	ctx2 := testlab.NewDeadline(far)
+	srv.OnceAsked("nodata.resolver.test", resolver.TypeA, ctx2.Pass)
 	timeout := lone.Lookup(ctx2, "nodata.resolver.test", resolver.TypeA)
 	assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), timeout)
 	assert.Equal(t, resolver.SideUnknown, timeout.Reason.Side())
@@ -295,14 +290,8 @@ func TestScanKeepsDeadlineReason(t *testing.T) {
 		c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: 100 * time.Millisecond}
 		// The deadline passes once the question is out: by the clock it
 		// may pass before, and the lookup is then canceled, rightly.
-		ctx := deadlineAt{Context: far, done: make(chan struct{})}
-		asked := srv.Count("nodata.resolver.test", resolver.TypeA)
-		go func() {
-			for srv.Count("nodata.resolver.test", resolver.TypeA) == asked {
-				time.Sleep(time.Millisecond)
-			}
-			close(ctx.done)
-		}()
+		ctx := testlab.NewDeadline(far)
+		srv.OnceAsked("nodata.resolver.test", resolver.TypeA, ctx.Pass)
 		a := resolver.NewScan(c, 0).Lookup(ctx, "nodata.resolver.test", resolver.TypeA)
 		assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), a)
 	}

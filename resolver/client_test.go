@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -452,26 +453,16 @@ func TestClientCanceled(t *testing.T) {
 	c := &resolver.Client{Servers: []string{srv.Addr()}, Timeout: time.Hour, Attempts: 2}
 	far, cancelFar := context.WithTimeout(t.Context(), 2*time.Hour)
 	defer cancelFar()
-	// endOnceAsked ends the lookup's context once the server has seen its
-	// question: the test, not the clock, decides that the lookup asked.
-	endOnceAsked := func(end func()) {
-		asked := srv.Count("a.resolver.test", dnstest.AnyType)
-		go func() {
-			for srv.Count("a.resolver.test", dnstest.AnyType) == asked {
-				time.Sleep(time.Millisecond)
-			}
-			end()
-		}()
-	}
-
+	// The lookup's context ends once the server has its question: the
+	// test, not the clock, decides that the lookup asked.
 	ctx, cancel := context.WithCancel(far)
-	endOnceAsked(cancel)
+	srv.OnceAsked("a.resolver.test", dnstest.AnyType, cancel)
 	assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), c.Lookup(ctx, "a.resolver.test", resolver.TypeA), "answer mismatch")
 
 	// The deadline ends a lookup that asked: it timed out (no reply came
 	// from the server meanwhile).
-	dl := deadlineAt{Context: far, done: make(chan struct{})}
-	endOnceAsked(func() { close(dl.done) })
+	dl := testlab.NewDeadline(far)
+	srv.OnceAsked("a.resolver.test", dnstest.AnyType, dl.Pass)
 	assert.Equal(t, inconclusive(resolver.ReasonTimeout, -1), c.Lookup(dl, "a.resolver.test", resolver.TypeA), "answer mismatch")
 
 	ctx, cancel = context.WithCancel(t.Context())
@@ -505,24 +496,6 @@ func TestNoGoroutineLeak(t *testing.T) {
 	checkNoLeak(t, baseline)
 }
 
-// deadlineAt is a context whose deadline passes when its channel is
-// closed: the test, not the clock, decides when the lookup's time is up.
-type deadlineAt struct {
-	context.Context
-	done chan struct{}
-}
-
-func (d deadlineAt) Done() <-chan struct{} { return d.done }
-
-func (d deadlineAt) Err() error {
-	select {
-	case <-d.done:
-		return context.DeadlineExceeded
-	default:
-		return nil
-	}
-}
-
 // TestUndecodableThenSlow: a datagram that carries the lookup's ID but
 // does not decode (anyone who guessed the port and the ID can send one)
 // does not make the lookup "malformed" when the resolver answered other
@@ -546,12 +519,12 @@ func TestUndecodableThenSlow(t *testing.T) {
 		_ = w.WriteMsg(m)
 	}, false)
 	c := &resolver.Client{Servers: []string{server}, Timeout: time.Minute, Attempts: 1}
-	ctx := deadlineAt{Context: t.Context(), done: make(chan struct{})}
+	ctx := testlab.NewDeadline(t.Context())
 	got := make(chan resolver.Answer, 1)
 	go func() { got <- c.Lookup(ctx, "slow.example.test", resolver.TypeA) }()
 	<-asked
 	require.Equal(t, resolver.Found, c.Lookup(t.Context(), "ok.example.test", resolver.TypeA).Outcome, "the resolver answers other questions")
-	close(ctx.done)
+	ctx.Pass()
 	a := <-got
 	assert.Equal(t, resolver.ReasonSlow, a.Reason, "%v/%v", a.Outcome, a.Reason)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testlab"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -232,8 +233,8 @@ func TestScanCanceled(t *testing.T) {
 		scan := resolver.NewScan(mem, 0)
 		// The deadline passes once the question is out: a deadline by the
 		// clock may pass before the Scan sends it (then it sends nothing).
-		ctx := deadlineAt{Context: t.Context(), done: make(chan struct{})}
-		go endWhenAsked(mem, 1, func() { close(ctx.done) })
+		ctx := testlab.NewDeadline(t.Context())
+		go endWhenAsked(mem, 1, ctx.Pass)
 		assert.Equal(t, inconclusive(resolver.ReasonCanceled, -1), scan.Lookup(ctx, name, resolver.TypeA), "answer mismatch")
 		log := scan.Log()
 		if assert.Len(t, log, 1, "Log() = %+v, want one canceled query", log) {

@@ -167,6 +167,27 @@ func TestPatientResolver(t *testing.T) {
 	}
 }
 
+// TestOnceAsked: f runs once a question for the name comes, not for a
+// question about another name.
+func TestOnceAsked(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.Start(t, testZones(t))
+	called := make(chan struct{})
+	srv.OnceAsked("host.dnstest.test", dnstest.AnyType, func() { close(called) })
+	exchange(t, srv, "udp", "alias.dnstest.test", dns.TypeTXT, false)
+	select {
+	case <-called:
+		t.Fatal("called after a question about another name")
+	default:
+	}
+	exchange(t, srv, "udp", "HOST.dnstest.test", dns.TypeA, false)
+	select {
+	case <-called:
+	case <-time.After(dnstest.PatientTimeout): // a bound on a hang
+		t.Fatal("not called once the name was asked")
+	}
+}
+
 // TestResolverFaults: the in-memory faults behave as documented.
 func TestResolverFaults(t *testing.T) {
 	t.Parallel()

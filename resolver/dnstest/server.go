@@ -160,6 +160,25 @@ func (s *Server) PatientResolver() resolver.Resolver {
 // all types). It applies also when name is reached through a CNAME.
 func (s *Server) SetFault(name string, qtype resolver.Type, f Fault) { s.faults.set(name, qtype, f) }
 
+// OnceAsked calls f, on a goroutine of its own, once the server has
+// received more questions for name of type qtype (AnyType: any) than it
+// had when OnceAsked was called: a test ends a lookup's time when its
+// question is out, not after a time the machine's load decides. The
+// goroutine ends with the server, f uncalled, if none comes.
+func (s *Server) OnceAsked(name string, qtype resolver.Type, f func()) {
+	asked := s.Count(name, qtype)
+	go func() {
+		for s.Count(name, qtype) == asked {
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		f()
+	}()
+}
+
 // Queries returns every question received so far.
 func (s *Server) Queries() []Received { return s.log.all() }
 
