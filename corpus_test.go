@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,15 +26,7 @@ func TestProviderCorpus(t *testing.T) {
 	t.Parallel()
 	c := testlab.LoadCorpus(t, corpusDir)
 	lab := testlab.StartCorpus(t, c)
-	s := New(Config{
-		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 2 * time.Second, Attempts: 2},
-		HTTPSPort:            lab.HTTPSPort,
-		RootCAs:              lab.RootCAs,
-		AllowLoopbackTargets: true,
-		FetchTimeout:         10 * time.Second,
-		ScanTimeout:          30 * time.Second,
-		Now:                  func() time.Time { return fixedNow },
-	})
+	s := knowsResolver(t, labScanner(lab, lab.DNS.PatientClient()))
 	for _, d := range c.Domains {
 		t.Run(d.Domain, func(t *testing.T) {
 			req := ScanRequest{Domain: d.Domain, DKIMSelector: d.Selector}
@@ -64,6 +55,18 @@ func TestProviderCorpus(t *testing.T) {
 	}
 }
 
+// knowsResolver has s learn what its lab resolver does (a
+// dnstest.PatientClient: it validates, and recurses) before the test
+// scans: a scan waits for the first probe only a quarter of its time, and
+// would otherwise, on a loaded machine, go on without knowing that the
+// resolver validates (no DNSSEC facts, other texts).
+func knowsResolver(t *testing.T, s *Scanner) *Scanner {
+	t.Helper()
+	_, known := s.ResolverProperties(t.Context())
+	require.True(t, known, "the lab resolver answers its probe")
+	return s
+}
+
 // TestProviderCorpusDANE: the DANE-inbound Microsoft 365 domain's MX
 // details state DANE and its MTA-STS verdict names it; a domain without
 // TLSA records says nothing about DANE.
@@ -71,13 +74,7 @@ func TestProviderCorpusDANE(t *testing.T) {
 	t.Parallel()
 	c := testlab.LoadCorpus(t, corpusDir)
 	lab := testlab.StartCorpus(t, c)
-	s := New(Config{
-		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 2 * time.Second, Attempts: 2},
-		HTTPSPort:            lab.HTTPSPort,
-		RootCAs:              lab.RootCAs,
-		AllowLoopbackTargets: true,
-		ScanTimeout:          30 * time.Second,
-	})
+	s := knowsResolver(t, labScanner(lab, lab.DNS.PatientClient()))
 	byID := func(sum ScanSummary) map[CheckID]CheckSummary {
 		out := map[CheckID]CheckSummary{}
 		for _, ch := range sum.Checks {

@@ -205,11 +205,14 @@ func TestFirstQuestionsOverASharedCache(t *testing.T) {
 	lab := testlab.Start(t, []string{scanZone}, policies)
 	lab.DNS.SetFault("_dmarc.flaky.example.com", dnstest.AnyType, dnstest.ServFail)
 	scanner := func(noFirst bool) *Scanner {
-		return New(Config{
-			Resolver:  &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 5 * time.Second, Attempts: 2},
+		// Time-outs that bound a hang, not speed, and the resolver known
+		// before the first scan: a loaded machine changes neither result.
+		return knowsResolver(t, New(Config{
+			Resolver:  lab.DNS.PatientClient(),
 			HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true, DNSCacheBytes: 1 << 20,
+			FetchTimeout: dnstest.PatientTimeout, ScanTimeout: time.Minute,
 			Now: func() time.Time { return fixedNow }, noFirst: noFirst,
-		})
+		}))
 	}
 	reqs := []ScanRequest{
 		{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"},

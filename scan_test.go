@@ -40,7 +40,7 @@ var policies = map[string]string{
 func newLabScanner(t *testing.T, zones ...string) (*Scanner, *testlab.Lab) {
 	t.Helper()
 	lab := testlab.Start(t, zones, policies)
-	return labScanner(lab, &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 30 * time.Second, Attempts: 1}), lab
+	return knowsResolver(t, labScanner(lab, lab.DNS.PatientClient())), lab
 }
 
 // labScanner is the Scanner of newLabScanner over r.

@@ -53,6 +53,7 @@ func TestWriterOutageLosesNothing(t *testing.T) {
 	defer w.Close(t.Context())
 	day := time.Now()
 
+	outage := time.Now() // before the first failed insert
 	store.down.Store(true)
 	for i := range 40 {
 		w.Record(scanEvent(day, fmt.Sprintf("d%d.example", i), "192.0.2.1", "", "A", "pass"))
@@ -60,21 +61,33 @@ func TestWriterOutageLosesNothing(t *testing.T) {
 			time.Sleep(5 * time.Millisecond) // rows arrive during the outage, between retries
 		}
 	}
-	require.Eventually(t, func() bool { return w.Held() == 40 }, 10*time.Second, time.Millisecond, "every row is held")
-	require.Eventually(t, func() bool { return store.inserts.Load() > 5 }, 10*time.Second, time.Millisecond, "retried with backoff")
+	require.Eventually(t, func() bool { return w.Held() == 40 }, 30*time.Second, time.Millisecond, "every row is held")
+	require.Eventually(t, func() bool { return store.inserts.Load() > 5 }, 30*time.Second, time.Millisecond, "retried with backoff")
 	assert.False(t, w.Healthy(), "unhealthy during the outage")
 	assert.Equal(t, int64(0), w.Committed())
 	assert.Equal(t, int64(0), w.Failed(), "nothing lost while the buffer has room")
 	assert.Equal(t, int64(0), w.Dropped())
 
 	store.down.Store(false)
-	require.Eventually(t, func() bool { return w.Committed() == 40 }, 10*time.Second, time.Millisecond, "the retries store every row")
+	require.Eventually(t, func() bool { return w.Committed() == 40 }, 30*time.Second, time.Millisecond, "the retries store every row")
 	assert.Equal(t, int64(0), w.Held())
 	assert.Equal(t, int64(0), w.Failed())
 	assert.True(t, w.Healthy(), "healthy once the held rows are stored")
 	assert.Equal(t, 40, countRows(t, store.Store, "events"))
-	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record per outage, not one per retry: %s", log.String())
+	assertOneRecordPerOutage(t, log.String(), "batch not stored", time.Since(outage))
 	assert.Contains(t, log.String(), "batches stored again")
+}
+
+// assertOneRecordPerOutage: log holds one record of msg, about an outage
+// that lasted at most elapsed, not one per retry; or, when a loaded
+// machine made the outage last dropLogInterval or longer, at most one per
+// dropLogInterval (the writer's rate limit). The time only loosens the
+// bound: a writer that logs each retry (many per interval) still fails.
+func assertOneRecordPerOutage(t *testing.T, log, msg string, elapsed time.Duration) {
+	t.Helper()
+	n := strings.Count(log, msg)
+	assert.GreaterOrEqual(t, n, 1, "the outage is logged: %s", log)
+	assert.LessOrEqual(t, n, 1+int(elapsed/dropLogInterval), "one record per outage (%v long), not one per retry: %s", elapsed, log)
 }
 
 // TestWriterRetryBufferFull: an outage longer than the retry buffer
@@ -113,12 +126,13 @@ func TestWriterFailureLogRateLimited(t *testing.T) {
 	var log syncbuf.Buffer
 	w := NewWriter(store, testHasher(t), WriterOptions{BatchSize: 1, RetryPause: time.Microsecond, Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	defer w.Close(t.Context())
+	outage := time.Now()
 	for range 50 {
 		w.Record(scanEvent(time.Now(), "a.example", "192.0.2.1", "", "A", "pass"))
 		require.NoError(t, w.Flush(t.Context()))
 	}
 	assert.Equal(t, int64(50), w.Held(), "every row held for a retry")
-	assert.Equal(t, 1, strings.Count(log.String(), `"level":"ERROR"`), log.String())
+	assertOneRecordPerOutage(t, log.String(), `"level":"ERROR"`, time.Since(outage))
 }
 
 // TestWriterQueueFullUnhealthy: a full queue makes the writer unhealthy.
@@ -191,7 +205,7 @@ func TestKeeperFaultsAtStart(t *testing.T) {
 			fix()
 			// Ready is set a moment before the line that says so is logged.
 			require.Eventually(t, func() bool { return k.Ready() && strings.Contains(log.String(), "analytics store open") },
-				10*time.Second, 10*time.Millisecond, "ready and logged as open")
+				30*time.Second, 10*time.Millisecond, "ready and logged as open")
 			k.Record(scanEvent(time.Now(), "b.example", "192.0.2.1", "", "A", "pass"))
 			require.NoError(t, k.Writer().Flush(t.Context()))
 			assert.Equal(t, int64(1), k.Writer().Committed())

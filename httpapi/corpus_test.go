@@ -11,7 +11,6 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/internal/testlab"
-	"github.com/mailauth/mailauth/resolver"
 )
 
 // newCorpusServer is NewTestServer over the real scanner resolving the
@@ -21,13 +20,19 @@ func newCorpusServer(t *testing.T) (*TestServer, testlab.Corpus) {
 	c := testlab.LoadCorpus(t, "../testdata/providers")
 	lab := testlab.StartCorpus(t, c)
 	scanner := mailauth.New(mailauth.Config{
-		Resolver:             &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 2 * time.Second, Attempts: 2},
+		// Time-outs that bound a hang, not speed: an answer or a policy
+		// a loaded machine delivers late is still the answer.
+		Resolver:             lab.DNS.PatientClient(),
 		HTTPSPort:            lab.HTTPSPort,
 		RootCAs:              lab.RootCAs,
 		AllowLoopbackTargets: true,
-		FetchTimeout:         10 * time.Second,
-		ScanTimeout:          30 * time.Second,
+		FetchTimeout:         30 * time.Second,
+		ScanTimeout:          time.Minute,
 	})
+	// Learnt before the first scan, which would wait for the probe only a
+	// quarter of its time (dnstest.Server.PatientClient).
+	_, known := scanner.ResolverProperties(t.Context())
+	require.True(t, known, "the lab resolver answers its probe")
 	return NewTestServer(t, scanner, Options{}), c
 }
 

@@ -53,7 +53,7 @@ func (b *blockingService) Entered() []string {
 // bound (a liveness check, not a timing threshold).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	require.Eventually(t, cond, 10*time.Second, 5*time.Millisecond, "timed out waiting for %s", what)
+	require.Eventually(t, cond, 30*time.Second, 5*time.Millisecond, "timed out waiting for %s", what)
 }
 
 // postFrom sends a scan of domain as the forwarded client xff and

@@ -45,11 +45,11 @@ func TestHandshakeStallCanceled(t *testing.T) {
 	go func() {
 		done <- getPolicy(ctx, client, "mta-sts.stall.test", "https://mta-sts.stall.test/.well-known/mta-sts.txt", Options{})
 	}()
-	require.Eventually(t, func() bool { return handshakeGoroutines() > before }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return handshakeGoroutines() > before }, 30*time.Second, time.Millisecond)
 	cancel()
 	res := <-done
 	assert.NotEqual(t, Fetched, res.state)
-	require.Eventually(t, func() bool { return handshakeGoroutines() == before }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return handshakeGoroutines() == before }, 30*time.Second, time.Millisecond,
 		"the handshake goroutine outlives getPolicy")
 }
 
@@ -64,7 +64,7 @@ func TestHandshakeGarbagePeer(t *testing.T) {
 			_, _ = server.Read(buf)
 			_, _ = server.Write([]byte(reply))
 		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound on a hang
 		res := getPolicy(ctx, client, "mta-sts.garbage.test", "https://mta-sts.garbage.test/.well-known/mta-sts.txt", Options{})
 		cancel()
 		assert.Equal(t, Unreachable, res.state, "%q", reply)

@@ -27,7 +27,7 @@ func rawFetch(t *testing.T, ca *testCA, cert *tls.Certificate, raw string) fetch
 		_, _ = ts.Write([]byte(raw))
 		_ = ts.Close()
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound on a hang
 	defer cancel()
 	return getPolicy(ctx, client, "mta-sts.pool.test", "https://mta-sts.pool.test/.well-known/mta-sts.txt",
 		Options{RootCAs: ca.pool})

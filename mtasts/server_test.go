@@ -112,7 +112,7 @@ func startPolicyServer(t testing.TB, hosts []string) *policyServer {
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(s.serve),
 		TLSConfig:         &tls.Config{GetCertificate: s.certificate},
-		ReadHeaderTimeout: 5 * time.Second,
+		ReadHeaderTimeout: 30 * time.Second,           // it bounds the TLS handshake too: a bound on a hang, not on speed
 		ErrorLog:          log.New(io.Discard, "", 0), // handshakes the client rejects are expected
 	}
 	for _, l := range listeners {

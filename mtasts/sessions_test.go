@@ -50,7 +50,7 @@ func TestSessionCache(t *testing.T) {
 func TestFetchUsesSessions(t *testing.T) {
 	e := newTestEnv(t)
 	r := dnstest.NewResolver(e.zones)
-	opts := Options{Port: e.srv.Port, RootCAs: e.srv.CA.pool, AllowLoopback: true, Timeout: 5 * time.Second, Sessions: NewSessionCache(8)}
+	opts := Options{Port: e.srv.Port, RootCAs: e.srv.CA.pool, AllowLoopback: true, Timeout: dnstest.PatientTimeout, Sessions: NewSessionCache(8)} // a bound on a hang
 	for i := range 2 {
 		res := Check(context.Background(), r, "pass"+zoneSuffix, opts)
 		require.Equal(t, Fetched, res.FetchState, "fetch %d: state", i+1)

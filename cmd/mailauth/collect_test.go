@@ -163,9 +163,9 @@ func TestRecordsAgreeWithChecks(t *testing.T) {
 		"mta-sts.good.example.com": policy, "mta-sts.tree.example.org": policy,
 		"mta-sts.near.example.net": "version: STSv1\nmode: testing\nmx: mx.near.example.net\nmax_age: 600\n",
 	})
-	dns := &resolver.Client{Servers: []string{lab.DNS.Addr()}, Timeout: 5 * time.Second, Attempts: 2}
+	dns := lab.DNS.PatientClient()
 	cfg := mailauth.Config{Resolver: dns, HTTPSPort: lab.HTTPSPort, RootCAs: lab.RootCAs, AllowLoopbackTargets: true,
-		FetchTimeout: 20 * time.Second, ScanTimeout: time.Minute} // hang guards, not measurements
+		FetchTimeout: dnstest.PatientTimeout, ScanTimeout: time.Minute} // hang guards, not measurements
 	for _, req := range []mailauth.ScanRequest{
 		{Domain: "good.example.com", DKIMSelector: "s1", SendingIP: "8.8.8.8"},
 		{Domain: "bare.example.com"}, {Domain: "weak.example.com"}, {Domain: "parked.example.com"},

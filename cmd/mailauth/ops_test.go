@@ -320,7 +320,7 @@ func TestServeHealthWhileInsertsFail(t *testing.T) {
 func TestServeSIGHUP(t *testing.T) {
 	base, _, log := startOps(t, "-storage", "none")
 	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
-	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 30*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 }
 
@@ -345,7 +345,7 @@ func TestServeSIGHUPAtStart(t *testing.T) {
 	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-storage", "none", "-admin-listen", "none",
 		"-ratelimit", "redis://" + ln.Addr().String() + "/0", "-analytics-secret", "0123456789abcdef"}, nil,
 		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} }})
-	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 30*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 }
 
@@ -357,18 +357,25 @@ func TestServeSIGHUPAtShutdown(t *testing.T) {
 	release := make(chan struct{})
 	free := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(free) // before startServe's stop, should a check below fail
+	held := make(chan struct{})
 	var once sync.Once
 	base, log, stop := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "none",
 		"-storage", "sqlite:" + filepath.Join(t.TempDir(), "a.db")}, nil,
 		serveHooks{service: func(mailauth.Config) httpapi.Service { return &fakeService{} },
-			commits: func(int64) { once.Do(func() { <-release }) }})
+			commits: func(int64) { once.Do(func() { close(held); <-release }) }})
 	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
 	done := make(chan int, 1)
 	go func() { done <- stop() }()
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), `"msg":"stopped"`) }, 30*time.Second, 10*time.Millisecond)
-	time.Sleep(300 * time.Millisecond) // serve is in its final flush, held by the commit hook
+	// Stopped, and the writer held in its commit: serve's final flush
+	// (the analytics' close, after "stopped") cannot end before free.
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second): // a bound on a hang
+		t.Fatal("the scan's row never reached a commit")
+	}
 	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
-	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "SIGHUP received") }, 30*time.Second, 10*time.Millisecond)
 	free()
 	assert.Equal(t, exitOK, <-done)
 }
@@ -432,6 +439,7 @@ func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
 	db, err := sql.Open("sqlite", path)
 	require.NoError(t, err)
 	defer db.Close()
+	outage := time.Now() // before the first refused insert
 	_, err = db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END`)
 	require.NoError(t, err)
 	require.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"example.com"}`, nil))
@@ -440,5 +448,14 @@ func TestServeHealthWhileSQLiteInsertsFail(t *testing.T) {
 	// The writer turns unhealthy, then logs, on its own goroutine: health
 	// may say so before the record is written.
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "batch not stored") }, 30*time.Second, 10*time.Millisecond)
-	assert.Equal(t, 1, strings.Count(log.String(), "batch not stored"), "one record, not one per batch")
+	// One record, not one per batch or retry; a second only once the
+	// first is failureLogEvery old, which a loaded machine may reach
+	// before this count: the time only loosens the bound.
+	elapsed := time.Since(outage)
+	assert.LessOrEqual(t, strings.Count(log.String(), "batch not stored"), 1+int(elapsed/failureLogEvery),
+		"one record (the outage %v long), not one per batch: %s", elapsed, log.String())
 }
+
+// failureLogEvery is the analytics writer's spacing of its records of
+// failed batches: "at most once per 10 s" (doc/operations.md).
+const failureLogEvery = 10 * time.Second

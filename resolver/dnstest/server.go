@@ -156,6 +156,30 @@ func (s *Server) PatientResolver() resolver.Resolver {
 	})
 }
 
+// PatientClient returns a Client of the server (PatientTimeout, one
+// attempt) for a Scanner under test over a server that drops no
+// question: its lookups, and its Probe of the resolver's properties,
+// wait for the answers however loaded the machine. A Scanner bounds its
+// probe by a few seconds; the probe of a PatientClient runs on past them
+// (to PatientTimeout), so that a loaded machine never turns a validating
+// server into one whose validation is unknown. A test that would have
+// its first scan know it calls the Scanner's ResolverProperties first:
+// a scan waits for the probe only a part of its time.
+func (s *Server) PatientClient() PatientClient {
+	return PatientClient{s.Client(PatientTimeout)}
+}
+
+// PatientClient is a resolver.Client whose Probe is bounded by
+// PatientTimeout, not by its caller's deadline (Server.PatientClient).
+type PatientClient struct{ *resolver.Client }
+
+// Probe implements resolver.Prober: Client.Probe, past ctx's deadline.
+func (c PatientClient) Probe(ctx context.Context, names ...string) (resolver.Properties, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PatientTimeout)
+	defer cancel()
+	return c.Client.Probe(ctx, names...)
+}
+
 // SetFault injects f for questions about name of type qtype (AnyType for
 // all types). It applies also when name is reached through a CNAME.
 func (s *Server) SetFault(name string, qtype resolver.Type, f Fault) { s.faults.set(name, qtype, f) }
