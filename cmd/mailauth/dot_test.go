@@ -43,7 +43,9 @@ func TestScanOverDoT(t *testing.T) {
 	require.NoError(t, err)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(ca, caPEM, 0o600))
-	code, out, errOut := runCLI(t, nil, "scan", "-json", "-dns", addr, "-ca-file", ca, "good.example.com")
+	// -timeout: a hang bound, not the library's 15 s, which a loaded
+	// machine may spend (the scan would then be incomplete, exit 3).
+	code, out, errOut := runCLI(t, nil, "scan", "-json", "-timeout", "2m", "-dns", addr, "-ca-file", ca, "good.example.com")
 	assert.Contains(t, []int{exitOK, exitFail}, code, "stderr %q", errOut)
 	assert.Contains(t, out, `"domain":"good.example.com"`)
 	assert.Positive(t, lab.DNS.CountOver("", dnstest.AnyType, "tls"))
@@ -94,11 +96,23 @@ func TestServeOverDoT(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(ca, caPEM, 0o600))
 	adminc := make(chan string, 1)
+	start := time.Now() // before serve's first question
 	base, log, _ := startServe(t, []string{"-listen", "127.0.0.1:0", "-admin-listen", "127.0.0.1:0", "-storage", "none",
 		"-dns", addr, "-ca-file", ca, "-canary-name", "example.com"}, nil, serveHooks{admin: func(a string) { adminc <- a }})
 	admin := "http://" + <-adminc
 	require.Eventually(t, func() bool { code, _ := readyz(t, admin); return code == 200 }, 30*time.Second, 20*time.Millisecond, log.String())
 	assert.Equal(t, 200, postJSON(t, base, "/api/scan", `{"domain":"good.example.com"}`, nil), log.String())
 	assert.Zero(t, lab.DNS.CountOver("", dnstest.AnyType, "udp")+lab.DNS.CountOver("", dnstest.AnyType, "tcp"), "nothing in clear")
-	assert.Equal(t, 1, lab.DNS.TLSConnections(), "one connection, reused by the canary, the probe and the scan")
+	// One connection, reused by the canary, the probe and the scan; or,
+	// when a loaded machine let dotIdle pass between two questions (the
+	// client then closes it, and the canary asks only every 10 s), at
+	// most one more per dotIdle the test took. The time only loosens the
+	// bound: a client that opens one per question still fails.
+	elapsed := time.Since(start)
+	assert.LessOrEqual(t, lab.DNS.TLSConnections(), 1+int(elapsed/dotIdle),
+		"one connection (the test %v long), reused by the canary, the probe and the scan", elapsed)
 }
+
+// dotIdle is how long the resolver's DNS-over-TLS client keeps a
+// connection with no question in flight (resolver/dot.go).
+const dotIdle = 10 * time.Second

@@ -24,8 +24,12 @@ import (
 // says both, and the MX details state DANE.
 func TestDANEValidated(t *testing.T) {
 	w := realdns.Start(t)
-	dns := &resolver.Client{Servers: []string{w.Resolver(t)}, Timeout: 5 * time.Second, Attempts: 3}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Asked again every second until the context ends, a late reply to
+	// any attempt taken: Unbound drops what it has not answered within
+	// its discard-timeout, and a loaded machine answers late; the
+	// context is a bound on a hang.
+	dns := patientProbe{&resolver.Client{Servers: []string{w.Resolver(t)}, Timeout: time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
 	for _, d := range []string{realdns.Signed, realdns.DANEOnly} {
@@ -37,7 +41,12 @@ func TestDANEValidated(t *testing.T) {
 	}
 
 	s := mailauth.New(mailauth.Config{Resolver: dns, HTTPSPort: w.HTTPSPort, RootCAs: caPool(t, w.CAFile),
-		AllowLoopbackTargets: true, ScanTimeout: 30 * time.Second})
+		AllowLoopbackTargets: true, ScanTimeout: 2 * time.Minute}) // a hang bound, not a measure
+	// The resolver's properties (validating) learnt before the first
+	// scan, which waits for its probe only a part of its time.
+	props, known := s.ResolverProperties(ctx)
+	require.True(t, known, "the resolver's properties")
+	require.True(t, props.Validating, "the resolver validates")
 	checks := func(domain string) map[mailauth.CheckID]mailauth.CheckSummary {
 		sum, err := s.Scan(ctx, mailauth.ScanRequest{Domain: domain})
 		require.NoError(t, err, domain)
@@ -62,6 +71,19 @@ func TestDANEValidated(t *testing.T) {
 	// A domain in an unsigned zone has no TLSA: nothing about DANE.
 	slow := checks(realdns.Slow1)
 	assert.NotContains(t, slow[mailauth.CheckMX].Details.EN+slow[mailauth.CheckMTASTS].Details.EN, "DANE")
+}
+
+// patientProbe is a resolver.Client whose Probe of the resolver's
+// properties is bounded by realdns.PatientTimeout, not by the Scanner's
+// few seconds: a loaded machine never leaves a validating resolver's
+// validation unknown.
+type patientProbe struct{ *resolver.Client }
+
+// Probe implements resolver.Prober: Client.Probe, past ctx's deadline.
+func (c patientProbe) Probe(ctx context.Context, names ...string) (resolver.Properties, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), realdns.PatientTimeout)
+	defer cancel()
+	return c.Client.Probe(ctx, names...)
 }
 
 // caPool is a pool trusting the world's test CA (the MTA-STS policy

@@ -191,7 +191,7 @@ func TestScenarios(t *testing.T) {
 				if sc.ip != "" {
 					args = append(args, "-ip", sc.ip)
 				}
-				exit, res, stderr := cliScan(t, bin, append(args, sc.domain))
+				exit, res, stderr := cliScanKnowing(t, bin, sc.want, append(args, sc.domain))
 				checkCLI(t, sc.want, exit, res, stderr)
 				if sc.again {
 					exit, res, stderr = cliScan(t, bin, append(args, sc.domain))
@@ -341,6 +341,42 @@ func cliScan(t *testing.T, bin string, args []string) (int, result, string) {
 	}
 	t.Logf("cli: exit %d, grade %q, score %d; %s", exit, res.Grade, res.Score, strings.TrimSpace(errOut.String()))
 	return exit, res, errOut.String()
+}
+
+// probeWait is how long a CLI scan waits for its probe of the resolver's
+// properties: a quarter of its time (the CLI's default 15 s).
+const probeWait = mailauth.DefaultScanTimeout / 4
+
+// cliScanKnowing is cliScan, made again when a row that must say the MX
+// records are DNSSEC-validated got a determined MX check that does not
+// say so from a run that took probeWait or longer: such a scan may have
+// gone on without knowing that its resolver validates (its probe, a few
+// seconds, had not ended when a loaded machine spent the wait), and does
+// not count. A scan that never says so still fails, after five runs.
+func cliScanKnowing(t *testing.T, bin string, want verdict, args []string) (int, result, string) {
+	t.Helper()
+	for run := 0; ; run++ {
+		start := time.Now()
+		exit, res, stderr := cliScan(t, bin, args)
+		if !want.dnssec || time.Since(start) < probeWait || run == 4 || saysValidated(res) {
+			return exit, res, stderr
+		}
+		t.Logf("run %d took %v and its MX check does not say validated: made again", run, time.Since(start))
+	}
+}
+
+// saysValidated reports whether res has no determined MX check that
+// leaves out that the records are DNSSEC-validated.
+func saysValidated(res result) bool {
+	for _, c := range res.Checks {
+		if c.ID != "mx" {
+			continue
+		}
+		read := []mailauth.CheckSummary{{Summary: c.Summary}}
+		mailauth.RestoreDetermination(read)
+		return read[0].Undetermined() || strings.Contains(c.Details.EN, "DNSSEC-signed and validated")
+	}
+	return true
 }
 
 // serve starts `mailauth serve` on 127.0.0.1 (no storage) and returns its
