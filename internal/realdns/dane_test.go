@@ -15,6 +15,7 @@ import (
 	"github.com/mailauth/mailauth/dane"
 	"github.com/mailauth/mailauth/internal/realdns"
 	"github.com/mailauth/mailauth/resolver"
+	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
 // TestDANEValidated: TLSA records in zones signed with ldns-signzone, read
@@ -28,7 +29,7 @@ func TestDANEValidated(t *testing.T) {
 	// any attempt taken: Unbound drops what it has not answered within
 	// its discard-timeout, and a loaded machine answers late; the
 	// context is a bound on a hang.
-	dns := patientProbe{&resolver.Client{Servers: []string{w.Resolver(t)}, Timeout: time.Second}}
+	dns := dnstest.PatientClient{Client: &resolver.Client{Servers: []string{w.Resolver(t)}, Timeout: time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -71,19 +72,6 @@ func TestDANEValidated(t *testing.T) {
 	// A domain in an unsigned zone has no TLSA: nothing about DANE.
 	slow := checks(realdns.Slow1)
 	assert.NotContains(t, slow[mailauth.CheckMX].Details.EN+slow[mailauth.CheckMTASTS].Details.EN, "DANE")
-}
-
-// patientProbe is a resolver.Client whose Probe of the resolver's
-// properties is bounded by realdns.PatientTimeout, not by the Scanner's
-// few seconds: a loaded machine never leaves a validating resolver's
-// validation unknown.
-type patientProbe struct{ *resolver.Client }
-
-// Probe implements resolver.Prober: Client.Probe, past ctx's deadline.
-func (c patientProbe) Probe(ctx context.Context, names ...string) (resolver.Properties, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), realdns.PatientTimeout)
-	defer cancel()
-	return c.Client.Probe(ctx, names...)
 }
 
 // caPool is a pool trusting the world's test CA (the MTA-STS policy

@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-)
 
-// PatientTimeout bounds a question to a server of the world: a bound on a
-// hang, not a measure of its speed (30 s, as elsewhere in the suite).
-const PatientTimeout = 30 * time.Second
+	"github.com/mailauth/mailauth/resolver/dnstest"
+)
 
 // resendEvery is how long [Exchange] waits before it sends its question
 // again.
@@ -18,7 +16,7 @@ const resendEvery = time.Second
 
 // Exchange sends m to addr over UDP, again every second on the same
 // socket, and returns the first reply to any of the sends, however late,
-// within [PatientTimeout]. A reply's time never decides what a test
+// within [dnstest.PatientTimeout]. A reply's time never decides what a test
 // reads: Unbound drops a question it has not answered within its
 // discard-timeout (1.9 s) and answers a later one from what it learnt
 // meanwhile, and on a loaded machine a reply may come seconds late. A
@@ -37,7 +35,7 @@ func Exchange(addr string, m *dns.Msg) (*dns.Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	end := time.Now().Add(PatientTimeout)
+	end := time.Now().Add(dnstest.PatientTimeout)
 	buf := make([]byte, dns.MaxMsgSize)
 	for time.Now().Before(end) {
 		if _, err := pc.WriteToUDP(q, raddr); err != nil {
@@ -67,5 +65,5 @@ func Exchange(addr string, m *dns.Msg) (*dns.Msg, error) {
 			return r, nil
 		}
 	}
-	return nil, errors.New("realdns: no reply from " + addr + " within " + PatientTimeout.String())
+	return nil, errors.New("realdns: no reply from " + addr + " within " + dnstest.PatientTimeout.String())
 }
