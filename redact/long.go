@@ -11,32 +11,40 @@ import (
 // recorded that share their first bytes (the pieces of one long name,
 // the tokens of a TXT record), and walking them all at every position of
 // every string read made the guard's cost grow with what the zone chose
-// to send. Past longChain, at a position t[i:], the search either walks
-// the chain or looks up t[i:i+n] in the table by hash for each length n
-// that one of the chain's values has (longIndex), whichever costs less
-// (lookupCost): a position costs at most about 1.25 times the lesser of
-// the chain's values compared and its lengths looked up. Both can be
-// large at once (about 8,000 values, 700 of them of distinct lengths,
-// fit the Set's bounds), so a text's cost is not yet linear in its
-// length whatever the values: that would take one automaton of the long
-// chains' values.
+// to send. Past longChain, at a position t[i:], two searches can answer:
+// walking the chain, comparing each value; and looking t[i:i+n] up in
+// the table by hash for each length n that one of the chain's values has
+// (longIndex). Either can cost far more than the other: a walk is cheap
+// when the values differ from the text in their first bytes and dear
+// when they agree with it for hundreds (about 500 values of 1,000 bytes,
+// each differing from a run of one letter near its end, cost 13 µs a
+// position); lookups are cheap when the values have few lengths and dear
+// when they have hundreds (about 8,000 values, 700 of them of distinct
+// lengths, fit the Set's bounds). So longAt runs them by turns, and a
+// position costs at most about twice the lesser of the two (longStep).
+// A text's cost is still not linear in its length whatever the values:
+// that would take one automaton of the long chains' values.
 const longChain = 16
 
-// The search's account of what a position costs, in about nanoseconds:
-// walking the chain, per value (reading its entry; a comparison that
-// fails stops early); looking at one of the chain's lengths; looking a
-// piece up, per lookup, plus per byte hashed (1/16 ns: one in
-// hashBytes). When looking up every length in range would cost no more
-// than walking, the search looks them up; else it looks them up only
-// until they have cost a quarter (lookupShare) of a walk, then walks: a
-// position costs at most 1.25 times the lesser of the two, and much less
-// when the filter lets few pieces through.
+// The search's account of what a step costs, in about nanoseconds.
+// Walking the chain: per value (reading its entry; a value too long for
+// the text or excused ends there), then per piece compared, a call and
+// per byte, in cmpBytes a ns (a comparison stops at the first piece
+// that differs: the pieces are firstPiece bytes, then twice as many each
+// time, so that what is charged is at most about twice what was read).
+// Looking up: per length of the chain's values (lengthCost), and for a
+// length the filter lets through, per lookup, plus per byte hashed
+// (1/16 ns: one in hashBytes). When looking up every length in range
+// would cost no more than the least a walk can (walkCost a value), the
+// search only looks them up.
 const (
-	walkCost    = 3
-	lengthCost  = 1
-	lookupCost  = 10
-	hashBytes   = 16
-	lookupShare = 4
+	walkCost   = 3
+	pieceCost  = 3
+	cmpBytes   = 32
+	firstPiece = 64
+	lengthCost = 1
+	lookupCost = 10
+	hashBytes  = 16
 )
 
 // longIndex holds the lengths of the long chains' values. It is made as
@@ -144,11 +152,15 @@ func (li *longIndex) gram(st *valueStore, g uint32, c gramSlot) *longGram {
 }
 
 // longAt reports whether a value of the long chain c (first 4 bytes g),
-// not allowed and longer than excused bytes, starts at t[i:]; or, once
-// looking up its lengths has cost more than walking the chain would,
-// that the caller should walk it (walk). Called with the Set's mu held
-// (read).
-func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (found, walk bool) {
+// not allowed and longer than excused bytes, starts at t[i:]. Unless
+// looking up every length in range costs no more than the least a walk
+// can, it walks the chain and looks its lengths up by turns, stepping
+// whichever has spent less, and answers when one of them has finished:
+// a position costs at most twice the lesser of the two, plus one step
+// and the first estimate (which costs no more than either). Called with
+// the Set's mu held (read). It returns what it spent, in the account
+// above (without the estimate), for the tests.
+func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (found bool, spent int) {
 	li := &s.store.long
 	li.mu.Lock()
 	defer li.mu.Unlock()
@@ -157,26 +169,59 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 	// A string's header is a slice's first two words: t read as a
 	// string, without a copy.
 	str := *(*string)(unsafe.Pointer(&t))
-	limit, cost := walkCost*int(c.n), 0
-	if lg.lookups(lo, hi, limit) > limit {
-		limit /= lookupShare
-	}
-	for n := lg.next(lo+1, hi); n <= hi; n = lg.next(n+1, hi) {
-		cost += lengthCost
-		if lg.mayEnd(n, str[i+n-1]) {
-			if cost += lookupCost + n/hashBytes; cost > limit {
-				return false, true // walked instead of this lookup, not after it
+	alsoWalk := lg.lookups(lo, hi, walkCost*int(c.n)) > walkCost*int(c.n)
+	walked, looked := 0, 0
+	e, n := int32(c.head)-1, lg.next(lo+1, hi)
+	for {
+		if alsoWalk && walked <= looked {
+			if e < 0 {
+				return false, walked + looked // every value compared
 			}
+			found, cost := walkStep(s, e, str[i:], lo)
+			if found {
+				return true, walked + looked + cost
+			}
+			walked += cost
+			e = s.store.at(e).next()
+			continue
+		}
+		if n > hi {
+			return false, walked + looked // every value runs past t's end, is excused, or is not there
+		}
+		looked += lengthCost
+		if lg.mayEnd(n, str[i+n-1]) {
+			looked += lookupCost + n/hashBytes
 			piece := str[i : i+n]
 			if e := s.store.findString(piece); e >= 0 {
 				if _, ok := s.allow[piece]; !ok {
-					return true, false
+					return true, walked + looked
 				}
 			}
 		}
-		if cost > limit {
-			return false, true
-		}
+		n = lg.next(n+1, hi)
 	}
-	return false, false // every value runs past t's end, is excused, or is not there
+}
+
+// walkStep compares entry e with the start of t, unless it is longer
+// than t or no longer than excused bytes, and reports whether they are
+// the same and the value is not allowed, with what that cost in the
+// search's account. Called with the Set's mu held (read).
+func walkStep(s *Set, e int32, t string, excused int) (found bool, cost int) {
+	st := &s.store
+	cost = walkCost
+	n := st.at(e).n()
+	if n > len(t) || n <= excused {
+		return false, cost
+	}
+	v := st.value(e)
+	for k, size := 0, firstPiece; k < n; size *= 2 {
+		end := min(n, k+size)
+		cost += pieceCost + (end-k)/cmpBytes
+		if t[k:end] != string(v[k:end]) {
+			return false, cost
+		}
+		k = end
+	}
+	_, ok := s.allow[t[:n]]
+	return !ok, cost
 }

@@ -1288,13 +1288,10 @@ func recordedIn[T byteString](s *Set, t T, cover []int, at int) bool {
 			if cover != nil {
 				excused = cover[at+i] - (at + i)
 			}
-			found, walk := longAt(s, g, c, t, i, excused)
-			if found {
+			if found, _ := longAt(s, g, c, t, i, excused); found {
 				return true
 			}
-			if !walk {
-				continue
-			}
+			continue
 		}
 		if chainIn(s, c, t, i, cover, at) {
 			return true
