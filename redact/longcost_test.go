@@ -51,7 +51,7 @@ func longCostSets() []struct {
 // length of its values, cost at t[i:] in longAt's account.
 func walkAll(s *Set, c gramSlot, t string, excused int) (cost int) {
 	for e := int32(c.head) - 1; e >= 0; e = s.store.at(e).next() {
-		_, step := walkStep(s, e, t, excused)
+		_, step := walkStep(s, *s.store.at(e), t, excused)
 		cost += step
 	}
 	return cost
