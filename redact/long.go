@@ -20,31 +20,35 @@ import (
 // each differing from a run of one letter near its end, cost 11 µs a
 // position); lookups are cheap when the values have few lengths and dear
 // when they have hundreds (about 8,000 values, 700 of them of distinct
-// lengths, fit the Set's bounds). So longAt runs them by turns, and a
-// position costs at most about twice the lesser of the two (longStep).
+// lengths, fit the Set's bounds). So longAt walks for as long as the
+// walk has cost no more than the lookups would, then looks up: a
+// position costs the walk when it is the lesser, else at most about
+// twice the lookups.
 // A text's cost is still not linear in its length whatever the values:
 // that would take one automaton of the long chains' values.
 const longChain = 16
 
-// The search's account of what a step costs, in about nanoseconds.
-// Walking the chain: per value (reading its entry; a value too long for
-// the text or excused ends there), then per piece compared, a call and
-// per byte, in cmpBytes a ns (a comparison stops at the first piece
-// that differs: the pieces are firstPiece bytes, then twice as many each
-// time, so that what is charged is at most about twice what was read).
-// Looking up: per length of the chain's values (lengthCost), and for a
-// length the filter lets through, per lookup, plus per byte hashed
-// (1/16 ns: one in hashBytes). When looking up every length in range
-// would cost no more than the least a walk can (walkCost a value), the
-// search only looks them up.
+// The search's account of what a step costs, in about nanoseconds on
+// the development machine (BenchmarkLongChains: a walk's step and a
+// lookup cost about the same per unit, so that the search takes the
+// cheaper). Walking the chain: per value (reading its entry; a value too
+// long for the text or excused ends there), then per piece compared, a
+// call and per byte, cmpBytes a ns (a comparison stops at the first
+// piece that differs: the pieces are firstPiece bytes, then twice as
+// many each time, so that what is charged is at most about twice what
+// was read). Looking up: per length of the chain's values (lengthCost,
+// the filter), and for a length the filter lets through, per lookup,
+// plus per byte hashed, hashBytes a ns. When looking up every length in
+// range would cost no more than the least a walk can (walkCost a value),
+// the search only looks them up.
 const (
 	walkCost   = 3
 	pieceCost  = 3
-	cmpBytes   = 32
+	cmpBytes   = 64
 	firstPiece = 64
-	lengthCost = 1
-	lookupCost = 10
-	hashBytes  = 16
+	lengthCost = 2
+	lookupCost = 24
+	hashBytes  = 32
 )
 
 // longIndex holds the lengths of the long chains' values. It is made as
@@ -154,12 +158,13 @@ func (li *longIndex) gram(st *valueStore, g uint32, c gramSlot) *longGram {
 // longAt reports whether a value of the long chain c (first 4 bytes g),
 // not allowed and longer than excused bytes, starts at t[i:]. Unless
 // looking up every length in range costs no more than the least a walk
-// can, it walks the chain and looks its lengths up by turns, stepping
-// whichever has spent less, and answers when one of them has finished:
-// a position costs at most twice the lesser of the two, plus one step
-// and the first estimate (which costs no more than either). Called with
-// the Set's mu held (read). It returns what it spent, in the account
-// above (without the estimate), for the tests.
+// can, it walks the chain for as long as that has cost no more than the
+// lookups would (their cost is known before they run, through the
+// filter; a walk's is not), then looks the lengths up: a position costs
+// the walk when it is the lesser, else at most twice the lookups, plus
+// one step and the first estimate (which costs no more than either).
+// Called with the Set's mu held (read). It returns what it spent, in the
+// account above (without the estimate), for the tests.
 func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (found bool, spent int) {
 	li := &s.store.long
 	li.mu.Lock()
@@ -169,26 +174,37 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 	// A string's header is a slice's first two words: t read as a
 	// string, without a copy.
 	str := *(*string)(unsafe.Pointer(&t))
-	alsoWalk := lg.lookups(lo, hi, walkCost*int(c.n)) > walkCost*int(c.n)
-	walked, looked := 0, 0
-	e, n := int32(c.head)-1, lg.next(lo+1, hi)
-	for {
-		if alsoWalk && walked <= looked {
-			if e < 0 {
-				return false, walked + looked // every value compared
+	walked := 0
+	if limit := walkCost * int(c.n); lg.lookups(lo, hi, limit) > limit {
+		// What looking up every length would cost is added up only as
+		// far as the walk has gone.
+		budget, m := 0, lg.next(lo+1, hi)
+		e := int32(c.head) - 1
+		for e >= 0 {
+			for walked > budget && m <= hi {
+				budget += lengthCost
+				if lg.mayEnd(m, str[i+m-1]) {
+					budget += lookupCost + m/hashBytes
+				}
+				m = lg.next(m+1, hi)
+			}
+			if walked > budget {
+				break // the lookups cost less than the walk so far
 			}
 			x := *s.store.at(e)
 			found, cost := walkStep(s, x, str[i:], lo)
-			if found {
-				return true, walked + looked + cost
-			}
 			walked += cost
+			if found {
+				return true, walked
+			}
 			e = x.next()
-			continue
 		}
-		if n > hi {
-			return false, walked + looked // every value runs past t's end, is excused, or is not there
+		if e < 0 {
+			return false, walked // every value compared
 		}
+	}
+	looked := 0
+	for n := lg.next(lo+1, hi); n <= hi; n = lg.next(n+1, hi) {
 		looked += lengthCost
 		if lg.mayEnd(n, str[i+n-1]) {
 			looked += lookupCost + n/hashBytes
@@ -199,8 +215,8 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 				}
 			}
 		}
-		n = lg.next(n+1, hi)
 	}
+	return false, walked + looked // every value runs past t's end, is excused, or is not there
 }
 
 // walkStep compares the value of entry x with the start of t, unless it
