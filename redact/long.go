@@ -46,7 +46,7 @@ const (
 	pieceCost  = 3
 	cmpBytes   = 64
 	firstPiece = 64
-	lengthCost = 2
+	lengthCost = 4
 	lookupCost = 24
 	hashBytes  = 32
 )
@@ -174,17 +174,25 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 	// A string's header is a slice's first two words: t read as a
 	// string, without a copy.
 	str := *(*string)(unsafe.Pointer(&t))
-	walked := 0
+	walked, looked := 0, 0
+	// The lengths that the filter let through as the budget was added
+	// up: once the walk stops, the budget has run through every length
+	// (m is past hi), and these are looked up without running through
+	// the lengths and the filter again (which cost the lookups' account
+	// a second time, uncharged).
+	var passed [MaxValueLen/64 + 1]uint64
+	m := lg.next(lo+1, hi)
 	if limit := walkCost * int(c.n); lg.lookups(lo, hi, limit) > limit {
 		// What looking up every length would cost is added up only as
 		// far as the walk has gone.
-		budget, m := 0, lg.next(lo+1, hi)
+		budget := 0
 		e := int32(c.head) - 1
 		for e >= 0 {
 			for walked > budget && m <= hi {
 				budget += lengthCost
 				if lg.mayEnd(m, str[i+m-1]) {
 					budget += lookupCost + m/hashBytes
+					passed[m/64] |= 1 << (m % 64)
 				}
 				m = lg.next(m+1, hi)
 			}
@@ -202,9 +210,20 @@ func longAt[T byteString](s *Set, g uint32, c gramSlot, t T, i, excused int) (fo
 		if e < 0 {
 			return false, walked // every value compared
 		}
+		looked = budget
+		for w, bits64 := range passed {
+			for ; bits64 != 0; bits64 &= bits64 - 1 {
+				n := w*64 + bits.TrailingZeros64(bits64)
+				piece := str[i : i+n]
+				if e := s.store.findString(piece); e >= 0 {
+					if _, ok := s.allow[piece]; !ok {
+						return true, walked + looked
+					}
+				}
+			}
+		}
 	}
-	looked := 0
-	for n := lg.next(lo+1, hi); n <= hi; n = lg.next(n+1, hi) {
+	for n := m; n <= hi; n = lg.next(n+1, hi) {
 		looked += lengthCost
 		if lg.mayEnd(n, str[i+n-1]) {
 			looked += lookupCost + n/hashBytes

@@ -16,15 +16,16 @@ import (
 // differ from the text at their fifth byte (the lookups hash them all, a
 // walk reads a few bytes of each); both at once, in one chain; a value
 // of every length, each agreeing with the text up to its last bytes
-// (both searches dear, walking the lesser); and the host names of one
-// pattern that a real zone has.
+// (both searches dear, walking the lesser); lengths that the filter
+// rejects at every position, with a few it lets through; and the host
+// names of one pattern that a real zone has.
 func longCostSets() []struct {
 	name   string
 	values []string
 	text   string
 } {
 	a := strings.Repeat
-	var late, early, both, full, hosts []string
+	var late, early, both, full, rejected, hosts []string
 	for n := 1000; n <= 1020; n++ { // 21 lengths, 24 values each
 		for k := range 24 {
 			late = append(late, a("a", n-3)+string([]byte{byte('b' + k), 'b'})+"a")
@@ -44,6 +45,26 @@ func longCostSets() []struct {
 	for n := 5; n <= 1000; n++ { // every length, each agreeing with the text up to its last 2 bytes
 		full = append(full, a("a", n-2)+"ba")
 	}
+	// Values of 900 lengths, each agreeing with a run of "a" up to its
+	// last byte, which the filter tells apart from "a" at every length:
+	// the filter rejects those lengths, and lets through 80 long values
+	// that differ at their fifth byte. Walking costs about twice looking
+	// up: the walk stops half way, and the lookups are of the 80 alone.
+	words := endWords(980)
+	runEnds := map[uint]bool{}
+	for n := range MaxValueLen + 1 {
+		runEnds[endBit(n, 'a', words)] = true
+	}
+	for n := 6; n < 906; n++ {
+		c := byte('b')
+		for runEnds[endBit(n, c, words)] {
+			c++
+		}
+		rejected = append(rejected, a("a", n-1)+string(c))
+	}
+	for n := MaxValueLen - 79; n <= MaxValueLen; n++ {
+		rejected = append(rejected, "aaaab"+a("a", n-5))
+	}
 	for i := range 1000 {
 		hosts = append(hosts, fmt.Sprintf("mail-%d.example.net", i))
 	}
@@ -56,6 +77,7 @@ func longCostSets() []struct {
 		{"many-lengths", early, a("a", 3000)},
 		{"both", both, a("a", 3000)},
 		{"every-length", full, a("a", 3000)},
+		{"filtered", rejected, a("a", 3000)},
 		{"host-names", hosts, a("mail-x.example.net ", 150)},
 	}
 }
