@@ -104,8 +104,8 @@ func peerTrusted(r *http.Request, proxies []netip.Prefix) bool {
 // or selector can get into the log. The request id (a trusted proxy's,
 // see requestID, else a new one) is also sent as X-Request-Id.
 func accessLog(logger *slog.Logger, obs Observer, idProxies []netip.Prefix) Middleware {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return func(next http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			id := requestID(r, idProxies)
 			w.Header().Set("X-Request-Id", id)
@@ -133,7 +133,7 @@ func accessLog(logger *slog.Logger, obs Observer, idProxies []netip.Prefix) Midd
 				}
 				logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 			}()
-			next.ServeHTTP(rec, r)
-		})
+			next(rec, r)
+		}
 	}
 }

@@ -102,7 +102,7 @@ func TestAttackChurnCountsReturnToZero(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound) // body left unread
 	})
-	srv := NewServer(pace(mux), l, nil)
+	srv := NewServer(pace(mux.ServeHTTP), l, nil)
 	srv.ReadTimeout, srv.ReadHeaderTimeout, srv.WriteTimeout, srv.IdleTimeout = time.Second, time.Second, time.Second, time.Second
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -193,7 +193,7 @@ func TestAttackSilentPeersBoundedWithoutKeepAlive(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		_, _ = w.Write(bytes.Repeat([]byte("x"), 256<<10))
 	})
-	srv := NewServer(pace(mux), l, nil)
+	srv := NewServer(pace(mux.ServeHTTP), l, nil)
 	srv.ReadTimeout, srv.ReadHeaderTimeout, srv.WriteTimeout, srv.IdleTimeout = time.Second, 500*time.Millisecond, time.Second, time.Second
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })

@@ -2,11 +2,15 @@ package httpapi
 
 import "net/http"
 
-// Middleware wraps a handler with one step of the request pipeline.
-type Middleware func(http.Handler) http.Handler
+// Middleware wraps a handler with one step of the request pipeline. A
+// step is a function that calls the next one directly, not an
+// http.Handler: a diagnostic's goroutine waits for its scan under every
+// step's frame, and a call through ServeHTTP would add one more frame
+// per step (see handler.diagnose on why the waiting stack is kept small).
+type Middleware func(http.HandlerFunc) http.HandlerFunc
 
 // chain applies ms to h so that ms[0] runs first (is outermost).
-func chain(h http.Handler, ms ...Middleware) http.Handler {
+func chain(h http.HandlerFunc, ms ...Middleware) http.HandlerFunc {
 	for i := len(ms) - 1; i >= 0; i-- {
 		h = ms[i](h)
 	}
@@ -15,19 +19,19 @@ func chain(h http.Handler, ms ...Middleware) http.Handler {
 
 // commonHeaders sets the headers every response carries: no caching of
 // diagnostics, no content sniffing. No Access-Control-* header is ever set.
-func commonHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func commonHeaders(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
+		next(w, r)
+	}
 }
 
 // recoverPanic turns a panic below it into the generic 500 (when nothing
 // was written yet). http.ErrAbortHandler keeps its meaning.
-func recoverPanic(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func recoverPanic(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			v := recover()
 			if v == nil {
@@ -41,6 +45,6 @@ func recoverPanic(next http.Handler) http.Handler {
 			}
 			noteError(r, "panic")
 		}()
-		next.ServeHTTP(w, r)
-	})
+		next(w, r)
+	}
 }

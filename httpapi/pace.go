@@ -45,8 +45,8 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 // written (diagnostics extend it, see extendWrite), and lets the listener
 // time the request's body, if any, until its end (a slow body is shed at
 // the total cap, see Listener).
-func pace(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func pace(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		lc, ok := r.Context().Value(connKey{}).(*limitedConn)
 		if ok && !drained(lc, drainWait) {
 			panic(http.ErrAbortHandler) // closes the connection; nothing more is read from it
@@ -56,8 +56,8 @@ func pace(next http.Handler) http.Handler {
 			r.Body = &timedBody{ReadCloser: r.Body, c: lc}
 		}
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ShortWriteTimeout))
-		next.ServeHTTP(w, r)
-	})
+		next(w, r)
+	}
 }
 
 // timedBody ends its connection's body timing when the body ends (or
@@ -78,11 +78,8 @@ func (b *timedBody) Read(p []byte) (int, error) {
 
 // extendWrite gives a diagnostic the server's whole write timeout: it
 // may wait for a slot and run a full scan before it writes.
-func extendWrite(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ServerWriteTimeout))
-		next.ServeHTTP(w, r)
-	})
+func extendWrite(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(ServerWriteTimeout))
 }
 
 // drained waits at most wait for c's send queue to empty and reports

@@ -18,35 +18,56 @@ type bodyHandler func(w http.ResponseWriter, r *http.Request, body map[string]st
 // diagnostic wraps an endpoint in steps 2 to 6 of the pipeline (the mux
 // did step 1, the method): rate limit, media type, size, JSON, and the
 // utm_source query parameter. Field validation is the endpoint's.
-func (h *handler) diagnostic(fields []string, next bodyHandler) http.Handler {
-	return chain(decodeBody(fields, next), extendWrite, h.rateLimit, requireJSON, limitBody)
+//
+// The steps run one after the other in admitBody, whose frame is gone
+// when the endpoint runs: the endpoint's goroutine waits for its scan
+// under this closure's frame alone (see handler.diagnose).
+func (h *handler) diagnostic(fields []string, next bodyHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if body, ok := h.admitBody(w, r, fields); ok {
+			next(w, r, body)
+		}
+	}
 }
 
-// rateLimit counts the request against its source address (step 2). It
-// sets X-RateLimit-Remaining on every response after it.
-func (h *handler) rateLimit(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := sourceAddr(r, h.proxies)
-		d, err := h.limiter.Allow(r.Context(), key)
-		if err != nil {
-			h.obs.RateLimit("error")
-			writeError(w, r, errLimiterDown)
-			return
-		}
-		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
-		if !d.Allowed {
-			h.obs.RateLimit("limited")
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.Reset)))
-			writeError(w, r, errRateLimited)
-			return
-		}
-		if !h.networkAllowed(w, r) {
-			h.obs.RateLimit("network_limited")
-			return
-		}
-		h.obs.RateLimit("allowed")
-		next.ServeHTTP(w, r)
-	})
+// admitBody runs steps 2 to 6 in order, after giving the diagnostic the
+// server's whole write timeout (extendWrite), and returns the request's
+// JSON members; ok false: a step refused the request and wrote its
+// answer.
+//
+//go:noinline
+func (h *handler) admitBody(w http.ResponseWriter, r *http.Request, fields []string) (body map[string]string, ok bool) {
+	extendWrite(w)
+	if !h.rateLimit(w, r) || !requireJSON(w, r) || !limitBody(w, r) {
+		return nil, false
+	}
+	return decodeBody(w, r, fields)
+}
+
+// rateLimit counts the request against its source address (step 2) and
+// reports whether it may go on. It sets X-RateLimit-Remaining on every
+// response after it.
+func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request) bool {
+	key := sourceAddr(r, h.proxies)
+	d, err := h.limiter.Allow(r.Context(), key)
+	if err != nil {
+		h.obs.RateLimit("error")
+		writeError(w, r, errLimiterDown)
+		return false
+	}
+	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+	if !d.Allowed {
+		h.obs.RateLimit("limited")
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.Reset)))
+		writeError(w, r, errRateLimited)
+		return false
+	}
+	if !h.networkAllowed(w, r) {
+		h.obs.RateLimit("network_limited")
+		return false
+	}
+	h.obs.RateLimit("allowed")
+	return true
 }
 
 // retryAfterSeconds rounds the time to the window's end up to whole
@@ -56,17 +77,16 @@ func retryAfterSeconds(d time.Duration) int {
 	return max(s, 1)
 }
 
-// requireJSON refuses any Content-Type but application/json (step 3).
-// Parameters are allowed; a charset parameter must be utf-8, the only
-// encoding JSON has (RFC 8259 §8.1).
-func requireJSON(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !isJSONMediaType(r.Header.Values("Content-Type")) {
-			writeError(w, r, errMediaType)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// requireJSON refuses any Content-Type but application/json (step 3)
+// and reports whether the request may go on. Parameters are allowed; a
+// charset parameter must be utf-8, the only encoding JSON has (RFC 8259
+// §8.1).
+func requireJSON(w http.ResponseWriter, r *http.Request) bool {
+	if !isJSONMediaType(r.Header.Values("Content-Type")) {
+		writeError(w, r, errMediaType)
+		return false
+	}
+	return true
 }
 
 // isJSONMediaType reports whether the Content-Type field values name
@@ -85,41 +105,40 @@ func isJSONMediaType(values []string) bool {
 
 // limitBody refuses bodies over MaxBodyBytes (step 4): at once when
 // Content-Length says so, and through a hard reader limit otherwise
-// (chunked bodies, or a Content-Length that lies).
-func limitBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > MaxBodyBytes {
-			writeError(w, r, errTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		next.ServeHTTP(w, r)
-	})
+// (chunked bodies, or a Content-Length that lies). It reports whether
+// the request may go on.
+func limitBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.ContentLength > MaxBodyBytes {
+		writeError(w, r, errTooLarge)
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	return true
 }
 
 // decodeBody reads and strictly decodes the JSON body (step 5), then
-// checks the utm_source query parameter (step 6, first part).
-func decodeBody(fields []string, next bodyHandler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, err := io.ReadAll(r.Body)
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeError(w, r, errTooLarge)
-				return
-			}
-			writeError(w, r, errBodyRead)
-			return
+// checks the utm_source query parameter (step 6, first part). It
+// returns the body's members; ok false: the request was refused, and
+// the refusal is written.
+func decodeBody(w http.ResponseWriter, r *http.Request, fields []string) (body map[string]string, ok bool) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, r, errTooLarge)
+			return nil, false
 		}
-		body, e := decodeObject(raw, fields)
-		if e != nil {
-			writeError(w, r, *e)
-			return
-		}
-		if e := checkQuery(r.URL.RawQuery); e != nil {
-			writeError(w, r, *e)
-			return
-		}
-		next(w, r, body)
-	})
+		writeError(w, r, errBodyRead)
+		return nil, false
+	}
+	body, e := decodeObject(raw, fields)
+	if e != nil {
+		writeError(w, r, *e)
+		return nil, false
+	}
+	if e := checkQuery(r.URL.RawQuery); e != nil {
+		writeError(w, r, *e)
+		return nil, false
+	}
+	return body, true
 }

@@ -31,7 +31,7 @@ func (h *handler) routeTable() []route {
 // routeTable) plus a method-less fallback per path, so that a wrong method
 // gets a JSON 405 with Allow, and a 404 for every other path (an HTML page
 // for a browser, JSON for anything else: notFound).
-func (h *handler) routes() http.Handler {
+func (h *handler) routes() http.HandlerFunc {
 	mux := http.NewServeMux()
 	for _, rt := range h.routeTable() {
 		mux.Handle(rt.method+" "+rt.path, rt.handler)
@@ -50,7 +50,7 @@ func (h *handler) routes() http.Handler {
 		}
 	}
 	mux.HandleFunc("/", notFound)
-	return targetGuard(mux)
+	return targetGuard(mux.ServeHTTP)
 }
 
 // allowHeader is the Allow value of a route: GET routes answer HEAD too.
@@ -75,8 +75,8 @@ func methodNotAllowed(allow string) http.Handler {
 // answer it itself) gets a JSON 405 instead of a bare 400, and a path that
 // is not clean ("/api/../api/scan", "//api/scan", CONNECT's empty path)
 // gets a JSON 404 instead of a redirect that echoes the path.
-func targetGuard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func targetGuard(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.RequestURI == "*":
 			w.Header().Set("Allow", "")
@@ -84,9 +84,9 @@ func targetGuard(next http.Handler) http.Handler {
 		case !isCleanPath(r.URL.Path):
 			writeError(w, r, errNotFound)
 		default:
-			next.ServeHTTP(w, r)
+			next(w, r)
 		}
-	})
+	}
 }
 
 // isCleanPath reports whether p is a path ServeMux would not rewrite: not
