@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/mtasts"
 	"github.com/mailauth/mailauth/resolver"
 )
@@ -207,9 +208,11 @@ func (s *Scanner) ScanEncoded(ctx context.Context, req ScanRequest) (*ScanSummar
 }
 
 // scanEncoded is ScanEncoded with the summary on the heap. It runs the
-// checks in runScan and concludes in conclude, neither inlined: the scan
-// waits for its checks under ScanEncoded's and this frame, which hold no
-// summary.
+// checks in runChecks and concludes in conclude, neither inlined: the
+// scan waits for its checks under ScanEncoded's and this frame, which
+// hold no summary. The deep work before and after the wait (starting the
+// checks, concluding) runs apart (gostack.Apart), so the caller's stack
+// does not grow for it.
 //
 //go:noinline
 func (s *Scanner) scanEncoded(ctx context.Context, req ScanRequest) (*ScanSummary, []byte, error) {
@@ -233,17 +236,27 @@ func (s *Scanner) scanEncoded(ctx context.Context, req ScanRequest) (*ScanSummar
 	defer cancel()
 
 	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
+	var res struct {
+		sum  *ScanSummary
+		body []byte
+		err  error
+	}
+	gostack.Apart(func() { res.sum, res.body, res.err = s.conclude(r, parent, start, wallStart, checks) })
+	return res.sum, res.body, res.err
+}
+
+// conclude looks at what happened around the checks (run.finish), then
+// builds the scan's summary from them and encodes it (see scanEncoded).
+// It runs apart (gostack.Apart): the control question that finish may
+// ask, the leak guard's search and the JSON encoder go deep, and the
+// caller's goroutine (in the service a request's, which lives on with
+// its connection) keeps the stack it waited on.
+//
+//go:noinline
+func (s *Scanner) conclude(r *run, parent context.Context, start, wallStart time.Time, checks []CheckSummary) (*ScanSummary, []byte, error) {
 	if err := r.finish(parent, checks); err != nil {
 		return nil, nil, err
 	}
-	return s.conclude(r, start, wallStart, checks)
-}
-
-// conclude builds the scan's summary from its checks and encodes it (see
-// scanEncoded).
-//
-//go:noinline
-func (s *Scanner) conclude(r *run, start, wallStart time.Time, checks []CheckSummary) (*ScanSummary, []byte, error) {
 	out := r.summary(start, s.cfg.Now(), checks)
 	r.markGenerated(out.ScannedAt, out.Summary, out.Disclaimer)
 	body, err := r.encode(out)
@@ -300,7 +313,8 @@ func (s *Scanner) CheckIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckS
 }
 
 // checkIPEncoded is CheckIPEncoded. It waits for the check under its
-// frame, which holds no summary; concludePTR builds it on the heap.
+// frame, which holds no summary; concludePTR builds it on the heap, apart
+// (gostack.Apart) as the check's start is.
 //
 //go:noinline
 func (s *Scanner) checkIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckSummary, []byte, error) {
@@ -325,17 +339,25 @@ func (s *Scanner) checkIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckS
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
-	if err := r.finish(parent, checks); err != nil {
-		return nil, nil, err
+	var res struct {
+		sum  *PTRCheckSummary
+		body []byte
+		err  error
 	}
-	return s.concludePTR(r, addr, start, &checks[0])
+	gostack.Apart(func() { res.sum, res.body, res.err = s.concludePTR(r, parent, addr, start, checks) })
+	return res.sum, res.body, res.err
 }
 
-// concludePTR builds the PTR check's summary from its check and encodes
-// it (see checkIPEncoded).
+// concludePTR looks at what happened around the check (run.finish), then
+// builds the PTR check's summary from it and encodes it, apart from the
+// caller's stack (see checkIPEncoded and conclude).
 //
 //go:noinline
-func (s *Scanner) concludePTR(r *run, addr netip.Addr, start time.Time, check *CheckSummary) (*PTRCheckSummary, []byte, error) {
+func (s *Scanner) concludePTR(r *run, parent context.Context, addr netip.Addr, start time.Time, checks []CheckSummary) (*PTRCheckSummary, []byte, error) {
+	if err := r.finish(parent, checks); err != nil { // it may replace the check's summary (the leak guard)
+		return nil, nil, err
+	}
+	check := &checks[0]
 	end := s.cfg.Now()
 	out := PTRCheckSummary{
 		SendingIP:  addr.String(),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mailauth/mailauth"
+	"github.com/mailauth/mailauth/internal/gostack"
 	"github.com/mailauth/mailauth/internal/report"
 )
 
@@ -136,6 +137,13 @@ func checked(sum *mailauth.PTRCheckSummary, body []byte, err error) (encoded, er
 // own, gone while it waits. The less of its stack a waiting goroutine
 // uses, the smaller the runtime shrinks it (a collection halves a stack
 // only while less than a quarter of it is in use).
+//
+// The answer is written apart (gostack.Apart): net/http's response
+// writer goes about 4 KB below this frame, past the 8 KiB the goroutine
+// has, and the goroutine lives on with a keep-alive connection, waiting
+// about 4 KiB deep for its next request, so a stack grown to 16 KiB
+// once would stay 16 KiB (the scan's own deep work runs apart too, see
+// mailauth.Scanner.ScanEncoded).
 func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, run func(context.Context) (encoded, error)) {
 	ctx, release, start := h.admitted(w, r)
 	if ctx == nil {
@@ -143,7 +151,7 @@ func (h *handler) diagnose(w http.ResponseWriter, r *http.Request, link string, 
 	}
 	defer release()
 	res, err := run(ctx)
-	h.answer(w, r, link, start, res, err)
+	gostack.Apart(func() { h.answer(w, r, link, start, res, err) })
 }
 
 // admitted admits the diagnostic (admit) and returns its context, the
