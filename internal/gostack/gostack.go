@@ -72,9 +72,12 @@ func Where() uintptr {
 //
 // f's goroutine reserves 8 KiB first (Reserve8K): the work Apart is for
 // goes that deep. A panic in f is raised again in the caller, with the
-// same value (http.ErrAbortHandler keeps its meaning); f calling
-// runtime.Goexit ends the caller too. Apart costs a goroutine's start and
-// two switches, about a microsecond.
+// same value (http.ErrAbortHandler keeps its meaning), though its trace,
+// if nothing recovers it, starts at Apart, not where f panicked; f
+// calling runtime.Goexit ends the caller too. (With GODEBUG=panicnil=1,
+// which no build of this module sets, a panic(nil) in f recovers as nil
+// and is taken for a Goexit.) Apart costs a goroutine's start and two
+// switches, about a microsecond.
 func Apart(f func()) {
 	done := make(chan apartEnd, 1)
 	go runApart(f, done)
