@@ -236,12 +236,18 @@ func (s *Scanner) scanEncoded(ctx context.Context, req ScanRequest) (*ScanSummar
 	defer cancel()
 
 	checks := r.runChecks(ctx, r.checkFuncs(CheckOrder()...))
+	return apart(func() (*ScanSummary, []byte, error) { return s.conclude(r, parent, start, wallStart, checks) })
+}
+
+// apart runs a scan's conclusion on a goroutine of its own
+// (gostack.Apart) and returns what it returned.
+func apart[S any](conclude func() (*S, []byte, error)) (*S, []byte, error) {
 	var res struct {
-		sum  *ScanSummary
+		sum  *S
 		body []byte
 		err  error
 	}
-	gostack.Apart(func() { res.sum, res.body, res.err = s.conclude(r, parent, start, wallStart, checks) })
+	gostack.Apart(func() { res.sum, res.body, res.err = conclude() })
 	return res.sum, res.body, res.err
 }
 
@@ -339,13 +345,7 @@ func (s *Scanner) checkIPEncoded(ctx context.Context, ip netip.Addr) (*PTRCheckS
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
 	checks := r.runChecks(ctx, r.checkFuncs(CheckPTR))
-	var res struct {
-		sum  *PTRCheckSummary
-		body []byte
-		err  error
-	}
-	gostack.Apart(func() { res.sum, res.body, res.err = s.concludePTR(r, parent, addr, start, checks) })
-	return res.sum, res.body, res.err
+	return apart(func() (*PTRCheckSummary, []byte, error) { return s.concludePTR(r, parent, addr, start, checks) })
 }
 
 // concludePTR looks at what happened around the check (run.finish), then
