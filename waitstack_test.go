@@ -25,9 +25,9 @@ import (
 // DNS client over loopback; the room includes the runtime's stack guard
 // (800 bytes, twice that with the race detector, whose instrumentation
 // also deepens frames). Measured, on a quiet machine and beside four
-// CPU hogs: 2.5-3.3 KiB, 4.5-5.5 KiB with the race detector; with the
-// checks started and the result concluded on the caller's stack, 5.8-6.3
-// KiB and 9.8-11 KiB. The bounds (4.5 and 7.5 KiB) lie between.
+// CPU hogs: 2.5-3.25 KiB, 4.5-5.5 KiB with the race detector; with the
+// checks started and the result concluded on the caller's stack, 5.75-6.25
+// KiB and 9.75-11 KiB. The bounds (4.5 and 7.5 KiB) lie between.
 func TestScanNeedsLittleOfTheCallersStack(t *testing.T) {
 	t.Parallel()
 	lab := testlab.Start(t, []string{scanZone}, policies)
