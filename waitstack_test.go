@@ -35,7 +35,7 @@ func TestScanNeedsLittleOfTheCallersStack(t *testing.T) {
 		RootCAs: lab.RootCAs, AllowLoopbackTargets: true})
 	ctx := context.Background()
 	bound := 4608
-	if raceEnabled {
+	if gostack.RaceEnabled {
 		bound = 7680
 	}
 	for name, call := range map[string]func() error{

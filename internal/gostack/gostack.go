@@ -64,11 +64,11 @@ func Where() uintptr {
 // that the calling goroutine's stack stays as deep as it was: f's work
 // grows the other goroutine's stack, which ends with f. A caller that
 // then waits long (a request's goroutine, under net/http's frames and the
-// middleware's, waiting for its scan) keeps a small stack: the runtime
-// never shrinks a stack below twice the part a waiting goroutine uses,
-// and an idle keep-alive connection's goroutine waits about 4 KiB deep,
-// so a stack that grew to 16 KiB once stays 16 KiB for the connection's
-// life.
+// middleware's, waiting for its scan) keeps a small stack: a collection
+// halves a stack only while less than a quarter of it is in use (its
+// guard counted), and an idle keep-alive connection's goroutine waits
+// about 4 KiB deep, so a stack that grew to 16 KiB once stays 16 KiB for
+// the connection's life.
 //
 // f's goroutine reserves 8 KiB first (Reserve8K): the work Apart is for
 // goes that deep. A panic in f is raised again in the caller, with the

@@ -73,7 +73,7 @@ func TestReserve(t *testing.T) {
 		// ... and not more: 8 KiB, not 16 (a caller of 1 KiB gets 16).
 		// The race detector doubles the stack guard, and the same
 		// reservation then gives 16 KiB, which holds the 10 KiB call.
-		{name: "8K-under-512-caller-10K", reserve: func() { underFrame512(0) }, deep: deep10K, moves: !raceEnabled},
+		{name: "8K-under-512-caller-10K", reserve: func() { underFrame512(0) }, deep: deep10K, moves: !RaceEnabled},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,0 @@
-//go:build !race
-
-package mailauth
-
-// raceEnabled reports whether the race detector is on.
-const raceEnabled = false
