@@ -10,6 +10,7 @@ import (
 
 	"github.com/mailauth/mailauth"
 	"github.com/mailauth/mailauth/httpapi"
+	"github.com/mailauth/mailauth/internal/testlab"
 )
 
 // deadlineTransport notes the deadline of each request it carries, then
@@ -72,7 +73,6 @@ func TestRemoteDefaultTimeout(t *testing.T) {
 		got := rec.take()
 		require.Len(t, got, 1, "%q: requests to the service", c.args)
 		require.False(t, got[0].IsZero(), "%q: the request had no deadline", c.args)
-		require.False(t, got[0].Before(before.Add(c.want)), "%q: deadline %v is less than %v after the run began (%v)", c.args, got[0], c.want, before)
-		require.False(t, got[0].After(after.Add(c.want)), "%q: deadline %v is more than %v after the run ended (%v)", c.args, got[0], c.want, after)
+		testlab.RequireDeadlinesWithin(t, got, before, after, c.want)
 	}
 }

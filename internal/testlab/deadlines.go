@@ -43,13 +43,21 @@ func (d *Deadlines) Seen() (deadlines []time.Time, none int) {
 
 // RequireWithin requires that at least one lookup was asked, that every
 // one had a deadline, and that each deadline lies timeout after a moment
-// between before and after (the clock read around the call: a loaded
-// machine widens the window, it never decides the verdict).
+// between before and after (see RequireDeadlinesWithin).
 func (d *Deadlines) RequireWithin(t testing.TB, before, after time.Time, timeout time.Duration) {
 	t.Helper()
 	deadlines, none := d.Seen()
 	require.NotEmpty(t, deadlines, "the call asked something")
 	assert.Zero(t, none, "every lookup has a deadline")
+	RequireDeadlinesWithin(t, deadlines, before, after, timeout)
+}
+
+// RequireDeadlinesWithin requires that each deadline lies timeout after
+// a moment between before and after: the clock read around the call
+// that set them, so a loaded machine widens the window and never
+// decides the verdict.
+func RequireDeadlinesWithin(t testing.TB, deadlines []time.Time, before, after time.Time, timeout time.Duration) {
+	t.Helper()
 	for _, dl := range deadlines {
 		assert.False(t, dl.Before(before.Add(timeout)), "a deadline %v before the call's start plus %v", before.Add(timeout).Sub(dl), timeout)
 		assert.False(t, dl.After(after.Add(timeout)), "a deadline %v after the call's end plus %v", dl.Sub(after.Add(timeout)), timeout)
