@@ -1,0 +1,100 @@
+//go:build linux
+
+package resolver
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// watcherReaders returns how many goroutines run w's serve, and how many
+// of them are not parked in its wait for the next socket (busy with one,
+// or on their way to the wait or out).
+func watcherReaders(w *watcher) (all, busy int) {
+	buf := make([]byte, 8<<20)
+	frame := fmt.Sprintf("(*watcher).serve(%p,", w)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if !strings.Contains(g, frame) {
+			continue
+		}
+		all++
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "[select") || strings.Contains(g, "(*socket).drain(") {
+			busy++
+		}
+	}
+	return all, busy
+}
+
+// TestBurstLeavesFewReadersWaiting: a burst of replies on many sockets at
+// once, each held in its handling until all have come (as a reply's
+// handling runs the lookup's continuation, deep), starts a reader for
+// each socket. Once they have all handled theirs, at most 4
+// wait for the next ready socket; the others end instead of waiting
+// serveIdle with the stack the handling grew. A reader waiting is still
+// handed the next socket: a reply after the burst is delivered.
+func TestBurstLeavesFewReadersWaiting(t *testing.T) {
+	const sockets = 6 * idleReaders
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer pc.Close()
+	p := &pool{}
+	u := p.upstream(pc.LocalAddr().String(), nil, DefaultUDPSize)
+
+	held := make(chan struct{}) // closed when every reply is in its handling
+	inHandling := make(chan struct{}, sockets)
+	for i := range sockets {
+		s, err := u.dial(socketBatch)
+		require.NoError(t, err)
+		t.Cleanup(func() { s.retire() })
+		e := queryEntry(t, u, "q.example.test.")
+		id, ok := s.register(&e)
+		require.True(t, ok)
+		e.w.mu.Lock()
+		e.w.kick = func() { inHandling <- struct{}{}; <-held }
+		e.w.mu.Unlock()
+		m := new(dns.Msg)
+		m.SetQuestion(e.q.Name, dns.TypeA)
+		m.Id, m.Response = id, true
+		b, err := m.Pack()
+		require.NoError(t, err)
+		_, err = pc.WriteTo(b, s.conn.LocalAddr())
+		require.NoError(t, err, "reply %d", i)
+	}
+	for range sockets {
+		select {
+		case <-inHandling:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a reply was not handled")
+		}
+	}
+	all, _ := watcherReaders(&p.watch)
+	require.GreaterOrEqual(t, all, sockets, "a reader for each socket of the burst")
+	close(held)
+
+	// No step here depends on time: the readers are counted once none is
+	// busy, however long that takes; a reader waiting longer than
+	// serveIdle ends, which only lowers the count.
+	require.Eventually(t, func() bool { _, busy := watcherReaders(&p.watch); return busy == 0 }, 30*time.Second, time.Millisecond)
+	all, _ = watcherReaders(&p.watch)
+	assert.LessOrEqual(t, all, idleReaders, "readers left waiting after the burst")
+	assert.LessOrEqual(t, int(p.watch.waiting.Load()), idleReaders)
+
+	// The readers that wait still take what comes next.
+	s, err := u.dial(socketBatch)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.retire() })
+	e := queryEntry(t, u, "r.example.test.")
+	id, ok := s.register(&e)
+	require.True(t, ok)
+	answerOn(t, pc, s, e, id)
+	s.release(id)
+}
