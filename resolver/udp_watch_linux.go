@@ -274,8 +274,8 @@ const serveIdle = 100 * time.Millisecond
 // scans in flight in the service, 58 to 167 at a time). A few waiting
 // take the steady flow; a burst beyond them starts readers, as it would
 // anyway. Measured alternately with no bound (BENCHMARKS.md, "Fewer
-// readers waiting"): stacks 10.4–11.3 against 14.5–16.6 KB a scan in
-// flight, CPU a scan the same within the runs' spread.
+// readers waiting"): stacks 19 against 25.5 KiB a request in flight in
+// the service, CPU a scan the same within the runs' spread.
 const idleReaders = 4
 
 // serve reads s, which the watcher reported ready, arms it again, and
