@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/miekg/dns"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,21 +51,11 @@ func TestBurstLeavesFewReadersWaiting(t *testing.T) {
 	held := make(chan struct{}) // closed when every reply is in its handling
 	inHandling := make(chan struct{}, sockets)
 	for i := range sockets {
-		s, err := u.dial(socketBatch)
-		require.NoError(t, err)
-		t.Cleanup(func() { s.retire() })
-		e := queryEntry(t, u, "q.example.test.")
-		id, ok := s.register(&e)
-		require.True(t, ok)
+		s, e, id := registerOn(t, u, "q.example.test.")
 		e.w.mu.Lock()
 		e.w.kick = func() { inHandling <- struct{}{}; <-held }
 		e.w.mu.Unlock()
-		m := new(dns.Msg)
-		m.SetQuestion(e.q.Name, dns.TypeA)
-		m.Id, m.Response = id, true
-		b, err := m.Pack()
-		require.NoError(t, err)
-		_, err = pc.WriteTo(b, s.conn.LocalAddr())
+		_, err = pc.WriteTo(replyTo(t, e, id, e.q.Name), s.conn.LocalAddr())
 		require.NoError(t, err, "reply %d", i)
 	}
 	for range sockets {
@@ -89,12 +78,20 @@ func TestBurstLeavesFewReadersWaiting(t *testing.T) {
 	assert.LessOrEqual(t, int(p.watch.waiting.Load()), idleReaders)
 
 	// The readers that wait still take what comes next.
+	s, e, id := registerOn(t, u, "r.example.test.")
+	answerOn(t, pc, s, e, id)
+	s.release(id)
+}
+
+// registerOn opens a new socket of u, retired when the test ends, and
+// registers a query for name on it.
+func registerOn(t *testing.T, u *upstream, name string) (*socket, entry, uint16) {
+	t.Helper()
 	s, err := u.dial(socketBatch)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.retire() })
-	e := queryEntry(t, u, "r.example.test.")
+	e := queryEntry(t, u, name)
 	id, ok := s.register(&e)
 	require.True(t, ok)
-	answerOn(t, pc, s, e, id)
-	s.release(id)
+	return s, e, id
 }

@@ -95,11 +95,7 @@ func socketTo(t *testing.T, readers bool) (net.PacketConn, *pool, *upstream, *so
 // failure.
 func answerOn(t *testing.T, pc net.PacketConn, s *socket, e entry, id uint16) *reply {
 	t.Helper()
-	m := new(dns.Msg)
-	m.SetQuestion(e.q.Name, dns.TypeA)
-	m.Id, m.Response = id, true
-	b, err := m.Pack()
-	require.NoError(t, err)
+	b := replyTo(t, e, id, e.q.Name)
 	delivered := make(chan struct{}, 1)
 	e.w.mu.Lock()
 	e.w.kick = func() {
@@ -109,7 +105,7 @@ func answerOn(t *testing.T, pc net.PacketConn, s *socket, e entry, id uint16) *r
 		}
 	}
 	e.w.mu.Unlock()
-	_, err = pc.WriteTo(b, s.conn.LocalAddr())
+	_, err := pc.WriteTo(b, s.conn.LocalAddr())
 	require.NoError(t, err)
 	select {
 	case <-delivered:
