@@ -36,10 +36,10 @@ func watcherReaders(w *watcher) (all, busy int) {
 // TestBurstLeavesFewReadersWaiting: a burst of replies on many sockets at
 // once, each held in its handling until all have come (as a reply's
 // handling runs the lookup's continuation, deep), starts a reader for
-// each socket. Once they have all handled theirs, at most 4
+// each socket. Once they have all handled theirs, at most idleReaders
 // wait for the next ready socket; the others end instead of waiting
-// serveIdle with the stack the handling grew. A reader waiting is still
-// handed the next socket: a reply after the burst is delivered.
+// serveIdle with the stack the handling grew. A reply after the burst is
+// still delivered.
 func TestBurstLeavesFewReadersWaiting(t *testing.T) {
 	const sockets = 6 * idleReaders
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -77,21 +77,25 @@ func TestBurstLeavesFewReadersWaiting(t *testing.T) {
 	assert.LessOrEqual(t, all, idleReaders, "readers left waiting after the burst")
 	assert.LessOrEqual(t, int(p.watch.waiting.Load()), idleReaders)
 
-	// The readers that wait still take what comes next.
+	// A reply after the burst is still handled (by a reader waiting, or
+	// by a new one).
 	s, e, id := registerOn(t, u, "r.example.test.")
 	answerOn(t, pc, s, e, id)
-	s.release(id)
 }
 
-// registerOn opens a new socket of u, retired when the test ends, and
-// registers a query for name on it.
+// registerOn opens a new socket of u and registers a query for name on
+// it; when the test ends the query is released and the socket retired,
+// which closes it.
 func registerOn(t *testing.T, u *upstream, name string) (*socket, entry, uint16) {
 	t.Helper()
 	s, err := u.dial(socketBatch)
 	require.NoError(t, err)
-	t.Cleanup(func() { s.retire() })
 	e := queryEntry(t, u, name)
 	id, ok := s.register(&e)
 	require.True(t, ok)
+	t.Cleanup(func() {
+		s.release(id)
+		s.retire()
+	})
 	return s, e, id
 }

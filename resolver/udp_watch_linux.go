@@ -282,8 +282,12 @@ const idleReaders = 4
 // then reads the ready sockets the watcher hands it, until none comes
 // for serveIdle or idleReaders others wait already.
 func (w *watcher) serve(s *socket) {
-	idle := time.NewTimer(serveIdle)
-	defer idle.Stop()
+	var idle *time.Timer // made when the reader first waits: most end at once under a flood
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
 	for {
 		s.drain()
 		w.rearm(s)
@@ -291,7 +295,11 @@ func (w *watcher) serve(s *socket) {
 			w.waiting.Add(-1)
 			return
 		}
-		idle.Reset(serveIdle)
+		if idle == nil {
+			idle = time.NewTimer(serveIdle)
+		} else {
+			idle.Reset(serveIdle)
+		}
 		select {
 		case s = <-w.idle:
 			w.waiting.Add(-1)
