@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/mailauth/mailauth/internal/gostack"
 )
 
 // maxWireBytes bounds everything read from the connection: status line,
@@ -83,31 +85,17 @@ func getPolicy(ctx context.Context, conn net.Conn, host, url string, opts Option
 	return readPolicy(ctx, resp, opts)
 }
 
-// handshake runs tc's handshake in a goroutine of its own, which ends
-// with it, and returns its error; a panic in it is raised again here. The
-// handshake (the server's certificate verified, the key exchange) goes
-// about 11 KB deep: on the goroutine of the check, which reserves 8 KiB
-// for its lookups, it would double that stack to 16 KiB for as long as
-// the check then runs (the request, the MX facts it waits for).
+// handshake runs tc's handshake apart from the caller's goroutine
+// (gostack.Apart: a panic in it is raised again here) and returns its
+// error. The handshake (the server's certificate verified, the key
+// exchange) goes about 11 KB deep: on the goroutine of the check, which
+// reserves 8 KiB for its lookups, it would double that stack to 16 KiB
+// for as long as the check then runs (the request, the MX facts it
+// waits for).
 func handshake(ctx context.Context, tc *tls.Conn) error {
-	type end struct {
-		err      error
-		panicked any
-	}
-	done := make(chan end, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- end{panicked: p}
-			}
-		}()
-		done <- end{err: tc.HandshakeContext(ctx)}
-	}()
-	e := <-done
-	if e.panicked != nil {
-		panic(e.panicked)
-	}
-	return e.err
+	var err error
+	gostack.Apart(func() { err = tc.HandshakeContext(ctx) })
+	return err
 }
 
 // requestBufSize is the buffer the policy request is written through: a
