@@ -5,7 +5,6 @@ package resolver
 import (
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +17,8 @@ import (
 // of them are not parked in its wait for the next socket (busy with one,
 // or on their way to the wait or out).
 func watcherReaders(w *watcher) (all, busy int) {
-	buf := make([]byte, 8<<20)
 	frame := fmt.Sprintf("(*watcher).serve(%p,", w)
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+	for _, g := range goroutineStacks() {
 		if !strings.Contains(g, frame) {
 			continue
 		}

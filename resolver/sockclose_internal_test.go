@@ -5,6 +5,7 @@ package resolver
 import (
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,15 @@ func connClosed(s *socket) bool {
 	return raw.Control(func(uintptr) {}) != nil
 }
 
+// goroutineStacks returns the stack of every goroutine, one each.
+func goroutineStacks() []string {
+	buf := make([]byte, 8<<20)
+	return strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")
+}
+
 // stackHas reports whether some goroutine's stack holds fn.
 func stackHas(fn string) bool {
-	buf := make([]byte, 1<<20)
-	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), fn)
+	return slices.ContainsFunc(goroutineStacks(), func(g string) bool { return strings.Contains(g, fn) })
 }
 
 // TestCloseWhileReaderHandsOver: the reader, woken to hand s over,
