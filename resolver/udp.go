@@ -1432,43 +1432,56 @@ func (u *upstream) probe(e entry, kind probeKind) {
 		return
 	}
 	go func() {
-		defer u.probing.Store(false)
-		q := new(dns.Msg)
-		if err := q.Unpack(e.wire); err != nil || len(q.Question) != 1 {
-			return
+		m := u.askOverTCP(e, kind)
+		// The next probe may start before the reply is handed on: the
+		// lookup it ends may be followed at once by one that needs a
+		// probe of its own.
+		u.probing.Store(false)
+		if m != nil {
+			e.w.deliver(reply{server: e.server, seq: e.seq, msg: m, tcp: true})
 		}
-		q.Id = randomID()
-		sent := mixedCase(q.Question[0].Name)
-		q.Question[0].Name = sent
-		cookie := u.clientCookie()
-		q.Extra = u.withCookie(q.Extra, cookie)
-		dc := &dns.Client{Net: "tcp", Timeout: probeTimeout}
-		m, _, err := dc.Exchange(q, u.addr)
-		if err != nil || m.Id != q.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], q.Question[0]) {
-			return
-		}
-		switch kind {
-		case probeCase:
-			if m.Question[0].Name == sent {
-				u.logLine(logCaseForged, "DNS replies over UDP came without the case of their question (0x20), but the server echoes it over TCP: forged datagrams?")
-				break
-			}
-			until := time.Now().Add(caseFallbackFor)
-			u.noCaseUntil.Store(until.UnixNano())
-			u.logLine(logNoCase, "DNS server does not echo the case of questions (0x20), also over TCP: its replies are matched in any case",
-				slog.Duration("retry_after", caseFallbackFor))
-		case probeCookie:
-			if c, ok := cookieOf(m); ok && strings.HasPrefix(c, cookie) {
-				u.learn(m, false)
-				u.logLine(logCookiesForged, "DNS replies over UDP came without a DNS cookie, but the server sends one over TCP: forged datagrams?")
-				break
-			}
-			if u.cookies.Swap(false) {
-				u.logLine(logNoCookies, "DNS server stopped sending DNS cookies, also over TCP: its replies are taken without them")
-			}
-		}
-		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m, tcp: true})
 	}()
+}
+
+// askOverTCP asks e's question of u over TCP for probe and decides kind
+// from the reply, which it returns; nil when there is none that answers
+// the question.
+func (u *upstream) askOverTCP(e entry, kind probeKind) *dns.Msg {
+	q := new(dns.Msg)
+	if err := q.Unpack(e.wire); err != nil || len(q.Question) != 1 {
+		return nil
+	}
+	q.Id = randomID()
+	sent := mixedCase(q.Question[0].Name)
+	q.Question[0].Name = sent
+	cookie := u.clientCookie()
+	q.Extra = u.withCookie(q.Extra, cookie)
+	dc := &dns.Client{Net: "tcp", Timeout: probeTimeout}
+	m, _, err := dc.Exchange(q, u.addr)
+	if err != nil || m.Id != q.Id || !m.Response || len(m.Question) != 1 || !sameQuestion(m.Question[0], q.Question[0]) {
+		return nil
+	}
+	switch kind {
+	case probeCase:
+		if m.Question[0].Name == sent {
+			u.logLine(logCaseForged, "DNS replies over UDP came without the case of their question (0x20), but the server echoes it over TCP: forged datagrams?")
+			break
+		}
+		until := time.Now().Add(caseFallbackFor)
+		u.noCaseUntil.Store(until.UnixNano())
+		u.logLine(logNoCase, "DNS server does not echo the case of questions (0x20), also over TCP: its replies are matched in any case",
+			slog.Duration("retry_after", caseFallbackFor))
+	case probeCookie:
+		if c, ok := cookieOf(m); ok && strings.HasPrefix(c, cookie) {
+			u.learn(m, false)
+			u.logLine(logCookiesForged, "DNS replies over UDP came without a DNS cookie, but the server sends one over TCP: forged datagrams?")
+			break
+		}
+		if u.cookies.Swap(false) {
+			u.logLine(logNoCookies, "DNS server stopped sending DNS cookies, also over TCP: its replies are taken without them")
+		}
+	}
+	return m
 }
 
 // mixedCase is mixCase with at least one letter in upper case and one in

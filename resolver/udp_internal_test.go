@@ -451,6 +451,44 @@ func TestCaseStaysOnWithoutTCP(t *testing.T) {
 	assert.True(t, u.caseOn(), "0x20 stays on")
 }
 
+// TestProbeFreeWhenItsReplyIsHandedOn: a TCP probe's reply ends the
+// lookup it was asked for, and the next lookup may need a probe at once
+// (a forger sending wrong-case replies to every question). So the probe
+// is over, and another may start, before its reply is handed on: the
+// lookup's kick, which moves it on in the goroutine that delivers, sees
+// no probe under way.
+func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		_ = w.WriteMsg(m)
+	})}
+	started := make(chan struct{})
+	srv.NotifyStartedFunc = func() { close(started) }
+	go func() { _ = srv.ActivateAndServe() }()
+	<-started
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	p := &pool{}
+	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	e := queryEntry(t, u, "victim.example.test.")
+	probing := make(chan bool, 1)
+	e.w.kick = func() { probing <- u.probing.Load() }
+	u.probe(e, probeCase)
+	select {
+	case busy := <-probing:
+		assert.False(t, busy, "a probe was still under way when its reply was handed on")
+	case <-time.After(time.Minute):
+		t.Fatal("the probe's reply was never handed on")
+	}
+	r := e.w.take()
+	require.NotNil(t, r)
+	assert.True(t, r.tcp)
+	assert.True(t, u.caseOn(), "the server echoes the case over TCP: 0x20 stays on")
+}
+
 // TestCookieOptionWire: the COOKIE option a query carries (decoded once,
 // see cookieOption) packs to the same bytes as miekg/dns's EDNS0_COOKIE,
 // for a client cookie alone and with server cookies of 8 and 32 octets,
