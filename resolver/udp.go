@@ -244,6 +244,13 @@ func (w *waiter) deliver(r reply) {
 	w.compare(&r)
 }
 
+// ended reports whether the lookup has ended (see settle).
+func (w *waiter) ended() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.decided
+}
+
 // take returns the oldest reply delivered and not yet taken, or nil.
 func (w *waiter) take() *reply {
 	w.mu.Lock()
@@ -1427,8 +1434,12 @@ const (
 // off; when the TCP reply shows it working, the UDP replies were forged
 // or stray, and nothing changes. No TCP reply, no change. The reply is
 // an answer to e's question and is handed to e's lookup.
+//
+// A lookup that has ended gets no probe: its reply would be compared,
+// not taken, and the probe would hold the server's turn while the next
+// lookup's replies (a forger's, to every question) go unanswered.
 func (u *upstream) probe(e entry, kind probeKind) {
-	if !u.probing.CompareAndSwap(false, true) {
+	if e.w.ended() || !u.probing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

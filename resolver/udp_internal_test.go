@@ -489,6 +489,49 @@ func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
 	assert.True(t, u.caseOn(), "the server echoes the case over TCP: 0x20 stays on")
 }
 
+// TestNoProbeForEndedLookup: replies in the wrong case to a lookup that
+// has ended (a forger's, to its last queries or its tombstones) start no
+// TCP probe, which would hold the server's one probe while the next
+// lookup's wrong-case replies go unanswered; the next lookup's start one
+// and get its reply.
+func TestNoProbeForEndedLookup(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var asked atomic.Int32
+	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		asked.Add(1)
+		m := new(dns.Msg)
+		m.SetReply(r)
+		_ = w.WriteMsg(m)
+	})}
+	started := make(chan struct{})
+	srv.NotifyStartedFunc = func() { close(started) }
+	go func() { _ = srv.ActivateAndServe() }()
+	<-started
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	p := &pool{}
+	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	ended := queryEntry(t, u, "ended.example.test.")
+	ended.w.decide(nil, 0)
+	for range caseFallbackAfter {
+		u.caseMismatch(ended)
+	}
+	assert.False(t, u.probing.Load(), "a probe started for a lookup that has ended")
+	next := queryEntry(t, u, "next.example.test.")
+	got := make(chan struct{}, 1)
+	next.w.kick = func() { got <- struct{}{} }
+	for range caseFallbackAfter {
+		u.caseMismatch(next)
+	}
+	select {
+	case <-got:
+	case <-time.After(time.Minute):
+		t.Fatal("the next lookup got no probe")
+	}
+	assert.Equal(t, int32(1), asked.Load(), "TCP questions: the next lookup's probe only")
+}
+
 // TestCookieOptionWire: the COOKIE option a query carries (decoded once,
 // see cookieOption) packs to the same bytes as miekg/dns's EDNS0_COOKIE,
 // for a client cookie alone and with server cookies of 8 and 32 octets,
