@@ -33,6 +33,7 @@ import (
 
 	"github.com/mailauth/mailauth/internal/pgtest"
 	"github.com/mailauth/mailauth/internal/syncbuf"
+	"github.com/mailauth/mailauth/internal/testport"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
 
@@ -123,29 +124,11 @@ type instance struct {
 	base, admin string
 }
 
-// freePortOn returns a port free on every one of hosts.
+// freePortOn returns a port free on every one of hosts, out of the way
+// of port-0 binds (testport.Daemon).
 func freePortOn(t *testing.T, hosts ...string) int {
 	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", net.JoinHostPort(hosts[0], "0"))
-		require.NoError(t, err)
-		port := ln.Addr().(*net.TCPAddr).Port
-		ok := true
-		for _, h := range hosts[1:] {
-			l2, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
-			if err != nil {
-				ok = false
-				break
-			}
-			l2.Close()
-		}
-		ln.Close()
-		if ok {
-			return port
-		}
-	}
-	t.Fatal("no common free port")
-	return 0
+	return testport.Daemon(t, hosts...)
 }
 
 func TestDeployment(t *testing.T) {

@@ -3,7 +3,6 @@ package mtasts
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mailauth/mailauth/internal/testport"
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -425,14 +425,11 @@ func TestPolicyURL(t *testing.T) {
 	assert.Equal(t, "https://mta-sts.example.com:8443/.well-known/mta-sts.txt", policyURL("mta-sts.example.com", 8443), "policyURL")
 }
 
-// freePort returns a loopback port with no listener.
+// freePort returns a loopback port with no listener, out of the way of
+// port-0 binds (testport.Daemon), so that no socket takes it meanwhile.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
+	return testport.Daemon(t)
 }
 
 func mustAddr(t *testing.T, s string) netip.Addr {

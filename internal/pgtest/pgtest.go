@@ -13,7 +13,6 @@ package pgtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -29,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mailauth/mailauth/internal/syncbuf"
+	"github.com/mailauth/mailauth/internal/testport"
 )
 
 // startTimeout bounds the wait for a new server to accept connections.
@@ -192,13 +192,9 @@ func URLAt(port int) string {
 	return fmt.Sprintf("postgres://mailauth@127.0.0.1:%d/postgres?sslmode=disable", port)
 }
 
-// FreePort returns a TCP port that was free on 127.0.0.1.
+// FreePort returns a port of 127.0.0.1 for a cluster to listen on, free
+// a moment ago and out of the way of port-0 binds (testport.Daemon).
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return testport.Daemon(tb)
 }

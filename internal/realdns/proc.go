@@ -2,7 +2,6 @@ package realdns
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/mailauth/mailauth/internal/syncbuf"
+	"github.com/mailauth/mailauth/internal/testport"
 )
 
 // Programs are the executables the world runs, each from a Debian package
@@ -113,25 +113,12 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// freePort returns a port of 127.0.0.1 that was free for both UDP and TCP
-// a moment ago.
+// freePort returns a port of 127.0.0.1 for a daemon to bind, free for
+// both UDP and TCP a moment ago and out of the way of port-0 binds
+// (testport.Daemon).
 func freePort(tb testing.TB) int {
 	tb.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatalf("free port: %v", err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
-		_ = l.Close()
-		if err == nil {
-			_ = u.Close()
-			return port
-		}
-	}
-	tb.Fatal("free port: no port free for both UDP and TCP")
-	return 0
+	return testport.Daemon(tb)
 }
 
 // waitAnswer asks addr for the SOA of zone until an answer (any rcode)

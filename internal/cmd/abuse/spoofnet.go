@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/mailauth/mailauth/internal/testport"
 )
 
 // The off-path attacker of -mode spoof: it knows the service's address
@@ -168,25 +170,6 @@ func liveSocket(s udpSock, resolverAddr netip.AddrPort) bool {
 		return false
 	}
 	return r == resolverAddr || r.Addr().IsUnspecified()
-}
-
-// ephemeralRange reads the namespace's ephemeral port range.
-func ephemeralRange() (lo, hi uint16) {
-	lo, hi = 32768, 60999 // Linux's default
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return lo, hi
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return lo, hi
-	}
-	a, err1 := strconv.ParseUint(f[0], 10, 16)
-	z, err2 := strconv.ParseUint(f[1], 10, 16)
-	if err1 != nil || err2 != nil || a == 0 || a > z {
-		return lo, hi
-	}
-	return uint16(a), uint16(z)
 }
 
 // Offsets in a forged IPv4 packet (a 20-byte header without options).
@@ -349,7 +332,7 @@ func (a *forger) run(ctx context.Context) error {
 	}
 	switch a.kind {
 	case attackICMPSweep:
-		lo, hi := ephemeralRange()
+		lo, hi := testport.EphemeralRange() // the namespace's
 		pkt := icmpUnreachable(a.service, a.resolver, lo)
 		for {
 			for p := int(lo); p <= int(hi); p++ {
