@@ -68,11 +68,14 @@ type options struct {
 	attack   time.Duration
 	soak     time.Duration
 	sample   time.Duration
-	zone     string
-	base     string
-	delay    time.Duration
-	recover  time.Duration
-	skip     string
+	// samples: every sample of the server is printed to stderr as it is
+	// read (always in the soak).
+	samples bool
+	zone    string
+	base    string
+	delay   time.Duration
+	recover time.Duration
+	skip    string
 	// memDomain is -memory-domain: "big" or "slow" (memoryDomains).
 	memDomain string
 	cpuProf   string
@@ -95,7 +98,8 @@ func main() {
 	flag.DurationVar(&o.unloaded, "unloaded", 30*time.Second, "length of the unloaded measurement (attack)")
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
 	flag.DurationVar(&o.soak, "soak", 10*time.Minute, "length of the soak")
-	flag.DurationVar(&o.sample, "sample", 10*time.Second, "sampling interval of the soak")
+	flag.DurationVar(&o.sample, "sample", 10*time.Second, "sampling interval of the server's resources (the soak's samples; the peak of every mode)")
+	flag.BoolVar(&o.samples, "samples", false, "print every sample of the server's resources (RSS, heap in use, live heap, stacks, goroutines) to stderr as it is read, in every mode (the soak always does)")
 	flag.DurationVar(&o.recover, "recover", recoverAfter, "how long the server's RSS is watched, without forcing a collection, after each siege, the spray and the soak")
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
@@ -272,9 +276,9 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		case <-tick.C:
 			s := l.readSample(start)
 			samples = append(samples, s)
-			if o.mode == "soak" {
-				fmt.Fprintf(os.Stderr, "%6s rss %6d KB  heap %6d KB  goroutines %5d  fds %5d  conns %4d\n",
-					s.At, s.RSSKB, s.HeapKB, s.Goroutines, s.FDs, s.Conns)
+			if o.mode == "soak" || o.samples {
+				fmt.Fprintf(os.Stderr, "%6s rss %6d KB  heap %6d KB  live %6d KB  stacks %6d KB  goroutines %5d  fds %5d  conns %4d\n",
+					s.At, s.RSSKB, s.HeapKB, s.LiveKB, s.StackKB, s.Goroutines, s.FDs, s.Conns)
 			}
 		}
 	}
