@@ -244,11 +244,15 @@ func (w *waiter) deliver(r reply) {
 	w.compare(&r)
 }
 
-// ended reports whether the lookup has ended (see settle).
-func (w *waiter) ended() bool {
+// probeWorthy reports whether a TCP probe's reply would be of use to the
+// lookup: it has not ended, or it took a UDP answer, which the probe's
+// reply is compared with (a forgery the server's late reply in the wrong
+// case showed up is evicted by it). Either way the probe also decides
+// for the server as a whole (see probe).
+func (w *waiter) probeWorthy() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.decided
+	return !w.decided || w.took
 }
 
 // take returns the oldest reply delivered and not yet taken, or nil.
@@ -1398,7 +1402,9 @@ func inARow(n *atomic.Int32, at *atomic.Int64) int32 {
 // get its questions in lower case and its replies matched in any case
 // (still exactly otherwise) for caseFallbackFor.
 func (u *upstream) caseMismatch(e entry) {
-	if inARow(&u.caseMiss, &u.caseMissAt) < caseFallbackAfter {
+	// A lookup the probe is of no use to leaves the count as it is: the
+	// next reply in the wrong case probes.
+	if inARow(&u.caseMiss, &u.caseMissAt) < caseFallbackAfter || !e.w.probeWorthy() {
 		return
 	}
 	u.caseMiss.Store(0)
@@ -1411,7 +1417,7 @@ func (u *upstream) caseMismatch(e entry) {
 // either are its replies taken without one (the server was reconfigured
 // or replaced).
 func (u *upstream) cookieMissing(e entry) {
-	if inARow(&u.cookieMiss, &u.cookieMissAt) < cookieFallbackAfter {
+	if inARow(&u.cookieMiss, &u.cookieMissAt) < cookieFallbackAfter || !e.w.probeWorthy() {
 		return
 	}
 	u.cookieMiss.Store(0)
@@ -1435,11 +1441,11 @@ const (
 // or stray, and nothing changes. No TCP reply, no change. The reply is
 // an answer to e's question and is handed to e's lookup.
 //
-// A lookup that has ended gets no probe: its reply would be compared,
-// not taken, and the probe would hold the server's turn while the next
-// lookup's replies (a forger's, to every question) go unanswered.
+// A lookup the reply is of no use to (see waiter.probeWorthy) starts no
+// probe: it would hold the server's turn while the next lookup's replies
+// (a forger's, to every question) go unanswered.
 func (u *upstream) probe(e entry, kind probeKind) {
-	if e.w.ended() || !u.probing.CompareAndSwap(false, true) {
+	if !u.probing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

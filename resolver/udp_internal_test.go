@@ -490,10 +490,12 @@ func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
 }
 
 // TestNoProbeForEndedLookup: replies in the wrong case to a lookup that
-// has ended (a forger's, to its last queries or its tombstones) start no
-// TCP probe, which would hold the server's one probe while the next
-// lookup's wrong-case replies go unanswered; the next lookup's start one
-// and get its reply.
+// has ended without taking a UDP answer (a forger's, to its last
+// queries) start no TCP probe, which would hold the server's one probe
+// while the next lookup's wrong-case replies go unanswered, and leave the
+// count as it is: the next lookup's first such reply starts one, and the
+// lookup gets its reply. (A lookup that took a UDP answer does get one:
+// TestTombstoneProbeEvictsForgery.)
 func TestNoProbeForEndedLookup(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -521,15 +523,37 @@ func TestNoProbeForEndedLookup(t *testing.T) {
 	next := queryEntry(t, u, "next.example.test.")
 	got := make(chan struct{}, 1)
 	next.w.kick = func() { got <- struct{}{} }
-	for range caseFallbackAfter {
-		u.caseMismatch(next)
-	}
+	u.caseMismatch(next)
+	// A probe is under way, or has asked already.
+	assert.True(t, u.probing.Load() || asked.Load() == 1, "the next lookup's first wrong-case reply started no probe")
 	select {
 	case <-got:
 	case <-time.After(time.Minute):
 		t.Fatal("the next lookup got no probe")
 	}
 	assert.Equal(t, int32(1), asked.Load(), "TCP questions: the next lookup's probe only")
+}
+
+// TestEndedLeavesTheCount: a server that never echoes the case, also
+// over TCP, whose every third wrong-case reply in a row comes to a lookup
+// that has ended without a UDP answer. That reply starts no probe and
+// leaves the count, so the next one probes and 0x20 is switched off (had
+// it reset the count, a forger answering ended lookups could keep 0x20
+// on and every lookup waiting).
+func TestEndedLeavesTheCount(t *testing.T) {
+	t.Parallel()
+	addr, _ := lowerCaseTCP(t)
+	u := (&pool{}).upstream(addr, nil, DefaultUDPSize)
+	for range 20 {
+		live := queryEntry(t, u, "live.example.test.")
+		u.caseMismatch(live)
+		u.caseMismatch(live)
+		ended := queryEntry(t, u, "ended.example.test.")
+		ended.w.decide(nil, 0)
+		u.caseMismatch(ended)
+	}
+	require.Eventually(t, func() bool { return !u.caseOn() }, time.Minute, time.Millisecond,
+		"60 wrong-case replies from a server that never echoes the case: 0x20 still on")
 }
 
 // TestCookieOptionWire: the COOKIE option a query carries (decoded once,
