@@ -175,7 +175,9 @@
 //     Client never switches a protection off on UDP evidence: after
 //     three in a row (the count starts again after a minute without one)
 //     it asks the question over TCP, with the name in mixed case and the
-//     cookie, one such question per server at a time. When the TCP
+//     cookie, one such question per server at a time (the third such
+//     reply to a lookup that ended without a UDP answer asks nothing and
+//     leaves the count, so the next reply asks). When the TCP
 //     reply does not echo the case either, the server gets its questions
 //     in lower case and its replies matched in any case (still exactly
 //     otherwise) for ten minutes, then 0x20 is tried again; when it has
@@ -184,7 +186,9 @@
 //     changes (the UDP datagrams were forged or stray). No TCP reply, no
 //     change: a server that neither echoes the case nor answers over TCP
 //     (which RFC 7766 requires of it) keeps 0x20, and its lookups time
-//     out. The TCP reply answers the lookup that asked. The Client's
+//     out. The TCP reply answers the lookup that asked; a lookup whose
+//     replies came while another's question was under way is not asked
+//     for, and waits for its own UDP reply. The Client's
 //     Logger gets a line for each switch and for each TCP reply that
 //     contradicts the UDP ones, at most one of each kind per server and
 //     minute, naming the server, never a question.
