@@ -20,30 +20,39 @@ func requestsOf(m *MemoryReturner) int {
 
 // TestLimiterTableReturnsMemory: a limiter's table that held
 // returnMemoryMin addresses or more asks its injected returner for the
-// memory back once it is empty; a smaller table does not.
+// memory back once a sweep leaves it at an eighth of that or less, empty
+// or not (the good clients' windows stay open after a spray's end); a
+// smaller table, or one that keeps more, does not.
 func TestLimiterTableReturnsMemory(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		keys int
-		want int
+		name       string
+		keys, stay int
+		want       int
 	}{
-		{"spray", returnMemoryMin, 1},
-		{"small", 100, 0},
+		{"spray", returnMemoryMin, 0, 1},
+		{"spray, an eighth stays", returnMemoryMin, returnMemoryMin / 8, 1},
+		{"spray, more stays", returnMemoryMin, returnMemoryMin/8 + 1, 0},
+		{"small", 100, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ret, clock := &MemoryReturner{}, NewTestClock()
 			l := NewMemoryLimiter(MemoryLimiterOptions{Window: time.Minute, Now: clock.Now, MemoryReturner: ret})
-			for i := range tc.keys {
+			for i := range tc.keys - tc.stay {
 				_, err := l.Allow(context.Background(), strconv.Itoa(i))
 				require.NoError(t, err)
 			}
-			clock.Advance(time.Minute)
+			clock.Advance(time.Minute / 2)
+			for i := range tc.stay {
+				_, err := l.Allow(context.Background(), "stay"+strconv.Itoa(i))
+				require.NoError(t, err)
+			}
+			clock.Advance(time.Minute / 2)
 			l.mu.Lock()
 			l.table.sweep(clock.Now())
 			l.mu.Unlock()
-			assert.Zero(t, l.Len())
+			assert.Equal(t, tc.stay, l.Len())
 			assert.Equal(t, tc.want, requestsOf(ret))
 		})
 	}
