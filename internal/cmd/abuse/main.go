@@ -99,7 +99,7 @@ func main() {
 	flag.DurationVar(&o.attack, "attack", 60*time.Second, "length of the measurement under attack")
 	flag.DurationVar(&o.soak, "soak", 10*time.Minute, "length of the soak")
 	flag.DurationVar(&o.sample, "sample", 10*time.Second, "sampling interval of the server's resources (the soak's samples; the peak of every mode)")
-	flag.BoolVar(&o.samples, "samples", false, "print every sample of the server's resources (RSS, heap in use, live heap, stacks, goroutines) to stderr as it is read, in every mode (the soak always does)")
+	flag.BoolVar(&o.samples, "samples", false, "print every sample of the server's resources (RSS and what maps files, heap in use and what of it holds no object, live heap, free heap not returned, runtime metadata, stacks, goroutines) to stderr as it is read, in every mode (the soak always does)")
 	flag.DurationVar(&o.recover, "recover", recoverAfter, "how long the server's RSS is watched, without forcing a collection, after each siege, the spray and the soak")
 	flag.DurationVar(&o.delay, "dns-delay", 50*time.Millisecond, "delay of the soak's delayed DNS names")
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
@@ -277,8 +277,8 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 			s := l.readSample(start)
 			samples = append(samples, s)
 			if o.mode == "soak" || o.samples {
-				fmt.Fprintf(os.Stderr, "%6s rss %6d KB  heap %6d KB  live %6d KB  stacks %6d KB  goroutines %5d  fds %5d  conns %4d\n",
-					s.At, s.RSSKB, s.HeapKB, s.LiveKB, s.StackKB, s.Goroutines, s.FDs, s.Conns)
+				fmt.Fprintf(os.Stderr, "%6s rss %6d KB (files %5d)  heap %6d KB (unused %6d)  live %6d KB  free %6d KB  metadata %5d KB  stacks %6d KB  goroutines %5d  fds %5d  conns %4d\n",
+					s.At, s.RSSKB, s.RSSFileKB, s.HeapKB, s.UnusedKB, s.LiveKB, s.FreeKB, s.MetaKB, s.StackKB, s.Goroutines, s.FDs, s.Conns)
 			}
 		}
 	}

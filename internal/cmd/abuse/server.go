@@ -166,16 +166,28 @@ type sample struct {
 	HeapKB     uint64        `json:"heapKB"`
 	LiveKB     uint64        `json:"liveKB"`  // heap marked live by the last GC
 	StackKB    uint64        `json:"stackKB"` // goroutine stacks in use
+	// What -samples prints besides: heap memory in spans in use but
+	// holding no object (a span is in use while one object in it is);
+	// heap memory free and not yet returned to the system; the runtime's
+	// metadata; the RSS that maps files (the binary's pages).
+	UnusedKB  uint64 `json:"unusedKB"`
+	FreeKB    uint64 `json:"freeKB"`
+	MetaKB    uint64 `json:"metaKB"`
+	RSSFileKB int    `json:"rssFileKB"`
 }
 
 // readSample reads RSS, goroutines, descriptors and open connections.
 func (l *lab) readSample(start time.Time) sample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/metadata/other:bytes"},
+		{Name: "/memory/classes/metadata/mcache/inuse:bytes"}, {Name: "/memory/classes/metadata/mspan/inuse:bytes"}}
 	metrics.Read(live)
+	kb := func(i int) uint64 { return live[i].Value.Uint64() >> 10 }
 	s := sample{At: time.Since(start).Round(time.Second), Goroutines: runtime.NumGoroutine(),
-		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: live[0].Value.Uint64() >> 10, StackKB: ms.StackInuse >> 10}
+		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: kb(0), StackKB: ms.StackInuse >> 10,
+		UnusedKB: kb(1), FreeKB: kb(2), MetaKB: kb(3) + kb(4) + kb(5)}
 	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
 		s.FDs = len(ents)
 	}
@@ -183,6 +195,8 @@ func (l *lab) readSample(start time.Time) sample {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
 				s.RSSKB, _ = strconv.Atoi(f[1])
+			} else if len(f) >= 2 && f[0] == "RssFile:" {
+				s.RSSFileKB, _ = strconv.Atoi(f[1])
 			}
 		}
 	}
