@@ -191,18 +191,22 @@ type Listener struct {
 	// returns memory to the system (memReturn).
 	connPeak    int
 	returnConns int
-	memReturn   *MemoryReturner
-	refused     int
-	shed        int
-	stalled     int
-	slowBodies  int
-	busyShed    int
-	answered    int        // refused at the total cap with a JSON 500
-	refusing    int        // refused connections being answered now
-	quiet       *list.List // of *limitedConn, longest quiet first
-	conns       *list.List // of *limitedConn, every open one
-	slowCache   agedCache  // slow bodies found by the last look (slowBody)
-	stallCache  agedCache  // stalled writers found by the last look (stalledWriter)
+	// outlived is how many connections were open when a flood's
+	// memory was returned (0: none since); when they fall to an eighth
+	// of that, memory is returned again.
+	outlived   int
+	memReturn  *MemoryReturner
+	refused    int
+	shed       int
+	stalled    int
+	slowBodies int
+	busyShed   int
+	answered   int        // refused at the total cap with a JSON 500
+	refusing   int        // refused connections being answered now
+	quiet      *list.List // of *limitedConn, longest quiet first
+	conns      *list.List // of *limitedConn, every open one
+	slowCache  agedCache  // slow bodies found by the last look (slowBody)
+	stallCache agedCache  // stalled writers found by the last look (stalledWriter)
 }
 
 // LimitListener returns ln with connection caps.
@@ -612,16 +616,26 @@ func (l *Listener) forget(c *limitedConn) {
 	if len(l.bySrc) == 0 && l.peak > rebuildMin {
 		l.bySrc, l.peak = map[string]*connCount{}, 0 // Go maps never shrink
 	}
-	if l.connPeak >= l.returnConns && l.open <= l.connPeak/8 {
+	switch {
+	case l.connPeak >= l.returnConns && l.open <= l.connPeak/8:
 		// A flood of connections has drained: their buffers and
 		// goroutine stacks are garbage, which the collector (GOGC 400
 		// under serve) would keep as heap for minutes (RELIABILITY.md,
 		// "Memory after each siege").
-		l.connPeak = l.open
-		l.slowCache.reset() // let go of the flood's connections
-		l.stallCache.reset()
-		l.memReturn.request()
+		l.outlived = l.open
+	case l.outlived > 0 && l.open <= l.outlived/8:
+		// The connections that outlived the flood (a good client's,
+		// kept alive through it) have mostly closed too: what they
+		// allocated during it lay among the flood's objects and kept
+		// the heap's spans it lay in in use.
+		l.outlived = 0
+	default:
+		return
 	}
+	l.connPeak = l.open
+	l.slowCache.reset() // let go of the flood's connections
+	l.stallCache.reset()
+	l.memReturn.request()
 }
 
 // underCaps reports whether every group has room for one more

@@ -330,6 +330,48 @@ func TestListenerReturnsMemory(t *testing.T) {
 	l.mu.Unlock()
 }
 
+// TestListenerReturnsMemoryAgain: the connections open when a drained
+// flood's memory was returned (a good client's, kept alive through it)
+// ask for it once more when they fall to an eighth: what they allocated
+// during the flood lay among its objects and kept the heap's spans in
+// use. Then nothing more is asked.
+func TestListenerReturnsMemoryAgain(t *testing.T) {
+	t.Parallel()
+	ret := &MemoryReturner{}
+	l := LimitListener(nil, ListenerOptions{MaxConns: 1000, MaxConnsPerSource: 1000, MemoryReturner: ret})
+	l.returnConns = 64
+	from := func(ip string) net.Conn { return fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1234}} }
+	admit := func(ip string, n int) []*limitedConn {
+		var out []*limitedConn
+		for range n {
+			lc, _, ok, _ := l.admit(from(ip))
+			require.True(t, ok)
+			out = append(out, lc)
+		}
+		return out
+	}
+	good := admit("198.51.100.1", 16)
+	flood := admit("203.0.113.1", 112)
+	for _, c := range flood {
+		require.NoError(t, c.Close())
+	}
+	require.Equal(t, 1, requestsOf(ret), "the drained flood (128 to 16 open)")
+	for _, c := range good[:13] {
+		require.NoError(t, c.Close())
+	}
+	assert.Equal(t, 1, requestsOf(ret), "3 of 16 open")
+	require.NoError(t, good[13].Close())
+	assert.Equal(t, 2, requestsOf(ret), "what outlived the flood at an eighth (2 of 16)")
+	for _, c := range good[14:] {
+		require.NoError(t, c.Close())
+	}
+	more := admit("198.51.100.2", 40)
+	for _, c := range more {
+		require.NoError(t, c.Close())
+	}
+	assert.Equal(t, 2, requestsOf(ret), "no flood, nothing outlived one: nothing more")
+}
+
 // TestBusyShedSparesTrustedProxy: a trusted proxy holds most connections
 // (it carries every visitor behind it), each busy with a request; a
 // direct newcomer at the total cap does not take the place of a proxied
