@@ -211,7 +211,10 @@ func answerMsg(t *testing.T, name string, qtype uint16, recs ...string) *dns.Msg
 // test ends.
 func serveDNS(t *testing.T, srv *dns.Server) {
 	t.Helper()
+	started := make(chan struct{})
+	srv.NotifyStartedFunc = func() { close(started) }
 	go func() { _ = srv.ActivateAndServe() }()
+	<-started // a Shutdown before the start would leave it serving
 	t.Cleanup(func() { _ = srv.Shutdown() })
 }
 
@@ -459,20 +462,8 @@ func TestCaseStaysOnWithoutTCP(t *testing.T) {
 // no probe under way.
 func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
-		m := new(dns.Msg)
-		m.SetReply(r)
-		_ = w.WriteMsg(m)
-	})}
-	started := make(chan struct{})
-	srv.NotifyStartedFunc = func() { close(started) }
-	go func() { _ = srv.ActivateAndServe() }()
-	<-started
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	p := &pool{}
-	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	addr, _ := echoTCP(t)
+	u := (&pool{}).upstream(addr, nil, DefaultUDPSize)
 	e := queryEntry(t, u, "victim.example.test.")
 	probing := make(chan bool, 1)
 	e.w.kick = func() { probing <- u.probing.Load() }
@@ -498,22 +489,8 @@ func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
 // TestTombstoneProbeEvictsForgery.)
 func TestNoProbeForEndedLookup(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var asked atomic.Int32
-	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
-		asked.Add(1)
-		m := new(dns.Msg)
-		m.SetReply(r)
-		_ = w.WriteMsg(m)
-	})}
-	started := make(chan struct{})
-	srv.NotifyStartedFunc = func() { close(started) }
-	go func() { _ = srv.ActivateAndServe() }()
-	<-started
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	p := &pool{}
-	u := p.upstream(l.Addr().String(), nil, DefaultUDPSize)
+	addr, asked := echoTCP(t)
+	u := (&pool{}).upstream(addr, nil, DefaultUDPSize)
 	ended := queryEntry(t, u, "ended.example.test.")
 	ended.w.decide(nil, 0)
 	for range caseFallbackAfter {
@@ -630,6 +607,20 @@ func lowerCaseTCP(t *testing.T) (string, *atomic.Int32) {
 		asked.Add(1)
 		r.Question[0].Name = strings.ToLower(r.Question[0].Name)
 		_ = w.WriteMsg(replyA(r, "192.0.2.99"))
+	})})
+	return l.Addr().String(), &asked
+}
+
+// echoTCP serves DNS over TCP on a port of 127.0.0.1, answering each
+// question in the case it was asked, and counts the questions.
+func echoTCP(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var asked atomic.Int32
+	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		asked.Add(1)
+		_ = w.WriteMsg(replyA(r, "192.0.2.1"))
 	})})
 	return l.Addr().String(), &asked
 }
