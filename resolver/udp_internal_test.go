@@ -468,12 +468,8 @@ func TestProbeFreeWhenItsReplyIsHandedOn(t *testing.T) {
 	probing := make(chan bool, 1)
 	e.w.kick = func() { probing <- u.probing.Load() }
 	u.probe(e, probeCase)
-	select {
-	case busy := <-probing:
-		assert.False(t, busy, "a probe was still under way when its reply was handed on")
-	case <-time.After(time.Minute):
-		t.Fatal("the probe's reply was never handed on")
-	}
+	busy := receive(t, probing, "the probe's reply was handed on")
+	assert.False(t, busy, "a probe was still under way when its reply was handed on")
 	r := e.w.take()
 	require.NotNil(t, r)
 	assert.True(t, r.tcp)
@@ -503,11 +499,7 @@ func TestNoProbeForEndedLookup(t *testing.T) {
 	u.caseMismatch(next)
 	// A probe is under way, or has asked already.
 	assert.True(t, u.probing.Load() || asked.Load() == 1, "the next lookup's first wrong-case reply started no probe")
-	select {
-	case <-got:
-	case <-time.After(time.Minute):
-		t.Fatal("the next lookup got no probe")
-	}
+	receive(t, got, "the next lookup's probe answered it")
 	assert.Equal(t, int32(1), asked.Load(), "TCP questions: the next lookup's probe only")
 }
 
@@ -609,6 +601,20 @@ func lowerCaseTCP(t *testing.T) (string, *atomic.Int32) {
 		_ = w.WriteMsg(replyA(r, "192.0.2.99"))
 	})})
 	return l.Addr().String(), &asked
+}
+
+// receive returns what ch gives, failing t with what when it gives
+// nothing within a minute (a bound on a hang, not a timing).
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("not within a minute: %s", what)
+		var zero T
+		return zero
+	}
 }
 
 // echoTCP serves DNS over TCP on a port of 127.0.0.1, answering each
