@@ -15,8 +15,9 @@ const (
 )
 
 // MemoryReturner returns to the system the memory a flood left behind,
-// when a Listener's connections drain after a flood, a limiter's table
-// empties after a spray of addresses, or the diagnostics in flight fall
+// when a Listener's connections drain after a flood (and again when the
+// connections that outlived it close), a limiter's table shrinks to an
+// eighth after a spray of addresses, or the diagnostics in flight fall
 // after a burst of scans: it runs a collection that frees it
 // (debug.FreeOSMemory), coalescing the requests that come at about the
 // same time into one, and at most one every 30 seconds. The zero value is
