@@ -1441,9 +1441,10 @@ const (
 // or stray, and nothing changes. No TCP reply, no change. The reply is
 // an answer to e's question and is handed to e's lookup.
 //
-// A lookup the reply is of no use to (see waiter.probeWorthy) starts no
-// probe: it would hold the server's turn while the next lookup's replies
-// (a forger's, to every question) go unanswered.
+// caseMismatch and cookieMissing ask for no probe for a lookup the reply
+// is of no use to (see waiter.probeWorthy): it would hold the server's
+// turn while the next lookup's replies (a forger's, to every question)
+// go unanswered.
 func (u *upstream) probe(e entry, kind probeKind) {
 	if !u.probing.CompareAndSwap(false, true) {
 		return

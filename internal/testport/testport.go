@@ -5,9 +5,9 @@
 // A port for a daemon is picked some time before the daemon binds it.
 // One from the kernel's ephemeral range (what a bind to port 0 returns)
 // may be taken in between by any socket the machine opens on port 0 and
-// by any outgoing connection; on a busy test machine, with hundreds of
-// the DNS client's UDP sockets opening and closing a second, it was, and
-// Unbound exited with "address already in use". Ports below the
+// by any outgoing connection: on a busy test machine hundreds of the DNS
+// client's UDP sockets open and close a second, and a daemon whose port
+// one took exits with "address already in use". Ports below the
 // ephemeral range are never handed out that way: only another explicit
 // pick can take one, drawn at random from thousands.
 package testport
@@ -56,7 +56,7 @@ func EphemeralRange() (lo, hi uint16) {
 // Daemon returns a port below the ephemeral range that was free over TCP
 // and over UDP on every one of hosts (127.0.0.1 when none) a moment ago.
 // When the range starts too low to leave room below it, the port is one
-// the kernel hands out for port 0, as before this package.
+// the kernel hands out for port 0.
 func Daemon(tb testing.TB, hosts ...string) int {
 	tb.Helper()
 	if len(hosts) == 0 {

@@ -176,15 +176,16 @@ type sample struct {
 	RSSFileKB int    `json:"rssFileKB"`
 }
 
-// readSample reads RSS, goroutines, descriptors and open connections.
+// readSample reads RSS, the runtime's memory figures, goroutines,
+// descriptors and open connections.
 func (l *lab) readSample(start time.Time) sample {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+	mem := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/metadata/other:bytes"},
 		{Name: "/memory/classes/metadata/mcache/inuse:bytes"}, {Name: "/memory/classes/metadata/mspan/inuse:bytes"}}
-	metrics.Read(live)
-	kb := func(i int) uint64 { return live[i].Value.Uint64() >> 10 }
+	metrics.Read(mem)
+	kb := func(i int) uint64 { return mem[i].Value.Uint64() >> 10 }
 	s := sample{At: time.Since(start).Round(time.Second), Goroutines: runtime.NumGoroutine(),
 		Conns: l.ln.Stats().Open, HeapKB: ms.HeapInuse >> 10, LiveKB: kb(0), StackKB: ms.StackInuse >> 10,
 		UnusedKB: kb(1), FreeKB: kb(2), MetaKB: kb(3) + kb(4) + kb(5)}
