@@ -68,10 +68,12 @@ const inFlightDomains = 20 * inFlightScans
 // check's share in the log, -test.v). With MAILAUTH_INFLIGHT_GOROUTINES=F
 // in the environment it writes the goroutines at the second sample to F,
 // the heap profile then to F.heap (the profile is a collection late:
-// takeMemSnap has just run two) and the idle heap profile, without the
-// shared cache, to F.idle.heap,
+// takeMemSnap has just run two), the heap profile just after the scans
+// ended (their tombstones and sockets still there) to F.ended.heap, and
+// the idle heap profile, without the shared cache, to F.idle.heap,
 // sampling one allocation in every 4 KiB instead of 512 KiB; compare them
-// with go tool pprof -base F.idle.heap F.heap.
+// with go tool pprof -base F.idle.heap F.heap (-base F.ended.heap: what
+// the scans in flight hold but their tombstones).
 //
 //	go test -run XXX -bench BenchmarkScansInFlight -benchtime 1x .
 func BenchmarkScansInFlight(b *testing.B) {
@@ -137,6 +139,7 @@ func BenchmarkScansInFlight(b *testing.B) {
 		close(stop)
 		wg.Wait()
 		ended := takeMemSnap() // the scans over, their tombstones and sockets not yet
+		writeHeap(b, dump, ".ended.heap")
 		// The scans' sockets outlive them: a query stays registered for
 		// its tombstone (2 s) after its lookup took a UDP answer, and a
 		// socket closes a second after its last query. Those are the

@@ -537,13 +537,20 @@ func (c *Client) cdTest(ctx context.Context, server, name string, qtype Type, re
 // Its ID is 0: every transport gives each send a fresh random ID of its
 // own (Msg.SetQuestion would draw one more, for nothing).
 func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
-	q := new(dns.Msg)
-	q.Question = []dns.Question{{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}}
-	q.RecursionDesired = true
-	q.AuthenticatedData = true
-	q.CheckingDisabled = cd
-	q.SetEdns0(c.udpSize(), false)
-	return q
+	return newQuery(dns.Question{Name: dns.Fqdn(name), Qtype: uint16(qtype), Qclass: dns.ClassINET}, cd, c.udpSize())
+}
+
+// newQuery returns the query of question q (see Client.query): recursion
+// desired, the AD bit, the CD bit when cd, and EDNS with UDP size
+// udpSize. A TCP probe asks a tombstone's question with it (askOverTCP).
+func newQuery(q dns.Question, cd bool, udpSize uint16) *dns.Msg {
+	m := new(dns.Msg)
+	m.Question = []dns.Question{q}
+	m.RecursionDesired = true
+	m.AuthenticatedData = true
+	m.CheckingDisabled = cd
+	m.SetEdns0(udpSize, false)
+	return m
 }
 
 // result is how the attempts of one question ended: the answer, the alias

@@ -41,7 +41,7 @@ func TestKernelDropsEvict(t *testing.T) {
 			endedID, ok := s.register(&ended)
 			require.True(t, ok)
 			taken := new(dns.Msg)
-			taken.SetQuestion(ended.q.Name, dns.TypeA)
+			taken.SetQuestion(ended.name, dns.TypeA)
 			ended.w.decide(taken, 0)
 			s.bury(endedID)
 			// A lookup in flight on the same socket.
@@ -105,7 +105,7 @@ func TestNoteDropsNeedsAFullBuffer(t *testing.T) {
 			ended.conflict = func() { evicted.Add(1) }
 			ended.decide(new(dns.Msg), 0)
 			live := &waiter{}
-			s := &socket{closed: true, pending: []pendingQuery{{id: 1, e: entry{w: ended, tomb: true}}, {id: 2, e: entry{w: live}}}}
+			s := &socket{closed: true, pending: []entry{{id: 1, w: ended, tomb: true}, {id: 2, w: live}}}
 			s.noteDrops(tc.mem, tc.peak)
 			assert.Equal(t, tc.evicted, evicted.Load() == 1, "evicted")
 			assert.Equal(t, tc.taint, live.tainted.Load(), "the lookup in flight tainted")

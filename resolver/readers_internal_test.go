@@ -53,7 +53,7 @@ func TestBurstLeavesFewReadersWaiting(t *testing.T) {
 		e.w.mu.Lock()
 		e.w.kick = func() { inHandling <- struct{}{}; <-held }
 		e.w.mu.Unlock()
-		_, err = pc.WriteTo(replyTo(t, e, id, e.q.Name), s.conn.LocalAddr())
+		_, err = pc.WriteTo(replyTo(t, e, id, e.name), s.conn.LocalAddr())
 		require.NoError(t, err, "reply %d", i)
 	}
 	for range sockets {

@@ -50,7 +50,7 @@ func TestCloseWhileReaderHandsOver(t *testing.T) {
 	require.True(t, ok)
 
 	s.mu.Lock()
-	s.pending[s.find(id)].e.tomb = true
+	s.pending[s.find(id)].tomb = true
 	s.live--
 	s.handOverLocked() // wakes the reader, which goes to watch.add and waits for s.mu
 	require.Eventually(t, func() bool { return stackHas("(*watcher).add") }, 30*time.Second, 2*time.Millisecond)

@@ -26,7 +26,7 @@ func TestTombQueueReleasesWhenDue(t *testing.T) {
 		// its last query does not close it again.
 		s := &socket{closed: true}
 		for _, id := range []uint16{1, 2, 3, 99} {
-			s.pending = append(s.pending, pendingQuery{id: id, e: entry{tomb: id != 99}})
+			s.pending = append(s.pending, entry{id: id, tomb: id != 99})
 		}
 		held := func(id uint16) bool {
 			s.mu.Lock()

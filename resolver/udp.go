@@ -486,21 +486,35 @@ func canonicalRR(rr dns.RR) string {
 	return string(buf[:off])
 }
 
-// entry is one query in flight on a socket.
+// entry is one query registered on a socket, under its ID. A socket
+// keeps a batch of them, and under load most are tombstones (kept
+// tombstoneFor after their lookup ended), so an entry holds only what a
+// reply is matched and handed on with, in as few bytes as its fields
+// pack into (72): not the packed query, which is sent and let go (see
+// pool.send; a probe builds its own, see askOverTCP).
 type entry struct {
-	q      dns.Question // as sent: its name in the case the query carried
-	exact  bool         // the reply must carry the name byte for byte (0x20)
-	cookie string       // the client cookie sent, in hex
-	w      *waiter
-	server int
-	seq    int    // the lookup's number of the query
-	wire   []byte // the packed query; its first two bytes take the ID of its send
+	name   string // the question's name as sent: in the case the query carried
+	qtype  uint16
+	qclass uint16
+	id     uint16 // the ID it was sent under (see socket.register)
+	exact  bool   // the reply must carry the name byte for byte (0x20)
+	cd     bool   // the query's CD bit (see askOverTCP)
+	server int32  // the index of its server in the lookup's list
+	seq    int32  // the lookup's number of the query
+	// replied: a reply to it was taken (see socket.replied). tomb: the
+	// query's lookup has ended; the query stays registered for its
+	// tombstone (see Client.release).
+	replied, tomb bool
+	cookie        string // the client cookie sent, in hex
+	w             *waiter
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
-	// tomb: the query's lookup has ended; the query stays registered
-	// for its tombstone (see Client.release).
-	tomb bool
+}
+
+// question returns the question e asked, its name as sent.
+func (e *entry) question() dns.Question {
+	return dns.Question{Name: e.name, Qtype: e.qtype, Qclass: e.qclass}
 }
 
 // pool holds a Client's sockets and what it learned of each server. Its
@@ -542,6 +556,7 @@ type upstream struct {
 	pool    *pool
 	addr    string
 	log     *slog.Logger // nil: none
+	udpSize uint16       // the EDNS UDP size its queries advertise (see newQuery)
 	bufSize int
 	bufs    sync.Pool // of *[]byte of bufSize: the sockets' read buffers, shared
 	slots   [slotsPerServer]slot
@@ -610,7 +625,7 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 	if u, ok := p.servers.Load(server); ok {
 		return u.(*upstream)
 	}
-	u := &upstream{pool: p, addr: server, log: log, bufSize: max(int(udpSize), minReadBuffer)}
+	u := &upstream{pool: p, addr: server, log: log, udpSize: udpSize, bufSize: max(int(udpSize), minReadBuffer)}
 	u.cookie.Store(newClientCookie())
 	got, _ := p.servers.LoadOrStore(server, u)
 	return got.(*upstream)
@@ -713,16 +728,17 @@ var errICMPSend = errors.New("resolver: every send met an ICMP error")
 func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bool, log *slog.Logger, udpSize uint16) (ticket, error) {
 	u := p.upstream(server, log, udpSize)
 	var e entry
-	if err := u.entry(q, idx, w, &e); err != nil {
+	wire, err := u.entry(q, idx, w, &e)
+	if err != nil {
 		return ticket{}, err
 	}
-	e.seq = seq
+	e.seq = int32(seq)
 	for try := 0; try < sendTries; try++ {
 		s, id, err := u.register(&e, fresh || try > 0)
 		if err != nil {
 			return ticket{}, err
 		}
-		err = s.write(id, e.wire)
+		err = s.write(id, wire)
 		if err == nil {
 			return ticket{s, id, e.icmp}, nil
 		}
@@ -741,10 +757,11 @@ func (p *pool) send(server string, idx, seq int, q *dns.Msg, w *waiter, fresh bo
 	return ticket{icmp: e.icmp}, errICMPSend
 }
 
-// entry builds the query q for u into e: a copy with its name in random
-// case (unless u does not echo it) and the cookie option, packed with ID
-// 0.
-func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) error {
+// entry builds the query q for u into e, and returns it packed with ID
+// 0: a copy with its name in random case (unless u does not echo it)
+// and the cookie option. The packed query is the caller's alone: it is
+// sent, and not kept (see entry).
+func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) ([]byte, error) {
 	asked := q.Question[0]
 	exact := u.caseOn()
 	if exact {
@@ -757,10 +774,11 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) error {
 	m.Extra = u.withCookie(q.Extra, cookie)
 	b, err := m.Pack()
 	if err != nil {
-		return fmt.Errorf("resolver: pack query: %w", err)
+		return nil, fmt.Errorf("resolver: pack query: %w", err)
 	}
-	e.q, e.exact, e.cookie, e.w, e.server, e.wire, e.icmp = asked, exact, cookie, w, idx, b, new(atomic.Bool)
-	return nil
+	*e = entry{name: asked.Name, qtype: asked.Qtype, qclass: asked.Qclass, exact: exact, cd: q.CheckingDisabled,
+		server: int32(idx), cookie: cookie, w: w, icmp: new(atomic.Bool)}
+	return b, nil
 }
 
 // caseOn reports whether u gets 0x20 questions.
@@ -877,7 +895,7 @@ func (u *upstream) register(e *entry, fresh bool) (*socket, uint16, error) {
 // deep calls into the network stack would grow its stack past its
 // smaller size for good.
 func (u *upstream) dial(limit int) (*socket, error) {
-	s := &socket{up: u, limit: limit, pending: make([]pendingQuery, 0, limit)}
+	s := &socket{up: u, limit: limit, pending: make([]entry, 0, limit)}
 	opened := make(chan error, 1)
 	go s.open(opened)
 	if err := <-opened; err != nil {
@@ -934,9 +952,9 @@ type socket struct {
 	limit int
 
 	mu      sync.Mutex
-	pending []pendingQuery // a few: a slice, searched, is smaller than a map
-	live    int            // entries in pending whose lookup has not ended (the others are tombstones)
-	kdrops  uint32         // the datagrams the kernel dropped at the socket, as last read (see noteDrops)
+	pending []entry // a few: a slice, searched, is smaller than a map
+	live    int     // entries in pending whose lookup has not ended (the others are tombstones)
+	kdrops  uint32  // the datagrams the kernel dropped at the socket, as last read (see noteDrops)
 	sent    int
 	retired bool // takes no new query; closes when pending is empty
 	closed  bool
@@ -968,7 +986,8 @@ func (s *socket) register(e *entry) (uint16, bool) {
 		if s.find(id) >= 0 {
 			continue
 		}
-		s.pending = append(s.pending, pendingQuery{id: id, e: *e})
+		e.id = id
+		s.pending = append(s.pending, *e)
 		s.live++
 		s.sent++
 		if s.sent >= s.limit {
@@ -982,11 +1001,11 @@ func (s *socket) register(e *entry) (uint16, bool) {
 	}
 }
 
-// write sends the query wire under id.
+// write sends the query wire under id, which it writes into wire's
+// first two bytes.
 func (s *socket) write(id uint16, wire []byte) error {
-	b := slices.Clone(wire)
-	binary.BigEndian.PutUint16(b, id)
-	_, err := s.conn.Write(b)
+	binary.BigEndian.PutUint16(wire, id)
+	_, err := s.conn.Write(wire)
 	return err
 }
 
@@ -1014,13 +1033,13 @@ func (s *socket) bury(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := s.find(id)
-	if i < 0 || s.pending[i].e.tomb {
+	if i < 0 || s.pending[i].tomb {
 		return
 	}
-	// The packed query stays (tens of bytes): a wrong-case or cookieless
-	// reply to a tombstone counts toward a TCP probe like any other, and
-	// the probe's answer is compared with the taken one.
-	s.pending[i].e.tomb = true
+	// The entry stays: a wrong-case or cookieless reply to a tombstone
+	// counts toward a TCP probe like any other, which asks the entry's
+	// question, and the probe's answer is compared with the taken one.
+	s.pending[i].tomb = true
 	s.live--
 	s.handOverLocked()
 }
@@ -1045,7 +1064,7 @@ func (s *socket) release(id uint16) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := s.find(id); i >= 0 {
-		if !s.pending[i].e.tomb {
+		if !s.pending[i].tomb {
 			s.live--
 		}
 		s.pending = slices.Delete(s.pending, i, i+1)
@@ -1220,7 +1239,7 @@ func (s *socket) icmp() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.pending {
-		e := &s.pending[i].e
+		e := &s.pending[i]
 		e.icmp.Store(true)
 		e.w.tainted.Store(true) // someone knows the port
 	}
@@ -1235,10 +1254,10 @@ func (s *socket) handle(b []byte) {
 	_, m, kind := demux(b, func(id uint16) (expect, bool) {
 		s.mu.Lock()
 		if i := s.find(id); i >= 0 {
-			e, found = s.pending[i].e, true
+			e, found = s.pending[i], true
 		}
 		s.mu.Unlock()
-		return expect{q: e.q, exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
+		return expect{q: e.question(), exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
 	})
 	if kind == dropNone {
 		if s.replied(m.Id) {
@@ -1248,7 +1267,7 @@ func (s *socket) handle(b []byte) {
 		}
 		u.learn(m, e.exact)
 		u.pool.heard.Store(time.Now().UnixNano())
-		e.w.deliver(reply{server: e.server, seq: e.seq, msg: m})
+		e.w.deliver(reply{server: int(e.server), seq: int(e.seq), msg: m})
 		return
 	}
 	if !found {
@@ -1261,10 +1280,10 @@ func (s *socket) handle(b []byte) {
 		e.w.undecodable.Store(true)
 	case dropWrongCase:
 		u.caseMismatch(e)
-		e.w.deliver(reply{server: e.server, seq: e.seq})
+		e.w.deliver(reply{server: int(e.server), seq: int(e.seq)})
 	case dropNoCookie:
 		u.cookieMissing(e)
-		e.w.deliver(reply{server: e.server, seq: e.seq})
+		e.w.deliver(reply{server: int(e.server), seq: int(e.seq)})
 	}
 }
 
@@ -1280,7 +1299,7 @@ func (s *socket) drop(kind dropKind, w *waiter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.pending {
-		s.pending[i].e.w.tainted.Store(true)
+		s.pending[i].w.tainted.Store(true)
 	}
 }
 
@@ -1315,7 +1334,7 @@ func (s *socket) noteDrops(m sockMem, peak uint64) {
 	}
 	s.kdrops = n
 	for i := range s.pending {
-		e := &s.pending[i].e
+		e := &s.pending[i]
 		e.w.tainted.Store(true)
 		if flood && e.tomb {
 			ended = append(ended, e.w)
@@ -1325,13 +1344,6 @@ func (s *socket) noteDrops(m sockMem, peak uint64) {
 	for _, w := range ended {
 		w.suspect()
 	}
-}
-
-// pendingQuery is one query registered on a socket, under its ID.
-type pendingQuery struct {
-	id      uint16
-	replied bool // a reply to it was taken (see socket.replied)
-	e       entry
 }
 
 // replied notes that a reply to the query with id was taken, and reports
@@ -1456,7 +1468,7 @@ func (u *upstream) probe(e entry, kind probeKind) {
 		// probe of its own.
 		u.probing.Store(false)
 		if m != nil {
-			e.w.deliver(reply{server: e.server, seq: e.seq, msg: m, tcp: true})
+			e.w.deliver(reply{server: int(e.server), seq: int(e.seq), msg: m, tcp: true})
 		}
 	}()
 }
@@ -1465,10 +1477,7 @@ func (u *upstream) probe(e entry, kind probeKind) {
 // from the reply, which it returns; nil when there is none that answers
 // the question.
 func (u *upstream) askOverTCP(e entry, kind probeKind) *dns.Msg {
-	q := new(dns.Msg)
-	if err := q.Unpack(e.wire); err != nil || len(q.Question) != 1 {
-		return nil
-	}
+	q := newQuery(e.question(), e.cd, u.udpSize)
 	q.Id = randomID()
 	sent := mixedCase(q.Question[0].Name)
 	q.Question[0].Name = sent

@@ -16,12 +16,20 @@ import (
 
 func queryEntry(t *testing.T, u *upstream, name string) entry {
 	t.Helper()
+	e, _ := queryWire(t, u, name)
+	return e
+}
+
+// queryWire is queryEntry, and returns the packed query too.
+func queryWire(t *testing.T, u *upstream, name string) (entry, []byte) {
+	t.Helper()
 	q := new(dns.Msg)
 	q.SetQuestion(name, dns.TypeA)
 	q.SetEdns0(DefaultUDPSize, false)
 	var e entry
-	require.NoError(t, u.entry(q, 0, newWaiter(), &e))
-	return e
+	wire, err := u.entry(q, 0, newWaiter(), &e)
+	require.NoError(t, err)
+	return e, wire
 }
 
 // TestICMPKeepsQueriesOpen: an ICMP "port unreachable" reaches a socket
@@ -51,10 +59,10 @@ func icmpKeepsQueriesOpen(t *testing.T, readers bool) {
 	require.NoError(t, err)
 	t.Cleanup(func() { s.retire() })
 
-	e := queryEntry(t, u, "q.example.test.")
+	e, wire := queryWire(t, u, "q.example.test.")
 	id, ok := s.register(&e)
 	require.True(t, ok)
-	require.NoError(t, s.write(id, e.wire))
+	require.NoError(t, s.write(id, wire))
 	require.Eventually(t, func() bool { return p.drops[dropICMP].Load() == 1 }, 30*time.Second, 5*time.Millisecond, "the reader sees the ICMP error")
 	assert.True(t, e.icmp.Load(), "the query in flight is marked")
 	r := queryEntry(t, u, "r.example.test.")
@@ -66,7 +74,7 @@ func icmpKeepsQueriesOpen(t *testing.T, readers bool) {
 	require.NoError(t, err)
 	defer back.Close()
 	rep := answerOn(t, back, s, e, id)
-	assert.Equal(t, e.q, rep.msg.Question[0])
+	assert.Equal(t, e.question(), rep.msg.Question[0])
 	s.release(id)
 	s.mu.Lock()
 	assert.True(t, s.closed, "the retired socket closes after its last query")
@@ -95,7 +103,7 @@ func socketTo(t *testing.T, readers bool) (net.PacketConn, *pool, *upstream, *so
 // failure.
 func answerOn(t *testing.T, pc net.PacketConn, s *socket, e entry, id uint16) *reply {
 	t.Helper()
-	b := replyTo(t, e, id, e.q.Name)
+	b := replyTo(t, e, id, e.name)
 	delivered := make(chan struct{}, 1)
 	e.w.mu.Lock()
 	e.w.kick = func() {
@@ -566,11 +574,11 @@ func TestHandleKeepsNothingOfTheBuffer(t *testing.T) {
 	require.True(t, ok)
 
 	m := new(dns.Msg)
-	m.Question = []dns.Question{e.q}
+	m.Question = []dns.Question{e.question()}
 	m.Id, m.Response = id, true
 	hint := &dns.SVCBIPv4Hint{Hint: []net.IP{net.IPv4(192, 0, 2, 1).To4()}}
 	m.Answer = []dns.RR{&dns.HTTPS{SVCB: dns.SVCB{
-		Hdr:      dns.RR_Header{Name: e.q.Name, Rrtype: dns.TypeHTTPS, Class: dns.ClassINET, Ttl: 60},
+		Hdr:      dns.RR_Header{Name: e.name, Rrtype: dns.TypeHTTPS, Class: dns.ClassINET, Ttl: 60},
 		Priority: 1, Target: ".", Value: []dns.SVCBKeyValue{hint},
 	}}}
 	b, err := m.Pack()
@@ -648,7 +656,7 @@ func flipCase(s string) string {
 func replyTo(t *testing.T, e entry, id uint16, name string, recs ...string) []byte {
 	t.Helper()
 	m := new(dns.Msg)
-	m.Question = []dns.Question{{Name: name, Qtype: e.q.Qtype, Qclass: e.q.Qclass}}
+	m.Question = []dns.Question{{Name: name, Qtype: e.qtype, Qclass: e.qclass}}
 	m.Id, m.Response = id, true
 	for _, r := range recs {
 		rr, err := dns.NewRR(r)
@@ -666,7 +674,8 @@ func replyTo(t *testing.T, e entry, id uint16, name string, recs ...string) []by
 // query comes late, in the wrong case, on the tombstone, as the third
 // such reply in a row: the TCP probe it makes is asked the query, and
 // its answer, handed to the ended lookup, contradicts the forgery, which
-// is evicted. (A tombstone keeps its packed query for this.)
+// is evicted. (A tombstone keeps its question for this: the probe asks
+// it with the CD bit the query had.)
 func TestTombstoneProbeEvictsForgery(t *testing.T) {
 	t.Parallel()
 	addr, asked := lowerCaseTCP(t)
@@ -679,7 +688,7 @@ func TestTombstoneProbeEvictsForgery(t *testing.T) {
 	e.w.conflict = func() { conflicts.Add(1) }
 	id, ok := s.register(&e)
 	require.True(t, ok)
-	s.handle(replyTo(t, e, id, e.q.Name, e.q.Name+" 60 IN A 203.0.113.66")) // the forgery, in the query's case
+	s.handle(replyTo(t, e, id, e.name, e.name+" 60 IN A 203.0.113.66")) // the forgery, in the query's case
 	r := e.w.take()
 	require.NotNil(t, r, "the forgery queued")
 	require.NotNil(t, r.msg)
@@ -689,9 +698,9 @@ func TestTombstoneProbeEvictsForgery(t *testing.T) {
 		o := queryEntry(t, u, name)
 		oid, ok := s.register(&o)
 		require.True(t, ok)
-		s.handle(replyTo(t, o, oid, flipCase(o.q.Name)))
+		s.handle(replyTo(t, o, oid, flipCase(o.name)))
 	}
-	s.handle(replyTo(t, e, id, flipCase(e.q.Name), flipCase(e.q.Name)+" 60 IN A 192.0.2.99"))
+	s.handle(replyTo(t, e, id, flipCase(e.name), flipCase(e.name)+" 60 IN A 192.0.2.99"))
 	require.Eventually(t, func() bool { return conflicts.Load() > 0 }, 30*time.Second, 5*time.Millisecond,
 		"the forged answer was not evicted (TCP questions asked: %d)", asked.Load())
 	assert.Equal(t, int32(1), asked.Load(), "TCP questions asked")
