@@ -542,14 +542,17 @@ func (c *Client) query(name string, qtype Type, cd bool) *dns.Msg {
 
 // newQuery returns the query of question q (see Client.query): recursion
 // desired, the AD bit, the CD bit when cd, and EDNS with UDP size
-// udpSize. A TCP probe asks a tombstone's question with it (askOverTCP).
+// udpSize (0: no EDNS). A TCP probe asks a tombstone's question with it
+// (askOverTCP), with what the query sent over UDP advertised.
 func newQuery(q dns.Question, cd bool, udpSize uint16) *dns.Msg {
 	m := new(dns.Msg)
 	m.Question = []dns.Question{q}
 	m.RecursionDesired = true
 	m.AuthenticatedData = true
 	m.CheckingDisabled = cd
-	m.SetEdns0(udpSize, false)
+	if udpSize > 0 {
+		m.SetEdns0(udpSize, false)
+	}
 	return m
 }
 

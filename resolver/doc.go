@@ -273,10 +273,11 @@
 //     discard-timeout (1.9 s), past which Unbound no longer answers a
 //     query. A tombstone keeps the SHA-256 digest of what is compared,
 //     not the records (under load tens of thousands of lookups are
-//     within their 2 s), the queries as sent (a wrong-case or cookieless
-//     reply to one still counts toward the TCP probe, whose answer is
-//     compared too) and the Cache's question and generation, not its
-//     flight. What remains: a forgery whose real reply never comes (the
+//     within their 2 s), each query's question as sent and its CD bit,
+//     not the packed query (a wrong-case or cookieless reply to one still
+//     counts toward the TCP probe, which asks that question and whose
+//     answer is compared too), and the Cache's question and generation,
+//     not its flight. What remains: a forgery whose real reply never comes (the
 //     resolver dropped the query) or comes later than that stays cached
 //     for its TTL, at most [MaxCacheTTL], and callers that shared it
 //     before the real reply came keep it. A resolver behind one address

@@ -505,6 +505,7 @@ type entry struct {
 	// query's lookup has ended; the query stays registered for its
 	// tombstone (see Client.release).
 	replied, tomb bool
+	udpSize       uint16 // the EDNS UDP size the query advertised (0: no EDNS; see askOverTCP)
 	cookie        string // the client cookie sent, in hex
 	w             *waiter
 	// icmp is set when an ICMP error reaches the query's socket while it
@@ -556,7 +557,6 @@ type upstream struct {
 	pool    *pool
 	addr    string
 	log     *slog.Logger // nil: none
-	udpSize uint16       // the EDNS UDP size its queries advertise (see newQuery)
 	bufSize int
 	bufs    sync.Pool // of *[]byte of bufSize: the sockets' read buffers, shared
 	slots   [slotsPerServer]slot
@@ -625,7 +625,7 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 	if u, ok := p.servers.Load(server); ok {
 		return u.(*upstream)
 	}
-	u := &upstream{pool: p, addr: server, log: log, udpSize: udpSize, bufSize: max(int(udpSize), minReadBuffer)}
+	u := &upstream{pool: p, addr: server, log: log, bufSize: max(int(udpSize), minReadBuffer)}
 	u.cookie.Store(newClientCookie())
 	got, _ := p.servers.LoadOrStore(server, u)
 	return got.(*upstream)
@@ -778,6 +778,9 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) ([]byte, erro
 	}
 	*e = entry{name: asked.Name, qtype: asked.Qtype, qclass: asked.Qclass, exact: exact, cd: q.CheckingDisabled,
 		server: int32(idx), cookie: cookie, w: w, icmp: new(atomic.Bool)}
+	if opt := q.IsEdns0(); opt != nil {
+		e.udpSize = opt.UDPSize()
+	}
 	return b, nil
 }
 
@@ -1477,7 +1480,7 @@ func (u *upstream) probe(e entry, kind probeKind) {
 // from the reply, which it returns; nil when there is none that answers
 // the question.
 func (u *upstream) askOverTCP(e entry, kind probeKind) *dns.Msg {
-	q := newQuery(e.question(), e.cd, u.udpSize)
+	q := newQuery(e.question(), e.cd, e.udpSize)
 	q.Id = randomID()
 	sent := mixedCase(q.Question[0].Name)
 	q.Question[0].Name = sent

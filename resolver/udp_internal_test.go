@@ -718,3 +718,48 @@ func TestPeakOf(t *testing.T) {
 		peakOf(sockMem{queued: 1_000}, sockMem{queued: 5_000}, 2*(1_200+datagramOverhead)), "what is queued after and what was read")
 	assert.Equal(t, uint64(0), peakOf(sockMem{}, sockMem{}, 0))
 }
+
+// TestProbeAsksTheQuery: a TCP probe asks what the UDP query it checks
+// asked, bit for bit but for its ID and the case of its name: the
+// flags (RD, AD, CD), the class, the EDNS UDP size the query advertised
+// (also when the Client's size changed after the upstream was made)
+// and the cookie. The entry keeps no packed query; the probe builds one
+// from what the entry keeps (see askOverTCP).
+func TestProbeAsksTheQuery(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	asked := make(chan *dns.Msg, 1)
+	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		asked <- r.Copy()
+		_ = w.WriteMsg(replyA(r, "192.0.2.1"))
+	})})
+	norm := func(m *dns.Msg) string {
+		m.Id = 0
+		m.Question[0].Name = strings.ToLower(m.Question[0].Name)
+		return m.String()
+	}
+	for _, size := range []uint16{0, 4096} {
+		for _, cd := range []bool{false, true} {
+			for _, caseOn := range []bool{false, true} {
+				name := fmt.Sprintf("size=%d cd=%v 0x20=%v", size, cd, caseOn)
+				c := &Client{}
+				u := (&pool{}).upstream(l.Addr().String(), nil, c.udpSize())
+				c.UDPSize = size // after the upstream was made
+				if !caseOn {
+					u.noCaseUntil.Store(time.Now().Add(time.Hour).UnixNano())
+				}
+				var e entry
+				wire, err := u.entry(c.query("Mail.Example.TEST", TypeTXT, cd), 0, newWaiter(), &e)
+				require.NoError(t, err, name)
+				sent := new(dns.Msg)
+				require.NoError(t, sent.Unpack(wire), name)
+				for _, kind := range []probeKind{probeCase, probeCookie} {
+					require.NotNil(t, u.askOverTCP(e, kind), name)
+					got := receive(t, asked, "the probe's query")
+					assert.Equal(t, norm(sent.Copy()), norm(got), "%s, probe %d", name, kind)
+				}
+			}
+		}
+	}
+}
