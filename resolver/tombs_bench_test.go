@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mailauth/mailauth/resolver"
 	"github.com/mailauth/mailauth/resolver/dnstest"
 )
@@ -48,7 +46,8 @@ func BenchmarkTombstones(b *testing.B) {
 				for i := next.Add(1) - 1; i < n; i = next.Add(1) - 1 {
 					a := cache.Lookup(context.Background(), fmt.Sprintf("h%d.tomb.test", i), resolver.TypeA)
 					if a.Outcome != resolver.Found {
-						require.Equal(b, resolver.Found, a.Outcome, "%+v", a)
+						b.Errorf("h%d: %+v", i, a) // not FailNow: this is not the benchmark's goroutine
+						return
 					}
 				}
 			})
