@@ -594,21 +594,31 @@ func TestHandleKeepsNothingOfTheBuffer(t *testing.T) {
 	assert.Equal(t, "192.0.2.1", got.String(), "the hint is the reply's, not the buffer's next contents")
 }
 
+// serveTCP serves DNS over TCP on a port of 127.0.0.1, answering each
+// query with what answer makes of it, and returns the port's address.
+func serveTCP(t *testing.T, answer func(q *dns.Msg) *dns.Msg) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		_ = w.WriteMsg(answer(r))
+	})})
+	return l.Addr().String()
+}
+
 // lowerCaseTCP starts a loopback DNS server over TCP that answers every
 // question with A 192.0.2.99, its name in lower case (it does not echo
 // 0x20), and no cookie; it returns its address and how many questions
 // it was asked.
 func lowerCaseTCP(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	var asked atomic.Int32
-	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+	addr := serveTCP(t, func(r *dns.Msg) *dns.Msg {
 		asked.Add(1)
 		r.Question[0].Name = strings.ToLower(r.Question[0].Name)
-		_ = w.WriteMsg(replyA(r, "192.0.2.99"))
-	})})
-	return l.Addr().String(), &asked
+		return replyA(r, "192.0.2.99")
+	})
+	return addr, &asked
 }
 
 // receive returns what ch gives, failing t with what when it gives
@@ -629,14 +639,12 @@ func receive[T any](t *testing.T, ch <-chan T, what string) T {
 // question in the case it was asked, and counts the questions.
 func echoTCP(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	var asked atomic.Int32
-	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+	addr := serveTCP(t, func(r *dns.Msg) *dns.Msg {
 		asked.Add(1)
-		_ = w.WriteMsg(replyA(r, "192.0.2.1"))
-	})})
-	return l.Addr().String(), &asked
+		return replyA(r, "192.0.2.1")
+	})
+	return addr, &asked
 }
 
 // flipCase turns the case of every letter of s: never the case a query
@@ -727,13 +735,11 @@ func TestPeakOf(t *testing.T) {
 // from what the entry keeps (see askOverTCP).
 func TestProbeAsksTheQuery(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	asked := make(chan *dns.Msg, 1)
-	serveDNS(t, &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+	addr := serveTCP(t, func(r *dns.Msg) *dns.Msg {
 		asked <- r.Copy()
-		_ = w.WriteMsg(replyA(r, "192.0.2.1"))
-	})})
+		return replyA(r, "192.0.2.1")
+	})
 	norm := func(m *dns.Msg) string {
 		m.Id = 0
 		m.Question[0].Name = strings.ToLower(m.Question[0].Name)
@@ -744,7 +750,7 @@ func TestProbeAsksTheQuery(t *testing.T) {
 			for _, caseOn := range []bool{false, true} {
 				name := fmt.Sprintf("size=%d cd=%v 0x20=%v", size, cd, caseOn)
 				c := &Client{}
-				u := (&pool{}).upstream(l.Addr().String(), nil, c.udpSize())
+				u := (&pool{}).upstream(addr, nil, c.udpSize())
 				c.UDPSize = size // after the upstream was made
 				if !caseOn {
 					u.noCaseUntil.Store(time.Now().Add(time.Hour).UnixNano())
