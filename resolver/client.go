@@ -246,9 +246,11 @@ func (c *Client) StartTTL(ctx context.Context, name string, qtype Type, done fun
 		}
 	}
 	ctx, cancel := withDeadline(ctx)
-	// The names seen: a slice, not a map; a chain is short.
-	ch := &chase{c: c, ctx: ctx, cancel: cancel, name: name, qtype: qtype, done: done,
-		h: hops{seen: append(make([]string, 0, 4), name), ttl: math.MaxUint32}}
+	ch := &chase{c: c, ctx: ctx, cancel: cancel, name: name, qtype: qtype, done: done, h: hops{ttl: math.MaxUint32}}
+	// The names seen: a slice, not a map; a chain is short, and most
+	// lookups have no alias: the first name is in the chase.
+	ch.first[0] = name
+	ch.h.seen = ch.first[:1]
 	ch.ask()
 }
 
@@ -263,6 +265,7 @@ type chase struct {
 	qtype   Type
 	done    func(Answer, uint32)
 	h       hops
+	first   [1]string // h.seen's room until the first alias
 	servers []string
 	handed  atomic.Bool // done was called (see finish)
 }
@@ -620,8 +623,8 @@ func (c *Client) startAttempts(ctx context.Context, servers []string, name strin
 	// This goroutine runs the lookup first: a kick meanwhile (the
 	// context ended already) only makes it look again.
 	l.running = true
-	l.w.kick = l.ref.kick
-	l.ctxStop = context.AfterFunc(ctx, l.ref.kick)
+	l.w.kick = l.ref.fn
+	l.ctxStop = context.AfterFunc(ctx, l.ref.fn)
 	l.run()
 }
 
@@ -666,7 +669,7 @@ func (l *lookup) run() {
 // readers and timers, where a panic would end the process.
 func (l *lookup) recoverKick() {
 	if p := recover(); p != nil && !l.handed {
-		l.res = failure(ReasonMalformed, -1)
+		*l.result() = failure(ReasonMalformed, -1)
 		l.complete()
 	}
 }
@@ -727,7 +730,15 @@ func (l *lookup) complete() {
 	l.ref.l.Store(nil)
 	l.ctxStop()
 	l.endSafely()
-	l.done(&l.res)
+	l.done(l.result())
+}
+
+// result returns the lookup's result (res), made at the first call.
+func (l *lookup) result() *result {
+	if l.res == nil {
+		l.res = new(result)
+	}
+	return l.res
 }
 
 // endSafely is end, with a panic in it dropped: the result is handed on
@@ -742,31 +753,32 @@ func (l *lookup) endSafely() {
 // none inlined into attempts: the frame a lookup waits in stays small,
 // and with it the stack of every goroutine that waits on the DNS.
 type lookup struct {
-	c        *Client
-	ctx      context.Context
-	servers  []string
-	name     string
-	qtype    Type
-	q        *dns.Msg
-	deadline time.Time
-	start    time.Time
-	r        *retry
-	w        *waiter
-	tickets  []ticket
-	tcp      *tcpRetries // the TCP retries of truncated replies: made at the first one
-	reask    []int       // the query asked again after a server's first error reply; 0: none
-	seq      int
-	quick    int
-	last     *result // the best failure so far (nil: none yet; see fail)
+	c       *Client
+	ctx     context.Context
+	servers []string
+	name    string
+	qtype   Type
+	cd      bool // the queries' CD bit
+	handed  bool // done was called (set by the goroutine running the lookup)
+	start   time.Time
+	r       retry // its deadline is the lookup's
+	w       *waiter
+	tickets []ticket
+	tcp     *tcpRetries // the TCP retries of truncated replies: made at the first one
+	reask   []int       // the query asked again after a server's first error reply; 0: none
+	seq     int32       // the queries sent
+	quick   int32       // the queries asked again at once (maxQuickResends)
+	last    *result     // the best failure so far (nil: none yet; see fail)
 	// res is a result being worked out (see reply, stop), and how the
-	// lookup ended once udp, tcp or stop said so.
-	res     result
+	// lookup ended once udp, tcp or stop said so; nil until the first
+	// reply or the end (see result): a lookup in flight is waiting for
+	// its first, and a result is a third of a lookup's size.
+	res     *result
 	timer   *time.Timer // kicks the lookup when the next attempt is due
 	rep     *reply      // the latest reply received (see udp)
 	tr      *tcpResult  // the latest TCP retry's end received (see tcp)
 	done    func(*result)
 	ctxStop func() bool // stops the kick at the context's end
-	handed  bool        // done was called (set by the goroutine running the lookup)
 
 	ref *lookupRef // what the timer, the context and the waiter kick
 
@@ -780,7 +792,13 @@ type lookup struct {
 // stay in the runtime's timer heap for a while, and a waiter stays
 // registered for its tombstones: through the lookup they would keep
 // everything that waited for it (the scan's state) alive.
-type lookupRef struct{ l atomic.Pointer[lookup] }
+type lookupRef struct {
+	l atomic.Pointer[lookup]
+	// fn is kick as a func, taken once: the timer, the waiter and the
+	// context's end share it (each method value taken apart would be an
+	// allocation).
+	fn func()
+}
 
 // kick kicks the lookup, if it is not over.
 func (r *lookupRef) kick() {
@@ -795,12 +813,13 @@ func (r *lookupRef) kick() {
 //go:noinline
 func (c *Client) newLookup(ctx context.Context, servers []string, name string, qtype Type, cd bool, sched Schedule) *lookup {
 	deadline, _ := ctx.Deadline()
-	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, q: c.query(name, qtype, cd), deadline: deadline,
-		start: time.Now(), r: newRetry(sched, len(servers), deadline), w: newWaiter(),
+	l := &lookup{c: c, ctx: ctx, servers: servers, name: name, qtype: qtype, cd: cd,
+		start: time.Now(), r: makeRetry(sched, len(servers), deadline), w: newWaiter(),
 	}
 	l.ref = &lookupRef{}
 	l.ref.l.Store(l)
-	l.timer = time.AfterFunc(time.Hour, l.ref.kick)
+	l.ref.fn = l.ref.kick
+	l.timer = time.AfterFunc(time.Hour, l.ref.fn)
 	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h.conflict
@@ -888,15 +907,16 @@ func (l *lookup) sendFailed(server int, now time.Time) {
 //
 //go:noinline
 func (l *lookup) stop() {
-	l.res = l.c.giveUp(l.ctx, l.r, l.c.drain(l.name, l.qtype, l.w, l.lastFailure()), l.start, l.tickets, l.w)
+	*l.result() = l.c.giveUp(l.ctx, &l.r, l.c.drain(l.name, l.qtype, l.w, l.lastFailure()), l.start, l.tickets, l.w)
 	l.finish()
 }
 
 // finish ends the lookup with l.res: what its waiter keeps, and whether
 // a datagram dropped meanwhile taints it.
 func (l *lookup) finish() {
-	t := l.w.digest(l.res.udp, int(l.res.from))
-	l.res.tainted = l.res.tainted || l.w.tainted.Load()
+	res := l.result()
+	t := l.w.digest(res.udp, int(res.from))
+	res.tainted = res.tainted || l.w.tainted.Load()
 	l.w.settle(t)
 }
 
@@ -907,17 +927,22 @@ func (l *lookup) finish() {
 //go:noinline
 func (l *lookup) send(server int, fresh bool) (int, error) {
 	l.seq++
+	seq := int(l.seq)
 	if IsTLS(l.servers[server]) {
-		l.c.sendTLS(l.ctx, l.servers[server], server, l.seq, l.q, l.w) // DNS over TLS (dot.go)
-		return l.seq, nil
+		l.c.sendTLS(l.ctx, l.servers[server], server, seq, l.query(), l.w) // DNS over TLS (dot.go)
+		return seq, nil
 	}
-	t, err := l.c.send(l.servers[server], server, l.seq, l.q, l.w, fresh)
+	t, err := l.c.send(l.servers[server], server, seq, l.query(), l.w, fresh)
 	if err == nil || errors.Is(err, errICMPSend) {
 		l.tickets = append(l.tickets, t) // an attempt lost to ICMP errors waits like any other
-		return l.seq, nil
+		return seq, nil
 	}
 	return 0, err
 }
+
+// query returns the lookup's query. It is built for each send, not kept:
+// a lookup in flight holds its question (name, qtype, cd) alone.
+func (l *lookup) query() *dns.Msg { return l.c.query(l.name, l.qtype, l.cd) }
 
 // errorFrom notes an error reply of server to its query n over UDP.
 func (l *lookup) errorFrom(server, n int) {
@@ -984,7 +1009,7 @@ func (l *lookup) retryTCP(rep *reply) {
 	}
 	if l.tcp.tries[rep.server] < maxTCPPerServer {
 		l.tcp.tries[rep.server]++
-		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcp.ctx, l.tcp.c, l.servers[rep.server], l.q, l.deadline, *rep
+		c, tcpCtx, tcpc, server, q, deadline, r := l.c, l.tcp.ctx, l.tcp.c, l.servers[rep.server], l.query(), l.r.deadline, *rep
 		go func() {
 			m, reason := c.overTCP(tcpCtx, server, q, deadline)
 			tcpc <- &tcpResult{rep: r, msg: m, reason: reason}
@@ -1015,7 +1040,7 @@ func (l *lookup) tookTCP() bool {
 //
 //go:noinline
 func (l *lookup) reply(rep *reply) bool {
-	res := &l.res
+	res := l.result()
 	if l.c.take(l.name, l.qtype, rep, res) {
 		l.finish()
 		return true

@@ -89,8 +89,10 @@ func jitter(t time.Duration) time.Duration {
 	return t + rand.N(t/jitterShare+1)
 }
 
-func newRetry(sched Schedule, servers int, deadline time.Time) *retry {
-	return &retry{sched: sched, deadline: deadline, failed: make([]bool, servers), last: -1}
+// makeRetry returns the retry state of a lookup (kept inside the
+// lookup's own) asking servers servers by sched until deadline.
+func makeRetry(sched Schedule, servers int, deadline time.Time) retry {
+	return retry{sched: sched, deadline: deadline, failed: make([]bool, servers), last: -1}
 }
 
 // next returns what to do at now.

@@ -220,7 +220,7 @@ func TestClientRetriesAreSpread(t *testing.T) {
 	l := c.newLookup(ctx, c.Servers, "example.com.", TypeA, false, c.schedule())
 	defer l.end()
 	require.NotNil(t, l.r.spread, "a Client's lookup spreads its waits")
-	at, _ := sendTimes(t, l.r)
+	at, _ := sendTimes(t, &l.r)
 	require.GreaterOrEqual(t, len(at), 6)
 	s := defaultSchedule()
 	for k := 1; k < len(at)-1; k++ {
@@ -229,4 +229,10 @@ func TestClientRetriesAreSpread(t *testing.T) {
 		assert.GreaterOrEqual(t, wait, base, "attempt %d", k)
 		assert.LessOrEqual(t, wait, base+base/8, "attempt %d", k)
 	}
+}
+
+// newRetry is makeRetry's state on the heap, for the tests that drive it.
+func newRetry(sched Schedule, servers int, deadline time.Time) *retry {
+	r := makeRetry(sched, servers, deadline)
+	return &r
 }
