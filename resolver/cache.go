@@ -119,12 +119,12 @@ type cacheEntry struct {
 func (e *cacheEntry) isLarge() bool { return e.size > LargeAnswerBytes }
 
 type flight struct {
-	// landed: the sender's answer is in (under Cache.mu); waiters: the
-	// callers that wait for it, resumed when it lands.
-	landed      bool
+	// waiters: the callers that wait for the sender's answer, resumed
+	// when it lands; landed: it is in (under Cache.mu).
 	waiters     []flightWaiter
 	gen         uint64 // numbers the flights of a Cache
 	answer      Answer
+	landed      bool
 	senderEnded bool // the sender gave up (its ctx ended, or it was answered canceled): waiters ask again
 	suspect     bool // the answer was tainted or contradicted: waiters ask again, once
 	invalid     bool // a later reply contradicted the answer: never store it (under Cache.mu)
@@ -137,14 +137,15 @@ type flight struct {
 //
 // A lookup that took a UDP answer keeps its hook for its tombstones' time
 // (tombstoneFor), so the hook holds what a contradiction needs and no
-// more: the question and the flight's number, and the flight itself only
-// until its answer is kept (release).
+// more: the question and the flight's number, and the flight and its
+// sender only until the answer is kept (release).
 type cacheHook struct {
 	tainted atomic.Bool
 	c       *Cache
 	q       question
 	gen     uint64
-	f       *flight // until the answer is kept (under Cache.mu)
+	f       *flight   // until the answer is kept (under Cache.mu)
+	k       *cacheAsk // the flight's sender, until the answer is kept
 }
 
 // conflict drops the answer the hook's flight brought (see
@@ -156,8 +157,23 @@ func (h *cacheHook) conflict() { h.c.invalidate(h) }
 // evict it.
 func (h *cacheHook) release() {
 	h.c.mu.Lock()
-	h.f = nil
+	h.f, h.k = nil, nil
 	h.c.mu.Unlock()
+}
+
+// sent takes the answer to the hook's question, asked below by its
+// flight's sender (cacheAsk.send): a cacheable answer is stored (keep),
+// the flight's waiters are released (land) and the sender is answered.
+// A method, not a closure in send: the hook holds what the closure
+// would, and its method value is the smaller allocation.
+func (h *cacheHook) sent(a Answer, ttl uint32) {
+	c, q, f, k := h.c, h.q, h.f, h.k
+	if !c.keepSafely(k.ctx, q, f, h, a, ttl) {
+		a = Fail(ReasonMalformed)
+	}
+	h.release()
+	c.land(q, f)
+	k.answer(a, nil)
 }
 
 type hookKey struct{}
@@ -388,23 +404,15 @@ func (k *cacheAsk) claimed() (f *flight, owner bool) {
 func (k *cacheAsk) send(f *flight) {
 	c, q := k.c, k.q
 	f.senderEnded = true // until the answer is in
-	h := &cacheHook{c: c, q: q, gen: f.gen, f: f}
+	h := &cacheHook{c: c, q: q, gen: f.gen, f: f, k: k}
 	ctx := context.WithValue(k.ctx, hookKey{}, h)
-	sent := func(a Answer, ttl uint32) {
-		if !c.keepSafely(k.ctx, q, f, h, a, ttl) {
-			a = Fail(ReasonMalformed)
-		}
-		h.release()
-		c.land(q, f)
-		k.answer(a, nil)
-	}
 	if t, ok := c.ttl.(ttlStarter); ok {
-		t.StartTTL(ctx, q.name, q.qtype, sent)
+		t.StartTTL(ctx, q.name, q.qtype, h.sent)
 		return
 	}
 	go func() {
 		a, ttl := recoveredTTL(ctx, c.ttl, q.name, q.qtype)
-		sent(a, ttl)
+		h.sent(a, ttl)
 	}()
 }
 
