@@ -15,7 +15,8 @@ import (
 // TestScannerSharedCache: with Config.DNSCacheBytes, a second scan of
 // the same domain is answered from the cache shared across scans (no
 // question reaches the server again), gives the same result, and the
-// hit counters say so. Without it, the second scan asks again.
+// hit counters say so. Without it, the second scan asks again. After
+// PurgeDNSCache, a scan asks every question again.
 func TestScannerSharedCache(t *testing.T) {
 	for _, size := range []int{0, 1 << 20} {
 		lab := testlab.Start(t, []string{scanZone}, policies)
@@ -44,5 +45,14 @@ func TestScannerSharedCache(t *testing.T) {
 			assert.Equal(t, uint64(sent), st.Hits, "cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
 			assert.Equal(t, uint64(sent), st.Misses, "cache: %d questions the first time, %d the second; stats %+v", sent, again, st)
 		}
+		// A purge drops what the scans left: the next scan asks again.
+		held := st.Entries
+		assert.Equal(t, held, s.PurgeDNSCache(), "size %d: the answers purged", size)
+		assert.Zero(t, s.DNSCacheStats().Entries, "size %d: answers held after the purge", size)
+		before := len(lab.DNS.Queries())
+		third, err := s.Scan(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, first, third, "size %d: the scan after the purge differs from the first", size)
+		assert.Equal(t, sent, len(lab.DNS.Queries())-before, "size %d: questions the scan after the purge asked", size)
 	}
 }

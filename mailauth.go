@@ -181,6 +181,16 @@ func (s *Scanner) DNSCacheStats() resolver.CacheStats {
 	return s.cache.Stats()
 }
 
+// PurgeDNSCache drops every answer of the cache shared across scans
+// (resolver.Cache.Purge) and returns how many it dropped; 0 without
+// Config.DNSCacheBytes.
+func (s *Scanner) PurgeDNSCache() int {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.Purge()
+}
+
 // Scan runs every check of CheckOrder for req. The error is an
 // *InputError for an invalid request, ErrResolverUnavailable when the
 // service's own resolver failed (see its doc; ErrResolverNotRecursive,

@@ -275,3 +275,51 @@ func TestCachePlainResolver(t *testing.T) {
 	assert.Equal(t, 1, mem.Count("short.cache.test", resolver.TypeTXT), "found answer asked, want once")
 	assert.Equal(t, 2, mem.Count("missing.cache.test", resolver.TypeTXT), "negative answer without a TTL asked, want twice")
 }
+
+// gatedResolver holds the lookups of one name until release is closed,
+// telling asked of each first.
+type gatedResolver struct {
+	resolver.Resolver
+	name    string
+	asked   chan struct{}
+	release chan struct{}
+}
+
+func (g gatedResolver) Lookup(ctx context.Context, name string, qtype resolver.Type) resolver.Answer {
+	if name == g.name {
+		g.asked <- struct{}{}
+		<-g.release
+	}
+	return g.Resolver.Lookup(ctx, name, qtype)
+}
+
+// TestCachePurge: Purge drops every answer held (they are asked again,
+// and the counters say none is held), and a question in flight as it
+// purges still stores its answer when it lands.
+func TestCachePurge(t *testing.T) {
+	mem := dnstest.NewResolver(dnstest.MustParse(t, cacheZone))
+	g := gatedResolver{Resolver: mem, name: "mixed.cache.test", asked: make(chan struct{}, 1), release: make(chan struct{})}
+	c := resolver.NewCache(g, 0)
+	ctx := context.Background()
+	assert.Zero(t, c.Purge(), "an empty cache")
+	for _, name := range []string{"short.cache.test", "long.cache.test"} {
+		require.Equal(t, resolver.Found, c.Lookup(ctx, name, resolver.TypeTXT).Outcome)
+	}
+	require.Equal(t, 2, c.Stats().Entries)
+	landed := make(chan resolver.Answer)
+	go func() { landed <- c.Lookup(ctx, "mixed.cache.test", resolver.TypeA) }()
+	<-g.asked // the question is in flight
+	assert.Equal(t, 2, c.Purge(), "the answers held")
+	st := c.Stats()
+	assert.Zero(t, st.Entries, "entries after the purge")
+	assert.Zero(t, st.Bytes, "bytes after the purge")
+	close(g.release)
+	require.Equal(t, resolver.Found, (<-landed).Outcome)
+	assert.Equal(t, 1, c.Stats().Entries, "the flight's answer, stored as it landed")
+	for _, name := range []string{"short.cache.test", "long.cache.test"} {
+		require.Equal(t, resolver.Found, c.Lookup(ctx, name, resolver.TypeTXT).Outcome)
+		assert.Equal(t, 2, mem.Count(name, resolver.TypeTXT), "%s: asked again after the purge", name)
+	}
+	c.Lookup(ctx, "mixed.cache.test", resolver.TypeA)
+	assert.Equal(t, 1, mem.Count("mixed.cache.test", resolver.TypeA), "the answer stored after the purge is served")
+}

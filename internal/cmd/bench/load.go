@@ -40,6 +40,7 @@ type loadResult struct {
 	service       serviceFigures
 	heap          *heapSnapshot // the service's memory when its heap profile was taken; nil = none
 	idle          *heapSnapshot // the service's memory serviceLinger after the phase's load ended; nil = none
+	bare          *heapSnapshot // the idle service's memory once its shared DNS cache was purged; nil = none
 	inFlight      int64         // requests in flight then
 	distinctShare float64       // share of requests whose domain was not scanned before in the phase
 }
@@ -145,6 +146,15 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 			return r, err
 		}
 		r.idle = &idle
+		// The shared cache grows until the load ends: the idle service
+		// holds more answers than the snapshot did. What an answer costs
+		// the heap is what dropping them frees; the snapshot's answers
+		// are taken off at that, as BenchmarkScansInFlight does.
+		bare, err := svc.purged()
+		if err != nil {
+			return r, err
+		}
+		r.bare = &bare
 	}
 	svcCPU1, err := svc.cpu()
 	if err != nil {

@@ -119,14 +119,21 @@ func (p *serviceProc) heapProfile(path string) (heapSnapshot, error) {
 
 // memory has the service process collect its garbage and returns its
 // memory.
-func (p *serviceProc) memory() (heapSnapshot, error) {
+func (p *serviceProc) memory() (heapSnapshot, error) { return p.snapshot("memory") }
+
+// purged has the service process drop its shared DNS cache's answers,
+// collect its garbage and return its memory.
+func (p *serviceProc) purged() (heapSnapshot, error) { return p.snapshot("purge") }
+
+// snapshot sends cmd, answered with a heapSnapshot, and returns it.
+func (p *serviceProc) snapshot(cmd string) (heapSnapshot, error) {
 	var snap heapSnapshot
-	s, err := p.ask("memory")
+	s, err := p.ask(cmd)
 	if err != nil {
 		return snap, err
 	}
 	if err := json.Unmarshal([]byte(s), &snap); err != nil {
-		return snap, fmt.Errorf("service process, memory: %w", err)
+		return snap, fmt.Errorf("service process, %s: %w", cmd, err)
 	}
 	return snap, nil
 }

@@ -46,6 +46,9 @@ import (
 //     PATH and answers with its heapSnapshot as one JSON line;
 //   - "memory": the child collects garbage and answers with its
 //     heapSnapshot (no profile) as one JSON line;
+//   - "purge": the child drops the answers of its shared DNS cache
+//     (Scanner.PurgeDNSCache), collects garbage and answers with its
+//     heapSnapshot as one JSON line;
 //   - a command that fails is answered "error: " and the reason;
 //   - when stdin closes (or on SIGTERM) the child stops serving and
 //     writes its serviceFigures as one JSON line, then exits 0.
@@ -285,17 +288,28 @@ func (s *service) command(line string) string {
 		check, names, _ := strings.Cut(arg, " ")
 		return jsonAnswer(measureAlone(s.cfg.DNS, check, strings.Split(names, ",")))
 	case "heap":
+		// The cache's answers counted first: the scans in flight add to
+		// it while the profile is written.
+		cached := s.scanner.DNSCacheStats().Entries
 		snap, err := writeHeapProfile(arg)
 		if err != nil {
 			return "error: " + err.Error()
 		}
+		snap.CacheEntries = cached
 		b, err := json.Marshal(snap)
 		if err != nil {
 			return "error: " + err.Error()
 		}
 		return string(b)
 	case "memory":
-		return jsonAnswer(memoryNow(), nil)
+		snap := memoryNow()
+		snap.CacheEntries = s.scanner.DNSCacheStats().Entries
+		return jsonAnswer(snap, nil)
+	case "purge":
+		s.scanner.PurgeDNSCache()
+		snap := memoryNow()
+		snap.CacheEntries = s.scanner.DNSCacheStats().Entries
+		return jsonAnswer(snap, nil)
 	}
 	return "error: unknown command"
 }
@@ -312,6 +326,8 @@ type heapSnapshot struct {
 	Sys        uint64        `json:"sys"`        // bytes obtained from the OS
 	Goroutines int           `json:"goroutines"`
 	GCTook     time.Duration `json:"gcTook"` // the two collections before the profile
+	// CacheEntries is the answers the shared DNS cache held.
+	CacheEntries int `json:"cacheEntries"`
 }
 
 // memoryNow collects the garbage twice and returns the process's memory.

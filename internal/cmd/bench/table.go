@@ -164,9 +164,17 @@ func heapNote(p loadPhase, r loadResult) string {
 		n := float64(r.inFlight) * 1024
 		heap := (float64(h.HeapLive) - float64(i.HeapLive)) / n
 		stacks := (float64(h.StackInuse) - float64(i.StackInuse)) / n
+		gor := float64(h.Goroutines-i.Goroutines) / float64(r.inFlight)
+		if b := r.bare; b != nil && i.CacheEntries > 0 {
+			perEntry := (float64(i.HeapLive) - float64(b.HeapLive)) / float64(i.CacheEntries)
+			cacheHeap := (float64(h.HeapLive) - float64(b.HeapLive) - float64(h.CacheEntries)*perEntry) / n
+			note += fmt.Sprintf("; above the idle service, its shared DNS cache's answers taken off (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines; %.1f MiB with the cache purged, %d answers, %.0f B each on the heap; %d answers at the snapshot): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines; with the idle service's cache taken off whole, as before: heap %.0f KiB)",
+				serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, mib(int64(b.HeapLive)), i.CacheEntries, perEntry, h.CacheEntries,
+				cacheHeap+stacks, cacheHeap, stacks, gor, heap)
+			return note
+		}
 		note += fmt.Sprintf("; above the idle service (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines)",
-			serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, heap+stacks, heap, stacks,
-			float64(h.Goroutines-i.Goroutines)/float64(r.inFlight))
+			serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, heap+stacks, heap, stacks, gor)
 	}
 	return note
 }
