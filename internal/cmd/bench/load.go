@@ -62,9 +62,20 @@ const serviceCacheBytes = 32 << 20
 
 // serviceConfig is the configuration of the service process of phase p.
 func (l *lab) serviceConfig(p loadPhase) serviceConfig {
-	return serviceConfig{DNS: l.dns.Addr(), HTTPSPort: l.port, CAPEM: string(l.caPEM), CacheBytes: serviceCacheBytes,
+	cfg := serviceConfig{DNS: l.dns.Addr(), HTTPSPort: l.port, CAPEM: string(l.caPEM), CacheBytes: serviceCacheBytes,
 		MaxInFlight: p.maxInFlight, RateLimit: rateLimitForBench, CPUProfile: p.cpuProfile}
+	if p.heapProfile != "" {
+		cfg.MemProfileRate = heapProfileRate
+	}
+	return cfg
 }
+
+// heapProfileRate is the service's runtime.MemProfileRate in a phase
+// that writes a heap profile: one sample in 4 KiB, as
+// BenchmarkScansInFlight's profiles, so that the profile resolves what a
+// request holds (a few KiB in dozens of small objects). Only that phase
+// pays for it; its CPU figures are not the ones compared with the floor.
+const heapProfileRate = 4 << 10
 
 // analyticsDir makes a fresh directory for a phase's SQLite analytics
 // store (the service's default, on the same disk as mailauth serve's

@@ -78,6 +78,10 @@ type serviceConfig struct {
 	RateLimit   int    `json:"rateLimit"`   // per source and minute
 	CPUProfile  string `json:"cpuProfile"`  // file of the process's CPU profile; "" = none
 	Analytics   string `json:"analytics"`   // the analytics store, sqlite:PATH as mailauth serve's default; "" = none
+	// MemProfileRate, when positive, is runtime.MemProfileRate from the
+	// start: a heap profile then sees the small objects each request
+	// holds (the default samples one in 512 KiB).
+	MemProfileRate int `json:"memProfileRate"`
 }
 
 // serviceFigures are what only the service process knows, reported when
@@ -180,6 +184,9 @@ func openService(in *bufio.Scanner) (*service, error) {
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM([]byte(cfg.CAPEM)) {
 		return nil, errors.New("configuration: caPem holds no certificate")
+	}
+	if cfg.MemProfileRate > 0 {
+		runtime.MemProfileRate = cfg.MemProfileRate
 	}
 	svc := &service{gc: gctune.Apply(cfg.CacheBytes), stopProfile: func() {}, cfg: cfg, roots: roots, floor: &floorAnswer{}}
 	if err := svc.openAnalytics(); err != nil {
