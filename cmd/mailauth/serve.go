@@ -32,8 +32,9 @@ const (
 )
 
 // Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
-// about 80,000 typical answers, more than five minutes of scans at the
-// service's rate; the maximum keeps a typo from reserving the machine.
+// about 55,000 typical answers (resolver.DefaultCacheBytes): the shared
+// providers' records (SPF trees, MX hosts, report receivers) many times
+// over; the maximum keeps a typo from reserving the machine.
 const (
 	defaultDNSCacheMB = 32
 	maxDNSCacheMB     = 4096
