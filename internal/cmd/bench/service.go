@@ -297,12 +297,12 @@ func (s *service) command(line string) string {
 	case "heap":
 		// The cache's answers counted first: the scans in flight add to
 		// it while the profile is written.
-		cached := s.scanner.DNSCacheStats().Entries
+		cached := s.scanner.DNSCacheStats()
 		snap, err := writeHeapProfile(arg)
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		snap.CacheEntries = cached
+		snap.CacheEntries, snap.CacheBytes = cached.Entries, cached.Bytes
 		b, err := json.Marshal(snap)
 		if err != nil {
 			return "error: " + err.Error()
@@ -310,12 +310,14 @@ func (s *service) command(line string) string {
 		return string(b)
 	case "memory":
 		snap := memoryNow()
-		snap.CacheEntries = s.scanner.DNSCacheStats().Entries
+		st := s.scanner.DNSCacheStats()
+		snap.CacheEntries, snap.CacheBytes = st.Entries, st.Bytes
 		return jsonAnswer(snap, nil)
 	case "purge":
 		s.scanner.PurgeDNSCache()
 		snap := memoryNow()
-		snap.CacheEntries = s.scanner.DNSCacheStats().Entries
+		st := s.scanner.DNSCacheStats()
+		snap.CacheEntries, snap.CacheBytes = st.Entries, st.Bytes
 		return jsonAnswer(snap, nil)
 	}
 	return "error: unknown command"
@@ -333,8 +335,10 @@ type heapSnapshot struct {
 	Sys        uint64        `json:"sys"`        // bytes obtained from the OS
 	Goroutines int           `json:"goroutines"`
 	GCTook     time.Duration `json:"gcTook"` // the two collections before the profile
-	// CacheEntries is the answers the shared DNS cache held.
+	// CacheEntries is the answers the shared DNS cache held, and
+	// CacheBytes what it charged for them against its bound.
 	CacheEntries int `json:"cacheEntries"`
+	CacheBytes   int `json:"cacheBytes"`
 }
 
 // memoryNow collects the garbage twice and returns the process's memory.

@@ -168,8 +168,8 @@ func heapNote(p loadPhase, r loadResult) string {
 		if b := r.bare; b != nil && i.CacheEntries > 0 {
 			perEntry := (float64(i.HeapLive) - float64(b.HeapLive)) / float64(i.CacheEntries)
 			cacheHeap := (float64(h.HeapLive) - float64(b.HeapLive) - float64(h.CacheEntries)*perEntry) / n
-			note += fmt.Sprintf("; above the idle service, its shared DNS cache's answers taken off (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines; %.1f MiB with the cache purged, %d answers, %.0f B each on the heap; %d answers at the snapshot): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines; with the idle service's cache taken off whole, as before: heap %.0f KiB)",
-				serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, mib(int64(b.HeapLive)), i.CacheEntries, perEntry, h.CacheEntries,
+			note += fmt.Sprintf("; above the idle service, its shared DNS cache's answers taken off (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines; %.1f MiB with the cache purged, %d answers, %.0f B each on the heap, charged %.0f B each against the cache's bound; %d answers at the snapshot): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines; with the idle service's cache taken off whole, as before: heap %.0f KiB)",
+				serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, mib(int64(b.HeapLive)), i.CacheEntries, perEntry, float64(i.CacheBytes)/float64(i.CacheEntries), h.CacheEntries,
 				cacheHeap+stacks, cacheHeap, stacks, gor, heap)
 			return note
 		}
