@@ -91,6 +91,17 @@ func BenchmarkClientExchangeParallel(b *testing.B) {
 // startEcho serves a UDP responder on loopback that sends every datagram
 // back with the QR bit set, until tb ends.
 func startEcho(tb testing.TB) string {
+	return serveUDP(tb, func(pc net.PacketConn, query []byte, from net.Addr) {
+		if len(query) >= 12 {
+			query[2] |= 0x80
+			_, _ = pc.WriteTo(query, from)
+		}
+	})
+}
+
+// serveUDP serves a UDP server on loopback that hands every datagram it
+// reads to handle, until tb ends, and returns its address.
+func serveUDP(tb testing.TB, handle func(pc net.PacketConn, datagram []byte, from net.Addr)) string {
 	tb.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	require.NoError(tb, err)
@@ -103,14 +114,11 @@ func startEcho(tb testing.TB) string {
 			if err != nil {
 				return
 			}
-			if n >= 12 {
-				buf[2] |= 0x80
-				_, _ = pc.WriteTo(buf[:n], from)
-			}
+			handle(pc, buf[:n], from)
 		}
 	}()
 	tb.Cleanup(func() {
-		pc.Close()
+		_ = pc.Close()
 		<-done
 	})
 	return pc.LocalAddr().String()

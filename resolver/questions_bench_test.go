@@ -83,22 +83,5 @@ func heldInFlight(b *testing.B, addr, layer string, n, perScan int) float64 {
 // startSilent serves a UDP server on loopback that reads every datagram
 // and answers none, until tb ends.
 func startSilent(tb testing.TB) string {
-	tb.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	require.NoError(tb, err)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 2048)
-		for {
-			if _, _, err := pc.ReadFrom(buf); err != nil {
-				return
-			}
-		}
-	}()
-	tb.Cleanup(func() {
-		_ = pc.Close()
-		<-done
-	})
-	return pc.LocalAddr().String()
+	return serveUDP(tb, func(net.PacketConn, []byte, net.Addr) {})
 }
