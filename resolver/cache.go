@@ -146,6 +146,7 @@ type flight struct {
 // sender only until the answer is kept (release).
 type cacheHook struct {
 	tainted atomic.Bool
+	taken   atomic.Bool // sent took its answer (in tainted's padding)
 	c       *Cache
 	q       question
 	gen     uint64
@@ -170,8 +171,14 @@ func (h *cacheHook) release() {
 // flight's sender (cacheAsk.send): a cacheable answer is stored (keep),
 // the flight's waiters are released (land) and the sender is answered.
 // A method, not a closure in send: the hook holds what the closure
-// would, and its method value is the smaller allocation.
+// would, and its method value is the smaller allocation. Only the first
+// call does anything: a resolver below that answers twice, against the
+// Starter contract, cannot store, land or answer twice, nor find the
+// sender let go of.
 func (h *cacheHook) sent(a Answer, ttl uint32) {
+	if !h.taken.CompareAndSwap(false, true) {
+		return
+	}
 	c, q, f, k := h.c, h.q, h.f, h.k
 	if !c.keepSafely(k.ctx, q, f, h, a, ttl) {
 		a = Fail(ReasonMalformed)

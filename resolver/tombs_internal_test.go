@@ -168,3 +168,29 @@ func TestFlightCollectedDuringTombstones(t *testing.T) {
 		return w.collected.Load() == w.started.Load()
 	}, 30*time.Second, 10*time.Millisecond, "flights collected while the tombstones are held: %d of %d", w.collected.Load(), w.started.Load())
 }
+
+// twiceStarter breaks the Starter contract: it hands the first answer
+// on, and then a second, different one.
+type twiceStarter struct{ funcTTL }
+
+func (twiceStarter) StartTTL(_ context.Context, name string, _ Type, done func(Answer, uint32)) {
+	done(foundA(name), 300)
+	done(Fail(ReasonServFail), 0)
+}
+
+// TestHookTakesOneAnswer: a resolver below a Cache that answers a
+// question twice gets the first answer stored and handed on, and the
+// second call does nothing: no panic (the hook let go of the sender
+// after the first), no second store or answer.
+func TestHookTakesOneAnswer(t *testing.T) {
+	t.Parallel()
+	c := NewCache(twiceStarter{}, 0)
+	var answers []Answer
+	require.NotPanics(t, func() {
+		c.Start(t.Context(), "twice.example.test", TypeA, func(a Answer) { answers = append(answers, a) })
+	})
+	require.Len(t, answers, 1, "answers handed on")
+	assert.Equal(t, Found, answers[0].Outcome, "the first answer")
+	assert.Equal(t, 1, c.Stats().Entries, "the first answer, stored")
+	assert.Equal(t, Found, c.Lookup(t.Context(), "twice.example.test", TypeA).Outcome, "served from the cache")
+}
