@@ -1,7 +1,6 @@
 package resolver
 
 import (
-	"container/list"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -21,13 +20,14 @@ const (
 	// more; see answerSize).
 	DefaultCacheBytes = 32 << 20
 	// entryOverhead estimates the bytes one entry costs beyond its answer
-	// (see answerBytes) and its name: the entry's key, expiry, size and
-	// memo (the cacheEntry less the Answer in it, 96 bytes), the list
-	// element (48), the map slot with its share of the table's room (up
-	// to about 80 just after the table grew), the rounding of the entry's
-	// strings to the allocator's sizes, and 32 bytes to spare, so that
-	// the bound errs on the side of the heap (TestCacheBoundIsHonest).
-	entryOverhead = 288
+	// (see answerBytes) and its name: the entry's key, expiry, size,
+	// memo and links (the cacheEntry less the Answer in it, 80 bytes with
+	// the allocator's rounding), the map slot with its share of the
+	// table's room (up to about 80 just after the table grew), the
+	// rounding of the entry's strings to the allocator's sizes, and 32
+	// bytes to spare, so that the bound errs on the side of the heap
+	// (TestCacheBoundIsHonest).
+	entryOverhead = 224
 	// LargeAnswerBytes is the size (answerSize, with its memo) past which
 	// an answer is large. Real answers are a few hundred bytes (an SPF or
 	// DKIM TXT record up to about 2 KB); only hostile or broken zones
@@ -98,26 +98,82 @@ type Cache struct {
 	ttl      TTLResolver
 	maxBytes int
 	now      func() time.Time
+	epoch    time.Time // now's reading the entries' expiries count from (see clock)
 
 	mu         sync.Mutex
-	entries    map[question]*list.Element // of *cacheEntry
-	lru        list.List                  // answers up to LargeAnswerBytes, most recently used first
-	large      list.List                  // larger answers, most recently used first
-	bytes      int                        // of every entry
-	largeBytes int                        // of the entries in large
+	entries    map[question]*cacheEntry
+	lru        entryList // answers up to LargeAnswerBytes, most recently used first
+	large      entryList // larger answers, most recently used first
+	bytes      int       // of every entry
+	largeBytes int       // of the entries in large
 	flights    map[question]*flight
 	gens       uint64 // the latest flight's number
 	stats      CacheStats
 }
 
+// cacheEntry is one answer held. Its links in its list are its own (no
+// list element apart), and its expiry is a count on the Cache's clock,
+// not a time.Time: an entry costs 176 bytes beside its answer's data.
 type cacheEntry struct {
-	q       question
-	gen     uint64 // the flight that stored it
-	answer  Answer
-	expires time.Time
-	size    int
-	memoKey any // the key of memo; nil: none
-	memo    any
+	q          question
+	gen        uint64 // the flight that stored it
+	answer     Answer
+	expires    time.Duration // on the Cache's clock (see clock)
+	size       int
+	memo       *entryMemo // nil: none
+	prev, next *cacheEntry
+}
+
+// entryMemo is an entry's memo, and the key it was computed for.
+type entryMemo struct {
+	key, val any
+}
+
+// memoOverhead is what answerSize charges on top of a memo's own size:
+// its entryMemo.
+const memoOverhead = 32
+
+// entryList is a doubly linked list of entries, most recently used
+// first; its zero value is empty.
+type entryList struct {
+	front, back *cacheEntry
+	n           int
+}
+
+// pushFront puts e, in no list, at the front.
+func (l *entryList) pushFront(e *cacheEntry) {
+	e.prev, e.next = nil, l.front
+	if l.front != nil {
+		l.front.prev = e
+	} else {
+		l.back = e
+	}
+	l.front = e
+	l.n++
+}
+
+// remove takes e, which is in l, out of it.
+func (l *entryList) remove(e *cacheEntry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		l.front = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		l.back = e.prev
+	}
+	e.prev, e.next = nil, nil
+	l.n--
+}
+
+// moveToFront makes e, which is in l, the most recently used.
+func (l *entryList) moveToFront(e *cacheEntry) {
+	if l.front != e {
+		l.remove(e)
+		l.pushFront(e)
+	}
 }
 
 // isLarge reports whether the entry lives in Cache.large.
@@ -229,8 +285,8 @@ func NewCache(next Resolver, maxBytes int) *Cache {
 		maxBytes = DefaultCacheBytes
 	}
 	c := &Cache{
-		next: next, maxBytes: maxBytes, now: time.Now,
-		entries: make(map[question]*list.Element), flights: make(map[question]*flight),
+		next: next, maxBytes: maxBytes, now: time.Now, epoch: time.Now(),
+		entries: make(map[question]*cacheEntry), flights: make(map[question]*flight),
 	}
 	c.ttl = recordTTL{next}
 	if t, ok := next.(TTLResolver); ok {
@@ -515,16 +571,15 @@ func (c *Cache) attach(q question, gen uint64, a Answer, m *memoReq) any {
 	memo, size := m.compute(a)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.entries[q]
+	e, ok := c.entries[q]
 	if !ok {
 		return memo
 	}
-	e := el.Value.(*cacheEntry)
-	if e.memoKey != nil || e.gen != gen {
+	if e.memo != nil || e.gen != gen {
 		return memo // another answer is held now: a's memo is not its memo
 	}
-	c.remove(el)
-	e.memoKey, e.memo, e.size = m.key, memo, e.size+size
+	c.remove(e)
+	e.memo, e.size = &entryMemo{key: m.key, val: memo}, e.size+size+memoOverhead
 	c.insert(e)
 	return memo
 }
@@ -554,19 +609,18 @@ func (c *Cache) claim(q question, m *memoReq) (a Answer, memo any, gen uint64, f
 // cache holds an answer that has not expired (an expired one goes).
 // The caller holds c.mu.
 func (c *Cache) heldLocked(q question, m *memoReq) (a Answer, memo any, gen uint64, ok bool) {
-	el, found := c.entries[q]
+	e, found := c.entries[q]
 	if !found {
 		return Answer{}, nil, 0, false
 	}
-	e := el.Value.(*cacheEntry)
-	if !c.now().Before(e.expires) {
-		c.remove(el)
+	if c.clock() >= e.expires {
+		c.remove(e)
 		return Answer{}, nil, 0, false
 	}
-	c.listOf(e).MoveToFront(el)
+	c.listOf(e).moveToFront(e)
 	c.stats.Hits++
-	if m != nil && e.memoKey == m.key {
-		memo = e.memo
+	if m != nil && e.memo != nil && e.memo.key == m.key {
+		memo = e.memo.val
 	}
 	return cloneAnswer(&e.answer), memo, e.gen, true
 }
@@ -604,7 +658,7 @@ func (c *Cache) keep(ctx context.Context, q question, f *flight, h *cacheHook, a
 	c.mu.Unlock()
 	if a.Conclusive() && ttl > 0 && !f.senderEnded {
 		c.store(&cacheEntry{q: q, gen: f.gen, answer: kept, size: answerSize(q, kept),
-			expires: c.now().Add(min(time.Duration(ttl)*time.Second, MaxCacheTTL))}, f)
+			expires: c.clock() + min(time.Duration(ttl)*time.Second, MaxCacheTTL)}, f)
 	}
 }
 
@@ -617,8 +671,8 @@ func (c *Cache) invalidate(h *cacheHook) {
 	if h.f != nil {
 		h.f.invalid = true
 	}
-	if el, ok := c.entries[h.q]; ok && el.Value.(*cacheEntry).gen == h.gen {
-		c.remove(el)
+	if e, ok := c.entries[h.q]; ok && e.gen == h.gen {
+		c.remove(e)
 		c.stats.Invalidated++
 	}
 }
@@ -637,8 +691,8 @@ func (c *Cache) store(e *cacheEntry, f *flight) {
 	if f.invalid {
 		return
 	}
-	if el, ok := c.entries[e.q]; ok {
-		c.remove(el)
+	if old, ok := c.entries[e.q]; ok {
+		c.remove(old)
 	}
 	c.insert(e)
 }
@@ -656,18 +710,19 @@ func (c *Cache) boundOf(e *cacheEntry) int {
 // insert adds e, new or removed, at the front of its list and evicts past
 // the bounds; the caller holds c.mu.
 func (c *Cache) insert(e *cacheEntry) {
-	c.entries[e.q] = c.listOf(e).PushFront(e)
+	c.listOf(e).pushFront(e)
+	c.entries[e.q] = e
 	c.bytes += e.size
 	if e.isLarge() {
 		c.largeBytes += e.size
 		for c.largeBytes > c.maxBytes/largeShare {
-			c.remove(c.large.Back())
+			c.remove(c.large.back)
 			c.stats.Evictions++
 		}
 	}
 	for c.bytes > c.maxBytes {
-		back := c.lru.Back()
-		if b := c.large.Back(); back == nil || b != nil && c.largeBytes > c.bytes/2 {
+		back := c.lru.back
+		if b := c.large.back; back == nil || b != nil && c.largeBytes > c.bytes/2 {
 			back = b // the small answers are gone, or fewer than the large ones
 		}
 		c.remove(back)
@@ -676,7 +731,7 @@ func (c *Cache) insert(e *cacheEntry) {
 }
 
 // listOf returns the list e lives in.
-func (c *Cache) listOf(e *cacheEntry) *list.List {
+func (c *Cache) listOf(e *cacheEntry) *entryList {
 	if e.isLarge() {
 		return &c.large
 	}
@@ -684,9 +739,8 @@ func (c *Cache) listOf(e *cacheEntry) *list.List {
 }
 
 // remove drops an entry; the caller holds c.mu.
-func (c *Cache) remove(el *list.Element) {
-	e := el.Value.(*cacheEntry)
-	c.listOf(e).Remove(el)
+func (c *Cache) remove(e *cacheEntry) {
+	c.listOf(e).remove(e)
 	delete(c.entries, e.q)
 	c.bytes -= e.size
 	if e.isLarge() {
@@ -699,6 +753,10 @@ func answerSize(q question, a Answer) int {
 	return entryOverhead + len(q.name) + answerBytes(a)
 }
 
+// clock returns the time since c's epoch on its clock (monotonic with
+// time.Now): what an entry's expiry counts.
+func (c *Cache) clock() time.Duration { return c.now().Sub(c.epoch) }
+
 // Purge drops every answer the Cache holds, and returns how many it
 // dropped; questions in flight go on, and a flight's answer is stored
 // as it lands. The table that held them is made anew, so that its room
@@ -708,9 +766,8 @@ func (c *Cache) Purge() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(c.entries)
-	c.entries = make(map[question]*list.Element)
-	c.lru.Init()
-	c.large.Init()
+	c.entries = make(map[question]*cacheEntry)
+	c.lru, c.large = entryList{}, entryList{}
 	c.bytes, c.largeBytes = 0, 0
 	return n
 }
@@ -720,6 +777,6 @@ func (c *Cache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Entries, s.Bytes, s.Large = len(c.entries), c.bytes, c.large.Len()
+	s.Entries, s.Bytes, s.Large = len(c.entries), c.bytes, c.large.n
 	return s
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // SetCacheClock replaces the clock of c (tests only).
-func SetCacheClock(c *Cache, now func() time.Time) { c.now = now }
+func SetCacheClock(c *Cache, now func() time.Time) { c.now, c.epoch = now, now() }
 
 // ManualClock is a clock a test moves by hand (tests only).
 type ManualClock struct {
