@@ -15,8 +15,8 @@ const (
 	// costs one round trip per five minutes instead of one per scan.
 	MaxCacheTTL = 5 * time.Minute
 	// DefaultCacheBytes is the memory bound of a Cache made with a
-	// non-positive size: about 55,000 typical answers (an A or MX record
-	// is charged about 600 bytes, what it holds on the heap and a little
+	// non-positive size: about 60,000 typical answers (an A or MX record
+	// is charged about 550 bytes, what it holds on the heap and a little
 	// more; see answerSize).
 	DefaultCacheBytes = 32 << 20
 	// entryOverhead estimates the bytes one entry costs beyond its answer

@@ -32,7 +32,7 @@ const (
 )
 
 // Sizes of the DNS cache shared across scans (-dns-cache-mb). 32 MiB holds
-// about 55,000 typical answers (resolver.DefaultCacheBytes): the shared
+// about 60,000 typical answers (resolver.DefaultCacheBytes): the shared
 // providers' records (SPF trees, MX hosts, report receivers) many times
 // over; the maximum keeps a typo from reserving the machine.
 const (
