@@ -58,10 +58,24 @@ const (
 	// stalled writer.
 	slowBodyAfter = 2 * time.Second
 	minBodyRate   = 1 << 10
+	// quietShedAfter is how long a connection must have been quiet
+	// before a newcomer whose own source holds many (fewConns or more)
+	// may take its place at the total cap. A client sends its request
+	// within a round trip of connecting, and a keep-alive connection
+	// idle for a second is idle; without it, sources holding many that
+	// reconnect as fast as they are closed shed each other's connections
+	// as soon as they are accepted, each shed wasting the accept, the
+	// goroutine and the first read of the connection it sheds (the
+	// non-readers of the capacity siege "mix": 2,600 a second,
+	// RELIABILITY.md, "Connections").
+	quietShedAfter = time.Second
 	// maxRefusing bounds the connections refused at the total cap that
 	// are being answered at once (a JSON 500 with Retry-After, then a
 	// wait of at most refuseLinger for the client to close); past it a
-	// refused connection is reset, as one over a per-source cap always is.
+	// refused connection is reset, as one over a per-source cap always
+	// is, and as one from a source holding many is (it has connections
+	// to carry its requests; answering each of a flood's would cost a
+	// goroutine, a write and a linger).
 	maxRefusing = 64
 	// refuseLinger bounds how long a refused connection is kept to hand
 	// its answer over: the client's request is read and dropped until it
@@ -147,7 +161,9 @@ type ListenerOptions struct {
 // connections the last look found: agedCache); only when every
 // connection is busy with a request and progressing is the new one
 // refused (a JSON 500 with Retry-After while fewer than maxRefusing are
-// being answered, else a reset). Quiet connections are also
+// being answered, else a reset). A newcomer whose own source holds many
+// connections takes only the place of a connection quiet for at least
+// quietShedAfter, and is reset when refused. Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
 // ConnState to the Listener's ConnState so it knows which connections are
@@ -384,9 +400,9 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 	}
 	if l.open >= limit {
 		ownMany := !exempt && l.bySrc[groups[0].key] != nil && l.bySrc[groups[0].key].n >= fewConns
-		if victim = l.victim(limit < l.maxConns, ownMany); victim == nil {
+		if victim = l.victim(limit < l.maxConns, ownMany, monoNow()); victim == nil {
 			l.refused++
-			if l.refusing < maxRefusing {
+			if l.refusing < maxRefusing && !ownMany {
 				l.refusing++
 				l.answered++
 				return nil, nil, false, true
@@ -409,7 +425,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 	}
 	l.peak = max(l.peak, len(l.bySrc))
 	lc = &limitedConn{Conn: c, l: l, groups: groups, counts: counts, exempt: exempt}
-	lc.quiet = l.quiet.PushBack(lc) // new: quiet until its first request
+	lc.quiet, lc.quietSince = l.quiet.PushBack(lc), monoNow() // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true, false
 }
@@ -458,12 +474,18 @@ func (c *limitedConn) holdsFew() bool {
 // it reconnects, and each of its newcomers costs the server a request
 // read and a close where a refusal costs a reset (RELIABILITY.md,
 // "Connections"); and a neighbour holding many in a visitor's /48 does
-// not make the visitor one. Called with mu held.
-func (l *Listener) victim(manyOnly, quietOnly bool) *limitedConn {
+// not make the visitor one. Such a newcomer takes only the place of a
+// connection quiet for quietShedAfter at now: the quiet list is in the
+// order they became quiet, so the first one of a source holding many
+// decides. Called with mu held.
+func (l *Listener) victim(manyOnly, quietOnly bool, now int64) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
 		if !c.holdsFew() {
+			if quietOnly && time.Duration(now-c.quietSince) < quietShedAfter {
+				return nil
+			}
 			l.shed++
 			return c
 		}
@@ -670,7 +692,7 @@ func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateIdle:
 		if lc.quiet == nil {
-			lc.quiet = l.quiet.PushBack(lc)
+			lc.quiet, lc.quietSince = l.quiet.PushBack(lc), monoNow()
 		}
 	case http.StateActive, http.StateHijacked:
 		if lc.quiet != nil {
@@ -724,9 +746,12 @@ type limitedConn struct {
 	groups []capKey      // its source and, for IPv6, the source's /56 and /48
 	counts []*connCount  // the open connections of each of groups (bySrc)
 	quiet  *list.Element // in l.quiet while quiet
-	all    *list.Element // in l.conns while open
-	gone   bool          // its place was given back
-	exempt bool          // from a trusted proxy: never shed for being busy
+	// quietSince is monoNow when it last became quiet (was accepted or
+	// turned idle).
+	quietSince int64
+	all        *list.Element // in l.conns while open
+	gone       bool          // its place was given back
+	exempt     bool          // from a trusted proxy: never shed for being busy
 
 	writingSince atomic.Int64 // monoNow when the Write in progress began; 0 when none
 	read         atomic.Int64 // bytes read from the connection

@@ -22,8 +22,9 @@ const (
 	// read and answered into a full buffer.
 	drainWait = 2 * time.Second
 	// drainPoll is the first interval at which the send queue is looked
-	// at; it doubles after each look, so that a connection that does not
-	// drain costs a handful of looks, not one every few milliseconds.
+	// at where the kernel cannot report it empty (see drained); it
+	// doubles after each look, so that a connection that does not drain
+	// costs a handful of looks, not one every few milliseconds.
 	drainPoll = 25 * time.Millisecond
 )
 
@@ -83,9 +84,18 @@ func extendWrite(w http.ResponseWriter) {
 }
 
 // drained waits at most wait for c's send queue to empty and reports
-// whether it did.
+// whether it did: parked until the kernel reports the queue empty where
+// it can (waitSent), else looking at it again at growing intervals. A
+// flood of non-reading connections, each waiting here, then costs the
+// server no wake-up until each one's wait ends.
 func drained(c *limitedConn, wait time.Duration) bool {
+	if unsent(c.Conn) == 0 {
+		return true
+	}
 	deadline := time.Now().Add(wait)
+	if sent, handled := waitSent(c.Conn, deadline); handled {
+		return sent
+	}
 	for poll := drainPoll; unsent(c.Conn) > 0; poll *= 2 {
 		left := time.Until(deadline)
 		if left <= 0 {

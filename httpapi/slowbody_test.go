@@ -118,3 +118,59 @@ func TestConnReserveCoversBusy(t *testing.T) {
 	assert.Equal(t, 1, l.Stats().BusyShed)
 	assert.Equal(t, 16, l.Stats().Open)
 }
+
+// TestManyHoldersDoNotShedFreshConns: at the total cap, a newcomer whose
+// own source holds many connections does not take the place of a
+// connection quiet for less than quietShedAfter (one just accepted,
+// another flood connection's), and is reset rather than answered; once
+// that connection has been quiet for quietShedAfter it may. A source
+// holding few still takes the place of a connection just accepted.
+func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
+	t.Parallel()
+	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
+	admit := func(ip string) (*limitedConn, bool, bool) {
+		lc, victim, ok, answer := l.admit(fromConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 1}})
+		if victim != nil {
+			l.ConnState(victim, http.StateClosed)
+		}
+		return lc, ok, answer
+	}
+	var first *limitedConn
+	for _, ip := range []string{"203.0.113.1", "203.0.113.2"} {
+		for range 7 {
+			lc, ok, _ := admit(ip)
+			require.True(t, ok)
+			if first == nil {
+				first = lc
+			}
+		}
+	}
+	// Fourteen places, the cap less its reserve, held by two sources,
+	// every connection quiet (accepted, no request yet) for less than
+	// quietShedAfter.
+	require.Equal(t, 14, l.Stats().Open)
+	_, ok, answer := admit("203.0.113.1")
+	assert.False(t, ok, "a source holding many sheds no connection just accepted")
+	assert.False(t, answer, "and is reset, not answered")
+	assert.Zero(t, l.Stats().Shed)
+	assert.Equal(t, 1, l.Stats().Refused)
+
+	l.mu.Lock()
+	first.quietSince -= int64(quietShedAfter)
+	l.mu.Unlock()
+	_, ok, _ = admit("203.0.113.2")
+	assert.True(t, ok, "a connection quiet for quietShedAfter may be shed for it")
+	assert.Equal(t, 1, l.Stats().Shed)
+	assert.True(t, first.gone, "the one quiet longest")
+	_, ok, _ = admit("203.0.113.2")
+	assert.False(t, ok, "the next quiet one is still too fresh")
+
+	_, ok, _ = admit("198.51.100.7")
+	assert.True(t, ok, "a source holding none takes a place of the reserve")
+	_, ok, _ = admit("198.51.100.8")
+	assert.True(t, ok, "and another")
+	_, ok, _ = admit("198.51.100.9")
+	assert.True(t, ok, "at the total cap, a source holding none sheds a connection just accepted of a source holding many")
+	assert.Equal(t, 2, l.Stats().Shed)
+	assert.Equal(t, 16, l.Stats().Open)
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -11,6 +12,11 @@ import (
 // bytes sent and waiting for their acknowledgement, which a client far
 // away or on a lossy link has in flight without being slow to read.
 const siocoutqnsd = 0x894B
+
+// tcpNotsentLowat is Linux's TCP_NOTSENT_LOWAT (since 3.12): a TCP
+// socket reports itself writable only while fewer bytes than this are
+// unsent. 0 restores the system's default (net.ipv4.tcp_notsent_lowat).
+const tcpNotsentLowat = 25
 
 // unsent returns the bytes c has written that are not yet sent (a peer
 // that does not read closes its receive window once its buffer is full,
@@ -24,11 +30,54 @@ func unsent(c net.Conn) int {
 	if err != nil {
 		return 0
 	}
+	var n int
+	_ = raw.Control(func(fd uintptr) { n = unsentFD(fd) })
+	return n
+}
+
+// unsentFD is unsent for a descriptor.
+func unsentFD(fd uintptr) int {
 	var n int32
-	_ = raw.Control(func(fd uintptr) {
-		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, siocoutqnsd, uintptr(unsafe.Pointer(&n))); errno != 0 {
-			n = 0
-		}
-	})
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, siocoutqnsd, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		return 0
+	}
 	return int(n)
+}
+
+// waitSent waits until nothing c has written is unsent, or until
+// deadline, and reports whether it was all sent; handled is false when
+// it cannot wait that way (not a TCP socket, or the option refused), and
+// the caller must look by itself. It waits parked in the runtime's
+// poller, not by looking again and again: with TCP_NOTSENT_LOWAT at 1
+// the socket turns writable only when its last unsent byte leaves. The
+// option and c's write deadline are restored before it returns (the
+// caller sets the deadline of what it writes next).
+func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false, false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return false, false
+	}
+	var set bool
+	_ = raw.Control(func(fd uintptr) {
+		set = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat, 1) == nil
+	})
+	if !set {
+		return false, false
+	}
+	defer func() {
+		_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat, 0) })
+		_ = c.SetWriteDeadline(time.Time{})
+	}()
+	if err := c.SetWriteDeadline(deadline); err != nil {
+		return false, true
+	}
+	err = raw.Write(func(fd uintptr) bool {
+		sent = unsentFD(fd) == 0
+		return sent
+	})
+	return sent && err == nil, true
 }

@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWaitSent: waitSent waits until the peer has taken every unsent
+// byte, reports false when its deadline comes first, and leaves the
+// socket's TCP_NOTSENT_LOWAT at the system's default and its write
+// deadline cleared, so that what is written next is neither held back
+// nor cut off.
+func TestWaitSent(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer peer.Close()
+	c, err := ln.Accept()
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+
+	sent, handled := waitSent(c, time.Now().Add(time.Second))
+	require.True(t, handled)
+	assert.True(t, sent, "nothing written: nothing unsent")
+
+	chunk := make([]byte, 16<<10)
+	for {
+		require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
+		if _, err := c.Write(chunk); err != nil {
+			break
+		}
+	}
+	require.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
+	sent, handled = waitSent(c, time.Now().Add(200*time.Millisecond))
+	require.True(t, handled)
+	assert.False(t, sent, "the deadline came while bytes were unsent")
+	assertRestored(t, c)
+
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	sent, handled = waitSent(c, time.Now().Add(time.Minute))
+	require.True(t, handled)
+	assert.True(t, sent, "the peer read everything")
+	assert.Zero(t, unsent(c))
+	assertRestored(t, c)
+	_, err = c.Write(chunk) // the peer reads: no deadline is needed, and none is left
+	assert.NoError(t, err, "a write after the wait goes through")
+}
+
+// assertRestored checks that c's TCP_NOTSENT_LOWAT is back at the
+// system's default (0).
+func assertRestored(t *testing.T, c net.Conn) {
+	t.Helper()
+	raw, err := c.(*net.TCPConn).SyscallConn()
+	require.NoError(t, err)
+	lowat, gerr := -1, error(nil)
+	require.NoError(t, raw.Control(func(fd uintptr) {
+		lowat, gerr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat)
+	}))
+	require.NoError(t, gerr)
+	assert.Zero(t, lowat, "TCP_NOTSENT_LOWAT restored")
+}
