@@ -58,16 +58,18 @@ const (
 	// stalled writer.
 	slowBodyAfter = 2 * time.Second
 	minBodyRate   = 1 << 10
-	// quietShedAfter is how long a connection must have been quiet
-	// before a newcomer whose own source holds many (fewConns or more)
-	// may take its place at the total cap. A client sends its request
-	// within a round trip of connecting, and a keep-alive connection
-	// idle for a second is idle; without it, sources holding many that
-	// reconnect as fast as they are closed shed each other's connections
-	// as soon as they are accepted, each shed wasting the accept, the
-	// goroutine and the first read of the connection it sheds (the
-	// non-readers of the capacity siege "mix": 2,600 a second,
-	// RELIABILITY.md, "Connections").
+	// quietShedAfter is how long a connection accepted must have waited
+	// for its first request before a newcomer whose own source holds
+	// many (fewConns or more) may take its place at the total cap. A
+	// client sends its request within a round trip of connecting;
+	// without it, sources holding many that reconnect as fast as they
+	// are closed shed each other's connections as soon as they are
+	// accepted, each shed wasting the accept, the goroutine and the
+	// first read of the connection it sheds (the non-readers of the
+	// capacity siege "mix": 2,600 a second, RELIABILITY.md,
+	// "Connections"). A connection idle between requests may be taken
+	// at any age: a source that keeps its idle connections busy now and
+	// then does not make them its own.
 	quietShedAfter = time.Second
 	// maxRefusing bounds the connections refused at the total cap that
 	// are being answered at once (a JSON 500 with Retry-After, then a
@@ -162,8 +164,9 @@ type ListenerOptions struct {
 // connection is busy with a request and progressing is the new one
 // refused (a JSON 500 with Retry-After while fewer than maxRefusing are
 // being answered, else a reset). A newcomer whose own source holds many
-// connections takes only the place of a connection quiet for at least
-// quietShedAfter, and is reset when refused. Quiet connections are also
+// connections takes the place of a connection that has not sent its
+// first request only once that one has waited quietShedAfter, and is
+// reset when refused. Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
 // ConnState to the Listener's ConnState so it knows which connections are
@@ -398,9 +401,10 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 	if !exempt && !l.holdsFew(groups) {
 		limit -= l.reserve
 	}
+	now := monoNow()
 	if l.open >= limit {
 		ownMany := !exempt && l.bySrc[groups[0].key] != nil && l.bySrc[groups[0].key].n >= fewConns
-		if victim = l.victim(limit < l.maxConns, ownMany, monoNow()); victim == nil {
+		if victim = l.victim(limit < l.maxConns, ownMany, now); victim == nil {
 			l.refused++
 			if l.refusing < maxRefusing && !ownMany {
 				l.refusing++
@@ -425,7 +429,7 @@ func (l *Listener) admit(c net.Conn) (lc, victim *limitedConn, ok, answer bool) 
 	}
 	l.peak = max(l.peak, len(l.bySrc))
 	lc = &limitedConn{Conn: c, l: l, groups: groups, counts: counts, exempt: exempt}
-	lc.quiet, lc.quietSince = l.quiet.PushBack(lc), monoNow() // new: quiet until its first request
+	lc.quiet, lc.accepted = l.quiet.PushBack(lc), now // new: quiet until its first request
 	lc.all = l.conns.PushBack(lc)
 	return lc, victim, true, false
 }
@@ -474,17 +478,16 @@ func (c *limitedConn) holdsFew() bool {
 // it reconnects, and each of its newcomers costs the server a request
 // read and a close where a refusal costs a reset (RELIABILITY.md,
 // "Connections"); and a neighbour holding many in a visitor's /48 does
-// not make the visitor one. Such a newcomer takes only the place of a
-// connection quiet for quietShedAfter at now: the quiet list is in the
-// order they became quiet, so the first one of a source holding many
-// decides. Called with mu held.
+// not make the visitor one. Such a newcomer passes over a connection
+// that has waited for its first request for less than quietShedAfter at
+// now. Called with mu held.
 func (l *Listener) victim(manyOnly, quietOnly bool, now int64) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
 		if !c.holdsFew() {
-			if quietOnly && time.Duration(now-c.quietSince) < quietShedAfter {
-				return nil
+			if quietOnly && !c.served && time.Duration(now-c.accepted) < quietShedAfter {
+				continue
 			}
 			l.shed++
 			return c
@@ -692,9 +695,10 @@ func (l *Listener) ConnState(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateIdle:
 		if lc.quiet == nil {
-			lc.quiet, lc.quietSince = l.quiet.PushBack(lc), monoNow()
+			lc.quiet = l.quiet.PushBack(lc)
 		}
 	case http.StateActive, http.StateHijacked:
+		lc.served = true
 		if lc.quiet != nil {
 			l.quiet.Remove(lc.quiet)
 			lc.quiet = nil
@@ -746,12 +750,13 @@ type limitedConn struct {
 	groups []capKey      // its source and, for IPv6, the source's /56 and /48
 	counts []*connCount  // the open connections of each of groups (bySrc)
 	quiet  *list.Element // in l.quiet while quiet
-	// quietSince is monoNow when it last became quiet (was accepted or
-	// turned idle).
-	quietSince int64
-	all        *list.Element // in l.conns while open
-	gone       bool          // its place was given back
-	exempt     bool          // from a trusted proxy: never shed for being busy
+	all    *list.Element // in l.conns while open
+	gone   bool          // its place was given back
+	exempt bool          // from a trusted proxy: never shed for being busy
+	// accepted is monoNow when it was admitted; served, that a request
+	// began on it since.
+	accepted int64
+	served   bool
 
 	writingSince atomic.Int64 // monoNow when the Write in progress began; 0 when none
 	read         atomic.Int64 // bytes read from the connection

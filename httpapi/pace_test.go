@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"io"
 	"log"
 	"net"
@@ -147,4 +148,28 @@ func TestUnsentCountsOnlyUnsent(t *testing.T) {
 	assert.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
 	go func() { _, _ = io.Copy(io.Discard, peer) }()
 	eventually(t, "the queue to drain", func() bool { return unsent(c) == 0 })
+}
+
+// TestPipelinedReaderServed: a client that pipelines three page
+// requests and reads its answers a little later (a receive buffer
+// smaller than the answers keeps part of each unsent meanwhile) gets all
+// three: the wait for the previous answer to leave ends when it leaves.
+func TestPipelinedReaderServed(t *testing.T) {
+	t.Parallel()
+	_, addr := serveWith(t, New(&FakeService{}, Options{}), ListenerOptions{}, nil)
+	c := dialFrom(t, "127.0.0.5", addr)
+	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(32<<10))
+	_, err := io.WriteString(c, strings.Repeat("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 3))
+	require.NoError(t, err)
+	time.Sleep(50 * time.Millisecond)
+	br := bufio.NewReader(c)
+	for i := range 3 {
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(time.Minute)))
+		resp, err := http.ReadResponse(br, nil)
+		require.NoError(t, err, "answer %d", i+1)
+		_, err = io.Copy(io.Discard, resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	}
 }

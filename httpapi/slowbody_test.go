@@ -121,10 +121,12 @@ func TestConnReserveCoversBusy(t *testing.T) {
 
 // TestManyHoldersDoNotShedFreshConns: at the total cap, a newcomer whose
 // own source holds many connections does not take the place of a
-// connection quiet for less than quietShedAfter (one just accepted,
-// another flood connection's), and is reset rather than answered; once
-// that connection has been quiet for quietShedAfter it may. A source
-// holding few still takes the place of a connection just accepted.
+// connection that has waited for its first request for less than
+// quietShedAfter (one just accepted, another flood connection's), and
+// is reset rather than answered; once that connection has waited
+// quietShedAfter it may, and a connection idle between requests it may
+// take at any age. A source holding few still takes the place of a
+// connection just accepted.
 func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	t.Parallel()
 	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
@@ -135,19 +137,17 @@ func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 		}
 		return lc, ok, answer
 	}
-	var first *limitedConn
+	var held []*limitedConn
 	for _, ip := range []string{"203.0.113.1", "203.0.113.2"} {
 		for range 7 {
 			lc, ok, _ := admit(ip)
 			require.True(t, ok)
-			if first == nil {
-				first = lc
-			}
+			held = append(held, lc)
 		}
 	}
 	// Fourteen places, the cap less its reserve, held by two sources,
-	// every connection quiet (accepted, no request yet) for less than
-	// quietShedAfter.
+	// every connection accepted less than quietShedAfter ago and waiting
+	// for its first request.
 	require.Equal(t, 14, l.Stats().Open)
 	_, ok, answer := admit("203.0.113.1")
 	assert.False(t, ok, "a source holding many sheds no connection just accepted")
@@ -156,14 +156,23 @@ func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	assert.Equal(t, 1, l.Stats().Refused)
 
 	l.mu.Lock()
-	first.quietSince -= int64(quietShedAfter)
+	held[3].accepted -= int64(quietShedAfter)
 	l.mu.Unlock()
 	_, ok, _ = admit("203.0.113.2")
-	assert.True(t, ok, "a connection quiet for quietShedAfter may be shed for it")
+	assert.True(t, ok, "a connection that waited quietShedAfter for its first request may be shed for it")
 	assert.Equal(t, 1, l.Stats().Shed)
-	assert.True(t, first.gone, "the one quiet longest")
+	assert.True(t, held[3].gone)
 	_, ok, _ = admit("203.0.113.2")
-	assert.False(t, ok, "the next quiet one is still too fresh")
+	assert.False(t, ok, "the others are still too fresh")
+
+	// A connection that served a request and is idle again, however
+	// recently, is not protected.
+	l.ConnState(held[9], http.StateActive)
+	l.ConnState(held[9], http.StateIdle)
+	_, ok, _ = admit("203.0.113.1")
+	assert.True(t, ok, "a connection idle between requests may be shed at any age")
+	assert.True(t, held[9].gone)
+	assert.Equal(t, 2, l.Stats().Shed)
 
 	_, ok, _ = admit("198.51.100.7")
 	assert.True(t, ok, "a source holding none takes a place of the reserve")
@@ -171,6 +180,6 @@ func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	assert.True(t, ok, "and another")
 	_, ok, _ = admit("198.51.100.9")
 	assert.True(t, ok, "at the total cap, a source holding none sheds a connection just accepted of a source holding many")
-	assert.Equal(t, 2, l.Stats().Shed)
+	assert.Equal(t, 3, l.Stats().Shed)
 	assert.Equal(t, 16, l.Stats().Open)
 }

@@ -76,8 +76,31 @@ func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 		return false, true
 	}
 	err = raw.Write(func(fd uintptr) bool {
-		sent = unsentFD(fd) == 0
+		if sent = unsentFD(fd) == 0; sent {
+			return true
+		}
+		armWriteSpace(fd)
+		sent = unsentFD(fd) == 0 // the queue may have emptied before it was armed
 		return sent
 	})
 	return sent && err == nil, true
+}
+
+// pollOut is poll(2)'s POLLOUT.
+const pollOut = 0x4
+
+// armWriteSpace has the kernel wake the runtime's poller when fd turns
+// writable: it polls fd for POLLOUT without waiting, and the poll,
+// finding the socket unwritable, marks it as wanting space. Without
+// that mark the kernel sends no wake-up when the send queue empties (it
+// marks a socket only when a poll or a write finds it full, and a
+// previous answer that went into the queue whole never did), and the
+// wait would last until its deadline.
+func armWriteSpace(fd uintptr) {
+	pfd := struct {
+		fd              int32
+		events, revents int16
+	}{int32(fd), pollOut, 0}
+	var zero syscall.Timespec
+	_, _, _ = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
 }

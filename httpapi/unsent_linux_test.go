@@ -70,3 +70,47 @@ func assertRestored(t *testing.T, c net.Conn) {
 	require.NoError(t, gerr)
 	assert.Zero(t, lowat, "TCP_NOTSENT_LOWAT restored")
 }
+
+// TestWaitSentWakesWithoutFullQueue: the answer before was written into
+// the send queue whole (no write found the socket full, so the kernel
+// had no reason yet to report space), and the peer reads it all 100 ms
+// into the wait: the wait ends then, not at its deadline.
+func TestWaitSentWakesWithoutFullQueue(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer peer.Close()
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	c, err := ln.Accept()
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
+	for total := 0; unsent(c) < 8<<10 && total < 100<<10; {
+		n, err := c.Write(make([]byte, 4<<10)) // well within the send buffer: never full
+		require.NoError(t, err)
+		total += n
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.Positive(t, unsent(c))
+	read := make(chan struct{})
+	go func() {
+		<-read
+		_, _ = io.Copy(io.Discard, peer)
+	}()
+	waited := make(chan bool, 1)
+	go func() {
+		sent, _ := waitSent(c, time.Now().Add(time.Minute))
+		waited <- sent
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(read)
+	select {
+	case sent := <-waited:
+		assert.True(t, sent)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the peer read everything, and the wait went on")
+	}
+}
