@@ -44,17 +44,46 @@ var capacityPhases = []siegePhase{
 	{"v6-64: 64 /48s (8 /64s each) x 1 slow scan", slowV6Networks},
 	{"slow-body: 500 addresses x 32 slow-body connections", slowBodies},
 	{"mix: 250 slow-scan addresses, 80 non-readers, a key spray", func(ctx context.Context, base string, c *counters) {
+		parts := mixParts(os.Getenv(mixEnv))
 		var wg sync.WaitGroup
-		for _, f := range []func(){
-			func() { slowFrom(ctx, base, c, capMixSlow, 1, capSource(0)) },
-			func() { nonReaders(ctx, base, c) },
-			func() { keyFlood(ctx, base, c) },
+		for part, f := range map[string]func(){
+			mixSlow:       func() { slowFrom(ctx, base, c, capMixSlow, 1, capSource(0)) },
+			mixNonReaders: func() { nonReaders(ctx, base, c) },
+			mixSpray:      func() { keyFlood(ctx, base, c) },
 		} {
-			wg.Add(1)
-			go func() { defer wg.Done(); f() }()
+			if parts[part] {
+				wg.Go(f)
+			}
 		}
 		wg.Wait()
 	}},
+}
+
+// The parts of the capacity siege mix (-mix), and the environment
+// variable that hands the choice to the siege's attacking process.
+const (
+	mixSlow       = "slow"
+	mixNonReaders = "non-readers"
+	mixSpray      = "spray"
+	mixEnv        = "MAILAUTH_ABUSE_MIX"
+)
+
+// mixParts parses -mix: a comma-separated list of mix's parts, or empty
+// for all of them; nil when it names anything else.
+func mixParts(list string) map[string]bool {
+	parts := map[string]bool{}
+	if list == "" {
+		list = mixSlow + "," + mixNonReaders + "," + mixSpray
+	}
+	for _, p := range strings.Split(list, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case mixSlow, mixNonReaders, mixSpray:
+			parts[p] = true
+		default:
+			return nil
+		}
+	}
+	return parts
 }
 
 // capSource returns the i-th address of the block starting at block

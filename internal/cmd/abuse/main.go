@@ -8,7 +8,7 @@
 //
 //	abuse -mode attack [-hostile 20] [-unloaded 30s] [-attack 60s]
 //	abuse -mode siege [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip slow-ipv4,slow-ipv6,non-reading] [-attacker-sched idle]
-//	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix] [-attacker-sched idle]
+//	abuse -mode capacity [-unloaded 30s] [-attack 60s] [-recover 2m] [-skip fresh-500,fresh-250x3,v6-64,slow-body,mix] [-mix slow,non-readers,spray] [-attacker-sched idle]
 //	abuse -mode spray [-recover 2m]
 //	abuse -mode soak [-soak 10m] [-sample 10s] [-recover 2m]
 //	abuse -mode memory [-sample 20ms] [-memory-domain big|slow]   # as many concurrent scans as the service has slots, twice
@@ -78,8 +78,10 @@ type options struct {
 	skip    string
 	// memDomain is -memory-domain: "big" or "slow" (memoryDomains).
 	memDomain string
-	cpuProf   string
-	trace     string
+	// mix is -mix: the parts of the capacity siege mix (mixParts).
+	mix     string
+	cpuProf string
+	trace   string
 	// attackerSched is the siege attackers' scheduling policy (schedIdle
 	// or schedNormal).
 	attackerSched string
@@ -105,6 +107,7 @@ func main() {
 	flag.StringVar(&o.zone, "zone", "testdata/zones/scan.zone", "zone file of the well-behaved domains")
 	flag.StringVar(&o.base, "base", "", "(load process) base URL of the lab")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated attack roles to leave out: slow, conns, fanout, leak, big, keyflood (attack); slow-ipv4, slow-ipv6, non-reading (siege); icmp-sweep, icmp-live, undecodable, refused, forge, undecodable-slow, case-downgrade, forge-downgraded (spoof)")
+	flag.StringVar(&o.mix, "mix", "", "(capacity) the parts of the siege mix to run, comma-separated: slow (its 250 slow-scan addresses), non-readers (the 80 non-readers), spray (the key spray); empty: all three")
 	flag.StringVar(&o.memDomain, "memory-domain", "big", "what -mode memory fills every slot with: big (the big hostile domain) or slow (the never-answering one)")
 	flag.StringVar(&o.attackerSched, "attacker-sched", schedIdle, "scheduling policy of the siege and capacity attackers' processes: idle (SCHED_IDLE: only cores the server, the lab's DNS and the well-behaved client leave idle) or normal (the same as theirs)")
 	flag.StringVar(&o.cpuProf, "cpuprofile", "", "write the server's CPU profile during the load to this file (go tool pprof)")
@@ -131,6 +134,14 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(runCapacityAttacker(i, o.base))
+	}
+	if mixParts(o.mix) == nil {
+		fmt.Fprintln(os.Stderr, "abuse: -mix lists the parts of mix to run: slow, non-readers, spray")
+		os.Exit(2)
+	}
+	if o.mix != "" {
+		// The load process and the siege's attacking process inherit it.
+		_ = os.Setenv(mixEnv, o.mix)
 	}
 	if o.attackerSched != schedIdle && o.attackerSched != schedNormal {
 		fmt.Fprintln(os.Stderr, "abuse: -attacker-sched must be idle or normal")
