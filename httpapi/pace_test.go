@@ -125,17 +125,7 @@ func TestUnsentCountsOnlyUnsent(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("SIOCOUTQNSD is Linux's")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	peer, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	defer peer.Close()
-	c, err := ln.Accept()
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
-	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	c, peer := tcpPair(t)
 	assert.Zero(t, unsent(c))
 	// Write until the send buffer is full: the peer reads nothing.
 	chunk := make([]byte, 16<<10)
@@ -172,4 +162,25 @@ func TestPipelinedReaderServed(t *testing.T) {
 		resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	}
+}
+
+// tcpPair returns the two ends of a TCP connection over loopback, closed
+// when the test ends: c, the server's, with a 64 KiB send buffer as the
+// listener gives each connection, and peer, the client's, with a 4 KiB
+// receive buffer, so that what c writes and peer does not read soon
+// stays unsent.
+func tcpPair(t *testing.T) (c, peer net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	peer, err = net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { peer.Close() })
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	c, err = ln.Accept()
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(connWriteBuffer))
+	return c, peer
 }

@@ -18,17 +18,7 @@ import (
 // nor cut off.
 func TestWaitSent(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	peer, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	defer peer.Close()
-	c, err := ln.Accept()
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
-	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	c, peer := tcpPair(t)
 
 	sent, handled := waitSent(c, time.Now().Add(time.Second))
 	require.True(t, handled)
@@ -53,7 +43,7 @@ func TestWaitSent(t *testing.T) {
 	assert.True(t, sent, "the peer read everything")
 	assert.Zero(t, unsent(c))
 	assertRestored(t, c)
-	_, err = c.Write(chunk) // the peer reads: no deadline is needed, and none is left
+	_, err := c.Write(chunk) // the peer reads: no deadline is needed, and none is left
 	assert.NoError(t, err, "a write after the wait goes through")
 }
 
@@ -77,17 +67,7 @@ func assertRestored(t *testing.T, c net.Conn) {
 // into the wait: the wait ends then, not at its deadline.
 func TestWaitSentWakesWithoutFullQueue(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	peer, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	defer peer.Close()
-	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
-	c, err := ln.Accept()
-	require.NoError(t, err)
-	defer c.Close()
-	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(64<<10))
+	c, peer := tcpPair(t)
 	for total := 0; unsent(c) < 8<<10 && total < 100<<10; {
 		n, err := c.Write(make([]byte, 4<<10)) // well within the send buffer: never full
 		require.NoError(t, err)
