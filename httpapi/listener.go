@@ -68,8 +68,8 @@ const (
 	// first read of the connection it sheds (the non-readers of the
 	// capacity siege "mix": 2,600 a second, RELIABILITY.md,
 	// "Connections"). A connection idle between requests may be taken
-	// at any age: a source that keeps its idle connections busy now and
-	// then does not make them its own.
+	// at any age when it is the one quiet longest: a source that keeps
+	// its idle connections busy now and then does not make them its own.
 	quietShedAfter = time.Second
 	// maxRefusing bounds the connections refused at the total cap that
 	// are being answered at once (a JSON 500 with Retry-After, then a
@@ -164,9 +164,9 @@ type ListenerOptions struct {
 // connection is busy with a request and progressing is the new one
 // refused (a JSON 500 with Retry-After while fewer than maxRefusing are
 // being answered, else a reset). A newcomer whose own source holds many
-// connections takes the place of a connection that has not sent its
-// first request only once that one has waited quietShedAfter, and is
-// reset when refused. Quiet connections are also
+// connections is refused when the quiet connection it would take has
+// not sent its first request and was accepted less than quietShedAfter
+// ago, and is reset when refused. Quiet connections are also
 // freed by the http.Server's timeouts (ReadHeaderTimeout, IdleTimeout),
 // which close them through this Listener's accounting. Set the server's
 // ConnState to the Listener's ConnState so it knows which connections are
@@ -478,16 +478,19 @@ func (c *limitedConn) holdsFew() bool {
 // it reconnects, and each of its newcomers costs the server a request
 // read and a close where a refusal costs a reset (RELIABILITY.md,
 // "Connections"); and a neighbour holding many in a visitor's /48 does
-// not make the visitor one. Such a newcomer passes over a connection
-// that has waited for its first request for less than quietShedAfter at
-// now. Called with mu held.
+// not make the visitor one. Such a newcomer is refused when the quiet
+// connection of a source holding many that has been quiet longest is
+// still waiting for its first request and was accepted less than
+// quietShedAfter before now; it takes no newer one instead, which would
+// let a flood's fresh connections push others' idle ones forward.
+// Called with mu held.
 func (l *Listener) victim(manyOnly, quietOnly bool, now int64) *limitedConn {
 	var spared *limitedConn
 	for e := l.quiet.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
 		if !c.holdsFew() {
 			if quietOnly && !c.served && time.Duration(now-c.accepted) < quietShedAfter {
-				continue
+				return nil // not a newer one instead: the flood's own would push a visitor's idle one forward
 			}
 			l.shed++
 			return c

@@ -120,13 +120,14 @@ func TestConnReserveCoversBusy(t *testing.T) {
 }
 
 // TestManyHoldersDoNotShedFreshConns: at the total cap, a newcomer whose
-// own source holds many connections does not take the place of a
-// connection that has waited for its first request for less than
-// quietShedAfter (one just accepted, another flood connection's), and
-// is reset rather than answered; once that connection has waited
-// quietShedAfter it may, and a connection idle between requests it may
-// take at any age. A source holding few still takes the place of a
-// connection just accepted.
+// own source holds many connections does not take the place of the
+// quiet connection of a source holding many that has been quiet
+// longest while that one has waited for its first request for less
+// than quietShedAfter (another flood connection just accepted), nor of
+// a newer one instead, and is reset rather than answered; once that
+// connection has waited quietShedAfter it may, and a connection idle
+// between requests it may take at any age. A source holding few still
+// takes the place of a connection just accepted.
 func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	t.Parallel()
 	l := LimitListener(nil, ListenerOptions{MaxConns: 16, MaxConnsPerSource: 100})
@@ -147,29 +148,35 @@ func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	}
 	// Fourteen places, the cap less its reserve, held by two sources,
 	// every connection accepted less than quietShedAfter ago and waiting
-	// for its first request.
+	// for its first request but one, which served a request and is idle
+	// again (the newest quiet one).
+	l.ConnState(held[13], http.StateActive)
+	l.ConnState(held[13], http.StateIdle)
 	require.Equal(t, 14, l.Stats().Open)
 	_, ok, answer := admit("203.0.113.1")
-	assert.False(t, ok, "a source holding many sheds no connection just accepted")
+	assert.False(t, ok, "a source holding many sheds no connection just accepted, nor the idle one behind it")
 	assert.False(t, answer, "and is reset, not answered")
+	assert.False(t, held[13].gone)
 	assert.Zero(t, l.Stats().Shed)
 	assert.Equal(t, 1, l.Stats().Refused)
 
 	l.mu.Lock()
-	held[3].accepted -= int64(quietShedAfter)
+	held[0].accepted -= int64(quietShedAfter)
 	l.mu.Unlock()
-	_, ok, _ = admit("203.0.113.2")
-	assert.True(t, ok, "a connection that waited quietShedAfter for its first request may be shed for it")
+	newcomer, ok, _ := admit("203.0.113.2")
+	assert.True(t, ok, "the connection quiet longest waited quietShedAfter for its first request: it may be shed")
 	assert.Equal(t, 1, l.Stats().Shed)
-	assert.True(t, held[3].gone)
+	assert.True(t, held[0].gone)
 	_, ok, _ = admit("203.0.113.2")
-	assert.False(t, ok, "the others are still too fresh")
+	assert.False(t, ok, "the next one quiet longest is still too fresh")
 
-	// A connection that served a request and is idle again, however
-	// recently, is not protected.
-	l.ConnState(held[9], http.StateActive)
+	// Every connection busy but one, idle between requests for a moment:
+	// it may be shed at any age.
+	for _, lc := range append(held[1:], newcomer) {
+		l.ConnState(lc, http.StateActive)
+	}
 	l.ConnState(held[9], http.StateIdle)
-	_, ok, _ = admit("203.0.113.1")
+	newcomer, ok, _ = admit("203.0.113.1")
 	assert.True(t, ok, "a connection idle between requests may be shed at any age")
 	assert.True(t, held[9].gone)
 	assert.Equal(t, 2, l.Stats().Shed)
@@ -180,6 +187,7 @@ func TestManyHoldersDoNotShedFreshConns(t *testing.T) {
 	assert.True(t, ok, "and another")
 	_, ok, _ = admit("198.51.100.9")
 	assert.True(t, ok, "at the total cap, a source holding none sheds a connection just accepted of a source holding many")
+	assert.True(t, newcomer.gone)
 	assert.Equal(t, 3, l.Stats().Shed)
 	assert.Equal(t, 16, l.Stats().Open)
 }
