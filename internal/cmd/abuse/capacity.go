@@ -60,7 +60,8 @@ var capacityPhases = []siegePhase{
 }
 
 // The parts of the capacity siege mix (-mix), and the environment
-// variable that hands the choice to the siege's attacking process.
+// variable that hands the choice to the siege's attacking process (set
+// by runCapacity for each attacker it starts).
 const (
 	mixSlow       = "slow"
 	mixNonReaders = "non-readers"
@@ -185,7 +186,7 @@ func runCapacityAttacker(i int, base string) int {
 // capacity siege (after capWarmup, at most attack), and watches the
 // server's RSS for recover after each. timesAddr serves the server's
 // side of the good client's requests (serverTimes).
-func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool, sched string) siegeResult {
+func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration, skip map[string]bool, sched, mix string) siegeResult {
 	var res siegeResult
 	var rec recorder
 	res.Good = capacityGood()
@@ -205,7 +206,7 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		mem.BeforeKB, _ = serverRSSKB()
 		cpu0 := cpuTicks()
 		began := time.Now()
-		a, err := startPhaseAttacker(capacityEnv, i, base, sched)
+		a, err := startPhaseAttacker(capacityEnv, i, base, sched, mixEnv+"="+mix)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "abuse: capacity attacker:", err)
 			continue
@@ -220,7 +221,11 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 		load := loadAvg()
 		server := readServerSide(timesAddr)
 		rep := a.stop()
-		r := siegePhaseResult{Name: p.name, Good: good.summary(), Hostile: rep.Hostile,
+		name := p.name
+		if strings.HasPrefix(name, "mix:") && mix != "" {
+			name += " (-mix " + mix + ")" // the report says which parts ran
+		}
+		r := siegePhaseResult{Name: name, Good: good.summary(), Hostile: rep.Hostile,
 			LoadCPU: (cpuTicks() - cpu0) * 10, AttackCPU: rep.CPUms, AttackSched: rep.Sched,
 			AttackFor: time.Since(began).Round(time.Second), LoadAvg: load}
 		r.Good.Server = server
@@ -233,14 +238,16 @@ func runCapacity(base, timesAddr string, unloaded, attack, recover time.Duration
 }
 
 // startPhaseAttacker starts the child that runs phase i of the list env
-// names, at the scheduling policy sched names (attackerSchedEnv).
-func startPhaseAttacker(env string, i int, base, sched string) (*attacker, error) {
+// names, at the scheduling policy sched names (attackerSchedEnv), with
+// the environment variables extra (NAME=value) set as well.
+func startPhaseAttacker(env string, i int, base, sched string, extra ...string) (*attacker, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-base", base)
 	cmd.Env = append(os.Environ(), env+"="+strconv.Itoa(i), loadEnv+"=", attackerSchedEnv+"="+sched)
+	cmd.Env = append(cmd.Env, extra...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	stdin, err := cmd.StdinPipe()

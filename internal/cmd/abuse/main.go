@@ -139,10 +139,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "abuse: -mix lists the parts of mix to run: slow, non-readers, spray")
 		os.Exit(2)
 	}
-	if o.mix != "" {
-		// The load process and the siege's attacking process inherit it.
-		_ = os.Setenv(mixEnv, o.mix)
-	}
 	if o.attackerSched != schedIdle && o.attackerSched != schedNormal {
 		fmt.Fprintln(os.Stderr, "abuse: -attacker-sched must be idle or normal")
 		os.Exit(2)
@@ -179,7 +175,7 @@ func load(o options) int {
 	case "siege":
 		v = runSiege(o.base, o.unloaded, o.attack, o.recover, skipSet(o.skip), o.attackerSched)
 	case "capacity":
-		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip), o.attackerSched)
+		v = runCapacity(o.base, o.timesAddr, o.unloaded, o.attack, o.recover, skipSet(o.skip), o.attackerSched, o.mix)
 	case "spray":
 		v = runSpray(o.base)
 	case "spoof":
@@ -263,7 +259,7 @@ func runLoad(o options, l *lab, start time.Time) ([]byte, []sample, error) {
 		return nil, nil, err
 	}
 	args := []string{"-mode", o.mode, "-base", "http://" + l.addr, "-hostile", fmt.Sprint(o.hostile),
-		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip, "-attacker-sched", o.attackerSched,
+		"-unloaded", o.unloaded.String(), "-attack", o.attack.String(), "-soak", o.soak.String(), "-recover", o.recover.String(), "-skip", o.skip, "-mix", o.mix, "-attacker-sched", o.attackerSched,
 		"-dns-addr", l.dnsAddr, "-drops-addr", l.dropsAddr, "-times-addr", l.timesAddr, "-spoof-rate", fmt.Sprint(o.spoofRate), "-spoof-delay", o.spoofDelay.String(), "-memory-domain", o.memDomain}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), loadEnv+"=1")
