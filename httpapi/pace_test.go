@@ -6,7 +6,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,30 +115,6 @@ func TestPipelinedNonReaderClosed(t *testing.T) {
 		"the non-reading connection is still open")
 }
 
-// TestUnsentCountsOnlyUnsent: unsent reports the bytes left in the send
-// queue while the peer does not read (its receive window closed), and
-// none once the peer has read them: what it counts is what was not sent,
-// not what waits for an acknowledgement.
-func TestUnsentCountsOnlyUnsent(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("SIOCOUTQNSD is Linux's")
-	}
-	c, peer := tcpPair(t)
-	assert.Zero(t, unsent(c))
-	// Write until the send buffer is full: the peer reads nothing.
-	chunk := make([]byte, 16<<10)
-	for {
-		require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
-		if _, err := c.Write(chunk); err != nil {
-			break
-		}
-	}
-	assert.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
-	go func() { _, _ = io.Copy(io.Discard, peer) }()
-	eventually(t, "the queue to drain", func() bool { return unsent(c) == 0 })
-}
-
 // TestPipelinedReaderServed: a client that pipelines three page
 // requests and reads its answers a little later (a receive buffer
 // smaller than the answers keeps part of each unsent meanwhile) gets all
@@ -162,25 +137,4 @@ func TestPipelinedReaderServed(t *testing.T) {
 		resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 	}
-}
-
-// tcpPair returns the two ends of a TCP connection over loopback, closed
-// when the test ends: c, the server's, with a 64 KiB send buffer as the
-// listener gives each connection, and peer, the client's, with a 4 KiB
-// receive buffer, so that what c writes and peer does not read soon
-// stays unsent.
-func tcpPair(t *testing.T) (c, peer net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	peer, err = net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	t.Cleanup(func() { peer.Close() })
-	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
-	c, err = ln.Accept()
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(connWriteBuffer))
-	return c, peer
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -24,13 +25,7 @@ func TestWaitSent(t *testing.T) {
 	require.True(t, handled)
 	assert.True(t, sent, "nothing written: nothing unsent")
 
-	chunk := make([]byte, 16<<10)
-	for {
-		require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
-		if _, err := c.Write(chunk); err != nil {
-			break
-		}
-	}
+	fillSendQueue(t, c)
 	require.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
 	sent, handled = waitSent(c, time.Now().Add(200*time.Millisecond))
 	require.True(t, handled)
@@ -43,7 +38,7 @@ func TestWaitSent(t *testing.T) {
 	assert.True(t, sent, "the peer read everything")
 	assert.Zero(t, unsent(c))
 	assertRestored(t, c)
-	_, err := c.Write(chunk) // the peer reads: no deadline is needed, and none is left
+	_, err := c.Write(make([]byte, 16<<10)) // the peer reads: no deadline is needed, and none is left
 	assert.NoError(t, err, "a write after the wait goes through")
 }
 
@@ -93,4 +88,60 @@ func TestWaitSentWakesWithoutFullQueue(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the peer read everything, and the wait went on")
 	}
+}
+
+// TestUnsentCountsOnlyUnsent: unsent reports the bytes left in the send
+// queue while the peer does not read (its receive window closed), and
+// none once the peer has read them: what it counts is what was not sent,
+// not what waits for an acknowledgement.
+func TestUnsentCountsOnlyUnsent(t *testing.T) {
+	t.Parallel()
+	c, peer := tcpPair(t)
+	assert.Zero(t, unsent(c))
+	fillSendQueue(t, c)
+	assert.Positive(t, unsent(c), "the peer does not read: bytes stay unsent")
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	eventually(t, "the queue to drain", func() bool { return unsent(c) == 0 })
+}
+
+// fillSendQueue writes to c until its send queue is full (a write blocks
+// past a short deadline) with bytes in it unsent, as when its peer does
+// not read, and clears the deadline. A write that times out before any
+// byte is unsent (the writer held up past the deadline on a busy
+// machine) does not end it.
+func fillSendQueue(t *testing.T, c net.Conn) {
+	t.Helper()
+	chunk := make([]byte, 16<<10)
+	for {
+		require.NoError(t, c.SetWriteDeadline(time.Now().Add(100*time.Millisecond)))
+		_, err := c.Write(chunk)
+		if err != nil {
+			require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+			if unsent(c) > 0 {
+				break
+			}
+		}
+	}
+	require.NoError(t, c.SetWriteDeadline(time.Time{}))
+}
+
+// tcpPair returns the two ends of a TCP connection over loopback, closed
+// when the test ends: c, the server's, with a 64 KiB send buffer as the
+// listener gives each connection, and peer, the client's, with a 4 KiB
+// receive buffer, so that what c writes and peer does not read soon
+// stays unsent.
+func tcpPair(t *testing.T) (c, peer net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	peer, err = net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { peer.Close() })
+	require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+	c, err = ln.Accept()
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(connWriteBuffer))
+	return c, peer
 }
