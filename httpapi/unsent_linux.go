@@ -44,7 +44,8 @@ func unsentFD(fd uintptr) int {
 	return int(n)
 }
 
-// waitSent waits until nothing c has written is unsent, or until
+// waitSent waits until nothing c has written is unsent, until the
+// connection is over (the peer reset it: see closedFD), or until
 // deadline, and reports whether it was all sent; handled is false when
 // it cannot wait that way (not a TCP socket, or the option refused), and
 // the caller must look by itself. It waits parked in the runtime's
@@ -76,12 +77,12 @@ func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 		return false, true
 	}
 	err = raw.Write(func(fd uintptr) bool {
-		if sent = unsentFD(fd) == 0; sent {
+		if sent = unsentFD(fd) == 0; sent || closedFD(fd) {
 			return true
 		}
 		armWriteSpace(fd)
 		sent = unsentFD(fd) == 0 // the queue may have emptied before it was armed
-		return sent
+		return sent || closedFD(fd)
 	})
 	return sent && err == nil, true
 }
@@ -103,4 +104,22 @@ func armWriteSpace(fd uintptr) {
 	}{int32(fd), pollOut, 0}
 	var zero syscall.Timespec
 	_, _, _ = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+}
+
+// tcpStateClose is Linux's TCP_CLOSE, the first byte of struct tcp_info
+// (TCP_INFO): the connection is over.
+const tcpStateClose = 7
+
+// closedFD reports whether fd's TCP connection is over: its peer reset
+// it (as a peer does that closes with answers unread). What was unsent
+// then will never leave, though SIOCOUTQNSD still counts it (the
+// sequence numbers stay as they were), so a wait for it to leave ends
+// now instead of at its deadline. It reads the state without clearing
+// the socket's pending error, as SO_ERROR would.
+func closedFD(fd uintptr) bool {
+	var state uint8
+	size := uint32(unsafe.Sizeof(state))
+	_, _, errno := syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.IPPROTO_TCP, syscall.TCP_INFO,
+		uintptr(unsafe.Pointer(&state)), uintptr(unsafe.Pointer(&size)), 0)
+	return errno == 0 && state == tcpStateClose
 }

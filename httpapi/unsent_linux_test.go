@@ -90,6 +90,53 @@ func TestWaitSentWakesWithoutFullQueue(t *testing.T) {
 	}
 }
 
+// TestWaitSentEndsWhenPeerResets: a peer that resets the connection
+// with answers unread (it closed without reading them) ends the wait at
+// once, not at its deadline, though the bytes it never took still count
+// as unsent: nothing more will leave, and the handler's connection goes.
+func TestWaitSentEndsWhenPeerResets(t *testing.T) {
+	t.Parallel()
+	c, peer := tcpPair(t)
+	fillSendQueue(t, c)
+	waited := make(chan bool, 1)
+	go func() {
+		sent, handled := waitSent(c, time.Now().Add(10*time.Minute))
+		assert.True(t, handled)
+		waited <- sent
+	}()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, peer.(*net.TCPConn).SetLinger(0))
+	require.NoError(t, peer.Close()) // a reset
+	select {
+	case sent := <-waited:
+		assert.False(t, sent, "the peer took nothing")
+	case <-time.After(time.Minute):
+		t.Fatal("the peer reset the connection, and the wait went on")
+	}
+	assertRestored(t, c)
+
+	c2, peer2 := tcpPair(t)
+	fillSendQueue(t, c2)
+	require.NoError(t, peer2.(*net.TCPConn).SetLinger(0))
+	require.NoError(t, peer2.Close())
+	eventually(t, "the reset to arrive", func() bool { return closed(c2) })
+	sent, handled := waitSent(c2, time.Now().Add(10*time.Minute))
+	require.True(t, handled)
+	assert.False(t, sent, "reset before the wait began")
+	assert.Positive(t, unsent(c2), "the unsent bytes still count: the state, not the count, ends the wait")
+}
+
+// closed reports closedFD for c.
+func closed(c net.Conn) bool {
+	raw, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		return false
+	}
+	var gone bool
+	_ = raw.Control(func(fd uintptr) { gone = closedFD(fd) })
+	return gone
+}
+
 // TestUnsentCountsOnlyUnsent: unsent reports the bytes left in the send
 // queue while the peer does not read (its receive window closed), and
 // none once the peer has read them: what it counts is what was not sent,
