@@ -45,7 +45,7 @@ func unsentFD(fd uintptr) int {
 }
 
 // waitSent waits until nothing c has written is unsent, until the
-// connection is over (the peer reset it: see closedFD), or until
+// connection is over (the peer reset it: see pollWrite), or until
 // deadline, and reports whether it was all sent; handled is false when
 // it cannot wait that way (not a TCP socket, or the option refused), and
 // the caller must look by itself. It waits parked in the runtime's
@@ -77,49 +77,48 @@ func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 		return false, true
 	}
 	err = raw.Write(func(fd uintptr) bool {
-		if sent = unsentFD(fd) == 0; sent || closedFD(fd) {
+		if sent = unsentFD(fd) == 0; sent {
 			return true
 		}
-		armWriteSpace(fd)
+		if pollWrite(fd) {
+			return true // over: nothing unsent will leave
+		}
 		sent = unsentFD(fd) == 0 // the queue may have emptied before it was armed
-		return sent || closedFD(fd)
+		return sent
 	})
 	return sent && err == nil, true
 }
 
-// pollOut is poll(2)'s POLLOUT.
-const pollOut = 0x4
+// poll(2)'s events: POLLOUT, and the two a socket reports whatever was
+// asked, POLLERR and POLLHUP.
+const (
+	pollOut = 0x4
+	pollErr = 0x8
+	pollHup = 0x10
+)
 
-// armWriteSpace has the kernel wake the runtime's poller when fd turns
-// writable: it polls fd for POLLOUT without waiting, and the poll,
-// finding the socket unwritable, marks it as wanting space. Without
-// that mark the kernel sends no wake-up when the send queue empties (it
-// marks a socket only when a poll or a write finds it full, and a
-// previous answer that went into the queue whole never did), and the
-// wait would last until its deadline.
-func armWriteSpace(fd uintptr) {
+// pollWrite has the kernel wake the runtime's poller when fd turns
+// writable, and reports whether the connection is over. It polls fd for
+// POLLOUT without waiting, and the poll, finding the socket unwritable,
+// marks it as wanting space. Without that mark the kernel sends no
+// wake-up when the send queue empties (it marks a socket only when a
+// poll or a write finds it full, and a previous answer that went into
+// the queue whole never did), and the wait would last until its
+// deadline. The connection is over when the poll reports a hang-up or
+// an error: the peer reset it (as a peer does that closes with answers
+// unread), and what is unsent will never leave, though SIOCOUTQNSD
+// still counts it (the sequence numbers stay as they were). The reset
+// wakes the poller too, so the wait ends then, not at its deadline.
+// The poll speaks for the whole connection, also where it is carried
+// by several subflows (multipath TCP), one of which may be reset while
+// the others carry the answer. A peer that only half-closes (its FIN)
+// may still read, and is not over.
+func pollWrite(fd uintptr) (over bool) {
 	pfd := struct {
 		fd              int32
 		events, revents int16
 	}{int32(fd), pollOut, 0}
 	var zero syscall.Timespec
-	_, _, _ = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
-}
-
-// tcpStateClose is Linux's TCP_CLOSE, the first byte of struct tcp_info
-// (TCP_INFO): the connection is over.
-const tcpStateClose = 7
-
-// closedFD reports whether fd's TCP connection is over: its peer reset
-// it (as a peer does that closes with answers unread). What was unsent
-// then will never leave, though SIOCOUTQNSD still counts it (the
-// sequence numbers stay as they were), so a wait for it to leave ends
-// now instead of at its deadline. It reads the state without clearing
-// the socket's pending error, as SO_ERROR would.
-func closedFD(fd uintptr) bool {
-	var state uint8
-	size := uint32(unsafe.Sizeof(state))
-	_, _, errno := syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.IPPROTO_TCP, syscall.TCP_INFO,
-		uintptr(unsafe.Pointer(&state)), uintptr(unsafe.Pointer(&size)), 0)
-	return errno == 0 && state == tcpStateClose
+	n, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+	return errno == 0 && n == 1 && pfd.revents&(pollErr|pollHup) != 0
 }

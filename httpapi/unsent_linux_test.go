@@ -1,15 +1,20 @@
 package httpapi
 
 import (
+	"context"
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mailauth/mailauth/internal/netnstest"
 )
 
 // TestWaitSent: waitSent waits until the peer has taken every unsent
@@ -123,17 +128,17 @@ func TestWaitSentEndsWhenPeerResets(t *testing.T) {
 	sent, handled := waitSent(c2, time.Now().Add(10*time.Minute))
 	require.True(t, handled)
 	assert.False(t, sent, "reset before the wait began")
-	assert.Positive(t, unsent(c2), "the unsent bytes still count: the state, not the count, ends the wait")
+	assert.Positive(t, unsent(c2), "the unsent bytes still count: the poll, not the count, ends the wait")
 }
 
-// closed reports closedFD for c.
+// closed reports whether c's connection is over, as pollWrite tells it.
 func closed(c net.Conn) bool {
 	raw, err := c.(*net.TCPConn).SyscallConn()
 	if err != nil {
 		return false
 	}
 	var gone bool
-	_ = raw.Control(func(fd uintptr) { gone = closedFD(fd) })
+	_ = raw.Control(func(fd uintptr) { gone = pollWrite(fd) })
 	return gone
 }
 
@@ -191,4 +196,86 @@ func tcpPair(t *testing.T) (c, peer net.Conn) {
 	t.Cleanup(func() { c.Close() })
 	require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(connWriteBuffer))
 	return c, peer
+}
+
+// TestWaitSentMultipathSubflowReset: a multipath TCP client (the
+// service's listener accepts MPTCP, as Go's listeners do) whose first
+// subflow is reset, before the wait or during it, and which reads on its
+// second, gets the rest of its answer: the wait ends when the answer has
+// left, not at the reset of one subflow. It runs in a network namespace
+// of its own, where 127.0.0.2 on lo is a second path.
+func TestWaitSentMultipathSubflowReset(t *testing.T) {
+	if !netnstest.Enter(t, [][]string{
+		{"link", "set", "lo", "up"},
+		{"mptcp", "limits", "set", "subflows", "4", "add_addr_accepted", "4"},
+		{"mptcp", "endpoint", "add", "127.0.0.2", "dev", "lo", "subflow"},
+	}) {
+		return
+	}
+	for _, resetFirst := range []bool{true, false} {
+		ln, err := Listen(context.Background(), "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close() // open until the end: the peer's second subflow joins through it
+		var d net.Dialer
+		d.SetMultipathTCP(true)
+		peer, err := d.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer peer.Close()
+		require.NoError(t, peer.(*net.TCPConn).SetReadBuffer(4<<10))
+		c, err := ln.Accept()
+		require.NoError(t, err)
+		defer c.Close()
+		mp, err := c.(*net.TCPConn).MultipathTCP()
+		require.NoError(t, err)
+		require.True(t, mp, "the service's listener accepts MPTCP")
+		require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(connWriteBuffer))
+
+		// A byte each way establishes the connection fully; the peer's
+		// path manager then opens its second subflow.
+		_, err = peer.Write([]byte("x"))
+		require.NoError(t, err)
+		_, err = io.ReadFull(c, make([]byte, 1))
+		require.NoError(t, err)
+		_, err = c.Write([]byte("y"))
+		require.NoError(t, err)
+		_, err = io.ReadFull(peer, make([]byte, 1))
+		require.NoError(t, err)
+		server := ln.Addr().String()
+		eventually(t, "a second subflow", func() bool {
+			out, err := exec.Command("ss", "-tnH", "state", "established", "dst", server).CombinedOutput()
+			return err == nil && strings.Count(string(out), "\n") >= 2
+		})
+		fillSendQueue(t, c)
+		resetSubflow := func() { // the first subflow, the peer's end: it sends a reset
+			out, err := exec.Command("ss", "-K", "-tn", "src", peer.LocalAddr().String(), "dst", server).CombinedOutput()
+			require.NoError(t, err, "ss -K: %s", out)
+		}
+
+		waited := make(chan bool, 1)
+		wait := func() {
+			go func() {
+				sent, handled := waitSent(c, time.Now().Add(10*time.Minute))
+				assert.True(t, handled)
+				waited <- sent
+			}()
+		}
+		if resetFirst {
+			resetSubflow()
+			time.Sleep(50 * time.Millisecond)
+			wait()
+		} else {
+			wait()
+			time.Sleep(50 * time.Millisecond)
+			resetSubflow()
+		}
+		time.Sleep(50 * time.Millisecond)
+		go func() { _, _ = io.Copy(io.Discard, peer) }()
+		select {
+		case sent := <-waited:
+			assert.True(t, sent, "reset first: %v: the peer reads on its second subflow", resetFirst)
+		case <-time.After(time.Minute):
+			t.Fatalf("reset first: %v: the peer read everything, and the wait went on", resetFirst)
+		}
+		assertRestored(t, c)
+	}
 }

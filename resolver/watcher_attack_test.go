@@ -5,12 +5,10 @@ package resolver_test
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/mailauth/mailauth/internal/netnstest"
 	"github.com/mailauth/mailauth/resolver"
 )
 
@@ -248,10 +247,10 @@ func starveTrial(t *testing.T, attack starveAttack) (kept bool, why string) {
 // (fromPeer) takes a datagram from the server, whose scope ID is that of
 // lo, as the peer's (peerScope), not as from a wrong source.
 //
-// It runs in a network namespace of its own (see inNetns), where lo
+// It runs in a network namespace of its own (see netnstest.Enter), where lo
 // carries fe80::1; it needs root and ip(8).
 func TestWatcherLinkLocalServer(t *testing.T) {
-	if !inNetns(t, [][]string{{"link", "set", "lo", "up"}, {"-6", "addr", "add", "fe80::1/64", "dev", "lo", "nodad"}}) {
+	if !netnstest.Enter(t, [][]string{{"link", "set", "lo", "up"}, {"-6", "addr", "add", "fe80::1/64", "dev", "lo", "nodad"}}) {
 		return
 	}
 	for _, watched := range []bool{false, true} {
@@ -270,7 +269,7 @@ func TestWatcherLinkLocalServer(t *testing.T) {
 // evict the forgery: the peer's scope ID is the kernel's (getpeername at
 // dial, peerScope), 1, never worked out from the zone's name.
 func TestWatcherNumericInterfaceName(t *testing.T) {
-	if !inNetns(t, [][]string{{"link", "set", "lo", "name", "7"}, {"link", "set", "7", "up"}, {"-6", "addr", "add", "fe80::1/64", "dev", "7", "nodad"}}) {
+	if !netnstest.Enter(t, [][]string{{"link", "set", "lo", "name", "7"}, {"link", "set", "7", "up"}, {"-6", "addr", "add", "fe80::1/64", "dev", "7", "nodad"}}) {
 		return
 	}
 	ifi, err := net.InterfaceByName("7")
@@ -371,41 +370,6 @@ func awaitReachable(t *testing.T, pc net.PacketConn) {
 		}
 	}
 	require.FailNow(t, "the link-local server never received a datagram")
-}
-
-// netnsEnv names the test that runs, in a child process, in a network
-// namespace of its own (inNetns).
-const netnsEnv = "WATCHER_ATTACK_NETNS"
-
-// inNetns reports whether t runs in a network namespace of its own, set
-// up by ip(8) with each of setup, and should go on. If not, it runs t
-// again in this test binary, as a child process in a new network
-// namespace (which needs root), logs its output, fails if it failed, and
-// reports false; it skips t where that cannot be done.
-func inNetns(t *testing.T, setup [][]string) bool {
-	t.Helper()
-	if os.Getenv(netnsEnv) != t.Name() {
-		if _, err := exec.LookPath("ip"); err != nil {
-			t.Skip("needs ip(8)")
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), netnsEnv+"="+t.Name())
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-		out, err := cmd.CombinedOutput()
-		if errors.Is(err, syscall.EPERM) {
-			t.Skipf("a network namespace needs root: %v", err)
-		}
-		t.Logf("in its own network namespace:\n%s", out)
-		if err != nil {
-			t.Fatalf("failed in its network namespace: %v", err)
-		}
-		return false
-	}
-	for _, args := range setup {
-		out, err := exec.Command("ip", args...).CombinedOutput()
-		require.NoError(t, err, "ip %v: %s", args, out)
-	}
-	return true
 }
 
 // floodEnv, set to 1, runs the tests that flood the client from helper
