@@ -52,7 +52,8 @@ func unsentFD(fd uintptr) int {
 // poller, not by looking again and again: with TCP_NOTSENT_LOWAT at 1
 // the socket turns writable only when its last unsent byte leaves. The
 // option and c's write deadline are restored before it returns (the
-// caller sets the deadline of what it writes next).
+// caller sets the deadline of what it writes next). c must not have
+// shut its writing (CloseWrite): see pollWrite.
 func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -107,7 +108,11 @@ const (
 // deadline. The connection is over when the poll reports a hang-up or
 // an error: the peer reset it (as a peer does that closes with answers
 // unread), and what is unsent will never leave, though SIOCOUTQNSD
-// still counts it (the sequence numbers stay as they were). The reset
+// still counts it (the sequence numbers stay as they were). A hang-up
+// is also reported for a socket shut both ways, whose peer may still
+// read what is unsent: so waitSent is called only on a connection whose
+// writing the server has not shut (it is called before a request is
+// answered; the server shuts its writing only as it ends a connection). The reset
 // wakes the poller too, so the wait ends then, not at its deadline.
 // The poll speaks for the whole connection, also where it is carried
 // by several subflows (multipath TCP), one of which may be reset while
