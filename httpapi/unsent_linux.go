@@ -4,19 +4,18 @@ import (
 	"net"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
-// siocoutqnsd is Linux's SIOCOUTQNSD (since 2.6.38): the bytes of a TCP
-// socket's send queue not yet sent. Unlike SIOCOUTQ it leaves out the
-// bytes sent and waiting for their acknowledgement, which a client far
-// away or on a lossy link has in flight without being slow to read.
-const siocoutqnsd = 0x894B
-
-// tcpNotsentLowat is Linux's TCP_NOTSENT_LOWAT (since 3.12): a TCP
-// socket reports itself writable only while fewer bytes than this are
-// unsent. 0 restores the system's default (net.ipv4.tcp_notsent_lowat).
-const tcpNotsentLowat = 25
+// The Linux facilities the wait uses:
+//   - SIOCOUTQNSD (since 2.6.38) gives the bytes of a TCP socket's send
+//     queue not yet sent. Unlike SIOCOUTQ it leaves out the bytes sent
+//     and waiting for their acknowledgement, which a client far away or
+//     on a lossy link has in flight without being slow to read.
+//   - TCP_NOTSENT_LOWAT (since 3.12): a TCP socket reports itself
+//     writable only while fewer bytes than this are unsent. 0 restores
+//     the system's default (net.ipv4.tcp_notsent_lowat).
 
 // unsent returns the bytes c has written that are not yet sent (a peer
 // that does not read closes its receive window once its buffer is full,
@@ -35,13 +34,15 @@ func unsent(c net.Conn) int {
 	return n
 }
 
-// unsentFD is unsent for a descriptor.
+// unsentFD is unsent for a descriptor. The kernel writes a C int, 32
+// bits: read as a Go int (IoctlGetInt), it would land in the high half
+// on a big-endian 64-bit machine.
 func unsentFD(fd uintptr) int {
-	var n int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, siocoutqnsd, uintptr(unsafe.Pointer(&n))); errno != 0 {
+	n, err := unix.IoctlGetUint32(int(fd), unix.SIOCOUTQNSD)
+	if err != nil {
 		return 0
 	}
-	return int(n)
+	return int(int32(n))
 }
 
 // waitSent waits until nothing c has written is unsent, until the
@@ -65,13 +66,13 @@ func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 	}
 	var set bool
 	_ = raw.Control(func(fd uintptr) {
-		set = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat, 1) == nil
+		set = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, 1) == nil
 	})
 	if !set {
 		return false, false
 	}
 	defer func() {
-		_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat, 0) })
+		_ = raw.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, 0) })
 		_ = c.SetWriteDeadline(time.Time{})
 	}()
 	if err := c.SetWriteDeadline(deadline); err != nil {
@@ -90,40 +91,30 @@ func waitSent(c net.Conn, deadline time.Time) (sent, handled bool) {
 	return sent && err == nil, true
 }
 
-// poll(2)'s events: POLLOUT, and the two a socket reports whatever was
-// asked, POLLERR and POLLHUP.
-const (
-	pollOut = 0x4
-	pollErr = 0x8
-	pollHup = 0x10
-)
-
 // pollWrite has the kernel wake the runtime's poller when fd turns
-// writable, and reports whether the connection is over. It polls fd for
-// POLLOUT without waiting, and the poll, finding the socket unwritable,
-// marks it as wanting space. Without that mark the kernel sends no
-// wake-up when the send queue empties (it marks a socket only when a
-// poll or a write finds it full, and a previous answer that went into
-// the queue whole never did), and the wait would last until its
-// deadline. The connection is over when the poll reports a hang-up or
-// an error: the peer reset it (as a peer does that closes with answers
-// unread), and what is unsent will never leave, though SIOCOUTQNSD
-// still counts it (the sequence numbers stay as they were). A hang-up
-// is also reported for a socket shut both ways, whose peer may still
-// read what is unsent: so waitSent is called only on a connection whose
-// writing the server has not shut (it is called before a request is
-// answered; the server shuts its writing only as it ends a connection). The reset
-// wakes the poller too, so the wait ends then, not at its deadline.
-// The poll speaks for the whole connection, also where it is carried
-// by several subflows (multipath TCP), one of which may be reset while
-// the others carry the answer. A peer that only half-closes (its FIN)
-// may still read, and is not over.
+// writable, and reports whether the connection is over.
+//
+// It polls fd for POLLOUT without waiting, and the poll, finding the
+// socket unwritable, marks it as wanting space. Without that mark the
+// kernel sends no wake-up when the send queue empties (it marks a socket
+// only when a poll or a write finds it full, and a previous answer that
+// went into the queue whole never did), and the wait would last until
+// its deadline.
+//
+// The connection is over when the poll reports a hang-up or an error:
+// the peer reset it (as a peer does that closes with answers unread),
+// and what is unsent will never leave, though SIOCOUTQNSD still counts
+// it (the sequence numbers stay as they were). The reset wakes the
+// poller too, so the wait ends then, not at its deadline. The poll
+// speaks for the whole connection, also where several subflows carry it
+// (multipath TCP) and one of them is reset while the others carry the
+// answer. A peer that only half-closes (its FIN) may still read, and is
+// not over. A socket shut both ways reports a hang-up while its peer
+// may still read what is unsent, so waitSent is not for a connection
+// whose writing the server has shut (the server shuts it only as it
+// ends a connection, never before answering a request).
 func pollWrite(fd uintptr) (over bool) {
-	pfd := struct {
-		fd              int32
-		events, revents int16
-	}{int32(fd), pollOut, 0}
-	var zero syscall.Timespec
-	n, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
-	return errno == 0 && n == 1 && pfd.revents&(pollErr|pollHup) != 0
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	n, err := unix.Ppoll(fds, &unix.Timespec{}, nil)
+	return err == nil && n == 1 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
 }

@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/mailauth/mailauth/internal/netnstest"
 )
@@ -55,7 +55,7 @@ func assertRestored(t *testing.T, c net.Conn) {
 	require.NoError(t, err)
 	lowat, gerr := -1, error(nil)
 	require.NoError(t, raw.Control(func(fd uintptr) {
-		lowat, gerr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpNotsentLowat)
+		lowat, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT)
 	}))
 	require.NoError(t, gerr)
 	assert.Zero(t, lowat, "TCP_NOTSENT_LOWAT restored")
@@ -205,6 +205,9 @@ func tcpPair(t *testing.T) (c, peer net.Conn) {
 // left, not at the reset of one subflow. It runs in a network namespace
 // of its own, where 127.0.0.2 on lo is a second path.
 func TestWaitSentMultipathSubflowReset(t *testing.T) {
+	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); err != nil {
+		t.Skipf("the kernel has no multipath TCP: %v", err)
+	}
 	if !netnstest.Enter(t, [][]string{
 		{"link", "set", "lo", "up"},
 		{"mptcp", "limits", "set", "subflows", "4", "add_addr_accepted", "4"},
