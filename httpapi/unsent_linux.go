@@ -35,8 +35,12 @@ func unsent(c net.Conn) int {
 }
 
 // unsentFD is unsent for a descriptor. The kernel writes a C int, 32
-// bits: read as a Go int (IoctlGetInt), it would land in the high half
-// on a big-endian 64-bit machine.
+// bits, and 32 bits are read: read as a Go int (IoctlGetInt), it would
+// land in the high half on a big-endian 64-bit machine. An ioctl that
+// fails counts as nothing unsent, so that a socket the kernel cannot
+// tell about is answered rather than closed; it fails only on a socket
+// that is not TCP, and waitSent waits only on one that took
+// TCP_NOTSENT_LOWAT, which only TCP does.
 func unsentFD(fd uintptr) int {
 	n, err := unix.IoctlGetUint32(int(fd), unix.SIOCOUTQNSD)
 	if err != nil {

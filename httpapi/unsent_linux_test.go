@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -205,8 +207,10 @@ func tcpPair(t *testing.T) (c, peer net.Conn) {
 // left, not at the reset of one subflow. It runs in a network namespace
 // of its own, where 127.0.0.2 on lo is a second path.
 func TestWaitSentMultipathSubflowReset(t *testing.T) {
-	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); err != nil {
+	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); errors.Is(err, fs.ErrNotExist) {
 		t.Skipf("the kernel has no multipath TCP: %v", err)
+	} else {
+		require.NoError(t, err)
 	}
 	if !netnstest.Enter(t, [][]string{
 		{"link", "set", "lo", "up"},
