@@ -82,7 +82,7 @@ func TestBenchSmoke(t *testing.T) {
 	if assert.NoError(t, err, "want the service's goroutines beside its heap profile") {
 		assert.Contains(t, string(g), "goroutine profile:", "heap.goroutine.txt: want the goroutines grouped by stack")
 	}
-	for _, f := range []string{heap, cpu} {
+	for _, f := range []string{heap, filepath.Join(dir, "heap.idle.prof"), cpu} {
 		b, err := os.ReadFile(f)
 		assert.NoError(t, err, "%s: want a gzipped profile", filepath.Base(f))
 		// pprof files are gzipped

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,7 +153,9 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		// closed, as BenchmarkScansInFlight reads its idle figures: what
 		// the snapshot above held beyond it is the requests'.
 		time.Sleep(serviceLinger)
-		idle, err := svc.memory()
+		// Its heap profile beside the snapshot's: their difference, site
+		// by site, is what a request in flight holds.
+		idle, err := svc.heapProfile(idleProfile(p.heapProfile))
 		if err != nil {
 			return r, err
 		}
@@ -182,6 +185,12 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 	sent := int(g.next.Load())
 	r.distinctShare = float64(min(sent, len(l.domains))) / float64(max(sent, 1))
 	return r, nil
+}
+
+// idleProfile is where the idle service's heap profile goes, beside the
+// one taken under load (m.prof: m.idle.prof).
+func idleProfile(path string) string {
+	return strings.TrimSuffix(path, ".prof") + ".idle.prof"
 }
 
 // loadGen is the closed-loop load generator: every client sends the scan

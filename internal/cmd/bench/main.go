@@ -43,7 +43,8 @@
 // on); -service-memprofile F writes the service's heap profile halfway
 // through the first run's memory phase (500 clients at 100 ms), after two
 // collections so that its in-use figures are those of that moment (a heap
-// profile is published one cycle late).
+// profile is published one cycle late), and the idle service's beside it
+// (F.idle.prof for F.prof), taken where the idle figures are read.
 //
 // Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
 // load average: on a shared machine, figures from a busy moment are not
