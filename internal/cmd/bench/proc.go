@@ -117,10 +117,6 @@ func (p *serviceProc) heapProfile(path string) (heapSnapshot, error) {
 	return snap, nil
 }
 
-// memory has the service process collect its garbage and returns its
-// memory.
-func (p *serviceProc) memory() (heapSnapshot, error) { return p.snapshot("memory") }
-
 // purged has the service process drop its shared DNS cache's answers,
 // collect its garbage and return its memory.
 func (p *serviceProc) purged() (heapSnapshot, error) { return p.snapshot("purge") }

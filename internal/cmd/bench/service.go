@@ -44,8 +44,6 @@ import (
 //     nanoseconds (getrusage, exact where /proc's clock ticks are 10 ms);
 //   - "heap PATH": the child collects garbage, writes a heap profile to
 //     PATH and answers with its heapSnapshot as one JSON line;
-//   - "memory": the child collects garbage and answers with its
-//     heapSnapshot (no profile) as one JSON line;
 //   - "purge": the child drops the answers of its shared DNS cache
 //     (Scanner.PurgeDNSCache), collects garbage and answers with its
 //     heapSnapshot as one JSON line;
@@ -308,11 +306,6 @@ func (s *service) command(line string) string {
 			return "error: " + err.Error()
 		}
 		return string(b)
-	case "memory":
-		snap := memoryNow()
-		st := s.scanner.DNSCacheStats()
-		snap.CacheEntries, snap.CacheBytes = st.Entries, st.Bytes
-		return jsonAnswer(snap, nil)
 	case "purge":
 		s.scanner.PurgeDNSCache()
 		snap := memoryNow()
