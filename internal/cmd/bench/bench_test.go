@@ -50,7 +50,8 @@ func TestBenchSmoke(t *testing.T) {
 	dir := t.TempDir()
 	heap := filepath.Join(dir, "heap.prof")
 	cpu := filepath.Join(dir, "cpu.prof")
-	lr, err := l.runLoad(loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap, analytics: true})
+	phase := loadPhase{clients: 3, dur: 300 * time.Millisecond, maxInFlight: 8, cpuProfile: cpu, heapProfile: heap, analytics: true}
+	lr, err := l.runLoad(phase)
 	require.NoError(t, err)
 	const loadWant = "load phase: %+v: want answered scans, no errors, the CPU of both processes measured"
 	require.NotZero(t, lr.ok, loadWant, lr)
@@ -82,7 +83,11 @@ func TestBenchSmoke(t *testing.T) {
 	if assert.NoError(t, err, "want the service's goroutines beside its heap profile") {
 		assert.Contains(t, string(g), "goroutine profile:", "heap.goroutine.txt: want the goroutines grouped by stack")
 	}
-	for _, f := range []string{heap, filepath.Join(dir, "heap.idle.prof"), cpu} {
+	if lr.inFlight > 0 && lr.idle != nil && lr.idle.CacheEntries > 0 {
+		assert.Contains(t, heapNote(phase, lr), "go run ./internal/cmd/heapparts -n ", "the heap note: want the command that gives the heap by part")
+		assert.Contains(t, heapNote(phase, lr), "-base "+filepath.Join(dir, "heap.bare.prof")+" "+heap, "the heap note: want the command that gives the heap by part")
+	}
+	for _, f := range []string{heap, filepath.Join(dir, "heap.idle.prof"), filepath.Join(dir, "heap.bare.prof"), cpu} {
 		b, err := os.ReadFile(f)
 		assert.NoError(t, err, "%s: want a gzipped profile", filepath.Base(f))
 		// pprof files are gzipped

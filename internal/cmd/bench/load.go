@@ -153,9 +153,7 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		// closed, as BenchmarkScansInFlight reads its idle figures: what
 		// the snapshot above held beyond it is the requests'.
 		time.Sleep(serviceLinger)
-		// Its heap profile beside the snapshot's: their difference, site
-		// by site, is what a request in flight holds.
-		idle, err := svc.heapProfile(idleProfile(p.heapProfile))
+		idle, err := svc.heapProfile(idleProfile(p.heapProfile, "idle"))
 		if err != nil {
 			return r, err
 		}
@@ -163,8 +161,11 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 		// The shared cache grows until the load ends: the idle service
 		// holds more answers than the snapshot did. What an answer costs
 		// the heap is what dropping them frees; the snapshot's answers
-		// are taken off at that, as BenchmarkScansInFlight does.
-		bare, err := svc.purged()
+		// are taken off at that, as BenchmarkScansInFlight does. The
+		// heap profile of the purged service, beside the snapshot's,
+		// gives site by site what the requests in flight held, and, at
+		// the cache's own sites, the answers it held at the snapshot.
+		bare, err := svc.purged(idleProfile(p.heapProfile, "bare"))
 		if err != nil {
 			return r, err
 		}
@@ -187,10 +188,10 @@ func (l *lab) load(svc *serviceProc, p loadPhase) (loadResult, error) {
 	return r, nil
 }
 
-// idleProfile is where the idle service's heap profile goes, beside the
-// one taken under load (m.prof: m.idle.prof).
-func idleProfile(path string) string {
-	return strings.TrimSuffix(path, ".prof") + ".idle.prof"
+// idleProfile is where a heap profile of the idle service goes, beside
+// the one taken under load (m.prof, "bare": m.bare.prof).
+func idleProfile(path, kind string) string {
+	return strings.TrimSuffix(path, ".prof") + "." + kind + ".prof"
 }
 
 // loadGen is the closed-loop load generator: every client sends the scan

@@ -119,7 +119,10 @@ func (p *serviceProc) heapProfile(path string) (heapSnapshot, error) {
 
 // purged has the service process drop its shared DNS cache's answers,
 // collect its garbage and return its memory.
-func (p *serviceProc) purged() (heapSnapshot, error) { return p.snapshot("purge") }
+// With a path, it also writes its heap profile there, after the purge.
+func (p *serviceProc) purged(path string) (heapSnapshot, error) {
+	return p.snapshot(strings.TrimSpace("purge " + path))
+}
 
 // snapshot sends cmd, answered with a heapSnapshot, and returns it.
 func (p *serviceProc) snapshot(cmd string) (heapSnapshot, error) {

@@ -44,8 +44,9 @@ import (
 //     nanoseconds (getrusage, exact where /proc's clock ticks are 10 ms);
 //   - "heap PATH": the child collects garbage, writes a heap profile to
 //     PATH and answers with its heapSnapshot as one JSON line;
-//   - "purge": the child drops the answers of its shared DNS cache
-//     (Scanner.PurgeDNSCache), collects garbage and answers with its
+//   - "purge" or "purge PATH": the child drops the answers of its
+//     shared DNS cache (Scanner.PurgeDNSCache), collects garbage, writes
+//     a heap profile to PATH when given, and answers with its
 //     heapSnapshot as one JSON line;
 //   - a command that fails is answered "error: " and the reason;
 //   - when stdin closes (or on SIGTERM) the child stops serving and
@@ -309,6 +310,12 @@ func (s *service) command(line string) string {
 	case "purge":
 		s.scanner.PurgeDNSCache()
 		snap := memoryNow()
+		if arg != "" {
+			var err error
+			if snap, err = writeHeapProfile(arg); err != nil {
+				return "error: " + err.Error()
+			}
+		}
 		st := s.scanner.DNSCacheStats()
 		snap.CacheEntries, snap.CacheBytes = st.Entries, st.Bytes
 		return jsonAnswer(snap, nil)

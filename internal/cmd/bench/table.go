@@ -171,6 +171,10 @@ func heapNote(p loadPhase, r loadResult) string {
 			note += fmt.Sprintf("; above the idle service, its shared DNS cache's answers taken off (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines; %.1f MiB with the cache purged, %d answers, %.0f B each on the heap, charged %.0f B each against the cache's bound; %d answers at the snapshot): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines; with the idle service's cache taken off whole, as before: heap %.0f KiB)",
 				serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, mib(int64(b.HeapLive)), i.CacheEntries, perEntry, float64(i.CacheBytes)/float64(i.CacheEntries), h.CacheEntries,
 				cacheHeap+stacks, cacheHeap, stacks, gor, heap)
+			if p.heapProfile != "" {
+				note += fmt.Sprintf("; the heap by part: go run ./internal/cmd/heapparts -n %d -off %.0f -base %s %s",
+					r.inFlight, float64(h.CacheEntries)*perEntry, idleProfile(p.heapProfile, "bare"), p.heapProfile)
+			}
 			return note
 		}
 		note += fmt.Sprintf("; above the idle service (%s after the load ended: live heap %.1f MiB, stacks %.1f MiB, %d goroutines): %.0f KiB per request in flight (heap %.0f KiB, stacks %.0f KiB, %.1f goroutines)",
