@@ -84,7 +84,7 @@ func TestBenchSmoke(t *testing.T) {
 		assert.Contains(t, string(g), "goroutine profile:", "heap.goroutine.txt: want the goroutines grouped by stack")
 	}
 	if lr.inFlight > 0 && lr.idle != nil && lr.idle.CacheEntries > 0 {
-		assert.Contains(t, heapNote(phase, lr), "go run ./internal/cmd/heapparts -n ", "the heap note: want the command that gives the heap by part")
+		assert.Contains(t, heapNote(phase, lr), "go run ./internal/cmd/profparts -n ", "the heap note: want the command that gives the heap by part")
 		assert.Contains(t, heapNote(phase, lr), "-base "+filepath.Join(dir, "heap.bare.prof")+" "+heap, "the heap note: want the command that gives the heap by part")
 	}
 	for _, f := range []string{heap, filepath.Join(dir, "heap.idle.prof"), filepath.Join(dir, "heap.bare.prof"), cpu} {

@@ -274,6 +274,9 @@ func run(o options, w io.Writer) error {
 	if len(loadRows) > 0 {
 		fmt.Fprintf(w, "service process: %s\n", gcSettings(notes.gc))
 	}
+	for _, c := range notes.cpu {
+		fmt.Fprintln(w, c)
+	}
 	if notes.heap != "" {
 		fmt.Fprintln(w, notes.heap)
 	}

@@ -100,10 +100,12 @@ func scanRow(label string, r scanResult, seqRatio float64) row {
 }
 
 // loadNotes are the figures printed under the load table: the service's
-// collector settings and its memory when the heap profile was taken.
+// collector settings, its memory when the heap profile was taken, and
+// the command that gives each CPU profile's time by part.
 type loadNotes struct {
 	gc   serviceFigures
 	heap string
+	cpu  []string
 }
 
 // loadPhases runs the load phases once (run counts from 0). Right before
@@ -129,6 +131,10 @@ func loadPhases(l *lab, o options, run int, notes *loadNotes) ([]row, map[string
 		notes.gc = r.service
 		if r.heap != nil {
 			notes.heap = heapNote(p, r)
+		}
+		if p.cpuProfile != "" && r.ok > 0 {
+			notes.cpu = append(notes.cpu, fmt.Sprintf("service CPU profile (D=%s, %d clients), by part, per scan answered: go run ./internal/cmd/profparts -n %d %s",
+				p.delay, p.clients, r.ok, p.cpuProfile))
 		}
 		perFloor := math.NaN()
 		if f := floor.perScan(); f > 0 {
@@ -172,7 +178,7 @@ func heapNote(p loadPhase, r loadResult) string {
 				serviceLinger, mib(int64(i.HeapLive)), mib(int64(i.StackInuse)), i.Goroutines, mib(int64(b.HeapLive)), i.CacheEntries, perEntry, float64(i.CacheBytes)/float64(i.CacheEntries), h.CacheEntries,
 				cacheHeap+stacks, cacheHeap, stacks, gor, heap)
 			if p.heapProfile != "" {
-				note += fmt.Sprintf("; the heap by part: go run ./internal/cmd/heapparts -n %d -off %.0f -base %s %s",
+				note += fmt.Sprintf("; the heap by part: go run ./internal/cmd/profparts -n %d -off %.0f -base %s %s",
 					r.inFlight, float64(h.CacheEntries)*perEntry, idleProfile(p.heapProfile, "bare"), p.heapProfile)
 			}
 			return note
