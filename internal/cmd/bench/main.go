@@ -43,8 +43,11 @@
 // on); -service-memprofile F writes the service's heap profile halfway
 // through the first run's memory phase (500 clients at 100 ms), after two
 // collections so that its in-use figures are those of that moment (a heap
-// profile is published one cycle late), and the idle service's beside it
-// (F.idle.prof for F.prof), taken where the idle figures are read.
+// profile is published one cycle late), and the idle service's beside it,
+// taken where the idle figures are read (F.idle.prof for F.prof, with its
+// shared DNS cache; F.bare.prof, the cache purged). The notes under the
+// load table give the command (internal/cmd/profparts) that splits each
+// of these profiles by part of the service.
 //
 // Nothing leaves 127.0.0.0/8. Every figure is printed with the machine's
 // load average: on a shared machine, figures from a busy moment are not

@@ -309,8 +309,10 @@ func (s *service) command(line string) string {
 		return string(b)
 	case "purge":
 		s.scanner.PurgeDNSCache()
-		snap := memoryNow()
-		if arg != "" {
+		var snap heapSnapshot
+		if arg == "" {
+			snap = memoryNow()
+		} else {
 			var err error
 			if snap, err = writeHeapProfile(arg); err != nil {
 				return "error: " + err.Error()

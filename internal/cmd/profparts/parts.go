@@ -13,8 +13,8 @@ import (
 )
 
 // part is one part of the service a sample can be charged to: the first
-// whose pattern a frame of the sample's stack matches, from the
-// allocating frame up.
+// whose pattern a frame of the sample's stack matches, from the frame at
+// the top of the stack (the one that allocated, or was on the CPU) down.
 type part struct {
 	name string
 	re   *regexp.Regexp
@@ -53,10 +53,10 @@ func parts() []part {
 	}
 }
 
-// sample is one stack's in-use bytes, its frames from the allocating one
-// up.
+// sample is one stack's value (bytes in use, or CPU seconds), its frames
+// from the top of the stack down.
 type sample struct {
-	bytes  float64
+	value  float64
 	frames []string
 }
 
@@ -121,7 +121,7 @@ func parseTraces(r io.Reader) (kind, []sample, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		out = append(out, sample{bytes: v, frames: []string{frameName(strings.TrimSpace(frame))}})
+		out = append(out, sample{value: v, frames: []string{frameName(strings.TrimSpace(frame))}})
 		cur = &out[len(out)-1]
 	}
 	if err := sc.Err(); err != nil {
@@ -165,17 +165,17 @@ func parseValue(k kind, s string) (float64, error) {
 	return v * mult, nil
 }
 
-// classify sums the samples' bytes by part.
+// classify sums the samples' values by part.
 func classify(samples []sample, ps []part) map[string]float64 {
 	sums := make(map[string]float64, len(ps)+1)
 	for _, s := range samples {
-		sums[partOf(s.frames, ps)] += s.bytes
+		sums[partOf(s.frames, ps)] += s.value
 	}
 	return sums
 }
 
-// partOf returns the part of the first frame, from the allocating one
-// up, that a part's pattern matches.
+// partOf returns the part of the first frame, from the top of the stack
+// down, that a part's pattern matches.
 func partOf(frames []string, ps []part) string {
 	for _, f := range frames {
 		for _, p := range ps {
