@@ -63,6 +63,10 @@ type sample struct {
 // blockSep is the line between two samples in `go tool pprof -traces`.
 const blockSep = "-----------+-------------------------------------------------------"
 
+// maxTraceLine bounds one line of the traces: a frame's function name
+// with its package path and generic shape, far below it in practice.
+const maxTraceLine = 1 << 20
+
 // kind is what a profile's values are.
 type kind int
 
@@ -82,7 +86,7 @@ func parseTraces(r io.Reader) (kind, []sample, error) {
 	var cur *sample
 	k, typed := bytesKind, false
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxTraceLine)
 	started := false
 	for sc.Scan() {
 		line := sc.Text()
@@ -191,7 +195,9 @@ func partOf(frames []string, ps []part) string {
 // profile's in-use bytes, a CPU profile's time.
 func load(path string, ps []part) (kind, map[string]float64, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("go", "tool", "pprof", "-traces", path)
+	// "--": a path that begins with "-" is a path, not one of pprof's
+	// flags.
+	cmd := exec.Command("go", "tool", "pprof", "-traces", "--", path)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return 0, nil, fmt.Errorf("go tool pprof %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
@@ -230,8 +236,9 @@ func run(w io.Writer, profile, base string, n, off float64) error {
 		}
 	}
 	val := func(v float64) float64 { return v * scale / n }
+	names := append(partNames(ps), otherPart)
 	total := 0.0
-	for _, name := range append(partNames(ps), otherPart) {
+	for _, name := range names {
 		total += a[name] - b[name]
 	}
 	// A CPU profile's parts are shares of the whole; a heap profile's are
@@ -248,7 +255,7 @@ func run(w io.Writer, profile, base string, n, off float64) error {
 	} else {
 		fmt.Fprintf(w, "| part | %s |\n|---|---|\n", unit)
 	}
-	for _, name := range append(partNames(ps), otherPart) {
+	for _, name := range names {
 		row(name, a[name]-b[name])
 	}
 	row("total", total)

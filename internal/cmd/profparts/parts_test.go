@@ -150,6 +150,14 @@ func TestRun(t *testing.T) {
 
 	assert.Error(t, run(&out, filepath.Join(dir, "missing.prof"), "", 1, 0), "a missing profile: want an error")
 
+	// A path that begins with "-" is read as a path, not taken for one
+	// of pprof's flags.
+	t.Chdir(dir)
+	require.NoError(t, os.Rename(prof, "-heap.prof"))
+	out.Reset()
+	require.NoError(t, run(&out, "-heap.prof", base, 2, 0))
+	assert.InDelta(t, 512, figureOf(t, out.String(), otherPart), 64, "%s\na path that begins with -", out.String())
+
 	// A CPU profile of this process: its parts add up to its total, in
 	// ms, with their shares.
 	cpu := filepath.Join(dir, "cpu.prof")
