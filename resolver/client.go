@@ -822,7 +822,7 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	l.timer = time.AfterFunc(time.Hour, l.ref.fn)
 	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
-		l.w.conflict = h.conflict
+		l.w.conflict = h
 	}
 	return l
 }

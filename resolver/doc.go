@@ -271,9 +271,12 @@
 //     another record; a reply whose records cannot be compared counts as
 //     contradicting. 2 s outlasts Unbound's
 //     discard-timeout (1.9 s), past which Unbound no longer answers a
-//     query. A tombstone keeps the SHA-256 digest of what is compared,
-//     not the records (under load tens of thousands of lookups are
-//     within their 2 s), each query's question as sent and its CD bit,
+//     query. A tombstone keeps the first 128 bits of the SHA-256 digest
+//     of what is compared, not the records (under load tens of thousands
+//     of lookups are within their 2 s; a forgery that survives the real
+//     reply needs records of the forger's own with the digest of records
+//     it does not choose, a second preimage), each query's question as
+//     sent and its CD bit,
 //     not the packed query (a wrong-case or cookieless reply to one still
 //     counts toward the TCP probe, which asks that question and whose
 //     answer is compared too), and the Cache's question and generation,

@@ -37,7 +37,7 @@ func TestKernelDropsEvict(t *testing.T) {
 			// set), and its query stays as a tombstone.
 			var evicted atomic.Bool
 			ended := queryEntry(t, u, "ended.example.test.")
-			ended.w.conflict = func() { evicted.Store(true) }
+			ended.w.conflict = conflictFunc(func() { evicted.Store(true) })
 			endedID, ok := s.register(&ended)
 			require.True(t, ok)
 			taken := new(dns.Msg)
@@ -102,7 +102,7 @@ func TestNoteDropsNeedsAFullBuffer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var evicted atomic.Int32
 			ended := &waiter{}
-			ended.conflict = func() { evicted.Add(1) }
+			ended.conflict = conflictFunc(func() { evicted.Add(1) })
 			ended.decide(new(dns.Msg), 0)
 			live := &waiter{}
 			s := &socket{closed: true, pending: []entry{{id: 1, w: ended, tomb: true}, {id: 2, w: live}}}

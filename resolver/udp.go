@@ -182,9 +182,11 @@ type waiter struct {
 	// undecodable: a datagram with the ID of one of its queries was no
 	// DNS message.
 	undecodable atomic.Bool
-	// conflict, when set, is called (once) when a reply comes after the
-	// lookup took a UDP answer and contradicts it (see decide).
-	conflict func()
+	// conflict, when set, is told (once) when a reply comes after the
+	// lookup took a UDP answer and contradicts it (see decide): the
+	// Cache's hook itself, held without a closure around it, which each
+	// tombstone would keep for tombstoneFor.
+	conflict conflicter
 	// kick, when set, moves the lookup on once a reply is queued on ch
 	// (see lookup.kick). Set before the lookup's first query is sent;
 	// cleared by decide, under mu.
@@ -215,13 +217,27 @@ type takenReply struct {
 	key  answerKey
 }
 
-// answerKey is the SHA-256 digest of a reply's conclusiveKey: two
-// replies agree when their digests are equal (a forger cannot make a
-// reply whose digest equals another's).
-type answerKey [sha256.Size]byte
+// conflicter is told that a reply contradicted the answer a lookup took
+// (the Cache's hook, see cacheHook.conflict).
+type conflicter interface{ conflict() }
+
+// answerKey is the first 128 bits of the SHA-256 digest of a reply's
+// conclusiveKey: two replies agree when their digests are equal. A
+// forger who wants a forgery to survive the real reply must make
+// records of its own whose digest equals that of the real ones, which
+// it does not choose: a second preimage, 2^128 work at 128 bits (a
+// collision, 2^64, needs both replies chosen). Half the digest keeps a
+// waiter, which every tombstone holds, within 96 bytes.
+type answerKey [answerKeyLen]byte
+
+// answerKeyLen is the length of an answerKey.
+const answerKeyLen = 16
 
 // keyOf returns the digest of k, a conclusiveKey.
-func keyOf(k string) answerKey { return sha256.Sum256([]byte(k)) }
+func keyOf(k string) answerKey {
+	sum := sha256.Sum256([]byte(k))
+	return answerKey(sum[:answerKeyLen])
+}
 
 func newWaiter() *waiter { return &waiter{} }
 
@@ -365,7 +381,7 @@ func (w *waiter) compare(r *reply) {
 	done, w.conflicted = w.conflicted, true
 	w.mu.Unlock()
 	if !done {
-		call()
+		call.conflict()
 	}
 }
 
@@ -382,7 +398,7 @@ func (w *waiter) suspect() {
 	}
 	w.conflicted = true
 	w.mu.Unlock()
-	call()
+	call.conflict()
 }
 
 // safeKey is conclusiveKey, and reports whether it returned: it runs on
@@ -490,7 +506,7 @@ func canonicalRR(rr dns.RR) string {
 // keeps a batch of them, and under load most are tombstones (kept
 // tombstoneFor after their lookup ended), so an entry holds only what a
 // reply is matched and handed on with, in as few bytes as its fields
-// pack into (72): not the packed query, which is sent and let go (see
+// pack into (64): not the packed query, which is sent and let go (see
 // pool.send; a probe builds its own, see askOverTCP).
 type entry struct {
 	name   string // the question's name as sent: in the case the query carried
@@ -505,12 +521,21 @@ type entry struct {
 	// query's lookup has ended; the query stays registered for its
 	// tombstone (see Client.release).
 	replied, tomb bool
-	udpSize       uint16 // the EDNS UDP size the query advertised (0: no EDNS; see askOverTCP)
-	cookie        string // the client cookie sent, in hex
+	udpSize       uint16        // the EDNS UDP size the query advertised (0: no EDNS; see askOverTCP)
+	cookie        *clientCookie // the client cookie sent (shared: one per server and hour)
 	w             *waiter
 	// icmp is set when an ICMP error reaches the query's socket while it
 	// is in flight (or every send of it met one).
 	icmp *atomic.Bool
+}
+
+// cookieHex returns the client cookie e was sent with, in hex ("" when
+// it carried none).
+func (e *entry) cookieHex() string {
+	if e.cookie == nil {
+		return ""
+	}
+	return e.cookie.hex
 }
 
 // question returns the question e asked, its name as sent.
@@ -603,15 +628,15 @@ func newClientCookie() *clientCookie {
 // the current one is cookieRotate old, which forgets the server cookie
 // (the server computes it from the client cookie, RFC 7873 §4.2). Queries
 // in flight keep the one they were sent with.
-func (u *upstream) clientCookie() string {
+func (u *upstream) clientCookie() *clientCookie {
 	cur := u.cookie.Load()
 	if time.Since(cur.born) < cookieRotate {
-		return cur.hex
+		return cur
 	}
 	if u.cookie.CompareAndSwap(cur, newClientCookie()) {
 		u.serverCookie.Store(nil)
 	}
-	return u.cookie.Load().hex
+	return u.cookie.Load()
 }
 
 // slot holds the socket that takes new queries in its turn.
@@ -638,26 +663,39 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 // two seconds). Each waits the pool's one tombstone time, so the queue
 // is in the order its entries fall due; an entry queued behind a later
 // one (the time changed, in tests) is released with it, never before its
-// time. Its zero value is ready to use.
+// time. It holds one flat entry per query, 24 bytes: not the lookup's
+// tickets, nor a time.Time, which would add 48 bytes to each tombstone
+// (tens of thousands of them under load). Its zero value is ready to use.
 type tombQueue struct {
 	mu    sync.Mutex
-	queue []tombs // in the order buried; the first falls due first
+	epoch time.Time // what dues count from (monotonic), set at the first add
+	queue []tomb    // in the order buried; the first falls due first
 	timer *time.Timer
 	armed bool // the timer is set for the first entry
 }
 
-// tombs is one ended lookup's queries, kept until due.
-type tombs struct {
-	due     time.Time
-	tickets []ticket
+// tomb is one query of an ended lookup, kept until due.
+type tomb struct {
+	due time.Duration // since the queue's epoch
+	s   *socket
+	id  uint16
 }
 
-// add releases tickets after d.
+// add releases the queries of tickets after d.
 func (q *tombQueue) add(d time.Duration, tickets []ticket) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.queue = append(q.queue, tombs{due: time.Now().Add(d), tickets: tickets})
-	if q.armed {
+	if q.epoch.IsZero() {
+		q.epoch = time.Now()
+	}
+	due := time.Since(q.epoch) + d
+	n := len(q.queue)
+	for _, t := range tickets {
+		if t.s != nil {
+			q.queue = append(q.queue, tomb{due: due, s: t.s, id: t.id})
+		}
+	}
+	if len(q.queue) == n || q.armed {
 		return
 	}
 	q.armed = true
@@ -671,25 +709,23 @@ func (q *tombQueue) add(d time.Duration, tickets []ticket) {
 // fire releases the entries that are due and sets the timer for the next.
 func (q *tombQueue) fire() {
 	q.mu.Lock()
-	now := time.Now()
+	now := time.Since(q.epoch)
 	n := 0
-	for n < len(q.queue) && !q.queue[n].due.After(now) {
+	for n < len(q.queue) && q.queue[n].due <= now {
 		n++
 	}
-	due := make([]tombs, n)
+	due := make([]tomb, n)
 	copy(due, q.queue[:n])
 	clear(q.queue[:n]) // the slice's array keeps no released socket
 	q.queue = q.queue[n:]
 	if len(q.queue) > 0 {
-		q.timer.Reset(q.queue[0].due.Sub(now))
+		q.timer.Reset(q.queue[0].due - now)
 	} else {
 		q.armed = false
 	}
 	q.mu.Unlock()
 	for _, t := range due {
-		for _, tk := range t.tickets {
-			tk.release()
-		}
+		t.s.release(t.id)
 	}
 }
 
@@ -771,7 +807,7 @@ func (u *upstream) entry(q *dns.Msg, idx int, w *waiter, e *entry) ([]byte, erro
 	m := *q
 	m.Id = 0
 	m.Question = []dns.Question{asked}
-	m.Extra = u.withCookie(q.Extra, cookie)
+	m.Extra = u.withCookie(q.Extra, cookie.hex)
 	b, err := m.Pack()
 	if err != nil {
 		return nil, fmt.Errorf("resolver: pack query: %w", err)
@@ -1260,7 +1296,7 @@ func (s *socket) handle(b []byte) {
 			e, found = s.pending[i], true
 		}
 		s.mu.Unlock()
-		return expect{q: e.question(), exact: e.exact && u.caseOn(), cookie: e.cookie, needCookie: u.cookies.Load()}, found
+		return expect{q: e.question(), exact: e.exact && u.caseOn(), cookie: e.cookieHex(), needCookie: u.cookies.Load()}, found
 	})
 	if kind == dropNone {
 		if s.replied(m.Id) {
@@ -1484,7 +1520,7 @@ func (u *upstream) askOverTCP(e entry, kind probeKind) *dns.Msg {
 	q.Id = randomID()
 	sent := mixedCase(q.Question[0].Name)
 	q.Question[0].Name = sent
-	cookie := u.clientCookie()
+	cookie := u.clientCookie().hex
 	q.Extra = u.withCookie(q.Extra, cookie)
 	dc := &dns.Client{Net: "tcp", Timeout: probeTimeout}
 	m, _, err := dc.Exchange(q, u.addr)

@@ -146,13 +146,13 @@ func TestClientCookieRotates(t *testing.T) {
 	u := p.upstream("127.0.0.1:53", nil, DefaultUDPSize)
 	const sc = "1112131415161718"
 	first := queryEntry(t, u, "a.example.test.")
-	require.Len(t, first.cookie, 2*clientCookieLen)
-	assert.Equal(t, first.cookie, queryEntry(t, u, "a.example.test.").cookie, "the same cookie within its hour")
+	require.Len(t, first.cookie.hex, 2*clientCookieLen)
+	assert.Equal(t, first.cookie.hex, queryEntry(t, u, "a.example.test.").cookie.hex, "the same cookie within its hour")
 	u.serverCookie.Store(new(string))
 	*u.serverCookie.Load() = sc
-	u.cookie.Store(&clientCookie{hex: first.cookie, born: time.Now().Add(-cookieRotate)})
+	u.cookie.Store(&clientCookie{hex: first.cookie.hex, born: time.Now().Add(-cookieRotate)})
 	second := queryEntry(t, u, "a.example.test.")
-	assert.NotEqual(t, first.cookie, second.cookie, "rotated")
+	assert.NotEqual(t, first.cookie.hex, second.cookie.hex, "rotated")
 	assert.Nil(t, u.serverCookie.Load(), "the old server cookie is forgotten")
 
 	reply := func(cookie string) *dns.Msg {
@@ -163,9 +163,9 @@ func TestClientCookieRotates(t *testing.T) {
 		m.IsEdns0().Option = []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: cookie}}
 		return m
 	}
-	u.learn(reply(first.cookie+sc), true)
+	u.learn(reply(first.cookie.hex+sc), true)
 	assert.Nil(t, u.serverCookie.Load(), "a reply to a query with the old cookie teaches nothing")
-	u.learn(reply(second.cookie+sc), true)
+	u.learn(reply(second.cookie.hex+sc), true)
 	require.NotNil(t, u.serverCookie.Load())
 	assert.Equal(t, sc, *u.serverCookie.Load())
 }
@@ -237,12 +237,17 @@ func replyA(r *dns.Msg, ip string) *dns.Msg {
 	return m
 }
 
+// conflictFunc is a conflicter run by a function.
+type conflictFunc func()
+
+func (f conflictFunc) conflict() { f() }
+
 // countingWaiter returns a waiter below a Cache (its conflict set) and
 // the count of the conflicts it reported.
 func countingWaiter() (*waiter, *atomic.Int32) {
 	w := newWaiter()
 	conflicts := new(atomic.Int32)
-	w.conflict = func() { conflicts.Add(1) }
+	w.conflict = conflictFunc(func() { conflicts.Add(1) })
 	return w, conflicts
 }
 
@@ -693,7 +698,7 @@ func TestTombstoneProbeEvictsForgery(t *testing.T) {
 
 	e := queryEntry(t, u, name)
 	var conflicts atomic.Int32
-	e.w.conflict = func() { conflicts.Add(1) }
+	e.w.conflict = conflictFunc(func() { conflicts.Add(1) })
 	id, ok := s.register(&e)
 	require.True(t, ok)
 	s.handle(replyTo(t, e, id, e.name, e.name+" 60 IN A 203.0.113.66")) // the forgery, in the query's case

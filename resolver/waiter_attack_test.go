@@ -27,7 +27,7 @@ func TestAttackDeliverRacesDecide(t *testing.T) {
 	for range 200 {
 		w := newWaiter()
 		var calls atomic.Int32
-		w.conflict = func() { calls.Add(1) }
+		w.conflict = conflictFunc(func() { calls.Add(1) })
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {
