@@ -823,6 +823,7 @@ func (c *Client) newLookup(ctx context.Context, servers []string, name string, q
 	l.r.spread = jitter
 	if h := hookOf(ctx); h != nil {
 		l.w.conflict = h
+		l.w.salt = c.pool.digestSalt()
 	}
 	return l
 }

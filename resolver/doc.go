@@ -273,10 +273,12 @@
 //     discard-timeout (1.9 s), past which Unbound no longer answers a
 //     query. A tombstone keeps the first 128 bits of the SHA-256 digest
 //     of what is compared, not the records (under load tens of thousands
-//     of lookups are within their 2 s; a forgery that survives the real
-//     reply needs records of the forger's own with the digest of records
-//     it does not choose, a second preimage), each query's question as
-//     sent and its CD bit,
+//     of lookups are within their 2 s). The digest begins with a random
+//     salt that each Client draws and never sends: a forger who can
+//     publish a record into the real answer (a name it shares with its
+//     victim) chooses part of both answers, and could otherwise search
+//     offline for two with the same 128 bits (2^64 digests). It keeps
+//     each query's question as sent and its CD bit,
 //     not the packed query (a wrong-case or cookieless reply to one still
 //     counts toward the TCP probe, which asks that question and whose
 //     answer is compared too), and the Cache's question and generation,

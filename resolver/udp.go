@@ -182,6 +182,9 @@ type waiter struct {
 	// undecodable: a datagram with the ID of one of its queries was no
 	// DNS message.
 	undecodable atomic.Bool
+	// salt is the Client's digest salt (see answerKey), set before the
+	// lookup's first query is sent.
+	salt *digestSalt
 	// conflict, when set, is told (once) when a reply comes after the
 	// lookup took a UDP answer and contradicts it (see decide): the
 	// Cache's hook itself, held without a closure around it, which each
@@ -221,21 +224,33 @@ type takenReply struct {
 // (the Cache's hook, see cacheHook.conflict).
 type conflicter interface{ conflict() }
 
-// answerKey is the first 128 bits of the SHA-256 digest of a reply's
-// conclusiveKey: two replies agree when their digests are equal. A
-// forger who wants a forgery to survive the real reply must make
-// records of its own whose digest equals that of the real ones, which
-// it does not choose: a second preimage, 2^128 work at 128 bits (a
-// collision, 2^64, needs both replies chosen). Half the digest keeps a
-// waiter, which every tombstone holds, within 96 bytes.
+// answerKey is the first 128 bits of the SHA-256 digest of a secret
+// salt followed by a reply's conclusiveKey: two replies agree when their
+// digests are equal. A forger who wants a forgery to survive the real
+// reply needs records of its own with the digest of the real ones. When
+// it can publish a record into the real answer (a name it shares with
+// its victim), it chooses part of both, and 128 bits would yield to a
+// birthday search, 2^64 digests, offline; the salt, drawn at random by
+// each Client (pool.digestSalt) and never sent, leaves nothing to search
+// offline. Half the digest keeps a waiter, which every tombstone holds,
+// within 96 bytes.
 type answerKey [answerKeyLen]byte
 
-// answerKeyLen is the length of an answerKey.
+// answerKeyLen is the length of an answerKey, and of its salt.
 const answerKeyLen = 16
 
-// keyOf returns the digest of k, a conclusiveKey.
-func keyOf(k string) answerKey {
-	sum := sha256.Sum256([]byte(k))
+// digestSalt is the secret an answerKey's digest begins with.
+type digestSalt [answerKeyLen]byte
+
+// keyOf returns the digest of k, a conclusiveKey, under salt (nil: none,
+// for waiters made without a Client in tests).
+func keyOf(salt *digestSalt, k string) answerKey {
+	var buf [512]byte // on the stack: most keys fit
+	b := buf[:0]
+	if salt != nil {
+		b = append(b, salt[:]...)
+	}
+	sum := sha256.Sum256(append(b, k...))
 	return answerKey(sum[:answerKeyLen])
 }
 
@@ -306,7 +321,7 @@ func (w *waiter) digest(taken *dns.Msg, from int) takenReply {
 	if !ok {
 		k = brokenKey
 	}
-	t.key = keyOf(k)
+	t.key = keyOf(w.salt, k)
 	return t
 }
 
@@ -372,7 +387,7 @@ func (w *waiter) compare(r *reply) {
 	case !ok: // it cannot be compared: it contradicts
 	case k == "":
 		return // it concludes nothing
-	case keyOf(k) != taken: // other records
+	case keyOf(w.salt, k) != taken: // other records
 	case int32(r.server) == from && r.msg.AuthenticatedData != ad: // the same server's other word on them
 	default:
 		return // it agrees
@@ -557,9 +572,24 @@ type pool struct {
 	watch watcher
 	// tombs releases the tombstones of ended lookups.
 	tombs tombQueue
+	// salt is what the digests of taken answers begin with (see
+	// answerKey), drawn at the first lookup.
+	salt atomic.Pointer[digestSalt]
 	// readers gives each socket a reader goroutine of its own until it
 	// holds tombstones only, as where there is no watcher (tests).
 	readers bool
+}
+
+// digestSalt returns the pool's digest salt, drawn at random on first
+// use.
+func (p *pool) digestSalt() *digestSalt {
+	if s := p.salt.Load(); s != nil {
+		return s
+	}
+	s := new(digestSalt)
+	_, _ = rand.Read(s[:]) // crypto/rand.Read never fails (Go 1.24+)
+	p.salt.CompareAndSwap(nil, s)
+	return p.salt.Load()
 }
 
 // count counts one dropped datagram or ICMP error.
@@ -668,7 +698,7 @@ func (p *pool) upstream(server string, log *slog.Logger, udpSize uint16) *upstre
 // (tens of thousands of them under load). Its zero value is ready to use.
 type tombQueue struct {
 	mu    sync.Mutex
-	epoch time.Time // what dues count from (monotonic), set at the first add
+	epoch time.Time // what dues count from (its monotonic reading), set at the first add
 	queue []tomb    // in the order buried; the first falls due first
 	timer *time.Timer
 	armed bool // the timer is set for the first entry

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -248,7 +249,42 @@ func countingWaiter() (*waiter, *atomic.Int32) {
 	w := newWaiter()
 	conflicts := new(atomic.Int32)
 	w.conflict = conflictFunc(func() { conflicts.Add(1) })
+	w.salt = new(pool).digestSalt()
 	return w, conflicts
+}
+
+// TestDigestSalted: the digest a tombstone keeps begins with a secret
+// salt that each Client draws once (so that nobody can search offline
+// for two answers whose 128-bit digests agree), and a lookup below a
+// Cache digests under its Client's salt.
+func TestDigestSalted(t *testing.T) {
+	t.Parallel()
+	var p1, p2 pool
+	s1, s2 := p1.digestSalt(), p2.digestSalt()
+	require.NotNil(t, s1)
+	assert.Same(t, s1, p1.digestSalt(), "a pool's salt changed")
+	assert.NotEqual(t, *s1, *s2, "two pools drew the same salt")
+	assert.NotEqual(t, digestSalt{}, *s1)
+	const k = "\x00records"
+	assert.NotEqual(t, keyOf(s1, k), keyOf(s2, k), "the salt is not in the digest")
+	assert.Equal(t, keyOf(s1, k), keyOf(s1, k))
+	long := strings.Repeat("x", 2000) // past the stack buffer
+	assert.NotEqual(t, keyOf(s1, long), keyOf(s1, long+"y"))
+
+	w, _ := countingWaiter()
+	m := answerMsg(t, "a.example.test.", dns.TypeA, "a.example.test. 60 IN A 192.0.2.1")
+	w.decide(m, 0)
+	assert.Equal(t, keyOf(w.salt, conclusiveKey(m)), w.takenKey)
+	assert.NotEqual(t, keyOf(nil, conclusiveKey(m)), w.takenKey, "digested without the salt")
+
+	c := &Client{Servers: []string{"127.0.0.1:53"}}
+	ctx := context.WithValue(t.Context(), hookKey{}, &cacheHook{})
+	l := c.newLookup(ctx, c.Servers, "a.example.test", TypeA, false, c.schedule())
+	defer l.timer.Stop()
+	assert.Same(t, c.pool.digestSalt(), l.w.salt, "a lookup below a Cache digests under another salt")
+	plain := c.newLookup(t.Context(), c.Servers, "a.example.test", TypeA, false, c.schedule())
+	defer plain.timer.Stop()
+	assert.Nil(t, plain.w.salt, "a lookup below no Cache keeps a salt")
 }
 
 // TestConclusiveKeyKeepsData: two replies agree when their records
