@@ -242,8 +242,9 @@ const answerKeyLen = 16
 // digestSalt is the secret an answerKey's digest begins with.
 type digestSalt [answerKeyLen]byte
 
-// keyOf returns the digest of k, a conclusiveKey, under salt (nil: none,
-// for waiters made without a Client in tests).
+// keyOf returns the digest of k, a conclusiveKey, under salt (nil: none;
+// only a waiter below a Cache digests, and its lookup sets the salt, so
+// nil is for waiters that tests make alone).
 func keyOf(salt *digestSalt, k string) answerKey {
 	var buf [512]byte // on the stack: most keys fit
 	b := buf[:0]
