@@ -239,6 +239,12 @@ type answerKey [answerKeyLen]byte
 // answerKeyLen is the length of an answerKey, and of its salt.
 const answerKeyLen = 16
 
+// keyStackBuf is the room keyOf makes on its stack for the salt and the
+// key: most keys (a few records) fit, and a longer one goes to the heap.
+// Not a bound on a key (no RFC sets one; a reply is at most 64 KiB, RFC
+// 1035 §4.2.2).
+const keyStackBuf = 512
+
 // digestSalt is the secret an answerKey's digest begins with.
 type digestSalt [answerKeyLen]byte
 
@@ -246,7 +252,7 @@ type digestSalt [answerKeyLen]byte
 // only a waiter below a Cache digests, and its lookup sets the salt, so
 // nil is for waiters that tests make alone).
 func keyOf(salt *digestSalt, k string) answerKey {
-	var buf [512]byte // on the stack: most keys fit
+	var buf [keyStackBuf]byte
 	b := buf[:0]
 	if salt != nil {
 		b = append(b, salt[:]...)
@@ -574,7 +580,7 @@ type pool struct {
 	// tombs releases the tombstones of ended lookups.
 	tombs tombQueue
 	// salt is what the digests of taken answers begin with (see
-	// answerKey), drawn at the first lookup.
+	// answerKey), drawn at the first lookup below a Cache.
 	salt atomic.Pointer[digestSalt]
 	// readers gives each socket a reader goroutine of its own until it
 	// holds tombstones only, as where there is no watcher (tests).

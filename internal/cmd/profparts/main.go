@@ -33,7 +33,7 @@ func main() {
 	n := flag.Float64("n", 1, "divide every figure by this (the requests in flight, the scans answered)")
 	off := flag.Float64("off", 0, "bytes to take off the total (the shared cache's answers at the snapshot)")
 	flag.Parse()
-	if flag.NArg() != 1 || *n <= 0 {
+	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: profparts [-base IDLE] [-n COUNT] [-off BYTES] PROFILE")
 		os.Exit(2)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -213,6 +214,12 @@ func load(path string, ps []part) (kind, map[string]float64, error) {
 // of it), over n, in KiB for bytes or ms for time, then the total and
 // each part's share of it, and with off the total less off (bytes).
 func run(w io.Writer, profile, base string, n, off float64) error {
+	if !(n > 0) || math.IsInf(n, 0) {
+		return fmt.Errorf("-n %v: want a count above 0", n)
+	}
+	if math.IsNaN(off) || math.IsInf(off, 0) {
+		return fmt.Errorf("-off %v: want a number of bytes", off)
+	}
 	ps := parts()
 	k, a, err := load(profile, ps)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,6 +150,11 @@ func TestRun(t *testing.T) {
 	assert.InDelta(t, other-512, figureOf(t, got, "total less it"), 64, "%s\nwant the total less 1 MiB over 2", got)
 
 	assert.Error(t, run(&out, filepath.Join(dir, "missing.prof"), "", 1, 0), "a missing profile: want an error")
+	for _, bad := range []struct{ n, off float64 }{{0, 0}, {-1, 0}, {math.NaN(), 0}, {math.Inf(1), 0}, {2, math.NaN()}, {2, math.Inf(-1)}} {
+		out.Reset()
+		assert.Error(t, run(&out, prof, base, bad.n, bad.off), "-n %v -off %v: want an error", bad.n, bad.off)
+		assert.Empty(t, out.String(), "-n %v -off %v: want nothing written", bad.n, bad.off)
+	}
 
 	// A path that begins with "-" is read as a path, not taken for one
 	// of pprof's flags.
